@@ -1,0 +1,10 @@
+/** `npm run generate`: writes Pulumi.yaml and docs/cluster-config.md from the spec schema. */
+import { writeFileSync } from "fs";
+import { join } from "path";
+import { renderConfigDoc } from "../spec/generate/configDoc";
+import { renderPulumiYaml } from "../spec/generate/pulumiYaml";
+
+const root = join(__dirname, "..");
+writeFileSync(join(root, "Pulumi.yaml"), renderPulumiYaml());
+writeFileSync(join(root, "docs", "cluster-config.md"), renderConfigDoc());
+console.log("wrote Pulumi.yaml and docs/cluster-config.md");

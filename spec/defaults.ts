@@ -1,0 +1,37 @@
+/**
+ * Fills every key the user left out with its default from the schema, and the one default that depends
+ * on another key (`networking.cilium.tunnel` follows `ipam`). Runs on structurally checked input.
+ */
+import { CONFIG_TREE } from "./schema";
+import type { AnyField } from "./schemaTypes";
+import type { ClusterSpec } from "./types";
+
+type Raw = Record<string, unknown>;
+
+function withDefaults(value: unknown, field: AnyField): unknown {
+  switch (field.kind) {
+    case "object": {
+      const raw = (value ?? {}) as Raw;
+      return Object.fromEntries(Object.entries(field.fields).map(([k, f]) => [k, withDefaults(raw[k], f)]));
+    }
+    case "array": {
+      const items = (value ?? field.default ?? []) as unknown[];
+      return items.map((item) => withDefaults(item, field.items));
+    }
+    case "map":
+      return { ...((value ?? {}) as Record<string, string>) };
+    default:
+      return value ?? field.default;
+  }
+}
+
+/** The typed spec: config keys with defaults applied, plus the region from `aws:region`. */
+export function applyDefaults(clean: Raw, region: string): ClusterSpec {
+  const spec = withDefaults(clean, { kind: "object", description: "", fields: CONFIG_TREE }) as Omit<
+    ClusterSpec,
+    "region"
+  >;
+  const cilium = spec.networking.cilium;
+  cilium.tunnel ??= cilium.ipam === "eni" ? "disabled" : "vxlan";
+  return { ...spec, region };
+}

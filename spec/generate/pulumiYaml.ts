@@ -1,0 +1,28 @@
+/** Renders Pulumi.yaml, whose `config:` block declares every project key from the schema. */
+import { stringify } from "yaml";
+import { PROJECT } from "../read";
+import { CONFIG_TREE } from "../schema";
+import type { AnyField } from "../schemaTypes";
+import { pulumiType } from "./defaults";
+
+function declaration(field: AnyField): Record<string, unknown> {
+  const entry: Record<string, unknown> = { type: pulumiType(field), description: field.description.replace(/`/g, "") };
+  if (field.kind === "array") entry.items = { type: pulumiType(field.items) };
+  // Objects and maps default to `{}`: the program fills every key the user leaves out, so only keys
+  // without a usable default (clusterName, network.availabilityZones) are reported missing.
+  if (field.kind === "object" || field.kind === "map") entry.default = {};
+  else if (field.kind === "array" && field.default) entry.default = field.default;
+  else if (field.kind !== "array" && field.default !== undefined) entry.default = field.default;
+  return entry;
+}
+
+export function renderPulumiYaml(): string {
+  const project = {
+    name: PROJECT,
+    description: "A kOps-style self-managed Kubernetes cluster on AWS with Cilium as the CNI",
+    runtime: { name: "nodejs", options: { typescript: true } },
+    config: Object.fromEntries(Object.entries(CONFIG_TREE).map(([key, field]) => [key, declaration(field)])),
+  };
+  const header = "# Generated from spec/schema.ts by `npm run generate`; edit the schema, not this file.\n";
+  return header + stringify(project, { lineWidth: 0 });
+}

@@ -1,0 +1,306 @@
+/**
+ * Every config key of the `cilium-cluster` project: type, default, allowed values, description and the
+ * validation rules in words. Pulumi.yaml's `config:` block and docs/cluster-config.md are generated
+ * from this module (`npm run generate`); the structural checks and the defaults are driven by it.
+ */
+import { DEFAULT_CILIUM_VERSION, DEFAULT_KUBERNETES_VERSION, CILIUM_LINES } from "./ciliumVersions";
+import type { AnyField, FieldsFor } from "./schemaTypes";
+import type { ClusterSpec } from "./types";
+
+/** The spec as the project's config keys hold it; `region` comes from `aws:region`. */
+export type ConfigKeys = Omit<ClusterSpec, "region">;
+
+const shippedLines = CILIUM_LINES.map(
+  (l) => `${l.line} (Kubernetes 1.${l.kubernetes.oldest} to 1.${l.kubernetes.newest})`,
+).join(", ");
+
+export const CONFIG_SCHEMA: FieldsFor<ConfigKeys> = {
+  clusterName: {
+    kind: "string",
+    required: true,
+    description:
+      "Name of the cluster, a DNS name such as `dev.k8s.local`. It names and tags every resource and is Cilium's " +
+      "`cluster-name`, which its ENI garbage collection keys on, so it must be unique in the AWS account.",
+    rules: ["a lowercase DNS name of at most 63 characters: labels of letters, digits and `-`, separated by dots"],
+  },
+  kubernetesVersion: {
+    kind: "string",
+    default: DEFAULT_KUBERNETES_VERSION,
+    description: "Kubernetes release installed on every node (kubelet, kubeadm and the control plane).",
+    rules: ["`X.Y.Z` without a `v`", "its minor must be supported by the selected Cilium line"],
+  },
+  cloudProvider: {
+    kind: "string",
+    default: "aws",
+    enum: ["aws", "gce", "azure", "digitalocean", "hetzner", "openstack", "scaleway"],
+    description: "Cloud the cluster runs on, by kOps's names. Cilium ENI IPAM requires `aws`.",
+    rules: ["this program builds clusters on `aws` only"],
+  },
+  topology: {
+    kind: "string",
+    default: "private",
+    enum: ["private", "public"],
+    description:
+      "`private`: nodes in private subnets that reach the internet through NAT gateways, with small utility " +
+      "subnets for the NAT gateways and public load balancers. `public`: nodes in public subnets with public IPs.",
+    rules: [
+      "`public` cannot be combined with `networking.cilium.ipam: eni` (pods would have no route out without masquerade)",
+    ],
+  },
+  network: {
+    kind: "object",
+    description: "The VPC and the address ranges of the cluster.",
+    fields: {
+      cidr: {
+        kind: "string",
+        default: "10.0.0.0/16",
+        description: "IPv4 CIDR of the VPC; subnets are carved out of it per zone.",
+        rules: [
+          "a canonical IPv4 CIDR with a prefix between /16 and /24",
+          "large enough for the subnet plan of the topology and zone count",
+          "in ENI mode, each zone's private subnet must hold every pod and node the node groups can place there",
+        ],
+      },
+      availabilityZones: {
+        kind: "array",
+        required: true,
+        minItems: 1,
+        maxItems: 6,
+        items: { kind: "string", description: "An availability zone name, e.g. `us-east-1a`." },
+        description: "Availability zones the cluster spans; nodes and control-plane groups are spread over them.",
+        rules: ["one to six zones, unique, each in the stack's `aws:region`"],
+      },
+      natGateways: {
+        kind: "string",
+        default: "perZone",
+        enum: ["perZone", "single"],
+        description:
+          "`perZone`: one NAT gateway per zone, so a zone outage does not cut the others off. `single`: one NAT gateway " +
+          "for all zones, cheaper but a single point of failure and cross-zone traffic charges. Used by the `private` topology.",
+      },
+      podCIDR: {
+        kind: "string",
+        default: "100.96.0.0/11",
+        description:
+          'Pod address range in the default (`""`) and `crd` IPAM modes; the controller manager hands each node a /24 of it. ' +
+          "Unused in ENI mode, where pods take VPC addresses.",
+        rules: [
+          "a canonical IPv4 CIDR with a prefix of at most /24",
+          "must not overlap the VPC (except in ENI mode) or the service range",
+        ],
+      },
+      serviceCIDR: {
+        kind: "string",
+        default: "100.64.0.0/13",
+        description: "Kubernetes service (ClusterIP) address range.",
+        rules: ["a canonical IPv4 CIDR with a prefix between /12 and /24", "must not overlap the VPC or the pod range"],
+      },
+    },
+  },
+  networking: {
+    kind: "object",
+    description: "The cluster's CNI.",
+    fields: {
+      cilium: {
+        kind: "object",
+        description: "Cilium, the CNI of every cluster this program builds.",
+        fields: {
+          version: {
+            kind: "string",
+            default: DEFAULT_CILIUM_VERSION,
+            description: `Cilium release of the agent and operator images. Shipped lines: ${shippedLines}.`,
+            rules: ["`v`-prefixed semver of a shipped line", "the line must support `kubernetesVersion`"],
+          },
+          ipam: {
+            kind: "string",
+            default: "",
+            enum: ["", "crd", "eni"],
+            description:
+              '`""`: the default mode (host-scope: pod CIDRs from the controller manager, Cilium\'s `kubernetes` IPAM). ' +
+              "`crd`: addresses from CiliumNode resources filled in by an external allocator. " +
+              "`eni`: pods take secondary IPs of AWS ENIs that the Cilium operator attaches (AWS native networking).",
+            rules: [
+              "`eni` requires `cloudProvider: aws`",
+              "`eni` requires `disableMasquerade: true`",
+              "`eni` requires native routing (`tunnel: disabled`) and the `private` topology",
+            ],
+          },
+          disableMasquerade: {
+            kind: "boolean",
+            default: false,
+            description:
+              "Turns off masquerading of pod traffic to destinations outside the cluster behind the node's IP. " +
+              "Required in ENI mode, where pod addresses are routable in the VPC.",
+          },
+          tunnel: {
+            kind: "string",
+            enum: ["vxlan", "geneve", "disabled"],
+            defaultText: "`disabled` when `ipam` is `eni`, else `vxlan`",
+            description:
+              "Encapsulation of pod traffic between nodes (`vxlan`, `geneve`), or `disabled` for native routing.",
+            rules: ["must be `disabled` when `ipam` is `eni`"],
+          },
+          enableNodePort: {
+            kind: "boolean",
+            default: false,
+            description: "Cilium replaces kube-proxy: eBPF handling of services, NodePort and host ports.",
+            rules: ["requires `kubeProxy.enabled: false`"],
+          },
+          extraConfig: {
+            kind: "map",
+            description:
+              "Extra `cilium-config` ConfigMap keys, applied last so they override what the program renders. Values are strings.",
+            rules: ["keys are Cilium option names (lowercase letters, digits and `-`)", "values must be strings"],
+          },
+        },
+      },
+    },
+  },
+  kubeProxy: {
+    kind: "object",
+    description: "kube-proxy on every node.",
+    fields: {
+      enabled: {
+        kind: "boolean",
+        default: true,
+        description: "Run kube-proxy. Set to false when `networking.cilium.enableNodePort` is true.",
+      },
+    },
+  },
+  api: {
+    kind: "object",
+    description: "The Kubernetes API endpoint: a network load balancer in front of the control plane.",
+    fields: {
+      loadBalancer: {
+        kind: "string",
+        default: "public",
+        enum: ["public", "internal"],
+        description: "`public`: an internet-facing load balancer. `internal`: reachable only from inside the VPC.",
+      },
+      access: {
+        kind: "array",
+        default: ["0.0.0.0/0"],
+        minItems: 1,
+        items: { kind: "string", description: "An IPv4 CIDR." },
+        description: "CIDRs allowed to reach the API on TCP 443.",
+        rules: ["canonical IPv4 CIDRs, unique"],
+      },
+    },
+  },
+  controlPlane: {
+    kind: "object",
+    description: "The control-plane instance groups (one per zone the control plane spans).",
+    fields: {
+      instanceType: {
+        kind: "string",
+        default: "t3.medium",
+        description: "EC2 instance type of control-plane nodes.",
+        rules: ["an EC2 instance type name such as `t3.medium` or `m7i.large`"],
+      },
+      count: {
+        kind: "integer",
+        default: 1,
+        description:
+          "Number of control-plane nodes, each in its own zone and Auto Scaling group: 1, or 3 for high availability.",
+        rules: ["1 or 3", "3 needs at least 3 zones"],
+      },
+      rootVolumeSize: {
+        kind: "integer",
+        default: 64,
+        minimum: 20,
+        maximum: 16384,
+        description: "Size of the encrypted gp3 root volume in GiB.",
+      },
+      imageId: {
+        kind: "string",
+        default: "",
+        description: "AMI of control-plane nodes; empty for the latest Ubuntu 24.04 LTS from Canonical.",
+        rules: ["empty or an AMI id (`ami-` and 8 or 17 hex digits)"],
+      },
+    },
+  },
+  nodeGroups: {
+    kind: "array",
+    minItems: 1,
+    maxItems: 20,
+    default: [{ name: "nodes", instanceType: "t3.large", minSize: 2, maxSize: 4, rootVolumeSize: 128, imageId: "" }],
+    description: "Worker instance groups, each an Auto Scaling group spread over the zones.",
+    rules: ["one to twenty groups", "names unique"],
+    items: {
+      kind: "object",
+      description: "A worker instance group.",
+      fields: {
+        name: {
+          kind: "string",
+          required: true,
+          description: "Name of the group; names its launch template, Auto Scaling group and instances.",
+          rules: ["a DNS label (lowercase letters, digits, `-`; at most 40 characters)", "unique among node groups"],
+        },
+        instanceType: {
+          kind: "string",
+          default: "t3.large",
+          description: "EC2 instance type of the group's nodes.",
+          rules: ["an EC2 instance type name"],
+        },
+        minSize: {
+          kind: "integer",
+          default: 2,
+          minimum: 0,
+          maximum: 1000,
+          description: "Smallest number of nodes in the group.",
+          rules: ["at most `maxSize`"],
+        },
+        maxSize: {
+          kind: "integer",
+          default: 4,
+          minimum: 1,
+          maximum: 1000,
+          description: "Largest number of nodes in the group.",
+        },
+        rootVolumeSize: {
+          kind: "integer",
+          default: 128,
+          minimum: 20,
+          maximum: 16384,
+          description: "Size of the encrypted gp3 root volume in GiB.",
+        },
+        imageId: {
+          kind: "string",
+          default: "",
+          description: "AMI of the group's nodes; empty for the latest Ubuntu 24.04 LTS from Canonical.",
+          rules: ["empty or an AMI id"],
+        },
+      },
+    },
+  },
+  cloudLabels: {
+    kind: "map",
+    description: "Tags added to every taggable AWS resource (and to the ENIs Cilium creates in ENI mode).",
+    rules: [
+      "keys of 1 to 128 characters, values of at most 256, not starting with `aws:`",
+      "must not set tags the program sets itself (`KubernetesCluster`, `Name`, `kubernetes.io/cluster/*`, `kubernetes.io/role/*`)",
+    ],
+  },
+  iam: {
+    kind: "object",
+    description: "IAM settings of the instance roles.",
+    fields: {
+      permissionsBoundary: {
+        kind: "string",
+        default: "",
+        description:
+          "ARN of a managed policy set as permissions boundary on every role the program creates; empty for none.",
+        rules: ["empty or an IAM policy ARN (`arn:<partition>:iam::<account>:policy/<name>`)"],
+      },
+      path: {
+        kind: "string",
+        default: "/",
+        description: "IAM path of the roles and instance profiles.",
+        rules: ["`/`, or `/` + segments + `/`, at most 512 characters"],
+      },
+    },
+  },
+};
+
+/** The schema as a plain tree, for code that walks every key. */
+export const CONFIG_TREE: Record<string, AnyField> = CONFIG_SCHEMA as unknown as Record<string, AnyField>;

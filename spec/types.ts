@@ -1,0 +1,104 @@
+/**
+ * The cluster spec: the typed, defaulted form of the stack config. Components take (parts of) it as
+ * arguments and never read config themselves. Field descriptions for users live in `schema.ts`, which
+ * the compiler keeps in step with these types.
+ */
+
+/** Cilium IPAM modes: `""` is the default mode (host-scope, Cilium's `kubernetes` IPAM). */
+export type CiliumIpam = "" | "crd" | "eni";
+export type CiliumTunnel = "vxlan" | "geneve" | "disabled";
+export type Topology = "private" | "public";
+export type NatGateways = "perZone" | "single";
+export type ApiLoadBalancer = "public" | "internal";
+/** kOps's cloud providers; this program builds on `aws` only. */
+export type CloudProvider = "aws" | "gce" | "azure" | "digitalocean" | "hetzner" | "openstack" | "scaleway";
+
+export interface CiliumSpec {
+  /** Cilium release, `v`-prefixed semver of a shipped line. */
+  version: string;
+  /** IP address management mode. */
+  ipam: CiliumIpam;
+  /** Turns off masquerading of pod traffic behind the node IP. */
+  disableMasquerade: boolean;
+  /** Encapsulation between nodes, or `disabled` for native routing. */
+  tunnel: CiliumTunnel;
+  /** Cilium replaces kube-proxy (eBPF NodePort and service handling). */
+  enableNodePort: boolean;
+  /** Extra `cilium-config` keys, applied last so they override rendered ones. */
+  extraConfig: Record<string, string>;
+}
+
+export interface NetworkSpec {
+  /** The VPC's IPv4 CIDR. */
+  cidr: string;
+  /** Zones the cluster spans, all in the stack's region. */
+  availabilityZones: string[];
+  /** One NAT gateway per zone, or a single shared one. */
+  natGateways: NatGateways;
+  /** Pod address range for the non-ENI IPAM modes. */
+  podCIDR: string;
+  /** Kubernetes service address range. */
+  serviceCIDR: string;
+}
+
+export interface ApiSpec {
+  /** Scheme of the API network load balancer. */
+  loadBalancer: ApiLoadBalancer;
+  /** CIDRs allowed to reach the API on TCP 443. */
+  access: string[];
+}
+
+export interface ControlPlaneSpec {
+  /** EC2 instance type of control-plane nodes. */
+  instanceType: string;
+  /** Number of control-plane nodes (1 or 3). */
+  count: number;
+  /** Root volume size in GiB. */
+  rootVolumeSize: number;
+  /** AMI override; the latest Ubuntu 24.04 LTS when empty. */
+  imageId: string;
+}
+
+export interface NodeGroupSpec {
+  /** Name of the group, a DNS label unique in the cluster. */
+  name: string;
+  /** EC2 instance type of the group's nodes. */
+  instanceType: string;
+  /** Smallest size of the group's Auto Scaling group. */
+  minSize: number;
+  /** Largest size of the group's Auto Scaling group. */
+  maxSize: number;
+  /** Root volume size in GiB. */
+  rootVolumeSize: number;
+  /** AMI override; the latest Ubuntu 24.04 LTS when empty. */
+  imageId: string;
+}
+
+export interface IamSpec {
+  /** ARN of a managed policy set as permissions boundary on every role; empty for none. */
+  permissionsBoundary: string;
+  /** IAM path of the roles and instance profiles. */
+  path: string;
+}
+
+export interface ClusterSpec {
+  /** Cluster name, a DNS name unique in the AWS account. */
+  clusterName: string;
+  /** The AWS region, from `aws:region`. */
+  region: string;
+  /** Kubernetes release (`X.Y.Z`). */
+  kubernetesVersion: string;
+  /** Cloud the cluster runs on. */
+  cloudProvider: CloudProvider;
+  /** Where nodes live: private subnets behind NAT, or public subnets. */
+  topology: Topology;
+  network: NetworkSpec;
+  networking: { cilium: CiliumSpec };
+  kubeProxy: { enabled: boolean };
+  api: ApiSpec;
+  controlPlane: ControlPlaneSpec;
+  nodeGroups: NodeGroupSpec[];
+  /** Tags put on every taggable AWS resource. */
+  cloudLabels: Record<string, string>;
+  iam: IamSpec;
+}

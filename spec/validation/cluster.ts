@@ -1,0 +1,66 @@
+/** Rules on the cluster's identity: name, region, Kubernetes version, labels and IAM settings. */
+import { parseSemver } from "../ciliumVersions";
+import type { ClusterSpec } from "../types";
+import { child, FieldError, forbidden, invalid, required } from "./fieldErrors";
+
+const DNS_NAME = /^(?=.{1,63}$)[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/;
+const REGION = /^[a-z]{2}(-gov|-iso[a-z]?)?-[a-z]+-\d$/;
+const POLICY_ARN = /^arn:aws(-cn|-us-gov|-iso[a-z-]*)?:iam::(\d{12}|aws):policy\/[\w+=,.@/-]+$/;
+const IAM_PATH = /^\/([\x21-\x2e\x30-\x7e]+\/)*$/;
+
+/** Tags the program sets itself; a cloud label must not override them. */
+export function isReservedTag(key: string): boolean {
+  return (
+    key === "KubernetesCluster" ||
+    key === "Name" ||
+    key.startsWith("kubernetes.io/cluster/") ||
+    key.startsWith("kubernetes.io/role/")
+  );
+}
+
+export function validateCluster(spec: ClusterSpec): FieldError[] {
+  const errors: FieldError[] = [];
+  if (!spec.region) errors.push(required("aws:region", "the AWS region of the stack"));
+  else if (!REGION.test(spec.region))
+    errors.push(invalid("aws:region", spec.region, "must be an AWS region such as us-east-1"));
+
+  if (spec.clusterName && !DNS_NAME.test(spec.clusterName)) {
+    errors.push(
+      invalid(
+        "clusterName",
+        spec.clusterName,
+        "must be a lowercase DNS name of at most 63 characters, such as dev.k8s.local",
+      ),
+    );
+  }
+
+  if (spec.cloudProvider !== "aws") errors.push(forbidden("cloudProvider", "this program builds clusters on AWS only"));
+
+  const kubernetes = parseSemver(spec.kubernetesVersion);
+  if (!kubernetes || kubernetes.major !== 1) {
+    errors.push(
+      invalid(
+        "kubernetesVersion",
+        spec.kubernetesVersion,
+        "must be a Kubernetes release X.Y.Z such as 1.33.5, without a 'v'",
+      ),
+    );
+  }
+
+  for (const [key, value] of Object.entries(spec.cloudLabels)) {
+    const path = child("cloudLabels", key);
+    if (isReservedTag(key)) errors.push(forbidden(path, "the program sets this tag itself"));
+    else if (key.length === 0 || key.length > 128 || key.toLowerCase().startsWith("aws:")) {
+      errors.push(invalid(path, key, "tag keys have 1 to 128 characters and must not start with 'aws:'"));
+    }
+    if (value.length > 256) errors.push(invalid(path, value, "tag values have at most 256 characters"));
+  }
+
+  if (spec.iam.permissionsBoundary !== "" && !POLICY_ARN.test(spec.iam.permissionsBoundary)) {
+    errors.push(invalid("iam.permissionsBoundary", spec.iam.permissionsBoundary, "must be an IAM policy ARN"));
+  }
+  if (!IAM_PATH.test(spec.iam.path) || spec.iam.path.length > 512) {
+    errors.push(invalid("iam.path", spec.iam.path, "must be '/' or start and end with '/', at most 512 characters"));
+  }
+  return errors;
+}

@@ -1,0 +1,63 @@
+/**
+ * Field errors in the format of Kubernetes apimachinery (`k8s.io/apimachinery/pkg/util/validation/field`),
+ * addressed by the path a user passes to `pulumi config set --path`.
+ */
+
+export type FieldErrorType = "Required value" | "Invalid value" | "Unsupported value" | "Forbidden";
+
+export interface FieldError {
+  type: FieldErrorType;
+  /** Config path, e.g. `networking.cilium.ipam` or `nodeGroups[1].name`. */
+  field: string;
+  /** The offending value, for `Invalid value` and `Unsupported value`. */
+  badValue?: unknown;
+  detail: string;
+  /** Values that would be accepted, for `Unsupported value`. */
+  supported?: readonly string[];
+}
+
+/** A path segment: object keys that are plain identifiers join with `.`, others use `["key"]`. */
+export function child(path: string, key: string): string {
+  if (/^[A-Za-z_][A-Za-z0-9_-]*$/.test(key)) return path ? `${path}.${key}` : key;
+  return `${path}[${JSON.stringify(key)}]`;
+}
+
+export function index(path: string, i: number): string {
+  return `${path}[${i}]`;
+}
+
+export const required = (field: string, detail = ""): FieldError => ({ type: "Required value", field, detail });
+
+export const invalid = (field: string, badValue: unknown, detail: string): FieldError => ({
+  type: "Invalid value",
+  field,
+  badValue,
+  detail,
+});
+
+export const notSupported = (field: string, badValue: unknown, supported: readonly string[]): FieldError => ({
+  type: "Unsupported value",
+  field,
+  badValue,
+  supported,
+  detail: `supported values: ${supported.map((v) => JSON.stringify(v)).join(", ")}`,
+});
+
+export const forbidden = (field: string, detail: string): FieldError => ({ type: "Forbidden", field, detail });
+
+/** apimachinery's rendering of a bad value: strings quoted, numbers and booleans bare, the rest as JSON. */
+function formatValue(value: unknown): string {
+  if (typeof value === "number" || typeof value === "boolean") return String(value);
+  if (value === null || value === undefined) return "null";
+  return JSON.stringify(value);
+}
+
+/** One line, as `field.Error.Error()` prints it. */
+export function formatFieldError(e: FieldError): string {
+  const body =
+    e.type === "Invalid value" || e.type === "Unsupported value" ? `${e.type}: ${formatValue(e.badValue)}` : e.type;
+  return e.detail ? `${e.field}: ${body}: ${e.detail}` : `${e.field}: ${body}`;
+}
+
+/** `type::field`, the form kOps's validation tests compare. */
+export const errorKey = (e: FieldError): string => `${e.type}::${e.field}`;

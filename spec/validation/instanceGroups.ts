@@ -1,0 +1,58 @@
+/** Rules on the control plane and the node groups. */
+import type { ClusterSpec } from "../types";
+import { child, FieldError, index, invalid, notSupported } from "./fieldErrors";
+
+const INSTANCE_TYPE = /^[a-z][a-z0-9-]*[0-9][a-z0-9-]*\.[a-z0-9]+$/;
+const AMI_ID = /^ami-([0-9a-f]{8}|[0-9a-f]{17})$/;
+/** Node group names become parts of resource names; 40 leaves room for the cluster name in AWS limits. */
+const GROUP_NAME = /^(?=.{1,40}$)[a-z0-9]([a-z0-9-]*[a-z0-9])?$/;
+
+function checkMachine(errors: FieldError[], path: string, instanceType: string, imageId: string): void {
+  if (!INSTANCE_TYPE.test(instanceType)) {
+    errors.push(invalid(child(path, "instanceType"), instanceType, "must be an EC2 instance type such as t3.medium"));
+  }
+  if (imageId !== "" && !AMI_ID.test(imageId)) {
+    errors.push(invalid(child(path, "imageId"), imageId, "must be empty or an AMI id such as ami-0123456789abcdef0"));
+  }
+}
+
+export function validateInstanceGroups(spec: ClusterSpec): FieldError[] {
+  const errors: FieldError[] = [];
+  const { controlPlane } = spec;
+  checkMachine(errors, "controlPlane", controlPlane.instanceType, controlPlane.imageId);
+  if (controlPlane.count !== 1 && controlPlane.count !== 3) {
+    errors.push(notSupported("controlPlane.count", controlPlane.count, ["1", "3"]));
+  } else if (controlPlane.count > spec.network.availabilityZones.length && spec.network.availabilityZones.length > 0) {
+    errors.push(
+      invalid(
+        "controlPlane.count",
+        controlPlane.count,
+        `each control-plane node needs a zone of its own; network.availabilityZones has ${spec.network.availabilityZones.length}`,
+      ),
+    );
+  }
+
+  const names = new Set<string>();
+  spec.nodeGroups.forEach((group, i) => {
+    const path = index("nodeGroups", i);
+    if (!GROUP_NAME.test(group.name)) {
+      errors.push(
+        invalid(
+          child(path, "name"),
+          group.name,
+          "must be a DNS label: lowercase letters, digits and '-', at most 40 characters",
+        ),
+      );
+    } else if (names.has(group.name)) {
+      errors.push(invalid(child(path, "name"), group.name, "duplicate node group name"));
+    }
+    names.add(group.name);
+    checkMachine(errors, path, group.instanceType, group.imageId);
+    if (group.minSize > group.maxSize) {
+      errors.push(
+        invalid(child(path, "minSize"), group.minSize, `must not be greater than maxSize (${group.maxSize})`),
+      );
+    }
+  });
+  return errors;
+}

@@ -1,0 +1,112 @@
+/** Rules on the VPC, zones, address ranges and API access list. */
+import { planSubnets, usableAddresses } from "../../components/network/subnetPlan";
+import { Cidr, isCanonical, overlaps, parseCidr } from "../cidr";
+import { eniMaxPods } from "../instanceTypes";
+import type { ClusterSpec } from "../types";
+import { FieldError, forbidden, index, invalid } from "./fieldErrors";
+
+/** Parses a CIDR field, reporting malformed, non-canonical or out-of-range prefixes. */
+function checkCidr(
+  errors: FieldError[],
+  path: string,
+  text: string,
+  minPrefix: number,
+  maxPrefix: number,
+): Cidr | undefined {
+  const cidr = parseCidr(text);
+  if (!cidr) {
+    errors.push(invalid(path, text, "must be an IPv4 CIDR such as 10.0.0.0/16"));
+    return undefined;
+  }
+  if (!isCanonical(cidr)) {
+    errors.push(invalid(path, text, "host bits must be zero (the network address of the range)"));
+    return undefined;
+  }
+  if (cidr.prefix < minPrefix || cidr.prefix > maxPrefix) {
+    errors.push(invalid(path, text, `prefix length must be between /${minPrefix} and /${maxPrefix}`));
+    return undefined;
+  }
+  return cidr;
+}
+
+export function validateNetwork(spec: ClusterSpec): FieldError[] {
+  const errors: FieldError[] = [];
+  const { network } = spec;
+  const eni = spec.networking.cilium.ipam === "eni";
+
+  const vpc = checkCidr(errors, "network.cidr", network.cidr, 16, 24);
+  const pods = checkCidr(errors, "network.podCIDR", network.podCIDR, 8, 24);
+  const services = checkCidr(errors, "network.serviceCIDR", network.serviceCIDR, 12, 24);
+  if (vpc && pods && !eni && overlaps(vpc, pods)) {
+    errors.push(
+      forbidden(
+        "network.podCIDR",
+        `must not overlap the VPC ${network.cidr} (only ENI IPAM takes pod addresses from the VPC)`,
+      ),
+    );
+  }
+  if (vpc && services && overlaps(vpc, services)) {
+    errors.push(forbidden("network.serviceCIDR", `must not overlap the VPC ${network.cidr}`));
+  }
+  if (pods && services && overlaps(pods, services)) {
+    errors.push(forbidden("network.serviceCIDR", `must not overlap network.podCIDR ${network.podCIDR}`));
+  }
+
+  errors.push(...validateZones(spec));
+  if (vpc && network.availabilityZones.length > 0) errors.push(...validatePlan(spec));
+
+  const seen = new Set<string>();
+  spec.api.access.forEach((cidr, i) => {
+    const path = index("api.access", i);
+    if (checkCidr(errors, path, cidr, 0, 32) && seen.has(cidr)) errors.push(invalid(path, cidr, "duplicate entry"));
+    seen.add(cidr);
+  });
+  return errors;
+}
+
+function validateZones(spec: ClusterSpec): FieldError[] {
+  const errors: FieldError[] = [];
+  const seen = new Set<string>();
+  spec.network.availabilityZones.forEach((zone, i) => {
+    const path = index("network.availabilityZones", i);
+    if (seen.has(zone)) errors.push(invalid(path, zone, "duplicate zone"));
+    else if (spec.region && !new RegExp(`^${spec.region}[a-z]$`).test(zone)) {
+      errors.push(invalid(path, zone, `not an availability zone of the stack's region ${spec.region} (aws:region)`));
+    }
+    seen.add(zone);
+  });
+  return errors;
+}
+
+/** The subnet plan must fit the VPC, and in ENI mode each private subnet must hold its zone's pods. */
+function validatePlan(spec: ClusterSpec): FieldError[] {
+  const { network } = spec;
+  const plan = planSubnets(network.cidr, network.availabilityZones, spec.topology);
+  if ("error" in plan) return [invalid("network.cidr", network.cidr, plan.error)];
+  if (spec.networking.cilium.ipam !== "eni") return [];
+
+  const zones = network.availabilityZones;
+  const short: string[] = [];
+  zones.forEach((zone, z) => {
+    const controlPlaneNodes = spec.controlPlane.count > z ? 1 : 0;
+    let needed = controlPlaneNodes * (eniMaxPods(spec.controlPlane.instanceType) + 1);
+    for (const group of spec.nodeGroups) {
+      const nodesHere = Math.ceil(group.maxSize / zones.length);
+      needed += nodesHere * (eniMaxPods(group.instanceType) + 1);
+    }
+    const subnet = plan.subnets.find((s) => s.zone === zone && s.role === "private");
+    if (!subnet) return;
+    const available = usableAddresses(subnet.cidr);
+    if (needed > available)
+      short.push(`${zone} (${subnet.cidr}) needs ${needed} addresses at maxSize, has ${available}`);
+  });
+  if (short.length === 0) return [];
+  return [
+    invalid(
+      "network.cidr",
+      network.cidr,
+      `in ENI mode each zone's private subnet must hold every node and pod placed there: ${short.join("; ")}; ` +
+        "use a larger VPC or fewer or smaller nodes",
+    ),
+  ];
+}

@@ -1,0 +1,104 @@
+/**
+ * Schema-driven checks of the raw config: types, unknown keys, allowed values, ranges and required keys.
+ * Returns the errors and a copy of the input with every ill-typed value removed, so that defaults and the
+ * semantic rules can run on the rest and all problems are reported at once.
+ */
+import type { AnyField } from "../schemaTypes";
+import { closestKey } from "./closestKey";
+import { child, FieldError, forbidden, index, invalid, notSupported, required } from "./fieldErrors";
+
+type Raw = Record<string, unknown>;
+
+const isPlainObject = (v: unknown): v is Raw => typeof v === "object" && v !== null && !Array.isArray(v);
+
+export interface StructureResult {
+  errors: FieldError[];
+  /** The input without the values that failed a type check (they fall back to defaults). */
+  clean: Raw;
+}
+
+export function checkStructure(raw: Raw, schema: Record<string, AnyField>): StructureResult {
+  const errors: FieldError[] = [];
+  const clean = checkFields(raw, schema, "", errors);
+  return { errors, clean };
+}
+
+function checkFields(raw: Raw, fields: Record<string, AnyField>, path: string, errors: FieldError[]): Raw {
+  const clean: Raw = {};
+  const known = Object.keys(fields);
+  for (const key of Object.keys(raw)) {
+    if (!(key in fields)) {
+      const suggestion = closestKey(key, known);
+      const hint = suggestion ? `; did you mean ${JSON.stringify(child(path, suggestion))}?` : "";
+      errors.push(forbidden(child(path, key), `unknown key${hint} (known keys: ${known.join(", ")})`));
+    }
+  }
+  for (const [key, field] of Object.entries(fields)) {
+    const value = checkValue(raw[key], field, child(path, key), errors);
+    if (value !== undefined) clean[key] = value;
+  }
+  return clean;
+}
+
+/** Returns the value when it is well-typed (objects and arrays cleaned recursively), else undefined. */
+function checkValue(value: unknown, field: AnyField, path: string, errors: FieldError[]): unknown {
+  if (value === undefined || value === null) {
+    const isRequired = (field.kind === "string" || field.kind === "array") && field.required;
+    if (isRequired) errors.push(required(path, "this key has no default"));
+    return undefined;
+  }
+  switch (field.kind) {
+    case "string":
+      if (typeof value !== "string") return typeError(errors, path, value, "a string");
+      if (field.enum && !field.enum.includes(value)) {
+        errors.push(notSupported(path, value, field.enum));
+        return undefined;
+      }
+      if (field.required && value === "") {
+        errors.push(required(path, "must not be empty"));
+        return undefined;
+      }
+      return value;
+    case "integer":
+      if (typeof value !== "number" || !Number.isInteger(value)) return typeError(errors, path, value, "an integer");
+      if (
+        (field.minimum !== undefined && value < field.minimum) ||
+        (field.maximum !== undefined && value > field.maximum)
+      ) {
+        errors.push(invalid(path, value, `must be between ${field.minimum ?? "-∞"} and ${field.maximum ?? "∞"}`));
+        return undefined;
+      }
+      return value;
+    case "boolean":
+      return typeof value === "boolean" ? value : typeError(errors, path, value, "a boolean (true or false)");
+    case "map": {
+      if (!isPlainObject(value)) return typeError(errors, path, value, "a map of strings");
+      const clean: Record<string, string> = {};
+      for (const [k, v] of Object.entries(value)) {
+        if (typeof v === "string") clean[k] = v;
+        else typeError(errors, child(path, k), v, "a string");
+      }
+      return clean;
+    }
+    case "array": {
+      if (!Array.isArray(value)) return typeError(errors, path, value, "a list");
+      if (field.minItems !== undefined && value.length < field.minItems) {
+        errors.push(invalid(path, value, `must have at least ${field.minItems} item(s)`));
+      }
+      if (field.maxItems !== undefined && value.length > field.maxItems) {
+        errors.push(invalid(path, `${value.length} items`, `must have at most ${field.maxItems} items`));
+        return undefined;
+      }
+      const items = value.map((item, i) => checkValue(item, field.items, index(path, i), errors));
+      return items.some((item) => item === undefined) ? undefined : items;
+    }
+    case "object":
+      if (!isPlainObject(value)) return typeError(errors, path, value, "an object");
+      return checkFields(value, field.fields, path, errors);
+  }
+}
+
+function typeError(errors: FieldError[], path: string, value: unknown, expected: string): undefined {
+  errors.push(invalid(path, value, `must be ${expected}`));
+  return undefined;
+}

@@ -1,0 +1,394 @@
+// Every validation rule with a config that passes and one that fails, compared as `type::field`.
+import { expect } from "chai";
+import { errorKey } from "../../spec/validation/fieldErrors";
+import { validateConfig } from "../../spec/validation";
+import { baseConfig, merge, Raw, REGION } from "../fixtures";
+
+interface RuleCase {
+  rule: string;
+  ok: Raw;
+  bad: Raw;
+  expected: string[];
+}
+
+const nonEni = { networking: { cilium: { ipam: "", disableMasquerade: false } } };
+const zones = (...z: string[]) => ({ network: { availabilityZones: z } });
+const group = (g: Raw) => ({ nodeGroups: [{ name: "nodes", instanceType: "t3.large", minSize: 2, maxSize: 4, ...g }] });
+
+const cases: RuleCase[] = [
+  {
+    rule: "ipam value",
+    ok: { networking: { cilium: { ipam: "crd" } } },
+    bad: { networking: { cilium: { ipam: "ENI" } } },
+    expected: ["Unsupported value::networking.cilium.ipam"],
+  },
+  {
+    rule: "eni needs masquerade disabled",
+    ok: {},
+    bad: { networking: { cilium: { disableMasquerade: false } } },
+    expected: ["Forbidden::networking.cilium.disableMasquerade"],
+  },
+  {
+    rule: "eni needs AWS",
+    ok: { cloudProvider: "aws" },
+    bad: { cloudProvider: "azure" },
+    expected: ["Forbidden::cloudProvider", "Forbidden::networking.cilium.ipam"],
+  },
+  {
+    rule: "eni needs native routing",
+    ok: { networking: { cilium: { tunnel: "disabled" } } },
+    bad: { networking: { cilium: { tunnel: "vxlan" } } },
+    expected: ["Forbidden::networking.cilium.tunnel"],
+  },
+  {
+    rule: "eni needs the private topology",
+    ok: { topology: "private" },
+    bad: { topology: "public" },
+    expected: ["Forbidden::topology"],
+  },
+  {
+    rule: "tunnel value",
+    ok: merge(nonEni, { networking: { cilium: { tunnel: "geneve" } } }),
+    bad: merge(nonEni, { networking: { cilium: { tunnel: "gre" } } }),
+    expected: ["Unsupported value::networking.cilium.tunnel"],
+  },
+  {
+    rule: "NodePort needs kube-proxy off",
+    ok: { networking: { cilium: { enableNodePort: true } }, kubeProxy: { enabled: false } },
+    bad: { networking: { cilium: { enableNodePort: true } } },
+    expected: ["Forbidden::kubeProxy.enabled"],
+  },
+  {
+    rule: "Cilium version has a v",
+    ok: { networking: { cilium: { version: "v1.18.14" } } },
+    bad: { networking: { cilium: { version: "1.18.14" } } },
+    expected: ["Invalid value::networking.cilium.version"],
+  },
+  {
+    rule: "Cilium version is semver",
+    ok: { networking: { cilium: { version: "v1.19.1" } } },
+    bad: { networking: { cilium: { version: "v1.19" } } },
+    expected: ["Invalid value::networking.cilium.version"],
+  },
+  {
+    rule: "Cilium line is shipped",
+    ok: { networking: { cilium: { version: "v1.19.0" } } },
+    bad: { networking: { cilium: { version: "v1.17.6" } } },
+    expected: ["Invalid value::networking.cilium.version"],
+  },
+  {
+    rule: "Cilium line supports the Kubernetes version",
+    ok: { kubernetesVersion: "1.34.1" },
+    bad: { kubernetesVersion: "1.35.0" },
+    expected: ["Invalid value::networking.cilium.version"],
+  },
+  {
+    rule: "Cilium 1.18 stops at Kubernetes 1.33",
+    ok: { kubernetesVersion: "1.33.0", networking: { cilium: { version: "v1.18.14" } } },
+    bad: { kubernetesVersion: "1.34.0", networking: { cilium: { version: "v1.18.14" } } },
+    expected: ["Invalid value::networking.cilium.version"],
+  },
+  {
+    rule: "extraConfig keys are option names",
+    ok: { networking: { cilium: { extraConfig: { "bpf-lb-algorithm": "maglev" } } } },
+    bad: { networking: { cilium: { extraConfig: { "Bad Key": "x" } } } },
+    expected: ['Invalid value::networking.cilium.extraConfig["Bad Key"]'],
+  },
+  {
+    rule: "extraConfig values are strings",
+    ok: { networking: { cilium: { extraConfig: { debug: "true" } } } },
+    bad: { networking: { cilium: { extraConfig: { debug: true } } } },
+    expected: ["Invalid value::networking.cilium.extraConfig.debug"],
+  },
+  {
+    rule: "kubernetesVersion format",
+    ok: { kubernetesVersion: "1.33.5" },
+    bad: { kubernetesVersion: "v1.33.5" },
+    expected: ["Invalid value::kubernetesVersion"],
+  },
+  {
+    rule: "clusterName is required",
+    ok: { clusterName: "a.b" },
+    bad: { clusterName: undefined },
+    expected: ["Required value::clusterName"],
+  },
+  {
+    rule: "clusterName is a DNS name",
+    ok: { clusterName: "prod-1.example.com" },
+    bad: { clusterName: "Prod_1" },
+    expected: ["Invalid value::clusterName"],
+  },
+  {
+    rule: "clusterName length",
+    ok: { clusterName: "a".repeat(63) },
+    bad: { clusterName: "a".repeat(64) },
+    expected: ["Invalid value::clusterName"],
+  },
+  {
+    rule: "VPC CIDR format",
+    ok: { network: { cidr: "172.20.0.0/16" } },
+    bad: { network: { cidr: "10.0.0/16" } },
+    expected: ["Invalid value::network.cidr"],
+  },
+  {
+    rule: "VPC CIDR canonical",
+    ok: { network: { cidr: "10.1.0.0/16" } },
+    bad: { network: { cidr: "10.1.0.1/16" } },
+    expected: ["Invalid value::network.cidr"],
+  },
+  {
+    rule: "VPC CIDR prefix range",
+    ok: merge(nonEni, { network: { cidr: "10.1.0.0/20" } }),
+    bad: { network: { cidr: "10.0.0.0/8" } },
+    expected: ["Invalid value::network.cidr"],
+  },
+  {
+    rule: "VPC large enough for the private plan",
+    ok: merge(nonEni, { network: { cidr: "10.0.0.0/22" } }),
+    bad: merge(nonEni, { network: { cidr: "10.0.0.0/23" } }),
+    expected: ["Invalid value::network.cidr"],
+  },
+  {
+    rule: "ENI subnets hold every pod",
+    ok: { nodeGroups: [{ name: "nodes", instanceType: "m5.4xlarge", maxSize: 30 }] },
+    bad: merge(
+      { network: { cidr: "10.0.0.0/20" } },
+      { nodeGroups: [{ name: "nodes", instanceType: "m5.4xlarge", maxSize: 30 }] },
+    ),
+    expected: ["Invalid value::network.cidr"],
+  },
+  {
+    rule: "pods outside the VPC (non-ENI)",
+    ok: merge(nonEni, { network: { podCIDR: "100.96.0.0/11" } }),
+    bad: merge(nonEni, { network: { podCIDR: "10.0.128.0/17" } }),
+    expected: ["Forbidden::network.podCIDR"],
+  },
+  {
+    rule: "pods may overlap the VPC in ENI mode",
+    ok: { network: { podCIDR: "10.0.0.0/16" } },
+    bad: { network: { podCIDR: "10.0.0.0/33" } },
+    expected: ["Invalid value::network.podCIDR"],
+  },
+  {
+    rule: "services outside the VPC",
+    ok: { network: { serviceCIDR: "172.30.0.0/16" } },
+    bad: { network: { serviceCIDR: "10.0.0.0/16" } },
+    expected: ["Forbidden::network.serviceCIDR"],
+  },
+  {
+    rule: "services outside the pod range",
+    ok: { network: { serviceCIDR: "100.64.0.0/13" } },
+    bad: merge(nonEni, { network: { serviceCIDR: "100.96.0.0/16" } }),
+    expected: ["Forbidden::network.serviceCIDR"],
+  },
+  {
+    rule: "zones unique",
+    ok: zones("us-east-1a", "us-east-1b"),
+    bad: zones("us-east-1a", "us-east-1a"),
+    expected: ["Invalid value::network.availabilityZones[1]"],
+  },
+  {
+    rule: "zones in the region",
+    ok: zones("us-east-1d"),
+    bad: zones("eu-west-1a"),
+    expected: ["Invalid value::network.availabilityZones[0]"],
+  },
+  {
+    rule: "at least one zone",
+    ok: zones("us-east-1a"),
+    bad: zones(),
+    expected: ["Invalid value::network.availabilityZones"],
+  },
+  {
+    rule: "zones are required",
+    ok: {},
+    bad: { network: { cidr: "10.0.0.0/16", availabilityZones: undefined } },
+    expected: ["Required value::network.availabilityZones"],
+  },
+  {
+    rule: "NAT mode",
+    ok: { network: { natGateways: "single" } },
+    bad: { network: { natGateways: "none" } },
+    expected: ["Unsupported value::network.natGateways"],
+  },
+  {
+    rule: "API access CIDRs",
+    ok: { api: { access: ["203.0.113.0/24"] } },
+    bad: { api: { access: ["203.0.113.0/24", "myhost"] } },
+    expected: ["Invalid value::api.access[1]"],
+  },
+  {
+    rule: "API access unique",
+    ok: { api: { access: ["203.0.113.0/24", "198.51.100.7/32"] } },
+    bad: { api: { access: ["203.0.113.0/24", "203.0.113.0/24"] } },
+    expected: ["Invalid value::api.access[1]"],
+  },
+  {
+    rule: "API load balancer scheme",
+    ok: { api: { loadBalancer: "internal" } },
+    bad: { api: { loadBalancer: "private" } },
+    expected: ["Unsupported value::api.loadBalancer"],
+  },
+  {
+    rule: "control-plane count 1 or 3",
+    ok: { controlPlane: { count: 3 } },
+    bad: { controlPlane: { count: 2 } },
+    expected: ["Unsupported value::controlPlane.count"],
+  },
+  {
+    rule: "3 control-plane nodes need 3 zones",
+    ok: merge(zones("us-east-1a", "us-east-1b", "us-east-1c"), { controlPlane: { count: 3 } }),
+    bad: merge(zones("us-east-1a", "us-east-1b"), { controlPlane: { count: 3 } }),
+    expected: ["Invalid value::controlPlane.count"],
+  },
+  {
+    rule: "control-plane instance type",
+    ok: { controlPlane: { instanceType: "m7i-flex.large" } },
+    bad: { controlPlane: { instanceType: "t3medium" } },
+    expected: ["Invalid value::controlPlane.instanceType"],
+  },
+  {
+    rule: "control-plane AMI id",
+    ok: { controlPlane: { imageId: "ami-0123456789abcdef0" } },
+    bad: { controlPlane: { imageId: "ubuntu" } },
+    expected: ["Invalid value::controlPlane.imageId"],
+  },
+  {
+    rule: "root volume range",
+    ok: { controlPlane: { rootVolumeSize: 20 } },
+    bad: { controlPlane: { rootVolumeSize: 8 } },
+    expected: ["Invalid value::controlPlane.rootVolumeSize"],
+  },
+  {
+    rule: "node group names are DNS labels",
+    ok: group({ name: "gpu-a" }),
+    bad: group({ name: "GPU_a" }),
+    expected: ["Invalid value::nodeGroups[0].name"],
+  },
+  {
+    rule: "node group names unique",
+    ok: { nodeGroups: [{ name: "a" }, { name: "b" }] },
+    bad: { nodeGroups: [{ name: "a" }, { name: "a" }] },
+    expected: ["Invalid value::nodeGroups[1].name"],
+  },
+  {
+    rule: "node group name required",
+    ok: { nodeGroups: [{ name: "a" }] },
+    bad: { nodeGroups: [{ instanceType: "t3.large" }] },
+    expected: ["Required value::nodeGroups[0].name"],
+  },
+  {
+    rule: "minSize <= maxSize",
+    ok: group({ minSize: 4, maxSize: 4 }),
+    bad: group({ minSize: 5, maxSize: 4 }),
+    expected: ["Invalid value::nodeGroups[0].minSize"],
+  },
+  {
+    rule: "node group instance type",
+    ok: group({ instanceType: "c7gn.16xlarge" }),
+    bad: group({ instanceType: "large" }),
+    expected: ["Invalid value::nodeGroups[0].instanceType"],
+  },
+  {
+    rule: "cloud labels must not override program tags",
+    ok: { cloudLabels: { team: "x" } },
+    bad: { cloudLabels: { KubernetesCluster: "x" } },
+    expected: ["Forbidden::cloudLabels.KubernetesCluster"],
+  },
+  {
+    rule: "cloud labels must not use kubernetes.io/cluster/",
+    ok: { cloudLabels: { "example.com/owner": "x" } },
+    bad: { cloudLabels: { "kubernetes.io/cluster/other": "owned" } },
+    expected: ['Forbidden::cloudLabels["kubernetes.io/cluster/other"]'],
+  },
+  {
+    rule: "cloud labels must not start with aws:",
+    ok: { cloudLabels: { awsome: "x" } },
+    bad: { cloudLabels: { "aws:foo": "x" } },
+    expected: ['Invalid value::cloudLabels["aws:foo"]'],
+  },
+  {
+    rule: "permissions boundary ARN",
+    ok: { iam: { permissionsBoundary: "arn:aws:iam::123456789012:policy/boundary" } },
+    bad: { iam: { permissionsBoundary: "boundary" } },
+    expected: ["Invalid value::iam.permissionsBoundary"],
+  },
+  {
+    rule: "IAM path",
+    ok: { iam: { path: "/k8s/" } },
+    bad: { iam: { path: "k8s" } },
+    expected: ["Invalid value::iam.path"],
+  },
+  {
+    rule: "wrong type: boolean",
+    ok: { kubeProxy: { enabled: false } },
+    bad: { kubeProxy: { enabled: "no" } },
+    expected: ["Invalid value::kubeProxy.enabled"],
+  },
+  {
+    rule: "wrong type: integer",
+    ok: { controlPlane: { count: 1 } },
+    bad: { controlPlane: { count: 1.5 } },
+    expected: ["Invalid value::controlPlane.count"],
+  },
+  { rule: "wrong type: object", ok: { api: {} }, bad: { api: "public" }, expected: ["Invalid value::api"] },
+  {
+    rule: "wrong type: list",
+    ok: { api: { access: ["0.0.0.0/0"] } },
+    bad: { api: { access: "0.0.0.0/0" } },
+    expected: ["Invalid value::api.access"],
+  },
+  {
+    rule: "unknown nested key",
+    ok: {},
+    bad: { networking: { cilium: { ipma: "eni" } } },
+    expected: ["Forbidden::networking.cilium.ipma"],
+  },
+  { rule: "unknown top-level key", ok: {}, bad: { nodeGroup: [] }, expected: ["Forbidden::nodeGroup"] },
+];
+
+describe("validation rules, each both ways", () => {
+  for (const c of cases) {
+    it(c.rule, () => {
+      const run = (edit: Raw) => validateConfig(merge(baseConfig(), edit), REGION).errors.map(errorKey).sort();
+      expect(run(c.ok), "the passing config").to.deep.equal([]);
+      expect(run(c.bad), "the failing config").to.deep.equal([...c.expected].sort());
+    });
+  }
+
+  it("requires aws:region and checks its form", () => {
+    expect(validateConfig(baseConfig(), undefined).errors.map(errorKey)).to.deep.equal(["Required value::aws:region"]);
+    expect(validateConfig(baseConfig(), "useast1").errors.map(errorKey)).to.include("Invalid value::aws:region");
+  });
+
+  it("suggests the closest known key for a typo", () => {
+    const { errors } = validateConfig(merge(baseConfig(), { networking: { cilium: { ipma: "eni" } } }), REGION);
+    expect(errors[0].detail).to.match(/^unknown key; did you mean "networking\.cilium\.ipam"\?/);
+  });
+
+  it("reports every problem at once", () => {
+    const bad = merge(baseConfig(), {
+      clusterName: "Bad Name",
+      networking: { cilium: { ipam: "eni", disableMasquerade: false, ipma: "x" } },
+      controlPlane: { count: 2 },
+      nodeGroups: [{ name: "a", minSize: 3, maxSize: 1 }],
+    });
+    expect(validateConfig(bad, REGION).errors.map(errorKey).sort()).to.deep.equal(
+      [
+        "Invalid value::clusterName",
+        "Forbidden::networking.cilium.disableMasquerade",
+        "Forbidden::networking.cilium.ipma",
+        "Unsupported value::controlPlane.count",
+        "Invalid value::nodeGroups[0].minSize",
+      ].sort(),
+    );
+  });
+
+  it("does not report rules about a value it already rejected for its type", () => {
+    const { errors } = validateConfig(
+      merge(baseConfig(), { networking: { cilium: { disableMasquerade: "yes" } } }),
+      REGION,
+    );
+    expect(errors.map(errorKey)).to.deep.equal(["Invalid value::networking.cilium.disableMasquerade"]);
+  });
+});
