@@ -1,0 +1,139 @@
+/**
+ * `npm run plan`: the program's offline dry run. Exit codes: 0 planned, 1 the config is invalid (every
+ * field error on stderr), 2 bad usage.
+ */
+import { mkdirSync, rmSync, writeFileSync } from "fs";
+import { basename, dirname, join, resolve } from "path";
+import { formatReport } from "../spec/validation/report";
+import { planFiles } from "./artifacts";
+import { diffPlans } from "./diff";
+import { Format, formatDiff, formatPlan } from "./format";
+import { runPlan } from "./run";
+import { loadStackConfig, setPath, StackConfig, UsageError } from "./stackConfig";
+
+export const USAGE =
+  "usage: npm run plan -- [--stack NAME | --config-file PATH] [--set PATH=VALUE]... [--out DIR] [--diff] [--format text|markdown]";
+
+export interface Options {
+  stack: string;
+  configFile?: string;
+  sets: string[];
+  out?: string;
+  diff: boolean;
+  format: Format;
+}
+
+export function parseArgs(argv: readonly string[]): Options {
+  const options: Options = { stack: "dev", sets: [], diff: false, format: "text" };
+  for (let i = 0; i < argv.length; i++) {
+    const flag = argv[i];
+    const value = () => {
+      const v = argv[++i];
+      if (v === undefined) throw new UsageError(`${flag} needs a value`);
+      return v;
+    };
+    switch (flag) {
+      case "--stack":
+        options.stack = value();
+        break;
+      case "--config-file":
+        options.configFile = value();
+        break;
+      case "--set": {
+        const edit = value();
+        if (!/^[^=]+=/.test(edit)) throw new UsageError(`--set takes PATH=VALUE, got ${JSON.stringify(edit)}`);
+        options.sets.push(edit);
+        break;
+      }
+      case "--out":
+        options.out = value();
+        break;
+      case "--diff":
+        options.diff = true;
+        break;
+      case "--format": {
+        const format = value();
+        if (format !== "text" && format !== "markdown")
+          throw new UsageError(`--format is text or markdown, got ${format}`);
+        options.format = format;
+        break;
+      }
+      default:
+        throw new UsageError(`unknown argument ${flag}`);
+    }
+  }
+  if (options.diff && options.sets.length === 0)
+    throw new UsageError("--diff compares against --set edits; give at least one");
+  return options;
+}
+
+const PROJECT_DIR = resolve(__dirname, "..");
+
+/** The stack file and the stack name it implies. */
+function stackSource(options: Options): { file: string; stack: string } {
+  if (options.configFile) {
+    const stack = basename(options.configFile)
+      .replace(/^Pulumi\./, "")
+      .replace(/\.ya?ml$/, "");
+    return { file: resolve(options.configFile), stack };
+  }
+  return { file: join(PROJECT_DIR, `Pulumi.${options.stack}.yaml`), stack: options.stack };
+}
+
+function applyEdits(config: StackConfig, sets: readonly string[]): StackConfig {
+  const edited = structuredClone(config);
+  for (const edit of sets) {
+    const at = edit.indexOf("=");
+    setPath(edited, edit.slice(0, at), edit.slice(at + 1));
+  }
+  return edited;
+}
+
+export function writeOut(dir: string, files: Map<string, string>): void {
+  rmSync(dir, { recursive: true, force: true });
+  for (const [name, text] of files) {
+    mkdirSync(dirname(join(dir, name)), { recursive: true });
+    writeFileSync(join(dir, name), text);
+  }
+}
+
+export interface Io {
+  out: (text: string) => void;
+  err: (text: string) => void;
+}
+
+export async function main(argv: readonly string[], io: Io): Promise<number> {
+  let options: Options;
+  let config: StackConfig;
+  let edited: StackConfig;
+  let stack: string;
+  try {
+    options = parseArgs(argv);
+    const source = stackSource(options);
+    stack = source.stack;
+    config = loadStackConfig(join(PROJECT_DIR, "Pulumi.yaml"), source.file);
+    edited = applyEdits(config, options.sets);
+  } catch (err) {
+    if (!(err instanceof UsageError)) throw err;
+    io.err(`plan: ${err.message}\n${USAGE}\n`);
+    return 2;
+  }
+
+  const plan = await runPlan(edited, stack);
+  if (plan.errors) {
+    io.err(`${formatReport(plan.errors)}\n`);
+    return 1;
+  }
+  if (options.diff) {
+    const base = await runPlan(config, stack);
+    if (base.errors) {
+      io.err(`Before the --set edits: ${formatReport(base.errors)}\n`);
+      return 1;
+    }
+    io.out(formatDiff(diffPlans(base, plan), options.sets, options.format));
+  } else {
+    io.out(formatPlan(plan, options.format));
+  }
+  if (options.out) writeOut(resolve(options.out), planFiles(plan));
+  return 0;
+}

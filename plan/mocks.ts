@@ -1,0 +1,96 @@
+/**
+ * The mock cloud the offline plan runs against: deterministic, clearly fake answers. Resource IDs and ARNs
+ * derive from type and name; invokes answer from the stack config; an invoke it does not know fails,
+ * naming its token, rather than returning something the program would misread.
+ */
+import type * as pulumi from "@pulumi/pulumi";
+import { createHash } from "crypto";
+
+export const MOCK_ACCOUNT = "000000000000";
+
+/** Hex digest of a name, for fake values that must look unique but stay the same from run to run. */
+const digest = (text: string, length: number): string =>
+  createHash("sha256").update(text).digest("hex").slice(0, length);
+
+/** Marks every fake credential so tests can prove none leaks into plaintext. */
+export const FAKE_SECRET_MARKER = "MOCK-SECRET";
+
+function computedOutputs(
+  type: string,
+  name: string,
+  inputs: Record<string, unknown>,
+  region: string,
+): Record<string, unknown> {
+  const arnService = type.split(":")[1]?.split("/")[0] ?? "mock";
+  const out: Record<string, unknown> = {};
+  if (type.startsWith("aws:"))
+    out.arn = `arn:aws:${arnService}:${region}:${MOCK_ACCOUNT}:${type.split(":")[2]}/${name}`;
+  switch (type) {
+    case "aws:ec2/launchTemplate:LaunchTemplate":
+      out.latestVersion = 1;
+      out.defaultVersion = 1;
+      break;
+    case "aws:lb/loadBalancer:LoadBalancer":
+      out.dnsName = `${name}-${digest(name, 8)}.elb.${region}.amazonaws.com.mock`;
+      out.zoneId = "ZMOCK00000000";
+      break;
+    case "aws:iam/role:Role":
+    case "aws:iam/instanceProfile:InstanceProfile":
+      out.arn = `arn:aws:iam::${MOCK_ACCOUNT}:${type.endsWith("Role") ? "role" : "instance-profile"}${inputs.path ?? "/"}${inputs.name ?? name}`;
+      out.uniqueId = `AROAMOCK${digest(name, 12).toUpperCase()}`;
+      break;
+    case "tls:index/privateKey:PrivateKey":
+      out.privateKeyPem = `-----BEGIN PRIVATE KEY-----\n${FAKE_SECRET_MARKER}-${digest(name, 16)}\n-----END PRIVATE KEY-----\n`;
+      out.publicKeyPem = `-----BEGIN PUBLIC KEY-----\nMOCKPUBLIC-${digest(name, 16)}\n-----END PUBLIC KEY-----\n`;
+      break;
+    case "tls:index/selfSignedCert:SelfSignedCert":
+    case "tls:index/locallySignedCert:LocallySignedCert":
+      out.certPem = `-----BEGIN CERTIFICATE-----\nMOCKCERT-${digest(name, 16)}\n-----END CERTIFICATE-----\n`;
+      break;
+    case "random:index/randomString:RandomString":
+    case "random:index/randomPassword:RandomPassword": {
+      const length = Number(inputs.length ?? 16);
+      out.result = `${FAKE_SECRET_MARKER.toLowerCase()}${digest(name, 64)}`.slice(0, length);
+      break;
+    }
+  }
+  return out;
+}
+
+/** Mocks for one plan run, answering from the stack's region and zones. */
+export function planMocks(region: string, zones: readonly string[]): pulumi.runtime.Mocks {
+  return {
+    newResource(args: pulumi.runtime.MockResourceArgs) {
+      const id = args.type.startsWith("pulumi:providers:") ? `${args.name}-provider-id` : `${args.name}-id`;
+      return { id, state: { ...args.inputs, ...computedOutputs(args.type, args.name, args.inputs, region) } };
+    },
+    call(args: pulumi.runtime.MockCallArgs) {
+      switch (args.token) {
+        case "aws:index/getRegion:getRegion":
+          return { name: region, id: region, region, endpoint: `ec2.${region}.amazonaws.com` };
+        case "aws:index/getPartition:getPartition":
+          return { partition: "aws", dnsSuffix: "amazonaws.com", id: "aws" };
+        case "aws:index/getCallerIdentity:getCallerIdentity":
+          return {
+            accountId: MOCK_ACCOUNT,
+            arn: `arn:aws:iam::${MOCK_ACCOUNT}:user/mock`,
+            userId: "MOCKUSER",
+            id: MOCK_ACCOUNT,
+          };
+        case "aws:index/getAvailabilityZones:getAvailabilityZones":
+          return { names: [...zones], zoneIds: zones.map((_, i) => `mock-az${i + 1}`), id: region };
+        case "aws:ec2/getAmi:getAmi": {
+          const key = JSON.stringify(args.inputs.filters ?? []);
+          return {
+            id: `ami-${digest(key, 17)}`,
+            imageId: `ami-${digest(key, 17)}`,
+            name: "mock-ubuntu-24.04",
+            architecture: "x86_64",
+          };
+        }
+        default:
+          throw new Error(`the plan's mocks do not answer invoke ${args.token}; add it to plan/mocks.ts`);
+      }
+    },
+  };
+}

@@ -1,0 +1,43 @@
+/**
+ * Input properties whose change makes the provider replace the resource (ForceNew in the provider
+ * schemas) for the resource types this program declares. The offline diff uses it to flag replacements;
+ * `pulumi preview` against a real backend is the authority.
+ */
+export const REPLACE_ON_CHANGE: Record<string, readonly string[]> = {
+  "aws:ec2/vpc:Vpc": ["cidrBlock", "instanceTenancy"],
+  "aws:ec2/subnet:Subnet": ["cidrBlock", "availabilityZone", "vpcId"],
+  "aws:ec2/internetGateway:InternetGateway": [],
+  "aws:ec2/eip:Eip": ["domain"],
+  "aws:ec2/natGateway:NatGateway": ["allocationId", "subnetId", "connectivityType"],
+  "aws:ec2/routeTable:RouteTable": ["vpcId"],
+  "aws:ec2/route:Route": ["routeTableId", "destinationCidrBlock"],
+  "aws:ec2/routeTableAssociation:RouteTableAssociation": ["subnetId"],
+  "aws:ec2/securityGroup:SecurityGroup": ["name", "namePrefix", "vpcId", "description"],
+  "aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule": ["securityGroupId"],
+  "aws:vpc/securityGroupEgressRule:SecurityGroupEgressRule": ["securityGroupId"],
+  "aws:lb/loadBalancer:LoadBalancer": ["name", "internal", "loadBalancerType"],
+  "aws:lb/targetGroup:TargetGroup": ["name", "port", "protocol", "vpcId", "targetType"],
+  "aws:lb/listener:Listener": ["loadBalancerArn"],
+  "aws:iam/role:Role": ["name", "path"],
+  "aws:iam/rolePolicy:RolePolicy": ["name", "role"],
+  "aws:iam/instanceProfile:InstanceProfile": ["name", "path"],
+  "aws:ec2/launchTemplate:LaunchTemplate": ["name"],
+  "aws:autoscaling/group:Group": ["name"],
+  "aws:ssm/parameter:Parameter": ["name"],
+  "tls:index/privateKey:PrivateKey": ["*"],
+  "tls:index/selfSignedCert:SelfSignedCert": ["*"],
+  "tls:index/locallySignedCert:LocallySignedCert": ["*"],
+  "tls:index/certRequest:CertRequest": ["*"],
+  "random:index/randomString:RandomString": ["*"],
+};
+
+/** Kubernetes objects are replaced when their identity changes. */
+const KUBERNETES_IDENTITY = ["metadata.name", "metadata.namespace", "apiVersion", "kind"];
+
+/** True when a change to `path` (dotted) of a resource of `type` replaces it. */
+export function forcesReplacement(type: string, path: string): boolean {
+  const top = path.split(/[.[]/)[0];
+  if (type.startsWith("kubernetes:")) return KUBERNETES_IDENTITY.some((p) => path === p || path.startsWith(`${p}.`));
+  const keys = REPLACE_ON_CHANGE[type] ?? [];
+  return keys.includes("*") || keys.includes(top);
+}

@@ -1,0 +1,122 @@
+/**
+ * Runs the real program in-process under the Pulumi SDK's mock runtime and records every resource it
+ * registers (with its parent and inputs) and the stack outputs. Nothing reaches a cloud.
+ */
+import * as pulumi from "@pulumi/pulumi";
+import * as rpc from "@pulumi/pulumi/runtime/rpc";
+// The program's entry point, the function the Pulumi CLI runs.
+import program from "../index";
+import { ConfigValidationError } from "../spec/validation/report";
+import type { FieldError } from "../spec/validation/fieldErrors";
+import { PROJECT } from "../spec/read";
+import { planMocks } from "./mocks";
+import { StackConfig, toRuntimeConfig } from "./stackConfig";
+
+export interface PlannedResource {
+  urn: string;
+  type: string;
+  name: string;
+  /** URN of the parent, null for the stack itself. */
+  parent: string | null;
+  /** False for components (and the stack). */
+  custom: boolean;
+  /** Inputs with every secret written as `"[secret]"`. */
+  inputs: unknown;
+}
+
+export interface Plan {
+  resources: PlannedResource[];
+  outputs: Record<string, unknown>;
+  /** Config errors, when the program refused the config. */
+  errors?: readonly FieldError[];
+}
+
+export const SECRET = "[secret]";
+
+// A program that refuses its config rejects the Stack's init; the SDK leaves copies of that rejection
+// unhandled. They are reported through `Plan.errors`, so they must not end the process.
+process.on("unhandledRejection", (reason) => {
+  if (reason instanceof ConfigValidationError) return;
+  throw reason;
+});
+
+/** Deserialized property values with secrets replaced by a marker and resources by their URN. */
+function redact(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(redact);
+  if (value && typeof value === "object") {
+    const record = value as Record<string, unknown>;
+    if (record[rpc.specialSigKey] === rpc.specialSecretSig) return SECRET;
+    if (pulumi.Resource.isInstance(value)) return "[resource]";
+    return Object.fromEntries(Object.entries(record).map(([k, v]) => [k, redact(v)]));
+  }
+  return value;
+}
+
+type Struct = Parameters<typeof rpc.deserializeProperties>[0];
+
+type Callback = (err: Error | null, resp?: { getUrn(): string }) => void;
+
+interface RegisterRequest {
+  getType(): string;
+  getName(): string;
+  getParent(): string;
+  getCustom(): boolean;
+  getObject(): Struct;
+}
+
+/** Wraps the mock monitor so each registration is recorded with its parent and inputs. */
+function recordRegistrations(
+  resources: PlannedResource[],
+  outputs: { value: Record<string, unknown> },
+  stackName: string,
+): void {
+  const monitor = pulumi.runtime.getMonitor() as unknown as Record<string, (req: unknown, cb: Callback) => void>;
+  const register = monitor.registerResource.bind(monitor);
+  monitor.registerResource = (req, callback) => {
+    const request = req as RegisterRequest;
+    register(req, (err, resp) => {
+      if (!err && resp) {
+        resources.push({
+          urn: resp.getUrn(),
+          type: request.getType(),
+          name: request.getName(),
+          parent: request.getParent() || null,
+          custom: request.getCustom(),
+          inputs: redact(rpc.deserializeProperties(request.getObject())),
+        });
+      }
+      callback(err, resp);
+    });
+  };
+  const registerOutputs = monitor.registerResourceOutputs.bind(monitor);
+  monitor.registerResourceOutputs = (req, callback) => {
+    const request = req as { getUrn(): string; getOutputs(): Struct };
+    if (request.getUrn().endsWith(`::pulumi:pulumi:Stack::${stackName}`)) {
+      outputs.value = redact(rpc.deserializeProperties(request.getOutputs())) as Record<string, unknown>;
+    }
+    registerOutputs(req, callback);
+  };
+}
+
+/** Plans the program for a stack config. Config errors come back in `errors`; anything else throws. */
+export async function runPlan(config: StackConfig, stack: string): Promise<Plan> {
+  const runtimeConfig = toRuntimeConfig(config);
+  const region = runtimeConfig["aws:region"] ?? "";
+  const network = config[`${PROJECT}:network`] as { availabilityZones?: string[] } | undefined;
+  await pulumi.runtime.setMocks(planMocks(region, network?.availabilityZones ?? []), PROJECT, stack, false);
+  pulumi.runtime.setAllConfig(runtimeConfig, []);
+
+  const resources: PlannedResource[] = [];
+  const outputs = { value: {} as Record<string, unknown> };
+  recordRegistrations(resources, outputs, `${PROJECT}-${stack}`);
+  let errors: readonly FieldError[] | undefined;
+  try {
+    await pulumi.runtime.runInPulumiStack(program);
+  } catch (err) {
+    if (!(err instanceof ConfigValidationError)) throw err;
+    errors = err.errors;
+  }
+  await pulumi.runtime.disconnect();
+  resources.sort((a, b) => (a.urn < b.urn ? -1 : a.urn > b.urn ? 1 : 0));
+  return { resources, outputs: outputs.value, errors };
+}

@@ -1,0 +1,115 @@
+/**
+ * Stack config the way the Pulumi CLI assembles it: the stack file's values, project defaults from
+ * Pulumi.yaml for keys the stack leaves out, and `pulumi config set --path` edits on top.
+ */
+import { readFileSync } from "fs";
+import { parse } from "yaml";
+import { PROJECT } from "../spec/read";
+
+/** Config keyed by full name (`cilium-cluster:network`), values as YAML gives them. */
+export type StackConfig = Record<string, unknown>;
+
+export class UsageError extends Error {}
+
+function readYaml(path: string): Record<string, unknown> {
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch {
+    throw new UsageError(`cannot read ${path}`);
+  }
+  const parsed = parse(text) ?? {};
+  if (typeof parsed !== "object" || Array.isArray(parsed)) throw new UsageError(`${path} is not a YAML mapping`);
+  return parsed as Record<string, unknown>;
+}
+
+const fullKey = (key: string): string => (key.includes(":") ? key : `${PROJECT}:${key}`);
+
+/** Merges Pulumi.yaml's project defaults under a stack file's `config:` values. */
+export function loadStackConfig(projectFile: string, stackFile: string): StackConfig {
+  const project = readYaml(projectFile);
+  const stack = readYaml(stackFile);
+  const config: StackConfig = {};
+  const declared = (project.config ?? {}) as Record<string, unknown>;
+  for (const [key, decl] of Object.entries(declared)) {
+    if (decl && typeof decl === "object" && !Array.isArray(decl)) {
+      const d = decl as Record<string, unknown>;
+      const value = d.value ?? d.default;
+      if (value !== undefined) config[fullKey(key)] = value;
+    } else {
+      config[fullKey(key)] = decl;
+    }
+  }
+  const values = stack.config ?? {};
+  if (typeof values !== "object" || Array.isArray(values))
+    throw new UsageError(`${stackFile}: config must be a mapping`);
+  for (const [key, value] of Object.entries(values as Record<string, unknown>)) config[fullKey(key)] = value;
+  return config;
+}
+
+type Segment = string | number;
+
+/** Splits `a.b[0]["c.d"]` into `["a", "b", 0, "c.d"]`. */
+export function parseConfigPath(path: string): Segment[] {
+  const segments: Segment[] = [];
+  const bad = () => new UsageError(`malformed config path: ${path}`);
+  let i = 0;
+  while (i < path.length) {
+    if (path.startsWith('["', i)) {
+      const end = path.indexOf('"]', i + 2);
+      if (end < 0) throw bad();
+      segments.push(path.slice(i + 2, end));
+      i = end + 2;
+    } else if (path[i] === "[") {
+      const end = path.indexOf("]", i);
+      const digits = path.slice(i + 1, end);
+      if (end < 0 || !/^\d+$/.test(digits)) throw bad();
+      segments.push(Number(digits));
+      i = end + 1;
+    } else {
+      if (segments.length > 0) {
+        if (path[i] !== ".") throw bad();
+        i++;
+      }
+      const name = /^[^.[\]]+/.exec(path.slice(i))?.[0];
+      if (!name) throw bad();
+      segments.push(name);
+      i += name.length;
+    }
+  }
+  if (typeof segments[0] !== "string") throw bad();
+  return segments;
+}
+
+/** The CLI's coercion for `--path` leaves: `true`/`false` become booleans, integers numbers. */
+function coerce(value: string): unknown {
+  if (value === "true" || value === "false") return value === "true";
+  if (/^-?(0|[1-9]\d*)$/.test(value)) return Number(value);
+  return value;
+}
+
+/** Applies `pulumi config set --path PATH VALUE` to a config. */
+export function setPath(config: StackConfig, path: string, value: string): void {
+  const [key, ...rest] = parseConfigPath(path);
+  const name = fullKey(key as string);
+  if (rest.length === 0) {
+    config[name] = value;
+    return;
+  }
+  const container = (next: Segment): unknown => (typeof next === "number" ? [] : {});
+  let parent: Record<string | number, unknown> = (config[name] ??= container(rest[0])) as Record<string, unknown>;
+  if (typeof parent !== "object" || parent === null) throw new UsageError(`${key} is not an object or list`);
+  for (let i = 0; i < rest.length - 1; i++) {
+    const segment = rest[i];
+    if (typeof parent[segment] !== "object" || parent[segment] === null) parent[segment] = container(rest[i + 1]);
+    parent = parent[segment] as Record<string | number, unknown>;
+  }
+  parent[rest[rest.length - 1]] = coerce(value);
+}
+
+/** The flat string map the Pulumi runtime holds: structured values as JSON, scalars as text. */
+export function toRuntimeConfig(config: StackConfig): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(config).map(([k, v]) => [k, typeof v === "object" && v !== null ? JSON.stringify(v) : String(v)]),
+  );
+}
