@@ -33,6 +33,6 @@ export function countByType(resources: readonly PlannedResource[]): [string, num
 }
 
 export function renderSummary(resources: readonly PlannedResource[]): string {
-  const parts = countByType(resources).map(([type, n]) => `${n} ${type}`);
-  return `Resources: ${resources.length} to create (${parts.join(", ")})`;
+  const parts = countByType(resources).map(([type, n]) => `    ${String(n).padStart(3)} ${type}`);
+  return [`Resources: ${resources.length} to create`, ...parts].join("\n");
 }

@@ -138,7 +138,9 @@ export const CONFIG_SCHEMA: FieldsFor<ConfigKeys> = {
             defaultText: "`disabled` when `ipam` is `eni`, else `vxlan`",
             description:
               "Encapsulation of pod traffic between nodes (`vxlan`, `geneve`), or `disabled` for native routing.",
-            rules: ["must be `disabled` when `ipam` is `eni`"],
+            rules: [
+              "must be `disabled` when `ipam` is `eni`, and may be `disabled` only then (the VPC routes no other pod addresses)",
+            ],
           },
           enableNodePort: {
             kind: "boolean",

@@ -33,6 +33,15 @@ export function validateCilium(spec: ClusterSpec, path = "networking.cilium"): F
     }
   }
 
+  if (cilium.ipam !== "eni" && cilium.tunnel === "disabled") {
+    errors.push(
+      forbidden(
+        child(path, "tunnel"),
+        'native routing needs ipam "eni" on AWS: the VPC does not route pod addresses from other IPAM modes',
+      ),
+    );
+  }
+
   for (const key of Object.keys(cilium.extraConfig)) {
     if (!/^[a-z0-9][a-z0-9-]*$/.test(key)) {
       errors.push(

@@ -1,0 +1,246 @@
+/**
+ * ClusterNetwork: the VPC of a kOps-style cluster: subnets per zone, internet and NAT gateways, route
+ * tables, the security groups of the control plane, nodes and API load balancer with one resource per
+ * rule, and the API network load balancer. A thin layer over `planSubnets` and `securityRules`.
+ */
+import * as aws from "@pulumi/aws";
+import * as pulumi from "@pulumi/pulumi";
+import type { ClusterSpec } from "../../spec/types";
+import { awsName } from "../naming";
+import { clusterTags, Tags } from "../tags";
+import { planSubnets, PlannedSubnet, SubnetRole } from "./subnetPlan";
+import { GroupRole, securityRules } from "./securityRules";
+
+export interface ClusterNetworkArgs {
+  spec: ClusterSpec;
+}
+
+const ROLE_TAGS: Record<SubnetRole, Tags> = {
+  private: { "kubernetes.io/role/internal-elb": "1", SubnetType: "Private" },
+  utility: { "kubernetes.io/role/elb": "1", SubnetType: "Utility" },
+  public: { "kubernetes.io/role/elb": "1", SubnetType: "Public" },
+};
+
+export class ClusterNetwork extends pulumi.ComponentResource {
+  readonly vpcId: pulumi.Output<string>;
+  /** Subnets nodes run in (private, or public in the public topology), in zone order. */
+  readonly nodeSubnetIds: pulumi.Output<string>[];
+  readonly zones: readonly string[];
+  readonly securityGroupIds: Record<GroupRole, pulumi.Output<string>>;
+  readonly apiTargetGroupArn: pulumi.Output<string>;
+  /** DNS name of the API load balancer: the cluster's API endpoint. */
+  readonly apiEndpoint: pulumi.Output<string>;
+
+  constructor(name: string, args: ClusterNetworkArgs, opts?: pulumi.ComponentResourceOptions) {
+    super("cilium-cluster:network:ClusterNetwork", name, {}, opts);
+    const { spec } = args;
+    const parent = { parent: this };
+    const tags = (resourceName: string, extra: Tags = {}) => clusterTags(spec, resourceName, extra);
+    const cluster = spec.clusterName;
+
+    const plan = planSubnets(spec.network.cidr, spec.network.availabilityZones, spec.topology);
+    if ("error" in plan) throw new Error(`subnet plan: ${plan.error}`); // validation rejects this config first
+
+    const vpc = new aws.ec2.Vpc(
+      `${name}-vpc`,
+      { cidrBlock: spec.network.cidr, enableDnsHostnames: true, enableDnsSupport: true, tags: tags(cluster) },
+      parent,
+    );
+    const igw = new aws.ec2.InternetGateway(`${name}-igw`, { vpcId: vpc.id, tags: tags(cluster) }, parent);
+
+    const subnets = new Map<string, aws.ec2.Subnet>();
+    const key = (s: Pick<PlannedSubnet, "role" | "zone">) => `${s.role}-${s.zone}`;
+    for (const s of plan.subnets) {
+      const subnetName = `${s.zone}.${s.role}.${cluster}`;
+      subnets.set(
+        key(s),
+        new aws.ec2.Subnet(
+          `${name}-${key(s)}`,
+          {
+            vpcId: vpc.id,
+            cidrBlock: s.cidr,
+            availabilityZone: s.zone,
+            mapPublicIpOnLaunch: s.role === "public",
+            tags: tags(subnetName, ROLE_TAGS[s.role]),
+          },
+          parent,
+        ),
+      );
+    }
+
+    const publicRoutes = new aws.ec2.RouteTable(
+      `${name}-public`,
+      { vpcId: vpc.id, tags: tags(`public.${cluster}`) },
+      parent,
+    );
+    new aws.ec2.Route(
+      `${name}-public-default`,
+      { routeTableId: publicRoutes.id, destinationCidrBlock: "0.0.0.0/0", gatewayId: igw.id },
+      parent,
+    );
+    for (const s of plan.subnets.filter((p) => p.role !== "private")) {
+      new aws.ec2.RouteTableAssociation(
+        `${name}-${key(s)}`,
+        { subnetId: subnets.get(key(s))!.id, routeTableId: publicRoutes.id },
+        parent,
+      );
+    }
+
+    if (spec.topology === "private") this.declareNat(name, spec, subnets, vpc, tags, igw);
+
+    this.securityGroupIds = this.declareSecurityGroups(name, spec, vpc, tags);
+
+    const lbSubnetRole: SubnetRole =
+      spec.topology === "public" ? "public" : spec.api.loadBalancer === "public" ? "utility" : "private";
+    const lbName = awsName(`api-${cluster}`, 32);
+    const lb = new aws.lb.LoadBalancer(
+      `${name}-api`,
+      {
+        name: lbName,
+        loadBalancerType: "network",
+        internal: spec.api.loadBalancer === "internal",
+        subnets: spec.network.availabilityZones.map((z) => subnets.get(`${lbSubnetRole}-${z}`)!.id),
+        securityGroups: [this.securityGroupIds.apiLb],
+        enableCrossZoneLoadBalancing: true,
+        tags: tags(lbName),
+      },
+      parent,
+    );
+    const targetGroup = new aws.lb.TargetGroup(
+      `${name}-api`,
+      {
+        name: awsName(`tcp-${cluster}`, 32),
+        port: 6443,
+        protocol: "TCP",
+        vpcId: vpc.id,
+        targetType: "instance",
+        connectionTermination: true,
+        deregistrationDelay: 30,
+        healthCheck: {
+          protocol: "HTTPS",
+          port: "6443",
+          path: "/readyz",
+          healthyThreshold: 2,
+          unhealthyThreshold: 2,
+          interval: 10,
+        },
+        tags: tags(`tcp-${cluster}`),
+      },
+      parent,
+    );
+    new aws.lb.Listener(
+      `${name}-api-443`,
+      {
+        loadBalancerArn: lb.arn,
+        port: 443,
+        protocol: "TCP",
+        defaultActions: [{ type: "forward", targetGroupArn: targetGroup.arn }],
+        tags: tags(`api-443.${cluster}`),
+      },
+      parent,
+    );
+
+    this.vpcId = vpc.id;
+    this.zones = spec.network.availabilityZones;
+    const nodeRole: SubnetRole = spec.topology === "public" ? "public" : "private";
+    this.nodeSubnetIds = this.zones.map((z) => subnets.get(`${nodeRole}-${z}`)!.id);
+    this.apiTargetGroupArn = targetGroup.arn;
+    this.apiEndpoint = lb.dnsName;
+    this.registerOutputs({ vpcId: this.vpcId, apiEndpoint: this.apiEndpoint });
+  }
+
+  /** NAT gateways in the utility subnets (one per zone, or one for all) and a private route table per zone. */
+  private declareNat(
+    name: string,
+    spec: ClusterSpec,
+    subnets: Map<string, aws.ec2.Subnet>,
+    vpc: aws.ec2.Vpc,
+    tags: (n: string, extra?: Tags) => Tags,
+    igw: aws.ec2.InternetGateway,
+  ): void {
+    const parent = { parent: this };
+    const zones = spec.network.availabilityZones;
+    const natZones = spec.network.natGateways === "single" ? zones.slice(0, 1) : zones;
+    const nats = new Map<string, aws.ec2.NatGateway>();
+    for (const zone of natZones) {
+      const eip = new aws.ec2.Eip(
+        `${name}-nat-${zone}`,
+        { domain: "vpc", tags: tags(`${zone}.${spec.clusterName}`) },
+        parent,
+      );
+      nats.set(
+        zone,
+        new aws.ec2.NatGateway(
+          `${name}-${zone}`,
+          {
+            allocationId: eip.id,
+            subnetId: subnets.get(`utility-${zone}`)!.id,
+            tags: tags(`${zone}.${spec.clusterName}`),
+          },
+          { parent: this, dependsOn: [igw] },
+        ),
+      );
+    }
+    for (const zone of zones) {
+      const nat = nats.get(zone) ?? nats.get(natZones[0])!;
+      const table = new aws.ec2.RouteTable(
+        `${name}-private-${zone}`,
+        { vpcId: vpc.id, tags: tags(`private-${zone}.${spec.clusterName}`) },
+        parent,
+      );
+      new aws.ec2.Route(
+        `${name}-private-${zone}-default`,
+        { routeTableId: table.id, destinationCidrBlock: "0.0.0.0/0", natGatewayId: nat.id },
+        parent,
+      );
+      new aws.ec2.RouteTableAssociation(
+        `${name}-private-${zone}`,
+        { subnetId: subnets.get(`private-${zone}`)!.id, routeTableId: table.id },
+        parent,
+      );
+    }
+  }
+
+  private declareSecurityGroups(
+    name: string,
+    spec: ClusterSpec,
+    vpc: aws.ec2.Vpc,
+    tags: (n: string, extra?: Tags) => Tags,
+  ): Record<GroupRole, pulumi.Output<string>> {
+    const parent = { parent: this };
+    const groupNames: Record<GroupRole, string> = {
+      controlPlane: `masters.${spec.clusterName}`,
+      nodes: `nodes.${spec.clusterName}`,
+      apiLb: `api-elb.${spec.clusterName}`,
+    };
+    const descriptions: Record<GroupRole, string> = {
+      controlPlane: "Control-plane nodes (and, in ENI mode, their pods)",
+      nodes: "Worker nodes (and, in ENI mode, their pods)",
+      apiLb: "The Kubernetes API load balancer",
+    };
+    const ids = {} as Record<GroupRole, pulumi.Output<string>>;
+    for (const role of ["controlPlane", "nodes", "apiLb"] as const) {
+      const group = new aws.ec2.SecurityGroup(
+        `${name}-${role}`,
+        { name: groupNames[role], description: descriptions[role], vpcId: vpc.id, tags: tags(groupNames[role]) },
+        parent,
+      );
+      ids[role] = group.id;
+    }
+    for (const rule of securityRules(spec)) {
+      const common = {
+        securityGroupId: ids[rule.group],
+        ipProtocol: rule.protocol,
+        fromPort: rule.fromPort,
+        toPort: rule.toPort,
+        description: rule.description,
+        cidrIpv4: "cidr" in rule.peer ? rule.peer.cidr : undefined,
+        referencedSecurityGroupId: "group" in rule.peer ? ids[rule.peer.group] : undefined,
+        tags: tags(rule.name),
+      };
+      if (rule.direction === "ingress") new aws.vpc.SecurityGroupIngressRule(`${name}-${rule.name}`, common, parent);
+      else new aws.vpc.SecurityGroupEgressRule(`${name}-${rule.name}`, common, parent);
+    }
+    return ids;
+  }
+}

@@ -1,0 +1,19 @@
+/** The tags kOps puts on a cluster's AWS resources, plus the user's cloud labels. */
+import type { ClusterSpec } from "../spec/types";
+
+export type Tags = Record<string, string>;
+
+/** `KubernetesCluster`, `kubernetes.io/cluster/<name>=owned` and `Name`, over the cloud labels. */
+export function clusterTags(
+  spec: Pick<ClusterSpec, "clusterName" | "cloudLabels">,
+  name: string,
+  extra: Tags = {},
+): Tags {
+  return {
+    ...spec.cloudLabels,
+    KubernetesCluster: spec.clusterName,
+    [`kubernetes.io/cluster/${spec.clusterName}`]: "owned",
+    Name: name,
+    ...extra,
+  };
+}
