@@ -2,9 +2,13 @@
  * The program: read the spec (validated before anything is declared), build the components, return the
  * stack outputs. `index.ts` exports this for the Pulumi CLI; `npm run plan` runs it under mocks.
  */
+import * as pulumi from "@pulumi/pulumi";
 import { lookupCoordinates } from "./components/awsCoordinates";
 import { MasterIamRole, NodeIamRole } from "./components/iam/instanceRole";
 import { ClusterNetwork } from "./components/network/clusterNetwork";
+import { instanceGroups } from "./components/nodes/instanceGroups";
+import { NodeLaunchTemplate } from "./components/nodes/nodeLaunchTemplate";
+import { ClusterSecrets } from "./components/secrets/clusterSecrets";
 import { loadSpec } from "./spec/load";
 
 export async function program(): Promise<Record<string, unknown>> {
@@ -13,11 +17,34 @@ export async function program(): Promise<Record<string, unknown>> {
   const coordinates = lookupCoordinates(spec.region);
   const controlPlaneRole = new MasterIamRole("control-plane", { spec, coordinates });
   const nodeRole = new NodeIamRole("nodes", { spec, coordinates });
+  const secrets = new ClusterSecrets("secrets", { spec, apiEndpoint: network.apiEndpoint });
+
+  const groups = instanceGroups(spec).map((group) => {
+    const controlPlane = group.role === "control-plane";
+    const template = new NodeLaunchTemplate(
+      group.name,
+      {
+        spec,
+        group,
+        subnetIds: network.nodeSubnetIds,
+        securityGroupId: controlPlane ? network.securityGroupIds.controlPlane : network.securityGroupIds.nodes,
+        instanceProfileName: controlPlane ? controlPlaneRole.instanceProfileName : nodeRole.instanceProfileName,
+        apiEndpoint: network.apiEndpoint,
+        apiTargetGroupArn: controlPlane ? network.apiTargetGroupArn : undefined,
+      },
+      // Nodes fetch their secrets at boot: the parameters must exist before the first instance starts.
+      { dependsOn: [secrets] },
+    );
+    return [group.name, template.autoScalingGroupName] as const;
+  });
+
   return {
     clusterName: spec.clusterName,
     vpcId: network.vpcId,
-    apiEndpoint: network.apiEndpoint,
+    apiEndpoint: pulumi.interpolate`https://${network.apiEndpoint}:443`,
     controlPlaneRoleArn: controlPlaneRole.roleArn,
     nodeRoleArn: nodeRole.roleArn,
+    autoScalingGroups: Object.fromEntries(groups),
+    kubeconfig: secrets.kubeconfig,
   };
 }

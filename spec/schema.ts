@@ -225,7 +225,17 @@ export const CONFIG_SCHEMA: FieldsFor<ConfigKeys> = {
     kind: "array",
     minItems: 1,
     maxItems: 20,
-    default: [{ name: "nodes", instanceType: "t3.large", minSize: 2, maxSize: 4, rootVolumeSize: 128, imageId: "" }],
+    default: [
+      {
+        name: "nodes",
+        instanceType: "t3.large",
+        minSize: 2,
+        maxSize: 4,
+        rootVolumeSize: 128,
+        imageId: "",
+        minHealthyPercentage: 90,
+      },
+    ],
     description: "Worker instance groups, each an Auto Scaling group spread over the zones.",
     rules: ["one to twenty groups", "names unique"],
     items: {
@@ -272,6 +282,14 @@ export const CONFIG_SCHEMA: FieldsFor<ConfigKeys> = {
           description: "AMI of the group's nodes; empty for the latest Ubuntu 24.04 LTS from Canonical.",
           rules: ["empty or an AMI id"],
         },
+        minHealthyPercentage: {
+          kind: "integer",
+          default: 90,
+          minimum: 0,
+          maximum: 100,
+          description:
+            "Share of the group's nodes kept in service while an instance refresh rolls the group after a launch template change.",
+        },
       },
     },
   },
@@ -282,6 +300,21 @@ export const CONFIG_SCHEMA: FieldsFor<ConfigKeys> = {
       "keys of 1 to 128 characters, values of at most 256, not starting with `aws:`",
       "must not set tags the program sets itself (`KubernetesCluster`, `Name`, `kubernetes.io/cluster/*`, `kubernetes.io/role/*`)",
     ],
+  },
+  instanceMetadata: {
+    kind: "object",
+    description: "The EC2 instance metadata service (IMDSv2 is always required).",
+    fields: {
+      hopLimit: {
+        kind: "integer",
+        default: 1,
+        minimum: 1,
+        maximum: 64,
+        description:
+          "IMDSv2 PUT response hop limit. 1 lets only host-network processes (kubelet, Cilium agent and operator) reach " +
+          "the metadata service; pods in their own network namespace need 2 or more.",
+      },
+    },
   },
   iam: {
     kind: "object",

@@ -72,6 +72,13 @@ export interface NodeGroupSpec {
   rootVolumeSize: number;
   /** AMI override; the latest Ubuntu 24.04 LTS when empty. */
   imageId: string;
+  /** Share of the group kept in service while an instance refresh replaces its nodes. */
+  minHealthyPercentage: number;
+}
+
+export interface InstanceMetadataSpec {
+  /** IMDSv2 PUT response hop limit; 1 keeps the metadata service from non-host-network pods. */
+  hopLimit: number;
 }
 
 export interface IamSpec {
@@ -101,4 +108,5 @@ export interface ClusterSpec {
   /** Tags put on every taggable AWS resource. */
   cloudLabels: Record<string, string>;
   iam: IamSpec;
+  instanceMetadata: InstanceMetadataSpec;
 }

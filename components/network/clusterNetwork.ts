@@ -115,6 +115,9 @@ export class ClusterNetwork extends pulumi.ComponentResource {
         vpcId: vpc.id,
         targetType: "instance",
         connectionTermination: true,
+        // Control-plane nodes reach the API through this load balancer too; with client IPs preserved,
+        // a node routed to itself would drop the connection (NLB hairpinning).
+        preserveClientIp: "false",
         deregistrationDelay: 30,
         healthCheck: {
           protocol: "HTTPS",

@@ -1,0 +1,67 @@
+/**
+ * What a node is told at boot (the nodeup config of kOps): a plain object derived from the spec, the
+ * instance group and the API endpoint. Its hash goes into the user data, so any change to what a node
+ * is told changes the launch template and rolls the group.
+ */
+import { createHash } from "crypto";
+import type { ClusterSpec } from "../../spec/types";
+import { parameterPrefix } from "../secrets/paths";
+import type { InstanceGroup } from "./instanceGroups";
+
+/**
+ * The seed's `UsesSecondaryIP()`: pods take secondary IPs of the node's ENIs (Cilium ENI IPAM), so the
+ * kubelet must be told its own address, or it may report a pod's address as the node's.
+ */
+export function usesSecondaryIP(spec: ClusterSpec): boolean {
+  return spec.networking.cilium.ipam === "eni";
+}
+
+export interface BootstrapConfig {
+  clusterName: string;
+  instanceGroup: string;
+  role: "control-plane" | "node";
+  /** The zone whose control-plane node creates the cluster (`kubeadm init`) when no API server answers. */
+  initZone: string;
+  kubernetesVersion: string;
+  apiEndpoint: string;
+  apiPort: number;
+  region: string;
+  secretsPrefix: string;
+  /** Set kubelet `--node-ip` from instance metadata. */
+  nodeIpFromMetadata: boolean;
+  /** Compute max pods from the instance type's ENI limits (kOps's rule). */
+  maxPodsFromEniLimits: boolean;
+  /** Leave secondary ENIs to Cilium: systemd-networkd and cloud-init hotplug must not configure them. */
+  unmanagedSecondaryEnis: boolean;
+  /** Pod range the controller manager splits per node; empty when Cilium allocates from elsewhere. */
+  podCIDR: string;
+  serviceCIDR: string;
+  kubeProxy: boolean;
+}
+
+export function bootstrapConfig(spec: ClusterSpec, group: InstanceGroup, apiEndpoint: string): BootstrapConfig {
+  const eni = usesSecondaryIP(spec);
+  return {
+    clusterName: spec.clusterName,
+    instanceGroup: group.name,
+    role: group.role,
+    initZone: spec.network.availabilityZones[0],
+    kubernetesVersion: spec.kubernetesVersion,
+    apiEndpoint,
+    apiPort: 443,
+    region: spec.region,
+    secretsPrefix: parameterPrefix(spec.clusterName, group.role === "control-plane" ? "control-plane" : "node"),
+    nodeIpFromMetadata: eni,
+    maxPodsFromEniLimits: eni,
+    unmanagedSecondaryEnis: eni,
+    podCIDR: spec.networking.cilium.ipam === "" ? spec.network.podCIDR : "",
+    serviceCIDR: spec.network.serviceCIDR,
+    kubeProxy: spec.kubeProxy.enabled,
+  };
+}
+
+/** base64 of the SHA-256 of the config's canonical JSON, as kOps's NodeupConfigHash. */
+export function bootstrapConfigHash(config: BootstrapConfig): string {
+  const canonical = JSON.stringify(config, Object.keys(config).sort());
+  return createHash("sha256").update(canonical).digest("base64");
+}

@@ -1,0 +1,117 @@
+/**
+ * NodeLaunchTemplate: an instance group's launch template (image, type, instance profile, security
+ * groups, IMDSv2, encrypted root volume, tags, bootstrap user data) and its Auto Scaling group, which
+ * pins the template's latest version and rolls its instances by instance refresh when it changes.
+ */
+import * as aws from "@pulumi/aws";
+import * as pulumi from "@pulumi/pulumi";
+import type { ClusterSpec } from "../../spec/types";
+import { awsName } from "../naming";
+import { clusterTags } from "../tags";
+import { imageFor } from "./ami";
+import { bootstrapConfig } from "./bootstrapConfig";
+import type { InstanceGroup } from "./instanceGroups";
+import { renderUserData } from "./userData";
+
+export interface NodeLaunchTemplateArgs {
+  spec: ClusterSpec;
+  group: InstanceGroup;
+  /** Subnet per zone of the cluster, in the order of `spec.network.availabilityZones`. */
+  subnetIds: pulumi.Input<string>[];
+  securityGroupId: pulumi.Input<string>;
+  instanceProfileName: pulumi.Input<string>;
+  apiEndpoint: pulumi.Input<string>;
+  /** The API target group, for control-plane groups. */
+  apiTargetGroupArn?: pulumi.Input<string>;
+}
+
+/** Launch template names: `[A-Za-z0-9().-/_]`, at most 128 characters. */
+const templateName = (group: string, cluster: string) => awsName(`${group}.${cluster}`, 128, /[^A-Za-z0-9().\-/_]/g);
+
+export class NodeLaunchTemplate extends pulumi.ComponentResource {
+  readonly launchTemplateId: pulumi.Output<string>;
+  readonly latestVersion: pulumi.Output<number>;
+  readonly autoScalingGroupName: pulumi.Output<string>;
+
+  constructor(name: string, args: NodeLaunchTemplateArgs, opts?: pulumi.ComponentResourceOptions) {
+    super("cilium-cluster:nodes:NodeLaunchTemplate", name, {}, opts);
+    const { spec, group } = args;
+    const parent = { parent: this };
+    const physical = templateName(group.name, spec.clusterName);
+    const roleTag = group.role === "control-plane" ? "k8s.io/role/control-plane" : "k8s.io/role/node";
+    const tags = clusterTags(spec, physical, { "kops.k8s.io/instancegroup": group.name, [roleTag]: "1" });
+    const userData = pulumi
+      .output(args.apiEndpoint)
+      .apply((endpoint) => Buffer.from(renderUserData(bootstrapConfig(spec, group, endpoint))).toString("base64"));
+
+    const template = new aws.ec2.LaunchTemplate(
+      `${name}-template`,
+      {
+        name: physical,
+        description: `Instance group ${group.name} of cluster ${spec.clusterName}`,
+        imageId: imageFor(group.instanceType, group.imageId, parent),
+        instanceType: group.instanceType,
+        iamInstanceProfile: { name: args.instanceProfileName },
+        vpcSecurityGroupIds: [args.securityGroupId],
+        metadataOptions: {
+          httpEndpoint: "enabled",
+          httpTokens: "required",
+          httpPutResponseHopLimit: spec.instanceMetadata.hopLimit,
+          httpProtocolIpv6: "disabled",
+          instanceMetadataTags: "disabled",
+        },
+        blockDeviceMappings: [
+          {
+            deviceName: "/dev/sda1",
+            ebs: {
+              volumeSize: group.rootVolumeSize,
+              volumeType: "gp3",
+              encrypted: "true",
+              deleteOnTermination: "true",
+            },
+          },
+        ],
+        // Network interfaces carry the cluster tag too: the Cilium operator's ENI permissions key on it.
+        tagSpecifications: ["instance", "volume", "network-interface"].map((resourceType) => ({ resourceType, tags })),
+        userData,
+        updateDefaultVersion: true,
+        tags,
+      },
+      parent,
+    );
+
+    const zones = spec.network.availabilityZones;
+    const subnets = group.zones.map((z) => args.subnetIds[zones.indexOf(z)]);
+    const controlPlane = group.role === "control-plane";
+    const asg = new aws.autoscaling.Group(
+      `${name}-group`,
+      {
+        name: physical,
+        minSize: group.minSize,
+        maxSize: group.maxSize,
+        vpcZoneIdentifiers: subnets,
+        // Pinned to the template's newest version (never $Latest, which would not trigger a refresh).
+        launchTemplate: { id: template.id, version: pulumi.interpolate`${template.latestVersion}` },
+        targetGroupArns: args.apiTargetGroupArn ? [args.apiTargetGroupArn] : [],
+        healthCheckType: controlPlane ? "ELB" : "EC2",
+        healthCheckGracePeriod: controlPlane ? 900 : 300,
+        instanceRefresh: {
+          strategy: "Rolling",
+          preferences: {
+            minHealthyPercentage: group.minHealthyPercentage,
+            // Control-plane groups (one node each) launch the replacement before the old node leaves.
+            maxHealthyPercentage: controlPlane ? 200 : 100,
+            instanceWarmup: controlPlane ? "600" : "120",
+          },
+        },
+        tags: Object.entries(tags).map(([key, value]) => ({ key, value, propagateAtLaunch: false })),
+      },
+      { parent: this, ignoreChanges: controlPlane ? [] : ["desiredCapacity"] },
+    );
+
+    this.launchTemplateId = template.id;
+    this.latestVersion = template.latestVersion;
+    this.autoScalingGroupName = asg.name;
+    this.registerOutputs({ launchTemplateId: this.launchTemplateId, autoScalingGroupName: this.autoScalingGroupName });
+  }
+}
