@@ -146,7 +146,7 @@ export const CONFIG_SCHEMA: FieldsFor<ConfigKeys> = {
             kind: "boolean",
             default: false,
             description: "Cilium replaces kube-proxy: eBPF handling of services, NodePort and host ports.",
-            rules: ["requires `kubeProxy.enabled: false`"],
+            rules: ["requires `kubeProxy.enabled: false`", "required when `kubeProxy.enabled` is false"],
           },
           extraConfig: {
             kind: "map",

@@ -10,6 +10,14 @@ export function validateCilium(spec: ClusterSpec, path = "networking.cilium"): F
   if (cilium.enableNodePort && spec.kubeProxy.enabled) {
     errors.push(forbidden("kubeProxy.enabled", "When Cilium NodePort is enabled, kubeProxy must be disabled"));
   }
+  if (!cilium.enableNodePort && !spec.kubeProxy.enabled) {
+    errors.push(
+      forbidden(
+        child(path, "enableNodePort"),
+        "with kube-proxy disabled, Cilium must replace it (enableNodePort: true), or Services do not work",
+      ),
+    );
+  }
 
   if (cilium.ipam === "eni") {
     if (spec.cloudProvider !== "aws") {

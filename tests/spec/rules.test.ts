@@ -59,6 +59,18 @@ const cases: RuleCase[] = [
     expected: ["Forbidden::kubeProxy.enabled"],
   },
   {
+    rule: "kube-proxy off needs Cilium's replacement",
+    ok: { networking: { cilium: { enableNodePort: true } }, kubeProxy: { enabled: false } },
+    bad: { kubeProxy: { enabled: false } },
+    expected: ["Forbidden::networking.cilium.enableNodePort"],
+  },
+  {
+    rule: "native routing needs ENI",
+    ok: { networking: { cilium: { tunnel: "disabled" } } },
+    bad: merge(nonEni, { networking: { cilium: { tunnel: "disabled" } } }),
+    expected: ["Forbidden::networking.cilium.tunnel"],
+  },
+  {
     rule: "Cilium version has a v",
     ok: { networking: { cilium: { version: "v1.18.14" } } },
     bad: { networking: { cilium: { version: "1.18.14" } } },
@@ -321,7 +333,7 @@ const cases: RuleCase[] = [
   },
   {
     rule: "wrong type: boolean",
-    ok: { kubeProxy: { enabled: false } },
+    ok: { kubeProxy: { enabled: true } },
     bad: { kubeProxy: { enabled: "no" } },
     expected: ["Invalid value::kubeProxy.enabled"],
   },
