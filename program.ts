@@ -4,6 +4,8 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import { lookupCoordinates } from "./components/awsCoordinates";
+import { ApiReady } from "./components/cilium/apiReady";
+import { CiliumAddon } from "./components/cilium/ciliumAddon";
 import { MasterIamRole, NodeIamRole } from "./components/iam/instanceRole";
 import { ClusterNetwork } from "./components/network/clusterNetwork";
 import { instanceGroups } from "./components/nodes/instanceGroups";
@@ -35,7 +37,23 @@ export async function program(): Promise<Record<string, unknown>> {
       // Nodes fetch their secrets at boot: the parameters must exist before the first instance starts.
       { dependsOn: [secrets] },
     );
-    return [group.name, template.autoScalingGroupName] as const;
+    return { group, template };
+  });
+
+  const apiReady = new ApiReady(
+    "api-ready",
+    {
+      url: pulumi.interpolate`https://${network.apiEndpoint}:443/readyz`,
+      caCertPem: secrets.caCertPem,
+      timeoutSeconds: 1800,
+    },
+    { dependsOn: groups.filter((g) => g.group.role === "control-plane").map((g) => g.template) },
+  );
+  const cilium = new CiliumAddon("cilium", {
+    spec,
+    kubeconfig: secrets.kubeconfig,
+    apiEndpoint: network.apiEndpoint,
+    dependsOn: [apiReady],
   });
 
   return {
@@ -44,7 +62,8 @@ export async function program(): Promise<Record<string, unknown>> {
     apiEndpoint: pulumi.interpolate`https://${network.apiEndpoint}:443`,
     controlPlaneRoleArn: controlPlaneRole.roleArn,
     nodeRoleArn: nodeRole.roleArn,
-    autoScalingGroups: Object.fromEntries(groups),
+    autoScalingGroups: Object.fromEntries(groups.map((g) => [g.group.name, g.template.autoScalingGroupName])),
+    ciliumConfigChecksum: cilium.configChecksum,
     kubeconfig: secrets.kubeconfig,
   };
 }

@@ -1,0 +1,7 @@
+/** Cilium 1.18: the shared object set is complete. */
+import type { CiliumLineManifests } from ".";
+
+export const line118: CiliumLineManifests = {
+  line: "1.18",
+  extraObjects: () => [],
+};

@@ -1,0 +1,64 @@
+/**
+ * Every Kubernetes object of the Cilium addon for a spec, in dependency order (accounts, RBAC and the
+ * ConfigMap before the workloads). Pure; CiliumAddon declares what this returns.
+ */
+import type { ClusterSpec } from "../../spec/types";
+import { agentDaemonSet } from "./agent";
+import { configChecksum, renderCiliumConfig } from "./configMap";
+import type { K8sObject } from "./k8sObject";
+import { manifestsFor } from "./lines";
+import { operatorObjects } from "./operator";
+import { rbac, serviceAccounts } from "./rbac";
+import type { WorkloadContext } from "./workloadContext";
+
+export const CILIUM_NAMESPACE = "kube-system";
+const REGISTRY = "quay.io/cilium";
+
+export interface CiliumManifests {
+  /** Accounts, RBAC and the ConfigMap: what the workloads need first. */
+  foundation: K8sObject[];
+  workloads: K8sObject[];
+  configChecksum: string;
+}
+
+/** The operator image that implements the IPAM mode: `operator-aws` for ENI, `operator-generic` else. */
+export function operatorVariant(spec: ClusterSpec): "aws" | "generic" {
+  return spec.networking.cilium.ipam === "eni" ? "aws" : "generic";
+}
+
+export function renderCiliumManifests(spec: ClusterSpec, apiEndpoint: string): CiliumManifests {
+  const namespace = CILIUM_NAMESPACE;
+  const version = spec.networking.cilium.version;
+  const data = renderCiliumConfig(spec);
+  const checksum = configChecksum(data);
+  const variant = operatorVariant(spec);
+  const ctx: WorkloadContext = {
+    namespace,
+    agentImage: `${REGISTRY}/cilium:${version}`,
+    operatorImage: `${REGISTRY}/operator-${variant}:${version}`,
+    operatorCommand: `cilium-operator-${variant}`,
+    apiEnv: [
+      { name: "KUBERNETES_SERVICE_HOST", value: apiEndpoint },
+      { name: "KUBERNETES_SERVICE_PORT", value: "443" },
+    ],
+    configChecksum: checksum,
+    operatorOnControlPlane: spec.networking.cilium.ipam === "eni",
+    operatorReplicas: spec.controlPlane.count > 1 ? 2 : 1,
+  };
+  const configMap: K8sObject = {
+    apiVersion: "v1",
+    kind: "ConfigMap",
+    metadata: { name: "cilium-config", namespace, labels: { "app.kubernetes.io/part-of": "cilium" } },
+    data,
+  };
+  return {
+    foundation: [
+      ...serviceAccounts(namespace),
+      configMap,
+      ...rbac(namespace),
+      ...manifestsFor(version).extraObjects(namespace),
+    ],
+    workloads: [agentDaemonSet(ctx), ...operatorObjects(ctx)],
+    configChecksum: checksum,
+  };
+}

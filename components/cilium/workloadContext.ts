@@ -1,0 +1,13 @@
+/** What the agent and operator renderers share: images, API endpoint environment, config checksum. */
+export interface WorkloadContext {
+  namespace: string;
+  agentImage: string;
+  operatorImage: string;
+  operatorCommand: string;
+  /** `KUBERNETES_SERVICE_HOST`/`PORT`: the API load balancer, reachable before the CNI is up. */
+  apiEnv: { name: string; value: string }[];
+  configChecksum: string;
+  /** ENI mode: the operator runs on the control plane, whose instance role carries the ENI permissions. */
+  operatorOnControlPlane: boolean;
+  operatorReplicas: number;
+}
