@@ -8,6 +8,7 @@ import { formatReport } from "../spec/validation/report";
 import { planFiles } from "./artifacts";
 import { diffPlans } from "./diff";
 import { Format, formatDiff, formatPlan } from "./format";
+import { PROJECT_DIR } from "./examples";
 import { runPlan } from "./run";
 import { loadStackConfig, setPath, StackConfig, UsageError } from "./stackConfig";
 
@@ -67,7 +68,6 @@ export function parseArgs(argv: readonly string[]): Options {
   return options;
 }
 
-const PROJECT_DIR = resolve(__dirname, "..");
 
 /** The stack file and the stack name it implies. */
 function stackSource(options: Options): { file: string; stack: string } {

@@ -42,6 +42,10 @@ function checkFields(raw: Raw, fields: Record<string, AnyField>, path: string, e
 
 /** Returns the value when it is well-typed (objects and arrays cleaned recursively), else undefined. */
 function checkValue(value: unknown, field: AnyField, path: string, errors: FieldError[]): unknown {
+  if ((value === undefined || value === null) && field.kind === "object") {
+    // An absent object still has to report the required keys below it.
+    return checkFields({}, field.fields, path, errors);
+  }
   if (value === undefined || value === null) {
     const isRequired = (field.kind === "string" || field.kind === "array") && field.required;
     if (isRequired) errors.push(required(path, "this key has no default"));

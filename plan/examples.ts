@@ -1,0 +1,21 @@
+/** The stacks with golden renders: the dev stack and every stack file in examples/. */
+import { readdirSync } from "fs";
+import { join, resolve } from "path";
+
+export const PROJECT_DIR = resolve(__dirname, "..");
+export const GOLDEN_DIR = join(PROJECT_DIR, "tests", "golden");
+
+export interface Example {
+  /** Stack name, also the golden directory's name. */
+  name: string;
+  file: string;
+}
+
+export function examples(): Example[] {
+  const dir = join(PROJECT_DIR, "examples");
+  const files = readdirSync(dir)
+    .filter((f) => /^Pulumi\..+\.yaml$/.test(f))
+    .sort()
+    .map((f) => ({ name: f.replace(/^Pulumi\./, "").replace(/\.yaml$/, ""), file: join(dir, f) }));
+  return [{ name: "dev", file: join(PROJECT_DIR, "Pulumi.dev.yaml") }, ...files];
+}

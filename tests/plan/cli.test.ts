@@ -1,0 +1,136 @@
+// `npm run plan` through its entry points: main() for every option, and the script itself for exit codes.
+import { expect } from "chai";
+import { spawnSync } from "child_process";
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "fs";
+import { tmpdir } from "os";
+import { join } from "path";
+import { main } from "../../plan/cli";
+import { PROJECT_DIR } from "../../plan/examples";
+
+async function run(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
+  let out = "";
+  let err = "";
+  const code = await main(argv, { out: (t) => (out += t), err: (t) => (err += t) });
+  return { code, out, err };
+}
+
+const scratch = () => mkdtempSync(join(tmpdir(), "plan-test-"));
+
+function readTree(dir: string, prefix = ""): Record<string, string> {
+  const files: Record<string, string> = {};
+  for (const entry of readdirSync(join(dir, prefix), { withFileTypes: true })) {
+    const rel = join(prefix, entry.name);
+    if (entry.isDirectory()) Object.assign(files, readTree(dir, rel));
+    else files[rel] = readFileSync(join(dir, rel), "utf8");
+  }
+  return files;
+}
+
+describe("npm run plan", () => {
+  it("prints the dev stack's resource tree and a summary per type", async () => {
+    const { code, out } = await run();
+    expect(code).to.equal(0);
+    expect(out).to.match(/^ \+ {2}pulumi:pulumi:Stack\s+cilium-cluster-dev$/m);
+    expect(out).to.match(/├─ cilium-cluster:network:ClusterNetwork\s+network/);
+    expect(out).to.match(/│ {2}├─ aws:ec2\/vpc:Vpc\s+network-vpc/);
+    expect(out).to.match(/^Resources: \d+ to create$/m);
+    expect(out).to.match(/^ +2 aws:ec2\/launchTemplate:LaunchTemplate$/m);
+  });
+
+  it("--config-file plans any stack file, named after it", async () => {
+    const { code, out } = await run("--config-file", join(PROJECT_DIR, "examples", "Pulumi.public.yaml"));
+    expect(code).to.equal(0);
+    expect(out).to.match(/cilium-cluster-public/);
+    expect(out).not.to.match(/NatGateway/);
+  });
+
+  it("--set applies pulumi config set --path edits with the CLI's coercion", async () => {
+    const { code, out } = await run("--set", "controlPlane.count=3", "--set", "nodeGroups[1].name=gpu");
+    expect(code).to.equal(0);
+    expect(out.match(/─ cilium-cluster:nodes:NodeLaunchTemplate/g)).to.have.length(5);
+  });
+
+  it("--out writes resources, outputs and reviewer artifacts, byte-identical across runs", async () => {
+    const [a, b] = [scratch(), scratch()];
+    expect((await run("--out", a)).code).to.equal(0);
+    expect((await run("--out", b)).code).to.equal(0);
+    const first = readTree(a);
+    expect(first).to.deep.equal(readTree(b));
+    const resources = JSON.parse(first["resources.json"]) as { urn: string; parent: string | null; custom: boolean }[];
+    expect(resources.map((r) => r.urn)).to.deep.equal(resources.map((r) => r.urn).sort());
+    expect(resources.find((r) => r.urn.endsWith("::network"))).to.include({ custom: false });
+    expect(JSON.parse(first["outputs.json"]).kubeconfig).to.equal("[secret]");
+    expect(first["kubernetes/configmap-kube-system-cilium-config.yaml"]).to.match(/^apiVersion: v1\nkind: ConfigMap\n/);
+    expect(first["iam/control-plane-policy.json"]).to.contain("ec2:CreateNetworkInterface");
+    expect(first["userdata/nodes-template.txt"]).to.match(/^#!\/bin\/bash\n/);
+  });
+
+  it("--diff lists changed inputs and says whether nodes roll", async () => {
+    const { code, out } = await run("--diff", "--set", "nodeGroups[0].maxSize=8", "--set", "cloudLabels.owner=sre");
+    expect(code).to.equal(0);
+    expect(out).to.match(/~ +update +aws:autoscaling\/group:Group +nodes-group/);
+    expect(out).to.contain("maxSize: 4 → 8");
+    expect(out).to.contain('tags.owner: (none) → "sre"');
+    expect(out).to.match(/Nodes will roll: launch template\(s\) .*nodes-template/);
+  });
+
+  it("--diff flags replacements", async () => {
+    const { out } = await run("--diff", "--set", "network.cidr=10.1.0.0/16");
+    expect(out).to.match(/\+- replace +aws:ec2\/vpc:Vpc +network-vpc/);
+    expect(out).to.contain('cidrBlock: "10.0.0.0/16" → "10.1.0.0/16"  (forces replacement)');
+  });
+
+  it("--diff says plainly when nodes do not roll", async () => {
+    const { out } = await run("--diff", "--set", "api.access[0]=203.0.113.0/24");
+    expect(out).to.contain("Nodes will not roll: no launch template changes.");
+  });
+
+  it("--format markdown renders a pull-request comment", async () => {
+    const plan = await run("--format", "markdown");
+    expect(plan.out).to.match(/^### Plan\n\n```\n/);
+    const diff = await run("--format", "markdown", "--diff", "--set", "nodeGroups[0].maxSize=8");
+    expect(diff.out).to.contain("| op | type | name | changes |");
+    expect(diff.out).to.match(/\| update \| `aws:autoscaling\/group:Group` \| nodes-group \|/);
+  });
+
+  it("rejects an invalid config with every field error and exit code 1", async () => {
+    const { code, err, out } = await run("--set", "networking.cilium.ipam=foo", "--set", "controlPlane.count=2");
+    expect(code).to.equal(1);
+    expect(out).to.equal("");
+    expect(err).to.contain('networking.cilium.ipam: Unsupported value: "foo": supported values: "", "crd", "eni"');
+    expect(err).to.contain('controlPlane.count: Unsupported value: 2: supported values: "1", "3"');
+  });
+
+  for (const [argv, message] of [
+    [["--bogus"], "unknown argument --bogus"],
+    [["--set", "novalue"], "--set takes PATH=VALUE"],
+    [["--config-file", "/nonexistent/Pulumi.x.yaml"], "cannot read /nonexistent/Pulumi.x.yaml"],
+    [["--set", "a..b=1"], "malformed config path"],
+    [["--diff"], "--diff compares against --set edits"],
+    [["--format", "html"], "--format is text or markdown"],
+  ] as const) {
+    it(`exits 2 with a usage line: ${argv.join(" ")}`, async () => {
+      const { code, err } = await run(...argv);
+      expect(code).to.equal(2);
+      expect(err).to.contain(message);
+      expect(err).to.match(/^usage: npm run plan -- /m);
+    });
+  }
+
+  it("the script exits 0, 1 and 2 as main() says, without a stack trace", () => {
+    const script = (...args: string[]) =>
+      spawnSync(process.execPath, [require.resolve("ts-node/dist/bin"), "--transpile-only", "scripts/plan.ts", ...args], {
+        cwd: PROJECT_DIR,
+        encoding: "utf8",
+      });
+    const bad = join(scratch(), "Pulumi.bad.yaml");
+    writeFileSync(bad, "config:\n  aws:region: us-east-1\n  cilium-cluster:clusterName: Bad_Name\n");
+    const invalid = script("--config-file", bad);
+    expect(invalid.status).to.equal(1);
+    expect(invalid.stderr).to.contain("clusterName: Invalid value");
+    expect(invalid.stderr).to.contain("network.availabilityZones: Required value");
+    expect(invalid.stderr).not.to.match(/\n\s+at /);
+    expect(script("--stack").status).to.equal(2);
+    expect(script("--stack", "dev").status).to.equal(0);
+  });
+});

@@ -1,0 +1,47 @@
+// The program under the mock runtime: a bad config stops it before any resource is declared.
+import { expect } from "chai";
+import { runPlan } from "../../plan/run";
+import { errorKey } from "../../spec/validation/fieldErrors";
+import { ConfigValidationError } from "../../spec/validation/report";
+import { configWith } from "../planHelpers";
+import program from "../../index";
+import * as pulumi from "@pulumi/pulumi";
+
+describe("program", () => {
+  it("registers no resource (beyond the stack) for a bad config, and reports every problem", async () => {
+    const plan = await runPlan(
+      configWith({ "networking.cilium.ipam": "foo", "controlPlane.count": "2", "networking.cilium.ipma": "eni" }),
+      "bad",
+    );
+    expect(plan.resources.map((r) => r.type)).to.deep.equal(["pulumi:pulumi:Stack"]);
+    expect(plan.errors?.map(errorKey)).to.have.members([
+      "Unsupported value::networking.cilium.ipam",
+      "Unsupported value::controlPlane.count",
+      "Forbidden::networking.cilium.ipma",
+    ]);
+  });
+
+  it("fails with one RunError that lists every error with its fix, and no stack trace", async () => {
+    await pulumi.runtime.setMocks({ newResource: () => ({ id: "x", state: {} }), call: () => ({}) }, "cilium-cluster", "t");
+    pulumi.runtime.setAllConfig({ "aws:region": "us-east-1", "cilium-cluster:clusterName": "Bad Name" }, []);
+    let error: unknown;
+    try {
+      await program();
+    } catch (err) {
+      error = err;
+    }
+    expect(error).to.be.instanceOf(ConfigValidationError);
+    expect(pulumi.RunError.isInstance(error)).to.equal(true);
+    const message = (error as Error).message.split("\n");
+    expect(message[0]).to.equal("Invalid cluster configuration (2 errors):");
+    expect(message.slice(1)).to.deep.equal([
+      "  clusterName: Invalid value: \"Bad Name\": must be a lowercase DNS name of at most 63 characters, such as dev.k8s.local (fix: pulumi config set --path 'clusterName' <value>)",
+      "  network.availabilityZones: Required value: this key has no default (fix: pulumi config set --path 'network.availabilityZones' <value>)",
+    ]);
+  });
+
+  it("validates the dev stack", async () => {
+    const plan = await runPlan(configWith(), "dev");
+    expect(plan.errors).to.equal(undefined);
+  });
+});

@@ -1,0 +1,46 @@
+// Stack config as the Pulumi CLI assembles it: project defaults, stack values, --path edits.
+import { expect } from "chai";
+import { mkdtempSync, writeFileSync } from "fs";
+import { tmpdir } from "os";
+import { join } from "path";
+import { loadStackConfig, parseConfigPath, setPath, toRuntimeConfig, UsageError } from "../../plan/stackConfig";
+
+describe("stack config", () => {
+  it("parses config paths as pulumi config set --path does", () => {
+    expect(parseConfigPath("networking.cilium.ipam")).to.deep.equal(["networking", "cilium", "ipam"]);
+    expect(parseConfigPath("nodeGroups[1].name")).to.deep.equal(["nodeGroups", 1, "name"]);
+    expect(parseConfigPath('cloudLabels["kubernetes.io/x"]')).to.deep.equal(["cloudLabels", "kubernetes.io/x"]);
+    for (const bad of ["", "a..b", "[0]", "a[x]", "a[", 'a["x'] as const) {
+      expect(() => parseConfigPath(bad), bad).to.throw(UsageError);
+    }
+  });
+
+  it("coerces path leaves (booleans, integers) but keeps top-level values as strings", () => {
+    const config: Record<string, unknown> = {};
+    setPath(config, "networking.cilium.disableMasquerade", "true");
+    setPath(config, "nodeGroups[0].maxSize", "8");
+    setPath(config, "nodeGroups[0].name", "007x");
+    setPath(config, "kubernetesVersion", "1.33.5");
+    setPath(config, "aws:region", "eu-west-1");
+    expect(config).to.deep.equal({
+      "cilium-cluster:networking": { cilium: { disableMasquerade: true } },
+      "cilium-cluster:nodeGroups": [{ maxSize: 8, name: "007x" }],
+      "cilium-cluster:kubernetesVersion": "1.33.5",
+      "aws:region": "eu-west-1",
+    });
+    expect(toRuntimeConfig(config)["cilium-cluster:nodeGroups"]).to.equal('[{"maxSize":8,"name":"007x"}]');
+  });
+
+  it("merges Pulumi.yaml defaults under the stack's values, key by key", () => {
+    const dir = mkdtempSync(join(tmpdir(), "stack-"));
+    writeFileSync(
+      join(dir, "Pulumi.yaml"),
+      "name: p\nconfig:\n  topology:\n    type: string\n    default: private\n  network:\n    type: object\n    default: {}\n",
+    );
+    writeFileSync(join(dir, "Pulumi.s.yaml"), "config:\n  cilium-cluster:network:\n    cidr: 10.0.0.0/16\n");
+    expect(loadStackConfig(join(dir, "Pulumi.yaml"), join(dir, "Pulumi.s.yaml"))).to.deep.equal({
+      "cilium-cluster:topology": "private",
+      "cilium-cluster:network": { cidr: "10.0.0.0/16" },
+    });
+  });
+});

@@ -1,0 +1,39 @@
+/** Plans of the real program under the plan's mocks, for component tests. */
+import { join } from "path";
+import { PROJECT_DIR } from "../plan/examples";
+import { Plan, PlannedResource, runPlan } from "../plan/run";
+import { loadStackConfig, setPath, StackConfig } from "../plan/stackConfig";
+
+export function devConfig(): StackConfig {
+  return loadStackConfig(join(PROJECT_DIR, "Pulumi.yaml"), join(PROJECT_DIR, "Pulumi.dev.yaml"));
+}
+
+/** The dev stack with `pulumi config set --path` edits applied. */
+export function configWith(edits: Record<string, string> = {}, base: StackConfig = devConfig()): StackConfig {
+  const config = structuredClone(base);
+  for (const [path, value] of Object.entries(edits)) setPath(config, path, value);
+  return config;
+}
+
+export async function planWith(edits: Record<string, string> = {}, base?: StackConfig): Promise<Plan> {
+  const plan = await runPlan(configWith(edits, base), "test");
+  if (plan.errors) throw new Error(`config invalid: ${JSON.stringify(plan.errors)}`);
+  return plan;
+}
+
+export const ofType = (plan: Plan, type: string): PlannedResource[] => plan.resources.filter((r) => r.type === type);
+
+export const named = (plan: Plan, type: string, name: string): PlannedResource => {
+  const found = plan.resources.find((r) => r.type === type && r.name === name);
+  if (!found) throw new Error(`no ${type} named ${name}`);
+  return found;
+};
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export const inputs = (r: PlannedResource): any => r.inputs;
+
+/** Switches the dev stack from ENI to another IPAM mode (with the settings that mode needs). */
+export const NON_ENI: Record<string, string> = {
+  "networking.cilium.ipam": "",
+  "networking.cilium.disableMasquerade": "false",
+};
