@@ -68,7 +68,6 @@ export function parseArgs(argv: readonly string[]): Options {
   return options;
 }
 
-
 /** The stack file and the stack name it implies. */
 function stackSource(options: Options): { file: string; stack: string } {
   if (options.configFile) {

@@ -119,10 +119,14 @@ describe("npm run plan", () => {
 
   it("the script exits 0, 1 and 2 as main() says, without a stack trace", () => {
     const script = (...args: string[]) =>
-      spawnSync(process.execPath, [require.resolve("ts-node/dist/bin"), "--transpile-only", "scripts/plan.ts", ...args], {
-        cwd: PROJECT_DIR,
-        encoding: "utf8",
-      });
+      spawnSync(
+        process.execPath,
+        [require.resolve("ts-node/dist/bin"), "--transpile-only", "scripts/plan.ts", ...args],
+        {
+          cwd: PROJECT_DIR,
+          encoding: "utf8",
+        },
+      );
     const bad = join(scratch(), "Pulumi.bad.yaml");
     writeFileSync(bad, "config:\n  aws:region: us-east-1\n  cilium-cluster:clusterName: Bad_Name\n");
     const invalid = script("--config-file", bad);

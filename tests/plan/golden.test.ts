@@ -17,7 +17,9 @@ describe("golden renders (npm run update-expected rewrites them)", () => {
     it(`${example.name} matches tests/golden/${example.name}`, async () => {
       const dir = join(GOLDEN_DIR, example.name);
       const rendered = await renderStackFiles(example.file, example.name);
-      const onDisk = filesUnder(dir).map((f) => relative(dir, f)).sort();
+      const onDisk = filesUnder(dir)
+        .map((f) => relative(dir, f))
+        .sort();
       expect([...rendered.keys()].sort(), "the set of files; run npm run update-expected").to.deep.equal(onDisk);
       for (const [name, text] of rendered) {
         expect(text, `${example.name}/${name} is stale; run npm run update-expected`).to.equal(

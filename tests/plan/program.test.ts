@@ -22,7 +22,11 @@ describe("program", () => {
   });
 
   it("fails with one RunError that lists every error with its fix, and no stack trace", async () => {
-    await pulumi.runtime.setMocks({ newResource: () => ({ id: "x", state: {} }), call: () => ({}) }, "cilium-cluster", "t");
+    await pulumi.runtime.setMocks(
+      { newResource: () => ({ id: "x", state: {} }), call: () => ({}) },
+      "cilium-cluster",
+      "t",
+    );
     pulumi.runtime.setAllConfig({ "aws:region": "us-east-1", "cilium-cluster:clusterName": "Bad Name" }, []);
     let error: unknown;
     try {
@@ -35,8 +39,8 @@ describe("program", () => {
     const message = (error as Error).message.split("\n");
     expect(message[0]).to.equal("Invalid cluster configuration (2 errors):");
     expect(message.slice(1)).to.deep.equal([
-      "  clusterName: Invalid value: \"Bad Name\": must be a lowercase DNS name of at most 63 characters, such as dev.k8s.local (fix: pulumi config set --path 'clusterName' <value>)",
       "  network.availabilityZones: Required value: this key has no default (fix: pulumi config set --path 'network.availabilityZones' <value>)",
+      "  clusterName: Invalid value: \"Bad Name\": must be a lowercase DNS name of at most 63 characters, such as dev.k8s.local (fix: pulumi config set --path 'clusterName' <value>)",
     ]);
   });
 
