@@ -1,0 +1,151 @@
+// ClusterNetwork under the mock runtime: resources per topology and NAT mode, tags, routes, rules, LB.
+import { expect } from "chai";
+import type { Plan } from "../../plan/run";
+import { inputs, named, NON_ENI, ofType, planWith } from "../planHelpers";
+
+const TAGGABLE_AWS = (type: string) => type.startsWith("aws:") && !type.startsWith("aws:iam/rolePolicy") && type !== "aws:ec2/route:Route" && !type.includes("routeTableAssociation");
+
+const count = (plan: Plan, type: string) => ofType(plan, type).length;
+const rules = (plan: Plan) => [
+  ...ofType(plan, "aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule"),
+  ...ofType(plan, "aws:vpc/securityGroupEgressRule:SecurityGroupEgressRule"),
+];
+const coversPort = (r: { inputs: unknown }, port: number, protocol: string) => {
+  const i = r.inputs as { ipProtocol: string; fromPort?: number; toPort?: number };
+  if (i.ipProtocol === "-1") return true;
+  return i.ipProtocol === protocol && (i.fromPort ?? 0) <= port && port <= (i.toPort ?? 65535);
+};
+
+describe("ClusterNetwork", () => {
+  let eni: Plan;
+  let single: Plan;
+  let publicPlan: Plan;
+  let vxlan: Plan;
+  before(async () => {
+    eni = await planWith();
+    single = await planWith({ "network.natGateways": "single" });
+    publicPlan = await planWith({ ...NON_ENI, topology: "public", "api.loadBalancer": "internal" });
+    vxlan = await planWith(NON_ENI);
+  });
+
+  const expectCounts = (plan: Plan, expected: Record<string, number>) => {
+    for (const [type, n] of Object.entries(expected)) expect(count(plan, `aws:ec2/${type}`), type).to.equal(n);
+  };
+
+  it("private topology, NAT per zone: private and utility subnet, NAT gateway and route table per zone", () => {
+    expectCounts(eni, {
+      "vpc:Vpc": 1,
+      "subnet:Subnet": 6,
+      "internetGateway:InternetGateway": 1,
+      "eip:Eip": 3,
+      "natGateway:NatGateway": 3,
+      "routeTable:RouteTable": 4,
+      "route:Route": 4,
+      "routeTableAssociation:RouteTableAssociation": 6,
+      "securityGroup:SecurityGroup": 3,
+    });
+    for (const zone of ["us-east-1a", "us-east-1b", "us-east-1c"]) {
+      const route = inputs(named(eni, "aws:ec2/route:Route", `network-private-${zone}-default`));
+      expect(route).to.include({ destinationCidrBlock: "0.0.0.0/0", natGatewayId: `network-${zone}-id` });
+    }
+  });
+
+  it("private topology, single NAT: one NAT gateway every private route table uses", () => {
+    expectCounts(single, { "eip:Eip": 1, "natGateway:NatGateway": 1, "routeTable:RouteTable": 4 });
+    for (const zone of ["us-east-1a", "us-east-1b", "us-east-1c"]) {
+      expect(inputs(named(single, "aws:ec2/route:Route", `network-private-${zone}-default`)).natGatewayId).to.equal(
+        "network-us-east-1a-id",
+      );
+    }
+    expect(inputs(named(single, "aws:ec2/natGateway:NatGateway", "network-us-east-1a")).subnetId).to.equal(
+      "network-utility-us-east-1a-id",
+    );
+  });
+
+  it("public topology: public subnets routed to the internet gateway, no NAT", () => {
+    expectCounts(publicPlan, {
+      "subnet:Subnet": 3,
+      "natGateway:NatGateway": 0,
+      "eip:Eip": 0,
+      "routeTable:RouteTable": 1,
+      "routeTableAssociation:RouteTableAssociation": 3,
+    });
+    expect(inputs(named(publicPlan, "aws:ec2/route:Route", "network-public-default")).gatewayId).to.equal("network-igw-id");
+    for (const s of ofType(publicPlan, "aws:ec2/subnet:Subnet")) expect(inputs(s).mapPublicIpOnLaunch).to.equal(true);
+  });
+
+  it("tags every taggable resource as kOps does, plus the cloud labels", () => {
+    for (const plan of [eni, publicPlan]) {
+      for (const r of plan.resources.filter((x) => TAGGABLE_AWS(x.type))) {
+        const raw = inputs(r).tags as Record<string, string> | { key: string; value: string }[];
+        // Auto Scaling groups list their tags; everything else has a map.
+        const tags = Array.isArray(raw) ? Object.fromEntries(raw.map((t) => [t.key, t.value])) : raw;
+        expect(tags, `${r.type} ${r.name}`).to.include({
+          KubernetesCluster: "dev.k8s.local",
+          "kubernetes.io/cluster/dev.k8s.local": "owned",
+          team: "platform",
+          environment: "dev",
+        });
+        expect(tags.Name, `${r.type} ${r.name}`).to.be.a("string");
+      }
+    }
+    const subnetTags = (plan: Plan, name: string) => inputs(named(plan, "aws:ec2/subnet:Subnet", name)).tags;
+    expect(subnetTags(eni, "network-private-us-east-1a")).to.include({ "kubernetes.io/role/internal-elb": "1" });
+    expect(subnetTags(eni, "network-private-us-east-1a")).not.to.have.property("kubernetes.io/role/elb");
+    expect(subnetTags(eni, "network-utility-us-east-1a")).to.include({ "kubernetes.io/role/elb": "1" });
+    expect(subnetTags(publicPlan, "network-public-us-east-1a")).to.include({ "kubernetes.io/role/elb": "1" });
+  });
+
+  it("opens no SSH anywhere and lets the API in only from api.access on 443", async () => {
+    for (const plan of [eni, vxlan, publicPlan]) {
+      const ingress = ofType(plan, "aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule");
+      for (const r of ingress) {
+        const i = inputs(r);
+        if (i.cidrIpv4 !== undefined) expect(i, r.name).to.include({ ipProtocol: "tcp", fromPort: 443, toPort: 443 });
+        expect(coversPort(r, 22, "tcp") && i.cidrIpv4 !== undefined, r.name).to.equal(false);
+      }
+    }
+    const restricted = await planWith({ "api.access[0]": "203.0.113.0/24", "api.access[1]": "198.51.100.7/32" });
+    const sources = ofType(restricted, "aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule")
+      .map((r) => inputs(r).cidrIpv4)
+      .filter(Boolean);
+    expect(sources).to.have.members(["203.0.113.0/24", "198.51.100.7/32"]);
+  });
+
+  it("opens the tunnel and health ports only when tunnelling", () => {
+    const udp8472 = (plan: Plan) => rules(plan).filter((r) => inputs(r).ipProtocol === "udp" && inputs(r).fromPort === 8472);
+    expect(udp8472(eni)).to.have.length(0);
+    expect(udp8472(vxlan).map((r) => r.name)).to.have.members([
+      "network-control-plane-vxlan-from-nodes",
+      "network-nodes-vxlan-from-control-plane",
+    ]);
+    const health = rules(vxlan).filter((r) => inputs(r).fromPort === 4240);
+    expect(health).to.have.length(2);
+    expect(rules(eni).filter((r) => inputs(r).fromPort === 4240)).to.have.length(0);
+  });
+
+  it("in ENI mode lets pod traffic between control plane and nodes pass, but never etcd from workers", () => {
+    const fromNodes = rules(eni).filter(
+      (r) => inputs(r).securityGroupId === "network-controlPlane-id" && inputs(r).referencedSecurityGroupId === "network-nodes-id",
+    );
+    for (const port of [53, 443, 6443, 8080, 10250]) expect(fromNodes.some((r) => coversPort(r, port, "tcp")), `${port}`).to.equal(true);
+    for (const port of [2379, 2380, 2381]) expect(fromNodes.some((r) => coversPort(r, port, "tcp")), `${port}`).to.equal(false);
+    expect(fromNodes.some((r) => coversPort(r, 53, "udp"))).to.equal(true);
+  });
+
+  it("describes every rule in the characters AWS accepts", () => {
+    for (const r of rules(eni).concat(rules(vxlan))) {
+      expect(inputs(r).description).to.match(/^[a-zA-Z0-9. _\-:/()#,@[\]+=&;{}!$*]{1,255}$/);
+    }
+  });
+
+  it("puts the API load balancer in the scheme and subnets api.loadBalancer asks for", () => {
+    const lb = (plan: Plan) => inputs(named(plan, "aws:lb/loadBalancer:LoadBalancer", "network-api"));
+    expect(lb(eni)).to.include({ internal: false, loadBalancerType: "network" });
+    expect(lb(eni).subnets).to.deep.equal(["a", "b", "c"].map((z) => `network-utility-us-east-1${z}-id`));
+    expect(lb(publicPlan).internal).to.equal(true);
+    const listener = inputs(named(eni, "aws:lb/listener:Listener", "network-api-443"));
+    expect(listener).to.include({ port: 443, protocol: "TCP" });
+    expect(inputs(named(eni, "aws:lb/targetGroup:TargetGroup", "network-api"))).to.include({ port: 6443, protocol: "TCP" });
+  });
+});
