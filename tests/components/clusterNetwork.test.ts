@@ -3,7 +3,11 @@ import { expect } from "chai";
 import type { Plan } from "../../plan/run";
 import { inputs, named, NON_ENI, ofType, planWith } from "../planHelpers";
 
-const TAGGABLE_AWS = (type: string) => type.startsWith("aws:") && !type.startsWith("aws:iam/rolePolicy") && type !== "aws:ec2/route:Route" && !type.includes("routeTableAssociation");
+const TAGGABLE_AWS = (type: string) =>
+  type.startsWith("aws:") &&
+  !type.startsWith("aws:iam/rolePolicy") &&
+  type !== "aws:ec2/route:Route" &&
+  !type.includes("routeTableAssociation");
 
 const count = (plan: Plan, type: string) => ofType(plan, type).length;
 const rules = (plan: Plan) => [
@@ -70,7 +74,9 @@ describe("ClusterNetwork", () => {
       "routeTable:RouteTable": 1,
       "routeTableAssociation:RouteTableAssociation": 3,
     });
-    expect(inputs(named(publicPlan, "aws:ec2/route:Route", "network-public-default")).gatewayId).to.equal("network-igw-id");
+    expect(inputs(named(publicPlan, "aws:ec2/route:Route", "network-public-default")).gatewayId).to.equal(
+      "network-igw-id",
+    );
     for (const s of ofType(publicPlan, "aws:ec2/subnet:Subnet")) expect(inputs(s).mapPublicIpOnLaunch).to.equal(true);
   });
 
@@ -113,7 +119,8 @@ describe("ClusterNetwork", () => {
   });
 
   it("opens the tunnel and health ports only when tunnelling", () => {
-    const udp8472 = (plan: Plan) => rules(plan).filter((r) => inputs(r).ipProtocol === "udp" && inputs(r).fromPort === 8472);
+    const udp8472 = (plan: Plan) =>
+      rules(plan).filter((r) => inputs(r).ipProtocol === "udp" && inputs(r).fromPort === 8472);
     expect(udp8472(eni)).to.have.length(0);
     expect(udp8472(vxlan).map((r) => r.name)).to.have.members([
       "network-control-plane-vxlan-from-nodes",
@@ -126,10 +133,20 @@ describe("ClusterNetwork", () => {
 
   it("in ENI mode lets pod traffic between control plane and nodes pass, but never etcd from workers", () => {
     const fromNodes = rules(eni).filter(
-      (r) => inputs(r).securityGroupId === "network-controlPlane-id" && inputs(r).referencedSecurityGroupId === "network-nodes-id",
+      (r) =>
+        inputs(r).securityGroupId === "network-controlPlane-id" &&
+        inputs(r).referencedSecurityGroupId === "network-nodes-id",
     );
-    for (const port of [53, 443, 6443, 8080, 10250]) expect(fromNodes.some((r) => coversPort(r, port, "tcp")), `${port}`).to.equal(true);
-    for (const port of [2379, 2380, 2381]) expect(fromNodes.some((r) => coversPort(r, port, "tcp")), `${port}`).to.equal(false);
+    for (const port of [53, 443, 6443, 8080, 10250])
+      expect(
+        fromNodes.some((r) => coversPort(r, port, "tcp")),
+        `${port}`,
+      ).to.equal(true);
+    for (const port of [2379, 2380, 2381])
+      expect(
+        fromNodes.some((r) => coversPort(r, port, "tcp")),
+        `${port}`,
+      ).to.equal(false);
     expect(fromNodes.some((r) => coversPort(r, 53, "udp"))).to.equal(true);
   });
 
@@ -146,6 +163,9 @@ describe("ClusterNetwork", () => {
     expect(lb(publicPlan).internal).to.equal(true);
     const listener = inputs(named(eni, "aws:lb/listener:Listener", "network-api-443"));
     expect(listener).to.include({ port: 443, protocol: "TCP" });
-    expect(inputs(named(eni, "aws:lb/targetGroup:TargetGroup", "network-api"))).to.include({ port: 6443, protocol: "TCP" });
+    expect(inputs(named(eni, "aws:lb/targetGroup:TargetGroup", "network-api"))).to.include({
+      port: 6443,
+      protocol: "TCP",
+    });
   });
 });

