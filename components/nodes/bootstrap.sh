@@ -13,9 +13,9 @@ log() { echo "bootstrap: $*" >&2; }
 imds_token=""
 imds() {
   if [ -z "$imds_token" ]; then
-    imds_token=$(curl -sSf --retry 5 -X PUT -H "X-aws-ec2-metadata-token-ttl-seconds: 300" "$IMDS/latest/api/token")
+    imds_token=$(curl -sSf --max-time 10 --retry 5 -X PUT -H "X-aws-ec2-metadata-token-ttl-seconds: 300" "$IMDS/latest/api/token")
   fi
-  curl -sSf --retry 5 -H "X-aws-ec2-metadata-token: $imds_token" "$IMDS/latest/meta-data/$1"
+  curl -sSf --max-time 10 --retry 5 -H "X-aws-ec2-metadata-token: $imds_token" "$IMDS/latest/meta-data/$1"
 }
 
 # write_file PATH [MODE]: standard input to PATH (below ROOT), creating directories.
