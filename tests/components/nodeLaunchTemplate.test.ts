@@ -1,0 +1,174 @@
+// NodeLaunchTemplate and ClusterSecrets under the mock runtime, and the rendered user data.
+import { expect } from "chai";
+import { spawnSync } from "child_process";
+import { readdirSync } from "fs";
+import { join } from "path";
+import { diffPlans } from "../../plan/diff";
+import { examples, GOLDEN_DIR } from "../../plan/examples";
+import { FAKE_SECRET_MARKER } from "../../plan/mocks";
+import type { Plan } from "../../plan/run";
+import { USER_DATA_LIMIT } from "../../components/nodes/userData";
+import { configWith, inputs, named, ofType, planWith } from "../planHelpers";
+
+const LT = "aws:ec2/launchTemplate:LaunchTemplate";
+const ASG = "aws:autoscaling/group:Group";
+const userData = (plan: Plan, group: string) =>
+  Buffer.from(inputs(named(plan, LT, `${group}-template`)).userData, "base64").toString("utf8");
+
+describe("NodeLaunchTemplate", () => {
+  let dev: Plan;
+  let ha: Plan;
+  before(async () => {
+    dev = await planWith();
+    ha = await planWith({
+      "controlPlane.count": "3",
+      "nodeGroups[1].name": "arm",
+      "nodeGroups[1].instanceType": "m7g.large",
+      "instanceMetadata.hopLimit": "2",
+    });
+  });
+
+  it("declares a launch template and an Auto Scaling group per instance group", () => {
+    expect(
+      ofType(dev, LT)
+        .map((r) => r.name)
+        .sort(),
+    ).to.deep.equal(["control-plane-us-east-1a-template", "nodes-template"]);
+    expect(
+      ofType(ha, ASG)
+        .map((r) => r.name)
+        .sort(),
+    ).to.deep.equal([
+      "arm-group",
+      "control-plane-us-east-1a-group",
+      "control-plane-us-east-1b-group",
+      "control-plane-us-east-1c-group",
+      "nodes-group",
+    ]);
+  });
+
+  it("requires IMDSv2 with the configured hop limit and encrypts a gp3 root volume", () => {
+    for (const [plan, hops] of [
+      [dev, 1],
+      [ha, 2],
+    ] as const) {
+      for (const lt of ofType(plan, LT)) {
+        const i = inputs(lt);
+        expect(i.metadataOptions).to.include({
+          httpTokens: "required",
+          httpEndpoint: "enabled",
+          httpPutResponseHopLimit: hops,
+        });
+        expect(i.blockDeviceMappings[0].ebs).to.include({ encrypted: "true", volumeType: "gp3" });
+      }
+    }
+    expect(inputs(named(dev, LT, "nodes-template")).blockDeviceMappings[0].ebs.volumeSize).to.equal(128);
+    expect(inputs(named(dev, LT, "control-plane-us-east-1a-template")).blockDeviceMappings[0].ebs.volumeSize).to.equal(
+      64,
+    );
+  });
+
+  it("tags instances, volumes and network interfaces with the cluster tag", () => {
+    const specs = inputs(named(dev, LT, "nodes-template")).tagSpecifications as {
+      resourceType: string;
+      tags: Record<string, string>;
+    }[];
+    expect(specs.map((s) => s.resourceType)).to.deep.equal(["instance", "volume", "network-interface"]);
+    for (const s of specs)
+      expect(s.tags).to.include({ KubernetesCluster: "dev.k8s.local", "kops.k8s.io/instancegroup": "nodes" });
+  });
+
+  it("picks the image for the instance type's architecture unless imageId is set", async () => {
+    const arm = inputs(named(ha, LT, "arm-template")).imageId;
+    const amd = inputs(named(ha, LT, "nodes-template")).imageId;
+    expect(arm).to.match(/^ami-/).and.not.equal(amd);
+    const pinned = await planWith({ "nodeGroups[0].imageId": "ami-0123456789abcdef0" });
+    expect(inputs(named(pinned, LT, "nodes-template")).imageId).to.equal("ami-0123456789abcdef0");
+  });
+
+  it("pins the group to the template's latest version and rolls by instance refresh", () => {
+    for (const asg of ofType(ha, ASG)) {
+      const i = inputs(asg);
+      expect(i.launchTemplate).to.deep.equal({ id: asg.name.replace(/-group$/, "-template-id"), version: "1" });
+      expect(i.instanceRefresh.strategy).to.equal("Rolling");
+    }
+    const cp = inputs(named(ha, ASG, "control-plane-us-east-1b-group"));
+    expect(cp).to.include({ minSize: 1, maxSize: 1, healthCheckType: "ELB" });
+    expect(cp.targetGroupArns).to.deep.equal(["arn:aws:lb:us-east-1:000000000000:TargetGroup/network-api"]);
+    expect(cp.vpcZoneIdentifiers).to.deep.equal(["network-private-us-east-1b-id"]);
+    expect(cp.instanceRefresh.preferences).to.include({ minHealthyPercentage: 100, maxHealthyPercentage: 200 });
+    const nodes = inputs(named(ha, ASG, "nodes-group"));
+    expect(nodes.targetGroupArns).to.deep.equal([]);
+    expect(nodes.vpcZoneIdentifiers).to.have.length(3);
+    expect(nodes.instanceRefresh.preferences).to.include({ minHealthyPercentage: 90 });
+  });
+
+  it("switching ipam from crd to eni changes user data and replaces nothing (the seed's flow)", async () => {
+    const crd = configWith({ "networking.cilium.ipam": "crd", "networking.cilium.disableMasquerade": "false" });
+    const before = await planWith({}, crd);
+    const after = await planWith(
+      { "networking.cilium.ipam": "eni", "networking.cilium.disableMasquerade": "true" },
+      crd,
+    );
+    const diff = diffPlans(before, after);
+    expect(diff.changes.filter((c) => c.op === "replace")).to.deep.equal([]);
+    // Only the tunnel's security-group rules go (ENI mode routes natively); nothing is replaced.
+    const deleted = diff.changes.filter((c) => c.op === "delete");
+    expect(deleted.map((c) => c.name)).to.include("network-nodes-vxlan-from-control-plane");
+    for (const c of deleted) expect(c.type).to.equal("aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule");
+    expect(diff.rollingGroups.sort()).to.deep.equal(["control-plane-us-east-1a-template", "nodes-template"]);
+    const lt = diff.changes.find((c) => c.name === "nodes-template")!;
+    expect(lt.changes.map((c) => c.path)).to.deep.equal(["userData"]);
+    expect(userData(before, "nodes")).to.contain("NODE_IP_FROM_METADATA='false'");
+    expect(userData(after, "nodes")).to.contain("NODE_IP_FROM_METADATA='true'");
+  });
+
+  it("embeds a hash of the bootstrap config that changes with what the node is told", async () => {
+    const hash = (plan: Plan) => /^BOOTSTRAP_CONFIG_HASH='([^']+)'$/m.exec(userData(plan, "nodes"))![1];
+    const newer = await planWith({ kubernetesVersion: "1.33.6" });
+    expect(hash(dev)).to.match(/^[A-Za-z0-9+/]{43}=$/);
+    expect(hash(newer)).not.to.equal(hash(dev));
+    expect(hash(await planWith())).to.equal(hash(dev));
+  });
+
+  it("keeps every secret out of user data and out of plaintext inputs and outputs", () => {
+    for (const plan of [dev, ha]) {
+      for (const lt of ofType(plan, LT)) {
+        const text = Buffer.from(inputs(lt).userData, "base64").toString("utf8");
+        expect(text).not.to.contain(FAKE_SECRET_MARKER);
+        expect(text).not.to.contain("PRIVATE KEY");
+        expect(text.length).to.be.below(USER_DATA_LIMIT);
+      }
+      expect(JSON.stringify(plan.resources)).not.to.contain(FAKE_SECRET_MARKER);
+      expect(JSON.stringify(plan.resources)).not.to.contain(FAKE_SECRET_MARKER.toLowerCase());
+      expect(plan.outputs.kubeconfig).to.equal("[secret]");
+      for (const p of ofType(plan, "aws:ssm/parameter:Parameter"))
+        expect(inputs(p)).to.include({ type: "SecureString", value: "[secret]" });
+    }
+  });
+
+  it("stores the cluster's secrets under its own prefixes, workers' apart", () => {
+    const names = ofType(dev, "aws:ssm/parameter:Parameter")
+      .map((p) => inputs(p).name as string)
+      .sort();
+    expect(names.filter((n) => n.includes("/node/"))).to.deep.equal([
+      "/cilium-cluster/dev.k8s.local/node/bootstrap-token",
+      "/cilium-cluster/dev.k8s.local/node/ca.crt",
+    ]);
+    expect(names.filter((n) => n.includes("/control-plane/"))).to.have.length(9);
+  });
+});
+
+describe("user data of every example", () => {
+  it("is shellcheck clean", () => {
+    const files = examples().flatMap((e) => {
+      const dir = join(GOLDEN_DIR, e.name, "userdata");
+      return readdirSync(dir).map((f) => join(dir, f));
+    });
+    expect(files.length).to.be.greaterThan(5);
+    const result = spawnSync("shellcheck", ["--shell=bash", "--severity=style", ...files], { encoding: "utf8" });
+    expect(result.error, "shellcheck must be installed (Debian package shellcheck)").to.equal(undefined);
+    expect(result.stdout + result.stderr).to.equal("");
+    expect(result.status).to.equal(0);
+  });
+});
