@@ -103,7 +103,7 @@ export async function runPlan(config: StackConfig, stack: string): Promise<Plan>
   // ts-node maps every stack trace to the TypeScript sources, and the Pulumi SDK captures one for each
   // resource and promise. The plan reports errors by message and needs none of them; mapping them took
   // more than half of its time.
-  delete Error.prepareStackTrace;
+  (Error as { prepareStackTrace?: unknown }).prepareStackTrace = undefined;
   const runtimeConfig = toRuntimeConfig(config);
   const region = runtimeConfig["aws:region"] ?? "";
   const network = config[`${PROJECT}:network`] as { availabilityZones?: string[] } | undefined;
