@@ -57,7 +57,15 @@ function resourceArtifacts(r: PlannedResource): [string, string][] {
 
 export function planFiles(plan: Plan): Map<string, string> {
   const files = new Map<string, string>();
-  files.set("resources.json", stableJson(plan.resources));
+  const recorded = plan.resources.map(({ urn, type, name, parent, custom, inputs }) => ({
+    urn,
+    type,
+    name,
+    parent,
+    custom,
+    inputs,
+  }));
+  files.set("resources.json", stableJson(recorded));
   files.set("outputs.json", stableJson(plan.outputs));
   for (const r of plan.resources) for (const [name, text] of resourceArtifacts(r)) files.set(name, text);
   return new Map([...files.entries()].sort(([a], [b]) => a.localeCompare(b)));

@@ -22,6 +22,10 @@ export interface PlannedResource {
   custom: boolean;
   /** Inputs with every secret written as `"[secret]"`. */
   inputs: unknown;
+  /** The explicit provider (`urn::id`), if any. Kept in memory for tests, not written to resources.json. */
+  provider?: string;
+  /** URNs the resource depends on. Kept in memory for tests, not written to resources.json. */
+  dependencies?: string[];
 }
 
 export interface Plan {
@@ -62,6 +66,8 @@ interface RegisterRequest {
   getParent(): string;
   getCustom(): boolean;
   getObject(): Struct;
+  getProvider(): string;
+  getDependenciesList(): string[];
 }
 
 /** Wraps the mock monitor so each registration is recorded with its parent and inputs. */
@@ -83,6 +89,8 @@ function recordRegistrations(
           parent: request.getParent() || null,
           custom: request.getCustom(),
           inputs: redact(rpc.deserializeProperties(request.getObject())),
+          provider: request.getProvider() || undefined,
+          dependencies: request.getDependenciesList(),
         });
       }
       callback(err, resp);

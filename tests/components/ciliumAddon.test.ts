@@ -1,0 +1,240 @@
+// CiliumAddon: the rendered objects per IPAM mode and version, their schema validity, and the declared resources.
+import { expect } from "chai";
+import { createHash } from "crypto";
+import * as apps from "kubernetes-models/apps/v1";
+import * as core from "kubernetes-models/v1";
+import * as policy from "kubernetes-models/policy/v1";
+import * as rbac from "kubernetes-models/rbac.authorization.k8s.io/v1";
+import { join } from "path";
+import { configChecksum, renderCiliumConfig } from "../../components/cilium/configMap";
+import type { K8sObject } from "../../components/cilium/k8sObject";
+import { renderCiliumManifests } from "../../components/cilium/manifests";
+import { examples, PROJECT_DIR } from "../../plan/examples";
+import { loadStackConfig, toRuntimeConfig } from "../../plan/stackConfig";
+import { readRawConfig } from "../../spec/read";
+import { validateConfig } from "../../spec/validation";
+import type { ClusterSpec } from "../../spec/types";
+import { baseConfig, merge, Raw, REGION } from "../fixtures";
+import { inputs, named, ofType, planWith } from "../planHelpers";
+
+const MODELS: Record<string, new (data: never) => { validate(): void }> = {
+  "v1/ServiceAccount": core.ServiceAccount,
+  "v1/ConfigMap": core.ConfigMap,
+  "rbac.authorization.k8s.io/v1/ClusterRole": rbac.ClusterRole,
+  "rbac.authorization.k8s.io/v1/ClusterRoleBinding": rbac.ClusterRoleBinding,
+  "rbac.authorization.k8s.io/v1/Role": rbac.Role,
+  "rbac.authorization.k8s.io/v1/RoleBinding": rbac.RoleBinding,
+  "apps/v1/DaemonSet": apps.DaemonSet,
+  "apps/v1/Deployment": apps.Deployment,
+  "policy/v1/PodDisruptionBudget": policy.PodDisruptionBudget,
+};
+
+const ENDPOINT = "api-dev.elb.us-east-1.amazonaws.com";
+
+function specWith(edit: Raw): ClusterSpec {
+  const { spec, errors } = validateConfig(merge(baseConfig(), edit), REGION);
+  expect(errors).to.deep.equal([]);
+  return spec;
+}
+const modes: Record<string, Raw> = {
+  default: { networking: { cilium: { ipam: "", disableMasquerade: false } } },
+  crd: { networking: { cilium: { ipam: "crd", disableMasquerade: false } } },
+  eni: {},
+};
+const all = (spec: ClusterSpec): K8sObject[] => {
+  const m = renderCiliumManifests(spec, ENDPOINT);
+  return [...m.foundation, ...m.workloads];
+};
+const find = (objects: K8sObject[], kind: string, name: string) =>
+  objects.find((o) => o.kind === kind && o.metadata.name === name)!;
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+const podSpec = (o: K8sObject): any => (o.spec as any).template.spec;
+
+describe("Cilium manifests", () => {
+  it("validate against the Kubernetes OpenAPI schemas, for every example", () => {
+    for (const example of examples()) {
+      const config = toRuntimeConfig(loadStackConfig(join(PROJECT_DIR, "Pulumi.yaml"), example.file));
+      const { raw, region } = readRawConfig(config);
+      const { spec } = validateConfig(raw, region);
+      for (const object of all(spec)) {
+        const Model = MODELS[`${object.apiVersion}/${object.kind}`];
+        expect(Model, `${object.apiVersion}/${object.kind}`).to.be.a("function");
+        expect(
+          () => new Model(object as never).validate(),
+          `${example.name}: ${object.kind} ${object.metadata.name}`,
+        ).not.to.throw();
+      }
+    }
+  });
+
+  it("ship no CRDs and no key Cilium has removed", () => {
+    for (const edit of Object.values(modes)) {
+      const objects = all(specWith(edit));
+      expect(objects.map((o) => o.kind)).not.to.include("CustomResourceDefinition");
+      expect(find(objects, "ConfigMap", "cilium-config").data).not.to.have.property("blacklist-conflicting-routes");
+    }
+  });
+
+  it("render cilium-config per IPAM mode", () => {
+    const data = (name: string) => renderCiliumConfig(specWith(modes[name]));
+    const common = {
+      "identity-allocation-mode": "crd",
+      "cluster-name": "dev.k8s.local",
+      "write-cni-conf-when-ready": "/host/etc/cni/net.d/05-cilium.conflist",
+    };
+    expect(data("default")).to.include({
+      ...common,
+      ipam: "kubernetes",
+      "routing-mode": "tunnel",
+      "tunnel-protocol": "vxlan",
+      "enable-ipv4-masquerade": "true",
+    });
+    expect(data("crd")).to.include({ ...common, ipam: "crd", "routing-mode": "tunnel" });
+    expect(data("eni")).to.include({
+      ...common,
+      ipam: "eni",
+      "enable-endpoint-routes": "true",
+      "auto-create-cilium-node-resource": "true",
+      "routing-mode": "native",
+      "enable-ipv4-masquerade": "false",
+    });
+    expect(JSON.parse(data("eni")["eni-tags"])).to.deep.equal({ KubernetesCluster: "dev.k8s.local" });
+    for (const key of ["enable-endpoint-routes", "auto-create-cilium-node-resource", "eni-tags"]) {
+      expect(data("default")).not.to.have.property(key);
+      expect(data("crd")).not.to.have.property(key);
+    }
+    expect(data("eni")).not.to.have.property("tunnel-protocol");
+  });
+
+  it("carry the cloud labels in eni-tags, and the NodePort setting in kube-proxy-replacement", () => {
+    const eni = renderCiliumConfig(specWith({ cloudLabels: { team: "a,b=c" } }));
+    expect(JSON.parse(eni["eni-tags"])).to.deep.equal({ KubernetesCluster: "dev.k8s.local", team: "a,b=c" });
+    expect(eni["kube-proxy-replacement"]).to.equal("false");
+    const replaced = renderCiliumConfig(
+      specWith({ networking: { cilium: { enableNodePort: true } }, kubeProxy: { enabled: false } }),
+    );
+    expect(replaced["kube-proxy-replacement"]).to.equal("true");
+  });
+
+  it("apply extraConfig last, over rendered keys", () => {
+    const data = renderCiliumConfig(
+      specWith({ networking: { cilium: { extraConfig: { debug: "true", "bpf-lb-algorithm": "maglev" } } } }),
+    );
+    expect(data).to.include({ debug: "true", "bpf-lb-algorithm": "maglev" });
+  });
+
+  it("run the operator image for the IPAM mode; in ENI mode on the control plane, as the seed does", () => {
+    for (const [mode, edit] of Object.entries(modes)) {
+      const operator = podSpec(find(all(specWith(edit)), "Deployment", "cilium-operator"));
+      const variant = mode === "eni" ? "aws" : "generic";
+      expect(operator.containers[0].image).to.equal(`quay.io/cilium/operator-${variant}:v1.19.8`);
+      expect(operator.containers[0].command).to.deep.equal([`cilium-operator-${variant}`]);
+      if (mode === "eni") {
+        expect(operator.nodeSelector).to.deep.equal({ "node-role.kubernetes.io/control-plane": "" });
+        expect(operator.tolerations).to.deep.include.members([
+          { key: "node-role.kubernetes.io/control-plane", operator: "Exists", effect: "NoSchedule" },
+          { key: "node.kubernetes.io/not-ready", operator: "Exists", effect: "NoExecute", tolerationSeconds: 300 },
+          { key: "node.kubernetes.io/unreachable", operator: "Exists", effect: "NoExecute", tolerationSeconds: 300 },
+          { key: "node.cloudprovider.kubernetes.io/uninitialized", operator: "Exists" },
+        ]);
+      } else {
+        expect(operator.nodeSelector).to.deep.equal({ "kubernetes.io/os": "linux" });
+      }
+    }
+  });
+
+  it("run one operator with one control-plane node and two with three", () => {
+    const replicas = (edit: Raw) =>
+      (find(all(specWith(edit)), "Deployment", "cilium-operator").spec as { replicas: number }).replicas;
+    expect(replicas({})).to.equal(1);
+    expect(replicas({ controlPlane: { count: 3 } })).to.equal(2);
+  });
+
+  it("pin images to the configured release and render the version line's own objects", () => {
+    const v118 = all(specWith({ kubernetesVersion: "1.32.0", networking: { cilium: { version: "v1.18.14" } } }));
+    expect(podSpec(find(v118, "DaemonSet", "cilium")).containers[0].image).to.equal("quay.io/cilium/cilium:v1.18.14");
+    expect(v118.map((o) => o.metadata.name)).not.to.include("cilium-operator-ztunnel");
+    expect(
+      all(specWith({}))
+        .filter((o) => o.metadata.name === "cilium-operator-ztunnel")
+        .map((o) => o.kind),
+    ).to.deep.equal(["Role", "RoleBinding"]);
+    for (const o of all(specWith({}))) expect(JSON.stringify(o)).not.to.contain(":latest");
+  });
+
+  it("point agents and operator at the API load balancer, reachable before the CNI", () => {
+    const objects = all(specWith({}));
+    const env = { name: "KUBERNETES_SERVICE_HOST", value: ENDPOINT };
+    const agent = podSpec(find(objects, "DaemonSet", "cilium"));
+    expect(agent.containers[0].env).to.deep.include(env);
+    expect(agent.initContainers.find((c: { name: string }) => c.name === "config").env).to.deep.include(env);
+    expect(podSpec(find(objects, "Deployment", "cilium-operator")).containers[0].env).to.deep.include(env);
+  });
+
+  it("annotate pod templates with the ConfigMap checksum, which changes exactly when the data does", () => {
+    const checksum = (edit: Raw) => {
+      const m = renderCiliumManifests(specWith(edit), ENDPOINT);
+      const data = find(m.foundation, "ConfigMap", "cilium-config").data as Record<string, string>;
+      for (const kind of ["DaemonSet", "Deployment"]) {
+        const template = (
+          m.workloads.find((o) => o.kind === kind)!.spec as {
+            template: { metadata: { annotations: Record<string, string> } };
+          }
+        ).template;
+        expect(template.metadata.annotations["cilium.io/cilium-configmap-checksum"]).to.equal(m.configChecksum);
+      }
+      expect(m.configChecksum).to.equal(configChecksum(data));
+      return m.configChecksum;
+    };
+    const base = checksum({});
+    expect(base).to.match(/^[0-9a-f]{64}$/);
+    expect(base).to.equal(
+      createHash("sha256")
+        .update(JSON.stringify(Object.entries(renderCiliumConfig(specWith({}))).sort()))
+        .digest("hex"),
+    );
+    expect(checksum({ nodeGroups: [{ name: "nodes", maxSize: 9 }] })).to.equal(base);
+    expect(checksum({ networking: { cilium: { extraConfig: { debug: "true" } } } })).not.to.equal(base);
+    expect(checksum({ cloudLabels: { team: "x" } })).not.to.equal(base);
+  });
+
+  it("roll the agent DaemonSet with a rolling update", () => {
+    expect(
+      (find(all(specWith({})), "DaemonSet", "cilium").spec as { updateStrategy: unknown }).updateStrategy,
+    ).to.deep.equal({
+      type: "RollingUpdate",
+      rollingUpdate: { maxUnavailable: 2 },
+    });
+  });
+});
+
+describe("CiliumAddon under mocks", () => {
+  it("declares every object through its own provider, workloads after accounts, RBAC and ConfigMap", async () => {
+    const plan = await planWith();
+    const provider = named(plan, "pulumi:providers:kubernetes", "cilium-provider");
+    expect(inputs(provider)).to.include({
+      clusterIdentifier: "dev.k8s.local",
+      enableConfigMapMutable: "true",
+      kubeconfig: "[secret]",
+    });
+    const objects = plan.resources.filter(
+      (r) => r.type.startsWith("kubernetes:") && r.custom && !r.type.startsWith("pulumi:"),
+    );
+    expect(objects).to.have.length(14);
+    for (const o of objects)
+      expect(o.provider, o.name).to.match(new RegExp(`^${provider.urn.replace(/[$]/g, "\\$")}::`));
+    const foundation = objects
+      .filter((o) => !/DaemonSet|Deployment|PodDisruptionBudget/.test(o.type))
+      .map((o) => o.urn);
+    for (const workload of objects.filter((o) => /DaemonSet|Deployment|PodDisruptionBudget/.test(o.type))) {
+      expect(workload.dependencies, workload.name).to.include.members(foundation);
+    }
+    const daemonSet = inputs(named(plan, "kubernetes:apps/v1:DaemonSet", "cilium-daemonset-cilium"));
+    expect(daemonSet.spec.template.spec.containers[0].env).to.deep.include({
+      name: "KUBERNETES_SERVICE_HOST",
+      value: "network-api-e0243ecb.elb.us-east-1.amazonaws.com.mock",
+    });
+    expect(plan.outputs.ciliumConfigChecksum).to.match(/^[0-9a-f]{64}$/);
+    expect(ofType(plan, "pulumi-nodejs:dynamic:Resource").map((r) => r.name)).to.deep.equal(["api-ready"]);
+  });
+});
