@@ -2,18 +2,19 @@
  * `npm run plan`: the program's offline dry run. Exit codes: 0 planned, 1 the config is invalid (every
  * field error on stderr), 2 bad usage.
  */
-import { mkdirSync, rmSync, writeFileSync } from "fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "fs";
 import { basename, dirname, join, resolve } from "path";
 import { formatReport } from "../spec/validation/report";
 import { planFiles } from "./artifacts";
 import { diffPlans } from "./diff";
 import { Format, formatDiff, formatPlan } from "./format";
 import { PROJECT_DIR } from "./examples";
-import { runPlan } from "./run";
+import { Plan, PlannedResource, runPlan } from "./run";
 import { loadStackConfig, setPath, StackConfig, UsageError } from "./stackConfig";
 
 export const USAGE =
-  "usage: npm run plan -- [--stack NAME | --config-file PATH] [--set PATH=VALUE]... [--out DIR] [--diff] [--format text|markdown]";
+  "usage: npm run plan -- [--stack NAME | --config-file PATH] [--set PATH=VALUE]... [--out DIR] " +
+  "[--diff | --against DIR] [--format text|markdown]";
 
 export interface Options {
   stack: string;
@@ -21,6 +22,8 @@ export interface Options {
   sets: string[];
   out?: string;
   diff: boolean;
+  /** An earlier `--out` directory to diff this plan against (a base branch's plan, in CI). */
+  against?: string;
   format: Format;
 }
 
@@ -51,6 +54,9 @@ export function parseArgs(argv: readonly string[]): Options {
         break;
       case "--diff":
         options.diff = true;
+        break;
+      case "--against":
+        options.against = value();
         break;
       case "--format": {
         const format = value();
@@ -88,6 +94,13 @@ function applyEdits(config: StackConfig, sets: readonly string[]): StackConfig {
   return edited;
 }
 
+/** A plan written by `--out`; an empty plan when the directory has none (a stack new on this branch). */
+function readPlan(dir: string): Plan {
+  const file = join(dir, "resources.json");
+  if (!existsSync(file)) return { resources: [], outputs: {} };
+  return { resources: JSON.parse(readFileSync(file, "utf8")) as PlannedResource[], outputs: {} };
+}
+
 export function writeOut(dir: string, files: Map<string, string>): void {
   rmSync(dir, { recursive: true, force: true });
   for (const [name, text] of files) {
@@ -123,13 +136,22 @@ export async function main(argv: readonly string[], io: Io): Promise<number> {
     io.err(`${formatReport(plan.errors)}\n`);
     return 1;
   }
-  if (options.diff) {
+  if (options.against) {
+    io.out(
+      formatDiff(
+        diffPlans(readPlan(resolve(options.against)), plan),
+        `Changes against ${options.against}`,
+        options.format,
+      ),
+    );
+  } else if (options.diff) {
     const base = await runPlan(config, stack);
     if (base.errors) {
       io.err(`Before the --set edits: ${formatReport(base.errors)}\n`);
       return 1;
     }
-    io.out(formatDiff(diffPlans(base, plan), options.sets, options.format));
+    const title = `Changes from ${options.sets.map((e) => `--set ${e}`).join(" ")}`;
+    io.out(formatDiff(diffPlans(base, plan), title, options.format));
   } else {
     io.out(formatPlan(plan, options.format));
   }

@@ -48,8 +48,8 @@ export function formatPlan(plan: Plan, format: Format): string {
   return `${tree}\n\n${summary}\n`;
 }
 
-export function formatDiff(diff: PlanDiff, edits: readonly string[], format: Format): string {
-  const title = `Changes from ${edits.map((e) => `--set ${e}`).join(" ") || "no edits"}`;
+/** `title` names what the plan is compared with, e.g. "Changes from --set a=b". */
+export function formatDiff(diff: PlanDiff, title: string, format: Format): string {
   if (format === "markdown") {
     const rows = diff.changes.map((c) => {
       const details = c.changes.flatMap(describeChange).map((l) => l.replace(/\|/g, "\\|"));

@@ -85,6 +85,17 @@ describe("npm run plan", () => {
     expect(out).to.contain("Nodes will not roll: no launch template changes.");
   });
 
+  it("--against diffs the plan with an earlier --out, as CI does with the base branch", async () => {
+    const base = scratch();
+    await run("--out", base);
+    const { code, out } = await run("--against", base, "--set", "nodeGroups[0].maxSize=6");
+    expect(code).to.equal(0);
+    expect(out).to.match(new RegExp(`^Changes against ${base}:$`, "m"));
+    expect(out).to.contain("maxSize: 4 → 6");
+    const fresh = await run("--against", join(base, "missing"));
+    expect(fresh.out).to.match(/^\s+\+\s+create\s+aws:ec2\/vpc:Vpc/m);
+  });
+
   it("--format markdown renders a pull-request comment", async () => {
     const plan = await run("--format", "markdown");
     expect(plan.out).to.match(/^### Plan\n\n```\n/);
@@ -108,6 +119,7 @@ describe("npm run plan", () => {
     [["--set", "a..b=1"], "malformed config path"],
     [["--diff"], "--diff compares against --set edits"],
     [["--format", "html"], "--format is text or markdown"],
+    [["--diff", "--set", "a=1", "--against", "x"], "--diff and --against are alternatives"],
   ] as const) {
     it(`exits 2 with a usage line: ${argv.join(" ")}`, async () => {
       const { code, err } = await run(...argv);
