@@ -71,6 +71,7 @@ export function parseArgs(argv: readonly string[]): Options {
   }
   if (options.diff && options.sets.length === 0)
     throw new UsageError("--diff compares against --set edits; give at least one");
+  if (options.diff && options.against) throw new UsageError("--diff and --against are alternatives");
   return options;
 }
 
