@@ -1,0 +1,125 @@
+/**
+ * The guard rails of a cilium-cluster stack as Pulumi CrossGuard policies: they run in
+ * `pulumi preview --policy-pack policy` against real inputs, and offline in the tests against the plan.
+ */
+import type { ResourceValidationArgs, ResourceValidationPolicy } from "@pulumi/policy";
+import { ENI_ACTIONS } from "../components/iam/policies";
+
+const LAUNCH_TEMPLATE = "aws:ec2/launchTemplate:LaunchTemplate";
+
+/** Resource types of this program that take tags. */
+const TAGGABLE = new Set([
+  "aws:ec2/vpc:Vpc",
+  "aws:ec2/subnet:Subnet",
+  "aws:ec2/internetGateway:InternetGateway",
+  "aws:ec2/eip:Eip",
+  "aws:ec2/natGateway:NatGateway",
+  "aws:ec2/routeTable:RouteTable",
+  "aws:ec2/securityGroup:SecurityGroup",
+  "aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule",
+  "aws:vpc/securityGroupEgressRule:SecurityGroupEgressRule",
+  "aws:lb/loadBalancer:LoadBalancer",
+  "aws:lb/targetGroup:TargetGroup",
+  "aws:lb/listener:Listener",
+  "aws:iam/role:Role",
+  "aws:iam/instanceProfile:InstanceProfile",
+  LAUNCH_TEMPLATE,
+  "aws:autoscaling/group:Group",
+  "aws:ssm/parameter:Parameter",
+]);
+
+/** The ENI actions that change interfaces or addresses; describes are harmless. */
+const ENI_MUTATIONS = ENI_ACTIONS.filter((a) => !a.startsWith("ec2:Describe"));
+
+/** The ingress rule the API listener needs: 443 from `api.access`, which may be the whole internet. */
+const API_ACCESS_RULE = /^api-lb-https-from-access-\d+$/;
+
+/** AWS's limit on user data before base64. */
+const USER_DATA_LIMIT = 16 * 1024;
+
+type Props = Record<string, unknown>;
+type Statement = { Action?: string | string[] };
+
+const policy = (
+  name: string,
+  description: string,
+  check: (args: ResourceValidationArgs, props: Props, report: (message: string) => void) => void,
+): ResourceValidationPolicy => ({
+  name,
+  description,
+  enforcementLevel: "mandatory",
+  validateResource: (args, reportViolation) => check(args, args.props as Props, reportViolation),
+});
+
+const actionsOf = (document: string): string[] =>
+  ((JSON.parse(document) as { Statement?: Statement[] }).Statement ?? []).flatMap((s) =>
+    Array.isArray(s.Action) ? s.Action : s.Action ? [s.Action] : [],
+  );
+
+export const policies: ResourceValidationPolicy[] = [
+  policy("imdsv2-required", "Launch templates require IMDSv2 session tokens.", (args, props, report) => {
+    if (args.type !== LAUNCH_TEMPLATE) return;
+    const options = props.metadataOptions as Props | undefined;
+    if (options?.httpTokens !== "required") report('metadataOptions.httpTokens must be "required" (IMDSv2)');
+  }),
+
+  policy("encrypted-root-volumes", "Launch templates encrypt every EBS volume.", (args, props, report) => {
+    if (args.type !== LAUNCH_TEMPLATE) return;
+    const mappings = (props.blockDeviceMappings as { deviceName?: string; ebs?: Props }[] | undefined) ?? [];
+    if (mappings.length === 0) report("no block device mapping: the root volume would not be encrypted");
+    for (const m of mappings) {
+      if (String(m.ebs?.encrypted) !== "true") report(`volume ${m.deviceName ?? "?"} is not encrypted`);
+    }
+  }),
+
+  policy("user-data-size", "Launch template user data stays within AWS's 16 KiB.", (args, props, report) => {
+    if (args.type !== LAUNCH_TEMPLATE || typeof props.userData !== "string") return;
+    const size = Buffer.from(props.userData, "base64").length;
+    if (size > USER_DATA_LIMIT) report(`user data is ${size} bytes, over AWS's limit of ${USER_DATA_LIMIT}`);
+  }),
+
+  policy(
+    "no-open-ingress",
+    "No security-group rule admits 0.0.0.0/0, except the API listener when api.access says so.",
+    (args, props, report) => {
+      if (args.type === "aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule" && props.cidrIpv4 === "0.0.0.0/0") {
+        const name = (props.tags as Props | undefined)?.Name;
+        const apiListener = props.ipProtocol === "tcp" && props.fromPort === 443 && props.toPort === 443;
+        if (!(apiListener && typeof name === "string" && API_ACCESS_RULE.test(name))) {
+          report(`ingress from 0.0.0.0/0 (${props.ipProtocol} ${props.fromPort}-${props.toPort})`);
+        }
+      }
+      if (args.type === "aws:ec2/securityGroup:SecurityGroup") {
+        for (const rule of (props.ingress as { cidrBlocks?: string[] }[] | undefined) ?? []) {
+          if (rule.cidrBlocks?.includes("0.0.0.0/0")) report("inline ingress from 0.0.0.0/0");
+        }
+      }
+    },
+  ),
+
+  policy("no-wildcard-iam-actions", "IAM policies name every action; no `*` actions.", (args, props, report) => {
+    if (args.type !== "aws:iam/rolePolicy:RolePolicy" || typeof props.policy !== "string") return;
+    for (const action of actionsOf(props.policy)) if (action.includes("*")) report(`wildcard action ${action}`);
+  }),
+
+  policy(
+    "eni-actions-control-plane-only",
+    "Only the control-plane role may change ENIs (the Cilium operator runs there).",
+    (args, props, report) => {
+      if (args.type !== "aws:iam/rolePolicy:RolePolicy" || typeof props.policy !== "string") return;
+      if (String(props.name).startsWith("masters.")) return;
+      for (const action of actionsOf(props.policy)) {
+        if (ENI_MUTATIONS.includes(action)) report(`${action} on role ${String(props.role)}, not the control plane's`);
+      }
+    },
+  ),
+
+  policy("cluster-tag-required", "Every taggable resource carries KubernetesCluster.", (args, props, report) => {
+    if (!TAGGABLE.has(args.type)) return;
+    const tags = props.tags;
+    const has = Array.isArray(tags)
+      ? tags.some((t: Props) => t.key === "KubernetesCluster")
+      : typeof tags === "object" && tags !== null && "KubernetesCluster" in tags;
+    if (!has) report("missing the KubernetesCluster tag");
+  }),
+];

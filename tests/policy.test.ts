@@ -1,0 +1,135 @@
+// The policy pack, run offline against every example's planned resources, and against bad resources.
+import type { ResourceValidationArgs } from "@pulumi/policy";
+import { expect } from "chai";
+import { readFileSync } from "fs";
+import { join } from "path";
+import { examples, GOLDEN_DIR } from "../plan/examples";
+import type { PlannedResource } from "../plan/run";
+import { policies } from "../policy/policies";
+
+function violations(type: string, props: Record<string, unknown>, name = "test"): string[] {
+  const found: string[] = [];
+  const args = {
+    type,
+    props,
+    urn: `urn:pulumi:test::cilium-cluster::${type}::${name}`,
+    name,
+    opts: {},
+    isType: () => false,
+    asType: () => undefined,
+    getConfig: () => ({}),
+    notApplicable: () => undefined,
+  } as unknown as ResourceValidationArgs;
+  for (const p of policies) {
+    const validate = p.validateResource as (a: ResourceValidationArgs, report: (m: string) => void) => void;
+    validate(args, (message) => found.push(`${p.name}: ${message}`));
+  }
+  return found;
+}
+
+const base64 = (text: string) => Buffer.from(text).toString("base64");
+const goodTemplate = {
+  metadataOptions: { httpTokens: "required" },
+  blockDeviceMappings: [{ deviceName: "/dev/sda1", ebs: { encrypted: "true" } }],
+  userData: base64("#!/bin/bash\n"),
+  tags: { KubernetesCluster: "c" },
+};
+const rolePolicy = (name: string, actions: string[]) => ({
+  name,
+  role: name,
+  policy: JSON.stringify({ Statement: [{ Action: actions, Effect: "Allow", Resource: "*" }] }),
+});
+
+describe("policy pack", () => {
+  for (const example of examples()) {
+    it(`passes every resource of ${example.name}`, () => {
+      const resources = JSON.parse(
+        readFileSync(join(GOLDEN_DIR, example.name, "resources.json"), "utf8"),
+      ) as PlannedResource[];
+      const found = resources.flatMap((r) => violations(r.type, r.inputs as Record<string, unknown>, r.name));
+      expect(found).to.deep.equal([]);
+    });
+  }
+
+  const bad: [string, string, Record<string, unknown>, string][] = [
+    [
+      "IMDSv1 allowed",
+      "aws:ec2/launchTemplate:LaunchTemplate",
+      { ...goodTemplate, metadataOptions: { httpTokens: "optional" } },
+      "imdsv2-required",
+    ],
+    [
+      "unencrypted root volume",
+      "aws:ec2/launchTemplate:LaunchTemplate",
+      { ...goodTemplate, blockDeviceMappings: [{ deviceName: "/dev/sda1", ebs: { encrypted: "false" } }] },
+      "encrypted-root-volumes",
+    ],
+    [
+      "user data over 16 KiB",
+      "aws:ec2/launchTemplate:LaunchTemplate",
+      { ...goodTemplate, userData: base64("x".repeat(17000)) },
+      "user-data-size",
+    ],
+    [
+      "SSH from anywhere",
+      "aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule",
+      {
+        cidrIpv4: "0.0.0.0/0",
+        ipProtocol: "tcp",
+        fromPort: 22,
+        toPort: 22,
+        tags: { KubernetesCluster: "c", Name: "ssh" },
+      },
+      "no-open-ingress",
+    ],
+    [
+      "443 from anywhere on a rule that is not the API listener's",
+      "aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule",
+      {
+        cidrIpv4: "0.0.0.0/0",
+        ipProtocol: "tcp",
+        fromPort: 443,
+        toPort: 443,
+        tags: { KubernetesCluster: "c", Name: "web" },
+      },
+      "no-open-ingress",
+    ],
+    [
+      "inline open ingress",
+      "aws:ec2/securityGroup:SecurityGroup",
+      { ingress: [{ cidrBlocks: ["0.0.0.0/0"] }], tags: { KubernetesCluster: "c" } },
+      "no-open-ingress",
+    ],
+    ["wildcard action", "aws:iam/rolePolicy:RolePolicy", rolePolicy("masters.c", ["ec2:*"]), "no-wildcard-iam-actions"],
+    [
+      "ENI mutation on the node role",
+      "aws:iam/rolePolicy:RolePolicy",
+      rolePolicy("nodes.c", ["ec2:AssignPrivateIpAddresses"]),
+      "eni-actions-control-plane-only",
+    ],
+    ["untagged subnet", "aws:ec2/subnet:Subnet", { tags: { Name: "x" } }, "cluster-tag-required"],
+    [
+      "untagged Auto Scaling group",
+      "aws:autoscaling/group:Group",
+      { tags: [{ key: "Name", value: "x" }] },
+      "cluster-tag-required",
+    ],
+  ];
+  for (const [what, type, props, rule] of bad) {
+    it(`fails a deliberately bad resource: ${what}`, () => {
+      const found = violations(type, props);
+      expect(found.map((f) => f.split(":")[0])).to.deep.equal([rule]);
+    });
+  }
+
+  it("allows the API listener's rule to admit 0.0.0.0/0 when api.access says so", () => {
+    const rule = {
+      cidrIpv4: "0.0.0.0/0",
+      ipProtocol: "tcp",
+      fromPort: 443,
+      toPort: 443,
+      tags: { KubernetesCluster: "c", Name: "api-lb-https-from-access-0" },
+    };
+    expect(violations("aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule", rule)).to.deep.equal([]);
+  });
+});
