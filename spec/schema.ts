@@ -298,6 +298,7 @@ export const CONFIG_SCHEMA: FieldsFor<ConfigKeys> = {
     description: "Tags added to every taggable AWS resource (and to the ENIs Cilium creates in ENI mode).",
     rules: [
       "keys of 1 to 128 characters, values of at most 256, not starting with `aws:`",
+      "keys and values hold only letters, digits, spaces and `_ . : / = + - @` (AWS's tag alphabet)",
       "must not set tags the program sets itself (`KubernetesCluster`, `Name`, `kubernetes.io/cluster/*`, `kubernetes.io/role/*`)",
     ],
   },

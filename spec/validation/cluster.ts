@@ -7,6 +7,8 @@ const DNS_NAME = /^(?=.{1,63}$)[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-
 const REGION = /^[a-z]{2}(-gov|-iso[a-z]?)?-[a-z]+-\d$/;
 const POLICY_ARN = /^arn:aws(-cn|-us-gov|-iso[a-z-]*)?:iam::(\d{12}|aws):policy\/[\w+=,.@/-]+$/;
 const IAM_PATH = /^\/([\x21-\x2e\x30-\x7e]+\/)*$/;
+/** What EC2 and most services accept in tag keys and values. */
+const TAG_TEXT = /^[\p{L}\p{Z}\p{N}_.:/=+\-@]*$/u;
 
 /** Tags the program sets itself; a cloud label must not override them. */
 export function isReservedTag(key: string): boolean {
@@ -52,8 +54,11 @@ export function validateCluster(spec: ClusterSpec): FieldError[] {
     if (isReservedTag(key)) errors.push(forbidden(path, "the program sets this tag itself"));
     else if (key.length === 0 || key.length > 128 || key.toLowerCase().startsWith("aws:")) {
       errors.push(invalid(path, key, "tag keys have 1 to 128 characters and must not start with 'aws:'"));
-    }
+    } else if (!TAG_TEXT.test(key))
+      errors.push(invalid(path, key, "tag keys may hold letters, digits, spaces and _ . : / = + - @"));
     if (value.length > 256) errors.push(invalid(path, value, "tag values have at most 256 characters"));
+    else if (!TAG_TEXT.test(value))
+      errors.push(invalid(path, value, "tag values may hold letters, digits, spaces and _ . : / = + - @"));
   }
 
   if (spec.iam.permissionsBoundary !== "" && !POLICY_ARN.test(spec.iam.permissionsBoundary)) {

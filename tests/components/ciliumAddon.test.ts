@@ -107,8 +107,8 @@ describe("Cilium manifests", () => {
   });
 
   it("carry the cloud labels in eni-tags, and the NodePort setting in kube-proxy-replacement", () => {
-    const eni = renderCiliumConfig(specWith({ cloudLabels: { team: "a,b=c" } }));
-    expect(JSON.parse(eni["eni-tags"])).to.deep.equal({ KubernetesCluster: "dev.k8s.local", team: "a,b=c" });
+    const eni = renderCiliumConfig(specWith({ cloudLabels: { team: "a b=c:d" } }));
+    expect(JSON.parse(eni["eni-tags"])).to.deep.equal({ KubernetesCluster: "dev.k8s.local", team: "a b=c:d" });
     expect(eni["kube-proxy-replacement"]).to.equal("false");
     const replaced = renderCiliumConfig(
       specWith({ networking: { cilium: { enableNodePort: true } }, kubeProxy: { enabled: false } }),

@@ -1,0 +1,136 @@
+/** fast-check generators of stack configs: valid ones, and arbitrarily broken ones. */
+import fc from "fast-check";
+import { CILIUM_LINES } from "../../spec/ciliumVersions";
+
+type Raw = Record<string, unknown>;
+
+export const REGION = "us-east-1";
+const ZONES = ["a", "b", "c", "d", "e", "f"].map((z) => `${REGION}${z}`);
+const label = fc.stringMatching(/^[a-z][a-z0-9-]{0,10}[a-z0-9]$/);
+const tagText = fc.stringMatching(/^[A-Za-z0-9 _.:/=+@-]{0,20}$/);
+
+/** Any string at all: quotes, newlines, `$()`, YAML specials, unicode. */
+export const hostileString = fc.oneof(
+  fc.string({ unit: "binary", maxLength: 40 }),
+  fc.constantFrom(
+    '"; rm -rf / #',
+    "$(reboot)",
+    "`id`",
+    "a\nb: c",
+    "'x'\"y\"",
+    "- [x]\n{y: z}",
+    "\\",
+    "${HOME}",
+    "*&anchor",
+    "|",
+  ),
+);
+
+const ipamArb = fc.constantFrom("", "crd", "eni");
+
+export const validConfig: fc.Arbitrary<Raw> = fc
+  .record({
+    ipam: ipamArb,
+    zoneCount: fc.integer({ min: 1, max: 6 }),
+    prefix: fc.integer({ min: 16, max: 20 }),
+    second: fc.integer({ min: 0, max: 15 }),
+    controlPlaneHa: fc.boolean(),
+    natSingle: fc.boolean(),
+    publicTopology: fc.boolean(),
+    nodePort: fc.boolean(),
+    tunnel: fc.constantFrom("vxlan", "geneve"),
+    line: fc.constantFrom(...CILIUM_LINES),
+    patch: fc.integer({ min: 0, max: 20 }),
+    groups: fc.uniqueArray(label, { minLength: 1, maxLength: 4 }),
+    sizes: fc.array(fc.tuple(fc.integer({ min: 0, max: 3 }), fc.integer({ min: 1, max: 6 })), {
+      minLength: 4,
+      maxLength: 4,
+    }),
+    labels: fc.dictionary(fc.stringMatching(/^[a-z][a-z0-9._/-]{0,15}$/), tagText, { maxKeys: 3 }),
+    extra: fc.dictionary(fc.stringMatching(/^[a-z0-9][a-z0-9-]{0,15}$/), hostileString, { maxKeys: 3 }),
+    access: fc.uniqueArray(fc.constantFrom("0.0.0.0/0", "203.0.113.0/24", "198.51.100.7/32", "192.0.2.0/28"), {
+      minLength: 1,
+      maxLength: 3,
+    }),
+    loadBalancer: fc.constantFrom("public", "internal"),
+  })
+  .map((c) => {
+    const eni = c.ipam === "eni";
+    const zoneCount = c.controlPlaneHa ? Math.max(3, c.zoneCount) : c.zoneCount;
+    const minor =
+      c.line.kubernetes.oldest + ((c.patch % (c.line.kubernetes.newest - c.line.kubernetes.oldest + 1)) | 0);
+    return {
+      clusterName: `${c.groups[0]}.k8s.local`,
+      kubernetesVersion: `1.${minor}.${c.patch}`,
+      topology: !eni && c.publicTopology ? "public" : "private",
+      network: {
+        // ENI pods take VPC addresses: keep the VPC large enough for the generated node groups.
+        cidr: `10.${c.second * 16}.0.0/${eni ? Math.min(c.prefix, 17) : c.prefix}`,
+        availabilityZones: ZONES.slice(0, zoneCount),
+        natGateways: c.natSingle ? "single" : "perZone",
+      },
+      networking: {
+        cilium: {
+          version: `v${c.line.line}.${c.patch}`,
+          ipam: c.ipam,
+          disableMasquerade: eni,
+          ...(eni ? {} : { tunnel: c.tunnel }),
+          enableNodePort: c.nodePort,
+          extraConfig: c.extra,
+        },
+      },
+      kubeProxy: { enabled: !c.nodePort },
+      api: { loadBalancer: c.loadBalancer, access: c.access },
+      controlPlane: { count: c.controlPlaneHa ? 3 : 1 },
+      nodeGroups: c.groups.map((name, i) => ({ name, minSize: c.sizes[i][0], maxSize: c.sizes[i][0] + c.sizes[i][1] })),
+      cloudLabels: c.labels,
+    } as Raw;
+  });
+
+/** A path into a config, as a list of keys and indexes. */
+const pathArb = fc.array(
+  fc.oneof(
+    fc.constantFrom(
+      "networking",
+      "cilium",
+      "ipam",
+      "network",
+      "cidr",
+      "nodeGroups",
+      "controlPlane",
+      "count",
+      "api",
+      "access",
+      "cloudLabels",
+      "tunnel",
+    ),
+    fc.string({ maxLength: 8 }),
+    fc.nat({ max: 3 }),
+  ),
+  { minLength: 1, maxLength: 5 },
+);
+
+const junk = fc.oneof(
+  fc.anything({ maxDepth: 4, maxKeys: 5 }),
+  hostileString,
+  fc.array(fc.anything({ maxDepth: 1 }), { minLength: 30, maxLength: 60 }),
+  fc.integer(),
+  fc.double(),
+  fc.constant(null),
+);
+
+function setAt(target: Raw, path: (string | number)[], value: unknown): Raw {
+  const root = structuredClone(target);
+  let node: Record<string | number, unknown> = root;
+  for (const key of path.slice(0, -1)) {
+    if (typeof node[key] !== "object" || node[key] === null) node[key] = typeof key === "number" ? [] : {};
+    node = node[key] as Record<string | number, unknown>;
+  }
+  node[path[path.length - 1]] = value;
+  return root;
+}
+
+/** A valid config with one to four things broken anywhere: wrong types, unknown keys, junk, huge lists. */
+export const brokenConfig: fc.Arbitrary<Raw> = fc
+  .tuple(validConfig, fc.array(fc.tuple(pathArb, junk), { minLength: 1, maxLength: 4 }))
+  .map(([config, edits]) => edits.reduce((c, [path, value]) => setAt(c, path, value), config));
