@@ -11,7 +11,7 @@ import { brokenConfig, REGION, validConfig } from "./arbitraries";
 type Raw = Record<string, unknown>;
 
 /** Splits `a.b[0]["c"]` into segments. */
-function segments(path: string): (string | number)[] {
+export function segments(path: string): (string | number)[] {
   return [...path.matchAll(/\["((?:[^"\\]|\\.)*)"\]|\[(\d+)\]|([^.[\]]+)/g)].map((m) =>
     m[1] !== undefined ? JSON.parse(`"${m[1]}"`) : m[2] !== undefined ? Number(m[2]) : m[3],
   );
@@ -26,7 +26,7 @@ function inInput(raw: Raw, path: (string | number)[]): boolean {
   return true;
 }
 
-function inSchema(path: (string | number)[]): boolean {
+export function inSchema(path: (string | number)[]): boolean {
   let fields: Record<string, AnyField> | undefined = CONFIG_TREE;
   let field: AnyField | undefined;
   for (const key of path) {

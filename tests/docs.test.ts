@@ -1,0 +1,67 @@
+// The docs stay true: every `npm run plan` command in them runs, every other script and config key they name exists.
+import { expect } from "chai";
+import { existsSync, mkdtempSync, readdirSync, readFileSync } from "fs";
+import { tmpdir } from "os";
+import { dirname, join } from "path";
+import { main } from "../plan/cli";
+import { PROJECT_DIR } from "../plan/examples";
+import { inSchema, segments } from "./fuzz/properties";
+
+const docs = ["README.md", ...readdirSync(join(PROJECT_DIR, "docs")).map((f) => `docs/${f}`)].filter((f) =>
+  f.endsWith(".md"),
+);
+const text = (file: string) => readFileSync(join(PROJECT_DIR, file), "utf8");
+const scripts = Object.keys(JSON.parse(text("package.json")).scripts);
+
+const matches = (pattern: RegExp) =>
+  docs.flatMap((file) => [...text(file).matchAll(pattern)].map((m) => ({ file, match: m })));
+
+describe("documentation", function () {
+  this.timeout(120000);
+
+  it("names only npm scripts that exist", () => {
+    const named = matches(/npm run ([a-z-]+)/g);
+    expect(named.length).to.be.greaterThan(10);
+    for (const { file, match } of named) expect(scripts, `${file}: npm run ${match[1]}`).to.include(match[1]);
+  });
+
+  it("every npm run plan command in the docs runs", async () => {
+    const commands = matches(/npm run plan -- ([^`\n|]+)/g)
+      // `...` marks a placeholder in prose, not a command.
+      .filter(({ match }) => !match[1].includes("..."))
+      .map(({ file, match }) => ({
+        file,
+        argv: match[1]
+          .trim()
+          .replace(/[.,:;]$/, "")
+          .split(/\s+/)
+          .map((a) => a.replace(/^'|'$/g, "")),
+      }));
+    expect(commands.length).to.be.greaterThan(5);
+    const out = mkdtempSync(join(tmpdir(), "docs-"));
+    for (const { file, argv } of commands) {
+      const args = argv.map((a) => (a === "plan-out" || a === "DIR" ? join(out, "plan") : a));
+      let err = "";
+      const code = await main(args, { out: () => undefined, err: (t) => (err += t) });
+      expect(code, `${file}: npm run plan -- ${argv.join(" ")}\n${err}`).to.equal(0);
+    }
+  });
+
+  it("names only config keys that exist", () => {
+    const keys = [
+      ...matches(/pulumi config set (?:--path )?'?([A-Za-z][\w.:[\]"-]*)'?/g),
+      ...matches(/--set ([A-Za-z][\w.[\]-]*)=/g),
+    ].map(({ file, match }) => ({ file, key: match[1] }));
+    expect(keys.length).to.be.greaterThan(10);
+    for (const { file, key } of keys) {
+      if (key.includes(":") || /^[A-Z]+$/.test(key)) continue; // other namespaces (aws:region), placeholders (PATH)
+      expect(inSchema(segments(key)), `${file}: ${key}`).to.equal(true);
+    }
+  });
+
+  it("links only to files that exist", () => {
+    for (const { file, match } of matches(/\]\(((?!https?:|#)[^)#]+)[^)]*\)/g)) {
+      expect(existsSync(join(PROJECT_DIR, dirname(file), match[1])), `${file}: ${match[1]}`).to.equal(true);
+    }
+  });
+});
