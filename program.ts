@@ -31,8 +31,8 @@ export async function program(): Promise<Record<string, unknown>> {
         subnetIds: network.nodeSubnetIds,
         securityGroupId: controlPlane ? network.securityGroupIds.controlPlane : network.securityGroupIds.nodes,
         instanceProfileName: controlPlane ? controlPlaneRole.instanceProfileName : nodeRole.instanceProfileName,
-        apiEndpoint: network.apiEndpoint,
-        apiTargetGroupArn: controlPlane ? network.apiTargetGroupArn : undefined,
+        api: { internal: network.apiInternalEndpoint, public: network.apiEndpoint },
+        apiTargetGroupArns: controlPlane ? network.apiTargetGroupArns : [],
       },
       // Nodes fetch their secrets at boot: the parameters must exist before the first instance starts.
       { dependsOn: [secrets] },
@@ -52,7 +52,7 @@ export async function program(): Promise<Record<string, unknown>> {
   const cilium = new CiliumAddon("cilium", {
     spec,
     kubeconfig: secrets.kubeconfig,
-    apiEndpoint: network.apiEndpoint,
+    apiEndpoint: network.apiInternalEndpoint,
     dependsOn: [apiReady],
   });
 

@@ -109,7 +109,9 @@ describe("hostile values", () => {
       REGION,
     );
     for (const group of instanceGroups(spec)) {
-      const text = renderUserData(bootstrapConfig(spec, group, "api'$(reboot)'.example.test"));
+      const text = renderUserData(
+        bootstrapConfig(spec, group, { internal: "api'$(reboot)'.example.test", public: "api.example.com" }),
+      );
       expect(spawnSync("bash", ["-n"], { input: text }).status).to.equal(0);
       expect(text).to.contain(`API_ENDPOINT='api'\\''$(reboot)'\\''.example.test'`);
       expect(text).not.to.contain("custom-a");

@@ -6,8 +6,8 @@
 import * as aws from "@pulumi/aws";
 import * as pulumi from "@pulumi/pulumi";
 import type { ClusterSpec } from "../../spec/types";
-import { awsName } from "../naming";
 import { clusterTags, Tags } from "../tags";
+import { declareApiLoadBalancer } from "./apiLoadBalancer";
 import { planSubnets, PlannedSubnet, SubnetRole } from "./subnetPlan";
 import { GroupRole, securityRules } from "./securityRules";
 
@@ -27,9 +27,12 @@ export class ClusterNetwork extends pulumi.ComponentResource {
   readonly nodeSubnetIds: pulumi.Output<string>[];
   readonly zones: readonly string[];
   readonly securityGroupIds: Record<GroupRole, pulumi.Output<string>>;
-  readonly apiTargetGroupArn: pulumi.Output<string>;
-  /** DNS name of the API load balancer: the cluster's API endpoint. */
+  /** Target groups the control-plane nodes register with. */
+  readonly apiTargetGroupArns: pulumi.Output<string>[];
+  /** DNS name of the API load balancer users reach (kubeconfig). */
   readonly apiEndpoint: pulumi.Output<string>;
+  /** DNS name of the internal API load balancer: what nodes, kubelets and Cilium use. */
+  readonly apiInternalEndpoint: pulumi.Output<string>;
 
   constructor(name: string, args: ClusterNetworkArgs, opts?: pulumi.ComponentResourceOptions) {
     super("cilium-cluster:network:ClusterNetwork", name, {}, opts);
@@ -90,65 +93,35 @@ export class ClusterNetwork extends pulumi.ComponentResource {
 
     this.securityGroupIds = this.declareSecurityGroups(name, spec, vpc, tags);
 
-    const lbSubnetRole: SubnetRole =
-      spec.topology === "public" ? "public" : spec.api.loadBalancer === "public" ? "utility" : "private";
-    const lbName = awsName(`api-${cluster}`, 32);
-    const lb = new aws.lb.LoadBalancer(
-      `${name}-api`,
-      {
-        name: lbName,
-        loadBalancerType: "network",
-        internal: spec.api.loadBalancer === "internal",
-        subnets: spec.network.availabilityZones.map((z) => subnets.get(`${lbSubnetRole}-${z}`)!.id),
-        securityGroups: [this.securityGroupIds.apiLb],
-        enableCrossZoneLoadBalancing: true,
-        tags: tags(lbName),
-      },
-      parent,
-    );
-    const targetGroup = new aws.lb.TargetGroup(
-      `${name}-api`,
-      {
-        name: awsName(`tcp-${cluster}`, 32),
-        port: 6443,
-        protocol: "TCP",
-        vpcId: vpc.id,
-        targetType: "instance",
-        connectionTermination: true,
-        // Control-plane nodes reach the API through this load balancer too; with client IPs preserved,
-        // a node routed to itself would drop the connection (NLB hairpinning).
-        preserveClientIp: "false",
-        deregistrationDelay: 30,
-        healthCheck: {
-          protocol: "HTTPS",
-          port: "6443",
-          path: "/readyz",
-          healthyThreshold: 2,
-          unhealthyThreshold: 2,
-          interval: 10,
+    // Users reach the API at `api` (public or internal, as api.loadBalancer says). Nodes, kubelets and
+    // Cilium always use an internal load balancer: from inside the VPC a public one is reached through
+    // NAT, where no security group can tell the cluster's own traffic from anyone else's (kOps's api.internal).
+    const loadBalancer = (role: string, internal: boolean) => {
+      const subnetRole: SubnetRole = spec.topology === "public" ? "public" : internal ? "private" : "utility";
+      return declareApiLoadBalancer(
+        name,
+        {
+          role,
+          clusterName: cluster,
+          internal,
+          subnetIds: spec.network.availabilityZones.map((z) => subnets.get(`${subnetRole}-${z}`)!.id),
+          securityGroupId: this.securityGroupIds.apiLb,
+          vpcId: vpc.id,
+          tags: (n) => tags(n),
         },
-        tags: tags(`tcp-${cluster}`),
-      },
-      parent,
-    );
-    new aws.lb.Listener(
-      `${name}-api-443`,
-      {
-        loadBalancerArn: lb.arn,
-        port: 443,
-        protocol: "TCP",
-        defaultActions: [{ type: "forward", targetGroupArn: targetGroup.arn }],
-        tags: tags(`api-443.${cluster}`),
-      },
-      parent,
-    );
+        this,
+      );
+    };
+    const api = loadBalancer("api", spec.api.loadBalancer === "internal");
+    const internalApi = spec.api.loadBalancer === "internal" ? api : loadBalancer("api-internal", true);
 
     this.vpcId = vpc.id;
     this.zones = spec.network.availabilityZones;
     const nodeRole: SubnetRole = spec.topology === "public" ? "public" : "private";
     this.nodeSubnetIds = this.zones.map((z) => subnets.get(`${nodeRole}-${z}`)!.id);
-    this.apiTargetGroupArn = targetGroup.arn;
-    this.apiEndpoint = lb.dnsName;
+    this.apiTargetGroupArns = [...new Set([api, internalApi])].map((lb) => lb.targetGroupArn);
+    this.apiEndpoint = api.dnsName;
+    this.apiInternalEndpoint = internalApi.dnsName;
     this.registerOutputs({ vpcId: this.vpcId, apiEndpoint: this.apiEndpoint });
   }
 

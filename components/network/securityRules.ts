@@ -47,6 +47,18 @@ export function securityRules(spec: ClusterSpec): SecurityRule[] {
       description: `Kubernetes API clients from ${cidr} (api.access)`,
     }),
   );
+  for (const group of ["controlPlane", "nodes"] as const) {
+    rules.push({
+      name: `api-lb-https-from-${label[group]}`,
+      group: "apiLb",
+      direction: "ingress",
+      protocol: "tcp",
+      fromPort: 443,
+      toPort: 443,
+      peer: { group },
+      description: `Kubelets, pods and Cilium on ${label[group]} nodes reach the API through the internal load balancer`,
+    });
+  }
   rules.push(
     {
       name: "api-lb-to-control-plane",

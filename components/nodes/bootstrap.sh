@@ -187,6 +187,9 @@ EOF
 }
 
 init_configuration() {
+  local names sans
+  read -ra names <<<"$API_CERT_SANS"
+  sans=$(printf '"%s", ' "${names[@]}")
   cat <<EOF
 apiVersion: kubeadm.k8s.io/$KUBEADM_API
 kind: InitConfiguration
@@ -206,7 +209,7 @@ clusterName: "$CLUSTER_NAME"
 kubernetesVersion: "v$KUBERNETES_VERSION"
 controlPlaneEndpoint: "$API_ENDPOINT:$API_PORT"
 apiServer:
-  certSANs: ["$API_ENDPOINT"]
+  certSANs: [${sans%, }]
 networking:
   serviceSubnet: "$SERVICE_CIDR"
 EOF
@@ -271,7 +274,7 @@ join_cluster() {
   if [ "$ROLE" = control-plane ] && [ "$(imds placement/availability-zone)" = "$INIT_ZONE" ] && ! api_ready; then
     log "no API server answers: creating the cluster"
     init_configuration | write_file /etc/kubernetes/kubeadm.yaml 0600
-    kubeadm init --config "$config" --upload-certs=false
+    kubeadm init --config "$config"
   else
     wait_for_api
     join_configuration | write_file /etc/kubernetes/kubeadm.yaml 0600

@@ -23,7 +23,10 @@ export interface BootstrapConfig {
   /** The zone whose control-plane node creates the cluster (`kubeadm init`) when no API server answers. */
   initZone: string;
   kubernetesVersion: string;
+  /** The internal API load balancer: kubeadm's control-plane endpoint. */
   apiEndpoint: string;
+  /** Names the API server certificate must carry: the internal and the user-facing endpoint. */
+  apiCertSans: string[];
   apiPort: number;
   region: string;
   secretsPrefix: string;
@@ -39,7 +42,13 @@ export interface BootstrapConfig {
   kubeProxy: boolean;
 }
 
-export function bootstrapConfig(spec: ClusterSpec, group: InstanceGroup, apiEndpoint: string): BootstrapConfig {
+/** The two API endpoints: `internal` for the cluster itself, `public` for users (the same with an internal API). */
+export interface ApiEndpoints {
+  internal: string;
+  public: string;
+}
+
+export function bootstrapConfig(spec: ClusterSpec, group: InstanceGroup, api: ApiEndpoints): BootstrapConfig {
   const eni = usesSecondaryIP(spec);
   return {
     clusterName: spec.clusterName,
@@ -47,7 +56,8 @@ export function bootstrapConfig(spec: ClusterSpec, group: InstanceGroup, apiEndp
     role: group.role,
     initZone: spec.network.availabilityZones[0],
     kubernetesVersion: spec.kubernetesVersion,
-    apiEndpoint,
+    apiEndpoint: api.internal,
+    apiCertSans: [...new Set([api.internal, api.public])],
     apiPort: 443,
     region: spec.region,
     secretsPrefix: parameterPrefix(spec.clusterName, group.role === "control-plane" ? "control-plane" : "node"),

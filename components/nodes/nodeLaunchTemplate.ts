@@ -20,9 +20,10 @@ export interface NodeLaunchTemplateArgs {
   subnetIds: pulumi.Input<string>[];
   securityGroupId: pulumi.Input<string>;
   instanceProfileName: pulumi.Input<string>;
-  apiEndpoint: pulumi.Input<string>;
-  /** The API target group, for control-plane groups. */
-  apiTargetGroupArn?: pulumi.Input<string>;
+  /** The internal and user-facing API endpoints. */
+  api: { internal: pulumi.Input<string>; public: pulumi.Input<string> };
+  /** The API load balancers' target groups, for control-plane groups. */
+  apiTargetGroupArns: pulumi.Input<string>[];
 }
 
 /** Launch template names: `[A-Za-z0-9().-/_]`, at most 128 characters. */
@@ -41,8 +42,8 @@ export class NodeLaunchTemplate extends pulumi.ComponentResource {
     const roleTag = group.role === "control-plane" ? "k8s.io/role/control-plane" : "k8s.io/role/node";
     const tags = clusterTags(spec, physical, { "kops.k8s.io/instancegroup": group.name, [roleTag]: "1" });
     const userData = pulumi
-      .output(args.apiEndpoint)
-      .apply((endpoint) => Buffer.from(renderUserData(bootstrapConfig(spec, group, endpoint))).toString("base64"));
+      .output(args.api)
+      .apply((api) => Buffer.from(renderUserData(bootstrapConfig(spec, group, api))).toString("base64"));
 
     const template = new aws.ec2.LaunchTemplate(
       `${name}-template`,
@@ -92,7 +93,7 @@ export class NodeLaunchTemplate extends pulumi.ComponentResource {
         vpcZoneIdentifiers: subnets,
         // Pinned to the template's newest version (never $Latest, which would not trigger a refresh).
         launchTemplate: { id: template.id, version: pulumi.interpolate`${template.latestVersion}` },
-        targetGroupArns: args.apiTargetGroupArn ? [args.apiTargetGroupArn] : [],
+        targetGroupArns: args.apiTargetGroupArns,
         healthCheckType: controlPlane ? "ELB" : "EC2",
         healthCheckGracePeriod: controlPlane ? 900 : 300,
         instanceRefresh: {

@@ -30,6 +30,7 @@ export function renderUserData(config: BootstrapConfig): string {
     ["KUBERNETES_VERSION", config.kubernetesVersion],
     ["KUBEADM_API", kubeadmApiVersion(config.kubernetesVersion)],
     ["API_ENDPOINT", config.apiEndpoint],
+    ["API_CERT_SANS", config.apiCertSans.join(" ")],
     ["API_PORT", config.apiPort],
     ["REGION", config.region],
     ["SECRETS_PREFIX", config.secretsPrefix],

@@ -94,7 +94,10 @@ async function runBootstrap(spec: ClusterSpec, groupName: string, apiReady: bool
   }
   const group = instanceGroups(spec).find((g) => g.name === groupName)!;
   const script = join(dir, "user-data");
-  writeFileSync(script, renderUserData(bootstrapConfig(spec, group, "api.example.test")));
+  writeFileSync(
+    script,
+    renderUserData(bootstrapConfig(spec, group, { internal: "api.example.test", public: "api.example.com" })),
+  );
   const result = await bash(script, {
     PATH: `${bin}:${process.env.PATH}`,
     IMDS_ENDPOINT: imdsUrl,
@@ -210,7 +213,7 @@ describe("node bootstrap, run against a fake instance-metadata service", functio
     expect(run.kubeadmConfig).to.contain('podSubnet: "100.96.0.0/11"');
     expect(run.kubeadmConfig).to.contain("skipPhases:\n  - addon/kube-proxy");
     expect(run.kubeadmConfig).to.contain("key: node-role.kubernetes.io/control-plane\n      effect: NoSchedule");
-    expect(run.kubeadmConfig).to.contain('certSANs: ["api.example.test"]');
+    expect(run.kubeadmConfig).to.contain('certSANs: ["api.example.test", "api.example.com"]');
     expect(run.file("etc/kubernetes/pki/ca.key")).to.contain("PRIVATE KEY");
     expect(run.file("etc/kubernetes/pki/etcd/ca.key")).to.equal("fake etcd-ca.key\n");
     expect(run.log).to.contain("systemctl enable --now kubeadm-leave.service");

@@ -168,4 +168,28 @@ describe("ClusterNetwork", () => {
       protocol: "TCP",
     });
   });
+
+  it("gives the cluster itself an internal API load balancer its nodes may reach", () => {
+    const lbs = (plan: Plan) =>
+      ofType(plan, "aws:lb/loadBalancer:LoadBalancer").map((r) => [r.name, inputs(r).internal]);
+    expect(lbs(eni)).to.deep.equal([
+      ["network-api", false],
+      ["network-api-internal", true],
+    ]);
+    expect(inputs(named(eni, "aws:lb/loadBalancer:LoadBalancer", "network-api-internal")).subnets).to.deep.equal(
+      ["a", "b", "c"].map((z) => `network-private-us-east-1${z}-id`),
+    );
+    // With api.loadBalancer internal, the one load balancer serves both.
+    expect(lbs(publicPlan)).to.deep.equal([["network-api", true]]);
+    const fromCluster = rules(eni).filter(
+      (r) =>
+        inputs(r).securityGroupId === "network-apiLb-id" &&
+        inputs(r).referencedSecurityGroupId !== undefined &&
+        inputs(r).fromPort === 443,
+    );
+    expect(fromCluster.map((r) => inputs(r).referencedSecurityGroupId).sort()).to.deep.equal([
+      "network-controlPlane-id",
+      "network-nodes-id",
+    ]);
+  });
 });

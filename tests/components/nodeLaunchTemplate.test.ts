@@ -94,7 +94,10 @@ describe("NodeLaunchTemplate", () => {
     }
     const cp = inputs(named(ha, ASG, "control-plane-us-east-1b-group"));
     expect(cp).to.include({ minSize: 1, maxSize: 1, healthCheckType: "ELB" });
-    expect(cp.targetGroupArns).to.deep.equal(["arn:aws:lb:us-east-1:000000000000:TargetGroup/network-api"]);
+    expect(cp.targetGroupArns).to.deep.equal([
+      "arn:aws:lb:us-east-1:000000000000:TargetGroup/network-api",
+      "arn:aws:lb:us-east-1:000000000000:TargetGroup/network-api-internal",
+    ]);
     expect(cp.vpcZoneIdentifiers).to.deep.equal(["network-private-us-east-1b-id"]);
     expect(cp.instanceRefresh.preferences).to.include({ minHealthyPercentage: 100, maxHealthyPercentage: 200 });
     const nodes = inputs(named(ha, ASG, "nodes-group"));

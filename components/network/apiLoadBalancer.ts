@@ -1,0 +1,81 @@
+/** A network load balancer for the Kubernetes API: TCP 443 to the control plane's 6443. */
+import * as aws from "@pulumi/aws";
+import * as pulumi from "@pulumi/pulumi";
+import { awsName } from "../naming";
+import type { Tags } from "../tags";
+
+export interface ApiLoadBalancerArgs {
+  /** Distinguishes the load balancers of one cluster (`api`, `api-internal`). */
+  role: string;
+  clusterName: string;
+  internal: boolean;
+  subnetIds: pulumi.Input<string>[];
+  securityGroupId: pulumi.Input<string>;
+  vpcId: pulumi.Input<string>;
+  tags: (name: string) => Tags;
+}
+
+export interface ApiLoadBalancer {
+  dnsName: pulumi.Output<string>;
+  targetGroupArn: pulumi.Output<string>;
+}
+
+export function declareApiLoadBalancer(
+  name: string,
+  args: ApiLoadBalancerArgs,
+  parent: pulumi.Resource,
+): ApiLoadBalancer {
+  const opts = { parent };
+  const lbName = awsName(`${args.role}-${args.clusterName}`, 32);
+  const lb = new aws.lb.LoadBalancer(
+    `${name}-${args.role}`,
+    {
+      name: lbName,
+      loadBalancerType: "network",
+      internal: args.internal,
+      subnets: args.subnetIds,
+      securityGroups: [args.securityGroupId],
+      enableCrossZoneLoadBalancing: true,
+      tags: args.tags(lbName),
+    },
+    opts,
+  );
+  const targetGroupName = awsName(`${args.role}-tcp-${args.clusterName}`, 32);
+  const targetGroup = new aws.lb.TargetGroup(
+    `${name}-${args.role}`,
+    {
+      name: targetGroupName,
+      port: 6443,
+      protocol: "TCP",
+      vpcId: args.vpcId,
+      targetType: "instance",
+      connectionTermination: true,
+      // Control-plane nodes reach the API through the load balancer too; with client IPs preserved, a
+      // node routed to itself would drop the connection (NLB hairpinning).
+      preserveClientIp: "false",
+      deregistrationDelay: 30,
+      healthCheck: {
+        protocol: "HTTPS",
+        port: "6443",
+        path: "/readyz",
+        healthyThreshold: 2,
+        unhealthyThreshold: 2,
+        interval: 10,
+      },
+      tags: args.tags(targetGroupName),
+    },
+    opts,
+  );
+  new aws.lb.Listener(
+    `${name}-${args.role}-443`,
+    {
+      loadBalancerArn: lb.arn,
+      port: 443,
+      protocol: "TCP",
+      defaultActions: [{ type: "forward", targetGroupArn: targetGroup.arn }],
+      tags: args.tags(`${args.role}-443.${args.clusterName}`),
+    },
+    opts,
+  );
+  return { dnsName: lb.dnsName, targetGroupArn: targetGroup.arn };
+}
