@@ -1,7 +1,8 @@
 // NodeLaunchTemplate and ClusterSecrets under the mock runtime, and the rendered user data.
 import { expect } from "chai";
 import { spawnSync } from "child_process";
-import { readdirSync } from "fs";
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "fs";
+import { tmpdir } from "os";
 import { join } from "path";
 import { diffPlans } from "../../plan/diff";
 import { examples, GOLDEN_DIR } from "../../plan/examples";
@@ -163,6 +164,27 @@ describe("NodeLaunchTemplate", () => {
 });
 
 describe("user data of every example", () => {
+  it("writes cloud-config that cloud-init's schema accepts", function () {
+    this.timeout(60000);
+    const dir = mkdtempSync(join(tmpdir(), "cloud-config-"));
+    const blocks = examples().flatMap((e) =>
+      readdirSync(join(GOLDEN_DIR, e.name, "userdata")).flatMap((f) => {
+        const text = readFileSync(join(GOLDEN_DIR, e.name, "userdata", f), "utf8");
+        return [...text.matchAll(/write_file (\/etc\/cloud\/cloud\.cfg\.d\/\S+) <<'EOF'\n([\s\S]*?)\nEOF\n/g)].map(
+          (m) => m[2],
+        );
+      }),
+    );
+    expect(blocks.length, "ENI examples write a cloud-init drop-in").to.be.greaterThan(0);
+    for (const [i, block] of [...new Set(blocks)].entries()) {
+      const file = join(dir, `${i}.cfg`);
+      writeFileSync(file, `#cloud-config\n${block}\n`);
+      const result = spawnSync("cloud-init", ["schema", "--config-file", file], { encoding: "utf8" });
+      expect(result.error, "cloud-init must be installed (Debian package cloud-init)").to.equal(undefined);
+      expect(result.status, result.stderr + result.stdout).to.equal(0);
+    }
+  });
+
   it("is shellcheck clean", () => {
     const files = examples().flatMap((e) => {
       const dir = join(GOLDEN_DIR, e.name, "userdata");
