@@ -59,6 +59,8 @@ export async function program(): Promise<Record<string, unknown>> {
   return {
     clusterName: spec.clusterName,
     vpcId: network.vpcId,
+    subnetIds: network.subnetIds,
+    securityGroupIds: network.securityGroupIds,
     apiEndpoint: pulumi.interpolate`https://${network.apiEndpoint}:443`,
     controlPlaneRoleArn: controlPlaneRole.roleArn,
     nodeRoleArn: nodeRole.roleArn,

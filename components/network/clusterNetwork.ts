@@ -23,6 +23,8 @@ const ROLE_TAGS: Record<SubnetRole, Tags> = {
 
 export class ClusterNetwork extends pulumi.ComponentResource {
   readonly vpcId: pulumi.Output<string>;
+  /** Subnet ids per role, each list in zone order (empty for roles the topology does not have). */
+  readonly subnetIds: Record<SubnetRole, pulumi.Output<string>[]>;
   /** Subnets nodes run in (private, or public in the public topology), in zone order. */
   readonly nodeSubnetIds: pulumi.Output<string>[];
   readonly zones: readonly string[];
@@ -117,12 +119,19 @@ export class ClusterNetwork extends pulumi.ComponentResource {
 
     this.vpcId = vpc.id;
     this.zones = spec.network.availabilityZones;
-    const nodeRole: SubnetRole = spec.topology === "public" ? "public" : "private";
-    this.nodeSubnetIds = this.zones.map((z) => subnets.get(`${nodeRole}-${z}`)!.id);
+    const idsOf = (role: SubnetRole) => this.zones.flatMap((z) => subnets.get(`${role}-${z}`)?.id ?? []);
+    this.subnetIds = { private: idsOf("private"), utility: idsOf("utility"), public: idsOf("public") };
+    this.nodeSubnetIds = this.subnetIds[spec.topology === "public" ? "public" : "private"];
     this.apiTargetGroupArns = [...new Set([api, internalApi])].map((lb) => lb.targetGroupArn);
     this.apiEndpoint = api.dnsName;
     this.apiInternalEndpoint = internalApi.dnsName;
-    this.registerOutputs({ vpcId: this.vpcId, apiEndpoint: this.apiEndpoint });
+    this.registerOutputs({
+      vpcId: this.vpcId,
+      subnetIds: this.subnetIds,
+      securityGroupIds: this.securityGroupIds,
+      apiEndpoint: this.apiEndpoint,
+      apiInternalEndpoint: this.apiInternalEndpoint,
+    });
   }
 
   /** NAT gateways in the utility subnets (one per zone, or one for all) and a private route table per zone. */
