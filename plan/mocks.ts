@@ -57,11 +57,17 @@ function computedOutputs(
   return out;
 }
 
+/** `mock-<kind>-<name>`, e.g. `mock-vpc-network-vpc`: unique per type and name, and plainly fake. */
+export function mockId(type: string, name: string): string {
+  const kind = type.startsWith("pulumi:providers:") ? "provider" : (type.split(":").pop() ?? type).toLowerCase();
+  return `mock-${kind}-${name}`;
+}
+
 /** Mocks for one plan run, answering from the stack's region and zones. */
 export function planMocks(region: string, zones: readonly string[]): pulumi.runtime.Mocks {
   return {
     newResource(args: pulumi.runtime.MockResourceArgs) {
-      const id = args.type.startsWith("pulumi:providers:") ? `${args.name}-provider-id` : `${args.name}-id`;
+      const id = mockId(args.type, args.name);
       return { id, state: { ...args.inputs, ...computedOutputs(args.type, args.name, args.inputs, region) } };
     },
     call(args: pulumi.runtime.MockCallArgs) {

@@ -50,7 +50,7 @@ describe("ClusterNetwork", () => {
     });
     for (const zone of ["us-east-1a", "us-east-1b", "us-east-1c"]) {
       const route = inputs(named(eni, "aws:ec2/route:Route", `network-private-${zone}-default`));
-      expect(route).to.include({ destinationCidrBlock: "0.0.0.0/0", natGatewayId: `network-${zone}-id` });
+      expect(route).to.include({ destinationCidrBlock: "0.0.0.0/0", natGatewayId: `mock-natgateway-network-${zone}` });
     }
   });
 
@@ -58,11 +58,11 @@ describe("ClusterNetwork", () => {
     expectCounts(single, { "eip:Eip": 1, "natGateway:NatGateway": 1, "routeTable:RouteTable": 4 });
     for (const zone of ["us-east-1a", "us-east-1b", "us-east-1c"]) {
       expect(inputs(named(single, "aws:ec2/route:Route", `network-private-${zone}-default`)).natGatewayId).to.equal(
-        "network-us-east-1a-id",
+        "mock-natgateway-network-us-east-1a",
       );
     }
     expect(inputs(named(single, "aws:ec2/natGateway:NatGateway", "network-us-east-1a")).subnetId).to.equal(
-      "network-utility-us-east-1a-id",
+      "mock-subnet-network-utility-us-east-1a",
     );
   });
 
@@ -75,7 +75,7 @@ describe("ClusterNetwork", () => {
       "routeTableAssociation:RouteTableAssociation": 3,
     });
     expect(inputs(named(publicPlan, "aws:ec2/route:Route", "network-public-default")).gatewayId).to.equal(
-      "network-igw-id",
+      "mock-internetgateway-network-igw",
     );
     for (const s of ofType(publicPlan, "aws:ec2/subnet:Subnet")) expect(inputs(s).mapPublicIpOnLaunch).to.equal(true);
   });
@@ -134,8 +134,8 @@ describe("ClusterNetwork", () => {
   it("in ENI mode lets pod traffic between control plane and nodes pass, but never etcd from workers", () => {
     const fromNodes = rules(eni).filter(
       (r) =>
-        inputs(r).securityGroupId === "network-controlPlane-id" &&
-        inputs(r).referencedSecurityGroupId === "network-nodes-id",
+        inputs(r).securityGroupId === "mock-securitygroup-network-controlPlane" &&
+        inputs(r).referencedSecurityGroupId === "mock-securitygroup-network-nodes",
     );
     for (const port of [53, 443, 6443, 8080, 10250])
       expect(
@@ -159,7 +159,7 @@ describe("ClusterNetwork", () => {
   it("puts the API load balancer in the scheme and subnets api.loadBalancer asks for", () => {
     const lb = (plan: Plan) => inputs(named(plan, "aws:lb/loadBalancer:LoadBalancer", "network-api"));
     expect(lb(eni)).to.include({ internal: false, loadBalancerType: "network" });
-    expect(lb(eni).subnets).to.deep.equal(["a", "b", "c"].map((z) => `network-utility-us-east-1${z}-id`));
+    expect(lb(eni).subnets).to.deep.equal(["a", "b", "c"].map((z) => `mock-subnet-network-utility-us-east-1${z}`));
     expect(lb(publicPlan).internal).to.equal(true);
     const listener = inputs(named(eni, "aws:lb/listener:Listener", "network-api-443"));
     expect(listener).to.include({ port: 443, protocol: "TCP" });
@@ -177,19 +177,19 @@ describe("ClusterNetwork", () => {
       ["network-api-internal", true],
     ]);
     expect(inputs(named(eni, "aws:lb/loadBalancer:LoadBalancer", "network-api-internal")).subnets).to.deep.equal(
-      ["a", "b", "c"].map((z) => `network-private-us-east-1${z}-id`),
+      ["a", "b", "c"].map((z) => `mock-subnet-network-private-us-east-1${z}`),
     );
     // With api.loadBalancer internal, the one load balancer serves both.
     expect(lbs(publicPlan)).to.deep.equal([["network-api", true]]);
     const fromCluster = rules(eni).filter(
       (r) =>
-        inputs(r).securityGroupId === "network-apiLb-id" &&
+        inputs(r).securityGroupId === "mock-securitygroup-network-apiLb" &&
         inputs(r).referencedSecurityGroupId !== undefined &&
         inputs(r).fromPort === 443,
     );
     expect(fromCluster.map((r) => inputs(r).referencedSecurityGroupId).sort()).to.deep.equal([
-      "network-controlPlane-id",
-      "network-nodes-id",
+      "mock-securitygroup-network-controlPlane",
+      "mock-securitygroup-network-nodes",
     ]);
   });
 });

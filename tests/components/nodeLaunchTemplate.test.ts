@@ -90,7 +90,10 @@ describe("NodeLaunchTemplate", () => {
   it("pins the group to the template's latest version and rolls by instance refresh", () => {
     for (const asg of ofType(ha, ASG)) {
       const i = inputs(asg);
-      expect(i.launchTemplate).to.deep.equal({ id: asg.name.replace(/-group$/, "-template-id"), version: "1" });
+      expect(i.launchTemplate).to.deep.equal({
+        id: `mock-launchtemplate-${asg.name.replace(/-group$/, "-template")}`,
+        version: "1",
+      });
       expect(i.instanceRefresh.strategy).to.equal("Rolling");
     }
     const cp = inputs(named(ha, ASG, "control-plane-us-east-1b-group"));
@@ -99,7 +102,7 @@ describe("NodeLaunchTemplate", () => {
       "arn:aws:lb:us-east-1:000000000000:TargetGroup/network-api",
       "arn:aws:lb:us-east-1:000000000000:TargetGroup/network-api-internal",
     ]);
-    expect(cp.vpcZoneIdentifiers).to.deep.equal(["network-private-us-east-1b-id"]);
+    expect(cp.vpcZoneIdentifiers).to.deep.equal(["mock-subnet-network-private-us-east-1b"]);
     expect(cp.instanceRefresh.preferences).to.include({ minHealthyPercentage: 100, maxHealthyPercentage: 200 });
     const nodes = inputs(named(ha, ASG, "nodes-group"));
     expect(nodes.targetGroupArns).to.deep.equal([]);
