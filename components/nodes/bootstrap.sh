@@ -18,12 +18,13 @@ imds() {
   curl -sSf --max-time 10 --retry 5 -H "X-aws-ec2-metadata-token: $imds_token" "$IMDS/latest/meta-data/$1"
 }
 
-# write_file PATH [MODE]: standard input to PATH (below ROOT), creating directories.
+# write_file PATH [MODE]: standard input to PATH (below ROOT), creating directories. The file has its
+# mode before anything is written, so a key is never readable by others, even for a moment.
 write_file() {
   local path="$ROOT$1"
   mkdir -p "$(dirname "$path")"
+  install -m "${2:-0644}" /dev/null "$path"
   cat >"$path"
-  chmod "${2:-0644}" "$path"
 }
 
 configure_kernel() {
@@ -108,6 +109,7 @@ install_packages() {
   apt-get install -y -q "kubelet=$KUBERNETES_VERSION-*" "kubeadm=$KUBERNETES_VERSION-*" "kubectl=$KUBERNETES_VERSION-*"
   apt-mark hold kubelet kubeadm kubectl containerd
   snap install aws-cli --classic
+  export PATH="$PATH:/snap/bin"
 }
 
 configure_containerd() {

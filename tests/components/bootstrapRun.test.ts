@@ -2,7 +2,7 @@
 // server on 127.0.0.1, with stand-ins for package managers, systemd, kubeadm and the AWS CLI.
 import { expect } from "chai";
 import { execFileSync, spawn } from "child_process";
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "fs";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from "fs";
 import { createServer, Server } from "http";
 import { AddressInfo } from "net";
 import { tmpdir } from "os";
@@ -216,6 +216,10 @@ describe("node bootstrap, run against a fake instance-metadata service", functio
     expect(run.kubeadmConfig).to.contain('certSANs: ["api.example.test", "api.example.com"]');
     expect(run.file("etc/kubernetes/pki/ca.key")).to.contain("PRIVATE KEY");
     expect(run.file("etc/kubernetes/pki/etcd/ca.key")).to.equal("fake etcd-ca.key\n");
+    for (const key of ["ca.key", "sa.key", "front-proxy-ca.key", "etcd/ca.key"]) {
+      expect(statSync(join(run.root, "etc/kubernetes/pki", key)).mode & 0o777, key).to.equal(0o600);
+    }
+    expect(statSync(join(run.root, "etc/kubernetes/pki/ca.crt")).mode & 0o777).to.equal(0o644);
     expect(run.log).to.contain("systemctl enable --now kubeadm-leave.service");
   });
 
