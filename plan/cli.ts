@@ -2,7 +2,7 @@
  * `npm run plan`: the program's offline dry run. Exit codes: 0 planned, 1 the config is invalid (every
  * field error on stderr), 2 bad usage.
  */
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "fs";
 import { basename, dirname, join, resolve } from "path";
 import { formatReport } from "../spec/validation/report";
 import { planFiles } from "./artifacts";
@@ -102,7 +102,18 @@ function readPlan(dir: string): Plan {
   return { resources: JSON.parse(readFileSync(file, "utf8")) as PlannedResource[], outputs: {} };
 }
 
+/**
+ * `--out` replaces the directory's contents, so it must be new, empty, or an earlier `--out` (it holds a
+ * resources.json): a mistyped `--out .` must not wipe the project.
+ */
+export function checkOutDir(dir: string): void {
+  if (existsSync(dir) && readdirSync(dir).length > 0 && !existsSync(join(dir, "resources.json"))) {
+    throw new UsageError(`--out ${dir}: refusing to replace a directory that is not an earlier --out`);
+  }
+}
+
 export function writeOut(dir: string, files: Map<string, string>): void {
+  checkOutDir(dir);
   rmSync(dir, { recursive: true, force: true });
   for (const [name, text] of files) {
     mkdirSync(dirname(join(dir, name)), { recursive: true });
@@ -126,6 +137,7 @@ export async function main(argv: readonly string[], io: Io): Promise<number> {
     stack = source.stack;
     config = loadStackConfig(join(PROJECT_DIR, "Pulumi.yaml"), source.file);
     edited = applyEdits(config, options.sets);
+    if (options.out) checkOutDir(resolve(options.out));
   } catch (err) {
     if (!(err instanceof UsageError)) throw err;
     io.err(`plan: ${err.message}\n${USAGE}\n`);

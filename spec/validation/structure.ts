@@ -93,7 +93,8 @@ function checkValue(value: unknown, field: AnyField, path: string, errors: Field
         errors.push(invalid(path, `${value.length} items`, `must have at most ${field.maxItems} items`));
         return undefined;
       }
-      const items = value.map((item, i) => checkValue(item, field.items, index(path, i), errors));
+      // Array.from visits holes too (as undefined), so no item escapes the checks.
+      const items = Array.from(value, (item, i) => checkValue(item, field.items, index(path, i), errors));
       return items.some((item) => item === undefined) ? undefined : items;
     }
     case "object":

@@ -122,11 +122,16 @@ const junk = fc.oneof(
 function setAt(target: Raw, path: (string | number)[], value: unknown): Raw {
   const root = structuredClone(target);
   let node: Record<string | number, unknown> = root;
+  // A named key on a list (`length`!) or `__proto__` would not be config a user could write.
+  const settable = (n: object, key: string | number) =>
+    key !== "__proto__" && !(Array.isArray(n) && typeof key === "string");
   for (const key of path.slice(0, -1)) {
+    if (!settable(node, key)) return root;
     if (typeof node[key] !== "object" || node[key] === null) node[key] = typeof key === "number" ? [] : {};
     node = node[key] as Record<string | number, unknown>;
   }
-  node[path[path.length - 1]] = value;
+  const last = path[path.length - 1];
+  if (settable(node, last)) node[last] = value;
   return root;
 }
 

@@ -120,6 +120,7 @@ describe("npm run plan", () => {
     [["--diff"], "--diff compares against --set edits"],
     [["--format", "html"], "--format is text or markdown"],
     [["--diff", "--set", "a=1", "--against", "x"], "--diff and --against are alternatives"],
+    [["--out", PROJECT_DIR], "refusing to replace a directory that is not an earlier --out"],
   ] as const) {
     it(`exits 2 with a usage line: ${argv.join(" ")}`, async () => {
       const { code, err } = await run(...argv);

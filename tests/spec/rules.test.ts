@@ -396,6 +396,16 @@ describe("validation rules, each both ways", () => {
     );
   });
 
+  it("checks every item of a list, holes and nulls included (found by the fuzzer)", () => {
+    // eslint-disable-next-line no-sparse-arrays
+    const nodeGroups = [{ name: "a" }, , null];
+    const { errors } = validateConfig(merge(baseConfig(), { nodeGroups }), REGION);
+    expect(errors.map(errorKey)).to.deep.equal([
+      "Required value::nodeGroups[1].name",
+      "Required value::nodeGroups[2].name",
+    ]);
+  });
+
   it("does not report rules about a value it already rejected for its type", () => {
     const { errors } = validateConfig(
       merge(baseConfig(), { networking: { cilium: { disableMasquerade: "yes" } } }),
