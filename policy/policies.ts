@@ -4,6 +4,7 @@
  */
 import type { ResourceValidationArgs, ResourceValidationPolicy } from "@pulumi/policy";
 import { ENI_ACTIONS } from "../components/iam/policies";
+import { USER_DATA_LIMIT } from "../components/nodes/userData";
 
 const LAUNCH_TEMPLATE = "aws:ec2/launchTemplate:LaunchTemplate";
 
@@ -33,9 +34,6 @@ const ENI_MUTATIONS = ENI_ACTIONS.filter((a) => !a.startsWith("ec2:Describe"));
 
 /** The ingress rule the API listener needs: 443 from `api.access`, which may be the whole internet. */
 const API_ACCESS_RULE = /^api-lb-https-from-access-\d+$/;
-
-/** AWS's limit on user data before base64. */
-const USER_DATA_LIMIT = 16 * 1024;
 
 type Props = Record<string, unknown>;
 type Statement = { Action?: string | string[] };
