@@ -3,7 +3,7 @@
  * `pulumi preview --policy-pack policy` against real inputs, and offline in the tests against the plan.
  */
 import type { ResourceValidationArgs, ResourceValidationPolicy } from "@pulumi/policy";
-import { ENI_ACTIONS } from "../components/iam/policies";
+import { ENI_ACTIONS } from "../components/iam/sources/ciliumEni";
 import { USER_DATA_LIMIT } from "../components/nodes/userData";
 
 const LAUNCH_TEMPLATE = "aws:ec2/launchTemplate:LaunchTemplate";
