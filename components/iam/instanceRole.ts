@@ -52,7 +52,11 @@ abstract class InstanceRole extends pulumi.ComponentResource {
     );
     new aws.iam.RolePolicy(
       `${name}-policy`,
-      { name: physical, role: role.name, policy: args.coordinates.apply((c) => JSON.stringify(rolePolicy(kind, spec, c))) },
+      {
+        name: physical,
+        role: role.name,
+        policy: args.coordinates.apply((c) => JSON.stringify(rolePolicy(kind, spec, c))),
+      },
       parent,
     );
     const profile = new aws.iam.InstanceProfile(

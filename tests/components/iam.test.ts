@@ -145,7 +145,9 @@ describe("instance role policies", () => {
 function bootstrapAwsCalls(): string[] {
   const dir = join(__dirname, "../../components/nodes");
   const scripts = readdirSync(dir, { recursive: true, encoding: "utf8" }).filter((f) => f.endsWith(".sh"));
-  const calls = scripts.flatMap((f) => [...readFileSync(join(dir, f), "utf8").matchAll(/\baws ([a-z0-9-]+) ([a-z-]+)/g)]);
+  const calls = scripts.flatMap((f) => [
+    ...readFileSync(join(dir, f), "utf8").matchAll(/\baws ([a-z0-9-]+) ([a-z-]+)/g),
+  ]);
   const pascal = (command: string) => command.replace(/(^|-)([a-z])/g, (_, __, c: string) => c.toUpperCase());
   return [...new Set(calls.map(([, service, command]) => `${service}:${pascal(command)}`))].sort();
 }

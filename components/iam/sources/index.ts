@@ -7,8 +7,4 @@ import { ciliumEni } from "./ciliumEni";
 import { containerImages } from "./containerImages";
 import { nodeBootstrap } from "./nodeBootstrap";
 
-export const STATEMENT_SOURCES: readonly StatementSource[] = [
-  nodeBootstrap,
-  containerImages,
-  ciliumEni,
-];
+export const STATEMENT_SOURCES: readonly StatementSource[] = [nodeBootstrap, containerImages, ciliumEni];
