@@ -7,4 +7,8 @@ import { ciliumEni } from "./ciliumEni";
 import { containerImages } from "./containerImages";
 import { nodeBootstrap } from "./nodeBootstrap";
 
-export const STATEMENT_SOURCES: readonly StatementSource[] = [nodeBootstrap, containerImages, ciliumEni];
+export const STATEMENT_SOURCES: readonly StatementSource[] = [
+  nodeBootstrap, // both roles: secrets, and in ENI mode the instance type's limits
+  containerImages, // both roles: ECR pulls
+  ciliumEni, // control plane, ENI mode: the Cilium operator
+];
