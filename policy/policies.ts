@@ -5,29 +5,9 @@
 import type { ResourceValidationArgs, ResourceValidationPolicy } from "@pulumi/policy";
 import { ENI_ACTIONS } from "../components/iam/sources/ciliumEni";
 import { USER_DATA_LIMIT } from "../components/nodes/userData";
+import { TAGGABLE } from "./taggable";
 
 const LAUNCH_TEMPLATE = "aws:ec2/launchTemplate:LaunchTemplate";
-
-/** Resource types of this program that take tags. */
-const TAGGABLE = new Set([
-  "aws:ec2/vpc:Vpc",
-  "aws:ec2/subnet:Subnet",
-  "aws:ec2/internetGateway:InternetGateway",
-  "aws:ec2/eip:Eip",
-  "aws:ec2/natGateway:NatGateway",
-  "aws:ec2/routeTable:RouteTable",
-  "aws:ec2/securityGroup:SecurityGroup",
-  "aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule",
-  "aws:vpc/securityGroupEgressRule:SecurityGroupEgressRule",
-  "aws:lb/loadBalancer:LoadBalancer",
-  "aws:lb/targetGroup:TargetGroup",
-  "aws:lb/listener:Listener",
-  "aws:iam/role:Role",
-  "aws:iam/instanceProfile:InstanceProfile",
-  LAUNCH_TEMPLATE,
-  "aws:autoscaling/group:Group",
-  "aws:ssm/parameter:Parameter",
-]);
 
 /** The ENI actions that change interfaces or addresses; describes are harmless. */
 const ENI_MUTATIONS = ENI_ACTIONS.filter((a) => !a.startsWith("ec2:Describe"));
