@@ -5,6 +5,7 @@
 import type { ResourceValidationArgs, ResourceValidationPolicy } from "@pulumi/policy";
 import { ENI_ACTIONS } from "../components/iam/sources/ciliumEni";
 import { USER_DATA_LIMIT } from "../components/nodes/userData";
+import { API_LISTENER } from "../components/wellKnownPorts";
 import { TAGGABLE } from "./taggable";
 
 const LAUNCH_TEMPLATE = "aws:ec2/launchTemplate:LaunchTemplate";
@@ -62,7 +63,8 @@ export const policies: ResourceValidationPolicy[] = [
     (args, props, report) => {
       if (args.type === "aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule" && props.cidrIpv4 === "0.0.0.0/0") {
         const name = (props.tags as Props | undefined)?.Name;
-        const apiListener = props.ipProtocol === "tcp" && props.fromPort === 443 && props.toPort === 443;
+        const apiListener =
+          props.ipProtocol === "tcp" && props.fromPort === API_LISTENER && props.toPort === API_LISTENER;
         if (!(apiListener && typeof name === "string" && API_ACCESS_RULE.test(name))) {
           report(`ingress from 0.0.0.0/0 (${props.ipProtocol} ${props.fromPort}-${props.toPort})`);
         }

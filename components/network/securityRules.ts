@@ -3,6 +3,15 @@
  * it exists. Pure: the spec in, a list of rules out; ClusterNetwork declares one resource per rule.
  */
 import type { ClusterSpec } from "../../spec/types";
+import {
+  API_LISTENER,
+  CILIUM_HEALTH,
+  CILIUM_TUNNEL,
+  ETCD_CLIENT,
+  ETCD_METRICS,
+  KUBE_APISERVER,
+  KUBELET_API,
+} from "../wellKnownPorts";
 
 export type GroupRole = "controlPlane" | "nodes" | "apiLb";
 
@@ -21,9 +30,7 @@ export interface SecurityRule {
 }
 
 /** etcd's client, peer and metrics ports on the control plane: never reachable from workers or their pods. */
-const ETCD_PORTS = { first: 2379, last: 2381 };
-
-const TUNNEL_PORT = { vxlan: 8472, geneve: 6081 } as const;
+const ETCD_PORTS = { first: ETCD_CLIENT, last: ETCD_METRICS };
 
 function between(a: GroupRole, b: GroupRole, make: (from: GroupRole, to: GroupRole) => SecurityRule[]): SecurityRule[] {
   return [...make(a, b), ...make(b, a)];
@@ -41,8 +48,8 @@ export function securityRules(spec: ClusterSpec): SecurityRule[] {
       group: "apiLb",
       direction: "ingress",
       protocol: "tcp",
-      fromPort: 443,
-      toPort: 443,
+      fromPort: API_LISTENER,
+      toPort: API_LISTENER,
       peer: { cidr },
       description: `Kubernetes API clients from ${cidr} (api.access)`,
     }),
@@ -53,8 +60,8 @@ export function securityRules(spec: ClusterSpec): SecurityRule[] {
       group: "apiLb",
       direction: "ingress",
       protocol: "tcp",
-      fromPort: 443,
-      toPort: 443,
+      fromPort: API_LISTENER,
+      toPort: API_LISTENER,
       peer: { group },
       description: `Kubelets, pods and Cilium on ${label[group]} nodes reach the API through the internal load balancer`,
     });
@@ -65,8 +72,8 @@ export function securityRules(spec: ClusterSpec): SecurityRule[] {
       group: "apiLb",
       direction: "egress",
       protocol: "tcp",
-      fromPort: 6443,
-      toPort: 6443,
+      fromPort: KUBE_APISERVER,
+      toPort: KUBE_APISERVER,
       peer: { group: "controlPlane" },
       description: "API load balancer forwards requests and health checks to the API servers",
     },
@@ -75,8 +82,8 @@ export function securityRules(spec: ClusterSpec): SecurityRule[] {
       group: "controlPlane",
       direction: "ingress",
       protocol: "tcp",
-      fromPort: 6443,
-      toPort: 6443,
+      fromPort: KUBE_APISERVER,
+      toPort: KUBE_APISERVER,
       peer: { group: "apiLb" },
       description: "API requests and health checks forwarded by the API load balancer",
     },
@@ -132,8 +139,8 @@ export function securityRules(spec: ClusterSpec): SecurityRule[] {
         group: "controlPlane",
         direction: "ingress",
         protocol: "tcp",
-        fromPort: 6443,
-        toPort: 6443,
+        fromPort: KUBE_APISERVER,
+        toPort: KUBE_APISERVER,
         peer: { group: "nodes" },
         description: "Kubelets and pods on workers reach the API server",
       },
@@ -142,8 +149,8 @@ export function securityRules(spec: ClusterSpec): SecurityRule[] {
         group: "nodes",
         direction: "ingress",
         protocol: "tcp",
-        fromPort: 10250,
-        toPort: 10250,
+        fromPort: KUBELET_API,
+        toPort: KUBELET_API,
         peer: { group: "controlPlane" },
         description: "API server to kubelets: logs, exec, port-forward, metrics",
       },
@@ -153,8 +160,8 @@ export function securityRules(spec: ClusterSpec): SecurityRule[] {
           group: to,
           direction: "ingress",
           protocol: "udp",
-          fromPort: TUNNEL_PORT[tunnel],
-          toPort: TUNNEL_PORT[tunnel],
+          fromPort: CILIUM_TUNNEL[tunnel],
+          toPort: CILIUM_TUNNEL[tunnel],
           peer: { group: from },
           description: `Cilium ${tunnel} tunnel carrying pod traffic between control plane and workers`,
         },
@@ -163,8 +170,8 @@ export function securityRules(spec: ClusterSpec): SecurityRule[] {
           group: to,
           direction: "ingress",
           protocol: "tcp",
-          fromPort: 4240,
-          toPort: 4240,
+          fromPort: CILIUM_HEALTH,
+          toPort: CILIUM_HEALTH,
           peer: { group: from },
           description: "Cilium health checks between nodes",
         },
