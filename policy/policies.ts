@@ -5,6 +5,7 @@
 import type { ResourceValidationArgs, ResourceValidationPolicy } from "@pulumi/policy";
 import { ENI_ACTIONS } from "../components/iam/sources/ciliumEni";
 import { USER_DATA_LIMIT } from "../components/nodes/userData";
+import { apiAccessRuleName } from "../components/network/securityRules";
 import { API_LISTENER } from "../components/wellKnownPorts";
 import { TAGGABLE } from "./taggable";
 
@@ -13,8 +14,6 @@ const LAUNCH_TEMPLATE = "aws:ec2/launchTemplate:LaunchTemplate";
 /** The ENI actions that change interfaces or addresses; describes are harmless. */
 const ENI_MUTATIONS = ENI_ACTIONS.filter((a) => !a.startsWith("ec2:Describe"));
 
-/** The ingress rule the API listener needs: 443 from `api.access`, which may be the whole internet. */
-const API_ACCESS_RULE = /^api-lb-https-from-access-\d+$/;
 
 type Props = Record<string, unknown>;
 type Statement = { Action?: string | string[] };
@@ -65,7 +64,8 @@ export const policies: ResourceValidationPolicy[] = [
         const name = (props.tags as Props | undefined)?.Name;
         const apiListener =
           props.ipProtocol === "tcp" && props.fromPort === API_LISTENER && props.toPort === API_LISTENER;
-        if (!(apiListener && typeof name === "string" && API_ACCESS_RULE.test(name))) {
+        // The API listener's rule for `api.access`, which may be the whole internet, is named for its CIDR.
+        if (!(apiListener && name === apiAccessRuleName(props.cidrIpv4))) {
           report(`ingress from 0.0.0.0/0 (${props.ipProtocol} ${props.fromPort}-${props.toPort})`);
         }
       }

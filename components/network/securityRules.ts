@@ -27,7 +27,12 @@ export interface SecurityRule {
   /** Another group of the cluster, or a CIDR. */
   peer: { group: GroupRole } | { cidr: string };
   description: string;
+  /** Names the rule had in earlier versions, kept as aliases so existing stacks keep the resource. */
+  formerNames?: string[];
 }
+
+/** An `api.access` rule is named by the CIDR it admits (`/` as `-`), never by its place in the list. */
+export const apiAccessRuleName = (cidr: string) => `api-lb-https-from-access-${cidr.replace("/", "-")}`;
 
 /** etcd's client, peer and metrics ports on the control plane: never reachable from workers or their pods. */
 const ETCD_PORTS = { first: ETCD_CLIENT, last: ETCD_METRICS };
@@ -44,7 +49,9 @@ export function securityRules(spec: ClusterSpec): SecurityRule[] {
 
   spec.api.access.forEach((cidr, i) =>
     rules.push({
-      name: `api-lb-https-from-access-${i}`,
+      name: apiAccessRuleName(cidr),
+      // Named by list position before: a stack created then holds this CIDR's rule under its index.
+      formerNames: [`api-lb-https-from-access-${i}`],
       group: "apiLb",
       direction: "ingress",
       protocol: "tcp",
