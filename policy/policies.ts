@@ -14,7 +14,6 @@ const LAUNCH_TEMPLATE = "aws:ec2/launchTemplate:LaunchTemplate";
 /** The ENI actions that change interfaces or addresses; describes are harmless. */
 const ENI_MUTATIONS = ENI_ACTIONS.filter((a) => !a.startsWith("ec2:Describe"));
 
-
 type Props = Record<string, unknown>;
 type Statement = { Action?: string | string[] };
 

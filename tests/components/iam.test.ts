@@ -8,7 +8,7 @@ import { AwsCoordinates, rolePolicy } from "../../components/iam/policies";
 import type { PolicyDocument } from "../../components/iam/policyDocument";
 import { policyDocument } from "../../components/iam/policyDocument";
 import { STATEMENT_SOURCES } from "../../components/iam/sources";
-import { ciliumEni, ENI_ACTIONS, SEED_ENI_ACTIONS } from "../../components/iam/sources/ciliumEni";
+import { ciliumEni, ENI_ACTIONS, KOPS_GUIDE_ENI_ACTIONS } from "../../components/iam/sources/ciliumEni";
 import { nodeBootstrap } from "../../components/iam/sources/nodeBootstrap";
 import type { RoleKind, StatementSource } from "../../components/iam/statementSource";
 import { validateConfig } from "../../spec/validation";
@@ -71,10 +71,10 @@ describe("instance role policies", () => {
     }
   });
 
-  it("grants the control plane every ENI action of the seed and of Cilium's docs in ENI mode only", () => {
+  it("grants the control plane every ENI action of kOps's guide and of Cilium's docs in ENI mode only", () => {
     const actions = (doc: PolicyDocument) => new Set(doc.Statement.flatMap((s) => s.Action));
     const eni = actions(controlPlanePolicy(specFor("eni"), AT));
-    for (const action of [...SEED_ENI_ACTIONS, ...ENI_ACTIONS]) expect(eni.has(action), action).to.equal(true);
+    for (const action of [...KOPS_GUIDE_ENI_ACTIONS, ...ENI_ACTIONS]) expect(eni.has(action), action).to.equal(true);
     for (const ipam of ["", "crd"] as const) {
       const other = actions(controlPlanePolicy(specFor(ipam), AT));
       for (const action of ENI_ACTIONS) expect(other.has(action), `${ipam}: ${action}`).to.equal(false);

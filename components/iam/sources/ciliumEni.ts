@@ -3,7 +3,7 @@ import type { Statement } from "../policyDocument";
 import type { StatementSource } from "../statementSource";
 
 /** The actions kOps's adding-a-feature guide (`addCiliumEniPermissions` as first written) grants the operator. */
-export const SEED_ENI_ACTIONS = [
+export const KOPS_GUIDE_ENI_ACTIONS = [
   "ec2:DescribeSubnets",
   "ec2:AttachNetworkInterface",
   "ec2:AssignPrivateIpAddresses",
@@ -27,7 +27,7 @@ export const CILIUM_DOCUMENTED_ENI_ACTIONS = [
 ] as const;
 
 /** Every action the Cilium operator may use in ENI mode. */
-export const ENI_ACTIONS: readonly string[] = [...SEED_ENI_ACTIONS, ...CILIUM_DOCUMENTED_ENI_ACTIONS];
+export const ENI_ACTIONS: readonly string[] = [...KOPS_GUIDE_ENI_ACTIONS, ...CILIUM_DOCUMENTED_ENI_ACTIONS];
 
 /** ENI actions that change or destroy interfaces, held back to the cluster's own ENIs where AWS can tell. */
 const ENI_DESTRUCTIVE = ["ec2:DeleteNetworkInterface", "ec2:DetachNetworkInterface"];
