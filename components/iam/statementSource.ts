@@ -17,8 +17,9 @@ export interface AwsCoordinates {
 export type RoleKind = "control-plane" | "node";
 
 export interface StatementSource {
-  /** The feature whose calls these statements allow, as docs/iam.md names it. */
-  feature: string;
+  /** Every `Sid` of the source starts with it (the feature's name), so a reader of a policy knows which
+   * feature each statement serves and two sources can never claim one `Sid`. */
+  sidPrefix: string;
   /** The statements the feature needs on `role` for this spec; none when it does not run there. */
   statements(role: RoleKind, spec: ClusterSpec, at: AwsCoordinates): Statement[];
 }

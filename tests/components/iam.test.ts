@@ -195,9 +195,17 @@ describe("statement sources, one per feature", () => {
     expect(ciliumEni.statements("node", specFor("eni"), AT)).to.deep.equal([]);
   });
 
-  it("gives every statement of every source its own Sid", () => {
+  it("gives every statement of every source its own Sid, under its source's prefix", () => {
+    const prefixes = STATEMENT_SOURCES.map((s) => s.sidPrefix);
+    // No prefix may start another's, or one source could take a Sid meant for the other.
+    expect(prefixes.flatMap((p) => prefixes.filter((q) => q !== p && q.startsWith(p)))).to.deep.equal([]);
     for (const ipam of ["", "crd", "eni"] as const) {
       for (const role of ["control-plane", "node"] as const) {
+        for (const source of STATEMENT_SOURCES) {
+          for (const { Sid } of source.statements(role, specFor(ipam), AT)) {
+            expect(Sid, source.sidPrefix).to.match(new RegExp(`^${source.sidPrefix}[A-Za-z0-9]+$`));
+          }
+        }
         const sids = STATEMENT_SOURCES.flatMap((s) => s.statements(role, specFor(ipam), AT).map((st) => st.Sid));
         expect(new Set(sids).size, `${role} ${ipam}: ${sids.join(", ")}`).to.equal(sids.length);
         expect(rolePolicy(role, specFor(ipam), AT).Statement.map((s) => s.Sid)).to.have.members(sids);

@@ -33,7 +33,7 @@ export const ENI_ACTIONS: readonly string[] = [...KOPS_GUIDE_ENI_ACTIONS, ...CIL
 const ENI_DESTRUCTIVE = ["ec2:DeleteNetworkInterface", "ec2:DetachNetworkInterface"];
 
 export const ciliumEni: StatementSource = {
-  feature: "Cilium ENI IPAM",
+  sidPrefix: "CiliumEni",
   statements: (role, spec, at): Statement[] => {
     if (role !== "control-plane" || spec.networking.cilium.ipam !== "eni") return [];
     return [

@@ -2,7 +2,7 @@
 import type { StatementSource } from "../statementSource";
 
 export const containerImages: StatementSource = {
-  feature: "container images",
+  sidPrefix: "ContainerImages",
   statements: () => [
     {
       // GetAuthorizationToken has no resource scope.

@@ -19,7 +19,7 @@ const instanceTypeLimits: Statement = {
 };
 
 export const nodeBootstrap: StatementSource = {
-  feature: "node bootstrap",
+  sidPrefix: "Bootstrap",
   statements: (role, spec, at) => [
     {
       // SecureStrings under the AWS-managed aws/ssm key decrypt through SSM without a KMS grant.
