@@ -11,6 +11,7 @@ import { ClusterNetwork } from "./components/network/clusterNetwork";
 import { instanceGroups } from "./components/nodes/instanceGroups";
 import { NodeLaunchTemplate } from "./components/nodes/nodeLaunchTemplate";
 import { ClusterSecrets } from "./components/secrets/clusterSecrets";
+import { API_LISTENER } from "./components/wellKnownPorts";
 import { loadSpec } from "./spec/load";
 
 export async function program(): Promise<Record<string, unknown>> {
@@ -43,7 +44,7 @@ export async function program(): Promise<Record<string, unknown>> {
   const apiReady = new ApiReady(
     "api-ready",
     {
-      url: pulumi.interpolate`https://${network.apiEndpoint}:443/readyz`,
+      url: pulumi.interpolate`https://${network.apiEndpoint}:${API_LISTENER}/readyz`,
       caCertPem: secrets.caCertPem,
       timeoutSeconds: 1800,
     },
@@ -61,7 +62,7 @@ export async function program(): Promise<Record<string, unknown>> {
     vpcId: network.vpcId,
     subnetIds: network.subnetIds,
     securityGroupIds: network.securityGroupIds,
-    apiEndpoint: pulumi.interpolate`https://${network.apiEndpoint}:443`,
+    apiEndpoint: pulumi.interpolate`https://${network.apiEndpoint}:${API_LISTENER}`,
     controlPlaneRoleArn: controlPlaneRole.roleArn,
     nodeRoleArn: nodeRole.roleArn,
     autoScalingGroups: Object.fromEntries(groups.map((g) => [g.group.name, g.template.autoScalingGroupName])),

@@ -1,7 +1,7 @@
 /** The account, partition and region the stack deploys to, looked up once for policy ARNs. */
 import * as aws from "@pulumi/aws";
 import * as pulumi from "@pulumi/pulumi";
-import type { AwsCoordinates } from "./iam/policies";
+import type { AwsCoordinates } from "./iam/statementSource";
 
 export function lookupCoordinates(region: string): pulumi.Output<AwsCoordinates & { dnsSuffix: string }> {
   return pulumi.all([aws.getCallerIdentityOutput(), aws.getPartitionOutput()]).apply(([identity, partition]) => ({

@@ -29,15 +29,25 @@ export const REPLACE_ON_CHANGE: Record<string, readonly string[]> = {
   "tls:index/locallySignedCert:LocallySignedCert": ["*"],
   "tls:index/certRequest:CertRequest": ["*"],
   "random:index/randomString:RandomString": ["*"],
+  "random:index/randomPassword:RandomPassword": ["*"],
+  // The provider is replaced only when its clusterIdentifier changes (the program always sets one).
+  "pulumi:providers:kubernetes": ["clusterIdentifier"],
+  // ApiReady: a dynamic provider without `diff` never asks for a replacement.
+  "pulumi-nodejs:dynamic:Resource": [],
 };
 
 /** Kubernetes objects are replaced when their identity changes. */
 const KUBERNETES_IDENTITY = ["metadata.name", "metadata.namespace", "apiVersion", "kind"];
 
+const isKubernetesObject = (type: string) => type.startsWith("kubernetes:");
+
+/** True when the table (or the Kubernetes identity rule) says which changes replace a resource of `type`. */
+export const isReplaceClassified = (type: string): boolean => type in REPLACE_ON_CHANGE || isKubernetesObject(type);
+
 /** True when a change to `path` (dotted) of a resource of `type` replaces it. */
 export function forcesReplacement(type: string, path: string): boolean {
   const top = path.split(/[.[]/)[0];
-  if (type.startsWith("kubernetes:")) return KUBERNETES_IDENTITY.some((p) => path === p || path.startsWith(`${p}.`));
+  if (isKubernetesObject(type)) return KUBERNETES_IDENTITY.some((p) => path === p || path.startsWith(`${p}.`));
   const keys = REPLACE_ON_CHANGE[type] ?? [];
   return keys.includes("*") || keys.includes(top);
 }

@@ -9,6 +9,7 @@ import program from "../index";
 import { ConfigValidationError } from "../spec/validation/report";
 import type { FieldError } from "../spec/validation/fieldErrors";
 import { PROJECT } from "../spec/read";
+import { Alias, aliasUrn, NewUrn } from "./aliases";
 import { planMocks } from "./mocks";
 import { StackConfig, toRuntimeConfig } from "./stackConfig";
 
@@ -26,6 +27,8 @@ export interface PlannedResource {
   provider?: string;
   /** URNs the resource depends on. Kept in memory for tests, not written to resources.json. */
   dependencies?: string[];
+  /** URNs an existing stack may hold the resource under (its aliases). In memory only, like `provider`. */
+  aliases?: string[];
 }
 
 export interface Plan {
@@ -68,6 +71,7 @@ interface RegisterRequest {
   getObject(): Struct;
   getProvider(): string;
   getDependenciesList(): string[];
+  getAliasesList(): Alias[];
 }
 
 /** Wraps the mock monitor so each registration is recorded with its parent and inputs. */
@@ -78,6 +82,7 @@ function recordRegistrations(
 ): void {
   const monitor = pulumi.runtime.getMonitor() as unknown as Record<string, (req: unknown, cb: Callback) => void>;
   const register = monitor.registerResource.bind(monitor);
+  const newUrn = (monitor.newUrn as unknown as NewUrn).bind(monitor);
   monitor.registerResource = (req, callback) => {
     const request = req as RegisterRequest;
     register(req, (err, resp) => {
@@ -91,6 +96,11 @@ function recordRegistrations(
           inputs: redact(rpc.deserializeProperties(request.getObject())),
           provider: request.getProvider() || undefined,
           dependencies: request.getDependenciesList(),
+          aliases: request
+            .getAliasesList()
+            .map((a) =>
+              aliasUrn(a, { type: request.getType(), name: request.getName(), parent: request.getParent() }, newUrn),
+            ),
         });
       }
       callback(err, resp);

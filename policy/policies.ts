@@ -3,37 +3,16 @@
  * `pulumi preview --policy-pack policy` against real inputs, and offline in the tests against the plan.
  */
 import type { ResourceValidationArgs, ResourceValidationPolicy } from "@pulumi/policy";
-import { ENI_ACTIONS } from "../components/iam/policies";
+import { ENI_ACTIONS } from "../components/iam/sources/ciliumEni";
 import { USER_DATA_LIMIT } from "../components/nodes/userData";
+import { apiAccessRuleName } from "../components/network/securityRules";
+import { API_LISTENER } from "../components/wellKnownPorts";
+import { TAGGABLE } from "./taggable";
 
 const LAUNCH_TEMPLATE = "aws:ec2/launchTemplate:LaunchTemplate";
 
-/** Resource types of this program that take tags. */
-const TAGGABLE = new Set([
-  "aws:ec2/vpc:Vpc",
-  "aws:ec2/subnet:Subnet",
-  "aws:ec2/internetGateway:InternetGateway",
-  "aws:ec2/eip:Eip",
-  "aws:ec2/natGateway:NatGateway",
-  "aws:ec2/routeTable:RouteTable",
-  "aws:ec2/securityGroup:SecurityGroup",
-  "aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule",
-  "aws:vpc/securityGroupEgressRule:SecurityGroupEgressRule",
-  "aws:lb/loadBalancer:LoadBalancer",
-  "aws:lb/targetGroup:TargetGroup",
-  "aws:lb/listener:Listener",
-  "aws:iam/role:Role",
-  "aws:iam/instanceProfile:InstanceProfile",
-  LAUNCH_TEMPLATE,
-  "aws:autoscaling/group:Group",
-  "aws:ssm/parameter:Parameter",
-]);
-
 /** The ENI actions that change interfaces or addresses; describes are harmless. */
 const ENI_MUTATIONS = ENI_ACTIONS.filter((a) => !a.startsWith("ec2:Describe"));
-
-/** The ingress rule the API listener needs: 443 from `api.access`, which may be the whole internet. */
-const API_ACCESS_RULE = /^api-lb-https-from-access-\d+$/;
 
 type Props = Record<string, unknown>;
 type Statement = { Action?: string | string[] };
@@ -82,8 +61,10 @@ export const policies: ResourceValidationPolicy[] = [
     (args, props, report) => {
       if (args.type === "aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule" && props.cidrIpv4 === "0.0.0.0/0") {
         const name = (props.tags as Props | undefined)?.Name;
-        const apiListener = props.ipProtocol === "tcp" && props.fromPort === 443 && props.toPort === 443;
-        if (!(apiListener && typeof name === "string" && API_ACCESS_RULE.test(name))) {
+        const apiListener =
+          props.ipProtocol === "tcp" && props.fromPort === API_LISTENER && props.toPort === API_LISTENER;
+        // The API listener's rule for `api.access`, which may be the whole internet, is named for its CIDR.
+        if (!(apiListener && name === apiAccessRuleName(props.cidrIpv4))) {
           report(`ingress from 0.0.0.0/0 (${props.ipProtocol} ${props.fromPort}-${props.toPort})`);
         }
       }

@@ -8,7 +8,8 @@ import type { ClusterSpec } from "./types";
 
 type Raw = Record<string, unknown>;
 
-function withDefaults(value: unknown, field: AnyField): unknown {
+/** `value` with every key it leaves out filled from the schema node `field` (recursively). */
+export function withDefaults(value: unknown, field: AnyField): unknown {
   switch (field.kind) {
     case "object": {
       const raw = (value ?? {}) as Raw;

@@ -225,17 +225,8 @@ export const CONFIG_SCHEMA: FieldsFor<ConfigKeys> = {
     kind: "array",
     minItems: 1,
     maxItems: 20,
-    default: [
-      {
-        name: "nodes",
-        instanceType: "t3.large",
-        minSize: 2,
-        maxSize: 4,
-        rootVolumeSize: 128,
-        imageId: "",
-        minHealthyPercentage: 90,
-      },
-    ],
+    // One group named `nodes`; every other key of it comes from the item defaults below.
+    default: [{ name: "nodes" }],
     description: "Worker instance groups, each an Auto Scaling group spread over the zones.",
     rules: ["one to twenty groups", "names unique"],
     items: {

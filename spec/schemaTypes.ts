@@ -40,7 +40,8 @@ export interface MapField extends FieldCommon {
 export interface ArrayField<Item> extends FieldCommon {
   kind: "array";
   items: FieldFor<Item>;
-  default?: readonly Item[];
+  /** Default items; keys an item leaves out take the item schema's defaults. */
+  default?: readonly Partial<Item>[];
   required?: boolean;
   minItems?: number;
   maxItems?: number;

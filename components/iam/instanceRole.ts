@@ -1,15 +1,16 @@
 /**
  * An instance role: IAM role with the EC2 trust policy, its inline policy and an instance profile.
  * `MasterIamRole` (control plane) and `NodeIamRole` (workers) are the two kinds; the policy documents
- * come from the pure builders in `policies.ts`.
+ * are composed in `policies.ts` from the statement sources of `sources/`, one per feature.
  */
 import * as aws from "@pulumi/aws";
 import * as pulumi from "@pulumi/pulumi";
 import type { ClusterSpec } from "../../spec/types";
 import { awsName } from "../naming";
 import { clusterTags } from "../tags";
-import { AwsCoordinates, controlPlanePolicy, nodePolicy } from "./policies";
-import { ec2TrustPolicy, PolicyDocument } from "./policyDocument";
+import { ec2TrustPolicy } from "./policyDocument";
+import { rolePolicy } from "./policies";
+import type { AwsCoordinates, RoleKind } from "./statementSource";
 
 export interface InstanceRoleArgs {
   spec: ClusterSpec;
@@ -30,7 +31,7 @@ abstract class InstanceRole extends pulumi.ComponentResource {
     name: string,
     args: InstanceRoleArgs,
     physicalPrefix: string,
-    build: (spec: ClusterSpec, at: AwsCoordinates) => PolicyDocument,
+    kind: RoleKind,
     opts?: pulumi.ComponentResourceOptions,
   ) {
     super(type, name, {}, opts);
@@ -51,7 +52,11 @@ abstract class InstanceRole extends pulumi.ComponentResource {
     );
     new aws.iam.RolePolicy(
       `${name}-policy`,
-      { name: physical, role: role.name, policy: args.coordinates.apply((c) => JSON.stringify(build(spec, c))) },
+      {
+        name: physical,
+        role: role.name,
+        policy: args.coordinates.apply((c) => JSON.stringify(rolePolicy(kind, spec, c))),
+      },
       parent,
     );
     const profile = new aws.iam.InstanceProfile(
@@ -67,16 +72,16 @@ abstract class InstanceRole extends pulumi.ComponentResource {
   }
 }
 
-/** The control-plane role: bootstrap secrets, image pulls, and in ENI mode the Cilium operator's EC2 actions. */
+/** The control-plane role: what its node bootstrap and images need, and in ENI mode the Cilium operator's EC2 actions. */
 export class MasterIamRole extends InstanceRole {
   constructor(name: string, args: InstanceRoleArgs, opts?: pulumi.ComponentResourceOptions) {
-    super("cilium-cluster:iam:MasterIamRole", name, args, "masters", controlPlanePolicy, opts);
+    super("cilium-cluster:iam:MasterIamRole", name, args, "masters", "control-plane", opts);
   }
 }
 
-/** The worker role: its bootstrap secrets, image pulls, and in ENI mode the instance-type lookup. */
+/** The worker role: what its node bootstrap (in ENI mode the instance-type lookup too) and images need. */
 export class NodeIamRole extends InstanceRole {
   constructor(name: string, args: InstanceRoleArgs, opts?: pulumi.ComponentResourceOptions) {
-    super("cilium-cluster:iam:NodeIamRole", name, args, "nodes", nodePolicy, opts);
+    super("cilium-cluster:iam:NodeIamRole", name, args, "nodes", "node", opts);
   }
 }

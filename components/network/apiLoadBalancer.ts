@@ -3,6 +3,7 @@ import * as aws from "@pulumi/aws";
 import * as pulumi from "@pulumi/pulumi";
 import { awsName } from "../naming";
 import type { Tags } from "../tags";
+import { API_LISTENER, KUBE_APISERVER } from "../wellKnownPorts";
 
 export interface ApiLoadBalancerArgs {
   /** Distinguishes the load balancers of one cluster (`api`, `api-internal`). */
@@ -45,7 +46,7 @@ export function declareApiLoadBalancer(
     `${name}-${args.role}`,
     {
       name: targetGroupName,
-      port: 6443,
+      port: KUBE_APISERVER,
       protocol: "TCP",
       vpcId: args.vpcId,
       targetType: "instance",
@@ -56,7 +57,7 @@ export function declareApiLoadBalancer(
       deregistrationDelay: 30,
       healthCheck: {
         protocol: "HTTPS",
-        port: "6443",
+        port: String(KUBE_APISERVER),
         path: "/readyz",
         healthyThreshold: 2,
         unhealthyThreshold: 2,
@@ -67,13 +68,13 @@ export function declareApiLoadBalancer(
     opts,
   );
   new aws.lb.Listener(
-    `${name}-${args.role}-443`,
+    `${name}-${args.role}-${API_LISTENER}`,
     {
       loadBalancerArn: lb.arn,
-      port: 443,
+      port: API_LISTENER,
       protocol: "TCP",
       defaultActions: [{ type: "forward", targetGroupArn: targetGroup.arn }],
-      tags: args.tags(`${args.role}-443.${args.clusterName}`),
+      tags: args.tags(`${args.role}-${API_LISTENER}.${args.clusterName}`),
     },
     opts,
   );

@@ -223,8 +223,9 @@ export class ClusterNetwork extends pulumi.ComponentResource {
         referencedSecurityGroupId: "group" in rule.peer ? ids[rule.peer.group] : undefined,
         tags: tags(rule.name),
       };
-      if (rule.direction === "ingress") new aws.vpc.SecurityGroupIngressRule(`${name}-${rule.name}`, common, parent);
-      else new aws.vpc.SecurityGroupEgressRule(`${name}-${rule.name}`, common, parent);
+      const opts = { parent: this, aliases: rule.formerNames?.map((former) => ({ name: `${name}-${former}` })) };
+      if (rule.direction === "ingress") new aws.vpc.SecurityGroupIngressRule(`${name}-${rule.name}`, common, opts);
+      else new aws.vpc.SecurityGroupEgressRule(`${name}-${rule.name}`, common, opts);
     }
     return ids;
   }

@@ -3,6 +3,15 @@
  * it exists. Pure: the spec in, a list of rules out; ClusterNetwork declares one resource per rule.
  */
 import type { ClusterSpec } from "../../spec/types";
+import {
+  API_LISTENER,
+  CILIUM_HEALTH,
+  CILIUM_TUNNEL,
+  ETCD_CLIENT,
+  ETCD_METRICS,
+  KUBE_APISERVER,
+  KUBELET_API,
+} from "../wellKnownPorts";
 
 export type GroupRole = "controlPlane" | "nodes" | "apiLb";
 
@@ -18,12 +27,15 @@ export interface SecurityRule {
   /** Another group of the cluster, or a CIDR. */
   peer: { group: GroupRole } | { cidr: string };
   description: string;
+  /** Names the rule had in earlier versions, kept as aliases so existing stacks keep the resource. */
+  formerNames?: string[];
 }
 
-/** etcd's client, peer and metrics ports on the control plane: never reachable from workers or their pods. */
-const ETCD_PORTS = { first: 2379, last: 2381 };
+/** An `api.access` rule is named by the CIDR it admits (`/` as `-`), never by its place in the list. */
+export const apiAccessRuleName = (cidr: string) => `api-lb-https-from-access-${cidr.replace("/", "-")}`;
 
-const TUNNEL_PORT = { vxlan: 8472, geneve: 6081 } as const;
+/** etcd's client, peer and metrics ports on the control plane: never reachable from workers or their pods. */
+const ETCD_PORTS = { first: ETCD_CLIENT, last: ETCD_METRICS };
 
 function between(a: GroupRole, b: GroupRole, make: (from: GroupRole, to: GroupRole) => SecurityRule[]): SecurityRule[] {
   return [...make(a, b), ...make(b, a)];
@@ -37,12 +49,14 @@ export function securityRules(spec: ClusterSpec): SecurityRule[] {
 
   spec.api.access.forEach((cidr, i) =>
     rules.push({
-      name: `api-lb-https-from-access-${i}`,
+      name: apiAccessRuleName(cidr),
+      // Named by list position before: a stack created then holds this CIDR's rule under its index.
+      formerNames: [`api-lb-https-from-access-${i}`],
       group: "apiLb",
       direction: "ingress",
       protocol: "tcp",
-      fromPort: 443,
-      toPort: 443,
+      fromPort: API_LISTENER,
+      toPort: API_LISTENER,
       peer: { cidr },
       description: `Kubernetes API clients from ${cidr} (api.access)`,
     }),
@@ -53,8 +67,8 @@ export function securityRules(spec: ClusterSpec): SecurityRule[] {
       group: "apiLb",
       direction: "ingress",
       protocol: "tcp",
-      fromPort: 443,
-      toPort: 443,
+      fromPort: API_LISTENER,
+      toPort: API_LISTENER,
       peer: { group },
       description: `Kubelets, pods and Cilium on ${label[group]} nodes reach the API through the internal load balancer`,
     });
@@ -65,8 +79,8 @@ export function securityRules(spec: ClusterSpec): SecurityRule[] {
       group: "apiLb",
       direction: "egress",
       protocol: "tcp",
-      fromPort: 6443,
-      toPort: 6443,
+      fromPort: KUBE_APISERVER,
+      toPort: KUBE_APISERVER,
       peer: { group: "controlPlane" },
       description: "API load balancer forwards requests and health checks to the API servers",
     },
@@ -75,8 +89,8 @@ export function securityRules(spec: ClusterSpec): SecurityRule[] {
       group: "controlPlane",
       direction: "ingress",
       protocol: "tcp",
-      fromPort: 6443,
-      toPort: 6443,
+      fromPort: KUBE_APISERVER,
+      toPort: KUBE_APISERVER,
       peer: { group: "apiLb" },
       description: "API requests and health checks forwarded by the API load balancer",
     },
@@ -132,8 +146,8 @@ export function securityRules(spec: ClusterSpec): SecurityRule[] {
         group: "controlPlane",
         direction: "ingress",
         protocol: "tcp",
-        fromPort: 6443,
-        toPort: 6443,
+        fromPort: KUBE_APISERVER,
+        toPort: KUBE_APISERVER,
         peer: { group: "nodes" },
         description: "Kubelets and pods on workers reach the API server",
       },
@@ -142,8 +156,8 @@ export function securityRules(spec: ClusterSpec): SecurityRule[] {
         group: "nodes",
         direction: "ingress",
         protocol: "tcp",
-        fromPort: 10250,
-        toPort: 10250,
+        fromPort: KUBELET_API,
+        toPort: KUBELET_API,
         peer: { group: "controlPlane" },
         description: "API server to kubelets: logs, exec, port-forward, metrics",
       },
@@ -153,8 +167,8 @@ export function securityRules(spec: ClusterSpec): SecurityRule[] {
           group: to,
           direction: "ingress",
           protocol: "udp",
-          fromPort: TUNNEL_PORT[tunnel],
-          toPort: TUNNEL_PORT[tunnel],
+          fromPort: CILIUM_TUNNEL[tunnel],
+          toPort: CILIUM_TUNNEL[tunnel],
           peer: { group: from },
           description: `Cilium ${tunnel} tunnel carrying pod traffic between control plane and workers`,
         },
@@ -163,8 +177,8 @@ export function securityRules(spec: ClusterSpec): SecurityRule[] {
           group: to,
           direction: "ingress",
           protocol: "tcp",
-          fromPort: 4240,
-          toPort: 4240,
+          fromPort: CILIUM_HEALTH,
+          toPort: CILIUM_HEALTH,
           peer: { group: from },
           description: "Cilium health checks between nodes",
         },

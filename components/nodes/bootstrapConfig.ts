@@ -6,6 +6,7 @@
 import { createHash } from "crypto";
 import type { ClusterSpec } from "../../spec/types";
 import { parameterPrefix } from "../secrets/paths";
+import { API_LISTENER } from "../wellKnownPorts";
 import type { InstanceGroup } from "./instanceGroups";
 
 /**
@@ -58,7 +59,7 @@ export function bootstrapConfig(spec: ClusterSpec, group: InstanceGroup, api: Ap
     kubernetesVersion: spec.kubernetesVersion,
     apiEndpoint: api.internal,
     apiCertSans: [...new Set([api.internal, api.public])],
-    apiPort: 443,
+    apiPort: API_LISTENER,
     region: spec.region,
     secretsPrefix: parameterPrefix(spec.clusterName, group.role === "control-plane" ? "control-plane" : "node"),
     nodeIpFromMetadata: eni,

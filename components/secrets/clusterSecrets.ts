@@ -10,6 +10,7 @@ import * as random from "@pulumi/random";
 import * as tls from "@pulumi/tls";
 import type { ClusterSpec } from "../../spec/types";
 import { clusterTags } from "../tags";
+import { API_LISTENER } from "../wellKnownPorts";
 import { renderKubeconfig } from "./kubeconfig";
 import { parameterPrefix, SecretAudience } from "./paths";
 
@@ -117,7 +118,7 @@ export class ClusterSecrets extends pulumi.ComponentResource {
         .apply(([endpoint, caCertPem, clientCertPem, clientKeyPem]) =>
           renderKubeconfig({
             clusterName: spec.clusterName,
-            server: `https://${endpoint}:443`,
+            server: `https://${endpoint}:${API_LISTENER}`,
             caCertPem,
             clientCertPem,
             clientKeyPem,

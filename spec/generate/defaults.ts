@@ -1,4 +1,5 @@
 /** The default of a schema node as a user would write it, for generated files. */
+import { withDefaults } from "../defaults";
 import type { AnyField } from "../schemaTypes";
 
 export function defaultValue(field: AnyField): unknown {
@@ -12,7 +13,7 @@ export function defaultValue(field: AnyField): unknown {
     case "map":
       return {};
     case "array":
-      return field.default;
+      return field.default && withDefaults(undefined, field);
     default:
       return field.default;
   }

@@ -3,7 +3,7 @@ import { stringify } from "yaml";
 import { PROJECT } from "../read";
 import { CONFIG_TREE } from "../schema";
 import type { AnyField } from "../schemaTypes";
-import { pulumiType } from "./defaults";
+import { defaultValue, pulumiType } from "./defaults";
 
 function declaration(field: AnyField): Record<string, unknown> {
   const entry: Record<string, unknown> = { type: pulumiType(field), description: field.description.replace(/`/g, "") };
@@ -11,7 +11,7 @@ function declaration(field: AnyField): Record<string, unknown> {
   // Objects and maps default to `{}`: the program fills every key the user leaves out, so only keys
   // without a usable default (clusterName, network.availabilityZones) are reported missing.
   if (field.kind === "object" || field.kind === "map") entry.default = {};
-  else if (field.kind === "array" && field.default) entry.default = field.default;
+  else if (field.kind === "array" && field.default) entry.default = defaultValue(field);
   else if (field.kind !== "array" && field.default !== undefined) entry.default = field.default;
   return entry;
 }

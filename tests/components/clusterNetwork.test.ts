@@ -1,13 +1,8 @@
 // ClusterNetwork under the mock runtime: resources per topology and NAT mode, tags, routes, rules, LB.
 import { expect } from "chai";
 import type { Plan } from "../../plan/run";
+import { TAGGABLE } from "../../policy/taggable";
 import { inputs, named, NON_ENI, ofType, planWith } from "../planHelpers";
-
-const TAGGABLE_AWS = (type: string) =>
-  type.startsWith("aws:") &&
-  !type.startsWith("aws:iam/rolePolicy") &&
-  type !== "aws:ec2/route:Route" &&
-  !type.includes("routeTableAssociation");
 
 const count = (plan: Plan, type: string) => ofType(plan, type).length;
 const rules = (plan: Plan) => [
@@ -82,7 +77,7 @@ describe("ClusterNetwork", () => {
 
   it("tags every taggable resource as kOps does, plus the cloud labels", () => {
     for (const plan of [eni, publicPlan]) {
-      for (const r of plan.resources.filter((x) => TAGGABLE_AWS(x.type))) {
+      for (const r of plan.resources.filter((x) => TAGGABLE.has(x.type))) {
         const raw = inputs(r).tags as Record<string, string> | { key: string; value: string }[];
         // Auto Scaling groups list their tags; everything else has a map.
         const tags = Array.isArray(raw) ? Object.fromEntries(raw.map((t) => [t.key, t.value])) : raw;

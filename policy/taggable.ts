@@ -1,0 +1,46 @@
+/**
+ * Which resource types of this program take AWS tags. Every type the program declares is in one of the
+ * two tables (a test plans every example to check it), so a new type cannot slip past the tag policy.
+ */
+
+/** Types that take tags: each resource must carry `KubernetesCluster`. */
+export const TAGGABLE: ReadonlySet<string> = new Set([
+  "aws:ec2/vpc:Vpc",
+  "aws:ec2/subnet:Subnet",
+  "aws:ec2/internetGateway:InternetGateway",
+  "aws:ec2/eip:Eip",
+  "aws:ec2/natGateway:NatGateway",
+  "aws:ec2/routeTable:RouteTable",
+  "aws:ec2/securityGroup:SecurityGroup",
+  "aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule",
+  "aws:vpc/securityGroupEgressRule:SecurityGroupEgressRule",
+  "aws:lb/loadBalancer:LoadBalancer",
+  "aws:lb/targetGroup:TargetGroup",
+  "aws:lb/listener:Listener",
+  "aws:iam/role:Role",
+  "aws:iam/instanceProfile:InstanceProfile",
+  "aws:ec2/launchTemplate:LaunchTemplate",
+  "aws:autoscaling/group:Group",
+  "aws:ssm/parameter:Parameter",
+]);
+
+/** Types that take no tags, and why. */
+export const UNTAGGED: Readonly<Record<string, string>> = {
+  "aws:ec2/route:Route": "a route is part of its route table and takes no tags",
+  "aws:ec2/routeTableAssociation:RouteTableAssociation": "an association takes no tags",
+  "aws:iam/rolePolicy:RolePolicy": "an inline policy is part of its role and takes no tags",
+  "tls:index/privateKey:PrivateKey": "kept in the stack's state, nothing in AWS",
+  "tls:index/selfSignedCert:SelfSignedCert": "kept in the stack's state, nothing in AWS",
+  "tls:index/locallySignedCert:LocallySignedCert": "kept in the stack's state, nothing in AWS",
+  "tls:index/certRequest:CertRequest": "kept in the stack's state, nothing in AWS",
+  "random:index/randomString:RandomString": "kept in the stack's state, nothing in AWS",
+  "random:index/randomPassword:RandomPassword": "kept in the stack's state, nothing in AWS",
+  "pulumi:providers:kubernetes": "a provider, nothing in AWS",
+  "pulumi-nodejs:dynamic:Resource": "ApiReady waits for the API; nothing in AWS",
+};
+
+/** Kubernetes objects live in the cluster and carry labels, not AWS tags. */
+const isKubernetesObject = (type: string) => type.startsWith("kubernetes:");
+
+export const isTagClassified = (type: string): boolean =>
+  TAGGABLE.has(type) || type in UNTAGGED || isKubernetesObject(type);
