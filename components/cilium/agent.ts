@@ -1,4 +1,4 @@
-/** The Cilium agent DaemonSet `cilium` (non-privileged mode, as the chart renders it for 1.18/1.19). */
+/** The Cilium agent DaemonSet `cilium` (non-privileged mode, as the chart renders it for each line). */
 import type { K8sObject } from "./k8sObject";
 import type { WorkloadContext } from "./workloadContext";
 
@@ -6,6 +6,9 @@ const caps = (add: string[]) => ({
   capabilities: { add, drop: ["ALL"] },
   seLinuxOptions: { level: "s0", type: "spc_t" },
 });
+
+/** The agent's health endpoint, on the host network. */
+const HEALTH_PORT = 9879;
 
 const hostPath = (name: string, path: string, type: string) => ({ name, hostPath: { path, type } });
 
@@ -30,13 +33,15 @@ export function agentDaemonSet(ctx: WorkloadContext): K8sObject {
     fieldEnv("CILIUM_K8S_NAMESPACE", "metadata.namespace"),
     ...ctx.apiEnv,
   ];
-  const probe = (extra: Record<string, unknown>) => ({
+  const traits = ctx.agent;
+  const healthPort = traits.namedHealthPort ? "health" : HEALTH_PORT;
+  const probe = (extra: Record<string, unknown>, headers: { name: string; value: string }[] = []) => ({
     httpGet: {
       host: "127.0.0.1",
       path: "/healthz",
-      port: 9879,
+      port: healthPort,
       scheme: "HTTP",
-      httpHeaders: [{ name: "brief", value: "true" }],
+      httpHeaders: [{ name: "brief", value: "true" }, ...headers],
     },
     ...extra,
   });
@@ -64,7 +69,7 @@ export function agentDaemonSet(ctx: WorkloadContext): K8sObject {
           },
         },
         spec: {
-          securityContext: { appArmorProfile: { type: "Unconfined" } },
+          securityContext: { appArmorProfile: { type: "Unconfined" }, seccompProfile: { type: "Unconfined" } },
           initContainers: [
             {
               name: "config",
@@ -72,6 +77,9 @@ export function agentDaemonSet(ctx: WorkloadContext): K8sObject {
               command: ["cilium-dbg", "build-config"],
               env: baseEnv,
               volumeMounts: [{ name: "tmp", mountPath: "/tmp" }],
+              ...(traits.configInitCapabilities && {
+                securityContext: { capabilities: { add: traits.configInitCapabilities, drop: ["ALL"] } },
+              }),
               terminationMessagePolicy: "FallbackToLogsOnError",
             },
             {
@@ -138,32 +146,36 @@ export function agentDaemonSet(ctx: WorkloadContext): K8sObject {
               image: ctx.agentImage,
               command: ["cilium-agent"],
               args: ["--config-dir=/tmp/cilium/config-map"],
-              env: [...baseEnv, { name: "CILIUM_CLUSTERMESH_CONFIG", value: "/var/lib/cilium/clustermesh/" }],
+              env: [
+                fieldEnv("K8S_NODE_NAME", "spec.nodeName"),
+                fieldEnv("CILIUM_K8S_NAMESPACE", "metadata.namespace"),
+                { name: "CILIUM_CLUSTERMESH_CONFIG", value: "/var/lib/cilium/clustermesh/" },
+                // The Go runtime collects garbage before the container's memory limit (the node's allocatable without one).
+                { name: "GOMEMLIMIT", valueFrom: { resourceFieldRef: { resource: "limits.memory", divisor: "1" } } },
+                ...ctx.apiEnv,
+                // Back off on API errors from 1 s up to 120 s, so every agent does not hammer a recovering API server.
+                { name: "KUBE_CLIENT_BACKOFF_BASE", value: "1" },
+                { name: "KUBE_CLIENT_BACKOFF_DURATION", value: "120" },
+              ],
+              // Up to 300 × 2 s for a first start (BPF compilation, waiting for ENI addresses from the operator).
               startupProbe: probe({
-                failureThreshold: 105,
+                failureThreshold: 300,
                 periodSeconds: 2,
                 successThreshold: 1,
                 initialDelaySeconds: 5,
               }),
-              livenessProbe: probe({ periodSeconds: 30, successThreshold: 1, failureThreshold: 10, timeoutSeconds: 5 }),
+              // An API outage must not fail every agent's liveness check and restart the whole data path.
+              livenessProbe: probe(
+                { periodSeconds: 30, successThreshold: 1, failureThreshold: 10, timeoutSeconds: 5 },
+                [{ name: "require-k8s-connectivity", value: "false" }],
+              ),
               readinessProbe: probe({ periodSeconds: 30, successThreshold: 1, failureThreshold: 3, timeoutSeconds: 5 }),
               lifecycle: { preStop: { exec: { command: ["/cni-uninstall.sh"] } } },
+              ...(traits.namedHealthPort && {
+                ports: [{ name: "health", containerPort: HEALTH_PORT, hostPort: HEALTH_PORT, protocol: "TCP" }],
+              }),
               resources: { requests: { cpu: "100m", memory: "128Mi" } },
-              securityContext: caps([
-                "CHOWN",
-                "KILL",
-                "NET_ADMIN",
-                "NET_RAW",
-                "IPC_LOCK",
-                "SYS_MODULE",
-                "SYS_ADMIN",
-                "SYS_RESOURCE",
-                "DAC_OVERRIDE",
-                "FOWNER",
-                "SETGID",
-                "SETUID",
-                "SYSLOG",
-              ]),
+              securityContext: caps(traits.capabilities),
               terminationMessagePolicy: "FallbackToLogsOnError",
               volumeMounts: [
                 { name: "host-proc-sys-net", mountPath: "/host/proc/sys/net" },

@@ -5,6 +5,8 @@
  */
 import { createHash } from "crypto";
 import type { ClusterSpec } from "../../spec/types";
+import { NODE_SUBNET_TAG } from "../tags";
+import { ciliumClusterName } from "./clusterName";
 
 /** Cilium's own name for each IPAM mode of the spec. */
 export const CILIUM_IPAM_MODE = { "": "kubernetes", crd: "crd", eni: "eni" } as const;
@@ -34,6 +36,15 @@ function ipamKeys(spec: ClusterSpec): Record<string, string> {
       "enable-endpoint-routes": "true",
       "auto-create-cilium-node-resource": "true",
       "eni-tags": eniTags(spec),
+      // Garbage collection deletes only detached ENIs carrying these tags: this cluster's, never another's.
+      "eni-gc-tags": JSON.stringify({
+        "io.cilium/cilium-managed": "true",
+        "io.cilium/cluster-name": ciliumClusterName(spec.clusterName),
+      }),
+      // New ENIs only in the private node subnets, never the public utility subnets of the same zone.
+      "subnet-tags-filter": Object.entries(NODE_SUBNET_TAG)
+        .map(([k, v]) => `${k}=${v}`)
+        .join(","),
     });
   }
   return keys;
@@ -47,8 +58,8 @@ export function renderCiliumConfig(spec: ClusterSpec): Record<string, string> {
     "identity-gc-interval": "15m0s",
     "cilium-endpoint-gc-interval": "5m0s",
     "nodes-gc-interval": "5m0s",
-    // Cilium's ENI garbage collection keys on the cluster name: it must be unique per account.
-    "cluster-name": spec.clusterName,
+    // Cilium's ENI garbage collection keys on the cluster name: valid for Cilium and unique per account.
+    "cluster-name": ciliumClusterName(spec.clusterName),
     debug: "false",
     "enable-ipv4": "true",
     "enable-ipv6": "false",
@@ -78,6 +89,8 @@ export function renderCiliumConfig(spec: ClusterSpec): Record<string, string> {
     "set-cilium-node-taints": "true",
     "set-cilium-is-up-condition": "true",
     procfs: "/host/proc",
+    // DNS proxy traffic keeps the pod's source address, as the chart sets it.
+    "dnsproxy-enable-transparent-mode": "true",
     ...routingKeys(spec),
     ...ipamKeys(spec),
     ...cilium.extraConfig,

@@ -4,26 +4,28 @@ import type { WorkloadContext } from "./workloadContext";
 
 const selector = { "io.cilium/app": "operator", name: "cilium-operator" };
 
-/** The seed's placement in ENI mode: on the control plane, tolerating its taint and node trouble. */
-const CONTROL_PLANE_PLACEMENT = {
-  nodeSelector: { "node-role.kubernetes.io/control-plane": "" },
-  tolerations: [
-    { key: "node-role.kubernetes.io/control-plane", operator: "Exists", effect: "NoSchedule" },
-    { key: "node.kubernetes.io/not-ready", operator: "Exists", effect: "NoExecute", tolerationSeconds: 300 },
-    { key: "node.kubernetes.io/unreachable", operator: "Exists", effect: "NoExecute", tolerationSeconds: 300 },
-    { key: "node.cloudprovider.kubernetes.io/uninitialized", operator: "Exists" },
-  ],
-};
+/**
+ * The chart's operator tolerations, in every mode. On a fresh cluster every node carries
+ * `node.kubernetes.io/not-ready:NoSchedule` until Cilium writes its CNI config, and the ENI agent waits for
+ * the operator to hand it addresses: the operator must tolerate `not-ready` with every effect. Only the
+ * operator removes `node.cilium.io/agent-not-ready`, so it must tolerate that too.
+ */
+export const OPERATOR_TOLERATIONS = [
+  { key: "node-role.kubernetes.io/control-plane", operator: "Exists" },
+  { key: "node-role.kubernetes.io/master", operator: "Exists" },
+  { key: "node.kubernetes.io/not-ready", operator: "Exists" },
+  { key: "node.cloudprovider.kubernetes.io/uninitialized", operator: "Exists" },
+  { key: "node.cilium.io/agent-not-ready", operator: "Exists" },
+];
 
-/** The chart's default placement: any Linux node, the control plane included. */
-const DEFAULT_PLACEMENT = {
-  nodeSelector: { "kubernetes.io/os": "linux" },
-  tolerations: [
-    { key: "node-role.kubernetes.io/control-plane", operator: "Exists" },
-    { key: "node.kubernetes.io/not-ready", operator: "Exists" },
-    { key: "node.cloudprovider.kubernetes.io/uninitialized", operator: "Exists" },
-  ],
-};
+/**
+ * Any Linux node (the chart's default), or in ENI mode only the control plane (kOps's placement), whose
+ * instance role carries the ENI permissions.
+ */
+function operatorNodeSelector(onControlPlane: boolean): Record<string, string> {
+  const linux = { "kubernetes.io/os": "linux" };
+  return onControlPlane ? { ...linux, "node-role.kubernetes.io/control-plane": "" } : linux;
+}
 
 export function operatorObjects(ctx: WorkloadContext): K8sObject[] {
   const labels = { ...selector, "app.kubernetes.io/part-of": "cilium", "app.kubernetes.io/name": "cilium-operator" };
@@ -83,7 +85,8 @@ export function operatorObjects(ctx: WorkloadContext): K8sObject[] {
               ],
             },
           },
-          ...(ctx.operatorOnControlPlane ? CONTROL_PLANE_PLACEMENT : DEFAULT_PLACEMENT),
+          nodeSelector: operatorNodeSelector(ctx.operatorOnControlPlane),
+          tolerations: OPERATOR_TOLERATIONS,
           volumes: [{ name: "cilium-config-path", configMap: { name: "cilium-config" } }],
         },
       },

