@@ -106,9 +106,8 @@ describe("ClusterNetwork", () => {
     expect(subnetTags(eni, "network-utility-us-east-1a")).to.include({ "kubernetes.io/role/elb": "1" });
     expect(subnetTags(publicPlan, "network-public-us-east-1a")).to.include({ "kubernetes.io/role/elb": "1" });
     // Cilium's subnet-tags-filter (ENI mode) matches the private node subnets only, never the utility ones.
-    const filter = renderCiliumConfig(eniSpec)
-      ["subnet-tags-filter"].split(",")
-      .map((kv) => kv.split("="));
+    const filterText = renderCiliumConfig(eniSpec)["subnet-tags-filter"];
+    const filter = filterText.split(",").map((kv) => kv.split("="));
     expect(filter.length).to.be.greaterThan(0);
     for (const [key, value] of filter) {
       expect(subnetTags(eni, "network-private-us-east-1a")[key]).to.equal(value);
