@@ -20,8 +20,9 @@ export const CONFIG_SCHEMA: FieldsFor<ConfigKeys> = {
     kind: "string",
     required: true,
     description:
-      "Name of the cluster, a DNS name such as `dev.k8s.local`. It names and tags every resource and is Cilium's " +
-      "`cluster-name`, which its ENI garbage collection keys on, so it must be unique in the AWS account.",
+      "Name of the cluster, a DNS name such as `dev.k8s.local`. It names and tags every resource, and Cilium's " +
+      "`cluster-name` (which its ENI garbage collection keys on) is derived from it (stack output " +
+      "`ciliumClusterName`), so it must be unique in the AWS account.",
     rules: ["a lowercase DNS name of at most 63 characters: labels of letters, digits and `-`, separated by dots"],
   },
   kubernetesVersion: {

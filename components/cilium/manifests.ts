@@ -49,7 +49,7 @@ export function renderCiliumManifests(spec: ClusterSpec, apiEndpoint: string): C
     configChecksum: checksum,
     operatorOnControlPlane: spec.networking.cilium.ipam === "eni",
     operatorReplicas: spec.controlPlane.count > 1 ? 2 : 1,
-    agent: line.agent,
+    pods: line.pods,
   };
   const configMap: K8sObject = {
     apiVersion: "v1",
@@ -58,7 +58,12 @@ export function renderCiliumManifests(spec: ClusterSpec, apiEndpoint: string): C
     data,
   };
   return {
-    foundation: [...serviceAccounts(namespace), configMap, ...rbac(namespace), ...line.extraObjects(namespace)],
+    foundation: [
+      ...serviceAccounts(namespace),
+      configMap,
+      ...rbac(namespace, line.line),
+      ...line.extraObjects(namespace),
+    ],
     workloads: [agentDaemonSet(ctx), ...operatorObjects(ctx)],
     configChecksum: checksum,
   };

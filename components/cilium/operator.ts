@@ -2,6 +2,9 @@
 import type { K8sObject } from "./k8sObject";
 import type { WorkloadContext } from "./workloadContext";
 
+/** The operator's health endpoint, on the host network. */
+const HEALTH_PORT = 9234;
+
 const selector = { "io.cilium/app": "operator", name: "cilium-operator" };
 
 /**
@@ -29,7 +32,11 @@ function operatorNodeSelector(onControlPlane: boolean): Record<string, string> {
 
 export function operatorObjects(ctx: WorkloadContext): K8sObject[] {
   const labels = { ...selector, "app.kubernetes.io/part-of": "cilium", "app.kubernetes.io/name": "cilium-operator" };
-  const probe = { httpGet: { host: "127.0.0.1", path: "/healthz", port: 9234, scheme: "HTTP" }, timeoutSeconds: 3 };
+  const named = ctx.pods.namedHealthPort;
+  const probe = {
+    httpGet: { host: "127.0.0.1", path: "/healthz", port: named ? "health" : HEALTH_PORT, scheme: "HTTP" },
+    timeoutSeconds: 3,
+  };
   const deployment: K8sObject = {
     apiVersion: "apps/v1",
     kind: "Deployment",
@@ -37,8 +44,11 @@ export function operatorObjects(ctx: WorkloadContext): K8sObject[] {
     spec: {
       replicas: ctx.operatorReplicas,
       selector: { matchLabels: selector },
-      // Host network and a fixed health port: a new pod cannot start beside the old one on the same node.
-      strategy: { type: "RollingUpdate", rollingUpdate: { maxSurge: 0, maxUnavailable: 1 } },
+      // The chart's: a replacement may start before the old pod goes; with one replica the old one may go first.
+      strategy: {
+        type: "RollingUpdate",
+        rollingUpdate: { maxSurge: "25%", maxUnavailable: ctx.operatorReplicas === 1 ? "100%" : "50%" },
+      },
       template: {
         metadata: { labels, annotations: { "cilium.io/cilium-configmap-checksum": ctx.configChecksum } },
         spec: {
@@ -61,7 +71,7 @@ export function operatorObjects(ctx: WorkloadContext): K8sObject[] {
                 },
                 ...ctx.apiEnv,
               ],
-              ports: [{ name: "health", containerPort: 9234, hostPort: 9234, protocol: "TCP" }],
+              ...(named && { ports: [{ name: "health", containerPort: HEALTH_PORT, hostPort: HEALTH_PORT }] }),
               livenessProbe: { ...probe, initialDelaySeconds: 60, periodSeconds: 10 },
               readinessProbe: { ...probe, initialDelaySeconds: 0, periodSeconds: 5, failureThreshold: 5 },
               volumeMounts: [{ name: "cilium-config-path", mountPath: "/tmp/cilium/config-map", readOnly: true }],
@@ -70,6 +80,7 @@ export function operatorObjects(ctx: WorkloadContext): K8sObject[] {
             },
           ],
           hostNetwork: true,
+          ...(ctx.pods.hostUsers && { hostUsers: true }),
           restartPolicy: "Always",
           priorityClassName: "system-cluster-critical",
           serviceAccountName: "cilium-operator",

@@ -113,7 +113,8 @@ describe("Cilium manifests", () => {
       expect(data("default")).not.to.have.property(key);
       expect(data("crd")).not.to.have.property(key);
     }
-    expect(data("eni")).not.to.have.property("tunnel-protocol");
+    // Named as the chart names it, though native routing ignores it.
+    expect(data("eni")["tunnel-protocol"]).to.equal("vxlan");
   });
 
   it("carry the cloud labels in eni-tags, and the NodePort setting in kube-proxy-replacement", () => {
