@@ -6,6 +6,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { lookupCoordinates } from "./components/awsCoordinates";
 import { ApiReady } from "./components/cilium/apiReady";
 import { CiliumAddon } from "./components/cilium/ciliumAddon";
+import { ciliumClusterName } from "./components/cilium/clusterName";
 import { MasterIamRole, NodeIamRole } from "./components/iam/instanceRole";
 import { ClusterNetwork } from "./components/network/clusterNetwork";
 import { instanceGroups } from "./components/nodes/instanceGroups";
@@ -67,6 +68,7 @@ export async function program(): Promise<Record<string, unknown>> {
     nodeRoleArn: nodeRole.roleArn,
     autoScalingGroups: Object.fromEntries(groups.map((g) => [g.group.name, g.template.autoScalingGroupName])),
     ciliumConfigChecksum: cilium.configChecksum,
+    ciliumClusterName: ciliumClusterName(spec.clusterName),
     kubeconfig: secrets.kubeconfig,
   };
 }

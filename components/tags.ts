@@ -17,3 +17,9 @@ export function clusterTags(
     ...extra,
   };
 }
+
+/**
+ * On the private subnets nodes run in: Cilium's `subnet-tags-filter` in ENI mode selects them, so the
+ * operator never creates pod ENIs in the public utility subnets of the same zone.
+ */
+export const NODE_SUBNET_TAG: Readonly<Tags> = { "cilium-cluster/node-subnet": "1" };

@@ -1,7 +1,9 @@
 /**
- * Fills every key the user left out with its default from the schema, and the one default that depends
- * on another key (`networking.cilium.tunnel` follows `ipam`). Runs on structurally checked input.
+ * Fills every key the user left out with its default from the schema, and the defaults that depend on
+ * another key (`networking.cilium.tunnel` follows `ipam`, `networking.cilium.version` follows
+ * `kubernetesVersion`). Runs on structurally checked input.
  */
+import { defaultCiliumVersion } from "./ciliumVersions";
 import { CONFIG_TREE } from "./schema";
 import type { AnyField } from "./schemaTypes";
 import type { ClusterSpec } from "./types";
@@ -34,5 +36,7 @@ export function applyDefaults(clean: Raw, region: string): ClusterSpec {
   >;
   const cilium = spec.networking.cilium;
   cilium.tunnel ??= cilium.ipam === "eni" ? "disabled" : "vxlan";
+  // Empty when no line supports kubernetesVersion: validation reports that on kubernetesVersion.
+  cilium.version ??= defaultCiliumVersion(spec.kubernetesVersion) ?? "";
   return { ...spec, region };
 }

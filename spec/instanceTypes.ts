@@ -1,6 +1,6 @@
 /**
  * ENI limits of common EC2 instance types (maximum network interfaces, IPv4 addresses per interface), and
- * kOps's max-pods rule for ENI mode. Nodes compute the same rule at boot from `ec2:DescribeInstanceTypes`;
+ * the max-pods rule for ENI mode (kOps's, less the addresses Cilium reserves). Nodes compute the same rule at boot from `ec2:DescribeInstanceTypes`;
  * this table only serves the offline subnet-capacity check, which assumes 110 pods for a type it lacks.
  */
 const ENI_LIMITS: Record<string, [enis: number, ipv4PerEni: number]> = {
@@ -62,15 +62,40 @@ const ENI_LIMITS: Record<string, [enis: number, ipv4PerEni: number]> = {
 /** Max pods when nothing about the instance type is known: the kubelet's default. */
 export const DEFAULT_MAX_PODS = 110;
 
-/** kOps's rule: `min(110, ENIs × (IPv4 per ENI − 1) + 2)`. */
+/**
+ * Addresses of the ENI pool Cilium keeps for itself on every node in ENI mode: its router (`cilium_host`)
+ * and its health endpoint. They compete with pods for the node's ENI addresses.
+ */
+export const CILIUM_RESERVED_IPS = 2;
+
+/** kOps's allowance for pods on the host network (the Cilium agent, kube-proxy), which take no ENI address. */
+export const HOST_NETWORK_PODS = 2;
+
+/**
+ * Max pods in ENI mode: every ENI's addresses but its primary, less Cilium's reserved ones, plus the
+ * host-network pods; at most 110. (kOps's `ENIs × (IPv4 per ENI − 1) + 2` leaves out Cilium's reservation
+ * and over-commits by it: the last pods would wait for addresses forever.)
+ */
 export function maxPodsForEni(enis: number, ipv4PerEni: number): number {
-  return Math.min(DEFAULT_MAX_PODS, enis * (ipv4PerEni - 1) + 2);
+  return Math.min(DEFAULT_MAX_PODS, enis * (ipv4PerEni - 1) - CILIUM_RESERVED_IPS + HOST_NETWORK_PODS);
 }
 
 /** Max pods of an instance type in ENI mode, or 110 when the type is not in the table. */
 export function eniMaxPods(instanceType: string): number {
   const limits = ENI_LIMITS[instanceType];
   return limits ? maxPodsForEni(...limits) : DEFAULT_MAX_PODS;
+}
+
+/**
+ * Addresses one node takes from its subnet at most in ENI mode, with max pods running: one per pod on the
+ * pod network, Cilium's reserved ones, and the primary address of every ENI that holds them (the first
+ * being the node's own). For a type the table lacks: 110 pods' worth on a single primary.
+ */
+export function eniSubnetAddressesPerNode(instanceType: string): number {
+  const pool = eniMaxPods(instanceType) - HOST_NETWORK_PODS + CILIUM_RESERVED_IPS;
+  const limits = ENI_LIMITS[instanceType];
+  const enis = limits ? Math.ceil(pool / (limits[1] - 1)) : 1;
+  return pool + enis;
 }
 
 /** Graviton families (`m7g`, `t4g`, `c7gn`, ...) run arm64 images. */

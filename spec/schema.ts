@@ -3,7 +3,7 @@
  * validation rules in words. Pulumi.yaml's `config:` block and docs/cluster-config.md are generated
  * from this module (`npm run generate`); the structural checks and the defaults are driven by it.
  */
-import { DEFAULT_CILIUM_VERSION, DEFAULT_KUBERNETES_VERSION, CILIUM_LINES } from "./ciliumVersions";
+import { CILIUM_LINES, DEFAULT_KUBERNETES_VERSION, defaultCiliumVersion, newestRelease } from "./ciliumVersions";
 import type { AnyField, FieldsFor } from "./schemaTypes";
 import type { ClusterSpec } from "./types";
 
@@ -11,7 +11,8 @@ import type { ClusterSpec } from "./types";
 export type ConfigKeys = Omit<ClusterSpec, "region">;
 
 const shippedLines = CILIUM_LINES.map(
-  (l) => `${l.line} (Kubernetes 1.${l.kubernetes.oldest} to 1.${l.kubernetes.newest})`,
+  (l) =>
+    `${l.line} (Kubernetes 1.${l.kubernetes.oldest} to 1.${l.kubernetes.newest}, newest ${newestRelease(l).version})`,
 ).join(", ");
 
 export const CONFIG_SCHEMA: FieldsFor<ConfigKeys> = {
@@ -19,15 +20,16 @@ export const CONFIG_SCHEMA: FieldsFor<ConfigKeys> = {
     kind: "string",
     required: true,
     description:
-      "Name of the cluster, a DNS name such as `dev.k8s.local`. It names and tags every resource and is Cilium's " +
-      "`cluster-name`, which its ENI garbage collection keys on, so it must be unique in the AWS account.",
+      "Name of the cluster, a DNS name such as `dev.k8s.local`. It names and tags every resource, and Cilium's " +
+      "`cluster-name` (which its ENI garbage collection keys on) is derived from it (stack output " +
+      "`ciliumClusterName`), so it must be unique in the AWS account.",
     rules: ["a lowercase DNS name of at most 63 characters: labels of letters, digits and `-`, separated by dots"],
   },
   kubernetesVersion: {
     kind: "string",
     default: DEFAULT_KUBERNETES_VERSION,
     description: "Kubernetes release installed on every node (kubelet, kubeadm and the control plane).",
-    rules: ["`X.Y.Z` without a `v`", "its minor must be supported by the selected Cilium line"],
+    rules: ["`X.Y.Z` without a `v`", "its minor must be supported by a shipped Cilium line (and the selected one)"],
   },
   cloudProvider: {
     kind: "string",
@@ -107,9 +109,14 @@ export const CONFIG_SCHEMA: FieldsFor<ConfigKeys> = {
         fields: {
           version: {
             kind: "string",
-            default: DEFAULT_CILIUM_VERSION,
+            defaultText:
+              "the newest recorded patch of the newest line that supports `kubernetesVersion` " +
+              `(\`${defaultCiliumVersion(DEFAULT_KUBERNETES_VERSION)}\` for the default \`kubernetesVersion\`)`,
             description: `Cilium release of the agent and operator images. Shipped lines: ${shippedLines}.`,
-            rules: ["`v`-prefixed semver of a shipped line", "the line must support `kubernetesVersion`"],
+            rules: [
+              "`v`-prefixed release of a shipped line, no newer than its newest recorded patch",
+              "the line must support `kubernetesVersion`",
+            ],
           },
           ipam: {
             kind: "string",

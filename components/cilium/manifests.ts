@@ -2,6 +2,7 @@
  * Every Kubernetes object of the Cilium addon for a spec, in dependency order (accounts, RBAC and the
  * ConfigMap before the workloads). Pure; CiliumAddon declares what this returns.
  */
+import { recordedRelease } from "../../spec/ciliumVersions";
 import type { ClusterSpec } from "../../spec/types";
 import { agentDaemonSet } from "./agent";
 import { configChecksum, renderCiliumConfig } from "./configMap";
@@ -13,6 +14,7 @@ import type { WorkloadContext } from "./workloadContext";
 
 export const CILIUM_NAMESPACE = "kube-system";
 const REGISTRY = "quay.io/cilium";
+const pin = (digest: string | undefined) => (digest ? `@${digest}` : "");
 
 export interface CiliumManifests {
   /** Accounts, RBAC and the ConfigMap: what the workloads need first. */
@@ -32,10 +34,13 @@ export function renderCiliumManifests(spec: ClusterSpec, apiEndpoint: string): C
   const data = renderCiliumConfig(spec);
   const checksum = configChecksum(data);
   const variant = operatorVariant(spec);
+  const line = manifestsFor(version);
+  // Pinned by the digests of the release's published chart where we have them, else by tag.
+  const digests = recordedRelease(version)?.digests;
   const ctx: WorkloadContext = {
     namespace,
-    agentImage: `${REGISTRY}/cilium:${version}`,
-    operatorImage: `${REGISTRY}/operator-${variant}:${version}`,
+    agentImage: `${REGISTRY}/cilium:${version}${pin(digests?.agent)}`,
+    operatorImage: `${REGISTRY}/operator-${variant}:${version}${pin(variant === "aws" ? digests?.operatorAws : digests?.operatorGeneric)}`,
     operatorCommand: `cilium-operator-${variant}`,
     apiEnv: [
       { name: "KUBERNETES_SERVICE_HOST", value: apiEndpoint },
@@ -44,6 +49,7 @@ export function renderCiliumManifests(spec: ClusterSpec, apiEndpoint: string): C
     configChecksum: checksum,
     operatorOnControlPlane: spec.networking.cilium.ipam === "eni",
     operatorReplicas: spec.controlPlane.count > 1 ? 2 : 1,
+    pods: line.pods,
   };
   const configMap: K8sObject = {
     apiVersion: "v1",
@@ -55,8 +61,8 @@ export function renderCiliumManifests(spec: ClusterSpec, apiEndpoint: string): C
     foundation: [
       ...serviceAccounts(namespace),
       configMap,
-      ...rbac(namespace),
-      ...manifestsFor(version).extraObjects(namespace),
+      ...rbac(namespace, line.line),
+      ...line.extraObjects(namespace),
     ],
     workloads: [agentDaemonSet(ctx), ...operatorObjects(ctx)],
     configChecksum: checksum,

@@ -2,32 +2,41 @@
 import type { K8sObject } from "./k8sObject";
 import type { WorkloadContext } from "./workloadContext";
 
+/** The operator's health endpoint, on the host network. */
+const HEALTH_PORT = 9234;
+
 const selector = { "io.cilium/app": "operator", name: "cilium-operator" };
 
-/** The seed's placement in ENI mode: on the control plane, tolerating its taint and node trouble. */
-const CONTROL_PLANE_PLACEMENT = {
-  nodeSelector: { "node-role.kubernetes.io/control-plane": "" },
-  tolerations: [
-    { key: "node-role.kubernetes.io/control-plane", operator: "Exists", effect: "NoSchedule" },
-    { key: "node.kubernetes.io/not-ready", operator: "Exists", effect: "NoExecute", tolerationSeconds: 300 },
-    { key: "node.kubernetes.io/unreachable", operator: "Exists", effect: "NoExecute", tolerationSeconds: 300 },
-    { key: "node.cloudprovider.kubernetes.io/uninitialized", operator: "Exists" },
-  ],
-};
+/**
+ * The chart's operator tolerations, in every mode. On a fresh cluster every node carries
+ * `node.kubernetes.io/not-ready:NoSchedule` until Cilium writes its CNI config, and the ENI agent waits for
+ * the operator to hand it addresses: the operator must tolerate `not-ready` with every effect. Only the
+ * operator removes `node.cilium.io/agent-not-ready`, so it must tolerate that too.
+ */
+export const OPERATOR_TOLERATIONS = [
+  { key: "node-role.kubernetes.io/control-plane", operator: "Exists" },
+  { key: "node-role.kubernetes.io/master", operator: "Exists" },
+  { key: "node.kubernetes.io/not-ready", operator: "Exists" },
+  { key: "node.cloudprovider.kubernetes.io/uninitialized", operator: "Exists" },
+  { key: "node.cilium.io/agent-not-ready", operator: "Exists" },
+];
 
-/** The chart's default placement: any Linux node, the control plane included. */
-const DEFAULT_PLACEMENT = {
-  nodeSelector: { "kubernetes.io/os": "linux" },
-  tolerations: [
-    { key: "node-role.kubernetes.io/control-plane", operator: "Exists" },
-    { key: "node.kubernetes.io/not-ready", operator: "Exists" },
-    { key: "node.cloudprovider.kubernetes.io/uninitialized", operator: "Exists" },
-  ],
-};
+/**
+ * Any Linux node (the chart's default), or in ENI mode only the control plane (kOps's placement), whose
+ * instance role carries the ENI permissions.
+ */
+function operatorNodeSelector(onControlPlane: boolean): Record<string, string> {
+  const linux = { "kubernetes.io/os": "linux" };
+  return onControlPlane ? { ...linux, "node-role.kubernetes.io/control-plane": "" } : linux;
+}
 
 export function operatorObjects(ctx: WorkloadContext): K8sObject[] {
   const labels = { ...selector, "app.kubernetes.io/part-of": "cilium", "app.kubernetes.io/name": "cilium-operator" };
-  const probe = { httpGet: { host: "127.0.0.1", path: "/healthz", port: 9234, scheme: "HTTP" }, timeoutSeconds: 3 };
+  const named = ctx.pods.namedHealthPort;
+  const probe = {
+    httpGet: { host: "127.0.0.1", path: "/healthz", port: named ? "health" : HEALTH_PORT, scheme: "HTTP" },
+    timeoutSeconds: 3,
+  };
   const deployment: K8sObject = {
     apiVersion: "apps/v1",
     kind: "Deployment",
@@ -35,8 +44,11 @@ export function operatorObjects(ctx: WorkloadContext): K8sObject[] {
     spec: {
       replicas: ctx.operatorReplicas,
       selector: { matchLabels: selector },
-      // Host network and a fixed health port: a new pod cannot start beside the old one on the same node.
-      strategy: { type: "RollingUpdate", rollingUpdate: { maxSurge: 0, maxUnavailable: 1 } },
+      // The chart's: a replacement may start before the old pod goes; with one replica the old one may go first.
+      strategy: {
+        type: "RollingUpdate",
+        rollingUpdate: { maxSurge: "25%", maxUnavailable: ctx.operatorReplicas === 1 ? "100%" : "50%" },
+      },
       template: {
         metadata: { labels, annotations: { "cilium.io/cilium-configmap-checksum": ctx.configChecksum } },
         spec: {
@@ -59,7 +71,7 @@ export function operatorObjects(ctx: WorkloadContext): K8sObject[] {
                 },
                 ...ctx.apiEnv,
               ],
-              ports: [{ name: "health", containerPort: 9234, hostPort: 9234, protocol: "TCP" }],
+              ...(named && { ports: [{ name: "health", containerPort: HEALTH_PORT, hostPort: HEALTH_PORT }] }),
               livenessProbe: { ...probe, initialDelaySeconds: 60, periodSeconds: 10 },
               readinessProbe: { ...probe, initialDelaySeconds: 0, periodSeconds: 5, failureThreshold: 5 },
               volumeMounts: [{ name: "cilium-config-path", mountPath: "/tmp/cilium/config-map", readOnly: true }],
@@ -68,6 +80,7 @@ export function operatorObjects(ctx: WorkloadContext): K8sObject[] {
             },
           ],
           hostNetwork: true,
+          ...(ctx.pods.hostUsers && { hostUsers: true }),
           restartPolicy: "Always",
           priorityClassName: "system-cluster-critical",
           serviceAccountName: "cilium-operator",
@@ -83,7 +96,8 @@ export function operatorObjects(ctx: WorkloadContext): K8sObject[] {
               ],
             },
           },
-          ...(ctx.operatorOnControlPlane ? CONTROL_PLANE_PLACEMENT : DEFAULT_PLACEMENT),
+          nodeSelector: operatorNodeSelector(ctx.operatorOnControlPlane),
+          tolerations: OPERATOR_TOLERATIONS,
           volumes: [{ name: "cilium-config-path", configMap: { name: "cilium-config" } }],
         },
       },

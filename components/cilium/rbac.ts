@@ -1,4 +1,4 @@
-/** Service accounts and RBAC of the Cilium agent and operator (the chart's rules, without Hubble/ingress). */
+/** Service accounts and RBAC of the Cilium agent and operator (the chart's rules per line, without Hubble/ingress). */
 import type { K8sObject } from "./k8sObject";
 
 type Rule = { apiGroups: string[]; resources: string[]; verbs: string[]; resourceNames?: string[] };
@@ -8,122 +8,164 @@ const rule = (apiGroups: string[], resources: string[], verbs: string[], resourc
 
 const READ = ["get", "list", "watch"];
 
-/** The CRDs the operator creates and keeps up to date at start; the addon ships none. */
-export const CILIUM_CRDS = [
-  "ciliumnodes",
-  "ciliumnodeconfigs",
-  "ciliumendpoints",
-  "ciliumendpointslices",
-  "ciliumidentities",
-  "ciliumnetworkpolicies",
-  "ciliumclusterwidenetworkpolicies",
-  "ciliumexternalworkloads",
-  "ciliumlocalredirectpolicies",
-  "ciliumegressgatewaypolicies",
-  "ciliumenvoyconfigs",
-  "ciliumclusterwideenvoyconfigs",
-  "ciliumbgppeeringpolicies",
-  "ciliumbgpclusterconfigs",
-  "ciliumbgppeerconfigs",
-  "ciliumbgpadvertisements",
-  "ciliumbgpnodeconfigs",
-  "ciliumbgpnodeconfigoverrides",
-  "ciliumloadbalancerippools",
-  "ciliumpodippools",
-  "ciliuml2announcementpolicies",
-  "ciliumcidrgroups",
-  "ciliumgatewayclassconfigs",
-].map((r) => `${r}.cilium.io`);
+/** Whether a line (`1.NN`) is at least another. */
+const since = (line: string, first: string) => Number(line.split(".")[1]) >= Number(first.split(".")[1]);
+const until = (line: string, last: string) => !since(line, `1.${Number(last.split(".")[1]) + 1}`);
+const onlyIf = <T>(condition: boolean, ...items: T[]): T[] => (condition ? items : []);
 
-const AGENT_RULES: Rule[] = [
-  rule(["networking.k8s.io"], ["networkpolicies"], READ),
-  rule(["discovery.k8s.io"], ["endpointslices"], READ),
-  rule([""], ["namespaces", "services", "pods", "endpoints", "nodes"], READ),
-  rule(["apiextensions.k8s.io"], ["customresourcedefinitions"], ["list", "watch", "get"]),
-  rule(
-    ["cilium.io"],
-    [
-      "ciliumloadbalancerippools",
-      "ciliumbgpnodeconfigs",
-      "ciliumbgpadvertisements",
-      "ciliumbgppeerconfigs",
-      "ciliumclusterwideenvoyconfigs",
-      "ciliumclusterwidenetworkpolicies",
-      "ciliumegressgatewaypolicies",
-      "ciliumendpoints",
-      "ciliumendpointslices",
-      "ciliumenvoyconfigs",
-      "ciliumidentities",
-      "ciliumlocalredirectpolicies",
-      "ciliumnetworkpolicies",
-      "ciliumnodes",
-      "ciliumnodeconfigs",
-      "ciliumcidrgroups",
-      "ciliuml2announcementpolicies",
-      "ciliumpodippools",
-    ],
-    ["list", "watch"],
-  ),
-  rule(["cilium.io"], ["ciliumidentities", "ciliumendpoints", "ciliumnodes"], ["create"]),
-  rule(["cilium.io"], ["ciliumidentities"], ["update"]),
-  rule(["cilium.io"], ["ciliumendpoints"], ["delete", "get"]),
-  rule(["cilium.io"], ["ciliumnodes", "ciliumnodes/status"], ["get", "update"]),
-  rule(
-    ["cilium.io"],
-    ["ciliumendpoints/status", "ciliumendpoints", "ciliuml2announcementpolicies/status", "ciliumbgpnodeconfigs/status"],
-    ["patch"],
-  ),
-];
+/** The CRDs the operator creates and keeps up to date at start (the addon ships none), per line. */
+export function ciliumCrds(line: string): string[] {
+  return [
+    "ciliumloadbalancerippools",
+    ...onlyIf(until(line, "1.18"), "ciliumbgppeeringpolicies"),
+    "ciliumbgpclusterconfigs",
+    "ciliumbgppeerconfigs",
+    "ciliumbgpadvertisements",
+    "ciliumbgpnodeconfigs",
+    "ciliumbgpnodeconfigoverrides",
+    "ciliumclusterwideenvoyconfigs",
+    "ciliumclusterwidenetworkpolicies",
+    "ciliumegressgatewaypolicies",
+    "ciliumendpoints",
+    "ciliumendpointslices",
+    "ciliumenvoyconfigs",
+    "ciliumidentities",
+    "ciliumlocalredirectpolicies",
+    "ciliumnetworkpolicies",
+    "ciliumnodes",
+    "ciliumnodeconfigs",
+    "ciliumcidrgroups",
+    "ciliuml2announcementpolicies",
+    "ciliumpodippools",
+    "ciliumgatewayclassconfigs",
+    ...onlyIf(since(line, "1.20"), "ciliumdatapathplugins"),
+  ].map((r) => `${r}.cilium.io`);
+}
 
-const OPERATOR_RULES: Rule[] = [
-  rule([""], ["pods"], ["get", "list", "watch", "delete"]),
-  rule([""], ["configmaps"], ["patch"], ["cilium-config"]),
-  rule([""], ["nodes"], ["list", "watch"]),
-  rule([""], ["nodes", "nodes/status"], ["patch"]),
-  rule(["discovery.k8s.io"], ["endpointslices"], READ),
-  rule([""], ["services/status"], ["update", "patch"]),
-  rule([""], ["namespaces", "secrets"], READ),
-  rule([""], ["services", "endpoints"], READ),
-  rule(
-    ["cilium.io"],
-    ["ciliumnetworkpolicies", "ciliumclusterwidenetworkpolicies"],
-    ["create", "update", "deletecollection", "patch", "get", "list", "watch"],
-  ),
-  rule(["cilium.io"], ["ciliumnetworkpolicies/status", "ciliumclusterwidenetworkpolicies/status"], ["patch", "update"]),
-  rule(["cilium.io"], ["ciliumendpoints", "ciliumidentities"], ["delete", "list", "watch"]),
-  rule(["cilium.io"], ["ciliumidentities"], ["update"]),
-  rule(["cilium.io"], ["ciliumnodes"], ["create", "update", "get", "list", "watch", "delete"]),
-  rule(["cilium.io"], ["ciliumnodes/status"], ["update"]),
-  rule(
-    ["cilium.io"],
-    [
-      "ciliumendpointslices",
-      "ciliumenvoyconfigs",
-      "ciliumbgppeerconfigs",
-      "ciliumbgpadvertisements",
-      "ciliumbgpnodeconfigs",
-    ],
-    ["create", "update", "get", "list", "watch", "delete", "patch"],
-  ),
-  rule(["cilium.io"], ["ciliumbgpclusterconfigs/status", "ciliumbgppeerconfigs/status"], ["update"]),
-  rule(
-    ["cilium.io"],
-    [
-      "ciliumloadbalancerippools",
-      "ciliumpodippools",
-      "ciliumbgpclusterconfigs",
-      "ciliumbgpnodeconfigoverrides",
-      "ciliumbgppeerconfigs",
-    ],
-    READ,
-  ),
-  rule(["cilium.io"], ["ciliumpodippools"], ["create"]),
-  rule(["cilium.io"], ["ciliumloadbalancerippools/status"], ["patch"]),
-  rule(["cilium.io"], ["ciliumendpointslices"], ["deletecollection"]),
-  rule(["apiextensions.k8s.io"], ["customresourcedefinitions"], ["create", "get", "list", "watch"]),
-  rule(["apiextensions.k8s.io"], ["customresourcedefinitions"], ["update"], CILIUM_CRDS),
-  rule(["coordination.k8s.io"], ["leases"], ["create", "get", "update"]),
-];
+const BGP_STATUS_CRDS = ["clusterconfigs", "peerconfigs", "advertisements", "nodeconfigs", "nodeconfigoverrides"].map(
+  (r) => `ciliumbgp${r}.cilium.io`,
+);
+
+function agentRules(line: string): Rule[] {
+  return [
+    rule(["networking.k8s.io"], ["networkpolicies"], READ),
+    rule(["discovery.k8s.io"], ["endpointslices"], READ),
+    rule([""], ["namespaces", "services", "pods", ...onlyIf(until(line, "1.19"), "endpoints"), "nodes"], READ),
+    rule(["apiextensions.k8s.io"], ["customresourcedefinitions"], ["list", "watch", "get"]),
+    rule(
+      ["cilium.io"],
+      [
+        "ciliumloadbalancerippools",
+        ...onlyIf(until(line, "1.19"), "ciliumbgppeeringpolicies"),
+        "ciliumbgpnodeconfigs",
+        "ciliumbgpadvertisements",
+        "ciliumbgppeerconfigs",
+        "ciliumclusterwideenvoyconfigs",
+        "ciliumclusterwidenetworkpolicies",
+        "ciliumegressgatewaypolicies",
+        "ciliumendpoints",
+        "ciliumendpointslices",
+        "ciliumenvoyconfigs",
+        "ciliumidentities",
+        "ciliumlocalredirectpolicies",
+        "ciliumnetworkpolicies",
+        "ciliumnodes",
+        "ciliumnodeconfigs",
+        "ciliumcidrgroups",
+        "ciliuml2announcementpolicies",
+        "ciliumpodippools",
+        ...onlyIf(since(line, "1.20"), "ciliumdatapathplugins"),
+      ],
+      ["list", "watch"],
+    ),
+    rule(["cilium.io"], ["ciliumidentities", "ciliumendpoints", "ciliumnodes"], ["create"]),
+    rule(["cilium.io"], ["ciliumidentities"], ["update"]),
+    rule(["cilium.io"], ["ciliumendpoints"], ["delete", "get"]),
+    rule(["cilium.io"], ["ciliumnodes", "ciliumnodes/status"], ["get", "update"]),
+    rule(
+      ["cilium.io"],
+      [
+        "ciliumendpoints/status",
+        "ciliumendpoints",
+        "ciliuml2announcementpolicies/status",
+        "ciliumbgpnodeconfigs/status",
+      ],
+      ["patch"],
+    ),
+  ];
+}
+
+function operatorRules(line: string): Rule[] {
+  const v120 = since(line, "1.20");
+  return [
+    rule([""], ["pods"], ["get", "list", "watch", "delete"]),
+    rule([""], ["configmaps"], ["patch"], ["cilium-config"]),
+    rule([""], ["nodes"], ["list", "watch"]),
+    rule([""], ["nodes", "nodes/status"], ["patch"]),
+    rule(["discovery.k8s.io"], ["endpointslices"], READ),
+    rule([""], ["services/status"], ["update", "patch"]),
+    rule([""], ["namespaces", "secrets", ...onlyIf(v120, "serviceaccounts")], READ),
+    rule([""], ["services", ...onlyIf(!v120, "endpoints")], READ),
+    rule(
+      ["cilium.io"],
+      ["ciliumnetworkpolicies", "ciliumclusterwidenetworkpolicies"],
+      ["create", "update", "deletecollection", "patch", "get", "list", "watch"],
+    ),
+    rule(
+      ["cilium.io"],
+      ["ciliumnetworkpolicies/status", "ciliumclusterwidenetworkpolicies/status"],
+      ["patch", "update"],
+    ),
+    rule(["cilium.io"], ["ciliumendpoints", "ciliumidentities"], ["delete", "list", "watch"]),
+    rule(["cilium.io"], ["ciliumidentities"], ["update"]),
+    rule(["cilium.io"], ["ciliumnodes"], ["create", "update", "get", "list", "watch", "delete"]),
+    rule(["cilium.io"], ["ciliumnodes/status"], ["update"]),
+    rule(
+      ["cilium.io"],
+      v120
+        ? [
+            "ciliumendpointslices",
+            "ciliumenvoyconfigs",
+            "ciliumbgpclusterconfigs",
+            "ciliumbgpnodeconfigoverrides",
+            "ciliumbgppeerconfigs",
+            "ciliumbgpadvertisements",
+            "ciliumbgpnodeconfigs",
+            "ciliumcidrgroups",
+          ]
+        : [
+            "ciliumendpointslices",
+            "ciliumenvoyconfigs",
+            "ciliumbgppeerconfigs",
+            "ciliumbgpadvertisements",
+            "ciliumbgpnodeconfigs",
+          ],
+      ["create", "update", "get", "list", "watch", "delete", "patch"],
+    ),
+    rule(["cilium.io"], ["ciliumbgpclusterconfigs/status", "ciliumbgppeerconfigs/status"], ["update"]),
+    rule(["apiextensions.k8s.io"], ["customresourcedefinitions"], ["create", "get", "list", "watch"]),
+    rule(["apiextensions.k8s.io"], ["customresourcedefinitions"], ["update"], ciliumCrds(line)),
+    ...onlyIf(v120, rule(["apiextensions.k8s.io"], ["customresourcedefinitions/status"], ["update"], BGP_STATUS_CRDS)),
+    rule(
+      ["cilium.io"],
+      v120
+        ? ["ciliumloadbalancerippools", "ciliumpodippools", "ciliumbgppeerconfigs", "ciliumdatapathplugins"]
+        : [
+            "ciliumloadbalancerippools",
+            "ciliumpodippools",
+            "ciliumbgppeeringpolicies",
+            "ciliumbgpclusterconfigs",
+            "ciliumbgpnodeconfigoverrides",
+            "ciliumbgppeerconfigs",
+          ],
+      READ,
+    ),
+    rule(["cilium.io"], ["ciliumpodippools"], ["create"]),
+    rule(["cilium.io"], ["ciliumloadbalancerippools/status"], ["patch"]),
+    rule(["coordination.k8s.io"], ["leases"], ["create", "get", "update"]),
+    ...onlyIf(since(line, "1.19"), rule(["cilium.io"], ["ciliumendpointslices"], ["deletecollection"])),
+  ];
+}
 
 const labels = { "app.kubernetes.io/part-of": "cilium" };
 
@@ -162,10 +204,11 @@ export function roleWithBinding(name: string, serviceAccount: string, rules: Rul
   ];
 }
 
-export function rbac(namespace: string): K8sObject[] {
+/** The agent's and operator's ClusterRoles as the chart of the line grants them. */
+export function rbac(namespace: string, line: string): K8sObject[] {
   return [
-    ...clusterRoleWithBinding("cilium", AGENT_RULES, namespace),
-    ...clusterRoleWithBinding("cilium-operator", OPERATOR_RULES, namespace),
+    ...clusterRoleWithBinding("cilium", agentRules(line), namespace),
+    ...clusterRoleWithBinding("cilium-operator", operatorRules(line), namespace),
     ...roleWithBinding("cilium-config-agent", "cilium", [rule([""], ["configmaps"], READ)], namespace),
   ];
 }

@@ -1,4 +1,6 @@
 /** What the agent and operator renderers share: images, API endpoint environment, config checksum. */
+import type { PodTraits } from "./lines";
+
 export interface WorkloadContext {
   namespace: string;
   agentImage: string;
@@ -10,4 +12,6 @@ export interface WorkloadContext {
   /** ENI mode: the operator runs on the control plane, whose instance role carries the ENI permissions. */
   operatorOnControlPlane: boolean;
   operatorReplicas: number;
+  /** How the chart of the version's line shapes the agent's and operator's pods. */
+  pods: PodTraits;
 }

@@ -6,7 +6,7 @@
 import * as aws from "@pulumi/aws";
 import * as pulumi from "@pulumi/pulumi";
 import type { ClusterSpec } from "../../spec/types";
-import { clusterTags, Tags } from "../tags";
+import { clusterTags, NODE_SUBNET_TAG, Tags } from "../tags";
 import { declareApiLoadBalancer } from "./apiLoadBalancer";
 import { planSubnets, PlannedSubnet, SubnetRole } from "./subnetPlan";
 import { GroupRole, securityRules } from "./securityRules";
@@ -16,7 +16,7 @@ export interface ClusterNetworkArgs {
 }
 
 const ROLE_TAGS: Record<SubnetRole, Tags> = {
-  private: { "kubernetes.io/role/internal-elb": "1", SubnetType: "Private" },
+  private: { "kubernetes.io/role/internal-elb": "1", SubnetType: "Private", ...NODE_SUBNET_TAG },
   utility: { "kubernetes.io/role/elb": "1", SubnetType: "Utility" },
   public: { "kubernetes.io/role/elb": "1", SubnetType: "Public" },
 };

@@ -150,8 +150,9 @@ configure_kubelet() {
     limits=$(aws ec2 describe-instance-types --region "$REGION" --instance-types "$type" \
       --query 'InstanceTypes[0].NetworkInfo.[MaximumNetworkInterfaces,Ipv4AddressesPerInterface]' --output text)
     read -r enis ips <<<"$limits"
-    # kOps's rule: every ENI but its primary address serves pods, plus two host-network pods.
-    max_pods=$((enis * (ips - 1) + 2))
+    # kOps's rule: every ENI but its primary address serves pods, plus two host-network pods; less the
+    # addresses Cilium keeps for its router and health endpoint.
+    max_pods=$((enis * (ips - 1) + 2 - ENI_RESERVED_IPS))
     if [ "$max_pods" -gt 110 ]; then max_pods=110; fi
     echo "maxPods: $max_pods" | write_file /etc/kubernetes/patches/kubeletconfiguration+merge.yaml
   fi

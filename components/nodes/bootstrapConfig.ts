@@ -4,6 +4,7 @@
  * is told changes the launch template and rolls the group.
  */
 import { createHash } from "crypto";
+import { CILIUM_RESERVED_IPS } from "../../spec/instanceTypes";
 import type { ClusterSpec } from "../../spec/types";
 import { parameterPrefix } from "../secrets/paths";
 import { API_LISTENER } from "../wellKnownPorts";
@@ -35,6 +36,8 @@ export interface BootstrapConfig {
   nodeIpFromMetadata: boolean;
   /** Compute max pods from the instance type's ENI limits (kOps's rule). */
   maxPodsFromEniLimits: boolean;
+  /** ENI addresses Cilium keeps for itself, taken off that max pods figure (0 outside ENI mode). */
+  eniReservedIps: number;
   /** Leave secondary ENIs to Cilium: systemd-networkd and cloud-init hotplug must not configure them. */
   unmanagedSecondaryEnis: boolean;
   /** Pod range the controller manager splits per node; empty when Cilium allocates from elsewhere. */
@@ -64,6 +67,7 @@ export function bootstrapConfig(spec: ClusterSpec, group: InstanceGroup, api: Ap
     secretsPrefix: parameterPrefix(spec.clusterName, group.role === "control-plane" ? "control-plane" : "node"),
     nodeIpFromMetadata: eni,
     maxPodsFromEniLimits: eni,
+    eniReservedIps: eni ? CILIUM_RESERVED_IPS : 0,
     unmanagedSecondaryEnis: eni,
     podCIDR: spec.networking.cilium.ipam === "" ? spec.network.podCIDR : "",
     serviceCIDR: spec.network.serviceCIDR,

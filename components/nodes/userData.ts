@@ -36,6 +36,7 @@ export function renderUserData(config: BootstrapConfig): string {
     ["SECRETS_PREFIX", config.secretsPrefix],
     ["NODE_IP_FROM_METADATA", config.nodeIpFromMetadata],
     ["MAX_PODS_FROM_ENI_LIMITS", config.maxPodsFromEniLimits],
+    ["ENI_RESERVED_IPS", config.eniReservedIps],
     ["UNMANAGED_SECONDARY_ENIS", config.unmanagedSecondaryEnis],
     ["POD_CIDR", config.podCIDR],
     ["SERVICE_CIDR", config.serviceCIDR],

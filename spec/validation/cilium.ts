@@ -1,5 +1,13 @@
-/** The Cilium rules: the seed's `validateNetworkingCilium`, plus what the Cilium versions we ship need. */
-import { CILIUM_LINES, ciliumLineOf, parseSemver } from "../ciliumVersions";
+/** The Cilium rules: kOps's `validateNetworkingCilium`, plus what the Cilium versions we ship need. */
+import {
+  CILIUM_LINES,
+  ciliumLineOf,
+  linesSupporting,
+  newestRelease,
+  parseSemver,
+  supportedKubernetesRange,
+  supportsKubernetes,
+} from "../ciliumVersions";
 import type { ClusterSpec } from "../types";
 import { child, FieldError, forbidden, invalid } from "./fieldErrors";
 
@@ -64,23 +72,51 @@ export function validateCilium(spec: ClusterSpec, path = "networking.cilium"): F
   return errors;
 }
 
+/**
+ * `kubernetesVersion` must be supported by some shipped line (else the error is on `kubernetesVersion`);
+ * `networking.cilium.version` must be a release of a shipped line known to exist that supports it.
+ */
 function validateVersion(spec: ClusterSpec, path: string): FieldError[] {
   const version = spec.networking.cilium.version;
+  const kubernetes = parseSemver(spec.kubernetesVersion);
+  if (kubernetes && kubernetes.major === 1 && linesSupporting(spec.kubernetesVersion).length === 0) {
+    const { oldest, newest } = supportedKubernetesRange();
+    return [
+      invalid(
+        "kubernetesVersion",
+        spec.kubernetesVersion,
+        `no Cilium line this program ships supports Kubernetes 1.${kubernetes.minor}: use a minor from 1.${oldest} to 1.${newest}`,
+      ),
+    ];
+  }
+  // No default without a valid kubernetesVersion; its own error says what to fix.
+  if (version === "" && !(kubernetes && kubernetes.major === 1)) return [];
   if (!version.startsWith("v")) return [invalid(path, version, "Cilium version must be prefixed with 'v'")];
-  if (!parseSemver(version.slice(1))) return [invalid(path, version, "Could not parse as semantic version")];
+  const parsed = parseSemver(version.slice(1));
+  if (!parsed) return [invalid(path, version, "Could not parse as semantic version")];
   const line = ciliumLineOf(version);
   if (!line) {
     const lines = CILIUM_LINES.map((l) => l.line).join(", ");
     return [invalid(path, version, `Only Cilium ${lines} are supported`)];
   }
-  const kubernetes = parseSemver(spec.kubernetesVersion);
-  const { oldest, newest } = line.kubernetes;
-  if (kubernetes && (kubernetes.major !== 1 || kubernetes.minor < oldest || kubernetes.minor > newest)) {
+  const newest = newestRelease(line).version;
+  if (parsed.suffix) return [invalid(path, version, `only releases are supported, such as ${newest}`)];
+  if (parsed.patch > parseSemver(newest.slice(1))!.patch) {
+    return [
+      invalid(path, version, `not a release known to exist: the newest recorded ${line.line} release is ${newest}`),
+    ];
+  }
+  if (kubernetes && !supportsKubernetes(line, spec.kubernetesVersion)) {
+    const { oldest, newest: newestMinor } = line.kubernetes;
+    const supporting = linesSupporting(spec.kubernetesVersion)
+      .map((l) => newestRelease(l).version)
+      .join(" or ");
     return [
       invalid(
         path,
         version,
-        `Cilium ${line.line} supports Kubernetes 1.${oldest} to 1.${newest}, not kubernetesVersion ${spec.kubernetesVersion}`,
+        `Cilium ${line.line} supports Kubernetes 1.${oldest} to 1.${newestMinor}, not kubernetesVersion ` +
+          `${spec.kubernetesVersion}: use ${supporting}, or unset it for the default`,
       ),
     ];
   }

@@ -1,7 +1,7 @@
 /** Rules on the VPC, zones, address ranges and API access list. */
 import { planSubnets, usableAddresses } from "../../components/network/subnetPlan";
 import { Cidr, isCanonical, overlaps, parseCidr } from "../cidr";
-import { eniMaxPods } from "../instanceTypes";
+import { eniSubnetAddressesPerNode } from "../instanceTypes";
 import type { ClusterSpec } from "../types";
 import { FieldError, forbidden, index, invalid } from "./fieldErrors";
 
@@ -89,10 +89,10 @@ function validatePlan(spec: ClusterSpec): FieldError[] {
   const short: string[] = [];
   zones.forEach((zone, z) => {
     const controlPlaneNodes = spec.controlPlane.count > z ? 1 : 0;
-    let needed = controlPlaneNodes * (eniMaxPods(spec.controlPlane.instanceType) + 1);
+    let needed = controlPlaneNodes * eniSubnetAddressesPerNode(spec.controlPlane.instanceType);
     for (const group of spec.nodeGroups) {
       const nodesHere = Math.ceil(group.maxSize / zones.length);
-      needed += nodesHere * (eniMaxPods(group.instanceType) + 1);
+      needed += nodesHere * eniSubnetAddressesPerNode(group.instanceType);
     }
     const subnet = plan.subnets.find((s) => s.zone === zone && s.role === "private");
     if (!subnet) return;

@@ -161,8 +161,8 @@ describe("node bootstrap, run against a fake instance-metadata service", functio
   it("ENI mode: the kubelet gets --node-ip from metadata and the instance type's max pods", async () => {
     const run = await runBootstrap(specWith({}), "nodes", true);
     expect(run.file("etc/default/kubelet")).to.equal("KUBELET_EXTRA_ARGS=--node-ip=10.0.12.34\n");
-    // t3.large: 3 ENIs x 12 addresses: 3 x (12 - 1) + 2
-    expect(run.file("etc/kubernetes/patches/kubeletconfiguration+merge.yaml")).to.equal("maxPods: 35\n");
+    // t3.large: 3 ENIs x 12 addresses: 3 x (12 - 1) + 2 host-network pods - 2 addresses Cilium reserves
+    expect(run.file("etc/kubernetes/patches/kubeletconfiguration+merge.yaml")).to.equal("maxPods: 33\n");
     expect(run.log).to.contain("aws ec2 describe-instance-types --region us-east-1 --instance-types t3.large");
     expect(run.file("etc/systemd/network/75-cilium-eni-secondary.network")).to.contain("Property=!INTERFACE=ens5");
     expect(run.file("etc/cloud/cloud.cfg.d/99-disable-network-hotplug.cfg")).to.contain("boot-new-instance");

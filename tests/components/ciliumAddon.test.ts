@@ -8,7 +8,10 @@ import * as rbac from "kubernetes-models/rbac.authorization.k8s.io/v1";
 import { join } from "path";
 import { configChecksum, renderCiliumConfig } from "../../components/cilium/configMap";
 import type { K8sObject } from "../../components/cilium/k8sObject";
+import { ciliumClusterName } from "../../components/cilium/clusterName";
 import { renderCiliumManifests } from "../../components/cilium/manifests";
+import { OPERATOR_TOLERATIONS } from "../../components/cilium/operator";
+import { recordedRelease } from "../../spec/ciliumVersions";
 import { examples, PROJECT_DIR } from "../../plan/examples";
 import { loadStackConfig, toRuntimeConfig } from "../../plan/stackConfig";
 import { readRawConfig } from "../../spec/read";
@@ -30,6 +33,7 @@ const MODELS: Record<string, new (data: never) => { validate(): void }> = {
 };
 
 const ENDPOINT = "api-dev.elb.us-east-1.amazonaws.com";
+const DIGESTS_1_20_0 = recordedRelease("v1.20.0")!.digests!;
 
 function specWith(edit: Raw): ClusterSpec {
   const { spec, errors } = validateConfig(merge(baseConfig(), edit), REGION);
@@ -79,7 +83,7 @@ describe("Cilium manifests", () => {
     const data = (name: string) => renderCiliumConfig(specWith(modes[name]));
     const common = {
       "identity-allocation-mode": "crd",
-      "cluster-name": "dev.k8s.local",
+      "cluster-name": ciliumClusterName("dev.k8s.local"),
       "write-cni-conf-when-ready": "/host/etc/cni/net.d/05-cilium.conflist",
     };
     expect(data("default")).to.include({
@@ -99,11 +103,18 @@ describe("Cilium manifests", () => {
       "enable-ipv4-masquerade": "false",
     });
     expect(JSON.parse(data("eni")["eni-tags"])).to.deep.equal({ KubernetesCluster: "dev.k8s.local" });
-    for (const key of ["enable-endpoint-routes", "auto-create-cilium-node-resource", "eni-tags"]) {
+    expect(JSON.parse(data("eni")["eni-gc-tags"])).to.deep.equal({
+      "io.cilium/cilium-managed": "true",
+      "io.cilium/cluster-name": ciliumClusterName("dev.k8s.local"),
+    });
+    expect(data("eni")["subnet-tags-filter"]).to.equal("cilium-cluster/node-subnet=1");
+    const eniOnly = ["enable-endpoint-routes", "auto-create-cilium-node-resource", "eni-tags", "eni-gc-tags"];
+    for (const key of [...eniOnly, "subnet-tags-filter"]) {
       expect(data("default")).not.to.have.property(key);
       expect(data("crd")).not.to.have.property(key);
     }
-    expect(data("eni")).not.to.have.property("tunnel-protocol");
+    // Named as the chart names it, though native routing ignores it.
+    expect(data("eni")["tunnel-protocol"]).to.equal("vxlan");
   });
 
   it("carry the cloud labels in eni-tags, and the NodePort setting in kube-proxy-replacement", () => {
@@ -123,23 +134,25 @@ describe("Cilium manifests", () => {
     expect(data).to.include({ debug: "true", "bpf-lb-algorithm": "maglev" });
   });
 
-  it("run the operator image for the IPAM mode; in ENI mode on the control plane, as the seed does", () => {
+  it("run the operator image for the IPAM mode, pinned by digest; in ENI mode on the control plane", () => {
     for (const [mode, edit] of Object.entries(modes)) {
-      const operator = podSpec(find(all(specWith(edit)), "Deployment", "cilium-operator"));
+      const operator = podSpec(
+        find(
+          all(specWith(merge(edit, { networking: { cilium: { version: "v1.20.0" } } }))),
+          "Deployment",
+          "cilium-operator",
+        ),
+      );
       const variant = mode === "eni" ? "aws" : "generic";
-      expect(operator.containers[0].image).to.equal(`quay.io/cilium/operator-${variant}:v1.19.8`);
+      const digest = mode === "eni" ? DIGESTS_1_20_0.operatorAws : DIGESTS_1_20_0.operatorGeneric;
+      expect(operator.containers[0].image).to.equal(`quay.io/cilium/operator-${variant}:v1.20.0@${digest}`);
       expect(operator.containers[0].command).to.deep.equal([`cilium-operator-${variant}`]);
-      if (mode === "eni") {
-        expect(operator.nodeSelector).to.deep.equal({ "node-role.kubernetes.io/control-plane": "" });
-        expect(operator.tolerations).to.deep.include.members([
-          { key: "node-role.kubernetes.io/control-plane", operator: "Exists", effect: "NoSchedule" },
-          { key: "node.kubernetes.io/not-ready", operator: "Exists", effect: "NoExecute", tolerationSeconds: 300 },
-          { key: "node.kubernetes.io/unreachable", operator: "Exists", effect: "NoExecute", tolerationSeconds: 300 },
-          { key: "node.cloudprovider.kubernetes.io/uninitialized", operator: "Exists" },
-        ]);
-      } else {
-        expect(operator.nodeSelector).to.deep.equal({ "kubernetes.io/os": "linux" });
-      }
+      expect(operator.tolerations).to.deep.equal(OPERATOR_TOLERATIONS);
+      expect(operator.nodeSelector).to.deep.equal(
+        mode === "eni"
+          ? { "kubernetes.io/os": "linux", "node-role.kubernetes.io/control-plane": "" }
+          : { "kubernetes.io/os": "linux" },
+      );
     }
   });
 
@@ -152,6 +165,7 @@ describe("Cilium manifests", () => {
 
   it("pin images to the configured release and render the version line's own objects", () => {
     const v118 = all(specWith({ kubernetesVersion: "1.32.0", networking: { cilium: { version: "v1.18.14" } } }));
+    // No chart (so no digest) at hand for v1.18.14: the tag alone.
     expect(podSpec(find(v118, "DaemonSet", "cilium")).containers[0].image).to.equal("quay.io/cilium/cilium:v1.18.14");
     expect(v118.map((o) => o.metadata.name)).not.to.include("cilium-operator-ztunnel");
     expect(
@@ -196,6 +210,22 @@ describe("Cilium manifests", () => {
     expect(checksum({ nodeGroups: [{ name: "nodes", maxSize: 9 }] })).to.equal(base);
     expect(checksum({ networking: { cilium: { extraConfig: { debug: "true" } } } })).not.to.equal(base);
     expect(checksum({ cloudLabels: { team: "x" } })).not.to.equal(base);
+  });
+
+  it("keep agents running through an API outage and give a first start time", () => {
+    for (const version of ["v1.18.14", "v1.19.8", "v1.20.2"]) {
+      const spec = specWith({ kubernetesVersion: "1.33.5", networking: { cilium: { version } } });
+      const agent = podSpec(find(all(spec), "DaemonSet", "cilium")).containers[0];
+      expect(agent.livenessProbe.httpGet.httpHeaders).to.deep.include({
+        name: "require-k8s-connectivity",
+        value: "false",
+      });
+      expect(agent.startupProbe.failureThreshold * agent.startupProbe.periodSeconds).to.be.at.least(600);
+      const env = Object.fromEntries(agent.env.map((e: { name: string; value?: string }) => [e.name, e.value]));
+      expect(env).to.include({ KUBE_CLIENT_BACKOFF_BASE: "1", KUBE_CLIENT_BACKOFF_DURATION: "120" });
+      expect(env).to.have.property("GOMEMLIMIT");
+      expect(renderCiliumConfig(spec)["dnsproxy-enable-transparent-mode"]).to.equal("true");
+    }
   });
 
   it("roll the agent DaemonSet with a rolling update", () => {

@@ -1,8 +1,13 @@
 // ClusterNetwork under the mock runtime: resources per topology and NAT mode, tags, routes, rules, LB.
 import { expect } from "chai";
 import type { Plan } from "../../plan/run";
+import { renderCiliumConfig } from "../../components/cilium/configMap";
 import { TAGGABLE } from "../../policy/taggable";
+import { validateConfig } from "../../spec/validation";
+import { baseConfig, REGION } from "../fixtures";
 import { inputs, named, NON_ENI, ofType, planWith } from "../planHelpers";
+
+const eniSpec = validateConfig(baseConfig(), REGION).spec;
 
 const count = (plan: Plan, type: string) => ofType(plan, type).length;
 const rules = (plan: Plan) => [
@@ -95,6 +100,14 @@ describe("ClusterNetwork", () => {
     expect(subnetTags(eni, "network-private-us-east-1a")).not.to.have.property("kubernetes.io/role/elb");
     expect(subnetTags(eni, "network-utility-us-east-1a")).to.include({ "kubernetes.io/role/elb": "1" });
     expect(subnetTags(publicPlan, "network-public-us-east-1a")).to.include({ "kubernetes.io/role/elb": "1" });
+    // Cilium's subnet-tags-filter (ENI mode) matches the private node subnets only, never the utility ones.
+    const filterText = renderCiliumConfig(eniSpec)["subnet-tags-filter"];
+    const filter = filterText.split(",").map((kv) => kv.split("="));
+    expect(filter.length).to.be.greaterThan(0);
+    for (const [key, value] of filter) {
+      expect(subnetTags(eni, "network-private-us-east-1a")[key]).to.equal(value);
+      expect(subnetTags(eni, "network-utility-us-east-1a")).not.to.have.property(key);
+    }
   });
 
   it("opens no SSH anywhere and lets the API in only from api.access on 443", async () => {

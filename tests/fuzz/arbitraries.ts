@@ -1,6 +1,6 @@
 /** fast-check generators of stack configs: valid ones, and arbitrarily broken ones. */
 import fc from "fast-check";
-import { CILIUM_LINES } from "../../spec/ciliumVersions";
+import { CILIUM_LINES, newestRelease, parseSemver } from "../../spec/ciliumVersions";
 
 type Raw = Record<string, unknown>;
 
@@ -71,7 +71,7 @@ export const validConfig: fc.Arbitrary<Raw> = fc
       },
       networking: {
         cilium: {
-          version: `v${c.line.line}.${c.patch}`,
+          version: `v${c.line.line}.${c.patch % (parseSemver(newestRelease(c.line).version.slice(1))!.patch + 1)}`,
           ipam: c.ipam,
           disableMasquerade: eni,
           ...(eni ? {} : { tunnel: c.tunnel }),

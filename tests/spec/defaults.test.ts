@@ -1,7 +1,6 @@
 // Defaulting: what a config that leaves keys out becomes.
 import { expect } from "chai";
 import { applyDefaults } from "../../spec/defaults";
-import { DEFAULT_CILIUM_VERSION } from "../../spec/ciliumVersions";
 
 describe("defaults", () => {
   it("fills every key left out", () => {
@@ -9,7 +8,7 @@ describe("defaults", () => {
     expect(spec).to.deep.include({
       clusterName: "a.b",
       region: "us-east-1",
-      kubernetesVersion: "1.33.5",
+      kubernetesVersion: "1.35.2",
       cloudProvider: "aws",
       topology: "private",
       kubeProxy: { enabled: true },
@@ -27,7 +26,7 @@ describe("defaults", () => {
       serviceCIDR: "100.64.0.0/13",
     });
     expect(spec.networking.cilium).to.deep.equal({
-      version: DEFAULT_CILIUM_VERSION,
+      version: "v1.20.2",
       ipam: "",
       disableMasquerade: false,
       tunnel: "vxlan",
@@ -64,5 +63,24 @@ describe("defaults", () => {
       maxSize: 2,
       rootVolumeSize: 128,
     });
+  });
+
+  it("defaults Cilium to the newest recorded patch of the newest line that supports kubernetesVersion", () => {
+    const version = (kubernetesVersion: string, cilium: Record<string, unknown> = {}) =>
+      applyDefaults(
+        {
+          clusterName: "a.b",
+          kubernetesVersion,
+          networking: { cilium },
+          network: { availabilityZones: ["us-east-1a"] },
+        },
+        "us-east-1",
+      ).networking.cilium.version;
+    expect(version("1.30.4")).to.equal("v1.18.14");
+    expect(version("1.32.9")).to.equal("v1.19.8");
+    expect(version("1.34.1")).to.equal("v1.20.2");
+    expect(version("1.36.0")).to.equal("v1.20.2");
+    expect(version("1.29.0"), "no line supports it: validation reports kubernetesVersion").to.equal("");
+    expect(version("1.32.9", { version: "v1.18.12" })).to.equal("v1.18.12");
   });
 });

@@ -6,6 +6,7 @@ import { parse } from "yaml";
 import { PROJECT_DIR } from "../../plan/examples";
 import { renderConfigDoc } from "../../spec/generate/configDoc";
 import { renderPulumiYaml } from "../../spec/generate/pulumiYaml";
+import { DEFAULT_KUBERNETES_VERSION } from "../../spec/ciliumVersions";
 import { CONFIG_TREE } from "../../spec/schema";
 
 const read = (file: string) => readFileSync(join(PROJECT_DIR, file), "utf8");
@@ -30,6 +31,6 @@ describe("generated files (npm run generate)", () => {
       expect(decl.description, key).to.have.length.greaterThan(10);
     }
     expect(config.clusterName).not.to.have.property("default");
-    expect(config.kubernetesVersion.default).to.equal("1.33.5");
+    expect(config.kubernetesVersion.default).to.equal(DEFAULT_KUBERNETES_VERSION);
   });
 });

@@ -1,7 +1,21 @@
-/** Cilium 1.18: the shared object set is complete. */
+/** Cilium 1.18: the shared object set is complete; its chart's config keys of its own. */
 import type { CiliumLineManifests } from ".";
+import { AGENT_CAPABILITIES_1_18 } from "./agentCapabilities";
+import { CHART_CONFIG_COMMON } from "./chartConfig";
 
 export const line118: CiliumLineManifests = {
   line: "1.18",
+  pods: { capabilities: AGENT_CAPABILITIES_1_18, namedHealthPort: false, initShell: "sh", installCniLimits: false },
+  config: {
+    ...CHART_CONFIG_COMMON,
+    ...{
+      "enable-node-port": "false",
+      "enable-svc-source-range-check": "true",
+      "unmanaged-pod-watcher-interval": "15",
+      "mesh-auth-enabled": "true",
+      "policy-default-local-cluster": "false",
+      "enable-internal-traffic-policy": "true",
+    },
+  },
   extraObjects: () => [],
 };

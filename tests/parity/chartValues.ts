@@ -1,0 +1,41 @@
+/**
+ * The chart values that make the same choices as a spec: IPAM mode, routing, masquerade, kube-proxy
+ * replacement, cluster name, API host and port, operator replicas and placement, the ENI tags and subnet
+ * filter, `extraConfig`, and `envoy.enabled=false` (the program runs Envoy inside the agent). Everything
+ * else stays at the chart's defaults, so every other difference shows.
+ */
+import { ciliumClusterName } from "../../components/cilium/clusterName";
+import { CILIUM_IPAM_MODE, eniTags } from "../../components/cilium/configMap";
+import { NODE_SUBNET_TAG } from "../../components/tags";
+import type { ClusterSpec } from "../../spec/types";
+
+export function chartValues(spec: ClusterSpec, apiHost: string): Record<string, unknown> {
+  const cilium = spec.networking.cilium;
+  const eni = cilium.ipam === "eni";
+  const clusterName = ciliumClusterName(spec.clusterName);
+  const linux = { "kubernetes.io/os": "linux" };
+  return {
+    cluster: { name: clusterName },
+    ipam: { mode: CILIUM_IPAM_MODE[cilium.ipam] },
+    routingMode: cilium.tunnel === "disabled" ? "native" : "tunnel",
+    ...(cilium.tunnel !== "disabled" && { tunnelProtocol: cilium.tunnel }),
+    enableIPv4Masquerade: !cilium.disableMasquerade,
+    kubeProxyReplacement: String(cilium.enableNodePort),
+    k8sServiceHost: apiHost,
+    k8sServicePort: 443,
+    envoy: { enabled: false },
+    operator: {
+      replicas: spec.controlPlane.count > 1 ? 2 : 1,
+      nodeSelector: eni ? { ...linux, "node-role.kubernetes.io/control-plane": "" } : linux,
+    },
+    extraConfig: cilium.extraConfig,
+    ...(eni && {
+      eni: {
+        enabled: true,
+        eniTags: JSON.parse(eniTags(spec)),
+        gcTags: { "io.cilium/cilium-managed": "true", "io.cilium/cluster-name": clusterName },
+        subnetTagsFilter: Object.entries(NODE_SUBNET_TAG).map(([k, v]) => `${k}=${v}`),
+      },
+    }),
+  };
+}

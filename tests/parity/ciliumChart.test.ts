@@ -1,0 +1,49 @@
+/**
+ * Parity with Cilium's official chart: for every example stack and both IPAM extremes (default and ENI)
+ * on every shipped line, the chart of that line is rendered by Helm with the same choices and compared
+ * with what the program renders. A render the chart refuses (its validate.yaml) fails; so does any
+ * difference not on the reviewed list, and any list entry no case needs.
+ */
+
+import { expect } from "chai";
+import { cases, chartObjects, programObjects } from "./cases";
+import { compareObjects, Difference } from "./compare";
+import { explain, INTENDED_DIFFERENCES, IntendedDifference } from "./intendedDifferences";
+
+const show = (d: Difference) => `${d.path}: chart ${d.chart ?? "(absent)"}, program ${d.program ?? "(absent)"}`;
+
+describe("Cilium objects match Cilium's official chart", function () {
+  this.timeout(180000);
+  const used = new Set<IntendedDifference>();
+
+  for (const c of cases()) {
+    it(`${c.name}: Cilium ${c.spec.networking.cilium.version}, ipam "${c.spec.networking.cilium.ipam}"`, () => {
+      const { differences, compared } = compareObjects(chartObjects(c.spec), programObjects(c.spec));
+      expect(compared).to.be.greaterThan(300);
+      const unexplained = differences.filter((d) => {
+        const entry = explain(d.path);
+        if (entry) used.add(entry);
+        return !entry;
+      });
+      expect(unexplained.map(show)).to.deep.equal([]);
+    });
+  }
+
+  it("needs every entry of the intended-differences list", () => {
+    expect(INTENDED_DIFFERENCES.filter((d) => !used.has(d)).map((d) => d.path)).to.deep.equal([]);
+  });
+
+  it("fails on a difference nobody listed", () => {
+    const spec = cases()[0].spec;
+    const tampered = programObjects(spec).map((o) =>
+      o.kind === "ConfigMap" ? { ...o, data: { ...(o.data as object), "enable-l7-proxy": "false" } } : o,
+    );
+    const unexplained = compareObjects(chartObjects(spec), tampered).differences.filter((d) => !explain(d.path));
+    expect(unexplained.map((d) => d.path)).to.deep.equal(["ConfigMap/cilium-config data.enable-l7-proxy"]);
+  });
+
+  it("renders only what the chart's validate.yaml accepts: the cluster's DNS name is refused as Cilium's", () => {
+    const spec = cases()[0].spec;
+    expect(() => chartObjects(spec, { cluster: { name: spec.clusterName } })).to.throw(/cluster name is invalid/);
+  });
+});

@@ -1,0 +1,69 @@
+/**
+ * The reviewed list of intended differences between the program's Cilium objects and what Cilium's chart
+ * renders for the same choices. `path` matches a difference's path (`Kind/name field`), `*` standing for
+ * any text. The parity test fails on a difference no entry explains, and on an entry nothing needs.
+ */
+export interface IntendedDifference {
+  path: string;
+  reason: string;
+}
+
+const SECRETS_SYNC =
+  "No policy secrets sync: the program enables no TLS-interception policies, Ingress or Gateway API, so it " +
+  "creates no `cilium-secrets` namespace and grants no access to Secrets there.";
+const HUBBLE =
+  "No Hubble: the chart generates its TLS secrets at render time (genCA), so every render would replace " +
+  "them, and nothing in the cluster consumes the Hubble peer service.";
+const METRICS =
+  "No Prometheus endpoints: nothing in the cluster scrapes them, and each would open a host port on every " +
+  "node the pod runs on.";
+const CHECKSUM =
+  "Pods roll when cilium-config changes (the chart does this only with rollOutCiliumPods / operator.rollOutPods).";
+
+export const INTENDED_DIFFERENCES: readonly IntendedDifference[] = [
+  { path: "Namespace/cilium-secrets", reason: SECRETS_SYNC },
+  { path: "Role*/cilium-tlsinterception-secrets", reason: SECRETS_SYNC },
+  { path: "Role*/cilium-operator-tlsinterception-secrets", reason: SECRETS_SYNC },
+  { path: "ConfigMap/cilium-config data.enable-policy-secrets-sync", reason: SECRETS_SYNC },
+  { path: "ConfigMap/cilium-config data.policy-secrets-*", reason: SECRETS_SYNC },
+  { path: "Secret/cilium-ca", reason: HUBBLE },
+  { path: "Secret/hubble-server-certs", reason: HUBBLE },
+  { path: "Service/hubble-peer", reason: HUBBLE },
+  { path: "ConfigMap/cilium-config data.enable-hubble", reason: HUBBLE },
+  { path: "ConfigMap/cilium-config data.hubble-*", reason: HUBBLE },
+  { path: "DaemonSet/cilium spec.template.spec.*[hubble-tls]*", reason: HUBBLE },
+  { path: "DaemonSet/cilium spec.template.spec.containers[cilium-agent].ports[peer-service].*", reason: HUBBLE },
+  { path: "ConfigMap/cilium-config data.enable-metrics", reason: METRICS },
+  { path: "ConfigMap/cilium-config data.operator-prometheus-serve-addr", reason: METRICS },
+  { path: "ConfigMap/cilium-config data.proxy-prometheus-port", reason: METRICS },
+  { path: "Deployment/cilium-operator spec.template.metadata.annotations.prometheus.io/*", reason: METRICS },
+  {
+    path: "Deployment/cilium-operator spec.template.spec.containers[cilium-operator].ports[prometheus].*",
+    reason: METRICS,
+  },
+  { path: "* spec.template.metadata.annotations.cilium.io/cilium-configmap-checksum", reason: CHECKSUM },
+  { path: "* spec.template.metadata.labels.helm.sh/chart", reason: "The objects are not installed by Helm." },
+  {
+    path: "DaemonSet/cilium spec.template.spec.containers[cilium-agent].lifecycle.postStart.*",
+    reason: "The program never installs the AWS VPC CNI, so there are no aws-node iptables rules to remove.",
+  },
+  {
+    path: "DaemonSet/cilium spec.template.spec.containers[cilium-agent].resources.requests.*",
+    reason: "The scheduler reserves CPU and memory for the agent on every node, as kOps does (the chart sets none).",
+  },
+  {
+    path: "Deployment/cilium-operator spec.template.spec.containers[cilium-operator].env[AWS_*",
+    reason:
+      "In ENI mode the operator takes AWS credentials from the control-plane instance role, never from a Secret of static keys.",
+  },
+  {
+    path: "PodDisruptionBudget/cilium-operator",
+    reason: "Node drains evict at most one operator at a time (the chart creates no budget by default).",
+  },
+];
+
+const pattern = (glob: string) => new RegExp(`^${glob.replace(/[.+?^${}()|[\]\\]/g, "\\$&").replace(/\*/g, ".*")}$`);
+
+export function explain(path: string): IntendedDifference | undefined {
+  return INTENDED_DIFFERENCES.find((d) => pattern(d.path).test(path));
+}
