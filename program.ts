@@ -4,9 +4,10 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import { lookupCoordinates } from "./components/awsCoordinates";
-import { ApiReady } from "./components/cilium/apiReady";
-import { CiliumAddon } from "./components/cilium/ciliumAddon";
+import { CiliumAddon, formerProviderUrn } from "./components/cilium/ciliumAddon";
 import { MasterIamRole, NodeIamRole } from "./components/iam/instanceRole";
+import { ApiReady } from "./components/k8s/apiReady";
+import { clusterProvider } from "./components/k8s/provider";
 import { ClusterNetwork } from "./components/network/clusterNetwork";
 import { instanceGroups } from "./components/nodes/instanceGroups";
 import { NodeLaunchTemplate } from "./components/nodes/nodeLaunchTemplate";
@@ -49,12 +50,17 @@ export async function program(): Promise<Record<string, unknown>> {
     },
     { dependsOn: groups.filter((g) => g.group.role === "control-plane").map((g) => g.template) },
   );
-  const cilium = new CiliumAddon("cilium", {
-    spec,
-    kubeconfig: secrets.kubeconfig,
-    apiEndpoint: network.apiInternalEndpoint,
-    dependsOn: [apiReady],
-  });
+  // One Kubernetes provider for the cluster, configured once the API answers; every add-on gets it.
+  const kubernetes = clusterProvider(
+    "kubernetes",
+    { clusterName: spec.clusterName, kubeconfig: secrets.kubeconfig },
+    { dependsOn: [apiReady], aliases: [formerProviderUrn("cilium")] },
+  );
+  const cilium = new CiliumAddon(
+    "cilium",
+    { spec, apiEndpoint: network.apiInternalEndpoint },
+    { providers: [kubernetes], dependsOn: [apiReady] },
+  );
 
   return {
     clusterName: spec.clusterName,

@@ -26,6 +26,8 @@ export interface PlannedResource {
   provider?: string;
   /** URNs the resource depends on. Kept in memory for tests, not written to resources.json. */
   dependencies?: string[];
+  /** Former URNs the resource answers to (its `aliases` given as URNs). Kept in memory for tests only. */
+  aliases?: string[];
 }
 
 export interface Plan {
@@ -68,6 +70,7 @@ interface RegisterRequest {
   getObject(): Struct;
   getProvider(): string;
   getDependenciesList(): string[];
+  getAliasesList(): { getUrn(): string }[];
 }
 
 /** Wraps the mock monitor so each registration is recorded with its parent and inputs. */
@@ -91,6 +94,10 @@ function recordRegistrations(
           inputs: redact(rpc.deserializeProperties(request.getObject())),
           provider: request.getProvider() || undefined,
           dependencies: request.getDependenciesList(),
+          aliases: request
+            .getAliasesList()
+            .map((a) => a.getUrn())
+            .filter(Boolean),
         });
       }
       callback(err, resp);

@@ -1,19 +1,9 @@
 /** The Cilium operator Deployment `cilium-operator` and its PodDisruptionBudget. */
-import type { K8sObject } from "./k8sObject";
+import type { K8sObject } from "../k8s/object";
+import { CONTROL_PLANE_PLACEMENT } from "../k8s/placement";
 import type { WorkloadContext } from "./workloadContext";
 
 const selector = { "io.cilium/app": "operator", name: "cilium-operator" };
-
-/** The seed's placement in ENI mode: on the control plane, tolerating its taint and node trouble. */
-const CONTROL_PLANE_PLACEMENT = {
-  nodeSelector: { "node-role.kubernetes.io/control-plane": "" },
-  tolerations: [
-    { key: "node-role.kubernetes.io/control-plane", operator: "Exists", effect: "NoSchedule" },
-    { key: "node.kubernetes.io/not-ready", operator: "Exists", effect: "NoExecute", tolerationSeconds: 300 },
-    { key: "node.kubernetes.io/unreachable", operator: "Exists", effect: "NoExecute", tolerationSeconds: 300 },
-    { key: "node.cloudprovider.kubernetes.io/uninitialized", operator: "Exists" },
-  ],
-};
 
 /** The chart's default placement: any Linux node, the control plane included. */
 const DEFAULT_PLACEMENT = {
