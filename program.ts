@@ -8,6 +8,7 @@ import { CiliumAddon, formerProviderUrn } from "./components/cilium/ciliumAddon"
 import { MasterIamRole, NodeIamRole } from "./components/iam/instanceRole";
 import { ApiReady } from "./components/k8s/apiReady";
 import { clusterProvider } from "./components/k8s/provider";
+import { deployerReachLimits, deployerReachNotice, reachRemedies } from "./components/k8s/reach";
 import { ClusterNetwork } from "./components/network/clusterNetwork";
 import { instanceGroups } from "./components/nodes/instanceGroups";
 import { NodeLaunchTemplate } from "./components/nodes/nodeLaunchTemplate";
@@ -47,9 +48,14 @@ export async function program(): Promise<Record<string, unknown>> {
       url: pulumi.interpolate`https://${network.apiEndpoint}:443/readyz`,
       caCertPem: secrets.caCertPem,
       timeoutSeconds: 1800,
+      silentLimitSeconds: 600,
+      access: spec.api.loadBalancer === "public" && deployerReachLimits(spec).length ? spec.api.access : [],
+      remedies: reachRemedies(spec),
     },
     { dependsOn: groups.filter((g) => g.group.role === "control-plane").map((g) => g.template) },
   );
+  const reachNotice = deployerReachNotice(spec);
+  if (reachNotice) void pulumi.log.warn(reachNotice, apiReady);
   // One Kubernetes provider for the cluster, configured once the API answers; every add-on gets it.
   const kubernetes = clusterProvider(
     "kubernetes",
