@@ -6,9 +6,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { lookupCoordinates } from "./components/awsCoordinates";
 import { CiliumAddon, formerProviderUrn } from "./components/cilium/ciliumAddon";
 import { MasterIamRole, NodeIamRole } from "./components/iam/instanceRole";
-import { ApiReady } from "./components/k8s/apiReady";
-import { clusterProvider } from "./components/k8s/provider";
-import { deployerReachLimits, deployerReachNotice, reachRemedies } from "./components/k8s/reach";
+import { clusterAddons } from "./components/k8s/clusterAddons";
 import { ClusterNetwork } from "./components/network/clusterNetwork";
 import { instanceGroups } from "./components/nodes/instanceGroups";
 import { NodeLaunchTemplate } from "./components/nodes/nodeLaunchTemplate";
@@ -42,30 +40,20 @@ export async function program(): Promise<Record<string, unknown>> {
     return { group, template };
   });
 
-  const apiReady = new ApiReady(
-    "api-ready",
-    {
-      url: pulumi.interpolate`https://${network.apiEndpoint}:443/readyz`,
-      caCertPem: secrets.caCertPem,
-      timeoutSeconds: 1800,
-      silentLimitSeconds: 600,
-      access: spec.api.loadBalancer === "public" && deployerReachLimits(spec).length ? spec.api.access : [],
-      remedies: reachRemedies(spec),
-    },
-    { dependsOn: groups.filter((g) => g.group.role === "control-plane").map((g) => g.template) },
-  );
-  const reachNotice = deployerReachNotice(spec);
-  if (reachNotice) void pulumi.log.warn(reachNotice, apiReady);
-  // One Kubernetes provider for the cluster, configured once the API answers; every add-on gets it.
-  const kubernetes = clusterProvider(
-    "kubernetes",
-    { clusterName: spec.clusterName, kubeconfig: secrets.kubeconfig },
-    { dependsOn: [apiReady], aliases: [formerProviderUrn("cilium")] },
-  );
+  const addons = clusterAddons({
+    spec,
+    apiEndpoint: network.apiEndpoint,
+    caCertPem: secrets.caCertPem,
+    kubeconfig: secrets.kubeconfig,
+    controlPlane: groups.filter((g) => g.group.role === "control-plane").map((g) => g.template),
+    controlPlaneRoleName: controlPlaneRole.roleName,
+    partition: coordinates.partition,
+    providerAliases: [formerProviderUrn("cilium")],
+  });
   const cilium = new CiliumAddon(
     "cilium",
-    { spec, apiEndpoint: network.apiInternalEndpoint },
-    { providers: [kubernetes], dependsOn: [apiReady] },
+    { spec, apiEndpoint: network.apiInternalEndpoint, delivery: addons.delivery },
+    addons.opts,
   );
 
   return {

@@ -1,17 +1,19 @@
 /**
- * CiliumAddon: Cilium's Kubernetes objects for the spec's version and IPAM mode, declared through the
- * cluster's Kubernetes provider (given in `providers`): accounts, RBAC and the ConfigMap first, then the
- * agent and operator. Rendering is `renderCiliumManifests`; declaring is the Kubernetes layer's.
+ * CiliumAddon: Cilium's Kubernetes objects for the spec's version and IPAM mode: accounts, RBAC and the
+ * ConfigMap first, then the agent and operator. Rendering is `renderCiliumManifests`; declaring is the
+ * Kubernetes layer's (the cluster's provider, given in `providers`, or the control plane).
  */
 import * as pulumi from "@pulumi/pulumi";
 import type { ClusterSpec } from "../../spec/types";
-import { declareObjects } from "../k8s/declare";
+import type { AddonDelivery } from "../k8s/delivery";
 import { renderCiliumManifests } from "./manifests";
 
 export interface CiliumAddonArgs {
   spec: ClusterSpec;
   /** DNS name of the API load balancer: agents and the operator reach the API there before the CNI is up. */
   apiEndpoint: pulumi.Input<string>;
+  /** How the objects reach the cluster (`addons.applyFrom`). */
+  delivery: AddonDelivery;
 }
 
 const TYPE = "cilium-cluster:cilium:CiliumAddon";
@@ -34,17 +36,14 @@ export class CiliumAddon extends pulumi.ComponentResource {
     // kinds and metadata are known at declaration, so a preview shows every object.
     const rendered = pulumi.output(args.apiEndpoint).apply((endpoint) => renderCiliumManifests(spec, endpoint));
     const shape = renderCiliumManifests(spec, "");
-    const foundation = declareObjects(
+    args.delivery.declare(
       name,
-      shape.foundation,
-      rendered.apply((r) => r.foundation),
-      { parent: this, dependsOn: opts?.dependsOn },
-    );
-    declareObjects(
-      name,
-      shape.workloads,
-      rendered.apply((r) => r.workloads),
-      { parent: this, dependsOn: foundation },
+      [
+        { shape: shape.foundation, rendered: rendered.apply((r) => r.foundation) },
+        { shape: shape.workloads, rendered: rendered.apply((r) => r.workloads) },
+      ],
+      this,
+      opts?.dependsOn,
     );
 
     this.configChecksum = pulumi.output(shape.configChecksum);
