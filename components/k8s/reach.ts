@@ -27,13 +27,19 @@ export function reachRemedies(spec: ClusterSpec): string {
       ? "run pulumi up from inside the VPC (a CI runner or bastion there, or over a VPN or peering)"
       : "run pulumi up from an address in api.access, or add this machine's address: " +
         `pulumi config set --path 'api.access[${spec.api.access.length}]' <address>/32`;
-  return `${where}; see docs/operations.md, "When pulumi up cannot reach the API"`;
+  return (
+    `${where}; or let the control plane apply the add-ons: pulumi config set --path addons.applyFrom controlPlane ` +
+    `(docs/operations.md, "When pulumi up cannot reach the API")`
+  );
 }
 
-/** The notice a preview shows when config limits who reaches the API; undefined when it does not. */
+/**
+ * The notice a preview shows when the deployer applies the add-ons and config limits who reaches the API;
+ * undefined when it does not.
+ */
 export function deployerReachNotice(spec: ClusterSpec): string | undefined {
   const limits = deployerReachLimits(spec);
-  if (limits.length === 0) return undefined;
+  if (spec.addons.applyFrom !== "deployer" || limits.length === 0) return undefined;
   return (
     `pulumi up applies the add-ons from the machine running it, through the API load balancer, and ` +
     `${limits.join("; ")}. If this machine is not admitted, pulumi up stops at api-ready: ${reachRemedies(spec)}.`

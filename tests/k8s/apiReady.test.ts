@@ -99,6 +99,9 @@ describe("what a preview says about reaching the API", () => {
     const listed = specWith({ api: { access: ["203.0.113.0/24", "198.51.100.10/32"] } });
     expect(deployerReachNotice(listed)).not.to.match(/internal/);
     expect(reachRemedies(listed)).to.contain("pulumi config set --path 'api.access[2]' <address>/32");
+    expect(reachRemedies(listed)).to.contain("pulumi config set --path addons.applyFrom controlPlane");
+    const fromControlPlane = { addons: { applyFrom: "controlPlane" }, api: { loadBalancer: "internal" } };
+    expect(deployerReachNotice(specWith(fromControlPlane))).to.equal(undefined);
   });
 
   it("is printed as a warning by the program", async () => {
