@@ -9,7 +9,6 @@
  * out the whole timeout.
  */
 import * as pulumi from "@pulumi/pulumi";
-import { admitted, attemptOutcome } from "./reach";
 
 export interface ApiReadyArgs {
   url: pulumi.Input<string>;
@@ -47,7 +46,38 @@ interface Answer {
   code?: string;
 }
 
-// Runs in the engine's dynamic-provider host: what it uses is serialized with it or required there.
+// The two helpers below run in the engine's dynamic-provider host, serialized by value with the provider:
+// function declarations that use nothing but their arguments, so the serialized text is complete and the
+// same on every run.
+
+/** True when `address` (dotted IPv4) lies in one of `cidrs`; false for anything unparseable. */
+export function admitted(address: string, cidrs: readonly string[]): boolean {
+  const toNumber = (dotted: string): number | undefined => {
+    const parts = dotted.split(".");
+    if (parts.length !== 4 || parts.some((p) => !/^\d{1,3}$/.test(p) || Number(p) > 255)) return undefined;
+    return parts.reduce((n, p) => n * 256 + Number(p), 0);
+  };
+  const host = toNumber(address);
+  if (host === undefined) return false;
+  return cidrs.some((cidr) => {
+    const [base, prefixText] = cidr.split("/");
+    const network = toNumber(base);
+    const prefix = Number(prefixText);
+    if (network === undefined || !(prefix >= 0 && prefix <= 32)) return false;
+    const size = 2 ** (32 - prefix);
+    return Math.floor(host / size) === Math.floor(network / size);
+  });
+}
+
+/**
+ * `answered`: something at the address took part (refused, reset, TLS or HTTP), so the network path
+ * exists and the API is still starting. `silent`: nothing answered (timeout, no route, no name).
+ */
+export function attemptOutcome(errorCode: string | undefined): "answered" | "silent" {
+  const silent = ["ETIMEDOUT", "EHOSTUNREACH", "ENETUNREACH", "ENOTFOUND", "EAI_AGAIN", "ECONNABORTED", "TIMEOUT"];
+  return errorCode !== undefined && silent.includes(errorCode) ? "silent" : "answered";
+}
+
 export const apiReadyProvider: pulumi.dynamic.ResourceProvider = {
   async create(inputs: ApiReadyInputs) {
     const get = (url: string, ca?: string) =>

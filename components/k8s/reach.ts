@@ -1,9 +1,7 @@
 /**
  * Whether the machine running `pulumi up` can reach the cluster's API, which the Kubernetes provider needs
- * to apply the add-ons. Pure: what config says (the preview's notice), whether an address is admitted, and
- * how a failed connection attempt reads (something answered, or nothing did).
+ * to apply the add-ons. Pure: what config says, for the preview's notice and the wait's error.
  */
-import { contains, parseCidr } from "../../spec/cidr";
 import type { ClusterSpec } from "../../spec/types";
 
 /** Why the deployer may not reach the API, from config alone; empty when anyone may reach it. */
@@ -44,25 +42,4 @@ export function deployerReachNotice(spec: ClusterSpec): string | undefined {
     `pulumi up applies the add-ons from the machine running it, through the API load balancer, and ` +
     `${limits.join("; ")}. If this machine is not admitted, pulumi up stops at api-ready: ${reachRemedies(spec)}.`
   );
-}
-
-/** True when `address` (IPv4) lies in one of `cidrs`; false for anything unparseable. */
-export function admitted(address: string, cidrs: readonly string[]): boolean {
-  const host = parseCidr(`${address}/32`);
-  return (
-    !!host &&
-    cidrs.some((c) => {
-      const cidr = parseCidr(c);
-      return !!cidr && contains(cidr, host);
-    })
-  );
-}
-
-/**
- * `answered`: something at the address took part (refused, reset, TLS or HTTP), so the network path
- * exists and the API is still starting. `silent`: nothing answered (timeout, no route, no name).
- */
-export function attemptOutcome(errorCode: string | undefined): "answered" | "silent" {
-  const silent = ["ETIMEDOUT", "EHOSTUNREACH", "ENETUNREACH", "ENOTFOUND", "EAI_AGAIN", "ECONNABORTED", "TIMEOUT"];
-  return errorCode && silent.includes(errorCode) ? "silent" : "answered";
 }

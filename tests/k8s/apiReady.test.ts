@@ -2,11 +2,14 @@
 // never ready, unreachable, and a deploying machine outside api.access. Then what config tells a preview.
 import { expect } from "chai";
 import { createServer, Server } from "http";
+import { mkdtempSync, writeFileSync } from "fs";
 import { AddressInfo } from "net";
-import { ApiReadyInputs, apiReadyProvider } from "../../components/k8s/apiReady";
-import { admitted, attemptOutcome, deployerReachNotice, reachRemedies } from "../../components/k8s/reach";
+import { tmpdir } from "os";
+import { join } from "path";
+import { admitted, ApiReadyInputs, apiReadyProvider, attemptOutcome } from "../../components/k8s/apiReady";
+import { deployerReachNotice, reachRemedies } from "../../components/k8s/reach";
 import { specWith } from "../fixtures";
-import { configWith, planWith } from "../planHelpers";
+import { configWith, inputs, named, planWith } from "../planHelpers";
 
 /** An HTTP server answering each request with the next status (the last one repeats) or a fixed body. */
 async function serve(statuses: number[], body = ""): Promise<{ url: string; server: Server; hits: () => number }> {
@@ -73,6 +76,23 @@ describe("ApiReady's wait", () => {
     expect(inside.id).to.equal(`${api.url}/readyz`);
   });
 
+  it("works as the engine runs it: serialized, loaded on its own, in a fresh module", async () => {
+    const plan = await planWith();
+    const serialized = inputs(named(plan, "pulumi-nodejs:dynamic:Resource", "api-ready")).__provider as string;
+    const file = join(mkdtempSync(join(tmpdir(), "api-ready-")), "provider.js");
+    writeFileSync(file, serialized);
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const provider = (require(file) as { handler(): typeof apiReadyProvider }).handler();
+    const lookup = await serve([200], "203.0.113.7");
+    const api = await serve([200]);
+    servers.push(lookup.server, api.server);
+    const base = { caCertPem: "", timeoutSeconds: 5, silentLimitSeconds: 1, remedies: "REMEDY", pollSeconds: 0.05 };
+    const inside = { ...base, url: `${api.url}/readyz`, access: ["203.0.113.0/24"], addressLookupUrl: lookup.url };
+    expect((await provider.create({ ...inside, attemptSeconds: 1 })).id).to.equal(`${api.url}/readyz`);
+    const outside = { ...inside, access: ["10.0.0.0/8"], attemptSeconds: 1 };
+    expect(String(await provider.create(outside).catch((e: Error) => e))).to.contain("not in api.access");
+  });
+
   it("waits again only when the endpoint moves", async () => {
     const base = { url: "https://a/readyz", access: [] } as unknown as ApiReadyInputs;
     expect(await apiReadyProvider.diff!("id", base, { ...base, access: ["10.0.0.0/8"] })).to.deep.equal({
@@ -120,6 +140,10 @@ describe("what a preview says about reaching the API", () => {
     expect(admitted("203.0.113.7", ["10.0.0.0/8", "203.0.113.0/24"])).to.equal(true);
     expect(admitted("203.0.114.7", ["203.0.113.0/24"])).to.equal(false);
     expect(admitted("not-an-address", ["0.0.0.0/0"])).to.equal(false);
+    expect(admitted("198.51.100.10", ["198.51.100.10/32"])).to.equal(true);
+    expect(admitted("198.51.100.11", ["198.51.100.10/32"])).to.equal(false);
+    expect(admitted("8.8.8.8", ["0.0.0.0/0"])).to.equal(true);
+    expect(admitted("10.255.0.1", ["10.0.0.0/9"])).to.equal(false);
     for (const code of ["TIMEOUT", "EHOSTUNREACH", "ENETUNREACH", "ENOTFOUND"])
       expect(attemptOutcome(code)).to.equal("silent");
     for (const code of ["ECONNREFUSED", "ECONNRESET", "DEPTH_ZERO_SELF_SIGNED_CERT", undefined])
