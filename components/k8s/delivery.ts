@@ -20,20 +20,18 @@ export interface Stage {
   rendered: pulumi.Output<readonly K8sObject[]>;
 }
 
+/** What `dependsOn` accepts in resource options. */
+type DependsOn = pulumi.CustomResourceOptions["dependsOn"];
+
 export interface AddonDelivery {
   /** Declares the add-on's stages under `parent`, each after the stages before it and after `dependsOn`. */
-  declare(
-    name: string,
-    stages: readonly Stage[],
-    parent: pulumi.Resource,
-    dependsOn?: pulumi.Input<pulumi.Input<pulumi.Resource>[]> | pulumi.Input<pulumi.Resource>,
-  ): void;
+  declare(name: string, stages: readonly Stage[], parent: pulumi.Resource, dependsOn?: DependsOn): void;
 }
 
 /** Every object a resource of the Kubernetes provider the parent was given in `providers`. */
 export const throughProvider: AddonDelivery = {
   declare(name, stages, parent, dependsOn) {
-    let before: pulumi.Input<pulumi.Input<pulumi.Resource>[]> | pulumi.Input<pulumi.Resource> | undefined = dependsOn;
+    let before: DependsOn = dependsOn;
     for (const stage of stages)
       before = declareObjects(name, stage.shape, stage.rendered, { parent, dependsOn: before });
   },
