@@ -4,10 +4,10 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import { lookupCoordinates } from "./components/awsCoordinates";
-import { ApiReady } from "./components/cilium/apiReady";
-import { CiliumAddon } from "./components/cilium/ciliumAddon";
+import { CiliumAddon, formerProviderUrn } from "./components/cilium/ciliumAddon";
 import { ciliumClusterName } from "./components/cilium/clusterName";
 import { MasterIamRole, NodeIamRole } from "./components/iam/instanceRole";
+import { clusterAddons } from "./components/k8s/clusterAddons";
 import { ClusterNetwork } from "./components/network/clusterNetwork";
 import { instanceGroups } from "./components/nodes/instanceGroups";
 import { NodeLaunchTemplate } from "./components/nodes/nodeLaunchTemplate";
@@ -42,21 +42,21 @@ export async function program(): Promise<Record<string, unknown>> {
     return { group, template };
   });
 
-  const apiReady = new ApiReady(
-    "api-ready",
-    {
-      url: pulumi.interpolate`https://${network.apiEndpoint}:${API_LISTENER}/readyz`,
-      caCertPem: secrets.caCertPem,
-      timeoutSeconds: 1800,
-    },
-    { dependsOn: groups.filter((g) => g.group.role === "control-plane").map((g) => g.template) },
-  );
-  const cilium = new CiliumAddon("cilium", {
+  const addons = clusterAddons({
     spec,
+    apiEndpoint: network.apiEndpoint,
+    caCertPem: secrets.caCertPem,
     kubeconfig: secrets.kubeconfig,
-    apiEndpoint: network.apiInternalEndpoint,
-    dependsOn: [apiReady],
+    controlPlane: groups.filter((g) => g.group.role === "control-plane").map((g) => g.template),
+    controlPlaneRoleName: controlPlaneRole.roleName,
+    partition: coordinates.partition,
+    providerAliases: [formerProviderUrn("cilium")],
   });
+  const cilium = new CiliumAddon(
+    "cilium",
+    { spec, apiEndpoint: network.apiInternalEndpoint, delivery: addons.delivery },
+    addons.opts,
+  );
 
   return {
     clusterName: spec.clusterName,

@@ -196,6 +196,22 @@ export const CONFIG_SCHEMA: FieldsFor<ConfigKeys> = {
       },
     },
   },
+  addons: {
+    kind: "object",
+    description: "The cluster's add-ons (Cilium) and how their Kubernetes objects reach the cluster.",
+    fields: {
+      applyFrom: {
+        kind: "string",
+        default: "deployer",
+        enum: ["deployer", "controlPlane"],
+        description:
+          "`deployer`: `pulumi up` applies the objects through the Kubernetes provider, so the machine running it " +
+          "must reach the API (`api.loadBalancer`, `api.access`); previews list every object. `controlPlane`: the " +
+          "control-plane nodes apply them with their own admin kubeconfig (an SSM State Manager association runs " +
+          "`kubectl apply`, as kOps's channels tool does), so `pulumi up` needs only the AWS API.",
+      },
+    },
+  },
   controlPlane: {
     kind: "object",
     description: "The control-plane instance groups (one per zone the control plane spans).",

@@ -41,6 +41,16 @@ export interface NetworkSpec {
   serviceCIDR: string;
 }
 
+/**
+ * Who applies the add-ons' Kubernetes objects: `deployer`, the machine running `pulumi up` through the
+ * Kubernetes provider (it must reach the API); `controlPlane`, the control-plane nodes themselves.
+ */
+export type AddonsApplyFrom = "deployer" | "controlPlane";
+
+export interface AddonsSpec {
+  applyFrom: AddonsApplyFrom;
+}
+
 export interface ApiSpec {
   /** Scheme of the API network load balancer. */
   loadBalancer: ApiLoadBalancer;
@@ -103,6 +113,7 @@ export interface ClusterSpec {
   networking: { cilium: CiliumSpec };
   kubeProxy: { enabled: boolean };
   api: ApiSpec;
+  addons: AddonsSpec;
   controlPlane: ControlPlaneSpec;
   nodeGroups: NodeGroupSpec[];
   /** Tags put on every taggable AWS resource. */

@@ -1,4 +1,7 @@
 /** Shared test inputs: a valid raw config like the dev stack's, and a deep-merge helper to vary it. */
+import type { ClusterSpec } from "../spec/types";
+import { validateConfig } from "../spec/validation";
+
 export type Raw = Record<string, unknown>;
 
 export const REGION = "us-east-1";
@@ -19,4 +22,11 @@ export function merge(base: Raw, edit: Raw): Raw {
   const out: Raw = { ...base };
   for (const [k, v] of Object.entries(edit)) out[k] = isObject(v) && isObject(out[k]) ? merge(out[k] as Raw, v) : v;
   return out;
+}
+
+/** The validated spec of the base config with `edit` merged in; a config the edit makes invalid throws. */
+export function specWith(edit: Raw): ClusterSpec {
+  const { spec, errors } = validateConfig(merge(baseConfig(), edit), REGION);
+  if (errors.length) throw new Error(`config invalid: ${JSON.stringify(errors)}`);
+  return spec;
 }

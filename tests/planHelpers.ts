@@ -37,3 +37,25 @@ export const NON_ENI: Record<string, string> = {
   "networking.cilium.ipam": "",
   "networking.cilium.disableMasquerade": "false",
 };
+
+/** Everything a component declared, at any depth: the resources whose `parent` chain reaches it. */
+export function childrenOf(plan: Plan, component: PlannedResource): PlannedResource[] {
+  const below = new Set([component.urn]);
+  const children: PlannedResource[] = [];
+  // Registration order is lost in the sorted plan; repeat until no resource joins the subtree.
+  for (let grew = true; grew;) {
+    grew = false;
+    for (const r of plan.resources) {
+      if (r.parent && below.has(r.parent) && !below.has(r.urn)) {
+        below.add(r.urn);
+        children.push(r);
+        grew = true;
+      }
+    }
+  }
+  return children;
+}
+
+/** The custom resources a component declared, for tests that look at one component's objects only. */
+export const declaredBy = (plan: Plan, componentType: string, componentName: string): PlannedResource[] =>
+  childrenOf(plan, named(plan, componentType, componentName)).filter((r) => r.custom);

@@ -1,5 +1,5 @@
 /** The Cilium agent DaemonSet `cilium` (non-privileged mode, as the chart renders it for each line). */
-import type { K8sObject } from "./k8sObject";
+import type { K8sObject } from "../k8s/object";
 import type { WorkloadContext } from "./workloadContext";
 
 const caps = (add: string[]) => ({

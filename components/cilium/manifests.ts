@@ -6,7 +6,7 @@ import { recordedRelease } from "../../spec/ciliumVersions";
 import type { ClusterSpec } from "../../spec/types";
 import { agentDaemonSet } from "./agent";
 import { configChecksum, renderCiliumConfig } from "./configMap";
-import type { K8sObject } from "./k8sObject";
+import type { K8sObject } from "../k8s/object";
 import { manifestsFor } from "./lines";
 import { operatorObjects } from "./operator";
 import { rbac, serviceAccounts } from "./rbac";

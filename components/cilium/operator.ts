@@ -1,5 +1,11 @@
 /** The Cilium operator Deployment `cilium-operator` and its PodDisruptionBudget. */
-import type { K8sObject } from "./k8sObject";
+import type { K8sObject } from "../k8s/object";
+import {
+  CONTROL_PLANE_NODES,
+  CONTROL_PLANE_TOLERATIONS,
+  LINUX_NODES,
+  NOT_READY_NODE_TOLERATIONS,
+} from "../k8s/placement";
 import type { WorkloadContext } from "./workloadContext";
 
 /** The operator's health endpoint, on the host network. */
@@ -8,27 +14,10 @@ const HEALTH_PORT = 9234;
 const selector = { "io.cilium/app": "operator", name: "cilium-operator" };
 
 /**
- * The chart's operator tolerations, in every mode. On a fresh cluster every node carries
- * `node.kubernetes.io/not-ready:NoSchedule` until Cilium writes its CNI config, and the ENI agent waits for
- * the operator to hand it addresses: the operator must tolerate `not-ready` with every effect. Only the
- * operator removes `node.cilium.io/agent-not-ready`, so it must tolerate that too.
+ * The chart's operator tolerations, in every mode: the control plane, and every taint a fresh node carries
+ * (the operator must run before any node is Ready, and only it removes `node.cilium.io/agent-not-ready`).
  */
-export const OPERATOR_TOLERATIONS = [
-  { key: "node-role.kubernetes.io/control-plane", operator: "Exists" },
-  { key: "node-role.kubernetes.io/master", operator: "Exists" },
-  { key: "node.kubernetes.io/not-ready", operator: "Exists" },
-  { key: "node.cloudprovider.kubernetes.io/uninitialized", operator: "Exists" },
-  { key: "node.cilium.io/agent-not-ready", operator: "Exists" },
-];
-
-/**
- * Any Linux node (the chart's default), or in ENI mode only the control plane (kOps's placement), whose
- * instance role carries the ENI permissions.
- */
-function operatorNodeSelector(onControlPlane: boolean): Record<string, string> {
-  const linux = { "kubernetes.io/os": "linux" };
-  return onControlPlane ? { ...linux, "node-role.kubernetes.io/control-plane": "" } : linux;
-}
+export const OPERATOR_TOLERATIONS = [...CONTROL_PLANE_TOLERATIONS, ...NOT_READY_NODE_TOLERATIONS];
 
 export function operatorObjects(ctx: WorkloadContext): K8sObject[] {
   const labels = { ...selector, "app.kubernetes.io/part-of": "cilium", "app.kubernetes.io/name": "cilium-operator" };
@@ -96,7 +85,9 @@ export function operatorObjects(ctx: WorkloadContext): K8sObject[] {
               ],
             },
           },
-          nodeSelector: operatorNodeSelector(ctx.operatorOnControlPlane),
+          // Any Linux node (the chart's default), or in ENI mode only the control plane, whose role holds the
+          // ENI permissions.
+          nodeSelector: ctx.operatorOnControlPlane ? CONTROL_PLANE_NODES : LINUX_NODES,
           tolerations: OPERATOR_TOLERATIONS,
           volumes: [{ name: "cilium-config-path", configMap: { name: "cilium-config" } }],
         },

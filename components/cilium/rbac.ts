@@ -1,5 +1,5 @@
 /** Service accounts and RBAC of the Cilium agent and operator (the chart's rules per line, without Hubble/ingress). */
-import type { K8sObject } from "./k8sObject";
+import type { K8sObject } from "../k8s/object";
 
 type Rule = { apiGroups: string[]; resources: string[]; verbs: string[]; resourceNames?: string[] };
 

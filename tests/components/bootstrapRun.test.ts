@@ -10,9 +10,8 @@ import { join } from "path";
 import { bootstrapConfig } from "../../components/nodes/bootstrapConfig";
 import { instanceGroups } from "../../components/nodes/instanceGroups";
 import { renderUserData } from "../../components/nodes/userData";
-import { validateConfig } from "../../spec/validation";
 import type { ClusterSpec } from "../../spec/types";
-import { baseConfig, merge, Raw, REGION } from "../fixtures";
+import { specWith } from "../fixtures";
 
 const METADATA: Record<string, string> = {
   mac: "0a:1b:2c:3d:4e:5f",
@@ -62,12 +61,6 @@ interface Run {
 let imds: Server;
 let imdsUrl: string;
 let secretsDir: string;
-
-function specWith(edit: Raw): ClusterSpec {
-  const { spec, errors } = validateConfig(merge(baseConfig(), edit), REGION);
-  expect(errors).to.deep.equal([]);
-  return spec;
-}
 
 /** Runs bash asynchronously: the metadata server lives in this process and must keep answering. */
 function bash(script: string, env: NodeJS.ProcessEnv): Promise<{ status: number | null; stderr: string }> {

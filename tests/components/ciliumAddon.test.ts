@@ -1,13 +1,9 @@
 // CiliumAddon: the rendered objects per IPAM mode and version, their schema validity, and the declared resources.
 import { expect } from "chai";
 import { createHash } from "crypto";
-import * as apps from "kubernetes-models/apps/v1";
-import * as core from "kubernetes-models/v1";
-import * as policy from "kubernetes-models/policy/v1";
-import * as rbac from "kubernetes-models/rbac.authorization.k8s.io/v1";
 import { join } from "path";
 import { configChecksum, renderCiliumConfig } from "../../components/cilium/configMap";
-import type { K8sObject } from "../../components/cilium/k8sObject";
+import type { K8sObject } from "../../components/k8s/object";
 import { ciliumClusterName } from "../../components/cilium/clusterName";
 import { renderCiliumManifests } from "../../components/cilium/manifests";
 import { OPERATOR_TOLERATIONS } from "../../components/cilium/operator";
@@ -17,29 +13,15 @@ import { loadStackConfig, toRuntimeConfig } from "../../plan/stackConfig";
 import { readRawConfig } from "../../spec/read";
 import { validateConfig } from "../../spec/validation";
 import type { ClusterSpec } from "../../spec/types";
-import { baseConfig, merge, Raw, REGION } from "../fixtures";
-import { inputs, named, ofType, planWith } from "../planHelpers";
-
-const MODELS: Record<string, new (data: never) => { validate(): void }> = {
-  "v1/ServiceAccount": core.ServiceAccount,
-  "v1/ConfigMap": core.ConfigMap,
-  "rbac.authorization.k8s.io/v1/ClusterRole": rbac.ClusterRole,
-  "rbac.authorization.k8s.io/v1/ClusterRoleBinding": rbac.ClusterRoleBinding,
-  "rbac.authorization.k8s.io/v1/Role": rbac.Role,
-  "rbac.authorization.k8s.io/v1/RoleBinding": rbac.RoleBinding,
-  "apps/v1/DaemonSet": apps.DaemonSet,
-  "apps/v1/Deployment": apps.Deployment,
-  "policy/v1/PodDisruptionBudget": policy.PodDisruptionBudget,
-};
+import { merge, Raw, specWith } from "../fixtures";
+import { validateAgainstSchema } from "../k8sSchemas";
+import { mockId } from "../../plan/mocks";
+import type { PlannedResource } from "../../plan/run";
+import { declaredBy, inputs, named, ofType, planWith } from "../planHelpers";
 
 const ENDPOINT = "api-dev.elb.us-east-1.amazonaws.com";
 const DIGESTS_1_20_0 = recordedRelease("v1.20.0")!.digests!;
 
-function specWith(edit: Raw): ClusterSpec {
-  const { spec, errors } = validateConfig(merge(baseConfig(), edit), REGION);
-  expect(errors).to.deep.equal([]);
-  return spec;
-}
 const modes: Record<string, Raw> = {
   default: { networking: { cilium: { ipam: "", disableMasquerade: false } } },
   crd: { networking: { cilium: { ipam: "crd", disableMasquerade: false } } },
@@ -61,10 +43,8 @@ describe("Cilium manifests", () => {
       const { raw, region } = readRawConfig(config);
       const { spec } = validateConfig(raw, region);
       for (const object of all(spec)) {
-        const Model = MODELS[`${object.apiVersion}/${object.kind}`];
-        expect(Model, `${object.apiVersion}/${object.kind}`).to.be.a("function");
         expect(
-          () => new Model(object as never).validate(),
+          () => validateAgainstSchema(object),
           `${example.name}: ${object.kind} ${object.metadata.name}`,
         ).not.to.throw();
       }
@@ -239,24 +219,19 @@ describe("Cilium manifests", () => {
 });
 
 describe("CiliumAddon under mocks", () => {
-  it("declares every object through its own provider, workloads after accounts, RBAC and ConfigMap", async () => {
+  it("declares its objects through the cluster's provider, workloads after accounts, RBAC and ConfigMap", async () => {
     const plan = await planWith();
-    const provider = named(plan, "pulumi:providers:kubernetes", "cilium-provider");
-    expect(inputs(provider)).to.include({
-      clusterIdentifier: "dev.k8s.local",
-      enableConfigMapMutable: "true",
-      kubeconfig: "[secret]",
-    });
-    const objects = plan.resources.filter(
-      (r) => r.type.startsWith("kubernetes:") && r.custom && !r.type.startsWith("pulumi:"),
-    );
-    expect(objects).to.have.length(14);
+    const [provider] = ofType(plan, "pulumi:providers:kubernetes");
+    const objects = declaredBy(plan, "cilium-cluster:cilium:CiliumAddon", "cilium");
+    const expected = all(specWith({})).map((o) => `${o.kind}/${o.metadata.name}`);
+    expect(objects.map((o) => `${inputs(o).kind}/${inputs(o).metadata.name}`)).to.have.members(expected);
     for (const o of objects)
-      expect(o.provider, o.name).to.match(new RegExp(`^${provider.urn.replace(/[$]/g, "\\$")}::`));
-    const foundation = objects
-      .filter((o) => !/DaemonSet|Deployment|PodDisruptionBudget/.test(o.type))
-      .map((o) => o.urn);
-    for (const workload of objects.filter((o) => /DaemonSet|Deployment|PodDisruptionBudget/.test(o.type))) {
+      expect(o.provider, o.name).to.equal(`${provider.urn}::${mockId(provider.type, provider.name)}`);
+    const isWorkload = (o: PlannedResource) => /DaemonSet|Deployment|PodDisruptionBudget/.test(o.type);
+    const foundation = objects.filter((o) => !isWorkload(o)).map((o) => o.urn);
+    const apiReady = named(plan, "pulumi-nodejs:dynamic:Resource", "api-ready").urn;
+    for (const o of objects.filter((o) => !isWorkload(o))) expect(o.dependencies, o.name).to.include(apiReady);
+    for (const workload of objects.filter(isWorkload)) {
       expect(workload.dependencies, workload.name).to.include.members(foundation);
     }
     const daemonSet = inputs(named(plan, "kubernetes:apps/v1:DaemonSet", "cilium-daemonset-cilium"));
@@ -266,6 +241,5 @@ describe("CiliumAddon under mocks", () => {
     );
     expect(host?.value).to.match(/^network-api-internal-[0-9a-f]{8}\.elb\.us-east-1\.amazonaws\.com\.mock$/);
     expect(plan.outputs.ciliumConfigChecksum).to.match(/^[0-9a-f]{64}$/);
-    expect(ofType(plan, "pulumi-nodejs:dynamic:Resource").map((r) => r.name)).to.deep.equal(["api-ready"]);
   });
 });

@@ -1,0 +1,74 @@
+/**
+ * Declares rendered Kubernetes objects as typed `@pulumi/kubernetes` resources. An add-on renders twice:
+ * once at declaration with placeholders for values computed later (the shape: kinds, names and metadata,
+ * so a preview lists every object), and once when those values are known. The two renders are joined by
+ * object identity (`kind/namespace/name`), so reordering a renderer's output never mixes objects up.
+ */
+import * as k8s from "@pulumi/kubernetes";
+import * as pulumi from "@pulumi/pulumi";
+import { K8sObject, objectKey } from "./object";
+
+/** An object whose fields below the top level may still be computed. */
+type ObjectInputs = { [field: string]: pulumi.Input<unknown> };
+type Declare = (name: string, object: ObjectInputs, opts: pulumi.CustomResourceOptions) => pulumi.CustomResource;
+
+/** The typed resource class for each kind an add-on may render. */
+const DECLARE = {
+  ServiceAccount: (n, o, opts) =>
+    new k8s.core.v1.ServiceAccount(n, o as unknown as k8s.core.v1.ServiceAccountArgs, opts),
+  ConfigMap: (n, o, opts) => new k8s.core.v1.ConfigMap(n, o as unknown as k8s.core.v1.ConfigMapArgs, opts),
+  ClusterRole: (n, o, opts) => new k8s.rbac.v1.ClusterRole(n, o as unknown as k8s.rbac.v1.ClusterRoleArgs, opts),
+  ClusterRoleBinding: (n, o, opts) =>
+    new k8s.rbac.v1.ClusterRoleBinding(n, o as unknown as k8s.rbac.v1.ClusterRoleBindingArgs, opts),
+  Role: (n, o, opts) => new k8s.rbac.v1.Role(n, o as unknown as k8s.rbac.v1.RoleArgs, opts),
+  RoleBinding: (n, o, opts) => new k8s.rbac.v1.RoleBinding(n, o as unknown as k8s.rbac.v1.RoleBindingArgs, opts),
+  DaemonSet: (n, o, opts) => new k8s.apps.v1.DaemonSet(n, o as unknown as k8s.apps.v1.DaemonSetArgs, opts),
+  Deployment: (n, o, opts) => new k8s.apps.v1.Deployment(n, o as unknown as k8s.apps.v1.DeploymentArgs, opts),
+  PodDisruptionBudget: (n, o, opts) =>
+    new k8s.policy.v1.PodDisruptionBudget(n, o as unknown as k8s.policy.v1.PodDisruptionBudgetArgs, opts),
+} satisfies Record<string, Declare>;
+
+export type DeclarableKind = keyof typeof DECLARE;
+export const DECLARABLE_KINDS = Object.keys(DECLARE) as DeclarableKind[];
+
+/** `<prefix>-<kind>-<name>`: the logical name existing stacks know each object by. */
+export const logicalName = (prefix: string, o: K8sObject): string =>
+  `${prefix}-${o.kind.toLowerCase()}-${o.metadata.name}`;
+
+/** The real render's object for each key of the shape; an object only one render has is a renderer bug. */
+export function joinByKey(shape: readonly K8sObject[], rendered: readonly K8sObject[]): Map<string, K8sObject> {
+  const byKey = new Map(rendered.map((o) => [objectKey(o), o]));
+  const shapeKeys = shape.map(objectKey);
+  const missing = shapeKeys.filter((k) => !byKey.has(k));
+  const extra = [...byKey.keys()].filter((k) => !shapeKeys.includes(k));
+  if (missing.length || extra.length || byKey.size !== rendered.length) {
+    throw new Error(
+      `the two renders of an add-on differ in their objects: only at declaration [${missing.join(", ")}], ` +
+        `only in the final render [${extra.join(", ")}]${byKey.size !== rendered.length ? ", duplicate keys" : ""}`,
+    );
+  }
+  return byKey;
+}
+
+/**
+ * Declares each object of `shape` under `opts.parent` (whose `providers` give the cluster's Kubernetes
+ * provider). Top-level metadata comes from the shape, known at once; every other field from `rendered`.
+ */
+export function declareObjects(
+  prefix: string,
+  shape: readonly K8sObject[],
+  rendered: pulumi.Output<readonly K8sObject[]>,
+  opts: pulumi.CustomResourceOptions,
+): pulumi.CustomResource[] {
+  const joined = rendered.apply((r) => joinByKey(shape, r));
+  return shape.map((object) => {
+    const declareKind: Declare | undefined = DECLARE[object.kind as DeclarableKind];
+    if (!declareKind) throw new Error(`the Kubernetes layer cannot declare kind ${object.kind}`);
+    const key = objectKey(object);
+    const inputs: ObjectInputs = { apiVersion: object.apiVersion, kind: object.kind, metadata: object.metadata };
+    for (const field of Object.keys(object).filter((f) => !(f in inputs))) {
+      inputs[field] = joined.apply((byKey) => byKey.get(key)![field]);
+    }
+    return declareKind(logicalName(prefix, object), inputs, opts);
+  });
+}

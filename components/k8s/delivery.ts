@@ -1,0 +1,81 @@
+/**
+ * How an add-on's objects reach the cluster (`addons.applyFrom`). `throughProvider`: each object is a
+ * Pulumi resource of the cluster's Kubernetes provider, so previews diff every object, but the machine
+ * running `pulumi up` must reach the API. `fromControlPlane`: an SSM document holds the objects and a
+ * State Manager association runs it on the control-plane nodes, which apply them with their own admin
+ * kubeconfig (kOps's channels tool does the same); `pulumi up` then needs only the AWS API, and waits,
+ * through the association, until the objects are applied.
+ */
+import * as aws from "@pulumi/aws";
+import * as pulumi from "@pulumi/pulumi";
+import { awsName } from "../naming";
+import type { Tags } from "../tags";
+import { applyDocument } from "./applyScript";
+import { declareObjects } from "./declare";
+import type { K8sObject } from "./object";
+
+/** Objects applied together: the shape known at declaration and the final render. */
+export interface Stage {
+  shape: readonly K8sObject[];
+  rendered: pulumi.Output<readonly K8sObject[]>;
+}
+
+/** What `dependsOn` accepts in resource options. */
+type DependsOn = pulumi.CustomResourceOptions["dependsOn"];
+
+export interface AddonDelivery {
+  /** Declares the add-on's stages under `parent`, each after the stages before it and after `dependsOn`. */
+  declare(name: string, stages: readonly Stage[], parent: pulumi.Resource, dependsOn?: DependsOn): void;
+}
+
+/** Every object a resource of the Kubernetes provider the parent was given in `providers`. */
+export const throughProvider: AddonDelivery = {
+  declare(name, stages, parent, dependsOn) {
+    let before: DependsOn = dependsOn;
+    for (const stage of stages)
+      before = declareObjects(name, stage.shape, stage.rendered, { parent, dependsOn: before });
+  },
+};
+
+export interface ControlPlaneDeliveryArgs {
+  clusterName: string;
+  tags: (name: string) => Tags;
+  /** Give up waiting for the association's success after this many seconds. */
+  timeoutSeconds: number;
+}
+
+/**
+ * Instances registered with Systems Manager and tagged as the cluster's are targeted; only control-plane
+ * instances register (their role alone may), and the script skips any node that is not one.
+ */
+export function fromControlPlane(args: ControlPlaneDeliveryArgs): AddonDelivery {
+  return {
+    declare(name, stages, parent, dependsOn) {
+      const objects = pulumi.all(stages.map((s) => s.rendered)).apply((r) => r.flat());
+      const documentName = awsName(`${args.clusterName}-${name}-addon`, 128, /[^A-Za-z0-9_.-]/g);
+      const document = new aws.ssm.Document(
+        `${name}-addon`,
+        {
+          name: documentName,
+          documentType: "Command",
+          documentFormat: "JSON",
+          content: objects.apply((o) => applyDocument(name, o)),
+          tags: args.tags(documentName),
+        },
+        { parent },
+      );
+      new aws.ssm.Association(
+        `${name}-addon`,
+        {
+          name: document.name,
+          associationName: documentName,
+          // A new document version updates the association, and an updated association runs at once.
+          documentVersion: document.latestVersion,
+          targets: [{ key: `tag:kubernetes.io/cluster/${args.clusterName}`, values: ["owned"] }],
+          waitForSuccessTimeoutSeconds: args.timeoutSeconds,
+        },
+        { parent, dependsOn },
+      );
+    },
+  };
+}
