@@ -12,6 +12,7 @@ import { instanceGroups } from "../../components/nodes/instanceGroups";
 import { renderUserData } from "../../components/nodes/userData";
 import { validateConfig } from "../../spec/validation";
 import type { ClusterSpec } from "../../spec/types";
+import { requireDebianTool } from "../debianTools";
 import { baseConfig, merge, Raw, REGION } from "../fixtures";
 
 const METADATA: Record<string, string> = {
@@ -120,7 +121,8 @@ describe("node bootstrap, run against a fake instance-metadata service", functio
   this.timeout(60000);
   let caHash: string;
 
-  before(async () => {
+  before(async function () {
+    requireDebianTool(this, "openssl", "openssl");
     imds = await startImds();
     imdsUrl = `http://127.0.0.1:${(imds.address() as AddressInfo).port}`;
     secretsDir = mkdtempSync(join(tmpdir(), "secrets-"));
@@ -156,7 +158,7 @@ describe("node bootstrap, run against a fake instance-metadata service", functio
       { encoding: "utf8" },
     ).trim();
   });
-  after(() => imds.close());
+  after(() => imds?.close());
 
   it("ENI mode: the kubelet gets --node-ip from metadata and the instance type's max pods", async () => {
     const run = await runBootstrap(specWith({}), "nodes", true);
