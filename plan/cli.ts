@@ -1,13 +1,13 @@
 /**
  * `npm run plan`: the program's offline dry run. Exit codes: 0 planned, 1 the config is invalid (every
- * field error on stderr), 2 bad usage.
+ * field error on stderr) or the diff holds a change that must not be applied, 2 bad usage.
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "fs";
 import { basename, dirname, join, resolve } from "path";
 import { formatReport } from "../spec/validation/report";
 import { planFiles } from "./artifacts";
 import { diffPlans } from "./diff";
-import { Format, formatDiff, formatPlan } from "./format";
+import { Format, formatDiff, formatPlan, hasErrors } from "./format";
 import { PROJECT_DIR } from "./examples";
 import { Plan, PlannedResource, runPlan } from "./run";
 import { loadStackConfig, setPath, StackConfig, UsageError } from "./stackConfig";
@@ -95,11 +95,30 @@ function applyEdits(config: StackConfig, sets: readonly string[]): StackConfig {
   return edited;
 }
 
-/** A plan written by `--out`; an empty plan when the directory has none (a stack new on this branch). */
-function readPlan(dir: string): Plan {
+/** The stack a plan's URNs name (`urn:pulumi:<stack>::<project>::...`). */
+const stackOfUrn = (urn: string): string | undefined => /^urn:pulumi:([^:]+)::/.exec(urn)?.[1];
+
+/**
+ * A plan written by `--out`, for `--against`. The directory must hold one, of the same stack: against a
+ * missing directory or another stack's plan every resource would show as created or replaced.
+ */
+export function readPlan(dir: string, stack: string): Plan {
   const file = join(dir, "resources.json");
-  if (!existsSync(file)) return { resources: [], outputs: {} };
-  return { resources: JSON.parse(readFileSync(file, "utf8")) as PlannedResource[], outputs: {} };
+  if (!existsSync(file)) {
+    throw new UsageError(
+      `--against ${dir}: no resources.json there; give a directory written by --out ` +
+        "(for a stack new on this branch, plan it without --against)",
+    );
+  }
+  const resources = JSON.parse(readFileSync(file, "utf8")) as PlannedResource[];
+  const baseline = stackOfUrn(resources[0]?.urn ?? "");
+  if (baseline !== undefined && baseline !== `${stack}`) {
+    throw new UsageError(
+      `--against ${dir}: that plan is of stack ${JSON.stringify(baseline)}, this one of ${JSON.stringify(stack)}; ` +
+        "plan the base with the same --stack or --config-file name",
+    );
+  }
+  return { resources, outputs: {} };
 }
 
 /**
@@ -131,6 +150,7 @@ export async function main(argv: readonly string[], io: Io): Promise<number> {
   let config: StackConfig;
   let edited: StackConfig;
   let stack: string;
+  let baseline: Plan | undefined;
   try {
     options = parseArgs(argv);
     const source = stackSource(options);
@@ -138,6 +158,7 @@ export async function main(argv: readonly string[], io: Io): Promise<number> {
     config = loadStackConfig(join(PROJECT_DIR, "Pulumi.yaml"), source.file);
     edited = applyEdits(config, options.sets);
     if (options.out) checkOutDir(resolve(options.out));
+    if (options.against) baseline = readPlan(resolve(options.against), stack);
   } catch (err) {
     if (!(err instanceof UsageError)) throw err;
     io.err(`plan: ${err.message}\n${USAGE}\n`);
@@ -149,25 +170,24 @@ export async function main(argv: readonly string[], io: Io): Promise<number> {
     io.err(`${formatReport(plan.errors)}\n`);
     return 1;
   }
-  if (options.against) {
-    io.out(
-      formatDiff(
-        diffPlans(readPlan(resolve(options.against)), plan),
-        `Changes against ${options.against}`,
-        options.format,
-      ),
-    );
+  let code = 0;
+  if (baseline) {
+    const diff = diffPlans(baseline, plan);
+    io.out(formatDiff(diff, `Changes against ${options.against}`, options.format));
+    if (hasErrors(diff)) code = 1;
   } else if (options.diff) {
     const base = await runPlan(config, stack);
     if (base.errors) {
       io.err(`Before the --set edits: ${formatReport(base.errors)}\n`);
       return 1;
     }
+    const diff = diffPlans(base, plan);
     const title = `Changes from ${options.sets.map((e) => `--set ${e}`).join(" ")}`;
-    io.out(formatDiff(diffPlans(base, plan), title, options.format));
+    io.out(formatDiff(diff, title, options.format));
+    if (hasErrors(diff)) code = 1;
   } else {
     io.out(formatPlan(plan, options.format));
   }
   if (options.out) writeOut(resolve(options.out), planFiles(plan));
-  return 0;
+  return code;
 }
