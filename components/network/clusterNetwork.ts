@@ -8,7 +8,7 @@ import * as pulumi from "@pulumi/pulumi";
 import type { ClusterSpec } from "../../spec/types";
 import { clusterTags, Tags } from "../tags";
 import { declareApiLoadBalancer } from "./apiLoadBalancer";
-import { planSubnets, PlannedSubnet, SubnetRole } from "./subnetPlan";
+import { planSubnets, PlannedSubnet, SubnetRole } from "../../spec/subnetPlan";
 import { GroupRole, securityRules } from "./securityRules";
 
 export interface ClusterNetworkArgs {

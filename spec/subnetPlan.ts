@@ -1,13 +1,16 @@
 /**
  * The subnet planner: from the VPC CIDR, the zones and the topology, the CIDR of every subnet.
  *
- * The VPC is cut into eight equal slots. `private`: zone i's private subnet is slot i (1/8 of the VPC, where
- * nodes and, in ENI mode, every pod take their addresses); the last slot is cut into eight again and zone
- * i's utility subnet (NAT gateway, public load balancers) is the i-th of those. `public`: zone i's public
- * subnet is slot i. Slots not used (zones 7+ are not allowed) stay free for growth.
+ * The VPC is cut into eight equal slots, and each zone owns the slot of its letter (`…a` slot 0, `…b` slot
+ * 1, … `…g` slot 6), so a zone's CIDRs never depend on the other zones: adding a zone creates its subnets,
+ * removing one deletes its subnets, reordering moves nothing. `private`: a zone's private subnet is its slot
+ * (1/8 of the VPC, where nodes and, in ENI mode, every pod take their addresses); the last slot is cut into
+ * eight again and the zone's utility subnet (NAT gateway, public load balancers) is the one of its letter.
+ * `public`: a zone's public subnet is its slot. For zones listed a, b, c… in order this is the same as the
+ * earlier scheme by list position, so those stacks keep their CIDRs.
  */
-import { Cidr, formatCidr, parseCidr, subnet } from "../../spec/cidr";
-import type { Topology } from "../../spec/types";
+import { Cidr, formatCidr, parseCidr, subnet } from "./cidr";
+import type { Topology } from "./types";
 
 export type SubnetRole = "private" | "utility" | "public";
 
@@ -24,6 +27,11 @@ export const AWS_RESERVED_PER_SUBNET = 5;
 
 const SLOT_BITS = 3;
 export const MAX_ZONES = 2 ** SLOT_BITS - 2;
+/** Zone letters with a slot: the last slot holds the utility subnets. */
+export const ZONE_LETTERS = "abcdefg";
+
+/** The slot a zone owns: the position of its last letter in `ZONE_LETTERS`, or -1. */
+export const zoneSlot = (zone: string): number => ZONE_LETTERS.indexOf(zone.slice(-1));
 
 export type SubnetPlan = { subnets: PlannedSubnet[] } | { error: string };
 
@@ -42,9 +50,16 @@ export function planSubnets(vpcCidr: string, zones: readonly string[], topology:
         `below AWS's minimum of /${SMALLEST_SUBNET_PREFIX}; use a /${largest} or larger`,
     };
   }
+  const noSlot = zones.filter((z) => zoneSlot(z) < 0);
+  if (noSlot.length) return { error: `zones must end in a letter a to g to own a subnet slot: ${noSlot.join(", ")}` };
+  const letters = zones.map((z) => z.slice(-1));
+  const shared = zones.filter((z, i) => letters.indexOf(z.slice(-1)) !== i);
+  if (shared.length)
+    return { error: `two zones end in the same letter, so they would share subnets: ${shared.join(", ")}` };
   const subnets: PlannedSubnet[] = [];
   const utilitySlot: Cidr = subnet(vpc, slotPrefix, 2 ** SLOT_BITS - 1);
-  zones.forEach((zone, i) => {
+  zones.forEach((zone) => {
+    const i = zoneSlot(zone);
     const slot = formatCidr(subnet(vpc, slotPrefix, i));
     if (topology === "public") {
       subnets.push({ role: "public", zone, cidr: slot });
