@@ -109,8 +109,8 @@ function checkSegment(container: unknown, segments: readonly Segment[], i: numbe
   }
 }
 
-/** Applies `pulumi config set --path PATH VALUE` to a config. */
-export function setPath(config: StackConfig, path: string, value: string): void {
+/** Applies `pulumi config set --path PATH VALUE [--type string]` to a config. */
+export function setPath(config: StackConfig, path: string, value: string, type?: "string"): void {
   const segments = parseConfigPath(path);
   const [key, ...rest] = segments;
   const name = fullKey(key as string);
@@ -128,7 +128,22 @@ export function setPath(config: StackConfig, path: string, value: string): void 
     if (typeof parent[segment] !== "object" || parent[segment] === null) parent[segment] = container(rest[i + 1]);
     parent = parent[segment] as Record<string | number, unknown>;
   }
-  parent[rest[rest.length - 1]] = coerce(value);
+  parent[rest[rest.length - 1]] = type === "string" ? value : coerce(value);
+}
+
+/** Applies `pulumi config rm --path PATH`: a list item is spliced out, a key deleted. */
+export function removePath(config: StackConfig, path: string): void {
+  const [key, ...rest] = parseConfigPath(path);
+  const name = fullKey(key as string);
+  if (rest.length === 0) {
+    delete config[name];
+    return;
+  }
+  let parent = config[name] as Record<string | number, unknown> | undefined;
+  for (const segment of rest.slice(0, -1)) parent = parent?.[segment] as Record<string | number, unknown> | undefined;
+  const last = rest[rest.length - 1];
+  if (Array.isArray(parent) && typeof last === "number") parent.splice(last, 1);
+  else if (parent && typeof parent === "object") delete parent[last];
 }
 
 /** The flat string map the Pulumi runtime holds: structured values as JSON, scalars as text. */

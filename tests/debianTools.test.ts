@@ -44,7 +44,9 @@ describe("Debian tools in tests", () => {
   it("guards every test that runs one of them", () => {
     const unguarded = testFiles(__dirname).filter((file) => {
       const text = readFileSync(file, "utf8");
-      const runs = DEBIAN_TOOLS.filter((tool) => new RegExp(`(spawnSync|execFileSync|spawn)\\(\\s*"${tool}"`).test(text));
+      const runs = DEBIAN_TOOLS.filter((tool) =>
+        new RegExp(`(spawnSync|execFileSync|spawn)\\(\\s*"${tool}"`).test(text),
+      );
       return runs.some((tool) => !text.includes(`requireDebianTool(this, "${tool}"`));
     });
     expect(unguarded).to.deep.equal([]);

@@ -357,6 +357,27 @@ const cases: RuleCase[] = [
     expected: ["Forbidden::networking.cilium.ipma"],
   },
   { rule: "unknown top-level key", ok: {}, bad: { nodeGroup: [] }, expected: ["Forbidden::nodeGroup"] },
+  {
+    rule: "instance types come from AWS's catalog, not just their shape",
+    ok: { controlPlane: { instanceType: "m8g.large" } },
+    bad: { controlPlane: { instanceType: "t3.mega" }, nodeGroups: [{ name: "nodes", instanceType: "m5.larg" }] },
+    expected: ["Invalid value::controlPlane.instanceType", "Invalid value::nodeGroups[0].instanceType"],
+  },
+  {
+    rule: "zones end in a letter a to g (each owns the subnet slot of its letter)",
+    ok: zones("us-east-1a", "us-east-1g"),
+    bad: zones("us-east-1a", "us-east-1h"),
+    expected: ["Invalid value::network.availabilityZones[1]"],
+  },
+  {
+    rule: "extraConfig must not override an option the program manages",
+    ok: { networking: { cilium: { extraConfig: { "bpf-lb-algorithm": "maglev", debug: "true" } } } },
+    bad: { networking: { cilium: { extraConfig: { ipam: "kubernetes", "routing-mode": "tunnel" } } } },
+    expected: [
+      "Forbidden::networking.cilium.extraConfig.ipam",
+      "Forbidden::networking.cilium.extraConfig.routing-mode",
+    ],
+  },
 ];
 
 describe("validation rules, each both ways", () => {
@@ -371,6 +392,26 @@ describe("validation rules, each both ways", () => {
   it("requires aws:region and checks its form", () => {
     expect(validateConfig(baseConfig(), undefined).errors.map(errorKey)).to.deep.equal(["Required value::aws:region"]);
     expect(validateConfig(baseConfig(), "useast1").errors.map(errorKey)).to.include("Invalid value::aws:region");
+  });
+
+  it("checks aws:region against AWS's catalog, naming the closest regions", () => {
+    const { errors } = validateConfig(baseConfig(), "us-eest-1");
+    expect(errors[0]).to.include({
+      field: "aws:region",
+      detail: 'not an AWS region; closest: "us-east-1", "us-west-1", "us-east-2"',
+    });
+  });
+
+  it("names the closest instance types of the same family", () => {
+    const { errors } = validateConfig(merge(baseConfig(), { controlPlane: { instanceType: "t3.mega" } }), REGION);
+    expect(errors[0].detail).to.equal('not an EC2 instance type; closest: "t3.large", "t3.medium", "t3.micro"');
+  });
+
+  it("names the config key that manages an option extraConfig tries to override", () => {
+    const edit = { networking: { cilium: { extraConfig: { ipam: "kubernetes" } } } };
+    expect(validateConfig(merge(baseConfig(), edit), REGION).errors[0].detail).to.equal(
+      "the program sets this Cilium option from networking.cilium.ipam; set that instead",
+    );
   });
 
   it("suggests the closest known key for a typo", () => {
