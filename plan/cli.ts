@@ -16,7 +16,29 @@ export const USAGE =
   "usage: npm run plan -- [--stack NAME | --config-file PATH] [--set PATH=VALUE]... [--out DIR] " +
   "[--diff | --against DIR] [--format text|markdown]";
 
+export const HELP = `${USAGE}
+
+The program's plan, offline: the real program under the Pulumi SDK's mock runtime, no cloud, no credentials.
+
+  --stack NAME         plan Pulumi.NAME.yaml (default dev), with Pulumi.yaml's defaults merged as the CLI does
+  --config-file PATH   plan any stack file, e.g. examples/Pulumi.ha.yaml (the stack is named after the file)
+  --set PATH=VALUE     apply \`pulumi config set --path PATH VALUE\` first (repeatable; true/false and integers
+                       become booleans and numbers, as the CLI does; a list takes an index: nodeGroups[0].name)
+  --out DIR            also write resources.json, outputs.json, Kubernetes objects, IAM documents, user data
+  --diff               compare the plan with the --set edits against the plan without them
+  --against DIR        compare the plan with an earlier --out of the same stack (CI: the base branch's plan)
+  --format FORMAT      text (default) or markdown, for a pull-request comment
+  --help               this text
+
+A diff starts with a summary: replacements, which node groups roll and why, zones added or removed, the
+control plane moving, data at risk, IAM permissions widened or narrowed, Kubernetes version skew (an error).
+
+Exit codes: 0 planned; 1 the config is invalid (every field error on stderr) or the diff holds an error;
+2 bad usage.
+`;
+
 export interface Options {
+  help?: boolean;
   stack: string;
   configFile?: string;
   sets: string[];
@@ -37,6 +59,10 @@ export function parseArgs(argv: readonly string[]): Options {
       return v;
     };
     switch (flag) {
+      case "--help":
+      case "-h":
+        options.help = true;
+        break;
       case "--stack":
         options.stack = value();
         break;
@@ -153,6 +179,10 @@ export async function main(argv: readonly string[], io: Io): Promise<number> {
   let baseline: Plan | undefined;
   try {
     options = parseArgs(argv);
+    if (options.help) {
+      io.out(HELP);
+      return 0;
+    }
     const source = stackSource(options);
     stack = source.stack;
     config = loadStackConfig(join(PROJECT_DIR, "Pulumi.yaml"), source.file);

@@ -121,6 +121,14 @@ describe("npm run plan", () => {
     expect(diff.out).to.match(/\| update \| `aws:autoscaling\/group:Group` \| nodes-group \|/);
   });
 
+  it("--help explains every option of the usage line and the exit codes", async () => {
+    const { code, out } = await run("--help");
+    expect(code).to.equal(0);
+    const usage = out.split("\n")[0];
+    for (const [option] of usage.matchAll(/--[a-z-]+/g)) expect(out).to.match(new RegExp(`^  ${option} `, "m"));
+    expect(out).to.contain("Exit codes: 0 planned; 1 the config is invalid");
+  });
+
   it("rejects an invalid config with every field error and exit code 1", async () => {
     const { code, err, out } = await run("--set", "networking.cilium.ipam=foo", "--set", "controlPlane.count=2");
     expect(code).to.equal(1);
