@@ -7,6 +7,7 @@
 import { mockId } from "./mocks";
 import type { Plan, PlannedResource } from "./run";
 import { forcesReplacement } from "./replaceKeys";
+import { withSortedSets } from "./setProperties";
 
 export interface PropertyChange {
   path: string;
@@ -117,7 +118,7 @@ export function diffPlans(before: Plan, after: Plan): PlanDiff {
       continue;
     }
     const paths: [string, unknown, unknown][] = [];
-    changedPaths(prior.inputs, r.inputs, "", paths);
+    changedPaths(withSortedSets(r.type, prior.inputs), withSortedSets(r.type, r.inputs), "", paths);
     if (paths.length === 0) continue;
     const props = paths.map(([path, o, n]) => ({ path, old: o, new: n, replaces: forcesReplacement(r.type, path) }));
     changes.set(r.urn, entry(props.some((p) => p.replaces) ? "replace" : "update", r, props));

@@ -52,6 +52,14 @@ describe("plan diff", () => {
     expect(risks.some((r) => r.includes("Nodes will roll: group nodes: its subnets change"))).to.equal(true);
   });
 
+  it("reordering zones moves no subnet, and order-only changes to set-typed inputs are no changes", async () => {
+    const edited = configWith();
+    const network = edited["cilium-cluster:network"] as { availabilityZones: string[] };
+    network.availabilityZones = ["us-east-1a", "us-east-1c", "us-east-1b"];
+    const diff = diffPlans(dev, await planWith({}, edited));
+    expect(diff.changes.map((c) => `${c.op} ${c.name}`)).to.deep.equal([]);
+  });
+
   it("removing the control plane's zone says the control plane moves", async () => {
     const edited = configWith();
     (edited["cilium-cluster:network"] as { availabilityZones: string[] }).availabilityZones = [
