@@ -102,3 +102,22 @@ describe("subnet planner: a zone's subnets do not depend on the other zones", ()
       .that.contains("same letter");
   });
 });
+
+describe("subnet planner: listPosition, the earlier scheme", () => {
+  it("gives each zone the slot of its place in the list, as stacks created before zone-letter slots have", () => {
+    const plan = planSubnets("10.0.0.0/16", ["us-east-1b", "us-east-1d"], "public", "listPosition");
+    expect(plan).to.deep.equal({
+      subnets: [
+        { role: "public", zone: "us-east-1b", cidr: "10.0.0.0/19" },
+        { role: "public", zone: "us-east-1d", cidr: "10.0.32.0/19" },
+      ],
+    });
+    const byLetter = planSubnets("10.0.0.0/16", ["us-east-1b", "us-east-1d"], "public");
+    expect(byLetter).to.deep.equal({
+      subnets: [
+        { role: "public", zone: "us-east-1b", cidr: "10.0.32.0/19" },
+        { role: "public", zone: "us-east-1d", cidr: "10.0.96.0/19" },
+      ],
+    });
+  });
+});
