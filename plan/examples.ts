@@ -1,6 +1,6 @@
 /** The stacks with golden renders: the dev stack and every stack file in examples/. */
 import { readdirSync } from "fs";
-import { join, resolve } from "path";
+import { dirname, join, resolve } from "path";
 
 export const PROJECT_DIR = resolve(__dirname, "..");
 export const GOLDEN_DIR = join(PROJECT_DIR, "tests", "golden");
@@ -18,4 +18,13 @@ export function examples(): Example[] {
     .sort()
     .map((f) => ({ name: f.replace(/^Pulumi\./, "").replace(/\.yaml$/, ""), file: join(dir, f) }));
   return [{ name: "dev", file: join(PROJECT_DIR, "Pulumi.dev.yaml") }, ...files];
+}
+
+/** Every stack file a team keeps: each `Pulumi.<stack>.yaml` at the top (not Pulumi.yaml), then the examples. */
+export function stackFiles(): Example[] {
+  const own = readdirSync(PROJECT_DIR)
+    .filter((f) => /^Pulumi\..+\.ya?ml$/.test(f))
+    .sort()
+    .map((f) => ({ name: f.replace(/^Pulumi\./, "").replace(/\.ya?ml$/, ""), file: join(PROJECT_DIR, f) }));
+  return [...own, ...examples().filter((e) => dirname(e.file) !== PROJECT_DIR)];
 }

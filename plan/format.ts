@@ -1,15 +1,18 @@
-/** Text and markdown renderings of a plan and of a plan diff. */
-import type { PlanDiff, PropertyChange } from "./diff";
+/** Text and markdown renderings of a plan and of a plan diff: the summary of risks first, then details. */
+import type { PlanDiff, PropertyChange, ResourceChange } from "./diff";
+import { diffPolicy, POLICY_DOCUMENTS } from "./policyDiff";
+import { assessRisks, Risk } from "./risks";
 import type { Plan } from "./run";
 import { renderSummary, renderTree } from "./tree";
 
 export type Format = "text" | "markdown";
 
 const SYMBOL = { create: "+", update: "~", replace: "+-", delete: "-" } as const;
+const LEVEL = { error: "ERROR: ", warning: "WARNING: ", info: "" } as const;
 
 function short(value: unknown): string {
   const text = value === undefined ? "(none)" : JSON.stringify(value);
-  return text.length > 80 ? `${text.slice(0, 77)}...` : text;
+  return text.length > 160 ? `${text.slice(0, 157)}...` : text;
 }
 
 /** User data is base64 text; a reviewer wants the lines that changed, not two blobs. */
@@ -22,24 +25,27 @@ function userDataLines(change: PropertyChange): string[] {
   return [...removed, ...added];
 }
 
-function describeChange(c: PropertyChange): string[] {
+function describeChange(resource: ResourceChange, c: PropertyChange): string[] {
   const flag = c.replaces ? "  (forces replacement)" : "";
   if (c.path === "userData") return [`userData: changed${flag}`, ...userDataLines(c).map((l) => `    ${l}`)];
+  if (POLICY_DOCUMENTS[resource.type] === c.path) {
+    const statements = diffPolicy(c.old, c.new).flatMap((s) => [
+      `  statement ${s.id} ${s.op}:`,
+      ...s.lines.map((l) => `    ${l}`),
+    ]);
+    return [`${c.path}: changed${flag}`, ...statements];
+  }
   return [`${c.path}: ${short(c.old)} → ${short(c.new)}${flag}`];
 }
 
-function rollingText(diff: PlanDiff): string {
-  if (diff.rollingGroups.length === 0) return "Nodes will not roll: no launch template changes.";
-  return (
-    `Nodes will roll: launch template(s) ${diff.rollingGroups.join(", ")} get a new version, and their ` +
-    "Auto Scaling groups replace every instance by instance refresh."
-  );
-}
+const details = (c: ResourceChange): string[] => c.changes.flatMap((p) => describeChange(c, p));
 
 function counts(diff: PlanDiff): string {
   const n = (op: string) => diff.changes.filter((c) => c.op === op).length;
   return `${n("create")} to create, ${n("update")} to update, ${n("replace")} to replace, ${n("delete")} to delete`;
 }
+
+const riskLine = (r: Risk): string => `${LEVEL[r.level]}${r.text}`;
 
 export function formatPlan(plan: Plan, format: Format): string {
   const tree = renderTree(plan.resources).join("\n");
@@ -50,22 +56,26 @@ export function formatPlan(plan: Plan, format: Format): string {
 
 /** `title` names what the plan is compared with, e.g. "Changes from --set a=b". */
 export function formatDiff(diff: PlanDiff, title: string, format: Format): string {
+  const risks = diff.changes.length ? assessRisks(diff) : [];
   if (format === "markdown") {
+    const summary = [`**${counts(diff)}.**`, ...risks.map((r) => `- ${riskLine(r)}`)].join("\n");
     const rows = diff.changes.map((c) => {
-      const details = c.changes.flatMap(describeChange).map((l) => l.replace(/\|/g, "\\|"));
-      return `| ${c.op} | \`${c.type}\` | ${c.name} | ${details.length ? `<pre>${details.join("<br>")}</pre>` : ""} |`;
+      const lines = details(c).map((l) => l.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/\|/g, "\\|"));
+      return `| ${c.op} | \`${c.type}\` | ${c.name} | ${lines.length ? `<pre>${lines.join("<br>")}</pre>` : ""} |`;
     });
-    const table = rows.length
-      ? ["| op | type | name | changes |", "| --- | --- | --- | --- |", ...rows].join("\n")
-      : "No changes.";
-    return `### ${title}\n\n${table}\n\n${counts(diff)}. ${rollingText(diff)}\n`;
+    if (rows.length === 0) return `### ${title}\n\nNo changes.\n`;
+    const table = ["| op | type | name | changes |", "| --- | --- | --- | --- |", ...rows].join("\n");
+    return `### ${title}\n\n${summary}\n\n<details><summary>Details</summary>\n\n${table}\n\n</details>\n`;
   }
-  const lines = [title + ":"];
+  const lines = [`${title}:`];
+  if (diff.changes.length === 0) return `${lines[0]}\n  no changes\n`;
+  lines.push(`  ${counts(diff)}.`, ...risks.map((r) => `  ${riskLine(r)}`), "", "Details:");
   for (const c of diff.changes) {
     lines.push(`  ${SYMBOL[c.op].padEnd(2)} ${c.op.padEnd(7)} ${c.type}  ${c.name}`);
-    for (const d of c.changes.flatMap(describeChange)) lines.push(`        ${d}`);
+    for (const d of details(c)) lines.push(`        ${d}`);
   }
-  if (diff.changes.length === 0) lines.push("  no changes");
-  lines.push("", `${counts(diff)}.`, rollingText(diff));
   return lines.join("\n") + "\n";
 }
+
+/** True when the diff holds a change that must not be applied (exit code 1). */
+export const hasErrors = (diff: PlanDiff): boolean => assessRisks(diff).some((r) => r.level === "error");

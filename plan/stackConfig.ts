@@ -88,9 +88,31 @@ function coerce(value: string): unknown {
   return value;
 }
 
-/** Applies `pulumi config set --path PATH VALUE` to a config. */
-export function setPath(config: StackConfig, path: string, value: string): void {
-  const [key, ...rest] = parseConfigPath(path);
+/** `a.b[0]` from segments. */
+const formatPath = (segments: readonly Segment[]): string =>
+  segments.map((s, i) => (typeof s === "number" ? `[${s}]` : i === 0 ? s : `.${s}`)).join("");
+
+/**
+ * A list takes an index and a map a key: `nodeGroups.instanceType` would set nothing the program reads
+ * (the CLI rejects it too), so it is a usage error naming the right form.
+ */
+function checkSegment(container: unknown, segments: readonly Segment[], i: number, value: string): void {
+  const segment = segments[i];
+  if (Array.isArray(container) && typeof segment === "string") {
+    const fixed = formatPath([...segments.slice(0, i), 0, ...segments.slice(i)]);
+    throw new UsageError(
+      `${formatPath(segments.slice(0, i))} is a list: give an index, e.g. --set '${fixed}=${value}' for its first item`,
+    );
+  }
+  if (!Array.isArray(container) && typeof segment === "number") {
+    throw new UsageError(`${formatPath(segments.slice(0, i))} is not a list: use a key, not [${segment}]`);
+  }
+}
+
+/** Applies `pulumi config set --path PATH VALUE [--type string]` to a config. */
+export function setPath(config: StackConfig, path: string, value: string, type?: "string"): void {
+  const segments = parseConfigPath(path);
+  const [key, ...rest] = segments;
   const name = fullKey(key as string);
   if (rest.length === 0) {
     config[name] = value;
@@ -99,12 +121,29 @@ export function setPath(config: StackConfig, path: string, value: string): void 
   const container = (next: Segment): unknown => (typeof next === "number" ? [] : {});
   let parent: Record<string | number, unknown> = (config[name] ??= container(rest[0])) as Record<string, unknown>;
   if (typeof parent !== "object" || parent === null) throw new UsageError(`${key} is not an object or list`);
-  for (let i = 0; i < rest.length - 1; i++) {
+  for (let i = 0; i < rest.length; i++) {
+    checkSegment(parent, segments, i + 1, value);
+    if (i === rest.length - 1) break;
     const segment = rest[i];
     if (typeof parent[segment] !== "object" || parent[segment] === null) parent[segment] = container(rest[i + 1]);
     parent = parent[segment] as Record<string | number, unknown>;
   }
-  parent[rest[rest.length - 1]] = coerce(value);
+  parent[rest[rest.length - 1]] = type === "string" ? value : coerce(value);
+}
+
+/** Applies `pulumi config rm --path PATH`: a list item is spliced out, a key deleted. */
+export function removePath(config: StackConfig, path: string): void {
+  const [key, ...rest] = parseConfigPath(path);
+  const name = fullKey(key as string);
+  if (rest.length === 0) {
+    delete config[name];
+    return;
+  }
+  let parent = config[name] as Record<string | number, unknown> | undefined;
+  for (const segment of rest.slice(0, -1)) parent = parent?.[segment] as Record<string | number, unknown> | undefined;
+  const last = rest[rest.length - 1];
+  if (Array.isArray(parent) && typeof last === "number") parent.splice(last, 1);
+  else if (parent && typeof parent === "object") delete parent[last];
 }
 
 /** The flat string map the Pulumi runtime holds: structured values as JSON, scalars as text. */

@@ -70,7 +70,20 @@ export const CONFIG_SCHEMA: FieldsFor<ConfigKeys> = {
         maxItems: 6,
         items: { kind: "string", description: "An availability zone name, e.g. `us-east-1a`." },
         description: "Availability zones the cluster spans; nodes and control-plane groups are spread over them.",
-        rules: ["one to six zones, unique, each in the stack's `aws:region`"],
+        rules: [
+          "one to six zones, unique, each in the stack's `aws:region` and ending in a letter `a` to `g`",
+          "each zone owns the subnet slot of its letter, so adding, removing or reordering zones never moves another zone's subnets",
+        ],
+      },
+      subnetSlots: {
+        kind: "string",
+        default: "zoneLetter",
+        enum: ["zoneLetter", "listPosition"],
+        description:
+          "How zones get their slot of the VPC. `zoneLetter`: the slot of the zone's letter (`…a` 0, `…b` 1, …), so no zone's " +
+          "subnets depend on the others. `listPosition`: the zone's position in `availabilityZones`, the earlier scheme, for a " +
+          "stack created with zones not listed `a, b, c, …` in order; with it the list is append-only (removing or reordering " +
+          "zones renumbers the subnets after them).",
       },
       natGateways: {
         kind: "string",
@@ -220,7 +233,9 @@ export const CONFIG_SCHEMA: FieldsFor<ConfigKeys> = {
         kind: "string",
         default: "t3.medium",
         description: "EC2 instance type of control-plane nodes.",
-        rules: ["an EC2 instance type name such as `t3.medium` or `m7i.large`"],
+        rules: [
+          "an EC2 instance type AWS offers, such as `t3.medium` or `m7i.large` (`@pulumi/aws`'s `ec2.InstanceType` list)",
+        ],
       },
       count: {
         kind: "integer",
@@ -266,7 +281,7 @@ export const CONFIG_SCHEMA: FieldsFor<ConfigKeys> = {
           kind: "string",
           default: "t3.large",
           description: "EC2 instance type of the group's nodes.",
-          rules: ["an EC2 instance type name"],
+          rules: ["an EC2 instance type AWS offers (`@pulumi/aws`'s `ec2.InstanceType` list)"],
         },
         minSize: {
           kind: "integer",

@@ -19,6 +19,14 @@ const matches = (pattern: RegExp) =>
 describe("documentation", function () {
   this.timeout(120000);
 
+  it("states the Node requirement that package.json and the locked Pulumi SDK declare", () => {
+    const engines = (JSON.parse(text("package.json")) as { engines: { node: string } }).engines.node;
+    const sdk = (JSON.parse(text("node_modules/@pulumi/pulumi/package.json")) as { engines: { node: string } }).engines;
+    expect(engines).to.equal(sdk.node);
+    expect(text("README.md")).to.contain(`Node.js ${engines.replace(/^>=/, "")} or newer`);
+    expect(text("README.md")).to.contain(`declares \`node ${sdk.node}\``);
+  });
+
   it("names only npm scripts that exist", () => {
     const named = matches(/npm run ([a-z-]+)/g);
     expect(named.length).to.be.greaterThan(10);

@@ -1,31 +1,12 @@
 // The policy pack, run offline against every example's planned resources, and against bad resources.
-import type { ResourceValidationArgs } from "@pulumi/policy";
 import { expect } from "chai";
-import { readFileSync } from "fs";
+import { spawnSync } from "child_process";
+import { mkdtempSync, readFileSync, writeFileSync } from "fs";
+import { tmpdir } from "os";
 import { join } from "path";
-import { examples, GOLDEN_DIR } from "../plan/examples";
+import { examples, GOLDEN_DIR, PROJECT_DIR } from "../plan/examples";
 import type { PlannedResource } from "../plan/run";
-import { policies } from "../policy/policies";
-
-function violations(type: string, props: Record<string, unknown>, name = "test"): string[] {
-  const found: string[] = [];
-  const args = {
-    type,
-    props,
-    urn: `urn:pulumi:test::cilium-cluster::${type}::${name}`,
-    name,
-    opts: {},
-    isType: () => false,
-    asType: () => undefined,
-    getConfig: () => ({}),
-    notApplicable: () => undefined,
-  } as unknown as ResourceValidationArgs;
-  for (const p of policies) {
-    const validate = p.validateResource as (a: ResourceValidationArgs, report: (m: string) => void) => void;
-    validate(args, (message) => found.push(`${p.name}: ${message}`));
-  }
-  return found;
-}
+import { violations } from "../policy/offline";
 
 const base64 = (text: string) => Buffer.from(text).toString("base64");
 const goodTemplate = {
@@ -136,5 +117,30 @@ describe("policy pack", () => {
     for (const Name of ["api-lb-https-from-access-10.0.0.0-8", "api-lb-https-from-access-0"]) {
       expect(violations(type, { ...rule, tags: { ...rule.tags, Name } }), Name).to.have.length(1);
     }
+  });
+});
+
+describe("npm run policy", () => {
+  const script = (...args: string[]) =>
+    spawnSync(
+      process.execPath,
+      [require.resolve("ts-node/dist/bin"), "--transpile-only", "scripts/policy.ts", ...args],
+      {
+        cwd: PROJECT_DIR,
+        encoding: "utf8",
+      },
+    );
+
+  it("passes the golden plans and fails a plan with a violation, naming the resource and the policy", () => {
+    expect(script(join(GOLDEN_DIR, "dev"), join(GOLDEN_DIR, "ha")).status).to.equal(0);
+    const dir = mkdtempSync(join(tmpdir(), "policy-"));
+    const bad = { ...goodTemplate, metadataOptions: { httpTokens: "optional" } };
+    writeFileSync(
+      join(dir, "resources.json"),
+      JSON.stringify([{ type: "aws:ec2/launchTemplate:LaunchTemplate", name: "nodes-template", inputs: bad }]),
+    );
+    const result = script(dir);
+    expect(result.status).to.equal(1);
+    expect(result.stdout).to.contain("nodes-template (aws:ec2/launchTemplate:LaunchTemplate): imdsv2-required:");
   });
 });

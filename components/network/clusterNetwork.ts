@@ -8,7 +8,7 @@ import * as pulumi from "@pulumi/pulumi";
 import type { ClusterSpec } from "../../spec/types";
 import { clusterTags, NODE_SUBNET_TAG, Tags } from "../tags";
 import { declareApiLoadBalancer } from "./apiLoadBalancer";
-import { planSubnets, PlannedSubnet, SubnetRole } from "./subnetPlan";
+import { planSubnets, PlannedSubnet, SubnetRole } from "../../spec/subnetPlan";
 import { GroupRole, securityRules } from "./securityRules";
 
 export interface ClusterNetworkArgs {
@@ -43,7 +43,8 @@ export class ClusterNetwork extends pulumi.ComponentResource {
     const tags = (resourceName: string, extra: Tags = {}) => clusterTags(spec, resourceName, extra);
     const cluster = spec.clusterName;
 
-    const plan = planSubnets(spec.network.cidr, spec.network.availabilityZones, spec.topology);
+    const { cidr, availabilityZones, subnetSlots } = spec.network;
+    const plan = planSubnets(cidr, availabilityZones, spec.topology, subnetSlots);
     if ("error" in plan) throw new Error(`subnet plan: ${plan.error}`); // validation rejects this config first
 
     const vpc = new aws.ec2.Vpc(

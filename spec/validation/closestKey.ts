@@ -14,6 +14,15 @@ function distance(a: string, b: string): number {
   return previous[y.length];
 }
 
+/** Up to `count` known values nearest to a mistyped one, nearest first (ties in the list's order). */
+export function closestValues(value: string, known: Iterable<string>, count = 3): string[] {
+  return [...known]
+    .map((candidate) => [candidate, distance(value, candidate)] as const)
+    .sort((a, b) => a[1] - b[1])
+    .slice(0, count)
+    .map(([candidate]) => candidate);
+}
+
 /** The known key closest to a mistyped one, when it is close enough to be what the user meant. */
 export function closestKey(key: string, known: readonly string[]): string | undefined {
   let best: string | undefined;

@@ -1,7 +1,9 @@
 /** Rules on the cluster's identity: name, region, Kubernetes version, labels and IAM settings. */
 import { parseSemver } from "../ciliumVersions";
+import { REGIONS } from "../awsCatalog";
 import type { ClusterSpec } from "../types";
-import { child, FieldError, forbidden, invalid, required } from "./fieldErrors";
+import { closestValues } from "./closestKey";
+import { child, FieldError, forbidden, invalid, mustRemove, required } from "./fieldErrors";
 
 const DNS_NAME = /^(?=.{1,63}$)[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/;
 const REGION = /^[a-z]{2}(-gov|-iso[a-z]?)?-[a-z]+-\d$/;
@@ -25,6 +27,10 @@ export function validateCluster(spec: ClusterSpec): FieldError[] {
   if (!spec.region) errors.push(required("aws:region", "the AWS region of the stack"));
   else if (!REGION.test(spec.region))
     errors.push(invalid("aws:region", spec.region, "must be an AWS region such as us-east-1"));
+  else if (!REGIONS.has(spec.region)) {
+    const near = closestValues(spec.region, REGIONS).map((r) => JSON.stringify(r));
+    errors.push(invalid("aws:region", spec.region, `not an AWS region; closest: ${near.join(", ")}`));
+  }
 
   if (spec.clusterName && !DNS_NAME.test(spec.clusterName)) {
     errors.push(
@@ -51,11 +57,11 @@ export function validateCluster(spec: ClusterSpec): FieldError[] {
 
   for (const [key, value] of Object.entries(spec.cloudLabels)) {
     const path = child("cloudLabels", key);
-    if (isReservedTag(key)) errors.push(forbidden(path, "the program sets this tag itself"));
+    if (isReservedTag(key)) errors.push(mustRemove(forbidden(path, "the program sets this tag itself")));
     else if (key.length === 0 || key.length > 128 || key.toLowerCase().startsWith("aws:")) {
-      errors.push(invalid(path, key, "tag keys have 1 to 128 characters and must not start with 'aws:'"));
+      errors.push(mustRemove(invalid(path, key, "tag keys have 1 to 128 characters and must not start with 'aws:'")));
     } else if (!TAG_TEXT.test(key))
-      errors.push(invalid(path, key, "tag keys may hold letters, digits, spaces and _ . : / = + - @"));
+      errors.push(mustRemove(invalid(path, key, "tag keys may hold letters, digits, spaces and _ . : / = + - @")));
     if (value.length > 256) errors.push(invalid(path, value, "tag values have at most 256 characters"));
     else if (!TAG_TEXT.test(value))
       errors.push(invalid(path, value, "tag values may hold letters, digits, spaces and _ . : / = + - @"));

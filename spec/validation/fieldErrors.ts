@@ -14,6 +14,8 @@ export interface FieldError {
   detail: string;
   /** Values that would be accepted, for `Unsupported value`. */
   supported?: readonly string[];
+  /** The key must go (`pulumi config rm`), not take another value. */
+  remove?: boolean;
 }
 
 /** A path segment: object keys that are plain identifiers join with `.`, others use `["key"]`. */
@@ -44,6 +46,9 @@ export const notSupported = (field: string, badValue: unknown, supported: readon
 });
 
 export const forbidden = (field: string, detail: string): FieldError => ({ type: "Forbidden", field, detail });
+
+/** A key that must not be set at all: its fix is `pulumi config rm`. */
+export const mustRemove = (e: FieldError): FieldError => ({ ...e, remove: true });
 
 /** apimachinery's rendering of a bad value: strings quoted, numbers and booleans bare, the rest as JSON. */
 function formatValue(value: unknown): string {

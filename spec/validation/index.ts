@@ -7,6 +7,7 @@ import { CONFIG_TREE } from "../schema";
 import type { ClusterSpec } from "../types";
 import { validateCilium } from "./cilium";
 import { validateCluster } from "./cluster";
+import { validateExtraConfig } from "./extraConfig";
 import { FieldError } from "./fieldErrors";
 import { validateInstanceGroups } from "./instanceGroups";
 import { validateNetwork } from "./network";
@@ -31,6 +32,7 @@ export function validateConfig(raw: Record<string, unknown>, region: string | un
     ...validateCluster(spec),
     ...validateNetwork(spec),
     ...validateCilium(spec),
+    ...validateExtraConfig(spec),
     ...validateInstanceGroups(spec),
   ];
   // A value that failed its type check was replaced by its default; rules about that branch would

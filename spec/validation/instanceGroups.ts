@@ -1,5 +1,7 @@
 /** Rules on the control plane and the node groups. */
+import { INSTANCE_TYPES } from "../awsCatalog";
 import type { ClusterSpec } from "../types";
+import { closestValues } from "./closestKey";
 import { child, FieldError, index, invalid, notSupported } from "./fieldErrors";
 
 const INSTANCE_TYPE = /^[a-z][a-z0-9-]*[0-9][a-z0-9-]*\.[a-z0-9]+$/;
@@ -10,6 +12,13 @@ const GROUP_NAME = /^(?=.{1,40}$)[a-z0-9]([a-z0-9-]*[a-z0-9])?$/;
 function checkMachine(errors: FieldError[], path: string, instanceType: string, imageId: string): void {
   if (!INSTANCE_TYPE.test(instanceType)) {
     errors.push(invalid(child(path, "instanceType"), instanceType, "must be an EC2 instance type such as t3.medium"));
+  } else if (!INSTANCE_TYPES.has(instanceType)) {
+    // Nearest within the family first (`t3.mega` → t3 sizes), else nearest of all.
+    const family = [...INSTANCE_TYPES].filter((t) => t.startsWith(`${instanceType.split(".")[0]}.`));
+    const near = closestValues(instanceType, family.length ? family : INSTANCE_TYPES).map((t) => JSON.stringify(t));
+    errors.push(
+      invalid(child(path, "instanceType"), instanceType, `not an EC2 instance type; closest: ${near.join(", ")}`),
+    );
   }
   if (imageId !== "" && !AMI_ID.test(imageId)) {
     errors.push(invalid(child(path, "imageId"), imageId, "must be empty or an AMI id such as ami-0123456789abcdef0"));

@@ -1,5 +1,5 @@
 /** Rules on the VPC, zones, address ranges and API access list. */
-import { planSubnets, usableAddresses } from "../../components/network/subnetPlan";
+import { planSubnets, usableAddresses, ZONE_LETTERS, zoneSlot } from "../subnetPlan";
 import { Cidr, isCanonical, overlaps, parseCidr } from "../cidr";
 import { eniSubnetAddressesPerNode } from "../instanceTypes";
 import type { ClusterSpec } from "../types";
@@ -52,8 +52,9 @@ export function validateNetwork(spec: ClusterSpec): FieldError[] {
     errors.push(forbidden("network.serviceCIDR", `must not overlap network.podCIDR ${network.podCIDR}`));
   }
 
-  errors.push(...validateZones(spec));
-  if (vpc && network.availabilityZones.length > 0) errors.push(...validatePlan(spec));
+  const zoneErrors = validateZones(spec);
+  errors.push(...zoneErrors);
+  if (vpc && network.availabilityZones.length > 0 && zoneErrors.length === 0) errors.push(...validatePlan(spec));
 
   const seen = new Set<string>();
   spec.api.access.forEach((cidr, i) => {
@@ -72,6 +73,10 @@ function validateZones(spec: ClusterSpec): FieldError[] {
     if (seen.has(zone)) errors.push(invalid(path, zone, "duplicate zone"));
     else if (spec.region && !new RegExp(`^${spec.region}[a-z]$`).test(zone)) {
       errors.push(invalid(path, zone, `not an availability zone of the stack's region ${spec.region} (aws:region)`));
+    } else if (spec.network.subnetSlots === "zoneLetter" && zoneSlot(zone) < 0) {
+      errors.push(
+        invalid(path, zone, `has no subnet slot: zones ending in a to ${ZONE_LETTERS.slice(-1)} are supported`),
+      );
     }
     seen.add(zone);
   });
@@ -81,7 +86,7 @@ function validateZones(spec: ClusterSpec): FieldError[] {
 /** The subnet plan must fit the VPC, and in ENI mode each private subnet must hold its zone's pods. */
 function validatePlan(spec: ClusterSpec): FieldError[] {
   const { network } = spec;
-  const plan = planSubnets(network.cidr, network.availabilityZones, spec.topology);
+  const plan = planSubnets(network.cidr, network.availabilityZones, spec.topology, network.subnetSlots);
   if ("error" in plan) return [invalid("network.cidr", network.cidr, plan.error)];
   if (spec.networking.cilium.ipam !== "eni") return [];
 

@@ -1,12 +1,7 @@
 /** How validation errors reach the user: one line per error with the command that fixes it. */
 import * as pulumi from "@pulumi/pulumi";
 import { FieldError, formatFieldError } from "./fieldErrors";
-
-function fixCommand(e: FieldError): string {
-  if (e.field.includes(":")) return `pulumi config set ${e.field} <value>`;
-  if (e.type === "Forbidden" && e.detail.startsWith("unknown key")) return `pulumi config rm --path '${e.field}'`;
-  return `pulumi config set --path '${e.field}' <value>`;
-}
+import { fixCommand } from "./fixHints";
 
 /** `path: Type: ... (fix: pulumi config set --path 'path' <value>)` */
 export function formatWithFix(e: FieldError): string {

@@ -5,7 +5,7 @@
  */
 import type { AnyField } from "../schemaTypes";
 import { closestKey } from "./closestKey";
-import { child, FieldError, forbidden, index, invalid, notSupported, required } from "./fieldErrors";
+import { child, FieldError, forbidden, index, invalid, mustRemove, notSupported, required } from "./fieldErrors";
 
 type Raw = Record<string, unknown>;
 
@@ -30,7 +30,7 @@ function checkFields(raw: Raw, fields: Record<string, AnyField>, path: string, e
     if (!(key in fields)) {
       const suggestion = closestKey(key, known);
       const hint = suggestion ? `; did you mean ${JSON.stringify(child(path, suggestion))}?` : "";
-      errors.push(forbidden(child(path, key), `unknown key${hint} (known keys: ${known.join(", ")})`));
+      errors.push(mustRemove(forbidden(child(path, key), `unknown key${hint} (known keys: ${known.join(", ")})`)));
     }
   }
   for (const [key, field] of Object.entries(fields)) {

@@ -11,6 +11,7 @@ import { bootstrapConfig } from "../../components/nodes/bootstrapConfig";
 import { instanceGroups } from "../../components/nodes/instanceGroups";
 import { renderUserData } from "../../components/nodes/userData";
 import type { ClusterSpec } from "../../spec/types";
+import { requireDebianTool } from "../debianTools";
 import { specWith } from "../fixtures";
 
 const METADATA: Record<string, string> = {
@@ -113,7 +114,8 @@ describe("node bootstrap, run against a fake instance-metadata service", functio
   this.timeout(60000);
   let caHash: string;
 
-  before(async () => {
+  before(async function () {
+    requireDebianTool(this, "openssl", "openssl");
     imds = await startImds();
     imdsUrl = `http://127.0.0.1:${(imds.address() as AddressInfo).port}`;
     secretsDir = mkdtempSync(join(tmpdir(), "secrets-"));
@@ -149,7 +151,7 @@ describe("node bootstrap, run against a fake instance-metadata service", functio
       { encoding: "utf8" },
     ).trim();
   });
-  after(() => imds.close());
+  after(() => imds?.close());
 
   it("ENI mode: the kubelet gets --node-ip from metadata and the instance type's max pods", async () => {
     const run = await runBootstrap(specWith({}), "nodes", true);

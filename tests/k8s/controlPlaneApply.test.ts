@@ -8,6 +8,7 @@ import { join } from "path";
 import { parseAllDocuments } from "yaml";
 import { renderCiliumManifests } from "../../components/cilium/manifests";
 import { applyScript, FIELD_MANAGER } from "../../components/k8s/applyScript";
+import { requireDebianTool } from "../debianTools";
 import type { K8sObject } from "../../components/k8s/object";
 import { toRuntimeConfig } from "../../plan/stackConfig";
 import { readRawConfig } from "../../spec/read";
@@ -64,7 +65,8 @@ function run(node: "control-plane" | "worker" | "fresh", readyAfter: number) {
 }
 
 describe("add-ons applied from the control plane: the node's script", () => {
-  it("passes shellcheck as a POSIX sh script", () => {
+  it("passes shellcheck as a POSIX sh script", function () {
+    requireDebianTool(this, "shellcheck", "shellcheck");
     const file = join(mkdtempSync(join(tmpdir(), "apply-")), "apply.sh");
     writeFileSync(file, applyScript("cilium", objectsOf("api.internal.example")));
     expect(() => execFileSync("shellcheck", ["-s", "sh", file], { encoding: "utf8" })).not.to.throw();

@@ -71,7 +71,7 @@ describe("npm run plan", () => {
     expect(out).to.match(/~ +update +aws:autoscaling\/group:Group +nodes-group/);
     expect(out).to.contain("maxSize: 4 → 8");
     expect(out).to.contain('tags.owner: (none) → "sre"');
-    expect(out).to.match(/Nodes will roll: launch template\(s\) .*nodes-template/);
+    expect(out).to.contain("WARNING: Nodes will roll: group nodes: launch template changes (tagSpecifications");
   });
 
   it("--diff flags replacements", async () => {
@@ -82,7 +82,7 @@ describe("npm run plan", () => {
 
   it("--diff says plainly when nodes do not roll", async () => {
     const { out } = await run("--diff", "--set", "api.access[0]=203.0.113.0/24");
-    expect(out).to.contain("Nodes will not roll: no launch template changes.");
+    expect(out).to.contain("Nodes will not roll: no launch template or subnet changes.");
   });
 
   it("--against diffs the plan with an earlier --out, as CI does with the base branch", async () => {
@@ -92,8 +92,24 @@ describe("npm run plan", () => {
     expect(code).to.equal(0);
     expect(out).to.match(new RegExp(`^Changes against ${base}:$`, "m"));
     expect(out).to.contain("maxSize: 4 → 6");
-    const fresh = await run("--against", join(base, "missing"));
-    expect(fresh.out).to.match(/^\s+\+\s+create\s+aws:ec2\/vpc:Vpc/m);
+  });
+
+  it("--against refuses a directory without a plan, and another stack's plan", async () => {
+    const base = scratch();
+    const missing = await run("--against", join(base, "missing"));
+    expect(missing.code).to.equal(2);
+    expect(missing.err).to.contain("no resources.json there");
+    await run("--out", base, "--config-file", join(PROJECT_DIR, "examples", "Pulumi.ha.yaml"));
+    const other = await run("--against", base);
+    expect(other.code).to.equal(2);
+    expect(other.err).to.contain('that plan is of stack "ha", this one of "dev"');
+    expect(other.out).to.equal("");
+  });
+
+  it("exits 1 when the diff holds a change that must not be applied", async () => {
+    const { code, out } = await run("--diff", "--set", "kubernetesVersion=1.34.3");
+    expect(code).to.equal(1);
+    expect(out).to.contain("ERROR: kubernetesVersion goes down");
   });
 
   it("--format markdown renders a pull-request comment", async () => {
@@ -101,7 +117,16 @@ describe("npm run plan", () => {
     expect(plan.out).to.match(/^### Plan\n\n```\n/);
     const diff = await run("--format", "markdown", "--diff", "--set", "nodeGroups[0].maxSize=8");
     expect(diff.out).to.contain("| op | type | name | changes |");
+    expect(diff.out.indexOf("Nodes will roll")).to.be.lessThan(diff.out.indexOf("| op |"));
     expect(diff.out).to.match(/\| update \| `aws:autoscaling\/group:Group` \| nodes-group \|/);
+  });
+
+  it("--help explains every option of the usage line and the exit codes", async () => {
+    const { code, out } = await run("--help");
+    expect(code).to.equal(0);
+    const usage = out.split("\n")[0];
+    for (const [option] of usage.matchAll(/--[a-z-]+/g)) expect(out).to.match(new RegExp(`^  ${option} `, "m"));
+    expect(out).to.contain("Exit codes: 0 planned; 1 the config is invalid");
   });
 
   it("rejects an invalid config with every field error and exit code 1", async () => {
@@ -121,6 +146,11 @@ describe("npm run plan", () => {
     [["--format", "html"], "--format is text or markdown"],
     [["--diff", "--set", "a=1", "--against", "x"], "--diff and --against are alternatives"],
     [["--out", PROJECT_DIR], "refusing to replace a directory that is not an earlier --out"],
+    [
+      ["--diff", "--set", "nodeGroups.instanceType=m5.large"],
+      "nodeGroups is a list: give an index, e.g. --set 'nodeGroups[0].instanceType=m5.large'",
+    ],
+    [["--set", "cloudLabels[0]=x"], "cloudLabels is not a list: use a key, not [0]"],
   ] as const) {
     it(`exits 2 with a usage line: ${argv.join(" ")}`, async () => {
       const { code, err } = await run(...argv);

@@ -39,7 +39,7 @@ describe("program", () => {
     const message = (error as Error).message.split("\n");
     expect(message[0]).to.equal("Invalid cluster configuration (2 errors):");
     expect(message.slice(1)).to.deep.equal([
-      "  network.availabilityZones: Required value: this key has no default (fix: pulumi config set --path 'network.availabilityZones' <value>)",
+      "  network.availabilityZones: Required value: this key has no default (fix: pulumi config set --path 'network.availabilityZones[0]' <value>)",
       "  clusterName: Invalid value: \"Bad Name\": must be a lowercase DNS name of at most 63 characters, such as dev.k8s.local (fix: pulumi config set --path 'clusterName' <value>)",
     ]);
   });

@@ -381,6 +381,27 @@ const cases: RuleCase[] = [
     expected: ["Forbidden::networking.cilium.ipma"],
   },
   { rule: "unknown top-level key", ok: {}, bad: { nodeGroup: [] }, expected: ["Forbidden::nodeGroup"] },
+  {
+    rule: "instance types come from AWS's catalog, not just their shape",
+    ok: { controlPlane: { instanceType: "m8g.large" } },
+    bad: { controlPlane: { instanceType: "t3.mega" }, nodeGroups: [{ name: "nodes", instanceType: "m5.larg" }] },
+    expected: ["Invalid value::controlPlane.instanceType", "Invalid value::nodeGroups[0].instanceType"],
+  },
+  {
+    rule: "zones end in a letter a to g (each owns the subnet slot of its letter)",
+    ok: zones("us-east-1a", "us-east-1g"),
+    bad: zones("us-east-1a", "us-east-1h"),
+    expected: ["Invalid value::network.availabilityZones[1]"],
+  },
+  {
+    rule: "extraConfig must not override an option the program manages",
+    ok: { networking: { cilium: { extraConfig: { "bpf-lb-algorithm": "maglev", debug: "true" } } } },
+    bad: { networking: { cilium: { extraConfig: { ipam: "kubernetes", "routing-mode": "tunnel" } } } },
+    expected: [
+      "Forbidden::networking.cilium.extraConfig.ipam",
+      "Forbidden::networking.cilium.extraConfig.routing-mode",
+    ],
+  },
 ];
 
 describe("validation rules, each both ways", () => {

@@ -2,7 +2,7 @@
 import { expect } from "chai";
 import fc from "fast-check";
 import { contains, formatCidr, overlaps, parseCidr } from "../../spec/cidr";
-import { MAX_ZONES, planSubnets, SMALLEST_SUBNET_PREFIX } from "../../components/network/subnetPlan";
+import { MAX_ZONES, planSubnets, SMALLEST_SUBNET_PREFIX } from "../../spec/subnetPlan";
 
 const zonesOf = (n: number) => Array.from({ length: n }, (_, i) => `us-east-1${"abcdef"[i]}`);
 
@@ -59,5 +59,65 @@ describe("subnet planner", () => {
     });
     expect(planSubnets("10.0.0.0/25", zonesOf(2), "public")).not.to.have.property("error");
     expect(planSubnets("10.0.0.0/26", zonesOf(2), "public")).to.have.property("error");
+  });
+});
+
+describe("subnet planner: a zone's subnets do not depend on the other zones", () => {
+  const ALL = ["us-east-1a", "us-east-1b", "us-east-1c", "us-east-1d", "us-east-1e", "us-east-1f"];
+  const cidrsOf = (zones: string[], topology: "private" | "public") => {
+    const plan = planSubnets("10.0.0.0/16", zones, topology);
+    if ("error" in plan) throw new Error(plan.error);
+    return new Map(plan.subnets.map((s) => [`${s.role} ${s.zone}`, s.cidr]));
+  };
+
+  for (const topology of ["private", "public"] as const) {
+    it(`${topology}: removing, adding or reordering zones keeps every other zone's CIDRs`, () => {
+      const full = cidrsOf(ALL, topology);
+      fc.assert(
+        fc.property(fc.shuffledSubarray(ALL, { minLength: 1 }), (zones) => {
+          for (const [key, cidr] of cidrsOf(zones, topology)) expect(cidr).to.equal(full.get(key));
+        }),
+        { numRuns: 200 },
+      );
+    });
+  }
+
+  it("zones listed a, b, c in order keep the CIDRs they had by list position", () => {
+    expect([...cidrsOf(["us-east-1a", "us-east-1b", "us-east-1c"], "private").values()]).to.deep.equal([
+      "10.0.0.0/19",
+      "10.0.224.0/22",
+      "10.0.32.0/19",
+      "10.0.228.0/22",
+      "10.0.64.0/19",
+      "10.0.232.0/22",
+    ]);
+  });
+
+  it("refuses zones without a slot, or two zones with one letter", () => {
+    expect(planSubnets("10.0.0.0/16", ["us-east-1h"], "private")).to.deep.equal({
+      error: "zones must end in a letter a to g to own a subnet slot: us-east-1h",
+    });
+    expect(planSubnets("10.0.0.0/16", ["us-east-1a", "us-west-2a"], "public"))
+      .to.have.property("error")
+      .that.contains("same letter");
+  });
+});
+
+describe("subnet planner: listPosition, the earlier scheme", () => {
+  it("gives each zone the slot of its place in the list, as stacks created before zone-letter slots have", () => {
+    const plan = planSubnets("10.0.0.0/16", ["us-east-1b", "us-east-1d"], "public", "listPosition");
+    expect(plan).to.deep.equal({
+      subnets: [
+        { role: "public", zone: "us-east-1b", cidr: "10.0.0.0/19" },
+        { role: "public", zone: "us-east-1d", cidr: "10.0.32.0/19" },
+      ],
+    });
+    const byLetter = planSubnets("10.0.0.0/16", ["us-east-1b", "us-east-1d"], "public");
+    expect(byLetter).to.deep.equal({
+      subnets: [
+        { role: "public", zone: "us-east-1b", cidr: "10.0.32.0/19" },
+        { role: "public", zone: "us-east-1d", cidr: "10.0.96.0/19" },
+      ],
+    });
   });
 });

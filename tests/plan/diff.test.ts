@@ -1,0 +1,139 @@
+// The plan diff a reviewer reads in a pull request: risks first, cascades followed, IAM in full, version skew.
+import { expect } from "chai";
+import { diffPlans, PlanDiff } from "../../plan/diff";
+import { formatDiff } from "../../plan/format";
+import { diffPolicy } from "../../plan/policyDiff";
+import { assessRisks } from "../../plan/risks";
+import type { Plan } from "../../plan/run";
+import { configWith, NON_ENI, planWith } from "../planHelpers";
+
+const texts = (diff: PlanDiff) => assessRisks(diff).map((r) => `${r.level}: ${r.text}`);
+const SUBNET = "aws:ec2/subnet:Subnet";
+
+describe("plan diff", () => {
+  let dev: Plan;
+  before(async () => {
+    dev = await planWith();
+  });
+
+  it("network.cidr: the subnets under every node are replaced, so every group rolls", async () => {
+    const diff = diffPlans(dev, await planWith({ "network.cidr": "10.1.0.0/16" }));
+    const risks = texts(diff);
+    expect(risks).to.include(
+      "warning: Nodes will roll: group nodes: its subnets are replaced (network-private-us-east-1a, " +
+        "network-private-us-east-1b, network-private-us-east-1c); launch template changes (vpcSecurityGroupIds[0]).",
+    );
+    expect(
+      risks.some((r) => r.startsWith("warning: Nodes will roll: control-plane group control-plane-us-east-1a")),
+    ).to.equal(true);
+    const asg = diff.changes.find((c) => c.name === "nodes-group")!;
+    expect(asg.op).to.equal("update");
+    expect(asg.causes).to.include("network-private-us-east-1b");
+    // A NAT gateway's subnet forces its replacement: the cascade follows it.
+    expect(diff.changes.find((c) => c.name === "network-us-east-1a" && c.type.endsWith("NatGateway"))?.op).to.equal(
+      "replace",
+    );
+  });
+
+  it("removing the middle zone deletes its subnets only, warns, and leaves the other zones' subnets alone", async () => {
+    const edited = configWith();
+    const network = edited["cilium-cluster:network"] as { availabilityZones: string[] };
+    network.availabilityZones = ["us-east-1a", "us-east-1c"];
+    const diff = diffPlans(dev, await planWith({}, edited));
+    const subnets = diff.changes.filter((c) => c.type === SUBNET);
+    expect(subnets.map((c) => `${c.op} ${c.name}`)).to.deep.equal([
+      "delete network-private-us-east-1b",
+      "delete network-utility-us-east-1b",
+    ]);
+    const risks = texts(diff);
+    expect(risks[0]).to.match(
+      /^warning: Zone us-east-1b is removed: its subnets \(network-private-us-east-1b, network-utility-us-east-1b\) are deleted/,
+    );
+    expect(risks.some((r) => r.includes("Nodes will roll: group nodes: its subnets change"))).to.equal(true);
+  });
+
+  it("reordering zones moves no subnet, and order-only changes to set-typed inputs are no changes", async () => {
+    const edited = configWith();
+    const network = edited["cilium-cluster:network"] as { availabilityZones: string[] };
+    network.availabilityZones = ["us-east-1a", "us-east-1c", "us-east-1b"];
+    const diff = diffPlans(dev, await planWith({}, edited));
+    expect(diff.changes.map((c) => `${c.op} ${c.name}`)).to.deep.equal([]);
+  });
+
+  it("removing the control plane's zone says the control plane moves", async () => {
+    const edited = configWith();
+    (edited["cilium-cluster:network"] as { availabilityZones: string[] }).availabilityZones = [
+      "us-east-1b",
+      "us-east-1c",
+    ];
+    const risks = texts(diffPlans(dev, await planWith({}, edited)));
+    expect(risks).to.include(
+      "warning: The control plane moves: member(s) control-plane-us-east-1a are deleted with their etcd data; " +
+        "new member(s) control-plane-us-east-1b join. With one control-plane node, this replaces the cluster's only API server and etcd.",
+    );
+  });
+
+  it("an IPAM switch shows every ENI permission it adds, statement by statement", async () => {
+    const diff = diffPlans(await planWith(NON_ENI), dev);
+    const text = formatDiff(diff, "switch", "text");
+    for (const action of ["ec2:CreateNetworkInterface", "ec2:AssignPrivateIpAddresses", "ec2:DeleteNetworkInterface"]) {
+      expect(text).to.contain(`+   ${action}`);
+    }
+    expect(text).to.contain("statement CiliumEniManage added:");
+    expect(text).to.contain("aws:ResourceTag/KubernetesCluster");
+    expect(texts(diff).find((r) => r.startsWith("warning: IAM widened: control-plane-policy gains"))).to.contain(
+      "ec2:UnassignPrivateIpAddresses",
+    );
+  });
+
+  it("diffs policy statements by Sid, listing what each gains and loses", () => {
+    const doc = (...statements: object[]) => JSON.stringify({ Version: "2012-10-17", Statement: statements });
+    const changes = diffPolicy(
+      doc(
+        { Sid: "A", Effect: "Allow", Action: ["s3:GetObject", "s3:PutObject"], Resource: "*" },
+        { Sid: "B", Effect: "Allow", Action: "sqs:*", Resource: "*" },
+      ),
+      doc({ Sid: "A", Effect: "Allow", Action: ["s3:GetObject", "s3:DeleteObject"], Resource: "*" }),
+    );
+    expect(changes).to.deep.equal([
+      {
+        id: "A",
+        op: "changed",
+        lines: ["  Action:", "-   s3:PutObject", "+   s3:DeleteObject"],
+        grants: ["s3:DeleteObject"],
+        revokes: ["s3:PutObject"],
+      },
+      {
+        id: "B",
+        op: "removed",
+        lines: ["- Sid: B", "- Effect: Allow", "- Action: sqs:*", "- Resource: *"],
+        grants: [],
+        revokes: ["sqs:*"],
+      },
+    ]);
+  });
+
+  it("a Kubernetes jump of two minor versions, or a downgrade, is an error", async () => {
+    const old = configWith({ kubernetesVersion: "1.33.5" });
+    const jump = diffPlans(await planWith({}, old), dev);
+    expect(texts(jump)[0]).to.equal(
+      "error: kubernetesVersion jumps 1.33.5 → 1.35.2: Kubernetes upgrades one minor version at a time; go to 1.34 first.",
+    );
+    const down = diffPlans(dev, await planWith({ kubernetesVersion: "1.34.3" }));
+    expect(texts(down)[0]).to.equal(
+      "error: kubernetesVersion goes down, 1.35.2 → 1.34.3: Kubernetes cannot be downgraded in place.",
+    );
+    const patch = diffPlans(dev, await planWith({ kubernetesVersion: "1.35.3" }));
+    expect(texts(patch).filter((r) => r.startsWith("error"))).to.deep.equal([]);
+  });
+
+  it("puts the summary before the details, in text and markdown", async () => {
+    const diff = diffPlans(dev, await planWith({ "network.cidr": "10.1.0.0/16" }));
+    const text = formatDiff(diff, "t", "text");
+    expect(text.indexOf("Nodes will roll")).to.be.greaterThan(0).and.lessThan(text.indexOf("Details:"));
+    const markdown = formatDiff(diff, "t", "markdown");
+    expect(markdown.indexOf("- WARNING: Nodes will roll"))
+      .to.be.greaterThan(0)
+      .and.lessThan(markdown.indexOf("| op |"));
+  });
+});

@@ -1,0 +1,42 @@
+// The managed-option table is honest: for every Cilium option it lists, changing the config key it names
+// changes that option in the rendered cilium-config.
+import { expect } from "chai";
+import { renderCiliumConfig } from "../../components/cilium/configMap";
+import { validateConfig } from "../../spec/validation";
+import { MANAGED_CILIUM_KEYS } from "../../spec/validation/extraConfig";
+import { baseConfig, merge, Raw, REGION } from "../fixtures";
+
+const crd = (cilium: Raw) => ({ networking: { cilium: { ipam: "crd", disableMasquerade: false, ...cilium } } });
+
+const ipamSwitch: [Raw, Raw] = [{}, crd({})];
+
+/**
+ * Per option, two valid configs that differ in the config key the table names (the base config is ENI
+ * mode). Native routing needs ENI IPAM, so `routing-mode` changes with `tunnel` and `ipam` together.
+ */
+const VARIATIONS: Record<string, [Raw, Raw]> = {
+  ipam: ipamSwitch,
+  "enable-endpoint-routes": ipamSwitch,
+  "auto-create-cilium-node-resource": ipamSwitch,
+  "eni-tags": [{}, { cloudLabels: { team: "sre" } }],
+  "routing-mode": [{ networking: { cilium: { tunnel: "disabled" } } }, crd({ tunnel: "vxlan" })],
+  "tunnel-protocol": [crd({ tunnel: "vxlan" }), crd({ tunnel: "geneve" })],
+  "enable-ipv4-masquerade": [crd({}), crd({ disableMasquerade: true })],
+  "kube-proxy-replacement": [{}, { networking: { cilium: { enableNodePort: true } }, kubeProxy: { enabled: false } }],
+  "cluster-name": [{}, { clusterName: "other.k8s.local" }],
+};
+
+function rendered(edit: Raw): Record<string, string> {
+  const { spec, errors } = validateConfig(merge(baseConfig(), edit), REGION);
+  expect(errors).to.deep.equal([]);
+  return renderCiliumConfig(spec);
+}
+
+describe("options extraConfig must not override", () => {
+  for (const [option, configKey] of Object.entries(MANAGED_CILIUM_KEYS)) {
+    it(`${option} follows ${configKey}`, () => {
+      const [a, b] = VARIATIONS[option];
+      expect(rendered(a)[option]).not.to.equal(rendered(b)[option]);
+    });
+  }
+});
