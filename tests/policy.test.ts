@@ -6,6 +6,7 @@ import { join } from "path";
 import { examples, GOLDEN_DIR } from "../plan/examples";
 import type { PlannedResource } from "../plan/run";
 import { policies } from "../policy/policies";
+import { USER_DATA_BUDGET_BYTES, USER_DATA_LIMIT_BYTES } from "../components/nodes/userDataBudget";
 
 function violations(type: string, props: Record<string, unknown>, name = "test"): string[] {
   const found: string[] = [];
@@ -65,10 +66,10 @@ describe("policy pack", () => {
       "encrypted-root-volumes",
     ],
     [
-      "user data over 16 KiB",
+      "user data over the budget",
       "aws:ec2/launchTemplate:LaunchTemplate",
-      { ...goodTemplate, userData: base64("x".repeat(17000)) },
-      "user-data-size",
+      { ...goodTemplate, userData: base64("x".repeat(USER_DATA_BUDGET_BYTES + 1)) },
+      "user-data-budget",
     ],
     [
       "SSH from anywhere",
@@ -121,6 +122,19 @@ describe("policy pack", () => {
       expect(found.map((f) => f.split(":")[0])).to.deep.equal([rule]);
     });
   }
+
+  it("counts user data in bytes before base64, as AWS does, against AWS's 16 KB", () => {
+    const sizes = (text: string) =>
+      violations("aws:ec2/launchTemplate:LaunchTemplate", { ...goodTemplate, userData: base64(text) }).map(
+        (f) => f.split(":")[0],
+      );
+    expect(USER_DATA_LIMIT_BYTES).to.equal(16384);
+    expect(sizes("x".repeat(16384))).to.deep.equal(["user-data-budget"]);
+    expect(sizes("x".repeat(16385))).to.deep.equal(["user-data-size", "user-data-budget"]);
+    // 8193 two-byte characters: under the limit in characters, over it in bytes.
+    expect(sizes("é".repeat(8193))).to.deep.equal(["user-data-size", "user-data-budget"]);
+    expect(policies.find((p) => p.name === "user-data-budget")!.enforcementLevel).to.equal("advisory");
+  });
 
   it("allows the API listener's rule to admit 0.0.0.0/0 when api.access says so", () => {
     const rule = {

@@ -7,6 +7,7 @@ import { createServer, Server } from "http";
 import { AddressInfo } from "net";
 import { tmpdir } from "os";
 import { join } from "path";
+import { parseAllDocuments } from "yaml";
 import { bootstrapConfig } from "../../components/nodes/bootstrapConfig";
 import { instanceGroups } from "../../components/nodes/instanceGroups";
 import { renderUserData } from "../../components/nodes/userData";
@@ -57,6 +58,8 @@ interface Run {
   log: string;
   kubeadmConfig: string;
   file: (path: string) => string;
+  /** The kubeadm configuration's documents by kind. */
+  kubeadm: (kind: string) => Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 }
 
 let imds: Server;
@@ -113,6 +116,14 @@ async function runBootstrap(spec: ClusterSpec, groupName: string, apiReady: bool
     log: readFileSync(log, "utf8"),
     kubeadmConfig: existsSync(`${log}.kubeadm.yaml`) ? readFileSync(`${log}.kubeadm.yaml`, "utf8") : "",
     file: (path) => readFileSync(join(root, path), "utf8"),
+    kubeadm: (kind) => {
+      const docs = parseAllDocuments(
+        existsSync(`${log}.kubeadm.yaml`) ? readFileSync(`${log}.kubeadm.yaml`, "utf8") : "",
+      );
+      const found = docs.map((d) => d.toJS()).find((d) => d?.kind === kind);
+      expect(found, `a ${kind} in the kubeadm configuration`).not.to.equal(undefined);
+      return found;
+    },
   };
 }
 
@@ -160,7 +171,9 @@ describe("node bootstrap, run against a fake instance-metadata service", functio
 
   it("ENI mode: the kubelet gets --node-ip from metadata and the instance type's max pods", async () => {
     const run = await runBootstrap(specWith({}), "nodes", true);
-    expect(run.file("etc/default/kubelet")).to.equal("KUBELET_EXTRA_ARGS=--node-ip=10.0.12.34\n");
+    expect(run.kubeadm("JoinConfiguration").nodeRegistration.kubeletExtraArgs).to.deep.equal([
+      { name: "node-ip", value: "10.0.12.34" },
+    ]);
     // t3.large: 3 ENIs x 12 addresses: 3 x (12 - 1) + 2
     expect(run.file("etc/kubernetes/patches/kubeletconfiguration+merge.yaml")).to.equal("maxPods: 35\n");
     expect(run.log).to.contain("aws ec2 describe-instance-types --region us-east-1 --instance-types t3.large");
@@ -175,7 +188,7 @@ describe("node bootstrap, run against a fake instance-metadata service", functio
         "nodes",
         true,
       );
-      expect(run.file("etc/default/kubelet"), ipam).to.equal("KUBELET_EXTRA_ARGS=\n");
+      expect(run.kubeadm("JoinConfiguration").nodeRegistration, ipam).not.to.have.property("kubeletExtraArgs");
       expect(existsSync(join(run.root, "etc/kubernetes/patches/kubeletconfiguration+merge.yaml")), ipam).to.equal(
         false,
       );
@@ -195,11 +208,14 @@ describe("node bootstrap, run against a fake instance-metadata service", functio
       "/cilium-cluster/dev.k8s.local/node/bootstrap-token",
     ]);
     expect(run.log).to.match(/^kubeadm join --config .*\/etc\/kubernetes\/kubeadm.yaml$/m);
-    expect(run.kubeadmConfig).to.contain("kind: JoinConfiguration");
-    expect(run.kubeadmConfig).to.contain('token: "abcdef.0123456789abcdef"');
-    expect(run.kubeadmConfig).to.contain(`caCertHashes: ["sha256:${caHash}"]`);
-    expect(run.kubeadmConfig).to.contain('apiServerEndpoint: "api.example.test:443"');
-    expect(run.kubeadmConfig).not.to.contain("controlPlane:");
+    const join = run.kubeadm("JoinConfiguration");
+    expect(join.discovery.bootstrapToken).to.deep.equal({
+      apiServerEndpoint: "api.example.test:443",
+      token: "abcdef.0123456789abcdef",
+      caCertHashes: [`sha256:${caHash}`],
+    });
+    expect(join).not.to.have.property("controlPlane");
+    expect(join.nodeRegistration.taints).to.deep.equal([]);
   });
 
   it("the first control-plane node creates the cluster when no API server answers", async () => {
@@ -209,11 +225,17 @@ describe("node bootstrap, run against a fake instance-metadata service", functio
     });
     const run = await runBootstrap(spec, "control-plane-us-east-1a", false);
     expect(run.log).to.match(/^kubeadm init --config /m);
-    expect(run.kubeadmConfig).to.contain("kind: InitConfiguration");
-    expect(run.kubeadmConfig).to.contain('podSubnet: "100.96.0.0/11"');
-    expect(run.kubeadmConfig).to.contain("skipPhases:\n  - addon/kube-proxy");
-    expect(run.kubeadmConfig).to.contain("key: node-role.kubernetes.io/control-plane\n      effect: NoSchedule");
-    expect(run.kubeadmConfig).to.contain('certSANs: ["api.example.test", "api.example.com"]');
+    const init = run.kubeadm("InitConfiguration");
+    expect(init.bootstrapTokens[0]).to.include({ token: "abcdef.0123456789abcdef", ttl: "0s" });
+    expect(init.skipPhases).to.deep.equal(["addon/kube-proxy"]);
+    expect(init.nodeRegistration.taints).to.deep.equal([
+      { key: "node-role.kubernetes.io/control-plane", effect: "NoSchedule" },
+    ]);
+    const cluster = run.kubeadm("ClusterConfiguration");
+    expect(cluster.networking).to.deep.equal({ serviceSubnet: "100.64.0.0/13", podSubnet: "100.96.0.0/11" });
+    expect(cluster.apiServer.certSANs).to.deep.equal(["api.example.test", "api.example.com"]);
+    expect(cluster.controlPlaneEndpoint).to.equal("api.example.test:443");
+    expect(run.kubeadm("KubeletConfiguration")).to.include({ cgroupDriver: "systemd" });
     expect(run.file("etc/kubernetes/pki/ca.key")).to.contain("PRIVATE KEY");
     expect(run.file("etc/kubernetes/pki/etcd/ca.key")).to.equal("fake etcd-ca.key\n");
     for (const key of ["ca.key", "sa.key", "front-proxy-ca.key", "etcd/ca.key"]) {
@@ -226,7 +248,7 @@ describe("node bootstrap, run against a fake instance-metadata service", functio
   it("a control-plane node joins the running cluster as a control-plane member", async () => {
     const run = await runBootstrap(specWith({}), "control-plane-us-east-1a", true);
     expect(run.log).to.match(/^kubeadm join --config /m);
-    expect(run.kubeadmConfig).to.contain("controlPlane: {}");
+    expect(run.kubeadm("JoinConfiguration").controlPlane).to.deep.equal({});
     expect(run.kubeadmConfig).not.to.contain("podSubnet");
   });
 });
