@@ -6,6 +6,7 @@
  */
 import { stringify } from "yaml";
 import { kubeadmConfigsOf } from "../components/nodes/userData";
+import { decodeUserData } from "../components/nodes/userDataEncoding";
 import type { Plan, PlannedResource } from "./run";
 
 /** JSON with object keys sorted at every level, so output does not depend on registration order. */
@@ -52,7 +53,7 @@ function resourceArtifacts(r: PlannedResource): [string, string][] {
     return [[`iam/${fileSafe(r.name)}-trust.json`, stableJson(JSON.parse(inputs.assumeRolePolicy))]];
   }
   if (r.type === "aws:ec2/launchTemplate:LaunchTemplate" && typeof inputs.userData === "string") {
-    const text = Buffer.from(inputs.userData, "base64").toString("utf8");
+    const text = decodeUserData(inputs.userData);
     const kubeadm = Object.entries(kubeadmConfigsOf(text)).map(([file, yaml]): [string, string] => [
       `kubeadm/${fileSafe(r.name)}-${file}.yaml`,
       yaml,

@@ -1,4 +1,5 @@
 /** Text and markdown renderings of a plan and of a plan diff. */
+import { decodeUserData } from "../components/nodes/userDataEncoding";
 import type { PlanDiff, PropertyChange } from "./diff";
 import type { Plan } from "./run";
 import { renderSummary, renderTree } from "./tree";
@@ -12,9 +13,9 @@ function short(value: unknown): string {
   return text.length > 80 ? `${text.slice(0, 77)}...` : text;
 }
 
-/** User data is base64 text; a reviewer wants the lines that changed, not two blobs. */
+/** User data is gzipped base64 text; a reviewer wants the lines that changed, not two blobs. */
 function userDataLines(change: PropertyChange): string[] {
-  const decode = (v: unknown) => (typeof v === "string" ? Buffer.from(v, "base64").toString("utf8").split("\n") : []);
+  const decode = (v: unknown) => (typeof v === "string" ? decodeUserData(v).split("\n") : []);
   const before = decode(change.old);
   const after = decode(change.new);
   const removed = before.filter((l) => !after.includes(l)).map((l) => `- ${l}`);

@@ -7,9 +7,13 @@ import { createHash } from "crypto";
 import type { ClusterSpec } from "../../spec/types";
 import { parameterPrefix } from "../secrets/paths";
 import type { InstanceGroup } from "./instanceGroups";
+import { JOIN_DEADLINE_MINUTES } from "./joinDeadline";
+
+/** Addresses Cilium takes from a node's ENIs for itself in ENI mode: its router (cilium_host) and health endpoint. */
+export const ENI_ADDRESSES_RESERVED_BY_CILIUM = 2;
 
 /**
- * The seed's `UsesSecondaryIP()`: pods take secondary IPs of the node's ENIs (Cilium ENI IPAM), so the
+ * kOps's `UsesSecondaryIP()`: pods take secondary IPs of the node's ENIs (Cilium ENI IPAM), so the
  * kubelet must be told its own address, or it may report a pod's address as the node's.
  */
 export function usesSecondaryIP(spec: ClusterSpec): boolean {
@@ -34,6 +38,10 @@ export interface BootstrapConfig {
   nodeIpFromMetadata: boolean;
   /** Compute max pods from the instance type's ENI limits (kOps's rule). */
   maxPodsFromEniLimits: boolean;
+  /** ENI addresses Cilium keeps for itself, which max pods leaves out. */
+  eniAddressesReservedByCilium: number;
+  /** Minutes after boot by which the node must have joined, or it reports itself unhealthy. */
+  joinDeadlineMinutes: number;
   /** Leave secondary ENIs to Cilium: systemd-networkd and cloud-init hotplug must not configure them. */
   unmanagedSecondaryEnis: boolean;
   /** Pod range the controller manager splits per node; empty when Cilium allocates from elsewhere. */
@@ -63,6 +71,8 @@ export function bootstrapConfig(spec: ClusterSpec, group: InstanceGroup, api: Ap
     secretsPrefix: parameterPrefix(spec.clusterName, group.role === "control-plane" ? "control-plane" : "node"),
     nodeIpFromMetadata: eni,
     maxPodsFromEniLimits: eni,
+    eniAddressesReservedByCilium: eni ? ENI_ADDRESSES_RESERVED_BY_CILIUM : 0,
+    joinDeadlineMinutes: JOIN_DEADLINE_MINUTES[group.role],
     unmanagedSecondaryEnis: eni,
     podCIDR: spec.networking.cilium.ipam === "" ? spec.network.podCIDR : "",
     serviceCIDR: spec.network.serviceCIDR,

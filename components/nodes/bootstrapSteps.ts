@@ -6,7 +6,17 @@ import type { BootstrapConfig } from "./bootstrapConfig";
 
 /** The files under bootstrap/, one concern each; `lib` is in every script. */
 export type BootstrapModule =
-  "lib" | "kernel" | "network" | "packages" | "runtime" | "pki" | "kubelet" | "kubeadm" | "control-plane" | "etcd";
+  | "lib"
+  | "kernel"
+  | "network"
+  | "packages"
+  | "runtime"
+  | "pki"
+  | "kubelet"
+  | "kubeadm"
+  | "control-plane"
+  | "etcd"
+  | "health";
 
 export interface BootstrapStep {
   /** The step's name in the node's log. */
@@ -23,6 +33,14 @@ export const MODULE_DEPENDENCIES: Partial<Record<BootstrapModule, BootstrapModul
   "control-plane": ["kubeadm"],
 };
 
+/**
+ * What the script does when given a command instead of running its steps: `report-unhealthy` is the
+ * join-deadline unit's (docs/nodes.md).
+ */
+export const BOOTSTRAP_COMMANDS: Record<string, { module: BootstrapModule; run: string }> = {
+  "report-unhealthy": { module: "health", run: "report_unhealthy" },
+};
+
 export function bootstrapSteps(config: BootstrapConfig): BootstrapStep[] {
   const controlPlane = config.role === "control-plane";
   const steps: (BootstrapStep | false)[] = [
@@ -30,7 +48,6 @@ export function bootstrapSteps(config: BootstrapConfig): BootstrapStep[] {
     { name: "network", module: "network", run: "configure_networkd" },
     { name: "packages", module: "packages", run: "install_packages" },
     { name: "containerd", module: "runtime", run: "configure_containerd" },
-    { name: "cluster-ca", module: "pki", run: "fetch_ca" },
     controlPlane && { name: "control-plane-pki", module: "control-plane", run: "fetch_control_plane_pki" },
     { name: "kubelet", module: "kubelet", run: "configure_kubelet" },
     { name: "join", module: "kubeadm", run: "join_cluster" },
@@ -39,13 +56,13 @@ export function bootstrapSteps(config: BootstrapConfig): BootstrapStep[] {
   return steps.filter((s): s is BootstrapStep => s !== false);
 }
 
-/** The modules a list of steps needs, with their dependencies, in the order of first use; `lib` first. */
+/** The modules a script with these steps needs (and its commands), with dependencies; `lib` first. */
 export function modulesFor(steps: BootstrapStep[]): BootstrapModule[] {
   const modules: BootstrapModule[] = ["lib"];
   const add = (m: BootstrapModule) => {
     for (const d of MODULE_DEPENDENCIES[m] ?? []) add(d);
     if (!modules.includes(m)) modules.push(m);
   };
-  for (const s of steps) add(s.module);
+  for (const s of [...steps, ...Object.values(BOOTSTRAP_COMMANDS)]) add(s.module);
   return modules;
 }

@@ -12,6 +12,7 @@ import { imageFor } from "./ami";
 import { bootstrapConfig } from "./bootstrapConfig";
 import type { InstanceGroup } from "./instanceGroups";
 import { renderUserData } from "./userData";
+import { encodeUserData } from "./userDataEncoding";
 
 export interface NodeLaunchTemplateArgs {
   spec: ClusterSpec;
@@ -43,7 +44,7 @@ export class NodeLaunchTemplate extends pulumi.ComponentResource {
     const tags = clusterTags(spec, physical, { "kops.k8s.io/instancegroup": group.name, [roleTag]: "1" });
     const userData = pulumi
       .output(args.api)
-      .apply((api) => Buffer.from(renderUserData(bootstrapConfig(spec, group, api))).toString("base64"));
+      .apply((api) => encodeUserData(renderUserData(bootstrapConfig(spec, group, api))));
 
     const template = new aws.ec2.LaunchTemplate(
       `${name}-template`,

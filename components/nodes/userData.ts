@@ -1,15 +1,17 @@
 /**
- * The user data of an instance group: a header of shell variables derived from the bootstrap config, the
- * group's kubeadm configuration as data, the modules its steps use (bootstrap/*.sh) and a `main` that runs
- * the steps in order. Pure: the same config gives the same bytes. Every value is shell quoted and the
- * configuration sits in quoted here-documents, so no config value can change what the script runs.
+ * The user data of an instance group: a short script that installs the bootstrap script and its systemd
+ * units and starts them. The bootstrap script is a header of shell variables derived from the bootstrap
+ * config, the group's kubeadm configuration as data, the modules its steps use (bootstrap/*.sh) and a `main`
+ * that runs the steps in order. Pure: the same config gives the same bytes. Every value is shell quoted and
+ * every file sits in a quoted here-document, so no config value can change what a script runs.
  */
 import { readFileSync } from "fs";
 import { join } from "path";
 import { BootstrapConfig, bootstrapConfigHash } from "./bootstrapConfig";
-import { BootstrapModule, bootstrapSteps, modulesFor } from "./bootstrapSteps";
+import { BOOTSTRAP_COMMANDS, BootstrapModule, bootstrapSteps, modulesFor } from "./bootstrapSteps";
 import { kubeadmConfigurations } from "./kubeadmConfig";
 import { shellQuote } from "./shell";
+import { BOOTSTRAP_SCRIPT, BOOTSTRAP_SERVICE, JOIN_DEADLINE_TIMER, systemdUnits } from "./systemdUnits";
 
 /** The shell variable of each bootstrap-config field: the compiler rejects a field left out. */
 const SHELL_VARIABLES: { [K in keyof BootstrapConfig]-?: string } = {
@@ -25,6 +27,8 @@ const SHELL_VARIABLES: { [K in keyof BootstrapConfig]-?: string } = {
   secretsPrefix: "SECRETS_PREFIX",
   nodeIpFromMetadata: "NODE_IP_FROM_METADATA",
   maxPodsFromEniLimits: "MAX_PODS_FROM_ENI_LIMITS",
+  eniAddressesReservedByCilium: "ENI_ADDRESSES_RESERVED_BY_CILIUM",
+  joinDeadlineMinutes: "JOIN_DEADLINE_MINUTES",
   unmanagedSecondaryEnis: "UNMANAGED_SECONDARY_ENIS",
   podCIDR: "POD_CIDR",
   serviceCIDR: "SERVICE_CIDR",
@@ -77,16 +81,15 @@ function header(config: BootstrapConfig): string {
   ].join("\n");
 }
 
-/** A function printing one kubeadm configuration file, kept verbatim in a quoted here-document. */
+/** TEXT in a quoted here-document: it reaches the file as written, whatever it holds. */
+function hereDocument(delimiter: string, text: string): string {
+  if (text.split("\n").includes(delimiter)) throw new Error(`a here-document holds its delimiter ${delimiter}`);
+  return `<<'${delimiter}'\n${text.trimEnd()}\n${delimiter}`;
+}
+
+/** A function printing one kubeadm configuration file. */
 function configFunction(name: string, yaml: string): string {
-  if (yaml.split("\n").includes(CONFIG_DELIMITER)) throw new Error(`kubeadm ${name} configuration holds its delimiter`);
-  return [
-    `kubeadm_${name}_configuration() {`,
-    `  cat <<'${CONFIG_DELIMITER}'`,
-    yaml.trimEnd(),
-    CONFIG_DELIMITER,
-    "}",
-  ].join("\n");
+  return [`kubeadm_${name}_configuration() {`, `  cat ${hereDocument(CONFIG_DELIMITER, yaml)}`, "}"].join("\n");
 }
 
 function data(config: BootstrapConfig): string {
@@ -96,10 +99,22 @@ function data(config: BootstrapConfig): string {
   );
 }
 
+/** main [COMMAND]: the steps in order, or one of the script's commands. */
 function main(config: BootstrapConfig): string {
   const steps = bootstrapSteps(config).map((s) => `  step ${s.name} ${s.run}`);
+  const commands = Object.entries(BOOTSTRAP_COMMANDS).map(([name, c]) => `  ${name}) ${c.run} ;;`);
   return [
     "main() {",
+    '  case "${1:-}" in',
+    ...commands,
+    '  "") ;;',
+    "  *)",
+    '    log "unknown command $1"',
+    "    return 2",
+    "    ;;",
+    "  esac",
+    '  [ -z "${1:-}" ] || return 0',
+    "  trap on_exit EXIT",
     '  log "instance group $INSTANCE_GROUP ($ROLE) of $CLUSTER_NAME, config hash $BOOTSTRAP_CONFIG_HASH"',
     ...steps,
     '  log "done"',
@@ -110,9 +125,49 @@ function main(config: BootstrapConfig): string {
   ].join("\n");
 }
 
-export function renderUserData(config: BootstrapConfig): string {
+/** The bootstrap script of a group: what its service runs. */
+export function renderBootstrapScript(config: BootstrapConfig): string {
   const modules = modulesFor(bootstrapSteps(config)).map(moduleText);
   return [header(config), data(config), ...modules, main(config)].join("\n");
+}
+
+/** The files user data installs, by path: the bootstrap script and its units. */
+export function bootstrapFiles(config: BootstrapConfig): Record<string, { mode: string; text: string }> {
+  const units = Object.entries(systemdUnits(config)).map(([name, text]) => [
+    `/etc/systemd/system/${name}`,
+    { mode: "0644", text },
+  ]);
+  return Object.fromEntries([[BOOTSTRAP_SCRIPT, { mode: "0700", text: renderBootstrapScript(config) }], ...units]);
+}
+
+/** The here-document delimiter of the files in user data; each file's text is checked not to hold it. */
+const FILE_DELIMITER = "CILIUM_CLUSTER_FILE";
+
+export function renderUserData(config: BootstrapConfig): string {
+  const files = Object.entries(bootstrapFiles(config)).flatMap(([path, { mode, text }]) => [
+    `install -D -m ${mode} /dev/null "$root${path}"`,
+    `cat >"$root${path}" ${hereDocument(FILE_DELIMITER, text)}`,
+  ]);
+  const units = `${BOOTSTRAP_SERVICE} ${JOIN_DEADLINE_TIMER}`;
+  return [
+    "#!/bin/bash",
+    `# cilium-cluster node of ${config.instanceGroup}: installs the bootstrap as a systemd service, which runs`,
+    "# again until this node has joined the cluster (journalctl -u cilium-cluster-bootstrap), and a timer that",
+    "# reports the instance unhealthy to its Auto Scaling group if it has not joined by its deadline.",
+    "set -euo pipefail",
+    'root="${BOOTSTRAP_ROOT:-}"',
+    ...files,
+    "systemctl daemon-reload",
+    `systemctl enable ${units}`,
+    `systemctl start --no-block ${units}`,
+    "",
+  ].join("\n");
+}
+
+/** The files a rendered user data installs, by path (the inverse of renderUserData, for tests and --out). */
+export function filesOf(userData: string): Record<string, string> {
+  const pattern = new RegExp(`^cat >"\\$root(\\S+)" <<'${FILE_DELIMITER}'\\n([\\s\\S]*?)\\n${FILE_DELIMITER}$`, "gm");
+  return Object.fromEntries([...userData.matchAll(pattern)].map((m) => [m[1], `${m[2]}\n`]));
 }
 
 /** The kubeadm configuration files a rendered user data carries, by name (`init`, `join`). */

@@ -10,12 +10,12 @@ import { FAKE_SECRET_MARKER } from "../../plan/mocks";
 import type { Plan } from "../../plan/run";
 import type { PlannedResource } from "../../plan/run";
 import { USER_DATA_BUDGET_BYTES, USER_DATA_LIMIT_BYTES } from "../../components/nodes/userDataBudget";
+import { decodeUserData } from "../../components/nodes/userDataEncoding";
 import { configWith, inputs, named, ofType, planWith } from "../planHelpers";
 
 const LT = "aws:ec2/launchTemplate:LaunchTemplate";
 const ASG = "aws:autoscaling/group:Group";
-const userData = (plan: Plan, group: string) =>
-  Buffer.from(inputs(named(plan, LT, `${group}-template`)).userData, "base64").toString("utf8");
+const userData = (plan: Plan, group: string) => decodeUserData(inputs(named(plan, LT, `${group}-template`)).userData);
 
 describe("NodeLaunchTemplate", () => {
   let dev: Plan;
@@ -142,7 +142,7 @@ describe("NodeLaunchTemplate", () => {
   it("keeps every secret out of user data and out of plaintext inputs and outputs", () => {
     for (const plan of [dev, ha]) {
       for (const lt of ofType(plan, LT)) {
-        const text = Buffer.from(inputs(lt).userData, "base64").toString("utf8");
+        const text = decodeUserData(inputs(lt).userData);
         expect(text).not.to.contain(FAKE_SECRET_MARKER);
         expect(text).not.to.contain("PRIVATE KEY");
       }

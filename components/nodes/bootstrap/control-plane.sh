@@ -1,8 +1,10 @@
 # control-plane.sh: what only control-plane nodes do: fetch the cluster's shared keys, create the cluster.
 
-# The CAs' keys and the service-account key, shared by every control-plane node, from SSM.
+# The cluster's CAs and the service-account key, shared by every control-plane node, from SSM. kubeadm
+# init uses them instead of creating its own; kubeadm join --control-plane requires them (no certificateKey).
 fetch_control_plane_pki() {
   local f
+  secret ca.crt | write_file /etc/kubernetes/pki/ca.crt
   for f in ca.key sa.key front-proxy-ca.key; do secret "$f" | write_file "/etc/kubernetes/pki/$f" 0600; done
   for f in sa.pub front-proxy-ca.crt; do secret "$f" | write_file "/etc/kubernetes/pki/$f"; done
   secret etcd-ca.crt | write_file /etc/kubernetes/pki/etcd/ca.crt

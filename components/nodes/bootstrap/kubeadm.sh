@@ -1,19 +1,56 @@
 # kubeadm.sh: creating or joining the cluster with the kubeadm configuration rendered from the bootstrap
-# config (the kubeadm_*_configuration functions of the user data), its placeholders filled at boot.
+# config (the kubeadm_*_configuration functions of the script), its placeholders filled at boot. Safe to run
+# again: a node that joined does nothing, a half-done join is reset first.
 
-# join_mode ROLE IN_INIT_ZONE API_READY: what this node does with kubeadm.
-#   init: a control-plane node in the zone that creates the cluster, when no API server answers;
-#   join: every other node (a worker, or a control-plane member once the API answers).
+# The file that says this node joined; the join-deadline unit reports the instance unhealthy without it.
+joined_marker() { echo "${BOOTSTRAP_ROOT:-}/var/lib/cilium-cluster/joined"; }
+
+# join_mode ROLE IN_INIT_ZONE API_READY STATE: what this node does with kubeadm.
+#   none:  it has joined (STATE joined);
+#   reset: a join or init stopped half-way (STATE partial) and must be undone before it is tried again;
+#   init:  a fresh control-plane node in the zone that creates the cluster, when no API server answers;
+#   join:  every other fresh node (a worker, or a control-plane member once the API answers).
 join_mode() {
-  local role="${1:-}" in_init_zone="${2:-}" api_ready="${3:-}"
-  case "$#/$role/$in_init_zone/$api_ready" in
-  3/control-plane/yes/no) echo init ;;
-  3/control-plane/yes/yes | 3/control-plane/no/yes | 3/control-plane/no/no | 3/node/yes/* | 3/node/no/*) echo join ;;
-  *)
+  if [ "$#" -ne 4 ] || [[ ! $1 =~ ^(control-plane|node)$ ]] || [[ ! "$2/$3" =~ ^(yes|no)/(yes|no)$ ]]; then
     log "join_mode: unknown input: $*"
+    return 2
+  fi
+  case "$4" in
+  joined) echo none ;;
+  partial) echo reset ;;
+  fresh) if [ "$1/$2/$3" = control-plane/yes/no ]; then echo init; else echo join; fi ;;
+  *)
+    log "join_mode: unknown state: $4"
     return 2
     ;;
   esac
+}
+
+# kubeadm_state ROLE: joined, partial (kubeadm left files behind but did not finish) or fresh. The CA a
+# control-plane node fetches itself does not count; on a worker only kubeadm writes it. A node whose
+# kubeadm state was reset since it joined (kubeadm-leave.service at shutdown) is fresh again.
+kubeadm_state() {
+  local root="${BOOTSTRAP_ROOT:-}" path
+  if [ -e "$(joined_marker)" ] && [ -e "$root/etc/kubernetes/kubelet.conf" ]; then
+    echo joined
+    return
+  fi
+  local left=(etc/kubernetes/kubelet.conf etc/kubernetes/bootstrap-kubelet.conf etc/kubernetes/admin.conf
+    var/lib/kubelet/config.yaml)
+  if [ "$1" = node ]; then left+=(etc/kubernetes/pki/ca.crt); fi
+  for path in "${left[@]}"; do
+    if [ -e "$root/$path" ]; then
+      echo partial
+      return
+    fi
+  done
+  for path in etc/kubernetes/manifests var/lib/etcd; do
+    if [ -n "$(ls -A "$root/$path" 2>/dev/null)" ]; then
+      echo partial
+      return
+    fi
+  done
+  echo fresh
 }
 
 api_ready() {
@@ -28,7 +65,7 @@ wait_for_api() {
       log "the API at $API_ENDPOINT:$API_PORT did not answer"
       return 1
     fi
-    sleep 10
+    sleep "${API_WAIT_INTERVAL:-10}"
   done
 }
 
@@ -54,7 +91,7 @@ kubeadm_config() {
     fills+=("BOOTSTRAP_TOKEN=$token")
   fi
   if [[ $text == *@CA_CERT_HASH@* ]]; then
-    hash=$(ca_cert_hash <"${BOOTSTRAP_ROOT:-}/etc/kubernetes/pki/ca.crt")
+    hash=$(cluster_ca_hash)
     fills+=("CA_CERT_HASH=$hash")
   fi
   if [[ $text == *@NODE_IP@* ]]; then
@@ -70,17 +107,32 @@ kubeadm_join() {
   kubeadm join --config "${BOOTSTRAP_ROOT:-}/etc/kubernetes/kubeadm.yaml"
 }
 
-# join_cluster: runs kubeadm_<mode> for the mode join_mode decides. A worker's user data holds no
+kubeadm_none() {
+  log "this node has joined the cluster"
+}
+
+# A half-done join is undone, and this run fails: the service starts again from the first step, which
+# fetches again what kubeadm reset removed.
+kubeadm_reset() {
+  log "kubeadm stopped half-way before: resetting this node"
+  kubeadm reset --force
+  rm -rf "${BOOTSTRAP_ROOT:-}/var/lib/etcd/member"
+  return 1
+}
+
+# join_cluster: runs kubeadm_<mode> for the mode join_mode decides. A worker's script holds no
 # kubeadm_init, so it cannot create a cluster.
 join_cluster() {
-  local zone in_init_zone=no ready=no mode
+  local zone in_init_zone=no ready=no state mode
   zone=$(imds placement/availability-zone)
   if [ "$zone" = "$INIT_ZONE" ]; then in_init_zone=yes; fi
   if api_ready; then ready=yes; fi
-  mode=$(join_mode "$ROLE" "$in_init_zone" "$ready")
+  state=$(kubeadm_state "$ROLE")
+  mode=$(join_mode "$ROLE" "$in_init_zone" "$ready" "$state")
   if ! declare -F "kubeadm_$mode" >/dev/null; then
     log "this node's bootstrap cannot $mode"
     return 1
   fi
   "kubeadm_$mode"
+  write_file /var/lib/cilium-cluster/joined <<<"$BOOTSTRAP_CONFIG_HASH"
 }

@@ -1,18 +1,27 @@
-# packages.sh: containerd, and kubelet, kubeadm and kubectl pinned to the cluster's Kubernetes release.
+# packages.sh: containerd, the tools kubeadm's preflight requires, and kubelet, kubeadm and kubectl pinned to
+# the cluster's Kubernetes release.
+
+# apt_get ARGS...: apt-get that waits for the dpkg lock (Ubuntu's first-boot unattended-upgrades holds it)
+# and retries what fails anyway (a mirror that does not answer).
+apt_get() {
+  retry apt-get -o DPkg::Lock::Timeout=600 -q "$@"
+}
 
 install_packages() {
-  local minor="${KUBERNETES_VERSION%.*}"
+  local minor="${KUBERNETES_VERSION%.*}" key
+  # kubeadm's preflight (cmd/kubeadm/app/preflight/checks_linux.go) requires conntrack (before 1.32), ip,
+  # iptables, mount and nsenter, and warns without ebtables, ethtool, socat, tc and touch.
+  local preflight=(conntrack iproute2 iptables mount util-linux ebtables ethtool socat coreutils)
   export DEBIAN_FRONTEND=noninteractive
-  apt-get update -q
-  apt-get install -y -q apt-transport-https ca-certificates curl gpg containerd
+  apt_get update
+  apt_get install -y apt-transport-https ca-certificates curl gpg containerd "${preflight[@]}"
   mkdir -p "${BOOTSTRAP_ROOT:-}/etc/apt/keyrings"
-  curl -fsSL "https://pkgs.k8s.io/core:/stable:/v$minor/deb/Release.key" |
-    gpg --dearmor --yes -o "${BOOTSTRAP_ROOT:-}/etc/apt/keyrings/kubernetes.gpg"
+  key=$(retry curl -fsSL --max-time 30 "https://pkgs.k8s.io/core:/stable:/v$minor/deb/Release.key")
+  gpg --dearmor --yes -o "${BOOTSTRAP_ROOT:-}/etc/apt/keyrings/kubernetes.gpg" <<<"$key"
   echo "deb [signed-by=/etc/apt/keyrings/kubernetes.gpg] https://pkgs.k8s.io/core:/stable:/v$minor/deb/ /" |
     write_file /etc/apt/sources.list.d/kubernetes.list
-  apt-get update -q
-  apt-get install -y -q "kubelet=$KUBERNETES_VERSION-*" "kubeadm=$KUBERNETES_VERSION-*" "kubectl=$KUBERNETES_VERSION-*"
+  apt_get update
+  apt_get install -y "kubelet=$KUBERNETES_VERSION-*" "kubeadm=$KUBERNETES_VERSION-*" "kubectl=$KUBERNETES_VERSION-*"
   apt-mark hold kubelet kubeadm kubectl containerd
-  snap install aws-cli --classic
-  export PATH="$PATH:/snap/bin"
+  retry snap install aws-cli --classic
 }
