@@ -5,6 +5,7 @@
  */
 import type { ClusterSpec } from "../../spec/types";
 import { parameterPrefix, SecretAudience } from "../secrets/paths";
+import { nodeOperationStatements } from "./nodeOperations";
 import { policyDocument, PolicyDocument, Statement } from "./policyDocument";
 
 export interface AwsCoordinates {
@@ -109,14 +110,18 @@ function ciliumEniStatements(spec: ClusterSpec, at: AwsCoordinates): Statement[]
 }
 
 export function controlPlanePolicy(spec: ClusterSpec, at: AwsCoordinates): PolicyDocument {
-  const statements = [secretsStatement(spec, at, ["control-plane", "node"]), imagePullStatement];
+  const statements = [
+    secretsStatement(spec, at, ["control-plane", "node"]),
+    imagePullStatement,
+    ...nodeOperationStatements(spec),
+  ];
   // In ENI mode the operator's statements include ec2:DescribeInstanceTypes, which the bootstrap uses too.
   if (usesEni(spec)) statements.push(...ciliumEniStatements(spec, at));
   return policyDocument(statements);
 }
 
 export function nodePolicy(spec: ClusterSpec, at: AwsCoordinates): PolicyDocument {
-  const statements = [secretsStatement(spec, at, ["node"]), imagePullStatement];
+  const statements = [secretsStatement(spec, at, ["node"]), imagePullStatement, ...nodeOperationStatements(spec)];
   if (usesEni(spec)) statements.push(instanceTypeLimitsStatement);
   return policyDocument(statements);
 }

@@ -2,13 +2,13 @@
 // each is shellcheck clean, and the pure decisions are tables run through bash itself.
 import { expect } from "chai";
 import { execFileSync, spawnSync } from "child_process";
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "fs";
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "fs";
 import { tmpdir } from "os";
 import { join } from "path";
 import { bootstrapConfig } from "../../components/nodes/bootstrapConfig";
 import { BootstrapModule, bootstrapSteps, modulesFor } from "../../components/nodes/bootstrapSteps";
 import { instanceGroups } from "../../components/nodes/instanceGroups";
-import { renderUserData, withoutComments } from "../../components/nodes/userData";
+import { renderBootstrapScript, renderUserData, withoutComments } from "../../components/nodes/userData";
 import { validateConfig } from "../../spec/validation";
 import { baseConfig, REGION } from "../fixtures";
 
@@ -72,29 +72,86 @@ describe("bootstrap modules", () => {
     expect(result.stdout + result.stderr).to.equal("");
   });
 
-  it("join_mode: init only for a control-plane node in the init zone with no API server", () => {
-    const table: [string, string, string, string][] = [
-      ["control-plane", "yes", "no", "init"],
-      ["control-plane", "yes", "yes", "join"],
-      ["control-plane", "no", "no", "join"],
-      ["control-plane", "no", "yes", "join"],
-      ["node", "yes", "no", "join"],
-      ["node", "no", "no", "join"],
-      ["node", "no", "yes", "join"],
+  it("join_mode: none once joined, reset after a half-done join, init only for the first control plane", () => {
+    const table: [string, string, string, string, string][] = [
+      ["control-plane", "yes", "no", "fresh", "init"],
+      ["control-plane", "yes", "yes", "fresh", "join"],
+      ["control-plane", "no", "no", "fresh", "join"],
+      ["control-plane", "no", "yes", "fresh", "join"],
+      ["node", "yes", "no", "fresh", "join"],
+      ["node", "no", "no", "fresh", "join"],
+      ["node", "no", "yes", "fresh", "join"],
+      ["control-plane", "yes", "no", "partial", "reset"],
+      ["node", "no", "yes", "partial", "reset"],
+      ["control-plane", "yes", "no", "joined", "none"],
+      ["node", "no", "yes", "joined", "none"],
     ];
-    for (const [role, inInitZone, apiReady, mode] of table) {
-      const r = call(["lib", "kubeadm"], "join_mode", [role, inInitZone, apiReady]);
-      expect([r.status, r.out], `${role} ${inInitZone} ${apiReady}`).to.deep.equal([0, `${mode}\n`]);
+    for (const [role, inInitZone, apiReady, state, mode] of table) {
+      const r = call(["lib", "kubeadm"], "join_mode", [role, inInitZone, apiReady, state]);
+      expect([r.status, r.out], `${role} ${inInitZone} ${apiReady} ${state}`).to.deep.equal([0, `${mode}\n`]);
     }
-    for (const bad of [
-      ["master", "yes", "no"],
-      ["control-plane", "true", "no"],
-      ["node", "no"],
-    ]) {
-      const r = call(["lib", "kubeadm"], "join_mode", bad);
-      expect(r.status, bad.join(" ")).to.equal(2);
+    const bad = [
+      ["master", "yes", "no", "fresh"],
+      ["control-plane", "true", "no", "fresh"],
+      ["node", "no", "no", "half"],
+      ["node", "no", "no"],
+    ];
+    for (const args of bad) {
+      const r = call(["lib", "kubeadm"], "join_mode", args);
+      expect(r.status, args.join(" ")).to.equal(2);
       expect(r.out).to.equal("");
     }
+  });
+
+  it("kubeadm_state: what kubeadm left decides, the CA a control plane fetches itself does not", () => {
+    const root = mkdtempSync(join(tmpdir(), "state-"));
+    const state = (role: string) =>
+      spawnSync("bash", ["-c", `source ${JSON.stringify(modulePath("kubeadm"))}; kubeadm_state ${role}`], {
+        encoding: "utf8",
+        env: { ...process.env, BOOTSTRAP_ROOT: root },
+      }).stdout.trim();
+    const put = (path: string) => {
+      mkdirSync(join(root, path, ".."), { recursive: true });
+      writeFileSync(join(root, path), "x");
+    };
+    expect([state("node"), state("control-plane")]).to.deep.equal(["fresh", "fresh"]);
+    put("etc/kubernetes/pki/ca.crt");
+    expect([state("node"), state("control-plane")]).to.deep.equal(["partial", "fresh"]);
+    put("var/lib/etcd/member/snap/db");
+    expect(state("control-plane")).to.equal("partial");
+    put("etc/kubernetes/kubelet.conf");
+    put("var/lib/cilium-cluster/joined");
+    expect([state("node"), state("control-plane")]).to.deep.equal(["joined", "joined"]);
+    // Reset at shutdown (kubeadm-leave.service) removes kubelet.conf: the node joins again.
+    rmSync(join(root, "etc/kubernetes/kubelet.conf"));
+    rmSync(join(root, "etc/kubernetes/pki"), { recursive: true });
+    rmSync(join(root, "var/lib/etcd"), { recursive: true });
+    expect([state("node"), state("control-plane")]).to.deep.equal(["fresh", "fresh"]);
+  });
+
+  it("retry runs a program until it succeeds, at most BOOTSTRAP_TRIES times, and passes on only its output", () => {
+    const dir = mkdtempSync(join(tmpdir(), "retry-"));
+    const flaky = join(dir, "flaky");
+    writeFileSync(
+      flaky,
+      `#!/bin/bash\nn=$(cat ${dir}/n 2>/dev/null || echo 0); echo $((n+1)) >${dir}/n\necho "out $n"\n[ "$n" -ge "$1" ]\n`,
+    );
+    chmodSync(flaky, 0o755);
+    const env = { ...process.env, BOOTSTRAP_RETRY_DELAY: "0", BOOTSTRAP_TRIES: "4" };
+    const retry = (failures: string) => {
+      rmSync(join(dir, "n"), { force: true });
+      return spawnSync(
+        "bash",
+        ["-c", `set -euo pipefail; source ${JSON.stringify(modulePath("lib"))}; retry "$@"`, "bash", flaky, failures],
+        { encoding: "utf8", env },
+      );
+    };
+    const ok = retry("3");
+    expect([ok.status, ok.stdout]).to.deep.equal([0, "out 3\n"]);
+    expect(ok.stderr.match(/failed; again in 0s/g)).to.have.length(3);
+    const gaveUp = retry("4");
+    expect(gaveUp.status).to.equal(1);
+    expect(gaveUp.stderr).to.contain("gave up after 4 tries");
   });
 
   it("fill_placeholders fills every @NAME@ given and refuses to leave one", () => {
@@ -107,15 +164,17 @@ describe("bootstrap modules", () => {
     expect(missing.err).to.contain("@CA_CERT_HASH@");
   });
 
-  it("max_pods follows kOps's rule, at most 110", () => {
-    const table: [number, number, number][] = [
-      [3, 6, 17], // t3.medium
-      [3, 12, 35], // t3.large
-      [4, 15, 58], // m5.xlarge
-      [8, 30, 110], // m5.4xlarge: 234, capped
+  it("max_pods follows kOps's rule less Cilium's own addresses, at most 110", () => {
+    const table: [number, number, number, number][] = [
+      [3, 6, 0, 17], // t3.medium, without reserved addresses: kOps's figure
+      [3, 6, 2, 15], // t3.medium in Cilium ENI mode: its router and health endpoint take two
+      [3, 12, 2, 33], // t3.large
+      [4, 15, 2, 56], // m5.xlarge
+      [8, 30, 2, 110], // m5.4xlarge: 232, capped
     ];
-    for (const [enis, ips, pods] of table) {
-      expect(call(["kubelet"], "max_pods", [String(enis), String(ips)]).out, `${enis}x${ips}`).to.equal(`${pods}\n`);
+    for (const [enis, ips, reserved, pods] of table) {
+      const r = call(["kubelet"], "max_pods", [String(enis), String(ips), String(reserved)]);
+      expect(r.out, `${enis}x${ips}-${reserved}`).to.equal(`${pods}\n`);
     }
   });
 
@@ -145,21 +204,12 @@ describe("bootstrap modules", () => {
 describe("bootstrap steps and assembly per role", () => {
   it("lists the steps of each role", () => {
     const names = (c: typeof worker) => bootstrapSteps(c).map((s) => s.name);
-    expect(names(worker)).to.deep.equal([
-      "kernel",
-      "network",
-      "packages",
-      "containerd",
-      "cluster-ca",
-      "kubelet",
-      "join",
-    ]);
+    expect(names(worker)).to.deep.equal(["kernel", "network", "packages", "containerd", "kubelet", "join"]);
     expect(names(controlPlane)).to.deep.equal([
       "kernel",
       "network",
       "packages",
       "containerd",
-      "cluster-ca",
       "control-plane-pki",
       "kubelet",
       "join",
@@ -169,7 +219,8 @@ describe("bootstrap steps and assembly per role", () => {
 
   it("a worker's user data carries no control-plane code; a control-plane node's carries what it runs", () => {
     const text = renderUserData(worker);
-    for (const absent of ["kubeadm_init", "fetch_control_plane_pki", "InitConfiguration", "etcd", "ca.key"]) {
+    const controlPlaneOnly = ["kubeadm_init", "fetch_control_plane_pki", "install_etcd_leave", "InitConfiguration"];
+    for (const absent of [...controlPlaneOnly, "ca.key"]) {
       expect(text, absent).not.to.contain(absent);
     }
     expect(modulesFor(bootstrapSteps(worker))).not.to.include.members(["control-plane", "etcd"] as BootstrapModule[]);
@@ -188,7 +239,7 @@ describe("bootstrap steps and assembly per role", () => {
       const text = renderUserData(config);
       const steps = bootstrapSteps(config);
       for (const s of steps) expect(text, s.run).to.match(new RegExp(`^${s.run}\\(\\) \\{`, "m"));
-      const main = /^main\(\) \{\n([\s\S]*?)\n\}\n\nmain "\$@"\n$/m.exec(text);
+      const main = /^main\(\) \{\n([\s\S]*?)\n\}\n\nmain "\$@"\n$/m.exec(renderBootstrapScript(config));
       expect(main, "user data ends with main").not.to.equal(null);
       expect(
         main![1]

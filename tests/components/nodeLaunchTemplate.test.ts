@@ -1,7 +1,7 @@
 // NodeLaunchTemplate and ClusterSecrets under the mock runtime, and the rendered user data.
 import { expect } from "chai";
 import { spawnSync } from "child_process";
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "fs";
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "fs";
 import { tmpdir } from "os";
 import { join } from "path";
 import { diffPlans } from "../../plan/diff";
@@ -11,7 +11,9 @@ import type { Plan } from "../../plan/run";
 import type { PlannedResource } from "../../plan/run";
 import { USER_DATA_BUDGET_BYTES, USER_DATA_LIMIT_BYTES } from "../../components/nodes/userDataBudget";
 import { decodeUserData } from "../../components/nodes/userDataEncoding";
-import { configWith, inputs, named, ofType, planWith } from "../planHelpers";
+import { filesOf } from "../../components/nodes/userData";
+import { BOOTSTRAP_SCRIPT, JOIN_DEADLINE_TIMER } from "../../components/nodes/systemdUnits";
+import { configWith, inputs, named, NON_ENI, ofType, planWith } from "../planHelpers";
 
 const LT = "aws:ec2/launchTemplate:LaunchTemplate";
 const ASG = "aws:autoscaling/group:Group";
@@ -98,7 +100,7 @@ describe("NodeLaunchTemplate", () => {
       expect(i.instanceRefresh.strategy).to.equal("Rolling");
     }
     const cp = inputs(named(ha, ASG, "control-plane-us-east-1b-group"));
-    expect(cp).to.include({ minSize: 1, maxSize: 1, healthCheckType: "ELB" });
+    expect(cp).to.include({ minSize: 1, maxSize: 1, healthCheckType: "EC2" });
     expect(cp.targetGroupArns).to.deep.equal([
       "arn:aws:lb:us-east-1:000000000000:TargetGroup/network-api",
       "arn:aws:lb:us-east-1:000000000000:TargetGroup/network-api-internal",
@@ -109,6 +111,33 @@ describe("NodeLaunchTemplate", () => {
     expect(nodes.targetGroupArns).to.deep.equal([]);
     expect(nodes.vpcZoneIdentifiers).to.have.length(3);
     expect(nodes.instanceRefresh.preferences).to.include({ minHealthyPercentage: 90 });
+  });
+
+  it("uses EC2 health checks everywhere and an instance-refresh warmup past each group's join deadline", () => {
+    for (const asg of ofType(ha, ASG)) {
+      const i = inputs(asg);
+      // The API target group's /readyz includes etcd: an etcd stall must not replace the control plane.
+      expect(i.healthCheckType, asg.name).to.equal("EC2");
+      const template = asg.name.replace(/-group$/, "");
+      const files = filesOf(userData(ha, template));
+      const timer = files[`/etc/systemd/system/${JOIN_DEADLINE_TIMER}`];
+      const deadlineMinutes = Number(/^OnBootSec=(\d+)min$/m.exec(timer)![1]);
+      expect(Number(i.instanceRefresh.preferences.instanceWarmup), asg.name).to.be.greaterThan(deadlineMinutes * 60);
+    }
+  });
+
+  it("launches instances only after the role's policy, the secrets and the subnets' egress exist", async () => {
+    const pub = await planWith({ topology: "public", ...NON_ENI });
+    for (const [plan, route] of [
+      [ha, "network-private-us-east-1a-default"],
+      [pub, "network-public-default"],
+    ] as const) {
+      for (const asg of ofType(plan, ASG)) {
+        const role = asg.name.startsWith("control-plane") ? "control-plane" : "nodes";
+        const deps = (asg.dependencies ?? []).map((u) => u.split("::").pop());
+        expect(deps, asg.name).to.include.members([`${role}-policy`, route, "secrets-node-ca.crt"]);
+      }
+    }
   });
 
   it("switching ipam from crd to eni changes user data and replaces nothing (the seed's flow)", async () => {
@@ -199,12 +228,47 @@ describe("user data of every example", () => {
     }
   });
 
-  it("is shellcheck clean", () => {
-    const files = examples().flatMap((e) => {
-      const dir = join(GOLDEN_DIR, e.name, "userdata");
-      return readdirSync(dir).map((f) => join(dir, f));
-    });
-    expect(files.length).to.be.greaterThan(5);
+  /** Every group's user data, and the files it installs, written out under a scratch directory. */
+  const installed = () => {
+    const dir = mkdtempSync(join(tmpdir(), "installed-"));
+    return examples().flatMap((e) =>
+      readdirSync(join(GOLDEN_DIR, e.name, "userdata")).map((f) => {
+        const root = join(dir, e.name, f);
+        for (const [path, text] of Object.entries(
+          filesOf(readFileSync(join(GOLDEN_DIR, e.name, "userdata", f), "utf8")),
+        )) {
+          mkdirSync(join(root, path, ".."), { recursive: true });
+          writeFileSync(join(root, path), text, { mode: path === BOOTSTRAP_SCRIPT ? 0o755 : 0o644 });
+        }
+        return { group: `${e.name}/${f}`, root };
+      }),
+    );
+  };
+
+  it("installs units that systemd-analyze verify accepts", function () {
+    this.timeout(120000);
+    for (const { group, root } of installed()) {
+      // verify --root needs the system's own units (multi-user.target, timers.target) below that root.
+      cpSync("/lib/systemd/system", join(root, "usr/lib/systemd/system"), { recursive: true });
+      const units = readdirSync(join(root, "etc/systemd/system")).map((u) => join(root, "etc/systemd/system", u));
+      expect(units, group).to.have.length(3);
+      const result = spawnSync("systemd-analyze", ["verify", `--root=${root}`, ...units], { encoding: "utf8" });
+      expect(result.error, "systemd-analyze must be installed (Debian package systemd)").to.equal(undefined);
+      expect(result.stdout + result.stderr, group).to.equal("");
+      expect(result.status, group).to.equal(0);
+    }
+  });
+
+  it("is shellcheck clean, the bootstrap script it installs too", () => {
+    const scripts = installed().map(({ root }) => join(root, BOOTSTRAP_SCRIPT));
+    const files = [
+      ...examples().flatMap((e) => {
+        const dir = join(GOLDEN_DIR, e.name, "userdata");
+        return readdirSync(dir).map((f) => join(dir, f));
+      }),
+      ...scripts,
+    ];
+    expect(scripts.length).to.be.greaterThan(5);
     const result = spawnSync("shellcheck", ["--shell=bash", "--severity=style", ...files], { encoding: "utf8" });
     expect(result.error, "shellcheck must be installed (Debian package shellcheck)").to.equal(undefined);
     expect(result.stdout + result.stderr).to.equal("");
