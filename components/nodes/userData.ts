@@ -99,25 +99,31 @@ function data(config: BootstrapConfig): string {
   );
 }
 
-/** main [COMMAND]: the steps in order, or one of the script's commands. */
+/** `run_steps`: the role's steps in order; `main [COMMAND]`: the steps, or one of the script's commands. */
 function main(config: BootstrapConfig): string {
   const steps = bootstrapSteps(config).map((s) => `  step ${s.name} ${s.run}`);
   const commands = Object.entries(BOOTSTRAP_COMMANDS).map(([name, c]) => `  ${name}) ${c.run} ;;`);
   return [
+    "run_steps() {",
+    "  trap on_exit EXIT",
+    '  log "instance group $INSTANCE_GROUP ($ROLE) of $CLUSTER_NAME, config hash $BOOTSTRAP_CONFIG_HASH"',
+    "  if joined_with_this_config; then",
+    '    log "joined with this configuration before: nothing to do"',
+    "    return 0",
+    "  fi",
+    ...steps,
+    '  log "done"',
+    "}",
+    "",
     "main() {",
     '  case "${1:-}" in',
+    '  "") run_steps ;;',
     ...commands,
-    '  "") ;;',
     "  *)",
     '    log "unknown command $1"',
     "    return 2",
     "    ;;",
     "  esac",
-    '  [ -z "${1:-}" ] || return 0',
-    "  trap on_exit EXIT",
-    '  log "instance group $INSTANCE_GROUP ($ROLE) of $CLUSTER_NAME, config hash $BOOTSTRAP_CONFIG_HASH"',
-    ...steps,
-    '  log "done"',
     "}",
     "",
     'main "$@"',

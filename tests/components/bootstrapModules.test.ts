@@ -234,13 +234,15 @@ describe("bootstrap steps and assembly per role", () => {
       expect(cp, present).to.contain(present);
   });
 
-  it("every step's function is defined in the modules a role's user data carries, and main runs them in order", () => {
+  it("every step's function is defined in the modules a role's script carries, and run_steps runs them in order", () => {
     for (const config of [worker, controlPlane]) {
       const text = renderUserData(config);
       const steps = bootstrapSteps(config);
       for (const s of steps) expect(text, s.run).to.match(new RegExp(`^${s.run}\\(\\) \\{`, "m"));
-      const main = /^main\(\) \{\n([\s\S]*?)\n\}\n\nmain "\$@"\n$/m.exec(renderBootstrapScript(config));
-      expect(main, "user data ends with main").not.to.equal(null);
+      const script = renderBootstrapScript(config);
+      expect(script, "the script ends with main").to.match(/\nmain\(\) \{\n[\s\S]*\n\}\n\nmain "\$@"\n$/);
+      const main = /^run_steps\(\) \{\n([\s\S]*?)\n\}\n/m.exec(script);
+      expect(main, "run_steps").not.to.equal(null);
       expect(
         main![1]
           .split("\n")

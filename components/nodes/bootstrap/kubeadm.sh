@@ -53,6 +53,11 @@ kubeadm_state() {
   echo fresh
 }
 
+# joined_with_this_config: this node joined, told what it is told now (a reboot runs the service again).
+joined_with_this_config() {
+  [ "$(kubeadm_state "$ROLE")" = joined ] && [ "$(cat "$(joined_marker)")" = "$BOOTSTRAP_CONFIG_HASH" ]
+}
+
 api_ready() {
   curl -sk --max-time 5 "https://$API_ENDPOINT:$API_PORT/readyz" >/dev/null
 }
