@@ -1,7 +1,8 @@
 // The bootstrap's modules one by one (kOps keeps a test per nodeup builder): each defines functions only,
 // each is shellcheck clean, and the pure decisions are tables run through bash itself.
 import { expect } from "chai";
-import { execFileSync, spawnSync } from "child_process";
+import { spawnSync } from "child_process";
+import { createHash, X509Certificate } from "crypto";
 import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "fs";
 import { tmpdir } from "os";
 import { join } from "path";
@@ -11,6 +12,7 @@ import { instanceGroups } from "../../components/nodes/instanceGroups";
 import { renderBootstrapScript, renderUserData, withoutComments } from "../../components/nodes/userData";
 import { validateConfig } from "../../spec/validation";
 import { baseConfig, REGION } from "../fixtures";
+import { makeSecrets } from "../standins/node";
 
 const MODULE_DIR = join(__dirname, "../../components/nodes/bootstrap");
 const MODULES = readdirSync(MODULE_DIR)
@@ -179,24 +181,11 @@ describe("bootstrap modules", () => {
   });
 
   it("ca_cert_hash is kubeadm's discovery hash of the certificate on standard input", () => {
-    const dir = mkdtempSync(join(tmpdir(), "ca-"));
-    execFileSync(
-      "openssl",
-      ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=k"].concat([
-        "-keyout",
-        join(dir, "ca.key"),
-        "-out",
-        join(dir, "ca.crt"),
-      ]),
-      { stdio: "ignore" },
-    );
-    // kubeadm: SHA-256 of the DER SubjectPublicKeyInfo (pubkeypin.Hash).
-    const der = execFileSync("openssl", ["x509", "-in", join(dir, "ca.crt"), "-pubkey", "-noout"]);
-    const spki = execFileSync("openssl", ["pkey", "-pubin", "-outform", "der"], { input: der });
-    const expected = require("crypto").createHash("sha256").update(spki).digest("hex"); // eslint-disable-line @typescript-eslint/no-require-imports
-    const r = call(["pki"], "ca_cert_hash", [], readFileSync(join(dir, "ca.crt"), "utf8"));
-    expect(r.out).to.equal(`${expected}\n`);
-    writeFileSync(join(dir, "not-a-cert"), "junk");
+    const pem = readFileSync(join(makeSecrets().dir, "ca.crt"), "utf8");
+    // kubeadm's pubkeypin.Hash: SHA-256 of the certificate's DER SubjectPublicKeyInfo, here from Node's X.509.
+    const spki = new X509Certificate(pem).publicKey.export({ type: "spki", format: "der" });
+    const expected = createHash("sha256").update(spki).digest("hex");
+    expect(call(["pki"], "ca_cert_hash", [], pem).out).to.equal(`${expected}\n`);
     expect(call(["pki"], "ca_cert_hash", [], "junk").status).not.to.equal(0);
   });
 });

@@ -9,6 +9,7 @@ import {
   nodePolicy,
   SEED_ENI_ACTIONS,
 } from "../../components/iam/policies";
+import { SESSION_MANAGER_ACTIONS } from "../../components/iam/nodeOperations";
 import type { PolicyDocument } from "../../components/iam/policyDocument";
 import { validateConfig } from "../../spec/validation";
 import type { ClusterSpec } from "../../spec/types";
@@ -174,5 +175,44 @@ describe("MasterIamRole and NodeIamRole under mocks", () => {
     const name = inputs(named(plan, "aws:iam/role:Role", "control-plane-role")).name as string;
     expect(name.length).to.be.at.most(64);
     expect(name).to.match(/^masters\.a+-[0-9a-f]{6}$/);
+  });
+});
+
+// Session Manager and the bootstrap's health report (components/iam/nodeOperations.ts), on both roles.
+const INSTANCE = "arn:aws:ec2:us-east-1:000000000000:instance/i-0123456789abcdef0";
+const GROUP =
+  "arn:aws:autoscaling:us-east-1:000000000000:autoScalingGroup:11111111-2222-3333-4444-555555555555:autoScalingGroupName/nodes.dev.k8s.local";
+
+describe("node operations on both instance roles", () => {
+  const policies = (["", "crd", "eni"] as const).flatMap((ipam) => {
+    const cilium = ipam === "eni" ? { ipam, disableMasquerade: true } : { ipam, disableMasquerade: false };
+    const { spec } = validateConfig(merge(baseConfig(), { networking: { cilium } }), REGION);
+    return [
+      [`control plane, ipam '${ipam}'`, controlPlanePolicy(spec, AT)],
+      [`nodes, ipam '${ipam}'`, nodePolicy(spec, AT)],
+    ] as const;
+  });
+
+  it("lets Session Manager reach every node (AmazonSSMManagedInstanceCore's actions but parameter reads)", async () => {
+    expect(SESSION_MANAGER_ACTIONS).not.to.include.members(["ssm:GetParameter", "ssm:GetParameters"]);
+    for (const [role, policy] of policies) {
+      expect(await may(policy, "ssm:UpdateInstanceInformation", INSTANCE), role).to.equal(true);
+      for (const action of ["CreateControlChannel", "CreateDataChannel", "OpenControlChannel", "OpenDataChannel"])
+        expect(await may(policy, `ssmmessages:${action}`, "*"), `${role}: ${action}`).to.equal(true);
+      expect(await may(policy, "ec2messages:GetMessages", "*"), role).to.equal(true);
+      // Session Manager does not open another principal's sessions or run commands elsewhere.
+      expect(await may(policy, "ssm:StartSession", INSTANCE), role).to.equal(false);
+      expect(await may(policy, "ssm:SendCommand", INSTANCE), role).to.equal(false);
+    }
+  });
+
+  it("lets a node mark instances unhealthy only in its own cluster's Auto Scaling groups", async () => {
+    for (const [role, policy] of policies) {
+      const own = { "autoscaling:ResourceTag/KubernetesCluster": "dev.k8s.local" };
+      const other = { "autoscaling:ResourceTag/KubernetesCluster": "other.k8s.local" };
+      expect(await may(policy, "autoscaling:SetInstanceHealth", GROUP, own), role).to.equal(true);
+      expect(await may(policy, "autoscaling:SetInstanceHealth", GROUP, other), role).to.equal(false);
+      expect(await may(policy, "autoscaling:TerminateInstanceInAutoScalingGroup", GROUP, own), role).to.equal(false);
+    }
   });
 });
