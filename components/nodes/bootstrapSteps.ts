@@ -51,7 +51,7 @@ export function bootstrapSteps(config: BootstrapConfig): BootstrapStep[] {
     controlPlane && { name: "control-plane-pki", module: "control-plane", run: "fetch_control_plane_pki" },
     { name: "kubelet", module: "kubelet", run: "configure_kubelet" },
     { name: "join", module: "kubeadm", run: "join_cluster" },
-    controlPlane && { name: "etcd-leave", module: "etcd", run: "install_etcd_leave" },
+    controlPlane && { name: "etcd-leave", module: "etcd", run: "enable_etcd_leave" },
   ];
   return steps.filter((s): s is BootstrapStep => s !== false);
 }

@@ -1,7 +1,8 @@
 /**
  * The systemd units user data installs: the bootstrap as a service that systemd runs again until it
- * succeeds (kOps runs nodeup the same way; cloud-init runs user data once and never again), and a timer
- * that reports the instance unhealthy if it has not joined by its deadline. Pure: config in, unit files out.
+ * succeeds (kOps runs nodeup the same way; cloud-init runs user data once and never again), a timer that
+ * reports the instance unhealthy if it has not joined by its deadline, and on the control plane the unit
+ * that leaves etcd at shutdown. Pure: config in, unit files out.
  */
 import type { BootstrapConfig } from "./bootstrapConfig";
 
@@ -9,6 +10,8 @@ export const BOOTSTRAP_SCRIPT = "/usr/local/sbin/cilium-cluster-bootstrap";
 export const BOOTSTRAP_SERVICE = "cilium-cluster-bootstrap.service";
 export const JOIN_DEADLINE_SERVICE = "cilium-cluster-join-deadline.service";
 export const JOIN_DEADLINE_TIMER = "cilium-cluster-join-deadline.timer";
+/** Control plane only: leaves etcd (`kubeadm reset`) when the node shuts down; enabled once it has joined. */
+export const ETCD_LEAVE_SERVICE = "kubeadm-leave.service";
 /** Written by the bootstrap once kubeadm has joined (bootstrap/kubeadm.sh `joined_marker`). */
 export const JOINED_MARKER = "/var/lib/cilium-cluster/joined";
 
@@ -66,5 +69,22 @@ export function systemdUnits(config: BootstrapConfig): Record<string, string> {
       Timer: [`OnBootSec=${config.joinDeadlineMinutes}min`, "AccuracySec=30s"],
       Install: ["WantedBy=timers.target"],
     }),
+    ...(config.role === "control-plane" ? { [ETCD_LEAVE_SERVICE]: etcdLeaveUnit } : {}),
   };
 }
+
+const etcdLeaveUnit = unit({
+  Unit: [
+    "Description=Leave the etcd cluster before shutdown",
+    "After=network-online.target containerd.service kubelet.service",
+    "Wants=network-online.target",
+  ],
+  Service: [
+    "Type=oneshot",
+    "RemainAfterExit=yes",
+    "ExecStart=/bin/true",
+    "ExecStop=/usr/bin/kubeadm reset --force",
+    "TimeoutStopSec=120",
+  ],
+  Install: ["WantedBy=multi-user.target"],
+});

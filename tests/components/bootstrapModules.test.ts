@@ -208,7 +208,7 @@ describe("bootstrap steps and assembly per role", () => {
 
   it("a worker's user data carries no control-plane code; a control-plane node's carries what it runs", () => {
     const text = renderUserData(worker);
-    const controlPlaneOnly = ["kubeadm_init", "fetch_control_plane_pki", "install_etcd_leave", "InitConfiguration"];
+    const controlPlaneOnly = ["kubeadm_init", "fetch_control_plane_pki", "enable_etcd_leave", "InitConfiguration"];
     for (const absent of [...controlPlaneOnly, "ca.key"]) {
       expect(text, absent).not.to.contain(absent);
     }
@@ -218,7 +218,7 @@ describe("bootstrap steps and assembly per role", () => {
       "kubeadm_init()",
       "fetch_control_plane_pki()",
       "kind: InitConfiguration",
-      "install_etcd_leave()",
+      "enable_etcd_leave()",
     ])
       expect(cp, present).to.contain(present);
   });
