@@ -57,12 +57,7 @@ function run(command: Command, configPath: string): void {
   }
   // Writes in kubeadm's order: the CA (a worker's from discovery), control-plane manifests, the TLS
   // bootstrap kubeconfig; then kubelet.conf once the kubelet has its certificate.
-  write(
-    "/etc/kubernetes/pki/ca.crt",
-    existsSync(join(root, "/etc/kubernetes/pki/ca.crt"))
-      ? readFileSync(join(root, "/etc/kubernetes/pki/ca.crt"), "utf8")
-      : "discovered CA\n",
-  );
+  if (!existsSync(join(root, "/etc/kubernetes/pki/ca.crt"))) write("/etc/kubernetes/pki/ca.crt", "discovered CA\n");
   if (controlPlane) {
     for (const m of ["kube-apiserver", "kube-controller-manager", "kube-scheduler", "etcd"])
       write(`/etc/kubernetes/manifests/${m}.yaml`);

@@ -22,6 +22,6 @@ install_packages() {
     write_file /etc/apt/sources.list.d/kubernetes.list
   apt_get update
   apt_get install -y "kubelet=$KUBERNETES_VERSION-*" "kubeadm=$KUBERNETES_VERSION-*" "kubectl=$KUBERNETES_VERSION-*"
-  apt-mark hold kubelet kubeadm kubectl containerd
+  retry apt-mark -o DPkg::Lock::Timeout=600 hold kubelet kubeadm kubectl containerd
   retry snap install aws-cli --classic
 }
