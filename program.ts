@@ -35,6 +35,7 @@ export async function program(): Promise<Record<string, unknown>> {
         instanceProfileName: controlPlane ? controlPlaneRole.instanceProfileName : nodeRole.instanceProfileName,
         api: { internal: network.apiInternalEndpoint, public: network.apiEndpoint },
         apiTargetGroupArns: controlPlane ? network.apiTargetGroupArns : [],
+        launchAfter: [controlPlane ? controlPlaneRole : nodeRole, secrets, ...network.egress],
       },
       // Nodes fetch their secrets at boot: the parameters must exist before the first instance starts.
       { dependsOn: [secrets] },

@@ -1,9 +1,12 @@
 /**
  * The files `npm run plan -- --out DIR` writes: resources.json, outputs.json, and what a reviewer reads —
  * each Kubernetes object as YAML, each IAM policy document as JSON, each launch template's user data as
- * text. Pure: a plan in, file names and contents out, byte-identical for the same plan.
+ * text and the kubeadm configuration it carries as YAML. Pure: a plan in, file names and contents out,
+ * byte-identical for the same plan.
  */
 import { stringify } from "yaml";
+import { kubeadmConfigsOf } from "../components/nodes/userData";
+import { decodeUserData } from "../components/nodes/userDataEncoding";
 import type { Plan, PlannedResource } from "./run";
 
 /** JSON with object keys sorted at every level, so output does not depend on registration order. */
@@ -50,7 +53,12 @@ function resourceArtifacts(r: PlannedResource): [string, string][] {
     return [[`iam/${fileSafe(r.name)}-trust.json`, stableJson(JSON.parse(inputs.assumeRolePolicy))]];
   }
   if (r.type === "aws:ec2/launchTemplate:LaunchTemplate" && typeof inputs.userData === "string") {
-    return [[`userdata/${fileSafe(r.name)}.txt`, Buffer.from(inputs.userData, "base64").toString("utf8")]];
+    const text = decodeUserData(inputs.userData);
+    const kubeadm = Object.entries(kubeadmConfigsOf(text)).map(([file, yaml]): [string, string] => [
+      `kubeadm/${fileSafe(r.name)}-${file}.yaml`,
+      yaml,
+    ]);
+    return [[`userdata/${fileSafe(r.name)}.txt`, text], ...kubeadm];
   }
   return [];
 }

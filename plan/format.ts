@@ -1,4 +1,5 @@
 /** Text and markdown renderings of a plan and of a plan diff: the summary of risks first, then details. */
+import { decodeUserData } from "../components/nodes/userDataEncoding";
 import type { PlanDiff, PropertyChange, ResourceChange } from "./diff";
 import { diffPolicy, POLICY_DOCUMENTS } from "./policyDiff";
 import { assessRisks, Risk } from "./risks";
@@ -15,9 +16,9 @@ function short(value: unknown): string {
   return text.length > 160 ? `${text.slice(0, 157)}...` : text;
 }
 
-/** User data is base64 text; a reviewer wants the lines that changed, not two blobs. */
+/** User data is gzipped base64 text; a reviewer wants the lines that changed, not two blobs. */
 function userDataLines(change: PropertyChange): string[] {
-  const decode = (v: unknown) => (typeof v === "string" ? Buffer.from(v, "base64").toString("utf8").split("\n") : []);
+  const decode = (v: unknown) => (typeof v === "string" ? decodeUserData(v).split("\n") : []);
   const before = decode(change.old);
   const after = decode(change.new);
   const removed = before.filter((l) => !after.includes(l)).map((l) => `- ${l}`);

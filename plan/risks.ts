@@ -3,6 +3,7 @@
  * control-plane members that move, data at risk, IAM permissions widened or narrowed, and Kubernetes version
  * skew. Pure: a diff in, summary lines out.
  */
+import { decodeUserData } from "../components/nodes/userDataEncoding";
 import type { PlanDiff, ResourceChange } from "./diff";
 import { allowedActions, POLICY_DOCUMENTS } from "./policyDiff";
 import type { Plan, PlannedResource } from "./run";
@@ -148,14 +149,14 @@ function iamChanges(diff: PlanDiff): Risk[] {
   });
 }
 
-const VERSION_LINE = /^KUBERNETES_VERSION='(\d+)\.(\d+)\.(\d+)'$/m;
+const VERSION_LINE = /^\s*KUBERNETES_VERSION='(\d+)\.(\d+)\.(\d+)'$/m;
 
 /** The Kubernetes version the plan's nodes install, read from the user data they boot with. */
 function kubernetesVersion(plan: Plan): [number, number, number] | undefined {
   for (const r of plan.resources.filter((x) => x.type === LAUNCH_TEMPLATE)) {
     const userData = inputsOf(r).userData;
     if (typeof userData !== "string") continue;
-    const match = VERSION_LINE.exec(Buffer.from(userData, "base64").toString("utf8"));
+    const match = VERSION_LINE.exec(decodeUserData(userData));
     if (match) return [Number(match[1]), Number(match[2]), Number(match[3])];
   }
   return undefined;

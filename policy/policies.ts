@@ -4,8 +4,8 @@
  */
 import type { ResourceValidationArgs, ResourceValidationPolicy } from "@pulumi/policy";
 import { ENI_ACTIONS } from "../components/iam/sources/ciliumEni";
-import { USER_DATA_LIMIT } from "../components/nodes/userData";
 import { apiAccessRuleName } from "../components/network/securityRules";
+import { USER_DATA_BUDGET_BYTES, USER_DATA_LIMIT_BYTES } from "../components/nodes/userDataBudget";
 import { API_LISTENER } from "../components/wellKnownPorts";
 import { TAGGABLE } from "./taggable";
 
@@ -21,12 +21,19 @@ const policy = (
   name: string,
   description: string,
   check: (args: ResourceValidationArgs, props: Props, report: (message: string) => void) => void,
+  enforcementLevel: "mandatory" | "advisory" = "mandatory",
 ): ResourceValidationPolicy => ({
   name,
   description,
-  enforcementLevel: "mandatory",
+  enforcementLevel,
   validateResource: (args, reportViolation) => check(args, args.props as Props, reportViolation),
 });
+
+/** User data's size as AWS counts it: the bytes before base64; 0 for anything but a launch template. */
+const userDataBytes = (args: ResourceValidationArgs, props: Props): number =>
+  args.type === LAUNCH_TEMPLATE && typeof props.userData === "string"
+    ? Buffer.from(props.userData, "base64").length
+    : 0;
 
 const actionsOf = (document: string): string[] =>
   ((JSON.parse(document) as { Statement?: Statement[] }).Statement ?? []).flatMap((s) =>
@@ -49,11 +56,23 @@ export const policies: ResourceValidationPolicy[] = [
     }
   }),
 
-  policy("user-data-size", "Launch template user data stays within AWS's 16 KiB.", (args, props, report) => {
-    if (args.type !== LAUNCH_TEMPLATE || typeof props.userData !== "string") return;
-    const size = Buffer.from(props.userData, "base64").length;
-    if (size > USER_DATA_LIMIT) report(`user data is ${size} bytes, over AWS's limit of ${USER_DATA_LIMIT}`);
+  policy("user-data-size", "Launch template user data stays within AWS's 16 KB.", (args, props, report) => {
+    const size = userDataBytes(args, props);
+    if (size > USER_DATA_LIMIT_BYTES)
+      report(`user data is ${size} bytes, over AWS's limit of ${USER_DATA_LIMIT_BYTES}`);
   }),
+
+  policy(
+    "user-data-budget",
+    "Launch template user data stays within the program's budget below AWS's limit (docs/nodes.md).",
+    (args, props, report) => {
+      const size = userDataBytes(args, props);
+      if (size > USER_DATA_BUDGET_BYTES) {
+        report(`user data is ${size} bytes, over the budget of ${USER_DATA_BUDGET_BYTES}: gzip it (docs/nodes.md)`);
+      }
+    },
+    "advisory",
+  ),
 
   policy(
     "no-open-ingress",

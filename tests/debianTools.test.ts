@@ -6,7 +6,7 @@ import { tmpdir } from "os";
 import { join } from "path";
 import { missingDebianTool, onPath } from "./debianTools";
 
-const DEBIAN_TOOLS = ["shellcheck", "cloud-init", "openssl"];
+const DEBIAN_TOOLS = ["shellcheck", "cloud-init", "openssl", "systemd-analyze"];
 
 function testFiles(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {

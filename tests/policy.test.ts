@@ -6,6 +6,8 @@ import { tmpdir } from "os";
 import { join } from "path";
 import { examples, GOLDEN_DIR, PROJECT_DIR } from "../plan/examples";
 import type { PlannedResource } from "../plan/run";
+import { USER_DATA_BUDGET_BYTES, USER_DATA_LIMIT_BYTES } from "../components/nodes/userDataBudget";
+import { policies } from "../policy/policies";
 import { violations } from "../policy/offline";
 
 const base64 = (text: string) => Buffer.from(text).toString("base64");
@@ -46,10 +48,10 @@ describe("policy pack", () => {
       "encrypted-root-volumes",
     ],
     [
-      "user data over 16 KiB",
+      "user data over the budget",
       "aws:ec2/launchTemplate:LaunchTemplate",
-      { ...goodTemplate, userData: base64("x".repeat(17000)) },
-      "user-data-size",
+      { ...goodTemplate, userData: base64("x".repeat(USER_DATA_BUDGET_BYTES + 1)) },
+      "user-data-budget",
     ],
     [
       "SSH from anywhere",
@@ -102,6 +104,19 @@ describe("policy pack", () => {
       expect(found.map((f) => f.split(":")[0])).to.deep.equal([rule]);
     });
   }
+
+  it("counts user data in bytes before base64, as AWS does, against AWS's 16 KB", () => {
+    const sizes = (text: string) =>
+      violations("aws:ec2/launchTemplate:LaunchTemplate", { ...goodTemplate, userData: base64(text) }).map(
+        (f) => f.split(":")[0],
+      );
+    expect(USER_DATA_LIMIT_BYTES).to.equal(16384);
+    expect(sizes("x".repeat(16384))).to.deep.equal(["user-data-budget"]);
+    expect(sizes("x".repeat(16385))).to.deep.equal(["user-data-size", "user-data-budget"]);
+    // 8193 two-byte characters: under the limit in characters, over it in bytes.
+    expect(sizes("é".repeat(8193))).to.deep.equal(["user-data-size", "user-data-budget"]);
+    expect(policies.find((p) => p.name === "user-data-budget")!.enforcementLevel).to.equal("advisory");
+  });
 
   it("allows the API listener's rule to admit 0.0.0.0/0 when api.access says so", () => {
     const rule = {

@@ -35,6 +35,8 @@ export class ClusterNetwork extends pulumi.ComponentResource {
   readonly apiEndpoint: pulumi.Output<string>;
   /** DNS name of the internal API load balancer: what nodes, kubelets and Cilium use. */
   readonly apiInternalEndpoint: pulumi.Output<string>;
+  /** The default routes and route-table associations of the nodes' subnets: their way out (IGW or NAT). */
+  readonly egress: pulumi.Resource[] = [];
 
   constructor(name: string, args: ClusterNetworkArgs, opts?: pulumi.ComponentResourceOptions) {
     super("cilium-cluster:network:ClusterNetwork", name, {}, opts);
@@ -79,18 +81,22 @@ export class ClusterNetwork extends pulumi.ComponentResource {
       { vpcId: vpc.id, tags: tags(`public.${cluster}`) },
       parent,
     );
-    new aws.ec2.Route(
+    const publicDefault = new aws.ec2.Route(
       `${name}-public-default`,
       { routeTableId: publicRoutes.id, destinationCidrBlock: "0.0.0.0/0", gatewayId: igw.id },
       parent,
     );
-    for (const s of plan.subnets.filter((p) => p.role !== "private")) {
-      new aws.ec2.RouteTableAssociation(
-        `${name}-${key(s)}`,
-        { subnetId: subnets.get(key(s))!.id, routeTableId: publicRoutes.id },
-        parent,
+    const publicAssociations = plan.subnets
+      .filter((p) => p.role !== "private")
+      .map(
+        (s) =>
+          new aws.ec2.RouteTableAssociation(
+            `${name}-${key(s)}`,
+            { subnetId: subnets.get(key(s))!.id, routeTableId: publicRoutes.id },
+            parent,
+          ),
       );
-    }
+    if (spec.topology !== "private") this.egress.push(publicDefault, ...publicAssociations);
 
     if (spec.topology === "private") this.declareNat(name, spec, subnets, vpc, tags, igw);
 
@@ -174,16 +180,17 @@ export class ClusterNetwork extends pulumi.ComponentResource {
         { vpcId: vpc.id, tags: tags(`private-${zone}.${spec.clusterName}`) },
         parent,
       );
-      new aws.ec2.Route(
+      const route = new aws.ec2.Route(
         `${name}-private-${zone}-default`,
         { routeTableId: table.id, destinationCidrBlock: "0.0.0.0/0", natGatewayId: nat.id },
         parent,
       );
-      new aws.ec2.RouteTableAssociation(
+      const association = new aws.ec2.RouteTableAssociation(
         `${name}-private-${zone}`,
         { subnetId: subnets.get(`private-${zone}`)!.id, routeTableId: table.id },
         parent,
       );
+      this.egress.push(route, association);
     }
   }
 

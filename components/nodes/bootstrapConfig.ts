@@ -9,9 +9,10 @@ import type { ClusterSpec } from "../../spec/types";
 import { parameterPrefix } from "../secrets/paths";
 import { API_LISTENER } from "../wellKnownPorts";
 import type { InstanceGroup } from "./instanceGroups";
+import { JOIN_DEADLINE_MINUTES } from "./joinDeadline";
 
 /**
- * The seed's `UsesSecondaryIP()`: pods take secondary IPs of the node's ENIs (Cilium ENI IPAM), so the
+ * kOps's `UsesSecondaryIP()`: pods take secondary IPs of the node's ENIs (Cilium ENI IPAM), so the
  * kubelet must be told its own address, or it may report a pod's address as the node's.
  */
 export function usesSecondaryIP(spec: ClusterSpec): boolean {
@@ -36,8 +37,10 @@ export interface BootstrapConfig {
   nodeIpFromMetadata: boolean;
   /** Compute max pods from the instance type's ENI limits (kOps's rule). */
   maxPodsFromEniLimits: boolean;
-  /** ENI addresses Cilium keeps for itself, taken off that max pods figure (0 outside ENI mode). */
-  eniReservedIps: number;
+  /** ENI addresses Cilium keeps for itself, which max pods leaves out. */
+  eniAddressesReservedByCilium: number;
+  /** Minutes after boot by which the node must have joined, or it reports itself unhealthy. */
+  joinDeadlineMinutes: number;
   /** Leave secondary ENIs to Cilium: systemd-networkd and cloud-init hotplug must not configure them. */
   unmanagedSecondaryEnis: boolean;
   /** Pod range the controller manager splits per node; empty when Cilium allocates from elsewhere. */
@@ -67,7 +70,8 @@ export function bootstrapConfig(spec: ClusterSpec, group: InstanceGroup, api: Ap
     secretsPrefix: parameterPrefix(spec.clusterName, group.role === "control-plane" ? "control-plane" : "node"),
     nodeIpFromMetadata: eni,
     maxPodsFromEniLimits: eni,
-    eniReservedIps: eni ? CILIUM_RESERVED_IPS : 0,
+    eniAddressesReservedByCilium: eni ? CILIUM_RESERVED_IPS : 0,
+    joinDeadlineMinutes: JOIN_DEADLINE_MINUTES[group.role],
     unmanagedSecondaryEnis: eni,
     podCIDR: spec.networking.cilium.ipam === "" ? spec.network.podCIDR : "",
     serviceCIDR: spec.network.serviceCIDR,

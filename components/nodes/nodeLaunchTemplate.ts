@@ -11,7 +11,9 @@ import { clusterTags } from "../tags";
 import { imageFor } from "./ami";
 import { bootstrapConfig } from "./bootstrapConfig";
 import type { InstanceGroup } from "./instanceGroups";
+import { instanceWarmupSeconds } from "./joinDeadline";
 import { renderUserData } from "./userData";
+import { encodeUserData } from "./userDataEncoding";
 
 export interface NodeLaunchTemplateArgs {
   spec: ClusterSpec;
@@ -24,6 +26,11 @@ export interface NodeLaunchTemplateArgs {
   api: { internal: pulumi.Input<string>; public: pulumi.Input<string> };
   /** The API load balancers' target groups, for control-plane groups. */
   apiTargetGroupArns: pulumi.Input<string>[];
+  /**
+   * What must exist before the group launches an instance: the instance role's policy, the secrets the
+   * bootstrap reads and the subnets' way out, so the first boot never races IAM propagation or egress.
+   */
+  launchAfter: pulumi.Resource[];
 }
 
 /** Launch template names: `[A-Za-z0-9().-/_]`, at most 128 characters. */
@@ -43,7 +50,7 @@ export class NodeLaunchTemplate extends pulumi.ComponentResource {
     const tags = clusterTags(spec, physical, { "kops.k8s.io/instancegroup": group.name, [roleTag]: "1" });
     const userData = pulumi
       .output(args.api)
-      .apply((api) => Buffer.from(renderUserData(bootstrapConfig(spec, group, api))).toString("base64"));
+      .apply((api) => encodeUserData(renderUserData(bootstrapConfig(spec, group, api))));
 
     const template = new aws.ec2.LaunchTemplate(
       `${name}-template`,
@@ -94,7 +101,10 @@ export class NodeLaunchTemplate extends pulumi.ComponentResource {
         // Pinned to the template's newest version (never $Latest, which would not trigger a refresh).
         launchTemplate: { id: template.id, version: pulumi.interpolate`${template.latestVersion}` },
         targetGroupArns: args.apiTargetGroupArns,
-        healthCheckType: controlPlane ? "ELB" : "EC2",
+        // EC2 health checks for every group (kOps's choice): the API target group's /readyz includes etcd,
+        // so an etcd stall would mark every control-plane node unhealthy at once. A node whose bootstrap
+        // has not joined by its deadline reports itself unhealthy (bootstrap/health.sh).
+        healthCheckType: "EC2",
         healthCheckGracePeriod: controlPlane ? 900 : 300,
         instanceRefresh: {
           strategy: "Rolling",
@@ -102,12 +112,13 @@ export class NodeLaunchTemplate extends pulumi.ComponentResource {
             minHealthyPercentage: group.minHealthyPercentage,
             // Control-plane groups (one node each) launch the replacement before the old node leaves.
             maxHealthyPercentage: controlPlane ? 200 : 100,
-            instanceWarmup: controlPlane ? "600" : "120",
+            // Longer than the join deadline: a broken change stops at the first instances it replaces.
+            instanceWarmup: String(instanceWarmupSeconds(group.role)),
           },
         },
         tags: Object.entries(tags).map(([key, value]) => ({ key, value, propagateAtLaunch: false })),
       },
-      { parent: this, ignoreChanges: controlPlane ? [] : ["desiredCapacity"] },
+      { parent: this, dependsOn: args.launchAfter, ignoreChanges: controlPlane ? [] : ["desiredCapacity"] },
     );
 
     this.launchTemplateId = template.id;

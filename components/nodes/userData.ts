@@ -1,54 +1,186 @@
 /**
- * The user data of an instance group: a header of shell variables rendered from the bootstrap config,
- * then the shared body (bootstrap.sh). Pure: the same config gives the same bytes. Every value is shell
- * quoted, so no config value can change what the script runs.
+ * The user data of an instance group: a short script that installs the bootstrap script and its systemd
+ * units and starts them. The bootstrap script is a header of shell variables derived from the bootstrap
+ * config, the group's kubeadm configuration as data, the modules its steps use (bootstrap/*.sh) and a `main`
+ * that runs the steps in order. Pure: the same config gives the same bytes. Every value is shell quoted and
+ * every file sits in a quoted here-document, so no config value can change what a script runs.
  */
 import { readFileSync } from "fs";
 import { join } from "path";
-import { parseSemver } from "../../spec/ciliumVersions";
 import { BootstrapConfig, bootstrapConfigHash } from "./bootstrapConfig";
+import { BOOTSTRAP_COMMANDS, BootstrapModule, bootstrapSteps, modulesFor } from "./bootstrapSteps";
+import { kubeadmConfigurations } from "./kubeadmConfig";
 import { shellQuote } from "./shell";
+import { BOOTSTRAP_SCRIPT, BOOTSTRAP_SERVICE, JOIN_DEADLINE_TIMER, systemdUnits } from "./systemdUnits";
 
-const BODY = readFileSync(join(__dirname, "bootstrap.sh"), "utf8");
+/** The shell variable of each bootstrap-config field: the compiler rejects a field left out. */
+const SHELL_VARIABLES: { [K in keyof BootstrapConfig]-?: string } = {
+  clusterName: "CLUSTER_NAME",
+  instanceGroup: "INSTANCE_GROUP",
+  role: "ROLE",
+  initZone: "INIT_ZONE",
+  kubernetesVersion: "KUBERNETES_VERSION",
+  apiEndpoint: "API_ENDPOINT",
+  apiCertSans: "API_CERT_SANS",
+  apiPort: "API_PORT",
+  region: "REGION",
+  secretsPrefix: "SECRETS_PREFIX",
+  nodeIpFromMetadata: "NODE_IP_FROM_METADATA",
+  maxPodsFromEniLimits: "MAX_PODS_FROM_ENI_LIMITS",
+  eniAddressesReservedByCilium: "ENI_ADDRESSES_RESERVED_BY_CILIUM",
+  joinDeadlineMinutes: "JOIN_DEADLINE_MINUTES",
+  unmanagedSecondaryEnis: "UNMANAGED_SECONDARY_ENIS",
+  podCIDR: "POD_CIDR",
+  serviceCIDR: "SERVICE_CIDR",
+  kubeProxy: "KUBE_PROXY",
+};
 
-/** AWS's limit on user data, before base64. */
-export const USER_DATA_LIMIT = 16 * 1024;
+const MODULE_DIR = join(__dirname, "bootstrap");
+const moduleText = (m: BootstrapModule) =>
+  `# bootstrap/${m}.sh\n${withoutComments(readFileSync(join(MODULE_DIR, `${m}.sh`), "utf8"))}`;
 
-/** kubeadm's config API: v1beta4 from Kubernetes 1.31, v1beta3 before. */
-export function kubeadmApiVersion(kubernetesVersion: string): string {
-  const minor = parseSemver(kubernetesVersion)?.minor ?? 0;
-  return minor >= 31 ? "v1beta4" : "v1beta3";
+/**
+ * A module without its comment lines, which explain the source to its readers but cost a node's user data
+ * about a third of its budget. Here-document bodies and shellcheck directives are kept verbatim.
+ */
+export function withoutComments(script: string): string {
+  const kept: string[] = [];
+  let hereDocument: string | undefined;
+  for (const line of script.split("\n")) {
+    if (hereDocument !== undefined) {
+      if (line === hereDocument) hereDocument = undefined;
+      kept.push(line);
+    } else if (!/^\s*#/.test(line) || /^\s*# shellcheck /.test(line)) {
+      hereDocument = /<<-?'?(\w+)'?$/.exec(line)?.[1];
+      kept.push(line);
+    }
+  }
+  return kept.join("\n");
 }
 
-export function renderUserData(config: BootstrapConfig): string {
-  const variables: [string, string | number | boolean][] = [
-    ["BOOTSTRAP_CONFIG_HASH", bootstrapConfigHash(config)],
-    ["CLUSTER_NAME", config.clusterName],
-    ["INSTANCE_GROUP", config.instanceGroup],
-    ["ROLE", config.role],
-    ["INIT_ZONE", config.initZone],
-    ["KUBERNETES_VERSION", config.kubernetesVersion],
-    ["KUBEADM_API", kubeadmApiVersion(config.kubernetesVersion)],
-    ["API_ENDPOINT", config.apiEndpoint],
-    ["API_CERT_SANS", config.apiCertSans.join(" ")],
-    ["API_PORT", config.apiPort],
-    ["REGION", config.region],
-    ["SECRETS_PREFIX", config.secretsPrefix],
-    ["NODE_IP_FROM_METADATA", config.nodeIpFromMetadata],
-    ["MAX_PODS_FROM_ENI_LIMITS", config.maxPodsFromEniLimits],
-    ["ENI_RESERVED_IPS", config.eniReservedIps],
-    ["UNMANAGED_SECONDARY_ENIS", config.unmanagedSecondaryEnis],
-    ["POD_CIDR", config.podCIDR],
-    ["SERVICE_CIDR", config.serviceCIDR],
-    ["KUBE_PROXY", config.kubeProxy],
-  ];
-  const header = [
+/** The here-document delimiter of the kubeadm configuration in user data. */
+const CONFIG_DELIMITER = "KUBEADM_CONFIG";
+
+function header(config: BootstrapConfig): string {
+  const variables = Object.entries(SHELL_VARIABLES).map(([field, name]) => {
+    const value = config[field as keyof BootstrapConfig];
+    return `${name}=${shellQuote(Array.isArray(value) ? value.join(" ") : value)}`;
+  });
+  return [
     "#!/bin/bash",
     "# cilium-cluster node bootstrap. BOOTSTRAP_CONFIG_HASH changes whenever what this node is told changes.",
     "set -euo pipefail",
     "",
-    ...variables.map(([name, value]) => `${name}=${shellQuote(value)}`),
+    "# What this node is told; not every role reads every field.",
+    "# shellcheck disable=SC2034",
+    "{",
+    `  BOOTSTRAP_CONFIG_HASH=${shellQuote(bootstrapConfigHash(config))}`,
+    ...variables.map((v) => `  ${v}`),
+    "}",
     "",
   ].join("\n");
-  return `${header}\n${BODY}`;
+}
+
+/** TEXT in a quoted here-document: it reaches the file as written, whatever it holds. */
+function hereDocument(delimiter: string, text: string): string {
+  if (text.split("\n").includes(delimiter)) throw new Error(`a here-document holds its delimiter ${delimiter}`);
+  return `<<'${delimiter}'\n${text.trimEnd()}\n${delimiter}`;
+}
+
+/** A function printing one kubeadm configuration file. */
+function configFunction(name: string, yaml: string): string {
+  return [`kubeadm_${name}_configuration() {`, `  cat ${hereDocument(CONFIG_DELIMITER, yaml)}`, "}"].join("\n");
+}
+
+function data(config: BootstrapConfig): string {
+  const configs = Object.entries(kubeadmConfigurations(config)).map(([name, yaml]) => configFunction(name, yaml));
+  return ["# kubeadm's configuration for this group; @NAME@ placeholders are filled at boot.", ...configs, ""].join(
+    "\n",
+  );
+}
+
+/** `run_steps`: the role's steps in order; `main [COMMAND]`: the steps, or one of the script's commands. */
+function main(config: BootstrapConfig): string {
+  const steps = bootstrapSteps(config).map((s) => `  step ${s.name} ${s.run}`);
+  const commands = Object.entries(BOOTSTRAP_COMMANDS).map(([name, c]) => `  ${name}) ${c.run} ;;`);
+  return [
+    "run_steps() {",
+    "  trap on_exit EXIT",
+    '  log "instance group $INSTANCE_GROUP ($ROLE) of $CLUSTER_NAME, config hash $BOOTSTRAP_CONFIG_HASH"',
+    "  if joined_with_this_config; then",
+    '    log "joined with this configuration before: nothing to do"',
+    "    return 0",
+    "  fi",
+    ...steps,
+    '  log "done"',
+    "}",
+    "",
+    "main() {",
+    '  case "${1:-}" in',
+    '  "") run_steps ;;',
+    ...commands,
+    "  *)",
+    '    log "unknown command $1"',
+    "    return 2",
+    "    ;;",
+    "  esac",
+    "}",
+    "",
+    'main "$@"',
+    "",
+  ].join("\n");
+}
+
+/** The bootstrap script of a group: what its service runs. */
+export function renderBootstrapScript(config: BootstrapConfig): string {
+  const modules = modulesFor(bootstrapSteps(config)).map(moduleText);
+  return [header(config), data(config), ...modules, main(config)].join("\n");
+}
+
+/** The files user data installs, by path: the bootstrap script and its units. */
+export function bootstrapFiles(config: BootstrapConfig): Record<string, { mode: string; text: string }> {
+  const units = Object.entries(systemdUnits(config)).map(([name, text]) => [
+    `/etc/systemd/system/${name}`,
+    { mode: "0644", text },
+  ]);
+  return Object.fromEntries([[BOOTSTRAP_SCRIPT, { mode: "0700", text: renderBootstrapScript(config) }], ...units]);
+}
+
+/** The here-document delimiter of the files in user data; each file's text is checked not to hold it. */
+const FILE_DELIMITER = "CILIUM_CLUSTER_FILE";
+
+export function renderUserData(config: BootstrapConfig): string {
+  const files = Object.entries(bootstrapFiles(config)).flatMap(([path, { mode, text }]) => [
+    `install -D -m ${mode} /dev/null "$root${path}"`,
+    `cat >"$root${path}" ${hereDocument(FILE_DELIMITER, text)}`,
+  ]);
+  const units = `${BOOTSTRAP_SERVICE} ${JOIN_DEADLINE_TIMER}`;
+  return [
+    "#!/bin/bash",
+    `# cilium-cluster node of ${config.instanceGroup}: installs the bootstrap as a systemd service, which runs`,
+    "# again until this node has joined the cluster (journalctl -u cilium-cluster-bootstrap), and a timer that",
+    "# reports the instance unhealthy to its Auto Scaling group if it has not joined by its deadline.",
+    "set -euo pipefail",
+    'root="${BOOTSTRAP_ROOT:-}"',
+    ...files,
+    "systemctl daemon-reload",
+    `systemctl enable ${units}`,
+    `systemctl start --no-block ${units}`,
+    "",
+  ].join("\n");
+}
+
+/** The files a rendered user data installs, by path (the inverse of renderUserData, for tests and --out). */
+export function filesOf(userData: string): Record<string, string> {
+  const pattern = new RegExp(`^cat >"\\$root(\\S+)" <<'${FILE_DELIMITER}'\\n([\\s\\S]*?)\\n${FILE_DELIMITER}$`, "gm");
+  return Object.fromEntries([...userData.matchAll(pattern)].map((m) => [m[1], `${m[2]}\n`]));
+}
+
+/** The kubeadm configuration files a rendered user data carries, by name (`init`, `join`). */
+export function kubeadmConfigsOf(userData: string): Record<string, string> {
+  const pattern = new RegExp(
+    `^kubeadm_(\\w+)_configuration\\(\\) \\{\\n  cat <<'${CONFIG_DELIMITER}'\\n([\\s\\S]*?)\\n${CONFIG_DELIMITER}$`,
+    "gm",
+  );
+  return Object.fromEntries([...userData.matchAll(pattern)].map((m) => [m[1], `${m[2]}\n`]));
 }

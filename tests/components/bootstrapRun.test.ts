@@ -1,200 +1,160 @@
-// The bootstrap run for real: bash executes the rendered user data against a fake instance-metadata
-// server on 127.0.0.1, with stand-ins for package managers, systemd, kubeadm and the AWS CLI.
+// The bootstrap run for real: bash executes the rendered user data and then the bootstrap service on a
+// scratch node (tests/standins/node.ts), against a kubeadm stand-in that enforces kubeadm's preflight.
 import { expect } from "chai";
-import { execFileSync, spawn } from "child_process";
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from "fs";
-import { createServer, Server } from "http";
-import { AddressInfo } from "net";
-import { tmpdir } from "os";
+import { readdirSync, readFileSync } from "fs";
+import { Server } from "http";
 import { join } from "path";
+import { parseAllDocuments } from "yaml";
 import { bootstrapConfig } from "../../components/nodes/bootstrapConfig";
 import { instanceGroups } from "../../components/nodes/instanceGroups";
+import { BOOTSTRAP_SCRIPT, JOINED_MARKER } from "../../components/nodes/systemdUnits";
 import { renderUserData } from "../../components/nodes/userData";
+import { examples, GOLDEN_DIR } from "../../plan/examples";
 import type { ClusterSpec } from "../../spec/types";
 import { requireDebianTool } from "../debianTools";
 import { specWith } from "../fixtures";
+import { makeSecrets, newNode, Node, runService, runUserData, startImds } from "../standins/node";
 
-const METADATA: Record<string, string> = {
-  mac: "0a:1b:2c:3d:4e:5f",
-  "local-ipv4": "10.0.12.34",
-  "instance-type": "t3.large",
-  "placement/availability-zone": "us-east-1a",
-};
-const TOKEN = "fake-imds-token";
-
-/** IMDSv2: a session token first, then metadata only with that token. */
-function startImds(): Promise<Server> {
-  const server = createServer((req, res) => {
-    const key = req.url?.replace("/latest/meta-data/", "") ?? "";
-    if (req.method === "PUT" && req.url === "/latest/api/token") res.end(TOKEN);
-    else if (req.headers["x-aws-ec2-metadata-token"] !== TOKEN) res.writeHead(401).end();
-    else if (!(key in METADATA)) res.writeHead(404).end();
-    else res.end(METADATA[key]);
-  });
-  return new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve(server)));
-}
-
-const STUBS: Record<string, string> = {
-  // Real curl for the fake metadata service; the Kubernetes apt key and the API's /readyz are faked.
-  curl: `for a in "$@"; do case "$a" in http://127.0.0.1*) exec /usr/bin/curl "$@";; esac; done
-for a in "$@"; do case "$a" in *pkgs.k8s.io*) echo FAKE-KEY; exit 0;; *readyz) [ "$STUB_API_READY" = 1 ] && exit 0; exit 7;; esac; done
-exit 1`,
-  aws: `case "$1 $2" in
-"ssm get-parameter") while [ $# -gt 0 ]; do [ "$1" = --name ] && name=$2; shift; done; cat "$STUB_SECRETS/\${name##*/}";;
-"ec2 describe-instance-types") printf '3\\t12\\n';;
-*) exit 1;;
-esac`,
-  containerd: `echo "SystemdCgroup = false"`,
-  // Reads the key it is piped, as the real gpg does, so curl never writes into a closed pipe.
-  gpg: "cat >/dev/null",
-  kubeadm: `cfg=""; prev=""; for a in "$@"; do [ "$prev" = --config ] && cfg=$a; prev=$a; done
-[ -n "$cfg" ] && cp "$cfg" "$STUB_LOG.kubeadm.yaml"; exit 0`,
-};
-const NOOP = ["apt-get", "apt-mark", "snap", "modprobe", "sysctl", "systemctl"];
-
-interface Run {
-  root: string;
-  log: string;
-  kubeadmConfig: string;
-  file: (path: string) => string;
-}
-
+const NEVER = "1000000";
+let zone = "us-east-1a";
 let imds: Server;
 let imdsUrl: string;
-let secretsDir: string;
+let secrets: { dir: string; caHash: string };
 
-/** Runs bash asynchronously: the metadata server lives in this process and must keep answering. */
-function bash(script: string, env: NodeJS.ProcessEnv): Promise<{ status: number | null; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn("bash", [script], { env });
-    let stderr = "";
-    child.stderr.on("data", (d) => (stderr += d));
-    child.on("close", (status) => resolve({ status, stderr }));
-  });
-}
-
-async function runBootstrap(spec: ClusterSpec, groupName: string, apiReady: boolean): Promise<Run> {
-  const dir = mkdtempSync(join(tmpdir(), "bootstrap-"));
-  const root = join(dir, "root");
-  const bin = join(dir, "bin");
-  mkdirSync(join(root, "sys/class/net/ens5"), { recursive: true });
-  writeFileSync(join(root, "sys/class/net/ens5/address"), `${METADATA.mac}\n`);
-  mkdirSync(bin);
-  const log = join(dir, "log");
-  for (const name of NOOP) STUBS[name] ??= "";
-  for (const [name, body] of Object.entries(STUBS)) {
-    writeFileSync(join(bin, name), `#!/bin/bash\necho "${name} $*" >> "$STUB_LOG"\n${body}\n`);
-    chmodSync(join(bin, name), 0o755);
-  }
-  const group = instanceGroups(spec).find((g) => g.name === groupName)!;
-  const script = join(dir, "user-data");
-  writeFileSync(
-    script,
-    renderUserData(bootstrapConfig(spec, group, { internal: "api.example.test", public: "api.example.com" })),
+const userDataFor = (spec: ClusterSpec, group: string) =>
+  renderUserData(
+    bootstrapConfig(
+      spec,
+      instanceGroups(spec).find((g) => g.name === group)!,
+      {
+        internal: "api.example.test",
+        public: "api.example.com",
+      },
+    ),
   );
-  const result = await bash(script, {
-    PATH: `${bin}:${process.env.PATH}`,
-    IMDS_ENDPOINT: imdsUrl,
-    BOOTSTRAP_ROOT: root,
-    STUB_LOG: log,
-    STUB_SECRETS: secretsDir,
-    STUB_API_READY: apiReady ? "1" : "0",
-    API_WAIT_TRIES: "1",
+
+const header = (userData: string, name: string) => new RegExp(`^\\s*${name}='([^']*)'$`, "m").exec(userData)![1];
+
+/** Installs the user data on a fresh node and runs the bootstrap service until it succeeds. */
+async function boot(userData: string, env: Record<string, string> = {}, runs = 6) {
+  const node = newNode({
+    imdsUrl,
+    secrets: secrets.dir,
+    kubernetesVersion: header(userData, "KUBERNETES_VERSION"),
+    env,
   });
-  expect(result.status, result.stderr).to.equal(0);
-  return {
-    root,
-    log: readFileSync(log, "utf8"),
-    kubeadmConfig: existsSync(`${log}.kubeadm.yaml`) ? readFileSync(`${log}.kubeadm.yaml`, "utf8") : "",
-    file: (path) => readFileSync(join(root, path), "utf8"),
-  };
+  const installed = await runUserData(node, userData);
+  expect(installed.status, installed.stderr).to.equal(0);
+  const service = await runService(node, runs);
+  return { node, service };
 }
 
-describe("node bootstrap, run against a fake instance-metadata service", function () {
-  this.timeout(60000);
-  let caHash: string;
+function kubeadmDocument(node: Node, kind: string, index = -1) {
+  const configs = node.kubeadmConfigs();
+  const docs = parseAllDocuments(configs.at(index) ?? "").map((d) => d.toJS());
+  const found = docs.find((d) => d?.kind === kind);
+  expect(found, `a ${kind} in the kubeadm configuration`).not.to.equal(undefined);
+  return found;
+}
+
+const calls = (node: Node, tool: string) =>
+  node
+    .log()
+    .split("\n")
+    .filter((l) => l.startsWith(`${tool} `));
+
+describe("node bootstrap, run as cloud-init and systemd run it", function () {
+  this.timeout(180000);
 
   before(async function () {
     requireDebianTool(this, "openssl", "openssl");
-    imds = await startImds();
-    imdsUrl = `http://127.0.0.1:${(imds.address() as AddressInfo).port}`;
-    secretsDir = mkdtempSync(join(tmpdir(), "secrets-"));
-    execFileSync(
-      "openssl",
-      [
-        "req",
-        "-x509",
-        "-newkey",
-        "rsa:2048",
-        "-nodes",
-        "-days",
-        "1",
-        "-subj",
-        "/CN=kubernetes",
-        "-keyout",
-        join(secretsDir, "ca.key"),
-        "-out",
-        join(secretsDir, "ca.crt"),
-      ],
-      { stdio: "ignore" },
-    );
-    for (const f of ["sa.key", "sa.pub", "front-proxy-ca.crt", "front-proxy-ca.key", "etcd-ca.crt", "etcd-ca.key"]) {
-      writeFileSync(join(secretsDir, f), `fake ${f}\n`);
-    }
-    writeFileSync(join(secretsDir, "bootstrap-token"), "abcdef.0123456789abcdef\n");
-    caHash = execFileSync(
-      "bash",
-      [
-        "-c",
-        `openssl x509 -pubkey -noout -in ${join(secretsDir, "ca.crt")} | openssl pkey -pubin -outform der | sha256sum | cut -d' ' -f1`,
-      ],
-      { encoding: "utf8" },
-    ).trim();
+    ({ server: imds, url: imdsUrl } = await startImds(() => zone));
+    secrets = makeSecrets();
   });
   after(() => imds?.close());
+  beforeEach(() => (zone = "us-east-1a"));
 
-  it("ENI mode: the kubelet gets --node-ip from metadata and the instance type's max pods", async () => {
-    const run = await runBootstrap(specWith({}), "nodes", true);
-    expect(run.file("etc/default/kubelet")).to.equal("KUBELET_EXTRA_ARGS=--node-ip=10.0.12.34\n");
-    // t3.large: 3 ENIs x 12 addresses: 3 x (12 - 1) + 2 host-network pods - 2 addresses Cilium reserves
-    expect(run.file("etc/kubernetes/patches/kubeletconfiguration+merge.yaml")).to.equal("maxPods: 33\n");
-    expect(run.log).to.contain("aws ec2 describe-instance-types --region us-east-1 --instance-types t3.large");
-    expect(run.file("etc/systemd/network/75-cilium-eni-secondary.network")).to.contain("Property=!INTERFACE=ens5");
-    expect(run.file("etc/cloud/cloud.cfg.d/99-disable-network-hotplug.cfg")).to.contain("boot-new-instance");
-  });
-
-  it("other modes: neither --node-ip nor computed max pods", async () => {
-    for (const ipam of ["", "crd"]) {
-      const run = await runBootstrap(
-        specWith({ networking: { cilium: { ipam, disableMasquerade: false } } }),
-        "nodes",
-        true,
-      );
-      expect(run.file("etc/default/kubelet"), ipam).to.equal("KUBELET_EXTRA_ARGS=\n");
-      expect(existsSync(join(run.root, "etc/kubernetes/patches/kubeletconfiguration+merge.yaml")), ipam).to.equal(
-        false,
-      );
-      expect(existsSync(join(run.root, "etc/systemd/network/75-cilium-eni-secondary.network")), ipam).to.equal(false);
-      expect(run.log).not.to.contain("describe-instance-types");
-    }
-  });
-
-  it("a worker fetches only its own secrets and joins with the token and the CA's hash", async () => {
-    const run = await runBootstrap(specWith({}), "nodes", true);
-    const fetched = run.log
-      .split("\n")
-      .filter((l) => l.startsWith("aws ssm"))
-      .map((l) => /--name (\S+)/.exec(l)![1]);
-    expect(fetched).to.deep.equal([
-      "/cilium-cluster/dev.k8s.local/node/ca.crt",
-      "/cilium-cluster/dev.k8s.local/node/bootstrap-token",
+  it("user data installs the bootstrap as a service and starts it without blocking cloud-init", async () => {
+    const node = newNode({ imdsUrl, secrets: secrets.dir, kubernetesVersion: "1.33.5" });
+    expect((await runUserData(node, userDataFor(specWith({}), "nodes"))).status).to.equal(0);
+    expect(node.exists(BOOTSTRAP_SCRIPT)).to.equal(true);
+    expect(calls(node, "systemctl")).to.deep.equal([
+      "systemctl daemon-reload",
+      "systemctl enable cilium-cluster-bootstrap.service cilium-cluster-join-deadline.timer",
+      "systemctl start --no-block cilium-cluster-bootstrap.service cilium-cluster-join-deadline.timer",
     ]);
-    expect(run.log).to.match(/^kubeadm join --config .*\/etc\/kubernetes\/kubeadm.yaml$/m);
-    expect(run.kubeadmConfig).to.contain("kind: JoinConfiguration");
-    expect(run.kubeadmConfig).to.contain('token: "abcdef.0123456789abcdef"');
-    expect(run.kubeadmConfig).to.contain(`caCertHashes: ["sha256:${caHash}"]`);
-    expect(run.kubeadmConfig).to.contain('apiServerEndpoint: "api.example.test:443"');
-    expect(run.kubeadmConfig).not.to.contain("controlPlane:");
+    expect(calls(node, "kubeadm")).to.deep.equal([]);
+  });
+
+  for (const example of examples()) {
+    it(`every group of ${example.name} joins against kubeadm's contract`, async () => {
+      const dir = join(GOLDEN_DIR, example.name, "userdata");
+      for (const file of readdirSync(dir)) {
+        const userData = readFileSync(join(dir, file), "utf8");
+        const role = header(userData, "ROLE");
+        const group = header(userData, "INSTANCE_GROUP");
+        zone = role === "control-plane" ? group.replace(/^control-plane-/, "") : header(userData, "INIT_ZONE");
+        const creates = role === "control-plane" && zone === header(userData, "INIT_ZONE");
+        const { node, service } = await boot(userData, { STANDIN_API_READY_AFTER: creates ? NEVER : "0" });
+        expect(service.status, `${file}\n${service.stderr}`).to.equal(0);
+        expect(service.runs, file).to.equal(1);
+        expect(calls(node, "kubeadm"), file).to.deep.equal([
+          `kubeadm ${creates ? "init" : "join"} --config ${node.root}/etc/kubernetes/kubeadm.yaml`,
+        ]);
+        expect(node.exists(JOINED_MARKER), file).to.equal(true);
+        for (const line of calls(node, "apt-get")) expect(line, file).to.contain("-o DPkg::Lock::Timeout=600");
+      }
+    });
+  }
+
+  it("the previous bootstrap (the CA written before join) fails kubeadm's preflight on every worker", async () => {
+    // The dev stack's worker user data as the program rendered it before the bootstrap became a service.
+    const previous = readFileSync(join(__dirname, "../standins/previous-worker-user-data.txt"), "utf8");
+    const node = newNode({ imdsUrl, secrets: secrets.dir, kubernetesVersion: "1.33.5" });
+    const result = await runUserData(node, previous);
+    expect(result.status).not.to.equal(0);
+    expect(result.stderr).to.contain(
+      "[ERROR FileAvailable--etc-kubernetes-pki-ca.crt]: /etc/kubernetes/pki/ca.crt already exists",
+    );
+  });
+
+  it("a worker computes the CA hash in memory, fetches only its own secrets and joins", async () => {
+    const { node, service } = await boot(userDataFor(specWith({}), "nodes"));
+    expect(service.status, service.stderr).to.equal(0);
+    const fetched = calls(node, "aws ssm").map((l) => /--name (\S+)/.exec(l)![1]);
+    expect([...new Set(fetched)].sort()).to.deep.equal([
+      "/cilium-cluster/dev.k8s.local/node/bootstrap-token",
+      "/cilium-cluster/dev.k8s.local/node/ca.crt",
+    ]);
+    const join = kubeadmDocument(node, "JoinConfiguration");
+    expect(join.discovery.bootstrapToken).to.deep.equal({
+      apiServerEndpoint: "api.example.test:443",
+      token: "abcdef.0123456789abcdef",
+      caCertHashes: [`sha256:${secrets.caHash}`],
+    });
+    expect(join).not.to.have.property("controlPlane");
+    expect(join.nodeRegistration.taints).to.deep.equal([]);
+    // ENI mode: the kubelet's node IP from metadata, max pods from t3.large's ENIs less Cilium's two addresses.
+    expect(join.nodeRegistration.kubeletExtraArgs).to.deep.equal([{ name: "node-ip", value: "10.0.12.34" }]);
+    expect(node.file("etc/kubernetes/patches/kubeletconfiguration+merge.yaml")).to.equal("maxPods: 33\n");
+    expect(node.file("etc/systemd/network/75-cilium-eni-secondary.network")).to.contain("Property=!INTERFACE=ens5");
+    expect(node.file("etc/cloud/cloud.cfg.d/99-disable-network-hotplug.cfg")).to.contain("boot-new-instance");
+    // The tools kubeadm's preflight wants, installed.
+    expect(calls(node, "apt-get").join("\n")).to.match(/install -y .*conntrack.*socat/);
+  });
+
+  it("other IPAM modes: neither --node-ip nor computed max pods", async () => {
+    for (const ipam of ["", "crd"]) {
+      const spec = specWith({ networking: { cilium: { ipam, disableMasquerade: false } } });
+      const { node, service } = await boot(userDataFor(spec, "nodes"));
+      expect(service.status, service.stderr).to.equal(0);
+      expect(kubeadmDocument(node, "JoinConfiguration").nodeRegistration, ipam).not.to.have.property(
+        "kubeletExtraArgs",
+      );
+      expect(node.exists("etc/kubernetes/patches/kubeletconfiguration+merge.yaml"), ipam).to.equal(false);
+      expect(node.exists("etc/systemd/network/75-cilium-eni-secondary.network"), ipam).to.equal(false);
+      expect(node.log()).not.to.contain("describe-instance-types");
+    }
   });
 
   it("the first control-plane node creates the cluster when no API server answers", async () => {
@@ -202,26 +162,78 @@ describe("node bootstrap, run against a fake instance-metadata service", functio
       networking: { cilium: { ipam: "", disableMasquerade: false, enableNodePort: true } },
       kubeProxy: { enabled: false },
     });
-    const run = await runBootstrap(spec, "control-plane-us-east-1a", false);
-    expect(run.log).to.match(/^kubeadm init --config /m);
-    expect(run.kubeadmConfig).to.contain("kind: InitConfiguration");
-    expect(run.kubeadmConfig).to.contain('podSubnet: "100.96.0.0/11"');
-    expect(run.kubeadmConfig).to.contain("skipPhases:\n  - addon/kube-proxy");
-    expect(run.kubeadmConfig).to.contain("key: node-role.kubernetes.io/control-plane\n      effect: NoSchedule");
-    expect(run.kubeadmConfig).to.contain('certSANs: ["api.example.test", "api.example.com"]');
-    expect(run.file("etc/kubernetes/pki/ca.key")).to.contain("PRIVATE KEY");
-    expect(run.file("etc/kubernetes/pki/etcd/ca.key")).to.equal("fake etcd-ca.key\n");
+    const { node, service } = await boot(userDataFor(spec, "control-plane-us-east-1a"), {
+      STANDIN_API_READY_AFTER: NEVER,
+    });
+    expect(service.status, service.stderr).to.equal(0);
+    const init = kubeadmDocument(node, "InitConfiguration");
+    expect(init.bootstrapTokens[0]).to.include({ token: "abcdef.0123456789abcdef", ttl: "0s" });
+    expect(init.skipPhases).to.deep.equal(["addon/kube-proxy"]);
+    expect(init.nodeRegistration.taints).to.deep.equal([
+      { key: "node-role.kubernetes.io/control-plane", effect: "NoSchedule" },
+    ]);
+    const cluster = kubeadmDocument(node, "ClusterConfiguration");
+    expect(cluster.networking).to.deep.equal({ serviceSubnet: "100.64.0.0/13", podSubnet: "100.96.0.0/11" });
+    expect(cluster.apiServer.certSANs).to.deep.equal(["api.example.test", "api.example.com"]);
     for (const key of ["ca.key", "sa.key", "front-proxy-ca.key", "etcd/ca.key"]) {
-      expect(statSync(join(run.root, "etc/kubernetes/pki", key)).mode & 0o777, key).to.equal(0o600);
+      expect(readFileSync(join(node.root, "etc/kubernetes/pki", key)).length, key).to.be.greaterThan(0);
     }
-    expect(statSync(join(run.root, "etc/kubernetes/pki/ca.crt")).mode & 0o777).to.equal(0o644);
-    expect(run.log).to.contain("systemctl enable --now kubeadm-leave.service");
+    expect(calls(node, "systemctl")).to.include("systemctl enable --now kubeadm-leave.service");
   });
 
-  it("a control-plane node joins the running cluster as a control-plane member", async () => {
-    const run = await runBootstrap(specWith({}), "control-plane-us-east-1a", true);
-    expect(run.log).to.match(/^kubeadm join --config /m);
-    expect(run.kubeadmConfig).to.contain("controlPlane: {}");
-    expect(run.kubeadmConfig).not.to.contain("podSubnet");
+  it("Kubernetes 1.31: kubeadm still requires conntrack, and the bootstrap installs it", async () => {
+    const spec = specWith({ kubernetesVersion: "1.31.9" });
+    const { node, service } = await boot(userDataFor(spec, "nodes"));
+    expect(service.status, service.stderr).to.equal(0);
+    expect(node.exists("usr/sbin/conntrack")).to.equal(true);
+    expect(kubeadmDocument(node, "JoinConfiguration").apiVersion).to.equal("kubeadm.k8s.io/v1beta4");
+  });
+
+  it("retries a held dpkg lock, a throttled SSM call, a slow API and a half-done join, and then changes nothing", async () => {
+    const { node, service } = await boot(userDataFor(specWith({}), "nodes"), {
+      STANDIN_APT_FAILURES: "3",
+      STANDIN_SSM_THROTTLES: "1",
+      STANDIN_API_READY_AFTER: "4",
+      STANDIN_KUBEADM_FAILURES: "1",
+    });
+    expect(service.status, service.stderr).to.equal(0);
+    // The join that stopped half-way fails the run; the next run resets it and fails; the third joins.
+    expect(service.runs).to.equal(3);
+    expect(calls(node, "kubeadm").map((l) => l.split(" ")[1])).to.deep.equal(["join", "reset", "join"]);
+    expect(service.stderr).to.contain("try 3 of apt-get -o failed");
+    expect(service.stderr).to.contain("try 1 of aws ssm failed");
+    expect(service.stderr).to.match(/step packages: start[\s\S]*step packages: done/);
+    expect(node.exists(JOINED_MARKER)).to.equal(true);
+
+    const before = node.snapshot();
+    const again = await runService(node, 1);
+    expect(again.status, again.stderr).to.equal(0);
+    expect(again.stderr).to.contain("joined with this configuration before: nothing to do");
+    expect(calls(node, "kubeadm")).to.have.length(3);
+    expect(node.snapshot()).to.deep.equal(before);
+  });
+
+  it("a control-plane member that stopped half-way is reset and fetches its keys again before it rejoins", async () => {
+    const spec = specWith({ controlPlane: { count: 3 } });
+    zone = "us-east-1b";
+    const { node, service } = await boot(userDataFor(spec, "control-plane-us-east-1b"), {
+      STANDIN_KUBEADM_FAILURES: "1",
+    });
+    expect(service.status, service.stderr).to.equal(0);
+    expect(service.runs).to.equal(3);
+    expect(kubeadmDocument(node, "JoinConfiguration").controlPlane).to.deep.equal({});
+    expect(node.file("etc/kubernetes/pki/etcd/ca.key")).to.equal("fake etcd-ca.key\n");
+  });
+
+  it("the join deadline reports the instance unhealthy to its Auto Scaling group", async () => {
+    const node = newNode({ imdsUrl, secrets: secrets.dir, kubernetesVersion: "1.33.5" });
+    await runUserData(node, userDataFor(specWith({}), "nodes"));
+    const result = await runService(node, 1, ["report-unhealthy"]);
+    expect(result.status, result.stderr).to.equal(0);
+    expect(calls(node, "aws autoscaling")).to.deep.equal([
+      "aws autoscaling set-instance-health --region us-east-1 --instance-id i-0123456789abcdef0 " +
+        "--health-status Unhealthy --no-should-respect-grace-period",
+    ]);
+    expect(calls(node, "kubeadm")).to.deep.equal([]);
   });
 });

@@ -9,6 +9,7 @@ import type { PolicyDocument } from "../../components/iam/policyDocument";
 import { policyDocument } from "../../components/iam/policyDocument";
 import { STATEMENT_SOURCES } from "../../components/iam/sources";
 import { ciliumEni, ENI_ACTIONS, KOPS_GUIDE_ENI_ACTIONS } from "../../components/iam/sources/ciliumEni";
+import { SESSION_MANAGER_ACTIONS } from "../../components/iam/sources/sessionManager";
 import { nodeBootstrap } from "../../components/iam/sources/nodeBootstrap";
 import type { RoleKind, StatementSource } from "../../components/iam/statementSource";
 import { validateConfig } from "../../spec/validation";
@@ -52,6 +53,8 @@ async function may(
 }
 
 const ENI = "arn:aws:ec2:us-east-1:000000000000:network-interface/eni-0123456789abcdef0";
+const GROUP =
+  "arn:aws:autoscaling:us-east-1:000000000000:autoScalingGroup:11111111-2222-3333-4444-555555555555:autoScalingGroupName/nodes.dev.k8s.local";
 const parameter = (cluster: string, audience: string) =>
   `arn:aws:ssm:us-east-1:000000000000:parameter/cilium-cluster/${cluster}/${audience}/ca.key`;
 
@@ -165,8 +168,11 @@ describe("statement sources, one per feature", () => {
       const own = only(nodeBootstrap, role, spec);
       for (const action of calls) {
         const [service] = action.split(":");
-        const resource = service === "ssm" ? parameter("dev.k8s.local", role) : "*";
-        expect(await may(own, action, resource), `${role}: ${action}`).to.equal(true);
+        const resource = service === "ssm" ? parameter("dev.k8s.local", role) : service === "autoscaling" ? GROUP : "*";
+        // The health report goes to the node's own group, which carries the cluster's tag.
+        const context: Record<string, string> =
+          service === "autoscaling" ? { "autoscaling:ResourceTag/KubernetesCluster": "dev.k8s.local" } : {};
+        expect(await may(own, action, resource, context), `${role}: ${action}`).to.equal(true);
       }
     }
   });
@@ -250,5 +256,42 @@ describe("MasterIamRole and NodeIamRole under mocks", () => {
     const name = inputs(named(plan, "aws:iam/role:Role", "control-plane-role")).name as string;
     expect(name.length).to.be.at.most(64);
     expect(name).to.match(/^masters\.a+-[0-9a-f]{6}$/);
+  });
+});
+
+// Session Manager and the bootstrap's health report (components/iam/sources/), on both roles.
+const INSTANCE = "arn:aws:ec2:us-east-1:000000000000:instance/i-0123456789abcdef0";
+
+describe("node operations on both instance roles", () => {
+  const policies = (["", "crd", "eni"] as const).flatMap((ipam) => {
+    const cilium = ipam === "eni" ? { ipam, disableMasquerade: true } : { ipam, disableMasquerade: false };
+    const { spec } = validateConfig(merge(baseConfig(), { networking: { cilium } }), REGION);
+    return [
+      [`control plane, ipam '${ipam}'`, controlPlanePolicy(spec, AT)],
+      [`nodes, ipam '${ipam}'`, nodePolicy(spec, AT)],
+    ] as const;
+  });
+
+  it("lets Session Manager reach every node (AmazonSSMManagedInstanceCore's actions but parameter reads)", async () => {
+    expect(SESSION_MANAGER_ACTIONS).not.to.include.members(["ssm:GetParameter", "ssm:GetParameters"]);
+    for (const [role, policy] of policies) {
+      expect(await may(policy, "ssm:UpdateInstanceInformation", INSTANCE), role).to.equal(true);
+      for (const action of ["CreateControlChannel", "CreateDataChannel", "OpenControlChannel", "OpenDataChannel"])
+        expect(await may(policy, `ssmmessages:${action}`, "*"), `${role}: ${action}`).to.equal(true);
+      expect(await may(policy, "ec2messages:GetMessages", "*"), role).to.equal(true);
+      // Session Manager does not open another principal's sessions or run commands elsewhere.
+      expect(await may(policy, "ssm:StartSession", INSTANCE), role).to.equal(false);
+      expect(await may(policy, "ssm:SendCommand", INSTANCE), role).to.equal(false);
+    }
+  });
+
+  it("lets a node mark instances unhealthy only in its own cluster's Auto Scaling groups", async () => {
+    for (const [role, policy] of policies) {
+      const own = { "autoscaling:ResourceTag/KubernetesCluster": "dev.k8s.local" };
+      const other = { "autoscaling:ResourceTag/KubernetesCluster": "other.k8s.local" };
+      expect(await may(policy, "autoscaling:SetInstanceHealth", GROUP, own), role).to.equal(true);
+      expect(await may(policy, "autoscaling:SetInstanceHealth", GROUP, other), role).to.equal(false);
+      expect(await may(policy, "autoscaling:TerminateInstanceInAutoScalingGroup", GROUP, own), role).to.equal(false);
+    }
   });
 });

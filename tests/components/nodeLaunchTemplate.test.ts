@@ -1,21 +1,24 @@
 // NodeLaunchTemplate and ClusterSecrets under the mock runtime, and the rendered user data.
 import { expect } from "chai";
 import { spawnSync } from "child_process";
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "fs";
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "fs";
 import { tmpdir } from "os";
 import { join } from "path";
 import { diffPlans } from "../../plan/diff";
 import { examples, GOLDEN_DIR } from "../../plan/examples";
 import { FAKE_SECRET_MARKER } from "../../plan/mocks";
 import type { Plan } from "../../plan/run";
-import { USER_DATA_LIMIT } from "../../components/nodes/userData";
+import type { PlannedResource } from "../../plan/run";
+import { USER_DATA_BUDGET_BYTES, USER_DATA_LIMIT_BYTES } from "../../components/nodes/userDataBudget";
+import { decodeUserData } from "../../components/nodes/userDataEncoding";
+import { filesOf } from "../../components/nodes/userData";
+import { BOOTSTRAP_SCRIPT, JOIN_DEADLINE_TIMER } from "../../components/nodes/systemdUnits";
 import { requireDebianTool } from "../debianTools";
-import { configWith, inputs, named, ofType, planWith } from "../planHelpers";
+import { configWith, inputs, named, NON_ENI, ofType, planWith } from "../planHelpers";
 
 const LT = "aws:ec2/launchTemplate:LaunchTemplate";
 const ASG = "aws:autoscaling/group:Group";
-const userData = (plan: Plan, group: string) =>
-  Buffer.from(inputs(named(plan, LT, `${group}-template`)).userData, "base64").toString("utf8");
+const userData = (plan: Plan, group: string) => decodeUserData(inputs(named(plan, LT, `${group}-template`)).userData);
 
 describe("NodeLaunchTemplate", () => {
   let dev: Plan;
@@ -98,7 +101,7 @@ describe("NodeLaunchTemplate", () => {
       expect(i.instanceRefresh.strategy).to.equal("Rolling");
     }
     const cp = inputs(named(ha, ASG, "control-plane-us-east-1b-group"));
-    expect(cp).to.include({ minSize: 1, maxSize: 1, healthCheckType: "ELB" });
+    expect(cp).to.include({ minSize: 1, maxSize: 1, healthCheckType: "EC2" });
     expect(cp.targetGroupArns).to.deep.equal([
       "arn:aws:lb:us-east-1:000000000000:TargetGroup/network-api",
       "arn:aws:lb:us-east-1:000000000000:TargetGroup/network-api-internal",
@@ -109,6 +112,33 @@ describe("NodeLaunchTemplate", () => {
     expect(nodes.targetGroupArns).to.deep.equal([]);
     expect(nodes.vpcZoneIdentifiers).to.have.length(3);
     expect(nodes.instanceRefresh.preferences).to.include({ minHealthyPercentage: 90 });
+  });
+
+  it("uses EC2 health checks everywhere and an instance-refresh warmup past each group's join deadline", () => {
+    for (const asg of ofType(ha, ASG)) {
+      const i = inputs(asg);
+      // The API target group's /readyz includes etcd: an etcd stall must not replace the control plane.
+      expect(i.healthCheckType, asg.name).to.equal("EC2");
+      const template = asg.name.replace(/-group$/, "");
+      const files = filesOf(userData(ha, template));
+      const timer = files[`/etc/systemd/system/${JOIN_DEADLINE_TIMER}`];
+      const deadlineMinutes = Number(/^OnBootSec=(\d+)min$/m.exec(timer)![1]);
+      expect(Number(i.instanceRefresh.preferences.instanceWarmup), asg.name).to.be.greaterThan(deadlineMinutes * 60);
+    }
+  });
+
+  it("launches instances only after the role's policy, the secrets and the subnets' egress exist", async () => {
+    const pub = await planWith({ topology: "public", ...NON_ENI });
+    for (const [plan, route] of [
+      [ha, "network-private-us-east-1a-default"],
+      [pub, "network-public-default"],
+    ] as const) {
+      for (const asg of ofType(plan, ASG)) {
+        const role = asg.name.startsWith("control-plane") ? "control-plane" : "nodes";
+        const deps = (asg.dependencies ?? []).map((u) => u.split("::").pop());
+        expect(deps, asg.name).to.include.members([`${role}-policy`, route, "secrets-node-ca.crt"]);
+      }
+    }
   });
 
   it("switching ipam from crd to eni changes user data and replaces nothing (the seed's flow)", async () => {
@@ -132,7 +162,7 @@ describe("NodeLaunchTemplate", () => {
   });
 
   it("embeds a hash of the bootstrap config that changes with what the node is told", async () => {
-    const hash = (plan: Plan) => /^BOOTSTRAP_CONFIG_HASH='([^']+)'$/m.exec(userData(plan, "nodes"))![1];
+    const hash = (plan: Plan) => /^\s*BOOTSTRAP_CONFIG_HASH='([^']+)'$/m.exec(userData(plan, "nodes"))![1];
     const newer = await planWith({ kubernetesVersion: "1.33.6" });
     expect(hash(dev)).to.match(/^[A-Za-z0-9+/]{43}=$/);
     expect(hash(newer)).not.to.equal(hash(dev));
@@ -142,10 +172,9 @@ describe("NodeLaunchTemplate", () => {
   it("keeps every secret out of user data and out of plaintext inputs and outputs", () => {
     for (const plan of [dev, ha]) {
       for (const lt of ofType(plan, LT)) {
-        const text = Buffer.from(inputs(lt).userData, "base64").toString("utf8");
+        const text = decodeUserData(inputs(lt).userData);
         expect(text).not.to.contain(FAKE_SECRET_MARKER);
         expect(text).not.to.contain("PRIVATE KEY");
-        expect(text.length).to.be.below(USER_DATA_LIMIT);
       }
       expect(JSON.stringify(plan.resources)).not.to.contain(FAKE_SECRET_MARKER);
       expect(JSON.stringify(plan.resources)).not.to.contain(FAKE_SECRET_MARKER.toLowerCase());
@@ -168,6 +197,17 @@ describe("NodeLaunchTemplate", () => {
 });
 
 describe("user data of every example", () => {
+  it("stays within the budget, in bytes before base64 as AWS counts them", () => {
+    const sizes = examples().flatMap((e) =>
+      (JSON.parse(readFileSync(join(GOLDEN_DIR, e.name, "resources.json"), "utf8")) as PlannedResource[])
+        .filter((r) => r.type === LT)
+        .map((r) => ({ group: `${e.name}/${r.name}`, bytes: Buffer.from(inputs(r).userData, "base64").length })),
+    );
+    expect(sizes.length).to.be.greaterThan(10);
+    expect(USER_DATA_BUDGET_BYTES).to.be.below(USER_DATA_LIMIT_BYTES);
+    for (const { group, bytes } of sizes) expect(bytes, group).to.be.at.most(USER_DATA_BUDGET_BYTES);
+  });
+
   it("writes cloud-config that cloud-init's schema accepts", function () {
     this.timeout(60000);
     requireDebianTool(this, "cloud-init", "cloud-init");
@@ -190,13 +230,54 @@ describe("user data of every example", () => {
     }
   });
 
-  it("is shellcheck clean", function () {
+  /** Every group's user data, and the files it installs, written out under a scratch directory. */
+  const installed = () => {
+    const dir = mkdtempSync(join(tmpdir(), "installed-"));
+    return examples().flatMap((e) =>
+      readdirSync(join(GOLDEN_DIR, e.name, "userdata")).map((f) => {
+        const root = join(dir, e.name, f);
+        for (const [path, text] of Object.entries(
+          filesOf(readFileSync(join(GOLDEN_DIR, e.name, "userdata", f), "utf8")),
+        )) {
+          mkdirSync(join(root, path, ".."), { recursive: true });
+          writeFileSync(join(root, path), text, { mode: path === BOOTSTRAP_SCRIPT ? 0o755 : 0o644 });
+        }
+        return { group: `${e.name}/${f}`, root };
+      }),
+    );
+  };
+
+  it("installs units that systemd-analyze verify accepts", function () {
+    this.timeout(120000);
+    requireDebianTool(this, "systemd-analyze", "systemd");
+    for (const { group, root } of installed()) {
+      // verify --root needs the system's own units (multi-user.target, timers.target) below that root.
+      cpSync("/lib/systemd/system", join(root, "usr/lib/systemd/system"), { recursive: true });
+      // What the units run, as the packages install it: the bootstrap's kubeadm, coreutils' true.
+      for (const program of ["usr/bin/kubeadm", "bin/true"]) {
+        mkdirSync(join(root, program, ".."), { recursive: true });
+        writeFileSync(join(root, program), "", { mode: 0o755 });
+      }
+      const units = readdirSync(join(root, "etc/systemd/system")).map((u) => join(root, "etc/systemd/system", u));
+      expect(units.length, group).to.equal(group.includes("control-plane") ? 4 : 3);
+      const result = spawnSync("systemd-analyze", ["verify", `--root=${root}`, ...units], { encoding: "utf8" });
+      expect(result.error).to.equal(undefined);
+      expect(result.stdout + result.stderr, group).to.equal("");
+      expect(result.status, group).to.equal(0);
+    }
+  });
+
+  it("is shellcheck clean, the bootstrap script it installs too", function () {
     requireDebianTool(this, "shellcheck", "shellcheck");
-    const files = examples().flatMap((e) => {
-      const dir = join(GOLDEN_DIR, e.name, "userdata");
-      return readdirSync(dir).map((f) => join(dir, f));
-    });
-    expect(files.length).to.be.greaterThan(5);
+    const scripts = installed().map(({ root }) => join(root, BOOTSTRAP_SCRIPT));
+    const files = [
+      ...examples().flatMap((e) => {
+        const dir = join(GOLDEN_DIR, e.name, "userdata");
+        return readdirSync(dir).map((f) => join(dir, f));
+      }),
+      ...scripts,
+    ];
+    expect(scripts.length).to.be.greaterThan(5);
     const result = spawnSync("shellcheck", ["--shell=bash", "--severity=style", ...files], { encoding: "utf8" });
     expect(result.error).to.equal(undefined);
     expect(result.stdout + result.stderr).to.equal("");

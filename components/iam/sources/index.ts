@@ -6,9 +6,11 @@ import type { StatementSource } from "../statementSource";
 import { ciliumEni } from "./ciliumEni";
 import { containerImages } from "./containerImages";
 import { nodeBootstrap } from "./nodeBootstrap";
+import { sessionManager } from "./sessionManager";
 
 export const STATEMENT_SOURCES: readonly StatementSource[] = [
-  nodeBootstrap, // both roles: secrets, and in ENI mode the instance type's limits
+  nodeBootstrap, // both roles: secrets, health report, and in ENI mode the instance type's limits
   containerImages, // both roles: ECR pulls
   ciliumEni, // control plane, ENI mode: the Cilium operator
+  sessionManager, // both roles: getting onto a node without SSH
 ];

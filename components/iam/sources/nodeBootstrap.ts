@@ -1,4 +1,7 @@
-/** The node bootstrap (user data): the cluster's secrets, and in ENI mode the instance type's ENI limits. */
+/**
+ * The node bootstrap (user data): the cluster's secrets, its health report to Auto Scaling, and in ENI mode
+ * the instance type's ENI limits.
+ */
 import { parameterPrefix, SecretAudience } from "../../secrets/paths";
 import { usesSecondaryIP } from "../../nodes/bootstrapConfig";
 import type { Statement } from "../policyDocument";
@@ -29,6 +32,14 @@ export const nodeBootstrap: StatementSource = {
       Resource: AUDIENCES[role].map(
         (a) => `arn:${at.partition}:ssm:${at.region}:${at.accountId}:parameter${parameterPrefix(spec.clusterName, a)}*`,
       ),
+    },
+    {
+      // A node that has not joined by its deadline marks itself unhealthy; only in its own cluster's groups.
+      Sid: "BootstrapHealthReport",
+      Effect: "Allow",
+      Action: ["autoscaling:SetInstanceHealth"],
+      Resource: "*",
+      Condition: { StringEquals: { "autoscaling:ResourceTag/KubernetesCluster": spec.clusterName } },
     },
     ...(usesSecondaryIP(spec) ? [instanceTypeLimits] : []),
   ],

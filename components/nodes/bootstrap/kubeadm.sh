@@ -1,0 +1,143 @@
+# kubeadm.sh: creating or joining the cluster with the kubeadm configuration rendered from the bootstrap
+# config (the kubeadm_*_configuration functions of the script), its placeholders filled at boot. Safe to run
+# again: a node that joined does nothing, a half-done join is reset first.
+
+# The file that says this node joined; the join-deadline unit reports the instance unhealthy without it.
+joined_marker() { echo "${BOOTSTRAP_ROOT:-}/var/lib/cilium-cluster/joined"; }
+
+# join_mode ROLE IN_INIT_ZONE API_READY STATE: what this node does with kubeadm.
+#   none:  it has joined (STATE joined);
+#   reset: a join or init stopped half-way (STATE partial) and must be undone before it is tried again;
+#   init:  a fresh control-plane node in the zone that creates the cluster, when no API server answers;
+#   join:  every other fresh node (a worker, or a control-plane member once the API answers).
+join_mode() {
+  if [ "$#" -ne 4 ] || [[ ! $1 =~ ^(control-plane|node)$ ]] || [[ ! "$2/$3" =~ ^(yes|no)/(yes|no)$ ]]; then
+    log "join_mode: unknown input: $*"
+    return 2
+  fi
+  case "$4" in
+  joined) echo none ;;
+  partial) echo reset ;;
+  fresh) if [ "$1/$2/$3" = control-plane/yes/no ]; then echo init; else echo join; fi ;;
+  *)
+    log "join_mode: unknown state: $4"
+    return 2
+    ;;
+  esac
+}
+
+# kubeadm_state ROLE: joined, partial (kubeadm left files behind but did not finish) or fresh. The CA a
+# control-plane node fetches itself does not count; on a worker only kubeadm writes it. A node whose
+# kubeadm state was reset since it joined (kubeadm-leave.service at shutdown) is fresh again.
+kubeadm_state() {
+  local root="${BOOTSTRAP_ROOT:-}" path
+  if [ -e "$(joined_marker)" ] && [ -e "$root/etc/kubernetes/kubelet.conf" ]; then
+    echo joined
+    return
+  fi
+  local left=(etc/kubernetes/kubelet.conf etc/kubernetes/bootstrap-kubelet.conf etc/kubernetes/admin.conf
+    var/lib/kubelet/config.yaml)
+  if [ "$1" = node ]; then left+=(etc/kubernetes/pki/ca.crt); fi
+  for path in "${left[@]}"; do
+    if [ -e "$root/$path" ]; then
+      echo partial
+      return
+    fi
+  done
+  for path in etc/kubernetes/manifests var/lib/etcd; do
+    if [ -n "$(ls -A "$root/$path" 2>/dev/null)" ]; then
+      echo partial
+      return
+    fi
+  done
+  echo fresh
+}
+
+# joined_with_this_config: this node joined, told what it is told now (a reboot runs the service again).
+joined_with_this_config() {
+  [ "$(kubeadm_state "$ROLE")" = joined ] && [ "$(cat "$(joined_marker)")" = "$BOOTSTRAP_CONFIG_HASH" ]
+}
+
+api_ready() {
+  curl -sk --max-time 5 "https://$API_ENDPOINT:$API_PORT/readyz" >/dev/null
+}
+
+wait_for_api() {
+  local tries=0
+  until api_ready; do
+    tries=$((tries + 1))
+    if [ "$tries" -ge "${API_WAIT_TRIES:-180}" ]; then
+      log "the API at $API_ENDPOINT:$API_PORT did not answer"
+      return 1
+    fi
+    sleep "${API_WAIT_INTERVAL:-10}"
+  done
+}
+
+# fill_placeholders NAME=VALUE...: standard input with every @NAME@ replaced by VALUE. Fails if a
+# placeholder is left, so kubeadm never gets a half-filled configuration.
+fill_placeholders() {
+  local text pair
+  text=$(cat)
+  for pair in "$@"; do text=${text//"@${pair%%=*}@"/"${pair#*=}"}; done
+  if [[ $text =~ @[A-Z_]+@ ]]; then
+    log "no value for the placeholder ${BASH_REMATCH[0]}"
+    return 1
+  fi
+  printf '%s\n' "$text"
+}
+
+# kubeadm_config FUNCTION: the configuration FUNCTION prints, with what exists only at boot filled in.
+kubeadm_config() {
+  local text token hash ip fills=()
+  text=$("$1")
+  if [[ $text == *@BOOTSTRAP_TOKEN@* ]]; then
+    token=$(secret bootstrap-token)
+    fills+=("BOOTSTRAP_TOKEN=$token")
+  fi
+  if [[ $text == *@CA_CERT_HASH@* ]]; then
+    hash=$(cluster_ca_hash)
+    fills+=("CA_CERT_HASH=$hash")
+  fi
+  if [[ $text == *@NODE_IP@* ]]; then
+    ip=$(imds local-ipv4)
+    fills+=("NODE_IP=$ip")
+  fi
+  fill_placeholders "${fills[@]}" <<<"$text"
+}
+
+kubeadm_join() {
+  wait_for_api
+  kubeadm_config kubeadm_join_configuration | write_file /etc/kubernetes/kubeadm.yaml 0600
+  kubeadm join --config "${BOOTSTRAP_ROOT:-}/etc/kubernetes/kubeadm.yaml"
+}
+
+kubeadm_none() {
+  log "this node has joined the cluster"
+}
+
+# A half-done join is undone, and this run fails: the service starts again from the first step, which
+# fetches again what kubeadm reset removed.
+kubeadm_reset() {
+  log "kubeadm stopped half-way before: resetting this node"
+  kubeadm reset --force
+  rm -rf "${BOOTSTRAP_ROOT:-}/var/lib/etcd/member"
+  return 1
+}
+
+# join_cluster: runs kubeadm_<mode> for the mode join_mode decides. A worker's script holds no
+# kubeadm_init, so it cannot create a cluster.
+join_cluster() {
+  local zone in_init_zone=no ready=no state mode
+  zone=$(imds placement/availability-zone)
+  if [ "$zone" = "$INIT_ZONE" ]; then in_init_zone=yes; fi
+  if api_ready; then ready=yes; fi
+  state=$(kubeadm_state "$ROLE")
+  mode=$(join_mode "$ROLE" "$in_init_zone" "$ready" "$state")
+  if ! declare -F "kubeadm_$mode" >/dev/null; then
+    log "this node's bootstrap cannot $mode"
+    return 1
+  fi
+  "kubeadm_$mode"
+  write_file /var/lib/cilium-cluster/joined <<<"$BOOTSTRAP_CONFIG_HASH"
+}

@@ -1,0 +1,124 @@
+/**
+ * What kubeadm and the kubelet are told, as objects built from the bootstrap config and serialised to YAML
+ * (kOps encodes its KubeletConfiguration the same way). Values that exist only on the booting node stay
+ * `@NAME@` placeholders the bootstrap fills in (`fill_placeholders` in bootstrap/kubeadm.sh).
+ */
+import { stringify } from "yaml";
+import { parseSemver } from "../../spec/ciliumVersions";
+import type { BootstrapConfig } from "./bootstrapConfig";
+
+/** Filled on the node: the join token (from SSM), the CA's public-key hash, the instance's private IPv4. */
+export const PLACEHOLDERS = {
+  bootstrapToken: "@BOOTSTRAP_TOKEN@",
+  caCertHash: "@CA_CERT_HASH@",
+  nodeIp: "@NODE_IP@",
+} as const;
+
+export const CRI_SOCKET = "unix:///run/containerd/containerd.sock";
+/** Where the bootstrap writes per-node kubelet patches (max pods), read by kubeadm. */
+export const PATCHES_DIRECTORY = "/etc/kubernetes/patches";
+
+/** kubeadm's config API: v1beta4 from Kubernetes 1.31, v1beta3 before. */
+export function kubeadmApiVersion(kubernetesVersion: string): "v1beta3" | "v1beta4" {
+  const minor = parseSemver(kubernetesVersion)?.minor ?? 0;
+  return minor >= 31 ? "v1beta4" : "v1beta3";
+}
+
+type KubeletExtraArgs = { name: string; value: string }[] | Record<string, string>;
+
+interface NodeRegistration {
+  criSocket: string;
+  taints: { key: string; effect: string }[];
+  kubeletExtraArgs?: KubeletExtraArgs;
+}
+
+function nodeRegistration(config: BootstrapConfig): NodeRegistration {
+  const taints =
+    config.role === "control-plane" ? [{ key: "node-role.kubernetes.io/control-plane", effect: "NoSchedule" }] : [];
+  const registration: NodeRegistration = { criSocket: CRI_SOCKET, taints };
+  if (config.nodeIpFromMetadata) {
+    // Pods hold secondary addresses of this node's ENIs; the node's own is the primary private IPv4.
+    const args = { "node-ip": PLACEHOLDERS.nodeIp };
+    registration.kubeletExtraArgs =
+      kubeadmApiVersion(config.kubernetesVersion) === "v1beta4"
+        ? Object.entries(args).map(([name, value]) => ({ name, value }))
+        : args;
+  }
+  return registration;
+}
+
+const kubeadmApi = (config: BootstrapConfig) => `kubeadm.k8s.io/${kubeadmApiVersion(config.kubernetesVersion)}`;
+const endpoint = (config: BootstrapConfig) => `${config.apiEndpoint}:${config.apiPort}`;
+
+export function initConfiguration(config: BootstrapConfig): Record<string, unknown> {
+  return {
+    apiVersion: kubeadmApi(config),
+    kind: "InitConfiguration",
+    bootstrapTokens: [
+      {
+        token: PLACEHOLDERS.bootstrapToken,
+        ttl: "0s",
+        usages: ["signing", "authentication"],
+        groups: ["system:bootstrappers:kubeadm:default-node-token"],
+      },
+    ],
+    nodeRegistration: nodeRegistration(config),
+    patches: { directory: PATCHES_DIRECTORY },
+    ...(config.kubeProxy ? {} : { skipPhases: ["addon/kube-proxy"] }),
+  };
+}
+
+export function clusterConfiguration(config: BootstrapConfig): Record<string, unknown> {
+  return {
+    apiVersion: kubeadmApi(config),
+    kind: "ClusterConfiguration",
+    clusterName: config.clusterName,
+    kubernetesVersion: `v${config.kubernetesVersion}`,
+    controlPlaneEndpoint: endpoint(config),
+    apiServer: { certSANs: config.apiCertSans },
+    networking: {
+      serviceSubnet: config.serviceCIDR,
+      ...(config.podCIDR ? { podSubnet: config.podCIDR } : {}),
+    },
+  };
+}
+
+export function kubeletConfiguration(): Record<string, unknown> {
+  return {
+    apiVersion: "kubelet.config.k8s.io/v1beta1",
+    kind: "KubeletConfiguration",
+    cgroupDriver: "systemd",
+    shutdownGracePeriod: "60s",
+    shutdownGracePeriodCriticalPods: "20s",
+  };
+}
+
+export function joinConfiguration(config: BootstrapConfig): Record<string, unknown> {
+  return {
+    apiVersion: kubeadmApi(config),
+    kind: "JoinConfiguration",
+    discovery: {
+      bootstrapToken: {
+        apiServerEndpoint: endpoint(config),
+        token: PLACEHOLDERS.bootstrapToken,
+        caCertHashes: [`sha256:${PLACEHOLDERS.caCertHash}`],
+      },
+    },
+    nodeRegistration: nodeRegistration(config),
+    patches: { directory: PATCHES_DIRECTORY },
+    ...(config.role === "control-plane" ? { controlPlane: {} } : {}),
+  };
+}
+
+const toYaml = (documents: Record<string, unknown>[]) =>
+  documents.map((d) => stringify(d, { lineWidth: 0 })).join("---\n");
+
+/** The kubeadm configuration files of a group, by the name the bootstrap's function gives them. */
+export function kubeadmConfigurations(config: BootstrapConfig): { init?: string; join: string } {
+  const join = toYaml([joinConfiguration(config)]);
+  if (config.role !== "control-plane") return { join };
+  return {
+    init: toYaml([initConfiguration(config), clusterConfiguration(config), kubeletConfiguration()]),
+    join,
+  };
+}

@@ -1,0 +1,254 @@
+// The bootstrap's modules one by one (kOps keeps a test per nodeup builder): each defines functions only,
+// each is shellcheck clean, and the pure decisions are tables run through bash itself.
+import { expect } from "chai";
+import { spawnSync } from "child_process";
+import { createHash, X509Certificate } from "crypto";
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "fs";
+import { tmpdir } from "os";
+import { join } from "path";
+import { requireDebianTool } from "../debianTools";
+import { bootstrapConfig } from "../../components/nodes/bootstrapConfig";
+import { BootstrapModule, bootstrapSteps, modulesFor } from "../../components/nodes/bootstrapSteps";
+import { instanceGroups } from "../../components/nodes/instanceGroups";
+import { renderBootstrapScript, renderUserData, withoutComments } from "../../components/nodes/userData";
+import { validateConfig } from "../../spec/validation";
+import { baseConfig, REGION } from "../fixtures";
+import { makeSecrets } from "../standins/node";
+
+const MODULE_DIR = join(__dirname, "../../components/nodes/bootstrap");
+const MODULES = readdirSync(MODULE_DIR)
+  .filter((f) => f.endsWith(".sh"))
+  .map((f) => f.replace(/\.sh$/, ""));
+const modulePath = (m: string) => join(MODULE_DIR, `${m}.sh`);
+
+/** Runs FUNCTION ARGS in bash with the given modules sourced; stdout, stderr and status. */
+function call(modules: string[], fn: string, args: string[], input = "") {
+  const sources = modules.map((m) => `source ${JSON.stringify(modulePath(m))}`).join("; ");
+  const r = spawnSync("bash", ["-c", `set -euo pipefail; ${sources}; ${fn} "$@"`, "bash", ...args], {
+    input,
+    encoding: "utf8",
+  });
+  return { out: r.stdout, err: r.stderr, status: r.status };
+}
+
+const API = { internal: "api.example.test", public: "api.example.com" };
+const spec = validateConfig(baseConfig(), REGION).spec;
+const groups = instanceGroups(spec);
+const worker = bootstrapConfig(
+  spec,
+  groups.find((g) => g.role === "node")!,
+  API,
+);
+const controlPlane = bootstrapConfig(
+  spec,
+  groups.find((g) => g.role === "control-plane")!,
+  API,
+);
+
+describe("bootstrap modules", () => {
+  it("are the files the steps name, and define functions only: sourcing one runs nothing", () => {
+    const named = new Set<string>([...modulesFor(bootstrapSteps(worker)), ...modulesFor(bootstrapSteps(controlPlane))]);
+    expect([...named].sort()).to.deep.equal([...MODULES].sort());
+    for (const m of MODULES) {
+      // With PATH empty no command can run; `set -u` fails on any variable read at source time.
+      const script = `before=$(compgen -v | sort); set -u; source ${JSON.stringify(modulePath(m))}; comm -13 <(echo "$before") <(compgen -v | sort) | grep -vx -e BASH_REMATCH -e PIPESTATUS -e _ -e before || true`;
+      const r = spawnSync("/bin/bash", ["-c", script], {
+        encoding: "utf8",
+        env: { PATH: "/usr/bin:/bin" },
+        stdio: ["ignore", "pipe", "pipe"],
+      });
+      expect(r.status, `${m}: ${r.stderr}`).to.equal(0);
+      expect(r.stderr, m).to.equal("");
+      expect(r.stdout.trim(), `${m} sets variables when sourced`).to.equal("");
+      const definitions = [...readFileSync(modulePath(m), "utf8").matchAll(/^(\w+)\(\) \{/gm)].length;
+      expect(definitions, `${m} defines functions`).to.be.greaterThan(0);
+    }
+  });
+
+  it("are each shellcheck clean (their variables come from the header: SC2154, SC2153)", function () {
+    requireDebianTool(this, "shellcheck", "shellcheck");
+    const result = spawnSync(
+      "shellcheck",
+      ["--shell=bash", "--severity=style", "--exclude=SC2154,SC2153", ...MODULES.map(modulePath)],
+      { encoding: "utf8" },
+    );
+    expect(result.error).to.equal(undefined);
+    expect(result.stdout + result.stderr).to.equal("");
+  });
+
+  it("join_mode: none once joined, reset after a half-done join, init only for the first control plane", () => {
+    const table: [string, string, string, string, string][] = [
+      ["control-plane", "yes", "no", "fresh", "init"],
+      ["control-plane", "yes", "yes", "fresh", "join"],
+      ["control-plane", "no", "no", "fresh", "join"],
+      ["control-plane", "no", "yes", "fresh", "join"],
+      ["node", "yes", "no", "fresh", "join"],
+      ["node", "no", "no", "fresh", "join"],
+      ["node", "no", "yes", "fresh", "join"],
+      ["control-plane", "yes", "no", "partial", "reset"],
+      ["node", "no", "yes", "partial", "reset"],
+      ["control-plane", "yes", "no", "joined", "none"],
+      ["node", "no", "yes", "joined", "none"],
+    ];
+    for (const [role, inInitZone, apiReady, state, mode] of table) {
+      const r = call(["lib", "kubeadm"], "join_mode", [role, inInitZone, apiReady, state]);
+      expect([r.status, r.out], `${role} ${inInitZone} ${apiReady} ${state}`).to.deep.equal([0, `${mode}\n`]);
+    }
+    const bad = [
+      ["master", "yes", "no", "fresh"],
+      ["control-plane", "true", "no", "fresh"],
+      ["node", "no", "no", "half"],
+      ["node", "no", "no"],
+    ];
+    for (const args of bad) {
+      const r = call(["lib", "kubeadm"], "join_mode", args);
+      expect(r.status, args.join(" ")).to.equal(2);
+      expect(r.out).to.equal("");
+    }
+  });
+
+  it("kubeadm_state: what kubeadm left decides, the CA a control plane fetches itself does not", () => {
+    const root = mkdtempSync(join(tmpdir(), "state-"));
+    const state = (role: string) =>
+      spawnSync("bash", ["-c", `source ${JSON.stringify(modulePath("kubeadm"))}; kubeadm_state ${role}`], {
+        encoding: "utf8",
+        env: { ...process.env, BOOTSTRAP_ROOT: root },
+      }).stdout.trim();
+    const put = (path: string) => {
+      mkdirSync(join(root, path, ".."), { recursive: true });
+      writeFileSync(join(root, path), "x");
+    };
+    expect([state("node"), state("control-plane")]).to.deep.equal(["fresh", "fresh"]);
+    put("etc/kubernetes/pki/ca.crt");
+    expect([state("node"), state("control-plane")]).to.deep.equal(["partial", "fresh"]);
+    put("var/lib/etcd/member/snap/db");
+    expect(state("control-plane")).to.equal("partial");
+    put("etc/kubernetes/kubelet.conf");
+    put("var/lib/cilium-cluster/joined");
+    expect([state("node"), state("control-plane")]).to.deep.equal(["joined", "joined"]);
+    // Reset at shutdown (kubeadm-leave.service) removes kubelet.conf: the node joins again.
+    rmSync(join(root, "etc/kubernetes/kubelet.conf"));
+    rmSync(join(root, "etc/kubernetes/pki"), { recursive: true });
+    rmSync(join(root, "var/lib/etcd"), { recursive: true });
+    expect([state("node"), state("control-plane")]).to.deep.equal(["fresh", "fresh"]);
+  });
+
+  it("retry runs a program until it succeeds, at most BOOTSTRAP_TRIES times, and passes on only its output", () => {
+    const dir = mkdtempSync(join(tmpdir(), "retry-"));
+    const flaky = join(dir, "flaky");
+    writeFileSync(
+      flaky,
+      `#!/bin/bash\nn=$(cat ${dir}/n 2>/dev/null || echo 0); echo $((n+1)) >${dir}/n\necho "out $n"\n[ "$n" -ge "$1" ]\n`,
+    );
+    chmodSync(flaky, 0o755);
+    const env = { ...process.env, BOOTSTRAP_RETRY_DELAY: "0", BOOTSTRAP_TRIES: "4" };
+    const retry = (failures: string) => {
+      rmSync(join(dir, "n"), { force: true });
+      return spawnSync(
+        "bash",
+        ["-c", `set -euo pipefail; source ${JSON.stringify(modulePath("lib"))}; retry "$@"`, "bash", flaky, failures],
+        { encoding: "utf8", env },
+      );
+    };
+    const ok = retry("3");
+    expect([ok.status, ok.stdout]).to.deep.equal([0, "out 3\n"]);
+    expect(ok.stderr.match(/failed; again in 0s/g)).to.have.length(3);
+    const gaveUp = retry("4");
+    expect(gaveUp.status).to.equal(1);
+    expect(gaveUp.stderr).to.contain("gave up after 4 tries");
+  });
+
+  it("fill_placeholders fills every @NAME@ given and refuses to leave one", () => {
+    const text = 'token: "@BOOTSTRAP_TOKEN@"\nhash: sha256:@CA_CERT_HASH@\n';
+    const filled = call(["lib", "kubeadm"], "fill_placeholders", ["BOOTSTRAP_TOKEN=a&b.c", "CA_CERT_HASH=00ff"], text);
+    expect([filled.status, filled.out]).to.deep.equal([0, 'token: "a&b.c"\nhash: sha256:00ff\n']);
+    const missing = call(["lib", "kubeadm"], "fill_placeholders", ["BOOTSTRAP_TOKEN=x"], text);
+    expect(missing.status).to.equal(1);
+    expect(missing.out).to.equal("");
+    expect(missing.err).to.contain("@CA_CERT_HASH@");
+  });
+
+  it("max_pods follows kOps's rule less Cilium's own addresses, at most 110", () => {
+    const table: [number, number, number, number][] = [
+      [3, 6, 0, 17], // t3.medium, without reserved addresses: kOps's figure
+      [3, 6, 2, 15], // t3.medium in Cilium ENI mode: its router and health endpoint take two
+      [3, 12, 2, 33], // t3.large
+      [4, 15, 2, 56], // m5.xlarge
+      [8, 30, 2, 110], // m5.4xlarge: 232, capped
+    ];
+    for (const [enis, ips, reserved, pods] of table) {
+      const r = call(["kubelet"], "max_pods", [String(enis), String(ips), String(reserved)]);
+      expect(r.out, `${enis}x${ips}-${reserved}`).to.equal(`${pods}\n`);
+    }
+  });
+
+  it("ca_cert_hash is kubeadm's discovery hash of the certificate on standard input", function () {
+    requireDebianTool(this, "openssl", "openssl");
+    const pem = readFileSync(join(makeSecrets().dir, "ca.crt"), "utf8");
+    // kubeadm's pubkeypin.Hash: SHA-256 of the certificate's DER SubjectPublicKeyInfo, here from Node's X.509.
+    const spki = new X509Certificate(pem).publicKey.export({ type: "spki", format: "der" });
+    const expected = createHash("sha256").update(spki).digest("hex");
+    expect(call(["pki"], "ca_cert_hash", [], pem).out).to.equal(`${expected}\n`);
+    expect(call(["pki"], "ca_cert_hash", [], "junk").status).not.to.equal(0);
+  });
+});
+
+describe("bootstrap steps and assembly per role", () => {
+  it("lists the steps of each role", () => {
+    const names = (c: typeof worker) => bootstrapSteps(c).map((s) => s.name);
+    expect(names(worker)).to.deep.equal(["kernel", "network", "packages", "containerd", "kubelet", "join"]);
+    expect(names(controlPlane)).to.deep.equal([
+      "kernel",
+      "network",
+      "packages",
+      "containerd",
+      "control-plane-pki",
+      "kubelet",
+      "join",
+      "etcd-leave",
+    ]);
+  });
+
+  it("a worker's user data carries no control-plane code; a control-plane node's carries what it runs", () => {
+    const text = renderUserData(worker);
+    const controlPlaneOnly = ["kubeadm_init", "fetch_control_plane_pki", "enable_etcd_leave", "InitConfiguration"];
+    for (const absent of [...controlPlaneOnly, "ca.key"]) {
+      expect(text, absent).not.to.contain(absent);
+    }
+    expect(modulesFor(bootstrapSteps(worker))).not.to.include.members(["control-plane", "etcd"] as BootstrapModule[]);
+    const cp = renderUserData(controlPlane);
+    for (const present of [
+      "kubeadm_init()",
+      "fetch_control_plane_pki()",
+      "kind: InitConfiguration",
+      "enable_etcd_leave()",
+    ])
+      expect(cp, present).to.contain(present);
+  });
+
+  it("every step's function is defined in the modules a role's script carries, and run_steps runs them in order", () => {
+    for (const config of [worker, controlPlane]) {
+      const text = renderUserData(config);
+      const steps = bootstrapSteps(config);
+      for (const s of steps) expect(text, s.run).to.match(new RegExp(`^${s.run}\\(\\) \\{`, "m"));
+      const script = renderBootstrapScript(config);
+      expect(script, "the script ends with main").to.match(/\nmain\(\) \{\n[\s\S]*\n\}\n\nmain "\$@"\n$/);
+      const main = /^run_steps\(\) \{\n([\s\S]*?)\n\}\n/m.exec(script);
+      expect(main, "run_steps").not.to.equal(null);
+      expect(
+        main![1]
+          .split("\n")
+          .filter((l) => l.startsWith("  step "))
+          .map((l) => l.trim()),
+      ).to.deep.equal(steps.map((s) => `step ${s.name} ${s.run}`));
+    }
+  });
+
+  it("drops comment lines outside here-documents only", () => {
+    const source =
+      "# about f\nf() {\n  # inside\n  cat <<'EOF'\n# kept: data\nEOF\n  echo hi # trailing\n}\n# shellcheck disable=SC2034\n";
+    expect(withoutComments(source)).to.equal(
+      "f() {\n  cat <<'EOF'\n# kept: data\nEOF\n  echo hi # trailing\n}\n# shellcheck disable=SC2034\n",
+    );
+  });
+});

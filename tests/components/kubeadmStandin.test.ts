@@ -1,0 +1,112 @@
+// The kubeadm stand-in's contract on its own: each rule of kubeadm's preflight and config loading it
+// enforces, shown failing and passing, so the bootstrap tests that rely on it cannot pass by accident.
+import { expect } from "chai";
+import { mkdirSync, mkdtempSync, writeFileSync } from "fs";
+import { tmpdir } from "os";
+import { join } from "path";
+import { stringify } from "yaml";
+import { Command, parseConfig, preflight, SHARED_CERTIFICATES } from "../standins/kubeadmContract";
+
+const BASE = ["/usr/bin/mount", "/usr/bin/nsenter", "/usr/bin/ip", "/usr/sbin/iptables"];
+const HASH = `sha256:${"ab".repeat(32)}`;
+
+function node(files: string[], version = "1.33.5") {
+  const root = mkdtempSync(join(tmpdir(), "kubeadm-"));
+  for (const f of files) {
+    mkdirSync(join(root, f, ".."), { recursive: true });
+    writeFileSync(join(root, f), f.endsWith("ip_forward") ? "1\n" : "x");
+  }
+  return { root, version };
+}
+
+const workerJoin = (api = "v1beta4", extra: Record<string, unknown> = {}) =>
+  stringify({
+    apiVersion: `kubeadm.k8s.io/${api}`,
+    kind: "JoinConfiguration",
+    discovery: {
+      bootstrapToken: { apiServerEndpoint: "api:443", token: "abcdef.0123456789abcdef", caCertHashes: [HASH] },
+    },
+    nodeRegistration: { criSocket: "unix:///run/containerd/containerd.sock", taints: [] },
+    ...extra,
+  });
+
+function errors(command: Command, text: string, n: ReturnType<typeof node>): string[] {
+  const config = parseConfig(command, text, n);
+  return [...config.errors, ...preflight(command, config, n)];
+}
+
+describe("kubeadm stand-in: kubeadm's contract", () => {
+  it("a worker join passes on a clean node and fails once the CA, kubelet.conf or bootstrap-kubelet.conf exist", () => {
+    expect(errors("join", workerJoin(), node(BASE))).to.deep.equal([]);
+    expect(errors("join", workerJoin(), node([...BASE, "/etc/kubernetes/pki/ca.crt"]))).to.deep.equal([
+      "[ERROR FileAvailable--etc-kubernetes-pki-ca.crt]: /etc/kubernetes/pki/ca.crt already exists",
+    ]);
+    for (const f of ["kubelet.conf", "bootstrap-kubelet.conf"])
+      expect(errors("join", workerJoin(), node([...BASE, `/etc/kubernetes/${f}`]))[0]).to.contain(
+        `FileAvailable--etc-kubernetes-${f}`,
+      );
+  });
+
+  it("requires ip, iptables, mount, nsenter, and conntrack before kubeadm 1.32", () => {
+    expect(errors("join", workerJoin(), node(BASE.slice(1)))).to.deep.equal([
+      "[ERROR FileExisting-mount]: mount not found in system path",
+    ]);
+    expect(errors("join", workerJoin(), node(BASE, "1.31.9"))).to.deep.equal([
+      "[ERROR FileExisting-conntrack]: conntrack not found in system path",
+    ]);
+    expect(errors("join", workerJoin(), node([...BASE, "/usr/sbin/conntrack"], "1.31.9"))).to.deep.equal([]);
+  });
+
+  it("a control-plane join needs an empty /var/lib/etcd, no manifests, and the shared CAs on disk", () => {
+    const cp = workerJoin("v1beta4", { controlPlane: {} });
+    expect(errors("join", cp, node([...BASE, ...SHARED_CERTIFICATES]))).to.deep.equal([]);
+    expect(errors("join", cp, node(BASE))[0]).to.contain("[ERROR CertificatesExist]");
+    expect(errors("join", cp, node([...BASE, ...SHARED_CERTIFICATES, "/var/lib/etcd/member/snap/db"]))).to.deep.equal([
+      "[ERROR DirAvailable--var-lib-etcd]: /var/lib/etcd is not empty",
+    ]);
+    expect(
+      errors("join", cp, node([...BASE, ...SHARED_CERTIFICATES, "/etc/kubernetes/manifests/etcd.yaml"])),
+    ).to.deep.equal([
+      "[ERROR FileAvailable--etc-kubernetes-manifests-etcd.yaml]: /etc/kubernetes/manifests/etcd.yaml already exists",
+    ]);
+  });
+
+  it("init needs IPv4 forwarding on", () => {
+    const init = stringify({
+      apiVersion: "kubeadm.k8s.io/v1beta4",
+      kind: "InitConfiguration",
+      bootstrapTokens: [{ token: "abcdef.0123456789abcdef" }],
+    });
+    expect(errors("init", init, node([...BASE, "/proc/sys/net/ipv4/ip_forward"]))).to.deep.equal([]);
+    expect(errors("init", init, node(BASE))).to.deep.equal([
+      "[ERROR FileContent--proc-sys-net-ipv4-ip_forward]: /proc/sys/net/ipv4/ip_forward contents are not set to 1",
+    ]);
+  });
+
+  it("reads only the fields of the API version used, and checks tokens and CA hashes", () => {
+    const n = node(BASE);
+    const args = [{ name: "node-ip", value: "10.0.0.1" }];
+    const withArgs = (api: string, kubeletExtraArgs: unknown) =>
+      workerJoin(api, {
+        nodeRegistration: { criSocket: "unix:///run/containerd/containerd.sock", taints: [], kubeletExtraArgs },
+      });
+    expect(errors("join", withArgs("v1beta4", args), n)).to.deep.equal([]);
+    expect(errors("join", withArgs("v1beta3", { "node-ip": "10.0.0.1" }), n)).to.deep.equal([]);
+    expect(errors("join", withArgs("v1beta4", { "node-ip": "10.0.0.1" }), n)).to.deep.equal([
+      "JoinConfiguration.nodeRegistration.kubeletExtraArgs: expected a list",
+    ]);
+    expect(errors("join", withArgs("v1beta3", args), n)).to.deep.equal([
+      "JoinConfiguration.nodeRegistration.kubeletExtraArgs: expected a map",
+    ]);
+    expect(errors("join", workerJoin("v1beta4", { nodeRegistrations: {} }), n)).to.deep.equal([
+      'JoinConfiguration: unknown field "nodeRegistrations"',
+    ]);
+    expect(errors("join", workerJoin("v1beta4"), node(BASE, "1.30.4"))[0]).to.contain('no kind "JoinConfiguration"');
+    const placeholder = workerJoin().replace("abcdef.0123456789abcdef", `"@BOOTSTRAP_TOKEN@"`);
+    expect(errors("join", placeholder, n)[0]).to.contain("invalid token");
+    expect(errors("join", workerJoin().replace(HASH, "sha256:@CA_CERT_HASH@"), n)[0]).to.contain("invalid hash");
+    expect(
+      errors("join", stringify({ apiVersion: "kubeadm.k8s.io/v1beta4", kind: "InitConfiguration" }), n),
+    ).to.include("no JoinConfiguration kind was found");
+  });
+});

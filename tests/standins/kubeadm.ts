@@ -1,0 +1,96 @@
+/**
+ * `kubeadm` for the bootstrap tests: refuses what real kubeadm refuses (kubeadmContract.ts), and otherwise
+ * leaves on the node the files real kubeadm leaves, so that running it twice fails as it would. Run as
+ * `kubeadm init|join --config FILE`, `kubeadm reset --force`.
+ *
+ * Environment: STANDIN_ROOT (the node's `/`), STANDIN_STATE (counters and copies of each configuration),
+ * KUBEADM_VERSION, STANDIN_API_READY_AFTER (the API answers once /readyz has been asked that many times;
+ * the curl stand-in counts), STANDIN_KUBEADM_FAILURES (the first N inits or joins stop half-way, as a
+ * timed-out TLS bootstrap does, leaving their files behind).
+ */
+import { appendFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "fs";
+import { dirname, join } from "path";
+import { Command, parseConfig, preflight } from "./kubeadmContract";
+
+const root = process.env.STANDIN_ROOT ?? "";
+const state = process.env.STANDIN_STATE ?? "";
+const version = process.env.KUBEADM_VERSION ?? "";
+
+function counter(name: string, increment: boolean): number {
+  const file = join(state, name);
+  const n = existsSync(file) ? Number(readFileSync(file, "utf8")) : 0;
+  if (increment) writeFileSync(file, String(n + 1));
+  return n;
+}
+
+function write(path: string, text = "stand-in\n"): void {
+  mkdirSync(dirname(join(root, path)), { recursive: true });
+  writeFileSync(join(root, path), text);
+}
+
+function fail(message: string): never {
+  process.stderr.write(message.endsWith("\n") ? message : `${message}\n`);
+  process.exit(1);
+}
+
+function run(command: Command, configPath: string): void {
+  if (!configPath || !existsSync(configPath)) fail(`unable to read config from "${configPath}"`);
+  const text = readFileSync(configPath, "utf8");
+  const n = counter("kubeadm-runs", true);
+  writeFileSync(join(state, `kubeadm-${n}-${command}.yaml`), text);
+  const node = { root, version };
+  const config = parseConfig(command, text, node);
+  if (config.errors.length > 0)
+    fail(`error: invalid configuration for kubeadm ${command}:\n\t${config.errors.join("\n\t")}`);
+  const errors = preflight(command, config, node);
+  if (errors.length > 0) {
+    fail(
+      `[preflight] Some fatal errors occurred:\n${errors.map((e) => `\t${e}\n`).join("")}` +
+        "[preflight] If you know what you are doing, you can make a check non-fatal with `--ignore-preflight-errors=...`",
+    );
+  }
+  const controlPlane = command === "init" || config.documents.JoinConfiguration?.controlPlane !== undefined;
+  if (command === "join") {
+    const after = Number(process.env.STANDIN_API_READY_AFTER ?? "0");
+    if (counter("readyz", false) < after)
+      fail("error: couldn't validate the identity of the API Server: connection refused");
+  }
+  // Writes in kubeadm's order: the CA (a worker's from discovery), control-plane manifests, the TLS
+  // bootstrap kubeconfig; then kubelet.conf once the kubelet has its certificate.
+  if (!existsSync(join(root, "/etc/kubernetes/pki/ca.crt"))) write("/etc/kubernetes/pki/ca.crt", "discovered CA\n");
+  if (controlPlane) {
+    for (const m of ["kube-apiserver", "kube-controller-manager", "kube-scheduler", "etcd"])
+      write(`/etc/kubernetes/manifests/${m}.yaml`);
+    write("/var/lib/etcd/member/snap/db");
+  }
+  write("/etc/kubernetes/bootstrap-kubelet.conf");
+  if (counter("kubeadm-failures", false) < Number(process.env.STANDIN_KUBEADM_FAILURES ?? "0")) {
+    counter("kubeadm-failures", true);
+    fail("error execution phase kubelet-start: timed out waiting for the condition");
+  }
+  rmSync(join(root, "/etc/kubernetes/bootstrap-kubelet.conf"));
+  write("/etc/kubernetes/kubelet.conf");
+  write("/var/lib/kubelet/config.yaml");
+  if (controlPlane) write("/etc/kubernetes/admin.conf");
+}
+
+/** kubeadm reset --force: removes what init and join leave (phases/reset/cleanupnode.go), etcd's data too. */
+function reset(): void {
+  for (const dir of ["/etc/kubernetes/manifests", "/etc/kubernetes/pki", "/var/lib/kubelet", "/var/lib/etcd"])
+    rmSync(join(root, dir), { recursive: true, force: true });
+  for (const f of [
+    "admin.conf",
+    "super-admin.conf",
+    "kubelet.conf",
+    "bootstrap-kubelet.conf",
+    "controller-manager.conf",
+    "scheduler.conf",
+  ])
+    rmSync(join(root, "/etc/kubernetes", f), { force: true });
+}
+
+const [command, ...args] = process.argv.slice(2);
+appendFileSync(join(state, "kubeadm-calls"), `${[command, ...args].join(" ")}\n`);
+if (command === "init" || command === "join") run(command, args[args.indexOf("--config") + 1] ?? "");
+else if (command === "reset" && args.includes("--force")) reset();
+else fail(`the stand-in does not cover kubeadm ${command} ${args.join(" ")}`);

@@ -1,0 +1,334 @@
+/**
+ * What real kubeadm requires of a node before `init` and `join`, for the cases the bootstrap tests cover,
+ * written from kubeadm's source:
+ *
+ * - preflight (cmd/kubeadm/app/preflight/checks.go, checks_linux.go): `JoinNodeChecks` (kubelet.conf and
+ *   bootstrap-kubelet.conf must not exist; on a worker join, the CA at `caCertPath` must not exist either),
+ *   `InitNodeChecks` (for init, and as `isSecondaryControlPlane` for a control-plane join: the static-pod
+ *   manifests must not exist, `/var/lib/etcd` must be empty; for init with an IPv4 service subnet,
+ *   /proc/sys/net/ipv4/ip_forward must be 1) and `addExecChecks` (ip, iptables, mount, nsenter in PATH, and
+ *   conntrack before kubeadm 1.32, when kubernetes/kubernetes#126952 dropped it; ebtables, ethtool, socat, tc,
+ *   touch only warn). Errors are reported as kubeadm does: `[ERROR <check name>]: <message>`.
+ * - a control-plane join without `certificateKey` needs the shared CAs and service-account key on disk
+ *   (phases/join/preflight.go `checkIfReadyForAdditionalControlPlane` → `certs.SharedCertificateExists`).
+ * - the configuration file: the kinds each command reads, and the fields of each kind in the API version
+ *   used (v1beta3, and v1beta4 from kubeadm 1.31), with kubeletExtraArgs a map in v1beta3 and a list of
+ *   name/value pairs in v1beta4; token and CA-hash formats as kubeadm validates them. kubeadm only warns about
+ *   an unknown field; this stand-in rejects it, because a field kubeadm ignores is a bug in the renderer.
+ *
+ * Not covered (they need a real machine): the root check, CPU and memory, open ports, swap, the container
+ * runtime's socket, the kubelet version. Paths are below `root`, the test's stand-in for `/`.
+ */
+import { existsSync, readdirSync, readFileSync } from "fs";
+import { join } from "path";
+import { parseAllDocuments } from "yaml";
+
+export type Command = "init" | "join";
+
+export interface Node {
+  /** The directory standing in for the node's `/`. */
+  root: string;
+  /** kubeadm's version, X.Y.Z. */
+  version: string;
+}
+
+type Schema = "string" | "bool" | "int" | "any" | { [field: string]: Schema } | { map: Schema } | { list: Schema };
+
+const arg: Schema = { name: "string", value: "string" };
+const taint: Schema = { key: "string", value: "string", effect: "string", timeAdded: "string" };
+const envVar: Schema = { name: "string", value: "string" };
+const hostPathMount: Schema = {
+  name: "string",
+  hostPath: "string",
+  mountPath: "string",
+  readOnly: "bool",
+  pathType: "string",
+};
+
+function schemas(api: "v1beta3" | "v1beta4"): Record<string, Record<string, Schema>> {
+  const v4 = api === "v1beta4";
+  const args: Schema = v4 ? { list: arg } : { map: "string" };
+  const only4 = (fields: Record<string, Schema>) => (v4 ? fields : {});
+  const only3 = (fields: Record<string, Schema>) => (v4 ? {} : fields);
+  const nodeRegistration: Schema = {
+    name: "string",
+    criSocket: "string",
+    taints: { list: taint },
+    kubeletExtraArgs: args,
+    ignorePreflightErrors: { list: "string" },
+    imagePullPolicy: "string",
+    ...only4({ imagePullSerial: "bool" }),
+  };
+  const component: Record<string, Schema> = {
+    extraArgs: args,
+    extraVolumes: { list: hostPathMount },
+    ...only4({ extraEnvs: { list: envVar } }),
+  };
+  const apiEndpoint: Schema = { advertiseAddress: "string", bindPort: "int" };
+  const timeouts: Schema = {
+    controlPlaneComponentHealthCheck: "string",
+    kubeletHealthCheck: "string",
+    kubernetesAPICall: "string",
+    etcdAPICall: "string",
+    tlsBootstrap: "string",
+    discovery: "string",
+    upgradeManifests: "string",
+  };
+  const patches: Schema = { directory: "string" };
+  const typeMeta: Record<string, Schema> = { apiVersion: "string", kind: "string" };
+  return {
+    InitConfiguration: {
+      ...typeMeta,
+      bootstrapTokens: {
+        list: {
+          token: "string",
+          description: "string",
+          ttl: "string",
+          expires: "string",
+          usages: { list: "string" },
+          groups: { list: "string" },
+        },
+      },
+      ...only4({ dryRun: "bool", timeouts }),
+      nodeRegistration,
+      localAPIEndpoint: apiEndpoint,
+      certificateKey: "string",
+      skipPhases: { list: "string" },
+      patches,
+    },
+    ClusterConfiguration: {
+      ...typeMeta,
+      etcd: {
+        local: {
+          imageRepository: "string",
+          imageTag: "string",
+          dataDir: "string",
+          extraArgs: args,
+          ...only4({ extraEnvs: { list: envVar } }),
+          serverCertSANs: { list: "string" },
+          peerCertSANs: { list: "string" },
+        },
+        external: { endpoints: { list: "string" }, caFile: "string", certFile: "string", keyFile: "string" },
+      },
+      networking: { serviceSubnet: "string", podSubnet: "string", dnsDomain: "string" },
+      kubernetesVersion: "string",
+      controlPlaneEndpoint: "string",
+      apiServer: { ...component, certSANs: { list: "string" }, ...only3({ timeoutForControlPlane: "string" }) },
+      controllerManager: component,
+      scheduler: component,
+      dns: { imageRepository: "string", imageTag: "string", ...only4({ disabled: "bool" }) },
+      ...only4({
+        proxy: { disabled: "bool" },
+        encryptionAlgorithm: "string",
+        certificateValidityPeriod: "string",
+        caCertificateValidityPeriod: "string",
+      }),
+      certificatesDir: "string",
+      imageRepository: "string",
+      featureGates: { map: "bool" },
+      clusterName: "string",
+    },
+    JoinConfiguration: {
+      ...typeMeta,
+      ...only4({ dryRun: "bool", timeouts }),
+      nodeRegistration,
+      caCertPath: "string",
+      discovery: {
+        bootstrapToken: {
+          token: "string",
+          apiServerEndpoint: "string",
+          caCertHashes: { list: "string" },
+          unsafeSkipCAVerification: "bool",
+        },
+        file: { kubeConfigPath: "string" },
+        tlsBootstrapToken: "string",
+        ...only3({ timeout: "string" }),
+      },
+      controlPlane: { localAPIEndpoint: apiEndpoint, certificateKey: "string" },
+      skipPhases: { list: "string" },
+      patches,
+    },
+  };
+}
+
+/** The KubeletConfiguration fields the program sets, and others an operator would (kubelet.config.k8s.io/v1beta1). */
+const KUBELET_CONFIGURATION: Record<string, Schema> = {
+  apiVersion: "string",
+  kind: "string",
+  cgroupDriver: "string",
+  maxPods: "int",
+  shutdownGracePeriod: "string",
+  shutdownGracePeriodCriticalPods: "string",
+  clusterDNS: { list: "string" },
+  clusterDomain: "string",
+  providerID: "string",
+  serverTLSBootstrap: "bool",
+  rotateCertificates: "bool",
+  evictionHard: { map: "string" },
+  kubeReserved: { map: "string" },
+  systemReserved: { map: "string" },
+};
+
+function checkValue(schema: Schema, value: unknown, path: string, errors: string[]): void {
+  if (value === null || value === undefined) return;
+  if (schema === "any") return;
+  if (schema === "string" || schema === "bool" || schema === "int") {
+    const ok =
+      schema === "string"
+        ? typeof value === "string"
+        : schema === "bool"
+          ? typeof value === "boolean"
+          : Number.isInteger(value);
+    if (!ok) errors.push(`${path}: expected ${schema}, got ${JSON.stringify(value)}`);
+    return;
+  }
+  if ("list" in schema && Object.keys(schema).length === 1) {
+    if (!Array.isArray(value)) return void errors.push(`${path}: expected a list`);
+    value.forEach((v, i) => checkValue(schema.list as Schema, v, `${path}[${i}]`, errors));
+    return;
+  }
+  if ("map" in schema && Object.keys(schema).length === 1) {
+    if (typeof value !== "object" || Array.isArray(value)) return void errors.push(`${path}: expected a map`);
+    for (const [k, v] of Object.entries(value as object)) checkValue(schema.map as Schema, v, `${path}.${k}`, errors);
+    return;
+  }
+  if (typeof value !== "object" || Array.isArray(value)) return void errors.push(`${path}: expected an object`);
+  const fields = schema as Record<string, Schema>;
+  for (const [k, v] of Object.entries(value as object)) {
+    if (!(k in fields)) errors.push(`${path}: unknown field "${k}"`);
+    else checkValue(fields[k], v, path ? `${path}.${k}` : k, errors);
+  }
+}
+
+const minor = (version: string) => Number(version.split(".")[1]);
+const TOKEN = /^[a-z0-9]{6}\.[a-z0-9]{16}$/;
+const CA_HASH = /^sha256:[a-f0-9]{64}$/;
+
+export interface ParsedConfig {
+  documents: Record<string, Record<string, unknown>>;
+  errors: string[];
+}
+
+/** The configuration file's documents by kind, and what kubeadm `command` would refuse in it. */
+export function parseConfig(command: Command, text: string, node: Node): ParsedConfig {
+  const errors: string[] = [];
+  const documents: Record<string, Record<string, unknown>> = {};
+  const kinds =
+    command === "init" ? ["InitConfiguration", "ClusterConfiguration", "KubeletConfiguration"] : ["JoinConfiguration"];
+  for (const doc of parseAllDocuments(text)) {
+    if (doc.errors.length > 0) errors.push(`invalid YAML: ${doc.errors[0].message}`);
+    const object = doc.toJS() as Record<string, unknown> | null;
+    if (!object) continue;
+    const kind = String(object.kind);
+    const apiVersion = String(object.apiVersion);
+    if (kind === "KubeletConfiguration") {
+      if (apiVersion !== "kubelet.config.k8s.io/v1beta1") errors.push(`KubeletConfiguration: apiVersion ${apiVersion}`);
+      checkValue(KUBELET_CONFIGURATION, object, "KubeletConfiguration", errors);
+    } else {
+      const api = /^kubeadm\.k8s\.io\/(v1beta3|v1beta4)$/.exec(apiVersion)?.[1] as "v1beta3" | "v1beta4" | undefined;
+      if (!api || (api === "v1beta4" && minor(node.version) < 31)) {
+        errors.push(`no kind "${kind}" is registered for version "${apiVersion}" in kubeadm ${node.version}`);
+        continue;
+      }
+      const schema = schemas(api)[kind];
+      if (!schema) errors.push(`unknown kind ${kind}`);
+      else checkValue(schema, object, kind, errors);
+    }
+    if (!kinds.includes(kind)) errors.push(`kubeadm ${command} does not read a ${kind}`);
+    documents[kind] = object;
+  }
+  if (command === "join" && !documents.JoinConfiguration) errors.push("no JoinConfiguration kind was found");
+  if (command === "init" && !documents.InitConfiguration) errors.push("no InitConfiguration kind was found");
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  const j = documents.JoinConfiguration as any;
+  if (j) {
+    const discovery = j.discovery?.bootstrapToken;
+    if (!discovery) errors.push("JoinConfiguration.discovery: bootstrapToken or file is required");
+    else {
+      if (!TOKEN.test(String(discovery.token)))
+        errors.push(`discovery.bootstrapToken.token: invalid token ${discovery.token}`);
+      if (!/^[^:]+:\d+$/.test(String(discovery.apiServerEndpoint)))
+        errors.push("discovery.bootstrapToken.apiServerEndpoint: host:port");
+      for (const h of discovery.caCertHashes ?? [])
+        if (!CA_HASH.test(h)) errors.push(`caCertHashes: invalid hash ${h}`);
+      if ((discovery.caCertHashes ?? []).length === 0 && !discovery.unsafeSkipCAVerification)
+        errors.push("discovery.bootstrapToken: using token-based discovery without caCertHashes can be unsafe");
+    }
+  }
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  for (const t of ((documents.InitConfiguration as any)?.bootstrapTokens ?? []) as { token?: string }[]) {
+    if (!TOKEN.test(String(t.token))) errors.push(`bootstrapTokens.token: invalid token ${t.token}`);
+  }
+  return { documents, errors };
+}
+
+const fileAvailable = (root: string, path: string, errors: string[]) => {
+  if (existsSync(join(root, path)))
+    errors.push(`[ERROR FileAvailable-${path.replace(/\//g, "-")}]: ${path} already exists`);
+};
+const dirAvailable = (root: string, path: string, errors: string[]) => {
+  const dir = join(root, path);
+  if (existsSync(dir) && readdirSync(dir).length > 0)
+    errors.push(`[ERROR DirAvailable-${path.replace(/\//g, "-")}]: ${path} is not empty`);
+};
+
+const MANIFESTS = ["kube-apiserver", "kube-controller-manager", "kube-scheduler", "etcd"].map(
+  (m) => `/etc/kubernetes/manifests/${m}.yaml`,
+);
+/** certs.SharedCertificateExists: what a control-plane join without certificateKey needs on disk. */
+export const SHARED_CERTIFICATES = [
+  "ca.crt",
+  "ca.key",
+  "sa.key",
+  "sa.pub",
+  "front-proxy-ca.crt",
+  "front-proxy-ca.key",
+  "etcd/ca.crt",
+  "etcd/ca.key",
+].map((f) => `/etc/kubernetes/pki/${f}`);
+
+/** Whether an executable of that name is on the node (below root's bin directories). */
+function inPath(root: string, name: string): boolean {
+  return ["/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin", "/sbin", "/bin"].some((d) =>
+    existsSync(join(root, d, name)),
+  );
+}
+
+/** The preflight errors kubeadm `command` reports on this node for this configuration. */
+export function preflight(command: Command, config: ParsedConfig, node: Node): string[] {
+  const { root } = node;
+  const errors: string[] = [];
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  const join_ = config.documents.JoinConfiguration as any;
+  const controlPlane = command === "init" || join_?.controlPlane !== undefined;
+  if (command === "join") {
+    fileAvailable(root, "/etc/kubernetes/kubelet.conf", errors);
+    fileAvailable(root, "/etc/kubernetes/bootstrap-kubelet.conf", errors);
+  }
+  // addCommonChecks → addExecChecks: for join kubeadm passes no version, so conntrack is checked by the
+  // kubeadm binary's own rule: always before 1.32, never after.
+  const mandatory = ["ip", "iptables", "mount", "nsenter", ...(minor(node.version) < 32 ? ["conntrack"] : [])];
+  for (const name of mandatory)
+    if (!inPath(root, name)) errors.push(`[ERROR FileExisting-${name}]: ${name} not found in system path`);
+  if (command === "join" && !controlPlane)
+    fileAvailable(root, join_?.caCertPath ?? "/etc/kubernetes/pki/ca.crt", errors);
+  if (controlPlane) {
+    for (const m of MANIFESTS) fileAvailable(root, m, errors);
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any
+    const cluster = config.documents.ClusterConfiguration as any;
+    dirAvailable(root, cluster?.etcd?.local?.dataDir ?? "/var/lib/etcd", errors);
+  }
+  if (command === "init") {
+    const forward = join(root, "/proc/sys/net/ipv4/ip_forward");
+    if (!existsSync(forward) || readFileSync(forward, "utf8")[0] !== "1")
+      errors.push(
+        "[ERROR FileContent--proc-sys-net-ipv4-ip_forward]: /proc/sys/net/ipv4/ip_forward contents are not set to 1",
+      );
+  }
+  if (command === "join" && controlPlane && !join_.controlPlane?.certificateKey) {
+    const missing = SHARED_CERTIFICATES.filter((c) => !existsSync(join(root, c)));
+    if (missing.length > 0)
+      errors.push(`[ERROR CertificatesExist]: a control-plane join without certificateKey needs ${missing.join(", ")}`);
+  }
+  return errors;
+}

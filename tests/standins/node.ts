@@ -1,0 +1,259 @@
+/**
+ * A node for the bootstrap tests: a scratch directory standing in for `/` with what Ubuntu 24.04's server
+ * image holds, a fake instance-metadata service (IMDSv2), and stand-ins for the tools the bootstrap calls.
+ * `kubeadm` enforces kubeadm's contract (kubeadm.ts); `apt-get` installs the binaries of the packages it is
+ * asked for into the scratch root and can fail with dpkg's lock error; `aws` can throttle; `/readyz` can
+ * answer only after a number of tries; `sysctl --system` applies the sysctl.d files to the scratch /proc.
+ * User data runs as cloud-init runs it (once, as root's script), the bootstrap as systemd runs its service:
+ * ExecStart with the unit's Environment, again after each failure while Restart=on-failure.
+ */
+import { execFileSync, spawn } from "child_process";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from "fs";
+import { createServer, Server } from "http";
+import { AddressInfo } from "net";
+import { tmpdir } from "os";
+import { join, relative } from "path";
+import { BOOTSTRAP_SERVICE } from "../../components/nodes/systemdUnits";
+
+const PROJECT = join(__dirname, "../..");
+
+export const METADATA: Record<string, string> = {
+  mac: "0a:1b:2c:3d:4e:5f",
+  "local-ipv4": "10.0.12.34",
+  "instance-type": "t3.large",
+  "instance-id": "i-0123456789abcdef0",
+  "placement/availability-zone": "us-east-1a",
+};
+const TOKEN = "fake-imds-token";
+
+/** IMDSv2: a session token first, then metadata only with that token. `zone` is read per request. */
+export function startImds(zone: () => string): Promise<{ server: Server; url: string }> {
+  const server = createServer((req, res) => {
+    const key = req.url?.replace("/latest/meta-data/", "") ?? "";
+    const data = { ...METADATA, "placement/availability-zone": zone() };
+    if (req.method === "PUT" && req.url === "/latest/api/token") res.end(TOKEN);
+    else if (req.headers["x-aws-ec2-metadata-token"] !== TOKEN) res.writeHead(401).end();
+    else if (!(key in data)) res.writeHead(404).end();
+    else res.end(data[key as keyof typeof data]);
+  });
+  return new Promise((resolve) =>
+    server.listen(0, "127.0.0.1", () =>
+      resolve({ server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` }),
+    ),
+  );
+}
+
+/** Binaries of Ubuntu 24.04's server image that kubeadm's preflight looks for; conntrack, socat, ebtables are not. */
+const BASE_IMAGE = [
+  "/usr/bin/mount",
+  "/usr/bin/nsenter",
+  "/usr/bin/touch",
+  "/usr/bin/ip",
+  "/usr/sbin/tc",
+  "/usr/sbin/iptables",
+];
+
+/** What `apt-get install` puts on PATH, for the packages whose binaries kubeadm's preflight checks. */
+const PACKAGE_BINARIES: Record<string, string[]> = {
+  conntrack: ["/usr/sbin/conntrack"],
+  socat: ["/usr/bin/socat"],
+  ebtables: ["/usr/sbin/ebtables"],
+  ethtool: ["/usr/sbin/ethtool"],
+  iptables: ["/usr/sbin/iptables"],
+  iproute2: ["/usr/bin/ip", "/usr/sbin/tc"],
+  kubelet: ["/usr/bin/kubelet"],
+};
+
+/** A counter in the state directory, shared by the stand-ins: `n=$(count NAME)` is the calls before this one. */
+const COUNT = `count() { local n; n=$(cat "$STANDIN_STATE/$1" 2>/dev/null || echo 0); echo $((n + 1)) >"$STANDIN_STATE/$1"; echo "$n"; }`;
+
+const STUBS: Record<string, string> = {
+  // Real curl for the fake metadata service; the Kubernetes apt key and the API's /readyz are faked.
+  curl: `${COUNT}
+for a in "$@"; do case "$a" in http://127.0.0.1*) exec /usr/bin/curl "$@";; esac; done
+for a in "$@"; do case "$a" in
+*pkgs.k8s.io*) echo FAKE-KEY; exit 0;;
+*readyz) [ "$(count readyz)" -ge "\${STANDIN_API_READY_AFTER:-0}" ] && exit 0; exit 7;;
+esac; done
+exit 1`,
+  aws: `${COUNT}
+case "$1 $2" in
+"ssm get-parameter")
+  if [ "$(count ssm)" -lt "\${STANDIN_SSM_THROTTLES:-0}" ]; then
+    echo "An error occurred (ThrottlingException) when calling the GetParameter operation: Rate exceeded" >&2; exit 254
+  fi
+  while [ $# -gt 0 ]; do [ "$1" = --name ] && name=$2; shift; done; cat "$STUB_SECRETS/\${name##*/}";;
+"ec2 describe-instance-types") printf '3\\t12\\n';;
+"autoscaling set-instance-health") ;;
+*) exit 1;;
+esac`,
+  "apt-get": `${COUNT}
+if [ "$(count apt)" -lt "\${STANDIN_APT_FAILURES:-0}" ]; then
+  echo "E: Could not get lock /var/lib/dpkg/lock-frontend. It is held by process 1234 (unattended-upgr)" >&2; exit 100
+fi
+[ "$1" = -o ] && shift 2; [ "$1" = -q ] && shift
+if [ "$1" = install ]; then for a in "$@"; do case "\${a%%=*}" in
+${Object.entries(PACKAGE_BINARIES)
+  .map(
+    ([p, bins]) =>
+      `${p}) for b in ${bins.join(" ")}; do mkdir -p "$STANDIN_ROOT\${b%/*}"; touch "$STANDIN_ROOT$b"; done;;`,
+  )
+  .join("\n")}
+esac; done; fi`,
+  containerd: `echo "SystemdCgroup = false"`,
+  // Reads the key it is given, as the real gpg does.
+  gpg: "cat >/dev/null",
+  // Applies the sysctl.d files to the scratch /proc, as sysctl --system does to the real one.
+  sysctl: `[ "$1" = --system ] || exit 1
+cat "$STANDIN_ROOT"/etc/sysctl.d/*.conf 2>/dev/null | while IFS='= ' read -r key value; do
+  case "$key" in ''|'#'*) continue;; esac
+  mkdir -p "$STANDIN_ROOT/proc/sys/$(dirname "\${key//.//}")"; echo "$value" >"$STANDIN_ROOT/proc/sys/\${key//.//}"
+done`,
+  kubeadm: `exec node -r "${PROJECT}/node_modules/ts-node/register/transpile-only" "${PROJECT}/tests/standins/kubeadm.ts" "$@"`,
+};
+const NOOP = ["apt-mark", "snap", "modprobe", "systemctl"];
+
+export interface Node {
+  dir: string;
+  root: string;
+  state: string;
+  env: NodeJS.ProcessEnv;
+  /** Every stand-in call, one line each: `name args...`. */
+  log: () => string;
+  file: (path: string) => string;
+  exists: (path: string) => boolean;
+  /** The configurations kubeadm was given, in order. */
+  kubeadmConfigs: () => string[];
+  /** Every file below the root with its content, to compare two moments. */
+  snapshot: () => Record<string, string>;
+}
+
+export interface Options {
+  imdsUrl: string;
+  secrets: string;
+  kubernetesVersion: string;
+  /** Extra environment: STANDIN_* knobs, API_WAIT_TRIES. */
+  env?: Record<string, string>;
+}
+
+export function newNode(options: Options): Node {
+  const dir = mkdtempSync(join(tmpdir(), "node-"));
+  const root = join(dir, "root");
+  const bin = join(dir, "bin");
+  const state = join(dir, "state");
+  for (const d of [root, bin, state]) mkdirSync(d);
+  mkdirSync(join(root, "sys/class/net/ens5"), { recursive: true });
+  writeFileSync(join(root, "sys/class/net/ens5/address"), `${METADATA.mac}\n`);
+  for (const b of BASE_IMAGE) {
+    mkdirSync(join(root, b, ".."), { recursive: true });
+    writeFileSync(join(root, b), "");
+  }
+  const log = join(state, "calls");
+  for (const [name, body] of [...Object.entries(STUBS), ...NOOP.map((n) => [n, ""])]) {
+    writeFileSync(join(bin, name), `#!/bin/bash\necho "${name} $*" >> "$STUB_LOG"\n${body}\n`);
+    chmodSync(join(bin, name), 0o755);
+  }
+  const env = {
+    PATH: `${bin}:${process.env.PATH}`,
+    IMDS_ENDPOINT: options.imdsUrl,
+    BOOTSTRAP_ROOT: root,
+    BOOTSTRAP_RETRY_DELAY: "0",
+    API_WAIT_INTERVAL: "0",
+    API_WAIT_TRIES: "20",
+    STUB_LOG: log,
+    STUB_SECRETS: options.secrets,
+    STANDIN_ROOT: root,
+    STANDIN_STATE: state,
+    KUBEADM_VERSION: options.kubernetesVersion,
+    TS_NODE_PROJECT: join(PROJECT, "tsconfig.json"),
+    ...options.env,
+  };
+  const walk = (d: string): string[] =>
+    readdirSync(d).flatMap((f) => (statSync(join(d, f)).isDirectory() ? walk(join(d, f)) : [join(d, f)]));
+  return {
+    dir,
+    root,
+    state,
+    env,
+    log: () => (existsSync(log) ? readFileSync(log, "utf8") : ""),
+    file: (path) => readFileSync(join(root, path), "utf8"),
+    exists: (path) => existsSync(join(root, path)),
+    kubeadmConfigs: () =>
+      readdirSync(state)
+        .filter((f) => /^kubeadm-\d+-\w+\.yaml$/.test(f))
+        .sort((a, b) => Number(a.split("-")[1]) - Number(b.split("-")[1]))
+        .map((f) => readFileSync(join(state, f), "utf8")),
+    snapshot: () => Object.fromEntries(walk(root).map((f) => [relative(root, f), readFileSync(f, "utf8")])),
+  };
+}
+
+export interface Exit {
+  status: number | null;
+  stderr: string;
+}
+
+/** Runs a program asynchronously: the metadata server lives in this process and must keep answering. */
+export function run(program: string, args: string[], env: NodeJS.ProcessEnv): Promise<Exit> {
+  return new Promise((resolve) => {
+    const child = spawn(program, args, { env, stdio: ["ignore", "ignore", "pipe"] });
+    let stderr = "";
+    child.stderr.on("data", (d) => (stderr += d));
+    child.on("close", (status) => resolve({ status, stderr }));
+  });
+}
+
+/** Runs user data as cloud-init does: once, a script. */
+export async function runUserData(node: Node, userData: string): Promise<Exit> {
+  const script = join(node.dir, "user-data");
+  writeFileSync(script, userData);
+  return run("bash", [script], node.env);
+}
+
+/** The bootstrap service as systemd runs it: ExecStart, again after each failure (at most `runs` times). */
+export async function runService(node: Node, runs = 6, args: string[] = []): Promise<Exit & { runs: number }> {
+  const unit = node.file(`etc/systemd/system/${BOOTSTRAP_SERVICE}`);
+  const setting = (key: string) => [...unit.matchAll(new RegExp(`^${key}=(.*)$`, "gm"))].map((m) => m[1]);
+  const environment = Object.fromEntries(
+    setting("Environment")
+      .map((e) => e.split("=", 2) as [string, string])
+      // The stand-ins come first on PATH; everything else is the unit's.
+      .filter(([k]) => k !== "PATH"),
+  );
+  const [execStart] = setting("ExecStart");
+  const restart = setting("Restart")[0] === "on-failure";
+  let exit: Exit = { status: null, stderr: "" };
+  let stderr = "";
+  for (let n = 1; n <= runs; n++) {
+    exit = await run(join(node.root, execStart), args, { ...node.env, ...environment });
+    stderr += exit.stderr;
+    if (exit.status === 0 || !restart) return { ...exit, stderr, runs: n };
+  }
+  return { ...exit, stderr, runs };
+}
+
+/** A cluster CA and the other secrets the bootstrap reads, as SSM would hand them out; and the CA's hash. */
+export function makeSecrets(): { dir: string; caHash: string } {
+  const dir = mkdtempSync(join(tmpdir(), "secrets-"));
+  execFileSync(
+    "openssl",
+    ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=kubernetes"].concat([
+      "-keyout",
+      join(dir, "ca.key"),
+      "-out",
+      join(dir, "ca.crt"),
+    ]),
+    { stdio: "ignore" },
+  );
+  for (const f of ["sa.key", "sa.pub", "front-proxy-ca.crt", "front-proxy-ca.key", "etcd-ca.crt", "etcd-ca.key"])
+    writeFileSync(join(dir, f), `fake ${f}\n`);
+  writeFileSync(join(dir, "bootstrap-token"), "abcdef.0123456789abcdef\n");
+  const caHash = execFileSync(
+    "bash",
+    [
+      "-c",
+      `openssl x509 -pubkey -noout -in ${join(dir, "ca.crt")} | openssl pkey -pubin -outform der | sha256sum | cut -d' ' -f1`,
+    ],
+    { encoding: "utf8" },
+  ).trim();
+  return { dir, caHash };
+}
