@@ -15,12 +15,10 @@ import { PROJECT_DIR } from "../plan/examples";
 import { build } from "./build";
 import { LARGE, TargetResult } from "./benchTarget";
 
-const SCENARIOS = ["dev", "large", "floor"] as const;
-type Scenario = (typeof SCENARIOS)[number];
+type Scenario = "floor" | "dev" | "large";
+type Round = Record<Scenario, TargetResult>;
 
-type Sample = TargetResult;
-
-function measure(scenario: Scenario, modulesFile: string): Sample {
+function measure(scenario: Scenario, modulesFile: string): TargetResult {
   const child = spawnSync(
     process.execPath,
     [join(PROJECT_DIR, BUILD_DIR, "scripts", "benchTarget.js"), scenario, modulesFile],
@@ -39,7 +37,7 @@ function typeCheckSeconds(): number {
   return Number(process.hrtime.bigint() - start) / 1e9;
 }
 
-export const median = (values: number[]): number => {
+const median = (values: number[]): number => {
   const sorted = [...values].sort((a, b) => a - b);
   const mid = Math.floor(sorted.length / 2);
   return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
@@ -47,59 +45,87 @@ export const median = (values: number[]): number => {
 
 const pad = (value: string | number, width: number) => String(value).padStart(width);
 
+/** Every scenario once, each in a fresh process. */
+function round(modulesFile: string): Round {
+  const dev = measure("dev", modulesFile);
+  const large = measure("large", modulesFile);
+  // The floor loads every SDK module file the plans loaded: the SDK code a plan cannot avoid.
+  writeFileSync(modulesFile, JSON.stringify([...new Set([...dev.sdkModules, ...large.sdkModules])]));
+  return { floor: measure("floor", modulesFile), dev, large };
+}
+
+function report(rounds: Round[], typeCheck: number, loadBefore: number): void {
+  const median_ = (s: Scenario, pick: (x: TargetResult) => number) => median(rounds.map((r) => pick(r[s])));
+  // Paired: each round's ratio to its own floor, then the median of those.
+  const ratio = (s: Scenario, pick: (x: TargetResult) => number) =>
+    median(rounds.map((r) => pick(r[s]) / pick(r.floor))).toFixed(2);
+  const cpu = cpus();
+  console.log(
+    `plan benchmark ${new Date().toISOString().slice(0, 16)}Z: node ${process.version}, ` +
+      `${cpu.length} × ${cpu[0]?.model.trim()}, load average ${loadBefore.toFixed(1)} → ${loadavg()[0].toFixed(1)}`,
+  );
+  console.log(
+    `${rounds.length} round${rounds.length > 1 ? "s" : ""}, each scenario in a fresh process; large: ` +
+      `${LARGE.zones} zones, ${LARGE.controlPlaneNodes} control-plane nodes, ${LARGE.nodeGroups} node groups\n`,
+  );
+  console.log("scenario  resources  wall ms  × floor  cpu × floor  peak MiB  × floor  warm plan ms  warm ms/resource");
+  for (const s of ["floor", "dev", "large"] as const) {
+    const resources = median_(s, (x) => x.resources);
+    const warm = median_(s, (x) => x.warmPlanMs);
+    const [warmMs, perResource] = s === "floor" ? ["", ""] : [warm.toFixed(0), (warm / resources).toFixed(2)];
+    console.log(
+      [
+        s.padEnd(8),
+        pad(resources, 9),
+        pad(median_(s, (x) => x.wallMs).toFixed(0), 7),
+        pad(
+          ratio(s, (x) => x.wallMs),
+          7,
+        ),
+        pad(
+          ratio(s, (x) => x.cpuMs),
+          11,
+        ),
+        pad((median_(s, (x) => x.maxRssKb) / 1024).toFixed(0), 8),
+        pad(
+          ratio(s, (x) => x.maxRssKb),
+          7,
+        ),
+        pad(warmMs, 12),
+        pad(perResource, 16),
+      ]
+        .join("  ")
+        .trimEnd(),
+    );
+  }
+  const [dev, large] = (["dev", "large"] as const).map((s) => ({
+    resources: median_(s, (x) => x.resources),
+    warm: median_(s, (x) => x.warmPlanMs),
+  }));
+  console.log(
+    `\nlarge/dev: ${(large.resources / dev.resources).toFixed(2)}× the resources, ` +
+      `${(large.warm / dev.warm).toFixed(2)}× the warm plan time; each resource the large stack adds costs ` +
+      `${((large.warm - dev.warm) / (large.resources - dev.resources)).toFixed(2)} ms warm`,
+  );
+  console.log(`type check (tsc --noEmit, in npm test and CI, never in a plan or preview): ${typeCheck.toFixed(1)} s`);
+  const compiler = rounds.some((r) => Object.values(r).some((x) => x.typescriptCompiler));
+  console.log(`TypeScript compiler registered in a measured process: ${compiler ? "yes" : "no"}`);
+  if (compiler) process.exitCode = 1;
+}
+
 async function main(argv: string[]): Promise<void> {
   const quick = argv.includes("--quick");
-  const rounds = quick ? 1 : Number(process.env.BENCH_RUNS ?? 7);
+  const count = quick ? 1 : Number(process.env.BENCH_RUNS ?? 7);
   await build(PROJECT_DIR);
   const loadBefore = loadavg()[0];
   const scratch = mkdtempSync(join(tmpdir(), "bench-"));
-  const modulesFile = join(scratch, "sdk-modules.json");
-  const samples: Sample[][] = [];
+  const rounds: Round[] = [];
   try {
-    for (let round = 0; round < rounds; round++) {
-      const dev = measure("dev", modulesFile);
-      const large = measure("large", modulesFile);
-      // The floor loads every SDK module file the plans loaded: the SDK code a plan cannot avoid.
-      writeFileSync(modulesFile, JSON.stringify([...new Set([...dev.sdkModules, ...large.sdkModules])]));
-      samples.push([dev, large, measure("floor", modulesFile)]);
-    }
+    for (let i = 0; i < count; i++) rounds.push(round(join(scratch, "sdk-modules.json")));
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }
-  const typeCheck = typeCheckSeconds();
-
-  const column = (s: number, pick: (x: Sample) => number) => median(samples.map((round) => pick(round[s])));
-  const ratio = (s: number, pick: (x: Sample) => number) => median(samples.map((r) => pick(r[s]) / pick(r[2])));
-  const cpu = cpus();
-  console.log(
-    `plan benchmark ${new Date().toISOString().slice(0, 16)}Z: node ${process.version}, ${cpu.length} × ${cpu[0]?.model.trim()}, ` +
-      `load average ${loadBefore.toFixed(1)} → ${loadavg()[0].toFixed(1)}`,
-  );
-  console.log(
-    `${rounds} round${rounds > 1 ? "s" : ""}, each scenario in a fresh process; ` +
-      `large: ${LARGE.zones} zones, ${LARGE.controlPlaneNodes} control-plane nodes, ${LARGE.nodeGroups} node groups\n`,
-  );
-  console.log("scenario  resources  wall ms  × floor  peak MiB  × floor  warm plan ms  warm ms/resource");
-  SCENARIOS.forEach((name, s) => {
-    const resources = column(s, (x) => x.resources);
-    const warm = column(s, (x) => x.warmPlanMs);
-    const plan = name === "floor" ? ["", ""] : [warm.toFixed(0), (warm / resources).toFixed(2)];
-    console.log(
-      `${name.padEnd(8)}  ${pad(resources, 9)}  ${pad(column(s, (x) => x.wallMs).toFixed(0), 7)}  ` +
-        `${pad(ratio(s, (x) => x.wallMs).toFixed(2), 7)}  ${pad((column(s, (x) => x.maxRssKb) / 1024).toFixed(0), 8)}  ` +
-        `${pad(ratio(s, (x) => x.maxRssKb).toFixed(2), 7)}  ${pad(plan[0], 12)}  ${pad(plan[1], 16)}`,
-    );
-  });
-  const resourceGrowth = column(1, (x) => x.resources) / column(0, (x) => x.resources);
-  const warmGrowth = column(1, (x) => x.warmPlanMs) / column(0, (x) => x.warmPlanMs);
-  console.log(
-    `\nlarge/dev: ${resourceGrowth.toFixed(2)}× the resources, ${warmGrowth.toFixed(2)}× the warm plan time ` +
-      `(linear growth keeps the two close)`,
-  );
-  console.log(`type check (tsc --noEmit, in npm test and CI, never in a plan or preview): ${typeCheck.toFixed(1)} s`);
-  const compiler = samples.flat().some((x) => x.typescriptCompiler);
-  console.log(`TypeScript compiler registered in a measured process: ${compiler ? "yes" : "no"}`);
-  if (compiler) process.exitCode = 1;
+  report(rounds, typeCheckSeconds(), loadBefore);
 }
 
 if (require.main === module) {

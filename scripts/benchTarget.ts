@@ -16,6 +16,8 @@ export interface TargetResult {
   resources: number;
   /** Wall time from the start of the process to the end of the first plan (or of the floor's work). */
   wallMs: number;
+  /** CPU time (user and system) at that point: steadier than wall time on a busy machine. */
+  cpuMs: number;
   /** Peak resident memory at that point. */
   maxRssKb: number;
   /** A second plan in the same process, after the first. */
@@ -58,11 +60,11 @@ async function plan(scenario: string): Promise<number> {
   return result.resources.length;
 }
 
-async function main(scenario: string, modulesFile: string): Promise<void> {
+export async function measureScenario(scenario: string, modulesFile: string): Promise<void> {
   const resources = scenario === "floor" ? await floor(modulesFile) : await plan(scenario);
   // performance.now() counts from the start of the process.
   const wallMs = performance.now();
-  const maxRssKb = process.resourceUsage().maxRSS;
+  const { userCPUTime, systemCPUTime, maxRSS: maxRssKb } = process.resourceUsage();
   let warmPlanMs = 0;
   if (scenario !== "floor") {
     await plan(scenario);
@@ -71,6 +73,7 @@ async function main(scenario: string, modulesFile: string): Promise<void> {
   const result: TargetResult = {
     resources,
     wallMs,
+    cpuMs: (userCPUTime + systemCPUTime) / 1000,
     maxRssKb,
     warmPlanMs,
     sdkModules: Object.keys(require.cache).filter((file) => file.includes(SDK_DIR)),
@@ -80,7 +83,7 @@ async function main(scenario: string, modulesFile: string): Promise<void> {
 }
 
 if (require.main === module) {
-  main(process.argv[2], process.argv[3]).catch((err: unknown) => {
+  measureScenario(process.argv[2], process.argv[3]).catch((err: unknown) => {
     console.error(err);
     process.exit(1);
   });

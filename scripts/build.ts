@@ -14,7 +14,8 @@ function compilerOptions(root: string): ts.CompilerOptions {
   const { config, error } = ts.readConfigFile(join(root, "tsconfig.json"), ts.sys.readFile);
   if (error) throw new Error(ts.flattenDiagnosticMessageText(error.messageText, "\n"));
   const { options, errors } = ts.convertCompilerOptionsFromJson(config.compilerOptions, root);
-  if (errors.length > 0) throw new Error(errors.map((e) => ts.flattenDiagnosticMessageText(e.messageText, "\n")).join("\n"));
+  if (errors.length > 0)
+    throw new Error(errors.map((e) => ts.flattenDiagnosticMessageText(e.messageText, "\n")).join("\n"));
   return { ...options, noEmit: false, sourceMap: false, inlineSourceMap: false, declaration: false };
 }
 
@@ -44,9 +45,15 @@ export async function build(root: string): Promise<boolean> {
       continue;
     }
     const source = ts.sys.readFile(join(root, file))!;
-    const { outputText, diagnostics } = ts.transpileModule(source, { compilerOptions: options, fileName: file, reportDiagnostics: true });
+    const { outputText, diagnostics } = ts.transpileModule(source, {
+      compilerOptions: options,
+      fileName: file,
+      reportDiagnostics: true,
+    });
     if (diagnostics?.length) {
-      throw new Error(`${file}: ${diagnostics.map((d) => ts.flattenDiagnosticMessageText(d.messageText, "\n")).join("\n")}`);
+      throw new Error(
+        `${file}: ${diagnostics.map((d) => ts.flattenDiagnosticMessageText(d.messageText, "\n")).join("\n")}`,
+      );
     }
     writeFileSync(target, outputText);
   }
