@@ -1,13 +1,14 @@
 /**
  * One measured run for `npm run bench`, compiled to bin/ and run by plain Node in a process of its own.
- * `dev` and `large` plan those stacks, then plan again in the same process (warm). `floor` is what a plan
- * cannot avoid: it loads every SDK module file a plan loaded (the list comes from the bench) and runs an
- * empty program under the same mocks. Prints one JSON line.
+ * `dev` and `large` plan those stacks as `npm run plan` does, then plan again in the same process (warm).
+ * `floor` is what a plan cannot avoid: it loads every SDK module file a plan loaded (the bench passes the
+ * list) and runs an empty program under the same mocks. Prints one JSON line.
  */
 import * as pulumi from "@pulumi/pulumi";
 import { readFileSync } from "fs";
 import { join, sep } from "path";
 import { PROJECT_DIR } from "../plan/examples";
+import { formatPlan } from "../plan/format";
 import { planMocks } from "../plan/mocks";
 import { runPlan } from "../plan/run";
 import { loadStackConfig, setPath, StackConfig } from "../plan/stackConfig";
@@ -54,9 +55,11 @@ async function floor(modulesFile: string): Promise<number> {
   return 1;
 }
 
+/** What `npm run plan` does: read the stack config, plan, render the text it prints. */
 async function plan(scenario: string): Promise<number> {
   const result = await runPlan(scenarioConfig(scenario), scenario);
   if (result.errors) throw new Error(`the ${scenario} config is invalid`);
+  if (formatPlan(result, "text").length === 0) throw new Error("empty plan output");
   return result.resources.length;
 }
 
