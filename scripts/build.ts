@@ -20,8 +20,9 @@ function compilerOptions(root: string): ts.CompilerOptions {
 }
 
 /**
- * The Pulumi SDK serializes a dynamic provider's code with the TypeScript parser, so declaring one loads
- * TypeScript. The build serializes it once; the compiled program reads the result (see apiReady.ts).
+ * The Pulumi SDK serializes a dynamic provider's code when one is declared, parsing it with TypeScript's
+ * parser, which cost a plan or preview half a second. The build serializes it once; the compiled program
+ * reads the result (see apiReady.ts).
  */
 async function serializeDynamicProviders(out: string): Promise<void> {
   const apiReady = (await import(join(out, "components", "cilium", "apiReady.js"))) as {
@@ -34,6 +35,8 @@ async function serializeDynamicProviders(out: string): Promise<void> {
 /** Rebuilds `root/bin` from scratch unless it matches the sources; returns whether it built. */
 export async function build(root: string): Promise<boolean> {
   if (!staleBuild(root)) return false;
+  // Stamped as read before compiling: a source edited during the build makes the result stale, not wrong.
+  const stamp = stampOf(root);
   const out = join(root, BUILD_DIR);
   rmSync(out, { recursive: true, force: true });
   const options = compilerOptions(root);
@@ -59,7 +62,7 @@ export async function build(root: string): Promise<boolean> {
   }
   await serializeDynamicProviders(out);
   // Written last: an interrupted build has no stamp, so the program refuses to run it.
-  writeFileSync(join(out, STAMP_FILE), `${JSON.stringify(stampOf(root), null, 2)}\n`);
+  writeFileSync(join(out, STAMP_FILE), `${JSON.stringify(stamp, null, 2)}\n`);
   return true;
 }
 
