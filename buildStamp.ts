@@ -23,7 +23,7 @@ export const COMPILED_ROOTS = [
   "scripts/benchTarget.ts",
 ];
 /** Inputs that shape the output without being compiled themselves. */
-export const BUILD_INPUTS = ["tsconfig.json", "scripts/build.ts"];
+export const BUILD_INPUTS = ["tsconfig.json", "scripts/compile.ts"];
 
 export interface Stamp {
   /** Project-relative path → sha256 of the file, for every compiled root and build input. */

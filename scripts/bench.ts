@@ -12,7 +12,7 @@ import { cpus, loadavg, tmpdir } from "os";
 import { join } from "path";
 import { BUILD_DIR } from "../buildStamp";
 import { PROJECT_DIR } from "../plan/examples";
-import { build } from "./build";
+import { build } from "./compile";
 import { LARGE, TargetResult } from "./benchTarget";
 
 type Scenario = "floor" | "dev" | "large";

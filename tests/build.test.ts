@@ -8,7 +8,7 @@ import { join, relative } from "path";
 import { parse } from "yaml";
 import { BUILD_DIR, BUILD_INPUTS, COMPILED_ROOTS, differences, STAMP_FILE, staleBuild } from "../buildStamp";
 import { GOLDEN_DIR, PROJECT_DIR } from "../plan/examples";
-import { build } from "../scripts/build";
+import { build } from "../scripts/compile";
 
 const read = (file: string) => readFileSync(join(PROJECT_DIR, file), "utf8");
 

@@ -43,7 +43,7 @@ const provider: pulumi.dynamic.ResourceProvider = {
   },
 };
 
-/** Where the build writes the serialized provider, beside the compiled module (scripts/build.ts). */
+/** Where the build writes the serialized provider, beside the compiled module (scripts/compile.ts). */
 export const SERIALIZED_PROVIDER_FILE = join(__dirname, "apiReady.provider.js");
 
 /** The provider as the engine's dynamic-provider host loads it (what `pulumi.dynamic.Resource` sends). */

@@ -1,9 +1,9 @@
 /**
- * `npm run build` (run by `npm ci` and before every `npm run plan`): compiles the program, the offline plan
- * and the benchmark's target to JavaScript in bin/, so that neither `pulumi preview` nor the plan loads
- * TypeScript. Each file is transpiled on its own with tsconfig.json's options (`isolatedModules` makes that
- * exact; `npm test` type-checks), other files are copied beside them, and a stamp records every input.
- * Does nothing when bin/ already matches the sources.
+ * Compiles the program, the offline plan and the benchmark's target to JavaScript in bin/ (`npm run build`
+ * runs it through scripts/build.js), so that neither `pulumi preview` nor the plan loads TypeScript. Each
+ * file is transpiled on its own with tsconfig.json's options (`isolatedModules` makes that exact; `npm test`
+ * type-checks), other files are copied beside them, and a stamp records every input. Does nothing when bin/
+ * already matches the sources.
  */
 import { copyFileSync, mkdirSync, rmSync, writeFileSync } from "fs";
 import { dirname, join } from "path";
