@@ -25,13 +25,14 @@ describe("the compiled program (npm run build)", function () {
   after(() => rmSync(scratch, { recursive: true, force: true }));
 
   it("is what Pulumi.yaml runs: bin/index.js, with the nodejs runtime's TypeScript support off", () => {
-    const project = parse(read("Pulumi.yaml")) as { runtime: unknown; main: string };
+    const project = parse(read("Pulumi.yaml")) as { runtime: unknown; main?: string };
     expect(project.runtime).to.deep.equal({ name: "nodejs", options: { typescript: false } });
-    expect(project.main).to.equal(`${BUILD_DIR}/index.js`);
-    // Without a `main` in Pulumi.yaml the runtime takes package.json's: both name the build.
-    expect((JSON.parse(read("package.json")) as { main: string }).main).to.equal(project.main);
+    // With no `main` in Pulumi.yaml, the runtime loads package.json's `main`: the compiled index.ts.
+    expect(project.main).to.equal(undefined);
+    const main = (JSON.parse(read("package.json")) as { main: string }).main;
+    expect(main).to.equal(`${BUILD_DIR}/index.js`);
     expect(COMPILED_ROOTS).to.include("index.ts");
-    expect(statSync(join(PROJECT_DIR, project.main)).isFile()).to.equal(true);
+    expect(statSync(join(PROJECT_DIR, main)).isFile()).to.equal(true);
   });
 
   it("in bin/ matches the sources (npm test builds it first)", () => {
