@@ -1,5 +1,6 @@
 // Entry point for the Pulumi CLI: the exported function runs the program and returns the stack outputs.
-// Pulumi.yaml runs its compiled form, bin/index.js (`npm run build`), which first checks it is up to date.
+// The CLI runs its compiled form, bin/index.js (package.json's main; `npm run build`), which first checks
+// that it was built from the sources as they are.
 import "./buildGuard";
 import { program } from "./program";
 

@@ -108,6 +108,9 @@ function recordRegistrations(
 
 /** Plans the program for a stack config. Config errors come back in `errors`; anything else throws. */
 export async function runPlan(config: StackConfig, stack: string): Promise<Plan> {
+  // Run from the sources (tests), ts-node maps every stack trace to the TypeScript sources, and the SDK
+  // captures one for each resource. The plan reports errors by message and needs none of them.
+  (Error as { prepareStackTrace?: unknown }).prepareStackTrace = undefined;
   const runtimeConfig = toRuntimeConfig(config);
   const region = runtimeConfig["aws:region"] ?? "";
   const network = config[`${PROJECT}:network`] as { availabilityZones?: string[] } | undefined;
