@@ -1,8 +1,11 @@
 /** The stacks with golden renders: the dev stack and every stack file in examples/. */
-import { readdirSync } from "fs";
+import { existsSync, readdirSync } from "fs";
 import { dirname, join, resolve } from "path";
 
-export const PROJECT_DIR = resolve(__dirname, "..");
+/** The directory of Pulumi.yaml, whether this runs from the sources (plan/) or compiled (bin/plan/). */
+export const PROJECT_DIR = [resolve(__dirname, ".."), resolve(__dirname, "..", "..")].find((dir) =>
+  existsSync(join(dir, "Pulumi.yaml")),
+)!;
 export const GOLDEN_DIR = join(PROJECT_DIR, "tests", "golden");
 
 export interface Example {

@@ -1,97 +1,93 @@
 /**
- * One measured run for `npm run bench`, in a process of its own: `floor` loads the SDKs (every resource
- * class the program declares) and runs an empty program under the same mocks; `dev` and `large` plan those stacks. Prints JSON: resources, the first
- * plan's time (with the SDK modules it loads on first use), a second, warm plan's time, and peak RSS.
+ * One measured run for `npm run bench`, compiled to bin/ and run by plain Node in a process of its own.
+ * `dev` and `large` plan those stacks as `npm run plan` does, then plan again in the same process (warm).
+ * `floor` is what a plan cannot avoid: it loads every SDK module file a plan loaded (the bench passes the
+ * list) and runs an empty program under the same mocks. Prints one JSON line.
  */
-import * as aws from "@pulumi/aws";
-import * as k8s from "@pulumi/kubernetes";
-import * as random from "@pulumi/random";
-import * as tls from "@pulumi/tls";
 import * as pulumi from "@pulumi/pulumi";
-import { join } from "path";
+import { readFileSync } from "fs";
+import { join, sep } from "path";
 import { PROJECT_DIR } from "../plan/examples";
+import { formatPlan } from "../plan/format";
 import { planMocks } from "../plan/mocks";
 import { runPlan } from "../plan/run";
-import { loadStackConfig, setPath } from "../plan/stackConfig";
+import { loadStackConfig, setPath, StackConfig } from "../plan/stackConfig";
 
-const ZONES = ["a", "b", "c", "d", "e", "f"].map((z) => `us-east-1${z}`);
+export interface TargetResult {
+  resources: number;
+  /** Wall time from the start of the process to the end of the first plan (or of the floor's work). */
+  wallMs: number;
+  /** CPU time (user and system) at that point: steadier than wall time on a busy machine. */
+  cpuMs: number;
+  /** Peak resident memory at that point. */
+  maxRssKb: number;
+  /** A second plan in the same process, after the first. */
+  warmPlanMs: number;
+  /** Module files of the Pulumi SDKs the process loaded, in load order. */
+  sdkModules: string[];
+  /** Whether anything registered a TypeScript compiler (ts-node) for `.ts` files. */
+  typescriptCompiler: boolean;
+}
 
-function config(scenario: string) {
-  const base = loadStackConfig(join(PROJECT_DIR, "Pulumi.yaml"), join(PROJECT_DIR, "Pulumi.dev.yaml"));
+export const LARGE = { zones: 6, controlPlaneNodes: 3, nodeGroups: 20 };
+
+export function scenarioConfig(scenario: string): StackConfig {
+  const config = loadStackConfig(join(PROJECT_DIR, "Pulumi.yaml"), join(PROJECT_DIR, "Pulumi.dev.yaml"));
   if (scenario === "large") {
-    ZONES.forEach((zone, i) => setPath(base, `network.availabilityZones[${i}]`, zone));
-    setPath(base, "controlPlane.count", "3");
-    for (let i = 0; i < 10; i++) {
-      setPath(base, `nodeGroups[${i}].name`, `group-${i}`);
-      setPath(base, `nodeGroups[${i}].instanceType`, "m6i.xlarge");
-      setPath(base, `nodeGroups[${i}].maxSize`, "6");
+    for (let i = 0; i < LARGE.zones; i++) setPath(config, `network.availabilityZones[${i}]`, `us-east-1${"abcdef"[i]}`);
+    setPath(config, "controlPlane.count", String(LARGE.controlPlaneNodes));
+    for (let i = 0; i < LARGE.nodeGroups; i++) {
+      setPath(config, `nodeGroups[${i}].name`, `group-${i}`);
+      setPath(config, `nodeGroups[${i}].instanceType`, "m6i.xlarge");
+      setPath(config, `nodeGroups[${i}].maxSize`, "6");
     }
   }
-  return base;
+  return config;
 }
 
-async function main(scenario: string): Promise<void> {
-  const start = process.hrtime.bigint();
-  let resources: number;
+const SDK_DIR = `${sep}node_modules${sep}@pulumi${sep}`;
+
+async function floor(modulesFile: string): Promise<number> {
+  for (const file of JSON.parse(readFileSync(modulesFile, "utf8")) as string[]) await import(file);
+  await pulumi.runtime.setMocks(planMocks("us-east-1", ["us-east-1a"]), "cilium-cluster", "floor", false);
+  await pulumi.runtime.runInPulumiStack(async () => ({}));
+  await pulumi.runtime.disconnect();
+  return 1;
+}
+
+/** What `npm run plan` does: read the stack config, plan, render the text it prints. */
+async function plan(scenario: string): Promise<number> {
+  const result = await runPlan(scenarioConfig(scenario), scenario);
+  if (result.errors) throw new Error(`the ${scenario} config is invalid`);
+  if (formatPlan(result, "text").length === 0) throw new Error("empty plan output");
+  return result.resources.length;
+}
+
+export async function measureScenario(scenario: string, modulesFile: string): Promise<void> {
+  const resources = scenario === "floor" ? await floor(modulesFile) : await plan(scenario);
+  // performance.now() counts from the start of the process.
+  const wallMs = performance.now();
+  const { userCPUTime, systemCPUTime, maxRSS: maxRssKb } = process.resourceUsage();
   let warmPlanMs = 0;
-  if (scenario === "floor") {
-    // The SDKs load each resource class on first access; the floor loads every class the program declares.
-    void [
-      [aws.ec2.Vpc, aws.ec2.Subnet, aws.ec2.InternetGateway, aws.ec2.Eip, aws.ec2.NatGateway, aws.ec2.RouteTable],
-      [
-        aws.ec2.Route,
-        aws.ec2.RouteTableAssociation,
-        aws.ec2.SecurityGroup,
-        aws.ec2.LaunchTemplate,
-        aws.ec2.getAmiOutput,
-      ],
-      [aws.vpc.SecurityGroupIngressRule, aws.vpc.SecurityGroupEgressRule, aws.lb.LoadBalancer, aws.lb.TargetGroup],
-      [
-        aws.lb.Listener,
-        aws.iam.Role,
-        aws.iam.RolePolicy,
-        aws.iam.InstanceProfile,
-        aws.autoscaling.Group,
-        aws.ssm.Parameter,
-      ],
-      [
-        aws.getCallerIdentityOutput,
-        aws.getPartitionOutput,
-        k8s.Provider,
-        k8s.core.v1.ServiceAccount,
-        k8s.core.v1.ConfigMap,
-      ],
-      [k8s.rbac.v1.ClusterRole, k8s.rbac.v1.ClusterRoleBinding, k8s.rbac.v1.Role, k8s.rbac.v1.RoleBinding],
-      [k8s.apps.v1.DaemonSet, k8s.apps.v1.Deployment, k8s.policy.v1.PodDisruptionBudget, pulumi.dynamic.Resource],
-      [
-        tls.PrivateKey,
-        tls.SelfSignedCert,
-        tls.CertRequest,
-        tls.LocallySignedCert,
-        random.RandomString,
-        random.RandomPassword,
-      ],
-    ];
-    (Error as { prepareStackTrace?: unknown }).prepareStackTrace = undefined;
-    await pulumi.runtime.setMocks(planMocks("us-east-1", ZONES), "cilium-cluster", "floor", false);
-    await pulumi.runtime.runInPulumiStack(async () => ({}));
-    await pulumi.runtime.disconnect();
-    resources = 1;
-  } else {
-    const plan = await runPlan(config(scenario), scenario);
-    if (plan.errors) throw new Error(`invalid ${scenario} config`);
-    resources = plan.resources.length;
-  }
-  const planMs = Number(process.hrtime.bigint() - start) / 1e6;
   if (scenario !== "floor") {
-    const warmStart = process.hrtime.bigint();
-    await runPlan(config(scenario), scenario);
-    warmPlanMs = Number(process.hrtime.bigint() - warmStart) / 1e6;
+    await plan(scenario);
+    warmPlanMs = performance.now() - wallMs;
   }
-  console.log(JSON.stringify({ resources, planMs, warmPlanMs, maxRssKb: process.resourceUsage().maxRSS }));
+  const result: TargetResult = {
+    resources,
+    wallMs,
+    cpuMs: (userCPUTime + systemCPUTime) / 1000,
+    maxRssKb,
+    warmPlanMs,
+    sdkModules: Object.keys(require.cache).filter((file) => file.includes(SDK_DIR)),
+    typescriptCompiler: require.extensions[".ts"] !== undefined,
+  };
+  console.log(JSON.stringify(result));
 }
 
-main(process.argv[2]).catch((err: unknown) => {
-  console.error(err);
-  process.exit(1);
-});
+if (require.main === module) {
+  measureScenario(process.argv[2], process.argv[3]).catch((err: unknown) => {
+    console.error(err);
+    process.exit(1);
+  });
+}

@@ -9,6 +9,8 @@
  * out the whole timeout.
  */
 import * as pulumi from "@pulumi/pulumi";
+import { existsSync, readFileSync } from "fs";
+import { join } from "path";
 
 export interface ApiReadyArgs {
   url: pulumi.Input<string>;
@@ -136,12 +138,38 @@ export const apiReadyProvider: pulumi.dynamic.ResourceProvider = {
   },
 };
 
-export class ApiReady extends pulumi.dynamic.Resource {
+/** Where the build writes the serialized provider, beside the compiled module (scripts/compile.ts). */
+export const SERIALIZED_PROVIDER_FILE = join(__dirname, "apiReady.provider.js");
+
+/** The provider as the engine's dynamic-provider host loads it (what `pulumi.dynamic.Resource` sends). */
+export async function serializeProvider(): Promise<string> {
+  // A local binding, as `pulumi.dynamic.Resource` captures its provider argument, not the module's exports.
+  const provider = apiReadyProvider;
+  return (await pulumi.runtime.serializeFunction(() => provider, { allowSecrets: true })).text;
+}
+
+let serialized: string | Promise<string> | undefined;
+
+/**
+ * A `pulumi.dynamic.Resource`, declared as that class declares it, with the provider serialized by the
+ * build: serializing it here costs a plan or preview half a second. Run from the sources (tests), it is
+ * serialized once per process, as `pulumi.dynamic.Resource` does.
+ */
+export class ApiReady extends pulumi.CustomResource {
   constructor(name: string, args: ApiReadyArgs, opts?: pulumi.CustomResourceOptions) {
+    serialized ??= existsSync(SERIALIZED_PROVIDER_FILE)
+      ? readFileSync(SERIALIZED_PROVIDER_FILE, "utf8")
+      : serializeProvider();
     super(
-      apiReadyProvider,
+      "pulumi-nodejs:dynamic:Resource",
       name,
-      { addressLookupUrl: "https://checkip.amazonaws.com", pollSeconds: 10, attemptSeconds: 5, ...args },
+      {
+        addressLookupUrl: "https://checkip.amazonaws.com",
+        pollSeconds: 10,
+        attemptSeconds: 5,
+        ...args,
+        __provider: serialized,
+      },
       opts,
     );
   }

@@ -20,7 +20,9 @@ export function renderPulumiYaml(): string {
   const project = {
     name: PROJECT,
     description: "A kOps-style self-managed Kubernetes cluster on AWS with Cilium as the CNI",
-    runtime: { name: "nodejs", options: { typescript: true } },
+    // The CLI runs the compiled program, package.json's `main` (`npm run build`), never TypeScript: no
+    // ts-node, no type-check. Without a `main` here, the program directory stays the project's own.
+    runtime: { name: "nodejs", options: { typescript: false } },
     config: Object.fromEntries(Object.entries(CONFIG_TREE).map(([key, field]) => [key, declaration(field)])),
   };
   const header = "# Generated from spec/schema.ts by `npm run generate`; edit the schema, not this file.\n";

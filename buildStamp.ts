@@ -1,0 +1,78 @@
+/**
+ * The compiled program in bin/ and the sources it was built from. `npm run build` writes a stamp with a
+ * hash of every input; the compiled entry point compares it with the sources before it runs, so a build
+ * older than its sources cannot be previewed, applied or planned by mistake.
+ */
+import { createHash } from "crypto";
+import { existsSync, readdirSync, readFileSync, statSync } from "fs";
+import { join } from "path";
+
+export const BUILD_DIR = "bin";
+export const STAMP_FILE = "build-stamp.json";
+
+/** What the build compiles into bin/: the program, the offline plan and the benchmark's target. */
+export const COMPILED_ROOTS = [
+  "index.ts",
+  "buildGuard.ts",
+  "buildStamp.ts",
+  "program.ts",
+  "spec",
+  "components",
+  "plan",
+  "scripts/plan.ts",
+  "scripts/benchTarget.ts",
+];
+/** Inputs that shape the output without being compiled themselves. */
+export const BUILD_INPUTS = ["tsconfig.json", "scripts/compile.ts"];
+
+export interface Stamp {
+  /** Project-relative path → sha256 of the file, for every compiled root and build input. */
+  files: Record<string, string>;
+}
+
+function walk(root: string, path: string): string[] {
+  const full = join(root, path);
+  if (!existsSync(full)) return [];
+  if (!statSync(full).isDirectory()) return [path];
+  return readdirSync(full).flatMap((name) => walk(root, `${path}/${name}`));
+}
+
+/** Project-relative paths of every compiled file (TypeScript and the assets beside it), sorted. */
+export function compiledSources(root: string): string[] {
+  return COMPILED_ROOTS.flatMap((path) => walk(root, path)).sort();
+}
+
+function sha256(file: string): string {
+  return createHash("sha256").update(readFileSync(file)).digest("hex");
+}
+
+/** The stamp of the sources as they are now. */
+export function stampOf(root: string): Stamp {
+  const files = [...compiledSources(root), ...BUILD_INPUTS].sort();
+  return { files: Object.fromEntries(files.map((file) => [file, sha256(join(root, file))])) };
+}
+
+/** Files that differ between a build's stamp and the sources, as `changed: x`, `added: y`, `removed: z`. */
+export function differences(built: Stamp, now: Stamp): string[] {
+  const out: string[] = [];
+  for (const [file, hash] of Object.entries(now.files)) {
+    if (!(file in built.files)) out.push(`added: ${file}`);
+    else if (built.files[file] !== hash) out.push(`changed: ${file}`);
+  }
+  for (const file of Object.keys(built.files)) if (!(file in now.files)) out.push(`removed: ${file}`);
+  return out;
+}
+
+/**
+ * Why the build in `root/bin` must not run, or undefined when it matches the sources. The message says
+ * what differs and how to rebuild.
+ */
+export function staleBuild(root: string): string | undefined {
+  const stampFile = join(root, BUILD_DIR, STAMP_FILE);
+  const fix = "run `npm run build` (npm ci and npm run plan build it for you)";
+  if (!existsSync(stampFile)) return `The compiled program in ${BUILD_DIR}/ has no build stamp: ${fix}.`;
+  const diff = differences(JSON.parse(readFileSync(stampFile, "utf8")) as Stamp, stampOf(root));
+  if (diff.length === 0) return undefined;
+  const shown = diff.slice(0, 5).join(", ") + (diff.length > 5 ? `, and ${diff.length - 5} more` : "");
+  return `The compiled program in ${BUILD_DIR}/ was built from other sources (${shown}): ${fix}.`;
+}
