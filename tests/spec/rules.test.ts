@@ -102,8 +102,14 @@ const cases: RuleCase[] = [
   },
   {
     rule: "Cilium line supports the Kubernetes version",
-    ok: { kubernetesVersion: "1.34.1", networking: { cilium: { version: "v1.19.8" } } },
-    bad: { kubernetesVersion: "1.35.0", networking: { cilium: { version: "v1.19.8" } } },
+    ok: { kubernetesVersion: "1.35.2", networking: { cilium: { version: "v1.19.8" } } },
+    bad: { kubernetesVersion: "1.36.0", networking: { cilium: { version: "v1.19.8" } } },
+    expected: ["Invalid value::networking.cilium.version"],
+  },
+  {
+    rule: "Cilium 1.19 starts at Kubernetes 1.32 (compatibility.rst at v1.19.3)",
+    ok: { kubernetesVersion: "1.32.0", networking: { cilium: { version: "v1.19.8" } } },
+    bad: { kubernetesVersion: "1.31.9", networking: { cilium: { version: "v1.19.8" } } },
     expected: ["Invalid value::networking.cilium.version"],
   },
   {
