@@ -68,22 +68,27 @@ export const DEFAULT_MAX_PODS = 110;
  */
 export const CILIUM_RESERVED_IPS = 2;
 
-/** kOps's allowance for pods on the host network (the Cilium agent, kube-proxy), which take no ENI address. */
-export const HOST_NETWORK_PODS = 2;
+/**
+ * Pods on every node's host network, which take no ENI address: the Cilium agent, and kube-proxy when it
+ * runs. (kOps allows two always; without kube-proxy that over-commits by one.)
+ */
+export function hostNetworkPods(kubeProxyEnabled: boolean): number {
+  return 1 + (kubeProxyEnabled ? 1 : 0);
+}
 
 /**
  * Max pods in ENI mode: every ENI's addresses but its primary, less Cilium's reserved ones, plus the
  * host-network pods; at most 110. (kOps's `ENIs × (IPv4 per ENI − 1) + 2` leaves out Cilium's reservation
  * and over-commits by it: the last pods would wait for addresses forever.)
  */
-export function maxPodsForEni(enis: number, ipv4PerEni: number): number {
-  return Math.min(DEFAULT_MAX_PODS, enis * (ipv4PerEni - 1) - CILIUM_RESERVED_IPS + HOST_NETWORK_PODS);
+export function maxPodsForEni(enis: number, ipv4PerEni: number, hostNetwork: number): number {
+  return Math.min(DEFAULT_MAX_PODS, enis * (ipv4PerEni - 1) - CILIUM_RESERVED_IPS + hostNetwork);
 }
 
 /** Max pods of an instance type in ENI mode, or 110 when the type is not in the table. */
-export function eniMaxPods(instanceType: string): number {
+export function eniMaxPods(instanceType: string, hostNetwork: number): number {
   const limits = ENI_LIMITS[instanceType];
-  return limits ? maxPodsForEni(...limits) : DEFAULT_MAX_PODS;
+  return limits ? maxPodsForEni(limits[0], limits[1], hostNetwork) : DEFAULT_MAX_PODS;
 }
 
 /**
@@ -91,8 +96,8 @@ export function eniMaxPods(instanceType: string): number {
  * pod network, Cilium's reserved ones, and the primary address of every ENI that holds them (the first
  * being the node's own). For a type the table lacks: 110 pods' worth on a single primary.
  */
-export function eniSubnetAddressesPerNode(instanceType: string): number {
-  const pool = eniMaxPods(instanceType) - HOST_NETWORK_PODS + CILIUM_RESERVED_IPS;
+export function eniSubnetAddressesPerNode(instanceType: string, hostNetwork: number): number {
+  const pool = eniMaxPods(instanceType, hostNetwork) - hostNetwork + CILIUM_RESERVED_IPS;
   const limits = ENI_LIMITS[instanceType];
   const enis = limits ? Math.ceil(pool / (limits[1] - 1)) : 1;
   return pool + enis;
