@@ -92,15 +92,32 @@ export function eniMaxPods(instanceType: string, hostNetwork: number): number {
 }
 
 /**
+ * Cilium's pre-allocate watermark in ENI mode: the operator keeps this many pool addresses free on every
+ * node beyond those in use (`IPAMPreAllocation`, Cilium's pkg/defaults; "pre-allocate" default 8 in its ENI
+ * docs), up to what the node's ENIs can hold.
+ */
+export const CILIUM_ENI_PRE_ALLOCATE = 8;
+
+/** The most IPv4 addresses any instance type's ENI holds (AWS's limit for the largest types). */
+export const MAX_IPV4_PER_ENI = 50;
+
+/**
  * Addresses one node takes from its subnet at most in ENI mode, with max pods running: one per pod on the
- * pod network, Cilium's reserved ones, and the primary address of every ENI that holds them (the first
- * being the node's own). For a type the table lacks: 110 pods' worth on a single primary.
+ * pod network, Cilium's reserved ones and its pre-allocate watermark (as far as the node's ENIs hold them),
+ * and the primary address of every ENI that holds them (the first being the node's own). For a type the
+ * table lacks, whose ENIs are unknown: the same pool with no ENI bound, held on ENIs of the largest size,
+ * and never fewer primaries than 110 pods need on them (⌈110 / 49⌉ = 3).
  */
 export function eniSubnetAddressesPerNode(instanceType: string, hostNetwork: number): number {
-  const pool = eniMaxPods(instanceType, hostNetwork) - hostNetwork + CILIUM_RESERVED_IPS;
+  const demand = eniMaxPods(instanceType, hostNetwork) - hostNetwork + CILIUM_RESERVED_IPS + CILIUM_ENI_PRE_ALLOCATE;
   const limits = ENI_LIMITS[instanceType];
-  const enis = limits ? Math.ceil(pool / (limits[1] - 1)) : 1;
-  return pool + enis;
+  if (!limits) {
+    const perEni = MAX_IPV4_PER_ENI - 1;
+    return demand + Math.max(Math.ceil(DEFAULT_MAX_PODS / perEni), Math.ceil(demand / perEni));
+  }
+  const [enis, ipv4PerEni] = limits;
+  const pool = Math.min(demand, enis * (ipv4PerEni - 1));
+  return pool + Math.ceil(pool / (ipv4PerEni - 1));
 }
 
 /** Graviton families (`m7g`, `t4g`, `c7gn`, ...) run arm64 images. */

@@ -200,6 +200,20 @@ const cases: RuleCase[] = [
     expected: ["Invalid value::network.cidr"],
   },
   {
+    // Per zone of a /23 (507 addresses): 4 m5.4xlarge at 123 (110 pods capped: 108 + 2 reserved + 8
+    // pre-allocated on 5 ENIs) + a t3.medium control-plane node at 18 = 510. Without the watermark: 474.
+    rule: "ENI subnets hold Cilium's pre-allocate watermark too",
+    ok: merge(
+      { network: { cidr: "10.0.0.0/20" } },
+      { nodeGroups: [{ name: "nodes", instanceType: "m5.4xlarge", maxSize: 9 }] },
+    ),
+    bad: merge(
+      { network: { cidr: "10.0.0.0/20" } },
+      { nodeGroups: [{ name: "nodes", instanceType: "m5.4xlarge", maxSize: 12 }] },
+    ),
+    expected: ["Invalid value::network.cidr"],
+  },
+  {
     rule: "pods outside the VPC (non-ENI)",
     ok: merge(nonEni, { network: { podCIDR: "100.96.0.0/11" } }),
     bad: merge(nonEni, { network: { podCIDR: "10.0.128.0/17" } }),
