@@ -358,6 +358,18 @@ const cases: RuleCase[] = [
     expected: ['Forbidden::cloudLabels["kubernetes.io/cluster/other"]'],
   },
   {
+    rule: "cloud labels must not use cilium-cluster/ (the ENI subnet filter's tag)",
+    ok: { cloudLabels: { "cilium-cluster-owner": "x" } },
+    bad: { cloudLabels: { "cilium-cluster/node-subnet": "1" } },
+    expected: ['Forbidden::cloudLabels["cilium-cluster/node-subnet"]'],
+  },
+  {
+    rule: "cloud labels must not use io.cilium/ (Cilium's ENI tags)",
+    ok: { cloudLabels: { "io.cilium": "x" } },
+    bad: { cloudLabels: { "io.cilium/cluster-name": "other" } },
+    expected: ['Forbidden::cloudLabels["io.cilium/cluster-name"]'],
+  },
+  {
     rule: "cloud labels must not start with aws:",
     ok: { cloudLabels: { awsome: "x" } },
     bad: { cloudLabels: { "aws:foo": "x" } },
