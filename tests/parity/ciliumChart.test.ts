@@ -7,8 +7,14 @@
 
 import { expect } from "chai";
 import { cases, chartObjects, programObjects } from "./cases";
-import { compareObjects, Difference } from "./compare";
+import type { ClusterSpec } from "../../spec/types";
+import { compareObjects, Difference, KubeObject } from "./compare";
 import { explain, INTENDED_DIFFERENCES, IntendedDifference } from "./intendedDifferences";
+
+function withNodeSelector(o: KubeObject, nodeSelector: Record<string, string>): KubeObject {
+  const spec = o.spec as { template: { spec: Record<string, unknown> } };
+  return { ...o, spec: { ...spec, template: { ...spec.template, spec: { ...spec.template.spec, nodeSelector } } } };
+}
 
 const show = (d: Difference) => `${d.path}: chart ${d.chart ?? "(absent)"}, program ${d.program ?? "(absent)"}`;
 
@@ -40,6 +46,25 @@ describe("Cilium objects match Cilium's official chart", function () {
     );
     const unexplained = compareObjects(chartObjects(spec), tampered).differences.filter((d) => !explain(d.path));
     expect(unexplained.map((d) => d.path)).to.deep.equal(["ConfigMap/cilium-config data.enable-l7-proxy"]);
+  });
+
+  it("fails on an operator placed anywhere but where kOps places it", () => {
+    const selector = "Deployment/cilium-operator spec.template.spec.nodeSelector";
+    const unexplainedPaths = (spec: ClusterSpec, nodeSelector: Record<string, string>) => {
+      const moved = programObjects(spec).map((o) => (o.kind === "Deployment" ? withNodeSelector(o, nodeSelector) : o));
+      return compareObjects(chartObjects(spec), moved)
+        .differences.filter((d) => !explain(d.path))
+        .map((d) => d.path);
+    };
+    const eni = cases().find((c) => c.spec.networking.cilium.ipam === "eni")!.spec;
+    const other = cases().find((c) => c.spec.networking.cilium.ipam === "")!.spec;
+    // ENI mode off the control plane (no ENI permissions there), and another mode pinned to it.
+    expect(unexplainedPaths(eni, { "kubernetes.io/os": "linux" })).to.deep.equal([
+      `${selector}.node-role.kubernetes.io/control-plane`,
+    ]);
+    expect(
+      unexplainedPaths(other, { "kubernetes.io/os": "linux", "node-role.kubernetes.io/control-plane": "" }),
+    ).to.deep.equal([`${selector}.node-role.kubernetes.io/control-plane`]);
   });
 
   it("renders only what the chart's validate.yaml accepts: the cluster's DNS name is refused as Cilium's", () => {
