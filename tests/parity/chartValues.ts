@@ -1,8 +1,8 @@
 /**
  * The chart values that make the same choices as a spec: IPAM mode, routing, masquerade, kube-proxy
- * replacement, cluster name, API host and port, operator replicas and placement (a literal, see below), the ENI tags and subnet
- * filter, `extraConfig`, and `envoy.enabled=false` (the program runs Envoy inside the agent). Everything
- * else stays at the chart's defaults, so every other difference shows.
+ * replacement, cluster name, API host and port, operator replicas and placement (a literal, see below),
+ * the ENI tags and subnet filter, `extraConfig`, and `envoy.enabled=false` (the program runs Envoy inside
+ * the agent). Everything else stays at the chart's defaults, so every other difference shows.
  */
 import { ciliumClusterName } from "../../components/cilium/clusterName";
 import { CILIUM_IPAM_MODE, eniTags } from "../../components/cilium/configMap";
