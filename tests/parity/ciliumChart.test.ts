@@ -11,9 +11,14 @@ import type { ClusterSpec } from "../../spec/types";
 import { compareObjects, Difference, KubeObject } from "./compare";
 import { explain, INTENDED_DIFFERENCES, IntendedDifference } from "./intendedDifferences";
 
+function withPodSpec(o: KubeObject, podSpec: object): KubeObject {
+  const spec = o.spec as { template: object };
+  return { ...o, spec: { ...spec, template: { ...spec.template, spec: podSpec } } };
+}
+
 function withNodeSelector(o: KubeObject, nodeSelector: Record<string, string>): KubeObject {
-  const spec = o.spec as { template: { spec: Record<string, unknown> } };
-  return { ...o, spec: { ...spec, template: { ...spec.template, spec: { ...spec.template.spec, nodeSelector } } } };
+  const podSpec = (o.spec as { template: { spec: object } }).template.spec;
+  return withPodSpec(o, { ...podSpec, nodeSelector });
 }
 
 const show = (d: Difference) => `${d.path}: chart ${d.chart ?? "(absent)"}, program ${d.program ?? "(absent)"}`;
@@ -46,6 +51,25 @@ describe("Cilium objects match Cilium's official chart", function () {
     );
     const unexplained = compareObjects(chartObjects(spec), tampered).differences.filter((d) => !explain(d.path));
     expect(unexplained.map((d) => d.path)).to.deep.equal(["ConfigMap/cilium-config data.enable-l7-proxy"]);
+  });
+
+  it("fails on a duplicate name rather than comparing only the last of them", () => {
+    const spec = cases()[0].spec;
+    const program = programObjects(spec);
+    const chart = chartObjects(spec);
+    const withDuplicateEnv = program.map((o) => {
+      if (o.kind !== "DaemonSet") return o;
+      const podSpec = (o.spec as { template: { spec: { containers: { name: string; env: unknown[] }[] } } }).template
+        .spec;
+      const containers = podSpec.containers.map((c) =>
+        c.name === "cilium-agent" ? { ...c, env: [...c.env, { name: "GOMEMLIMIT", value: "1" }] } : c,
+      );
+      return withPodSpec(o, { ...podSpec, containers });
+    });
+    expect(() => compareObjects(chart, withDuplicateEnv)).to.throw(
+      /duplicate list item .*containers\[cilium-agent\]\.env\[GOMEMLIMIT\]/,
+    );
+    expect(() => compareObjects(chart, [...program, program[0]])).to.throw(/duplicate object/);
   });
 
   it("fails on an operator placed anywhere but where kOps places it", () => {
