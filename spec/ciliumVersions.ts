@@ -52,8 +52,9 @@ export const CILIUM_LINES: readonly CiliumLine[] = [
   },
   {
     line: "1.19",
-    kubernetes: { oldest: 31, newest: 34 },
-    kubernetesSource: "Cilium Documentation/network/kubernetes/compatibility.rst at the v1.19 branch point",
+    kubernetes: { oldest: 32, newest: 35 },
+    kubernetesSource:
+      "Cilium v1.19.3 Documentation/network/kubernetes/compatibility.rst (lists 1.32, 1.33, 1.34, 1.35), as mirrored at contextqmd.com/libraries/cilium/versions/1.19.3",
     releases: [
       {
         version: "v1.19.6",
@@ -71,7 +72,7 @@ export const CILIUM_LINES: readonly CiliumLine[] = [
     line: "1.20",
     kubernetes: { oldest: 33, newest: 36 },
     kubernetesSource:
-      "e2e-tested minors as reported for v1.20 by thaum-xyz PR #1054 (Cilium's own v1.20 compatibility.rst not at hand)",
+      "e2e-tested minors as reported for v1.20 by thaum-xyz PR #1054 (Cilium's own compatibility.rst at a v1.20.x tag not at hand; re-check when it is)",
     releases: [
       {
         version: "v1.20.0",

@@ -68,34 +68,56 @@ export const DEFAULT_MAX_PODS = 110;
  */
 export const CILIUM_RESERVED_IPS = 2;
 
-/** kOps's allowance for pods on the host network (the Cilium agent, kube-proxy), which take no ENI address. */
-export const HOST_NETWORK_PODS = 2;
+/**
+ * Pods on every node's host network, which take no ENI address: the Cilium agent, and kube-proxy when it
+ * runs. (kOps allows two always; without kube-proxy that over-commits by one.)
+ */
+export function hostNetworkPods(kubeProxyEnabled: boolean): number {
+  return 1 + (kubeProxyEnabled ? 1 : 0);
+}
 
 /**
  * Max pods in ENI mode: every ENI's addresses but its primary, less Cilium's reserved ones, plus the
  * host-network pods; at most 110. (kOps's `ENIs × (IPv4 per ENI − 1) + 2` leaves out Cilium's reservation
  * and over-commits by it: the last pods would wait for addresses forever.)
  */
-export function maxPodsForEni(enis: number, ipv4PerEni: number): number {
-  return Math.min(DEFAULT_MAX_PODS, enis * (ipv4PerEni - 1) - CILIUM_RESERVED_IPS + HOST_NETWORK_PODS);
+export function maxPodsForEni(enis: number, ipv4PerEni: number, hostNetwork: number): number {
+  return Math.min(DEFAULT_MAX_PODS, enis * (ipv4PerEni - 1) - CILIUM_RESERVED_IPS + hostNetwork);
 }
 
 /** Max pods of an instance type in ENI mode, or 110 when the type is not in the table. */
-export function eniMaxPods(instanceType: string): number {
+export function eniMaxPods(instanceType: string, hostNetwork: number): number {
   const limits = ENI_LIMITS[instanceType];
-  return limits ? maxPodsForEni(...limits) : DEFAULT_MAX_PODS;
+  return limits ? maxPodsForEni(limits[0], limits[1], hostNetwork) : DEFAULT_MAX_PODS;
 }
 
 /**
- * Addresses one node takes from its subnet at most in ENI mode, with max pods running: one per pod on the
- * pod network, Cilium's reserved ones, and the primary address of every ENI that holds them (the first
- * being the node's own). For a type the table lacks: 110 pods' worth on a single primary.
+ * Cilium's pre-allocate watermark in ENI mode: the operator keeps this many pool addresses free on every
+ * node beyond those in use (`IPAMPreAllocation`, Cilium's pkg/defaults; "pre-allocate" default 8 in its ENI
+ * docs), up to what the node's ENIs can hold.
  */
-export function eniSubnetAddressesPerNode(instanceType: string): number {
-  const pool = eniMaxPods(instanceType) - HOST_NETWORK_PODS + CILIUM_RESERVED_IPS;
+export const CILIUM_ENI_PRE_ALLOCATE = 8;
+
+/** The most IPv4 addresses any instance type's ENI holds (AWS's limit for the largest types). */
+export const MAX_IPV4_PER_ENI = 50;
+
+/**
+ * Addresses one node takes from its subnet at most in ENI mode, with max pods running: one per pod on the
+ * pod network, Cilium's reserved ones and its pre-allocate watermark (as far as the node's ENIs hold them),
+ * and the primary address of every ENI that holds them (the first being the node's own). For a type the
+ * table lacks, whose ENIs are unknown: the same pool with no ENI bound, held on ENIs of the largest size,
+ * and never fewer primaries than 110 pods need on them (⌈110 / 49⌉ = 3).
+ */
+export function eniSubnetAddressesPerNode(instanceType: string, hostNetwork: number): number {
+  const demand = eniMaxPods(instanceType, hostNetwork) - hostNetwork + CILIUM_RESERVED_IPS + CILIUM_ENI_PRE_ALLOCATE;
   const limits = ENI_LIMITS[instanceType];
-  const enis = limits ? Math.ceil(pool / (limits[1] - 1)) : 1;
-  return pool + enis;
+  if (!limits) {
+    const perEni = MAX_IPV4_PER_ENI - 1;
+    return demand + Math.max(Math.ceil(DEFAULT_MAX_PODS / perEni), Math.ceil(demand / perEni));
+  }
+  const [enis, ipv4PerEni] = limits;
+  const pool = Math.min(demand, enis * (ipv4PerEni - 1));
+  return pool + Math.ceil(pool / (ipv4PerEni - 1));
 }
 
 /** Graviton families (`m7g`, `t4g`, `c7gn`, ...) run arm64 images. */

@@ -328,7 +328,7 @@ export const CONFIG_SCHEMA: FieldsFor<ConfigKeys> = {
     rules: [
       "keys of 1 to 128 characters, values of at most 256, not starting with `aws:`",
       "keys and values hold only letters, digits, spaces and `_ . : / = + - @` (AWS's tag alphabet)",
-      "must not set tags the program sets itself (`KubernetesCluster`, `Name`, `kubernetes.io/cluster/*`, `kubernetes.io/role/*`)",
+      "must not set tags the program or Cilium sets or selects by (`KubernetesCluster`, `Name`, `kubernetes.io/cluster/*`, `kubernetes.io/role/*`, `cilium-cluster/*`, `io.cilium/*`): cloud labels go on every subnet, so `cilium-cluster/node-subnet` would put the public subnets in ENI mode's subnet filter",
     ],
   },
   instanceMetadata: {

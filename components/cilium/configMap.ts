@@ -59,8 +59,10 @@ function ipamKeys(spec: ClusterSpec): Record<string, string> {
  */
 export function renderCiliumConfig(spec: ClusterSpec): Record<string, string> {
   const cilium = spec.networking.cilium;
+  const line = manifestsFor(cilium.version);
   const data: Record<string, string> = {
-    ...manifestsFor(cilium.version).config,
+    ...line.config,
+    ...(!cilium.enableNodePort && line.kubeProxyConfig),
     // Cilium's ENI garbage collection keys on the cluster name: valid for Cilium and unique per account.
     "cluster-name": ciliumClusterName(spec.clusterName),
     "kube-proxy-replacement": String(cilium.enableNodePort),

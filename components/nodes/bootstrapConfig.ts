@@ -4,7 +4,7 @@
  * is told changes the launch template and rolls the group.
  */
 import { createHash } from "crypto";
-import { CILIUM_RESERVED_IPS } from "../../spec/instanceTypes";
+import { CILIUM_RESERVED_IPS, hostNetworkPods } from "../../spec/instanceTypes";
 import type { ClusterSpec } from "../../spec/types";
 import { parameterPrefix } from "../secrets/paths";
 import { API_LISTENER } from "../wellKnownPorts";
@@ -39,6 +39,8 @@ export interface BootstrapConfig {
   maxPodsFromEniLimits: boolean;
   /** ENI addresses Cilium keeps for itself, which max pods leaves out. */
   eniAddressesReservedByCilium: number;
+  /** Pods on the host network, which max pods adds back: the Cilium agent, and kube-proxy when it runs. */
+  hostNetworkPods: number;
   /** Minutes after boot by which the node must have joined, or it reports itself unhealthy. */
   joinDeadlineMinutes: number;
   /** Leave secondary ENIs to Cilium: systemd-networkd and cloud-init hotplug must not configure them. */
@@ -71,6 +73,7 @@ export function bootstrapConfig(spec: ClusterSpec, group: InstanceGroup, api: Ap
     nodeIpFromMetadata: eni,
     maxPodsFromEniLimits: eni,
     eniAddressesReservedByCilium: eni ? CILIUM_RESERVED_IPS : 0,
+    hostNetworkPods: hostNetworkPods(spec.kubeProxy.enabled),
     joinDeadlineMinutes: JOIN_DEADLINE_MINUTES[group.role],
     unmanagedSecondaryEnis: eni,
     podCIDR: spec.networking.cilium.ipam === "" ? spec.network.podCIDR : "",

@@ -28,6 +28,7 @@ const SHELL_VARIABLES: { [K in keyof BootstrapConfig]-?: string } = {
   nodeIpFromMetadata: "NODE_IP_FROM_METADATA",
   maxPodsFromEniLimits: "MAX_PODS_FROM_ENI_LIMITS",
   eniAddressesReservedByCilium: "ENI_ADDRESSES_RESERVED_BY_CILIUM",
+  hostNetworkPods: "HOST_NETWORK_PODS",
   joinDeadlineMinutes: "JOIN_DEADLINE_MINUTES",
   unmanagedSecondaryEnis: "UNMANAGED_SECONDARY_ENIS",
   podCIDR: "POD_CIDR",

@@ -12,13 +12,19 @@ const IAM_PATH = /^\/([\x21-\x2e\x30-\x7e]+\/)*$/;
 /** What EC2 and most services accept in tag keys and values. */
 const TAG_TEXT = /^[\p{L}\p{Z}\p{N}_.:/=+\-@]*$/u;
 
-/** Tags the program sets itself; a cloud label must not override them. */
+/**
+ * Tags the program sets itself, or that Cilium selects by: a cloud label must not override them. Cloud
+ * labels go on every subnet, so a `cilium-cluster/` key could put the public subnets in ENI mode's subnet
+ * filter (`cilium-cluster/node-subnet`), and an `io.cilium/` key could fake Cilium's ENI ownership tags.
+ */
 export function isReservedTag(key: string): boolean {
   return (
     key === "KubernetesCluster" ||
     key === "Name" ||
     key.startsWith("kubernetes.io/cluster/") ||
-    key.startsWith("kubernetes.io/role/")
+    key.startsWith("kubernetes.io/role/") ||
+    key.startsWith("cilium-cluster/") ||
+    key.startsWith("io.cilium/")
   );
 }
 
@@ -57,7 +63,8 @@ export function validateCluster(spec: ClusterSpec): FieldError[] {
 
   for (const [key, value] of Object.entries(spec.cloudLabels)) {
     const path = child("cloudLabels", key);
-    if (isReservedTag(key)) errors.push(mustRemove(forbidden(path, "the program sets this tag itself")));
+    if (isReservedTag(key))
+      errors.push(mustRemove(forbidden(path, "the program or Cilium sets or selects by this tag itself")));
     else if (key.length === 0 || key.length > 128 || key.toLowerCase().startsWith("aws:")) {
       errors.push(mustRemove(invalid(path, key, "tag keys have 1 to 128 characters and must not start with 'aws:'")));
     } else if (!TAG_TEXT.test(key))

@@ -1,7 +1,7 @@
 /** Rules on the VPC, zones, address ranges and API access list. */
 import { planSubnets, usableAddresses, ZONE_LETTERS, zoneSlot } from "../subnetPlan";
 import { Cidr, isCanonical, overlaps, parseCidr } from "../cidr";
-import { eniSubnetAddressesPerNode } from "../instanceTypes";
+import { eniSubnetAddressesPerNode, hostNetworkPods } from "../instanceTypes";
 import type { ClusterSpec } from "../types";
 import { FieldError, forbidden, index, invalid } from "./fieldErrors";
 
@@ -91,13 +91,14 @@ function validatePlan(spec: ClusterSpec): FieldError[] {
   if (spec.networking.cilium.ipam !== "eni") return [];
 
   const zones = network.availabilityZones;
+  const hostNetwork = hostNetworkPods(spec.kubeProxy.enabled);
   const short: string[] = [];
   zones.forEach((zone, z) => {
     const controlPlaneNodes = spec.controlPlane.count > z ? 1 : 0;
-    let needed = controlPlaneNodes * eniSubnetAddressesPerNode(spec.controlPlane.instanceType);
+    let needed = controlPlaneNodes * eniSubnetAddressesPerNode(spec.controlPlane.instanceType, hostNetwork);
     for (const group of spec.nodeGroups) {
       const nodesHere = Math.ceil(group.maxSize / zones.length);
-      needed += nodesHere * eniSubnetAddressesPerNode(group.instanceType);
+      needed += nodesHere * eniSubnetAddressesPerNode(group.instanceType, hostNetwork);
     }
     const subnet = plan.subnets.find((s) => s.zone === zone && s.role === "private");
     if (!subnet) return;

@@ -168,17 +168,21 @@ describe("bootstrap modules", () => {
     expect(missing.err).to.contain("@CA_CERT_HASH@");
   });
 
-  it("max_pods follows kOps's rule less Cilium's own addresses, at most 110", () => {
-    const table: [number, number, number, number][] = [
-      [3, 6, 0, 17], // t3.medium, without reserved addresses: kOps's figure
-      [3, 6, 2, 15], // t3.medium in Cilium ENI mode: its router and health endpoint take two
-      [3, 12, 2, 33], // t3.large
-      [4, 15, 2, 56], // m5.xlarge
-      [8, 30, 2, 110], // m5.4xlarge: 232, capped
+  it("max_pods follows kOps's rule less Cilium's own addresses, plus the host-network pods, at most 110", () => {
+    // [ENIs, IPv4 per ENI, reserved by Cilium, host-network pods, max pods]
+    const table: [number, number, number, number, number][] = [
+      [3, 6, 0, 2, 17], // t3.medium, without reserved addresses, with kube-proxy: kOps's figure
+      [3, 6, 2, 2, 15], // t3.medium in Cilium ENI mode: its router and health endpoint take two
+      [3, 6, 2, 1, 14], // ... without kube-proxy: only the agent is on the host network
+      [3, 12, 2, 2, 33], // t3.large
+      [3, 12, 2, 1, 32],
+      [4, 15, 2, 2, 56], // m5.xlarge
+      [4, 15, 2, 1, 55],
+      [8, 30, 2, 1, 110], // m5.4xlarge: 231, capped
     ];
-    for (const [enis, ips, reserved, pods] of table) {
-      const r = call(["kubelet"], "max_pods", [String(enis), String(ips), String(reserved)]);
-      expect(r.out, `${enis}x${ips}-${reserved}`).to.equal(`${pods}\n`);
+    for (const [enis, ips, reserved, hostNetwork, pods] of table) {
+      const r = call(["kubelet"], "max_pods", [String(enis), String(ips), String(reserved), String(hostNetwork)]);
+      expect(r.out, `${enis}x${ips}-${reserved}+${hostNetwork}`).to.equal(`${pods}\n`);
     }
   });
 

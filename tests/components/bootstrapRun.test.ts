@@ -143,6 +143,14 @@ describe("node bootstrap, run as cloud-init and systemd run it", function () {
     expect(calls(node, "apt-get").join("\n")).to.match(/install -y .*conntrack.*socat/);
   });
 
+  it("ENI mode without kube-proxy: max pods adds back only the agent's host-network pod", async () => {
+    const spec = specWith({ networking: { cilium: { enableNodePort: true } }, kubeProxy: { enabled: false } });
+    const { node, service } = await boot(userDataFor(spec, "nodes"));
+    expect(service.status, service.stderr).to.equal(0);
+    // t3.large: 3 × (12 − 1) − 2 reserved + 1 (the agent) = 32, one fewer than with kube-proxy.
+    expect(node.file("etc/kubernetes/patches/kubeletconfiguration+merge.yaml")).to.equal("maxPods: 32\n");
+  });
+
   it("other IPAM modes: neither --node-ip nor computed max pods", async () => {
     for (const ipam of ["", "crd"]) {
       const spec = specWith({ networking: { cilium: { ipam, disableMasquerade: false } } });

@@ -8,7 +8,7 @@ import { AwsCoordinates, rolePolicy } from "../../components/iam/policies";
 import type { PolicyDocument } from "../../components/iam/policyDocument";
 import { policyDocument } from "../../components/iam/policyDocument";
 import { STATEMENT_SOURCES } from "../../components/iam/sources";
-import { ciliumEni, ENI_ACTIONS, KOPS_GUIDE_ENI_ACTIONS } from "../../components/iam/sources/ciliumEni";
+import { ciliumEni, eniActions, ENI_ACTIONS, KOPS_GUIDE_ENI_ACTIONS } from "../../components/iam/sources/ciliumEni";
 import { SESSION_MANAGER_ACTIONS } from "../../components/iam/sources/sessionManager";
 import { nodeBootstrap } from "../../components/iam/sources/nodeBootstrap";
 import type { RoleKind, StatementSource } from "../../components/iam/statementSource";
@@ -21,9 +21,17 @@ const AT: AwsCoordinates = { partition: "aws", region: REGION, accountId: "00000
 const controlPlanePolicy = (spec: ClusterSpec, at: AwsCoordinates) => rolePolicy("control-plane", spec, at);
 const nodePolicy = (spec: ClusterSpec, at: AwsCoordinates) => rolePolicy("node", spec, at);
 
-function specFor(ipam: "" | "crd" | "eni"): ClusterSpec {
+/** A spec in an IPAM mode, on the default Cilium version or on `cilium` (with a Kubernetes it supports). */
+function specFor(
+  ipam: "" | "crd" | "eni",
+  on: { cilium: string; kubernetes: string } | undefined = undefined,
+): ClusterSpec {
   const cilium = ipam === "eni" ? { ipam, disableMasquerade: true } : { ipam, disableMasquerade: false };
-  const { spec, errors } = validateConfig(merge(baseConfig(), { networking: { cilium } }), REGION);
+  const version = on && { kubernetesVersion: on.kubernetes, networking: { cilium: { version: on.cilium } } };
+  const { spec, errors } = validateConfig(
+    merge(merge(baseConfig(), { networking: { cilium } }), version ?? {}),
+    REGION,
+  );
   expect(errors).to.deep.equal([]);
   return spec;
 }
@@ -186,17 +194,42 @@ describe("statement sources, one per feature", () => {
     }
   });
 
-  it("gives the Cilium operator every ENI action it uses through its own statements, on the control plane only", async () => {
-    const own = only(ciliumEni, "control-plane", specFor("eni"));
+  const PREFIX_LIST_ACTIONS = ["ec2:DescribeManagedPrefixLists", "ec2:GetManagedPrefixListEntries"];
+  const LINES = [
+    { cilium: "v1.18.14", kubernetes: "1.33.5" },
+    { cilium: "v1.19.8", kubernetes: "1.34.1" },
+    { cilium: "v1.20.2", kubernetes: "1.35.2" },
+  ];
+
+  it("grants the managed-prefix-list reads from Cilium 1.20 on, whose ENI docs require them", () => {
+    for (const on of LINES) {
+      const granted = only(ciliumEni, "control-plane", specFor("eni", on)).Statement.flatMap((s) => s.Action);
+      const expected = on.cilium.startsWith("v1.20") ? PREFIX_LIST_ACTIONS : [];
+      expect(
+        PREFIX_LIST_ACTIONS.filter((a) => granted.includes(a)),
+        on.cilium,
+      ).to.deep.equal(expected);
+    }
+  });
+
+  it("gives the Cilium operator every ENI action its line uses through its own statements, on the control plane only", async () => {
     const context: Record<string, Record<string, string>> = {
       "ec2:DeleteNetworkInterface": { "aws:ResourceTag/KubernetesCluster": "dev.k8s.local" },
       "ec2:DetachNetworkInterface": { "aws:ResourceTag/KubernetesCluster": "dev.k8s.local" },
       "ec2:CreateTags": { "ec2:CreateAction": "CreateNetworkInterface" },
     };
-    for (const action of ENI_ACTIONS) {
-      // Describe calls have no resource scope: AWS evaluates them against `*`.
-      const resource = action.startsWith("ec2:Describe") ? "*" : ENI;
-      expect(await may(own, action, resource, context[action]), action).to.equal(true);
+    const PREFIX_LIST = `arn:aws:ec2:${REGION}:000000000000:prefix-list/pl-0123456789abcdef0`;
+    for (const on of LINES) {
+      const own = only(ciliumEni, "control-plane", specFor("eni", on));
+      for (const action of eniActions(on.cilium)) {
+        // Describe calls have no resource scope: AWS evaluates them against `*`.
+        const resource = action.startsWith("ec2:Describe")
+          ? "*"
+          : action === "ec2:GetManagedPrefixListEntries"
+            ? PREFIX_LIST
+            : ENI;
+        expect(await may(own, action, resource, context[action]), `${on.cilium} ${action}`).to.equal(true);
+      }
     }
     expect(ciliumEni.statements("node", specFor("eni"), AT)).to.deep.equal([]);
   });

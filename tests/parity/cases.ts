@@ -1,6 +1,6 @@
 /**
- * The parity test's cases: every example stack on its line's chart release, and both IPAM extremes
- * (default and ENI) on every shipped line; and both renders of a case, the program's and the chart's.
+ * The parity test's cases: every example stack on its line's chart release, and a matrix of choices on
+ * every shipped line (see `matrix`); and both renders of a case, the program's and the chart's.
  */ import { expect } from "chai";
 import { existsSync } from "fs";
 import { join } from "path";
@@ -50,19 +50,54 @@ export function cases(): Case[] {
     );
     return { name: example.name, spec: onChartRelease(raw, region ?? REGION) };
   });
-  const extremes = CILIUM_LINES.flatMap((line) =>
-    Object.entries({
-      "default IPAM": { networking: { cilium: { ipam: "", disableMasquerade: false } } },
-      ENI: {},
-    }).map(([mode, edit]) => {
-      const raw = merge(merge(baseConfig(), edit), {
-        kubernetesVersion: `1.${line.kubernetes.newest}.0`,
-        networking: { cilium: { version: chartRelease(line) } },
-      });
-      return { name: `${mode}`, spec: validSpec(raw, REGION) };
-    }),
-  );
-  return [...fromExamples, ...extremes];
+  return [...fromExamples, ...matrix()];
+}
+
+/** Each IPAM mode with the routing it allows: a tunnel (VXLAN or Geneve) for the default, native for ENI. */
+const IPAM_MODES: Record<string, { edit: Raw; routings: Record<string, Raw> }> = {
+  "default IPAM": {
+    edit: { networking: { cilium: { ipam: "", disableMasquerade: false } } },
+    routings: {
+      "VXLAN tunnel": { networking: { cilium: { tunnel: "vxlan" } } },
+      "Geneve tunnel": { networking: { cilium: { tunnel: "geneve" } } },
+    },
+  },
+  ENI: {
+    edit: { networking: { cilium: { ipam: "eni", disableMasquerade: true } } },
+    routings: { "native routing": { networking: { cilium: { tunnel: "disabled" } } } },
+  },
+};
+
+const KUBE_PROXY: Record<string, Raw> = {
+  "kube-proxy": { kubeProxy: { enabled: true }, networking: { cilium: { enableNodePort: false } } },
+  "kube-proxy replacement": { kubeProxy: { enabled: false }, networking: { cilium: { enableNodePort: true } } },
+};
+
+/**
+ * Every shipped line × IPAM (default, ENI) × kube-proxy replacement (off, on) × the routing the IPAM mode
+ * allows, with one control-plane node; and with 3 control-plane nodes (two operator replicas) for each line,
+ * IPAM mode and kube-proxy choice, where the operator's replicas and placement change.
+ */
+function matrix(): Case[] {
+  const out: Case[] = [];
+  for (const line of CILIUM_LINES) {
+    const onLine = {
+      kubernetesVersion: `1.${line.kubernetes.newest}.0`,
+      networking: { cilium: { version: chartRelease(line) } },
+    };
+    for (const [ipam, { edit, routings }] of Object.entries(IPAM_MODES))
+      for (const [proxy, proxyEdit] of Object.entries(KUBE_PROXY)) {
+        const add = (name: string, ...edits: Raw[]) => {
+          const raw = [edit, onLine, proxyEdit, ...edits].reduce((acc, e) => merge(acc, e), baseConfig());
+          out.push({ name: `${ipam}, ${proxy}, ${name}`, spec: validSpec(raw, REGION) });
+        };
+        for (const [routing, routingEdit] of Object.entries(routings))
+          add(`${routing}, 1 control-plane node`, routingEdit);
+        const [routing, routingEdit] = Object.entries(routings)[0];
+        add(`${routing}, 3 control-plane nodes`, routingEdit, { controlPlane: { count: 3 } });
+      }
+  }
+  return out;
 }
 
 export function programObjects(spec: ClusterSpec): KubeObject[] {

@@ -1,19 +1,26 @@
 /**
  * The chart values that make the same choices as a spec: IPAM mode, routing, masquerade, kube-proxy
- * replacement, cluster name, API host and port, operator replicas and placement, the ENI tags and subnet
- * filter, `extraConfig`, and `envoy.enabled=false` (the program runs Envoy inside the agent). Everything
- * else stays at the chart's defaults, so every other difference shows.
+ * replacement, cluster name, API host and port, operator replicas and placement (a literal, see below),
+ * the ENI tags and subnet filter, `extraConfig`, and `envoy.enabled=false` (the program runs Envoy inside
+ * the agent). Everything else stays at the chart's defaults, so every other difference shows.
  */
 import { ciliumClusterName } from "../../components/cilium/clusterName";
 import { CILIUM_IPAM_MODE, eniTags } from "../../components/cilium/configMap";
 import { NODE_SUBNET_TAG } from "../../components/tags";
 import type { ClusterSpec } from "../../spec/types";
 
+/**
+ * What a chart user sets for the operator placement kept from kOps's design, written here as a literal and
+ * never taken from the program: in ENI mode the operator runs on control-plane nodes (their instance role
+ * holds the ENI permissions); otherwise the chart's default (`kubernetes.io/os: linux`) stays. Helm merges it
+ * into the chart's default map, so the rendered selector keeps `kubernetes.io/os: linux` too.
+ */
+const KOPS_ENI_OPERATOR_NODE_SELECTOR = { "node-role.kubernetes.io/control-plane": "" };
+
 export function chartValues(spec: ClusterSpec, apiHost: string): Record<string, unknown> {
   const cilium = spec.networking.cilium;
   const eni = cilium.ipam === "eni";
   const clusterName = ciliumClusterName(spec.clusterName);
-  const linux = { "kubernetes.io/os": "linux" };
   return {
     cluster: { name: clusterName },
     ipam: { mode: CILIUM_IPAM_MODE[cilium.ipam] },
@@ -26,7 +33,7 @@ export function chartValues(spec: ClusterSpec, apiHost: string): Record<string, 
     envoy: { enabled: false },
     operator: {
       replicas: spec.controlPlane.count > 1 ? 2 : 1,
-      nodeSelector: eni ? { ...linux, "node-role.kubernetes.io/control-plane": "" } : linux,
+      ...(eni && { nodeSelector: KOPS_ENI_OPERATOR_NODE_SELECTOR }),
     },
     extraConfig: cilium.extraConfig,
     ...(eni && {

@@ -2,7 +2,10 @@
  * Semantic comparison of two sets of Kubernetes objects: objects by kind and name; ConfigMap data key by
  * key; workloads field by field, with containers, init containers, env, ports, mounts and volumes matched
  * by name and tolerations by key and effect (order does not matter, capability lists compare as sets);
- * RBAC rules as the set of (API group, resource, verb, resource name) grants they make.
+ * RBAC rules as the set of (API group, resource, verb, resource name) grants they make. An object's own
+ * metadata is not compared but for its namespace (pod templates' metadata is). Two objects of one kind and
+ * name, or two list items with one key (e.g. two env entries of one name), are an error, never one
+ * silently replacing the other.
  */
 export interface KubeObject {
   kind: string;
@@ -37,7 +40,13 @@ function flatten(value: unknown, path: string, out: Leaves): void {
       out.set(path, JSON.stringify(set));
       return;
     }
-    value.forEach((item, i) => flatten(item, `${path}[${itemKey(item, i)}]`, out));
+    const seen = new Set<string>();
+    value.forEach((item, i) => {
+      const key = itemKey(item, i);
+      if (seen.has(key)) throw new Error(`duplicate list item ${path}[${key}]`);
+      seen.add(key);
+      flatten(item, `${path}[${key}]`, out);
+    });
     return;
   }
   if (isObject(value)) {
@@ -76,7 +85,14 @@ export function compareObjects(
   chart: KubeObject[],
   program: KubeObject[],
 ): { differences: Difference[]; compared: number } {
-  const byId = (objects: KubeObject[]) => new Map(objects.map((o) => [id(o), o]));
+  const byId = (objects: KubeObject[]) => {
+    const map = new Map<string, KubeObject>();
+    for (const o of objects) {
+      if (map.has(id(o))) throw new Error(`duplicate object ${id(o)}`);
+      map.set(id(o), o);
+    }
+    return map;
+  };
   const c = byId(chart);
   const p = byId(program);
   const differences: Difference[] = [];

@@ -78,6 +78,7 @@ describe("defaults", () => {
         "us-east-1",
       ).networking.cilium.version;
     expect(version("1.30.4")).to.equal("v1.18.14");
+    expect(version("1.31.9"), "1.19 starts at 1.32").to.equal("v1.18.14");
     expect(version("1.32.9")).to.equal("v1.19.8");
     expect(version("1.34.1")).to.equal("v1.20.2");
     expect(version("1.36.0")).to.equal("v1.20.2");

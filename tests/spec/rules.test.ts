@@ -102,8 +102,14 @@ const cases: RuleCase[] = [
   },
   {
     rule: "Cilium line supports the Kubernetes version",
-    ok: { kubernetesVersion: "1.34.1", networking: { cilium: { version: "v1.19.8" } } },
-    bad: { kubernetesVersion: "1.35.0", networking: { cilium: { version: "v1.19.8" } } },
+    ok: { kubernetesVersion: "1.35.2", networking: { cilium: { version: "v1.19.8" } } },
+    bad: { kubernetesVersion: "1.36.0", networking: { cilium: { version: "v1.19.8" } } },
+    expected: ["Invalid value::networking.cilium.version"],
+  },
+  {
+    rule: "Cilium 1.19 starts at Kubernetes 1.32 (compatibility.rst at v1.19.3)",
+    ok: { kubernetesVersion: "1.32.0", networking: { cilium: { version: "v1.19.8" } } },
+    bad: { kubernetesVersion: "1.31.9", networking: { cilium: { version: "v1.19.8" } } },
     expected: ["Invalid value::networking.cilium.version"],
   },
   {
@@ -190,6 +196,20 @@ const cases: RuleCase[] = [
     bad: merge(
       { network: { cidr: "10.0.0.0/20" } },
       { nodeGroups: [{ name: "nodes", instanceType: "m5.4xlarge", maxSize: 30 }] },
+    ),
+    expected: ["Invalid value::network.cidr"],
+  },
+  {
+    // Per zone of a /23 (507 addresses): 4 m5.4xlarge at 123 (110 pods capped: 108 + 2 reserved + 8
+    // pre-allocated on 5 ENIs) + a t3.medium control-plane node at 18 = 510. Without the watermark: 474.
+    rule: "ENI subnets hold Cilium's pre-allocate watermark too",
+    ok: merge(
+      { network: { cidr: "10.0.0.0/20" } },
+      { nodeGroups: [{ name: "nodes", instanceType: "m5.4xlarge", maxSize: 9 }] },
+    ),
+    bad: merge(
+      { network: { cidr: "10.0.0.0/20" } },
+      { nodeGroups: [{ name: "nodes", instanceType: "m5.4xlarge", maxSize: 12 }] },
     ),
     expected: ["Invalid value::network.cidr"],
   },
@@ -336,6 +356,18 @@ const cases: RuleCase[] = [
     ok: { cloudLabels: { "example.com/owner": "x" } },
     bad: { cloudLabels: { "kubernetes.io/cluster/other": "owned" } },
     expected: ['Forbidden::cloudLabels["kubernetes.io/cluster/other"]'],
+  },
+  {
+    rule: "cloud labels must not use cilium-cluster/ (the ENI subnet filter's tag)",
+    ok: { cloudLabels: { "cilium-cluster-owner": "x" } },
+    bad: { cloudLabels: { "cilium-cluster/node-subnet": "1" } },
+    expected: ['Forbidden::cloudLabels["cilium-cluster/node-subnet"]'],
+  },
+  {
+    rule: "cloud labels must not use io.cilium/ (Cilium's ENI tags)",
+    ok: { cloudLabels: { "io.cilium": "x" } },
+    bad: { cloudLabels: { "io.cilium/cluster-name": "other" } },
+    expected: ['Forbidden::cloudLabels["io.cilium/cluster-name"]'],
   },
   {
     rule: "cloud labels must not start with aws:",

@@ -28,6 +28,8 @@ export interface CiliumLineManifests {
   pods: PodTraits;
   /** The `cilium-config` keys the line's chart renders at its defaults. */
   config: Readonly<Record<string, string>>;
+  /** Keys the line's chart renders only when kube-proxy runs (kube-proxy replacement off). */
+  kubeProxyConfig?: Readonly<Record<string, string>>;
   /** Objects this line needs beyond the set every line shares. */
   extraObjects(namespace: string): K8sObject[];
 }

@@ -9,7 +9,6 @@ export const line118: CiliumLineManifests = {
   config: {
     ...CHART_CONFIG_COMMON,
     ...{
-      "enable-node-port": "false",
       "enable-svc-source-range-check": "true",
       "unmanaged-pod-watcher-interval": "15",
       "mesh-auth-enabled": "true",
@@ -17,5 +16,7 @@ export const line118: CiliumLineManifests = {
       "enable-internal-traffic-policy": "true",
     },
   },
+  // The 1.18 chart writes `enable-node-port` only when kube-proxy replacement is off.
+  kubeProxyConfig: { "enable-node-port": "false" },
   extraObjects: () => [],
 };

@@ -1,4 +1,5 @@
 /** The Cilium operator in ENI mode (it runs on the control plane): allocating pod addresses from ENIs. */
+import { parseSemver } from "../../../spec/ciliumVersions";
 import type { Statement } from "../policyDocument";
 import type { StatementSource } from "../statementSource";
 
@@ -26,8 +27,23 @@ export const CILIUM_DOCUMENTED_ENI_ACTIONS = [
   "ec2:CreateTags",
 ] as const;
 
-/** Every action the Cilium operator may use in ENI mode. */
+/** Every action the Cilium operator may use in ENI mode, on every shipped line. */
 export const ENI_ACTIONS: readonly string[] = [...KOPS_GUIDE_ENI_ACTIONS, ...CILIUM_DOCUMENTED_ENI_ACTIONS];
+
+/**
+ * Actions a Cilium line's ENI docs ("Required Privileges") add to the ones before it, by the minor that
+ * adds them. 1.20 reads AWS managed prefix lists (prefix lists in network policies, cilium/cilium#45806).
+ */
+export const ENI_ACTIONS_ADDED_IN: Readonly<Record<number, readonly string[]>> = {
+  20: ["ec2:DescribeManagedPrefixLists", "ec2:GetManagedPrefixListEntries"],
+};
+
+/** The ENI actions the operator of a Cilium version (`vX.Y.Z`) uses. */
+export function eniActions(ciliumVersion: string): string[] {
+  const minor = parseSemver(ciliumVersion.replace(/^v/, ""))?.minor ?? 0;
+  const added = Object.entries(ENI_ACTIONS_ADDED_IN).filter(([since]) => minor >= Number(since));
+  return [...ENI_ACTIONS, ...added.flatMap(([, actions]) => actions)];
+}
 
 /** ENI actions that change or destroy interfaces, held back to the cluster's own ENIs where AWS can tell. */
 const ENI_DESTRUCTIVE = ["ec2:DeleteNetworkInterface", "ec2:DetachNetworkInterface"];
@@ -40,7 +56,9 @@ export const ciliumEni: StatementSource = {
       {
         Sid: "CiliumEniManage",
         Effect: "Allow",
-        Action: ENI_ACTIONS.filter((a) => a !== "ec2:CreateTags" && !ENI_DESTRUCTIVE.includes(a)),
+        Action: eniActions(spec.networking.cilium.version).filter(
+          (a) => a !== "ec2:CreateTags" && !ENI_DESTRUCTIVE.includes(a),
+        ),
         Resource: "*",
       },
       {

@@ -1,10 +1,10 @@
 # kubelet.sh: per-node kubelet settings kubeadm cannot know (max pods from the instance type's ENIs).
 
-# max_pods ENIS IPS_PER_ENI RESERVED: kOps's rule, every ENI's addresses but its primary one serve pods,
-# less the RESERVED addresses Cilium keeps for itself (its router and health endpoint), plus two
-# host-network pods, which take no address; at most 110.
+# max_pods ENIS IPS_PER_ENI RESERVED HOST_NETWORK: kOps's rule, every ENI's addresses but its primary one
+# serve pods, less the RESERVED addresses Cilium keeps for itself (its router and health endpoint), plus the
+# HOST_NETWORK pods (the Cilium agent, and kube-proxy when it runs), which take no address; at most 110.
 max_pods() {
-  local pods=$(($1 * ($2 - 1) - $3 + 2))
+  local pods=$(($1 * ($2 - 1) - $3 + $4))
   if [ "$pods" -gt 110 ]; then pods=110; fi
   echo "$pods"
 }
@@ -17,7 +17,7 @@ configure_kubelet() {
     limits=$(retry aws ec2 describe-instance-types --region "$REGION" --instance-types "$type" \
       --query 'InstanceTypes[0].NetworkInfo.[MaximumNetworkInterfaces,Ipv4AddressesPerInterface]' --output text)
     read -r enis ips <<<"$limits"
-    echo "maxPods: $(max_pods "$enis" "$ips" "$ENI_ADDRESSES_RESERVED_BY_CILIUM")" | write_file /etc/kubernetes/patches/kubeletconfiguration+merge.yaml
+    echo "maxPods: $(max_pods "$enis" "$ips" "$ENI_ADDRESSES_RESERVED_BY_CILIUM" "$HOST_NETWORK_PODS")" | write_file /etc/kubernetes/patches/kubeletconfiguration+merge.yaml
   fi
   systemctl enable kubelet
 }
