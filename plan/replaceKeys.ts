@@ -24,6 +24,9 @@ export const REPLACE_ON_CHANGE: Record<string, readonly string[]> = {
   "aws:ec2/launchTemplate:LaunchTemplate": ["name"],
   "aws:autoscaling/group:Group": ["name"],
   "aws:ssm/parameter:Parameter": ["name"],
+  "aws:ssm/document:Document": ["name"],
+  // documentVersion: the program's replaceOnChanges, so a new document version is applied and waited for.
+  "aws:ssm/association:Association": ["name", "instanceId", "documentVersion"],
   "tls:index/privateKey:PrivateKey": ["*"],
   "tls:index/selfSignedCert:SelfSignedCert": ["*"],
   "tls:index/locallySignedCert:LocallySignedCert": ["*"],

@@ -29,6 +29,10 @@ export interface PlannedResource {
   dependencies?: string[];
   /** URNs an existing stack may hold the resource under (its aliases). In memory only, like `provider`. */
   aliases?: string[];
+  /** Resource options the engine acts on in `pulumi up` (in memory only, like `provider`). */
+  replaceOnChanges?: string[];
+  deleteBeforeReplace?: boolean;
+  retainOnDelete?: boolean;
 }
 
 export interface Plan {
@@ -72,6 +76,9 @@ interface RegisterRequest {
   getProvider(): string;
   getDependenciesList(): string[];
   getAliasesList(): Alias[];
+  getReplaceonchangesList(): string[];
+  getDeletebeforereplace(): boolean;
+  getRetainondelete(): boolean | undefined;
 }
 
 /** Wraps the mock monitor so each registration is recorded with its parent and inputs. */
@@ -101,6 +108,9 @@ function recordRegistrations(
             .map((a) =>
               aliasUrn(a, { type: request.getType(), name: request.getName(), parent: request.getParent() }, newUrn),
             ),
+          replaceOnChanges: request.getReplaceonchangesList(),
+          deleteBeforeReplace: request.getDeletebeforereplace(),
+          retainOnDelete: request.getRetainondelete() ?? false,
         });
       }
       callback(err, resp);

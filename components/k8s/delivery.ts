@@ -39,14 +39,20 @@ export const throughProvider: AddonDelivery = {
 
 export interface ControlPlaneDeliveryArgs {
   clusterName: string;
+  /** The control plane's Auto Scaling groups: their instances, and no worker, are the targets. */
+  controlPlaneGroupNames: pulumi.Input<string>[];
   tags: (name: string) => Tags;
   /** Give up waiting for the association's success after this many seconds. */
   timeoutSeconds: number;
 }
 
 /**
- * Instances registered with Systems Manager and tagged as the cluster's are targeted; only control-plane
- * instances register (their role alone may), and the script skips any node that is not one.
+ * Targets the control plane's instances by the tag EC2 Auto Scaling puts on every instance it launches
+ * (`aws:autoscaling:groupName`), so no worker is targeted; the script still checks the node's role.
+ *
+ * The provider waits for the association's success only when it creates one (an update just calls
+ * UpdateAssociation), so a new document version replaces the association: `pulumi up` then waits for the
+ * new objects to be applied and fails when they are not.
  */
 export function fromControlPlane(args: ControlPlaneDeliveryArgs): AddonDelivery {
   return {
@@ -69,12 +75,13 @@ export function fromControlPlane(args: ControlPlaneDeliveryArgs): AddonDelivery 
         {
           name: document.name,
           associationName: documentName,
-          // A new document version updates the association, and an updated association runs at once.
           documentVersion: document.latestVersion,
-          targets: [{ key: `tag:kubernetes.io/cluster/${args.clusterName}`, values: ["owned"] }],
+          targets: [{ key: "tag:aws:autoscaling:groupName", values: args.controlPlaneGroupNames }],
           waitForSuccessTimeoutSeconds: args.timeoutSeconds,
+          tags: args.tags(documentName),
         },
-        { parent, dependsOn },
+        // Delete first: two associations of one document would run it twice on each node.
+        { parent, dependsOn, replaceOnChanges: ["documentVersion"], deleteBeforeReplace: true },
       );
     },
   };
