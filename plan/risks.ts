@@ -1,7 +1,7 @@
 /**
  * What a reviewer must see first in a plan diff: which node groups roll and why, zones added or removed,
- * control-plane members that move, data at risk, IAM permissions widened or narrowed, and Kubernetes version
- * skew. Pure: a diff in, summary lines out.
+ * control-plane members that move, data at risk, Kubernetes objects deleted from the cluster, IAM permissions
+ * widened or narrowed, and Kubernetes version skew. Pure: a diff in, summary lines out.
  */
 import { decodeUserData } from "../components/nodes/userDataEncoding";
 import type { PlanDiff, ResourceChange } from "./diff";
@@ -132,6 +132,37 @@ function dataAtRisk(diff: PlanDiff): Risk[] {
   ];
 }
 
+const isKubernetesObject = (type: string) => type.startsWith("kubernetes:");
+
+/**
+ * Kubernetes objects that leave the stack: deleted from the live cluster unless the stack's state holds
+ * them with retainOnDelete (a stack last updated before the add-on objects were retained deletes them).
+ */
+function kubernetesDeletions(diff: PlanDiff): Risk[] {
+  const before = byUrn(diff.before);
+  const gone = diff.changes.filter((c) => c.op === "delete" && isKubernetesObject(c.type));
+  const retained = gone.filter((c) => before.get(c.urn)?.retainOnDelete);
+  const deleted = gone.filter((c) => !before.get(c.urn)?.retainOnDelete);
+  const risks: Risk[] = [];
+  if (deleted.length) {
+    risks.push({
+      level: "warning",
+      text:
+        `Kubernetes objects are deleted from the live cluster: ${quoteList(deleted.map((c) => c.name))}. ` +
+        "Deleting an add-on's objects (Cilium's) takes the add-on out of the running cluster.",
+    });
+  }
+  if (retained.length) {
+    risks.push({
+      level: "info",
+      text:
+        `Kubernetes objects leave the stack but stay in the cluster (retainOnDelete): ` +
+        `${quoteList(retained.map((c) => c.name))}; delete with kubectl any the cluster no longer needs.`,
+    });
+  }
+  return risks;
+}
+
 function iamChanges(diff: PlanDiff): Risk[] {
   const before = byUrn(diff.before);
   const after = byUrn(diff.after);
@@ -196,6 +227,7 @@ export function assessRisks(diff: PlanDiff): Risk[] {
     ...zoneMoves(diff),
     ...rolls(diff),
     ...dataAtRisk(diff),
+    ...kubernetesDeletions(diff),
     ...iamChanges(diff),
     ...replacements,
   ];

@@ -28,12 +28,16 @@ export interface AddonDelivery {
   declare(name: string, stages: readonly Stage[], parent: pulumi.Resource, dependsOn?: DependsOn): void;
 }
 
-/** Every object a resource of the Kubernetes provider the parent was given in `providers`. */
+/**
+ * Every object a resource of the Kubernetes provider the parent was given in `providers`. Retained on
+ * delete: an object leaving the stack (the switch to `controlPlane`, or one an add-on stops rendering) stays
+ * in the cluster, where deleting Cilium's objects would cut every pod's network.
+ */
 export const throughProvider: AddonDelivery = {
   declare(name, stages, parent, dependsOn) {
     let before: DependsOn = dependsOn;
     for (const stage of stages)
-      before = declareObjects(name, stage.shape, stage.rendered, { parent, dependsOn: before });
+      before = declareObjects(name, stage.shape, stage.rendered, { parent, dependsOn: before, retainOnDelete: true });
   },
 };
 
