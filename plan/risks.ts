@@ -1,7 +1,7 @@
 /**
  * What a reviewer must see first in a plan diff: which node groups roll and why, zones added or removed,
- * control-plane members that move, data at risk, Kubernetes objects deleted from the cluster, IAM permissions
- * widened or narrowed, and Kubernetes version skew. Pure: a diff in, summary lines out.
+ * control-plane members that move, API endpoints that change, data at risk, Kubernetes objects deleted from
+ * the cluster, IAM permissions widened or narrowed, and Kubernetes version skew. Pure: a diff in, summary lines out.
  */
 import { decodeUserData } from "../components/nodes/userDataEncoding";
 import type { PlanDiff, ResourceChange } from "./diff";
@@ -17,6 +17,7 @@ export interface Risk {
 const ASG = "aws:autoscaling/group:Group";
 const SUBNET = "aws:ec2/subnet:Subnet";
 const LAUNCH_TEMPLATE = "aws:ec2/launchTemplate:LaunchTemplate";
+const LOAD_BALANCER = "aws:lb/loadBalancer:LoadBalancer";
 /** Resources whose replacement or deletion loses state: the VPC with everything in it, keys, CAs, secrets. */
 const STATEFUL = new Set([
   "aws:ec2/vpc:Vpc",
@@ -132,6 +133,29 @@ function dataAtRisk(diff: PlanDiff): Risk[] {
   ];
 }
 
+/**
+ * A replaced API load balancer is a new DNS name: the cluster's endpoint changes under everything that
+ * names the old one (kubeadm's controlPlaneEndpoint and the API server certificate's SANs on the running
+ * control plane, every node's kubeconfig, the admin kubeconfig).
+ */
+function apiEndpointMoves(diff: PlanDiff): Risk[] {
+  const replaced = diff.changes.filter((c) => c.type === LOAD_BALANCER && c.op === "replace");
+  if (replaced.length === 0) return [];
+  const why = (c: ResourceChange) => {
+    const paths = [...new Set(c.changes.filter((p) => p.replaces).map((p) => p.path.split(/[.[]/)[0]))];
+    return `${c.name} (${quoteList(paths)})`;
+  };
+  return [
+    {
+      level: "warning",
+      text:
+        `The API endpoints change: load balancer(s) ${quoteList(replaced.map(why))} are replaced and get new DNS ` +
+        "names. Every node's kubeconfig, the control plane's controlPlaneEndpoint and API server certificate, " +
+        "and the admin kubeconfig name the old ones: running nodes lose the API until they are replaced.",
+    },
+  ];
+}
+
 const isKubernetesObject = (type: string) => type.startsWith("kubernetes:");
 
 /**
@@ -225,6 +249,7 @@ export function assessRisks(diff: PlanDiff): Risk[] {
   return [
     ...versionSkew(diff),
     ...zoneMoves(diff),
+    ...apiEndpointMoves(diff),
     ...rolls(diff),
     ...dataAtRisk(diff),
     ...kubernetesDeletions(diff),
