@@ -8,6 +8,7 @@ import { tmpdir } from "os";
 import { join } from "path";
 import { admitted, ApiReadyInputs, apiReadyProvider, attemptOutcome } from "../../components/k8s/apiReady";
 import { deployerReachNotice, reachRemedies } from "../../components/k8s/reach";
+import { forcesReplacement } from "../../plan/replaceKeys";
 import { specWith } from "../fixtures";
 import { configWith, inputs, named, planWith } from "../planHelpers";
 
@@ -103,6 +104,34 @@ describe("ApiReady's wait", () => {
       changes: true,
       replaces: ["url"],
     });
+  });
+  it("is replaced, in the plan's table too, exactly when its diff says so, input by input", async () => {
+    const base: ApiReadyInputs = {
+      url: "https://a/readyz",
+      caCertPem: "CA",
+      timeoutSeconds: 1800,
+      silentLimitSeconds: 600,
+      access: [],
+      remedies: "REMEDY",
+      addressLookupUrl: "https://checkip.example",
+      pollSeconds: 10,
+      attemptSeconds: 10,
+    };
+    const edits: Partial<ApiReadyInputs> = {
+      url: "https://b/readyz",
+      caCertPem: "CA2",
+      timeoutSeconds: 60,
+      silentLimitSeconds: 5,
+      access: ["10.0.0.0/8"],
+      remedies: "OTHER",
+      addressLookupUrl: "https://other.example",
+      pollSeconds: 1,
+      attemptSeconds: 1,
+    };
+    for (const [key, value] of Object.entries(edits)) {
+      const diff = await apiReadyProvider.diff!("id", base, { ...base, [key]: value });
+      expect(forcesReplacement("pulumi-nodejs:dynamic:Resource", key), key).to.equal(diff.replaces!.includes(key));
+    }
   });
 });
 
