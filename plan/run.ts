@@ -40,6 +40,8 @@ export interface Plan {
   outputs: Record<string, unknown>;
   /** Config errors, when the program refused the config. */
   errors?: readonly FieldError[];
+  /** Warnings the program logged (`pulumi.log.warn`): what `pulumi preview` shows; the CLI prints them. */
+  warnings: string[];
 }
 
 export const SECRET = "[secret]";
@@ -126,6 +128,8 @@ function recordRegistrations(
   };
 }
 
+const RUNTIME_WARNING = "warning: [runtime] ";
+
 /** Plans the program for a stack config. Config errors come back in `errors`; anything else throws. */
 export async function runPlan(config: StackConfig, stack: string): Promise<Plan> {
   // Run from the sources (tests), ts-node maps every stack trace to the TypeScript sources, and the SDK
@@ -141,6 +145,14 @@ export async function runPlan(config: StackConfig, stack: string): Promise<Plan>
   const outputs = { value: {} as Record<string, unknown> };
   recordRegistrations(resources, outputs, `${PROJECT}-${stack}`);
   let errors: readonly FieldError[] | undefined;
+  // Without an engine the SDK writes a warning to console.warn with this prefix: keep it in the plan instead.
+  const warnings: string[] = [];
+  const consoleWarn = console.warn;
+  console.warn = (...args: unknown[]) => {
+    const text = args.map(String).join(" ");
+    if (text.startsWith(RUNTIME_WARNING)) warnings.push(text.slice(RUNTIME_WARNING.length));
+    else consoleWarn(...args);
+  };
   // The SDK records a stack trace with every promise it creates, to report leaked ones; the plan reports
   // errors by message and has no use for them, and capturing them took a third of its time.
   const stackTraceLimit = Error.stackTraceLimit;
@@ -152,8 +164,9 @@ export async function runPlan(config: StackConfig, stack: string): Promise<Plan>
     errors = err.errors;
   } finally {
     Error.stackTraceLimit = stackTraceLimit;
+    console.warn = consoleWarn;
   }
   await pulumi.runtime.disconnect();
   resources.sort((a, b) => (a.urn < b.urn ? -1 : a.urn > b.urn ? 1 : 0));
-  return { resources, outputs: outputs.value, errors };
+  return { resources, outputs: outputs.value, errors, warnings };
 }
