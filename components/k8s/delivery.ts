@@ -11,7 +11,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { awsName } from "../naming";
 import type { Tags } from "../tags";
 import { applyDocument } from "./applyScript";
-import { declareObjects } from "./declare";
+import { declareObjects, logicalNames } from "./declare";
 import type { K8sObject } from "./object";
 
 /** Objects applied together: the shape known at declaration and the final render. */
@@ -35,9 +35,15 @@ export interface AddonDelivery {
  */
 export const throughProvider: AddonDelivery = {
   declare(name, stages, parent, dependsOn) {
+    const names = logicalNames(
+      name,
+      stages.flatMap((s) => s.shape),
+    );
     let before: DependsOn = dependsOn;
-    for (const stage of stages)
-      before = declareObjects(name, stage.shape, stage.rendered, { parent, dependsOn: before, retainOnDelete: true });
+    for (const stage of stages) {
+      const opts = { parent, dependsOn: before, retainOnDelete: true };
+      before = declareObjects(name, stage.shape, stage.rendered, opts, names);
+    }
   },
 };
 
