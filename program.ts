@@ -43,14 +43,14 @@ export async function program(): Promise<Record<string, unknown>> {
     return { group, template };
   });
 
+  const controlPlaneGroups = groups.filter((g) => g.group.role === "control-plane");
   const addons = clusterAddons({
     spec,
     apiEndpoint: network.apiEndpoint,
     caCertPem: secrets.caCertPem,
     kubeconfig: secrets.kubeconfig,
-    controlPlane: groups.filter((g) => g.group.role === "control-plane").map((g) => g.template),
-    controlPlaneRoleName: controlPlaneRole.roleName,
-    partition: coordinates.partition,
+    controlPlane: controlPlaneGroups.map((g) => g.template),
+    controlPlaneGroupNames: controlPlaneGroups.map((g) => g.template.autoScalingGroupName),
     providerAliases: [formerProviderUrn("cilium")],
   });
   const cilium = new CiliumAddon(

@@ -15,5 +15,11 @@ export const ETCD_METRICS = 2381;
 export const KUBELET_API = 10250;
 /** Cilium's node-to-node health checks (`cilium-health`). */
 export const CILIUM_HEALTH = 4240;
+/**
+ * Health endpoints on the host network: the Cilium agent's (its probes) and the operator's API (its probes,
+ * `operator-api-serve-addr`).
+ */
+export const CILIUM_AGENT_HEALTH = 9879;
+export const CILIUM_OPERATOR_HEALTH = 9234;
 /** Cilium's tunnel ports: VXLAN on Linux's 8472 (not IANA's 4789), Geneve on 6081. */
 export const CILIUM_TUNNEL = { vxlan: 8472, geneve: 6081 } as const;

@@ -65,13 +65,15 @@ function resourceArtifacts(r: PlannedResource): [string, string][] {
 
 export function planFiles(plan: Plan): Map<string, string> {
   const files = new Map<string, string>();
-  const recorded = plan.resources.map(({ urn, type, name, parent, custom, inputs }) => ({
+  // retainOnDelete only where set: a diff against this file must know which deletions leave the cloud alone.
+  const recorded = plan.resources.map(({ urn, type, name, parent, custom, inputs, retainOnDelete }) => ({
     urn,
     type,
     name,
     parent,
     custom,
     inputs,
+    ...(retainOnDelete ? { retainOnDelete } : {}),
   }));
   files.set("resources.json", stableJson(recorded));
   files.set("outputs.json", stableJson(plan.outputs));

@@ -144,7 +144,7 @@ export function readPlan(dir: string, stack: string): Plan {
         "plan the base with the same --stack or --config-file name",
     );
   }
-  return { resources, outputs: {} };
+  return { resources, outputs: {}, warnings: [] };
 }
 
 /**
@@ -196,6 +196,7 @@ export async function main(argv: readonly string[], io: Io): Promise<number> {
   }
 
   const plan = await runPlan(edited, stack);
+  for (const warning of plan.warnings) io.err(`warning: ${warning}\n`);
   if (plan.errors) {
     io.err(`${formatReport(plan.errors)}\n`);
     return 1;

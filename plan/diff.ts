@@ -6,7 +6,7 @@
  */
 import { mockId } from "./mocks";
 import type { Plan, PlannedResource } from "./run";
-import { forcesReplacement } from "./replaceKeys";
+import { forcesReplacement, replacedBy } from "./replaceKeys";
 import { withSortedSets } from "./setProperties";
 
 export interface PropertyChange {
@@ -65,12 +65,24 @@ function referencePaths(value: unknown, path: string, targets: Map<string, strin
 /** The mock ARN's tail (`:<Type>/<name>`), which references by ARN end with. */
 const arnSuffix = (r: { type: string; name: string }): string => `:${r.type.split(":")[2]}/${r.name}`;
 
+/** Marks the changes to inputs the provider's conditional rules say force replacement (replaceKeys.ts). */
+function applyConditionalRules(change: ResourceChange, prior: PlannedResource | undefined, r: PlannedResource): void {
+  const forced = replacedBy(
+    r.type,
+    prior?.inputs,
+    r.inputs,
+    change.changes.map((c) => c.path),
+  );
+  for (const c of change.changes) if (forced.includes(c.path.split(/[.[]/)[0])) c.replaces = true;
+}
+
 /**
  * Follows replacements through references until nothing new is replaced: a resource whose input holds a
  * replaced resource's ID gets a new value there; if that input forces replacement it is replaced too.
  */
-function cascade(changes: Map<string, ResourceChange>, after: Plan): void {
+function cascade(changes: Map<string, ResourceChange>, before: Plan, after: Plan): void {
   const byId = new Map(after.resources.map((r) => [mockId(r.type, r.name), r]));
+  const prior = new Map(before.resources.map((r) => [r.urn, r]));
   let replaced = [...changes.values()].filter((c) => c.op === "replace");
   while (replaced.length > 0) {
     const targets = new Map(replaced.map((c) => [mockId(c.type, c.name), arnSuffix(c)]));
@@ -89,6 +101,7 @@ function cascade(changes: Map<string, ResourceChange>, after: Plan): void {
         entry.changes.push({ path, old: id, new: `(new ID: ${cause} is replaced)`, replaces, cause });
         if (!entry.causes.includes(cause)) entry.causes.push(cause);
       }
+      applyConditionalRules(entry, prior.get(r.urn), r);
       if (entry.op !== "replace" && entry.changes.some((c) => c.replaces)) {
         entry.op = "replace";
         next.push(entry);
@@ -121,10 +134,13 @@ export function diffPlans(before: Plan, after: Plan): PlanDiff {
     changedPaths(withSortedSets(r.type, prior.inputs), withSortedSets(r.type, r.inputs), "", paths);
     if (paths.length === 0) continue;
     const props = paths.map(([path, o, n]) => ({ path, old: o, new: n, replaces: forcesReplacement(r.type, path) }));
-    changes.set(r.urn, entry(props.some((p) => p.replaces) ? "replace" : "update", r, props));
+    const change = entry("update", r, props);
+    applyConditionalRules(change, prior, r);
+    if (props.some((p) => p.replaces)) change.op = "replace";
+    changes.set(r.urn, change);
   }
   for (const r of before.resources) if (!updated.has(r.urn)) changes.set(r.urn, entry("delete", r));
-  cascade(changes, after);
+  cascade(changes, before, after);
   const list = [...changes.values()].sort((a, b) => a.urn.localeCompare(b.urn));
   const rollingGroups = list
     .filter((c) => c.type === LAUNCH_TEMPLATE && c.op !== "create" && c.op !== "delete")

@@ -30,6 +30,10 @@ function computedOutputs(
       out.latestVersion = 1;
       out.defaultVersion = 1;
       break;
+    case "aws:ssm/document:Document":
+      // A version number that changes with the content, as SSM's next version would.
+      out.latestVersion = String(parseInt(digest(String(inputs.content), 6), 16) + 1);
+      break;
     case "aws:lb/loadBalancer:LoadBalancer":
       out.dnsName = `${name}-${digest(name, 8)}.elb.${region}.amazonaws.com.mock`;
       out.zoneId = "ZMOCK00000000";

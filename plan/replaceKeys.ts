@@ -24,6 +24,9 @@ export const REPLACE_ON_CHANGE: Record<string, readonly string[]> = {
   "aws:ec2/launchTemplate:LaunchTemplate": ["name"],
   "aws:autoscaling/group:Group": ["name"],
   "aws:ssm/parameter:Parameter": ["name"],
+  "aws:ssm/document:Document": ["name"],
+  // documentVersion: the program's replaceOnChanges, so a new document version is applied and waited for.
+  "aws:ssm/association:Association": ["name", "instanceId", "documentVersion"],
   "tls:index/privateKey:PrivateKey": ["*"],
   "tls:index/selfSignedCert:SelfSignedCert": ["*"],
   "tls:index/locallySignedCert:LocallySignedCert": ["*"],
@@ -32,9 +35,41 @@ export const REPLACE_ON_CHANGE: Record<string, readonly string[]> = {
   "random:index/randomPassword:RandomPassword": ["*"],
   // The provider is replaced only when its clusterIdentifier changes (the program always sets one).
   "pulumi:providers:kubernetes": ["clusterIdentifier"],
-  // ApiReady: a dynamic provider without `diff` never asks for a replacement.
-  "pulumi-nodejs:dynamic:Resource": [],
+  // ApiReady (components/k8s/apiReady.ts): its `diff` replaces it when the URL it waits for changes.
+  "pulumi-nodejs:dynamic:Resource": ["url"],
 };
+
+type Inputs = Record<string, unknown>;
+const count = (value: unknown): number => (Array.isArray(value) ? value.length : 0);
+
+/**
+ * Replacements the provider decides from the old and new values (its CustomizeDiff), beyond fixed keys:
+ * each rule gives the top-level inputs that force replacement, given the inputs before and after and the
+ * top-level inputs that change (a reference to a replaced resource counts as a change).
+ */
+const REPLACE_WHEN: Record<string, (before: Inputs, after: Inputs, changed: ReadonlySet<string>) => string[]> = {
+  // terraform-provider-aws customizeDiffLoadBalancerNLB: a network load balancer's subnets can only grow in
+  // place; a subnet set that changes without growing (a zone removed, a subnet replaced) is a new one, and
+  // so is gaining security groups where it had none, or losing all of them.
+  "aws:lb/loadBalancer:LoadBalancer": (before, after, changed) => {
+    if (after.loadBalancerType !== "network") return [];
+    const keys: string[] = [];
+    if (changed.has("subnets") && count(after.subnets) <= count(before.subnets)) keys.push("subnets");
+    const [had, has] = [count(before.securityGroups) > 0, count(after.securityGroups) > 0];
+    if (changed.has("securityGroups") && had !== has) keys.push("securityGroups");
+    return keys;
+  },
+};
+
+/** The top-level inputs of a resource of `type` whose change, from `before` to `after`, replaces it. */
+export function replacedBy(type: string, before: unknown, after: unknown, changedPaths: readonly string[]): string[] {
+  const rule = REPLACE_WHEN[type];
+  if (!rule) return [];
+  const changed = new Set(changedPaths.map(topLevel));
+  return rule((before ?? {}) as Inputs, (after ?? {}) as Inputs, changed);
+}
+
+const topLevel = (path: string): string => path.split(/[.[]/)[0];
 
 /** Kubernetes objects are replaced when their identity changes. */
 const KUBERNETES_IDENTITY = ["metadata.name", "metadata.namespace", "apiVersion", "kind"];
@@ -46,7 +81,7 @@ export const isReplaceClassified = (type: string): boolean => type in REPLACE_ON
 
 /** True when a change to `path` (dotted) of a resource of `type` replaces it. */
 export function forcesReplacement(type: string, path: string): boolean {
-  const top = path.split(/[.[]/)[0];
+  const top = topLevel(path);
   if (isKubernetesObject(type)) return KUBERNETES_IDENTITY.some((p) => path === p || path.startsWith(`${p}.`));
   const keys = REPLACE_ON_CHANGE[type] ?? [];
   return keys.includes("*") || keys.includes(top);

@@ -1,7 +1,7 @@
 /**
  * What a reviewer must see first in a plan diff: which node groups roll and why, zones added or removed,
- * control-plane members that move, data at risk, IAM permissions widened or narrowed, and Kubernetes version
- * skew. Pure: a diff in, summary lines out.
+ * control-plane members that move, API endpoints that change, data at risk, Kubernetes objects deleted from
+ * the cluster, IAM permissions widened or narrowed, and Kubernetes version skew. Pure: a diff in, summary lines out.
  */
 import { decodeUserData } from "../components/nodes/userDataEncoding";
 import type { PlanDiff, ResourceChange } from "./diff";
@@ -17,6 +17,7 @@ export interface Risk {
 const ASG = "aws:autoscaling/group:Group";
 const SUBNET = "aws:ec2/subnet:Subnet";
 const LAUNCH_TEMPLATE = "aws:ec2/launchTemplate:LaunchTemplate";
+const LOAD_BALANCER = "aws:lb/loadBalancer:LoadBalancer";
 /** Resources whose replacement or deletion loses state: the VPC with everything in it, keys, CAs, secrets. */
 const STATEFUL = new Set([
   "aws:ec2/vpc:Vpc",
@@ -132,6 +133,60 @@ function dataAtRisk(diff: PlanDiff): Risk[] {
   ];
 }
 
+/**
+ * A replaced API load balancer is a new DNS name: the cluster's endpoint changes under everything that
+ * names the old one (kubeadm's controlPlaneEndpoint and the API server certificate's SANs on the running
+ * control plane, every node's kubeconfig, the admin kubeconfig).
+ */
+function apiEndpointMoves(diff: PlanDiff): Risk[] {
+  const replaced = diff.changes.filter((c) => c.type === LOAD_BALANCER && c.op === "replace");
+  if (replaced.length === 0) return [];
+  const why = (c: ResourceChange) => {
+    const paths = [...new Set(c.changes.filter((p) => p.replaces).map((p) => p.path.split(/[.[]/)[0]))];
+    return `${c.name} (${quoteList(paths)})`;
+  };
+  return [
+    {
+      level: "warning",
+      text:
+        `The API endpoints change: load balancer(s) ${quoteList(replaced.map(why))} are replaced and get new DNS ` +
+        "names. Every node's kubeconfig, the control plane's controlPlaneEndpoint and API server certificate, " +
+        "and the admin kubeconfig name the old ones: running nodes lose the API until they are replaced.",
+    },
+  ];
+}
+
+const isKubernetesObject = (type: string) => type.startsWith("kubernetes:");
+
+/**
+ * Kubernetes objects that leave the stack: deleted from the live cluster unless the stack's state holds
+ * them with retainOnDelete (a stack last updated before the add-on objects were retained deletes them).
+ */
+function kubernetesDeletions(diff: PlanDiff): Risk[] {
+  const before = byUrn(diff.before);
+  const gone = diff.changes.filter((c) => c.op === "delete" && isKubernetesObject(c.type));
+  const retained = gone.filter((c) => before.get(c.urn)?.retainOnDelete);
+  const deleted = gone.filter((c) => !before.get(c.urn)?.retainOnDelete);
+  const risks: Risk[] = [];
+  if (deleted.length) {
+    risks.push({
+      level: "warning",
+      text:
+        `Kubernetes objects are deleted from the live cluster: ${quoteList(deleted.map((c) => c.name))}. ` +
+        "Deleting an add-on's objects (Cilium's) takes the add-on out of the running cluster.",
+    });
+  }
+  if (retained.length) {
+    risks.push({
+      level: "info",
+      text:
+        `Kubernetes objects leave the stack but stay in the cluster (retainOnDelete): ` +
+        `${quoteList(retained.map((c) => c.name))}; delete with kubectl any the cluster no longer needs.`,
+    });
+  }
+  return risks;
+}
+
 function iamChanges(diff: PlanDiff): Risk[] {
   const before = byUrn(diff.before);
   const after = byUrn(diff.after);
@@ -194,8 +249,10 @@ export function assessRisks(diff: PlanDiff): Risk[] {
   return [
     ...versionSkew(diff),
     ...zoneMoves(diff),
+    ...apiEndpointMoves(diff),
     ...rolls(diff),
     ...dataAtRisk(diff),
+    ...kubernetesDeletions(diff),
     ...iamChanges(diff),
     ...replacements,
   ];

@@ -29,6 +29,10 @@ export interface PlannedResource {
   dependencies?: string[];
   /** URNs an existing stack may hold the resource under (its aliases). In memory only, like `provider`. */
   aliases?: string[];
+  /** Resource options the engine acts on in `pulumi up` (in memory only, like `provider`). */
+  replaceOnChanges?: string[];
+  deleteBeforeReplace?: boolean;
+  retainOnDelete?: boolean;
 }
 
 export interface Plan {
@@ -36,6 +40,8 @@ export interface Plan {
   outputs: Record<string, unknown>;
   /** Config errors, when the program refused the config. */
   errors?: readonly FieldError[];
+  /** Warnings the program logged (`pulumi.log.warn`): what `pulumi preview` shows; the CLI prints them. */
+  warnings: string[];
 }
 
 export const SECRET = "[secret]";
@@ -72,6 +78,9 @@ interface RegisterRequest {
   getProvider(): string;
   getDependenciesList(): string[];
   getAliasesList(): Alias[];
+  getReplaceonchangesList(): string[];
+  getDeletebeforereplace(): boolean;
+  getRetainondelete(): boolean | undefined;
 }
 
 /** Wraps the mock monitor so each registration is recorded with its parent and inputs. */
@@ -101,6 +110,9 @@ function recordRegistrations(
             .map((a) =>
               aliasUrn(a, { type: request.getType(), name: request.getName(), parent: request.getParent() }, newUrn),
             ),
+          replaceOnChanges: request.getReplaceonchangesList(),
+          deleteBeforeReplace: request.getDeletebeforereplace(),
+          retainOnDelete: request.getRetainondelete() ?? false,
         });
       }
       callback(err, resp);
@@ -115,6 +127,8 @@ function recordRegistrations(
     registerOutputs(req, callback);
   };
 }
+
+const RUNTIME_WARNING = "warning: [runtime] ";
 
 /** Plans the program for a stack config. Config errors come back in `errors`; anything else throws. */
 export async function runPlan(config: StackConfig, stack: string): Promise<Plan> {
@@ -131,6 +145,14 @@ export async function runPlan(config: StackConfig, stack: string): Promise<Plan>
   const outputs = { value: {} as Record<string, unknown> };
   recordRegistrations(resources, outputs, `${PROJECT}-${stack}`);
   let errors: readonly FieldError[] | undefined;
+  // Without an engine the SDK writes a warning to console.warn with this prefix: keep it in the plan instead.
+  const warnings: string[] = [];
+  const consoleWarn = console.warn;
+  console.warn = (...args: unknown[]) => {
+    const text = args.map(String).join(" ");
+    if (text.startsWith(RUNTIME_WARNING)) warnings.push(text.slice(RUNTIME_WARNING.length));
+    else consoleWarn(...args);
+  };
   // The SDK records a stack trace with every promise it creates, to report leaked ones; the plan reports
   // errors by message and has no use for them, and capturing them took a third of its time.
   const stackTraceLimit = Error.stackTraceLimit;
@@ -142,8 +164,9 @@ export async function runPlan(config: StackConfig, stack: string): Promise<Plan>
     errors = err.errors;
   } finally {
     Error.stackTraceLimit = stackTraceLimit;
+    console.warn = consoleWarn;
   }
   await pulumi.runtime.disconnect();
   resources.sort((a, b) => (a.urn < b.urn ? -1 : a.urn > b.urn ? 1 : 0));
-  return { resources, outputs: outputs.value, errors };
+  return { resources, outputs: outputs.value, errors, warnings };
 }

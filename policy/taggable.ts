@@ -22,6 +22,8 @@ export const TAGGABLE: ReadonlySet<string> = new Set([
   "aws:ec2/launchTemplate:LaunchTemplate",
   "aws:autoscaling/group:Group",
   "aws:ssm/parameter:Parameter",
+  "aws:ssm/document:Document",
+  "aws:ssm/association:Association",
 ]);
 
 /** Types that take no tags, and why. */

@@ -20,14 +20,20 @@ function sources(): string[] {
 
 describe("well-known ports", () => {
   it("are written only in components/wellKnownPorts.ts", () => {
-    expect(WELL_KNOWN).to.include.members([443, 6443, 2379, 2380, 10250, 4240, 8472, 6081]);
+    expect(WELL_KNOWN).to.include.members([443, 6443, 2379, 2380, 10250, 4240, 8472, 6081, 9879, 9234]);
     const found: string[] = [];
     for (const file of sources().filter((f) => !f.endsWith("wellKnownPorts.ts"))) {
       const source = ts.createSourceFile(file, readFileSync(file, "utf8"), ts.ScriptTarget.Latest);
       const visit = (node: ts.Node): void => {
-        if (ts.isNumericLiteral(node) && WELL_KNOWN.has(Number(node.text))) {
+        const where = () => {
           const { line } = source.getLineAndCharacterOfPosition(node.getStart(source));
-          found.push(`${relative(PROJECT_DIR, file)}:${line + 1}: ${node.text}`);
+          return `${relative(PROJECT_DIR, file)}:${line + 1}`;
+        };
+        if (ts.isNumericLiteral(node) && WELL_KNOWN.has(Number(node.text))) found.push(`${where()}: ${node.text}`);
+        // A port in text, as in `127.0.0.1:9234`.
+        if (ts.isStringLiteralLike(node) || ts.isTemplateLiteralToken(node)) {
+          for (const [, port] of node.text.matchAll(/:(\d+)(?!\d)/g))
+            if (WELL_KNOWN.has(Number(port))) found.push(`${where()}: ${JSON.stringify(node.text)}`);
         }
         ts.forEachChild(node, visit);
       };

@@ -1,6 +1,7 @@
 /** The Cilium agent DaemonSet `cilium` (non-privileged mode, as the chart renders it for each line). */
 import type { K8sObject } from "../k8s/object";
 import type { WorkloadContext } from "./workloadContext";
+import { CILIUM_AGENT_HEALTH } from "../wellKnownPorts";
 
 const caps = (add: string[]) => ({
   capabilities: { add, drop: ["ALL"] },
@@ -8,7 +9,7 @@ const caps = (add: string[]) => ({
 });
 
 /** The agent's health endpoint, on the host network. */
-const HEALTH_PORT = 9879;
+const HEALTH_PORT = CILIUM_AGENT_HEALTH;
 
 const hostPath = (name: string, path: string, type: string) => ({ name, hostPath: { path, type } });
 

@@ -7,9 +7,10 @@ import {
   NOT_READY_NODE_TOLERATIONS,
 } from "../k8s/placement";
 import type { WorkloadContext } from "./workloadContext";
+import { CILIUM_OPERATOR_HEALTH } from "../wellKnownPorts";
 
 /** The operator's health endpoint, on the host network. */
-const HEALTH_PORT = 9234;
+const HEALTH_PORT = CILIUM_OPERATOR_HEALTH;
 
 const selector = { "io.cilium/app": "operator", name: "cilium-operator" };
 

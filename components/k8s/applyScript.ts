@@ -6,6 +6,9 @@
 import { stringify } from "yaml";
 import type { K8sObject } from "./object";
 
+/** Where the bootstrap records the node's role (components/nodes/bootstrap/role.sh) before anything else. */
+export const NODE_ROLE_FILE = "/etc/cilium-cluster/node-role";
+
 /** Server-side apply's field manager for objects the control plane applies. */
 export const FIELD_MANAGER = "cilium-cluster";
 const END = "CILIUM_CLUSTER_MANIFEST";
@@ -16,7 +19,9 @@ export const manifestYaml = (objects: readonly K8sObject[]): string =>
 
 /**
  * Waits up to 25 minutes for the local API (`/readyz` with `admin.conf`), then applies the stream. A node
- * that joined as a worker (a kubelet kubeconfig and no API server manifest) has nothing to do.
+ * whose bootstrap recorded another role than control-plane has nothing to do. The role marker decides, not
+ * the files kubeadm writes: `kubeadm init` writes kubelet.conf before the API server's manifest, so those
+ * would make a control-plane node look like a worker for a moment.
  */
 export function applyScript(addon: string, objects: readonly K8sObject[]): string {
   const yaml = manifestYaml(objects);
@@ -27,10 +32,12 @@ export function applyScript(addon: string, objects: readonly K8sObject[]): strin
     "set -eu",
     'dir="${KUBERNETES_DIR:-/etc/kubernetes}"',
     'export KUBECONFIG="$dir/admin.conf"',
+    `role_file="\${NODE_ROLE_FILE:-${NODE_ROLE_FILE}}"`,
     "tries=0",
     'until [ -s "$KUBECONFIG" ] && kubectl get --raw /readyz >/dev/null 2>&1; do',
-    '  if [ -s "$dir/kubelet.conf" ] && [ ! -e "$dir/manifests/kube-apiserver.yaml" ]; then',
-    `    echo "not a control-plane node: ${addon} is applied by the control plane"`,
+    '  role=$(cat "$role_file" 2>/dev/null || true)',
+    '  if [ -n "$role" ] && [ "$role" != control-plane ]; then',
+    `    echo "not a control-plane node (role $role): ${addon} is applied by the control plane"`,
     "    exit 0",
     "  fi",
     "  tries=$((tries + 1))",

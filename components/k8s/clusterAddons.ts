@@ -2,9 +2,9 @@
  * Where the program's add-ons go, per `addons.applyFrom`: the delivery each add-on declares through and
  * the resource options it gets. `deployer`: ApiReady waits for the API, then the cluster's one Kubernetes
  * provider applies (and a preview warns when config limits who reaches the API). `controlPlane`: the
- * control-plane role may register with Systems Manager, and the nodes apply the objects themselves.
+ * control-plane nodes apply the objects themselves (Systems Manager runs the apply on them; every role's
+ * Session Manager statement already lets the SSM agent register and run State Manager associations).
  */
-import * as aws from "@pulumi/aws";
 import * as pulumi from "@pulumi/pulumi";
 import type { ClusterSpec } from "../../spec/types";
 import { clusterTags } from "../tags";
@@ -22,8 +22,8 @@ export interface ClusterAddonsArgs {
   kubeconfig: pulumi.Input<string>;
   /** The control plane's instance groups: nothing is applied before they exist. */
   controlPlane: pulumi.Resource[];
-  controlPlaneRoleName: pulumi.Input<string>;
-  partition: pulumi.Input<string>;
+  /** Their Auto Scaling groups' names: `controlPlane` targets exactly their instances. */
+  controlPlaneGroupNames: pulumi.Input<string>[];
   /** Former URNs of the Kubernetes provider, so existing stacks keep it. */
   providerAliases: pulumi.Input<string>[];
 }
@@ -40,17 +40,13 @@ const TIMEOUT_SECONDS = 1800;
 export function clusterAddons(args: ClusterAddonsArgs): ClusterAddons {
   const { spec } = args;
   if (spec.addons.applyFrom === "controlPlane") {
-    // What the SSM agent needs to register and run commands; Systems Manager's managed policy.
-    const ssm = new aws.iam.RolePolicyAttachment("control-plane-ssm", {
-      role: args.controlPlaneRoleName,
-      policyArn: pulumi.interpolate`arn:${args.partition}:iam::aws:policy/AmazonSSMManagedInstanceCore`,
-    });
     const delivery = fromControlPlane({
       clusterName: spec.clusterName,
+      controlPlaneGroupNames: args.controlPlaneGroupNames,
       tags: (name) => clusterTags(spec, name),
       timeoutSeconds: TIMEOUT_SECONDS,
     });
-    return { delivery, opts: { dependsOn: [...args.controlPlane, ssm] } };
+    return { delivery, opts: { dependsOn: args.controlPlane } };
   }
   const apiReady = new ApiReady(
     "api-ready",

@@ -31,9 +31,24 @@ const DECLARE = {
 export type DeclarableKind = keyof typeof DECLARE;
 export const DECLARABLE_KINDS = Object.keys(DECLARE) as DeclarableKind[];
 
-/** `<prefix>-<kind>-<name>`: the logical name existing stacks know each object by. */
-export const logicalName = (prefix: string, o: K8sObject): string =>
-  `${prefix}-${o.kind.toLowerCase()}-${o.metadata.name}`;
+/**
+ * Each object's logical name, by object key: `<prefix>-<kind>-<name>`, the name existing stacks know it by.
+ * An object of a kind and name an earlier one already has (in another namespace) gets
+ * `<prefix>-<kind>-<namespace>/<name>` (no Kubernetes name holds a `/`), so only such duplicates take the
+ * longer form and every other object keeps its URN.
+ */
+export function logicalNames(prefix: string, objects: readonly K8sObject[]): Map<string, string> {
+  const names = new Map<string, string>();
+  const used = new Set<string>();
+  for (const o of objects) {
+    const kind = o.kind.toLowerCase();
+    const plain = `${prefix}-${kind}-${o.metadata.name}`;
+    const name = used.has(plain) ? `${prefix}-${kind}-${o.metadata.namespace ?? ""}/${o.metadata.name}` : plain;
+    used.add(name);
+    names.set(objectKey(o), name);
+  }
+  return names;
+}
 
 /** The real render's object for each key of the shape; an object only one render has is a renderer bug. */
 export function joinByKey(shape: readonly K8sObject[], rendered: readonly K8sObject[]): Map<string, K8sObject> {
@@ -53,12 +68,14 @@ export function joinByKey(shape: readonly K8sObject[], rendered: readonly K8sObj
 /**
  * Declares each object of `shape` under `opts.parent` (whose `providers` give the cluster's Kubernetes
  * provider). Top-level metadata comes from the shape, known at once; every other field from `rendered`.
+ * `names`: the logical names of every object the add-on declares (all its stages), by object key.
  */
 export function declareObjects(
   prefix: string,
   shape: readonly K8sObject[],
   rendered: pulumi.Output<readonly K8sObject[]>,
   opts: pulumi.CustomResourceOptions,
+  names: ReadonlyMap<string, string> = logicalNames(prefix, shape),
 ): pulumi.CustomResource[] {
   const joined = rendered.apply((r) => joinByKey(shape, r));
   return shape.map((object) => {
@@ -69,6 +86,6 @@ export function declareObjects(
     for (const field of Object.keys(object).filter((f) => !(f in inputs))) {
       inputs[field] = joined.apply((byKey) => byKey.get(key)![field]);
     }
-    return declareKind(logicalName(prefix, object), inputs, opts);
+    return declareKind(names.get(key)!, inputs, opts);
   });
 }

@@ -11,7 +11,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { awsName } from "../naming";
 import type { Tags } from "../tags";
 import { applyDocument } from "./applyScript";
-import { declareObjects } from "./declare";
+import { declareObjects, logicalNames } from "./declare";
 import type { K8sObject } from "./object";
 
 /** Objects applied together: the shape known at declaration and the final render. */
@@ -28,25 +28,41 @@ export interface AddonDelivery {
   declare(name: string, stages: readonly Stage[], parent: pulumi.Resource, dependsOn?: DependsOn): void;
 }
 
-/** Every object a resource of the Kubernetes provider the parent was given in `providers`. */
+/**
+ * Every object a resource of the Kubernetes provider the parent was given in `providers`. Retained on
+ * delete: an object leaving the stack (the switch to `controlPlane`, or one an add-on stops rendering) stays
+ * in the cluster, where deleting Cilium's objects would cut every pod's network.
+ */
 export const throughProvider: AddonDelivery = {
   declare(name, stages, parent, dependsOn) {
+    const names = logicalNames(
+      name,
+      stages.flatMap((s) => s.shape),
+    );
     let before: DependsOn = dependsOn;
-    for (const stage of stages)
-      before = declareObjects(name, stage.shape, stage.rendered, { parent, dependsOn: before });
+    for (const stage of stages) {
+      const opts = { parent, dependsOn: before, retainOnDelete: true };
+      before = declareObjects(name, stage.shape, stage.rendered, opts, names);
+    }
   },
 };
 
 export interface ControlPlaneDeliveryArgs {
   clusterName: string;
+  /** The control plane's Auto Scaling groups: their instances, and no worker, are the targets. */
+  controlPlaneGroupNames: pulumi.Input<string>[];
   tags: (name: string) => Tags;
   /** Give up waiting for the association's success after this many seconds. */
   timeoutSeconds: number;
 }
 
 /**
- * Instances registered with Systems Manager and tagged as the cluster's are targeted; only control-plane
- * instances register (their role alone may), and the script skips any node that is not one.
+ * Targets the control plane's instances by the tag EC2 Auto Scaling puts on every instance it launches
+ * (`aws:autoscaling:groupName`), so no worker is targeted; the script still checks the node's role.
+ *
+ * The provider waits for the association's success only when it creates one (an update just calls
+ * UpdateAssociation), so a new document version replaces the association: `pulumi up` then waits for the
+ * new objects to be applied and fails when they are not.
  */
 export function fromControlPlane(args: ControlPlaneDeliveryArgs): AddonDelivery {
   return {
@@ -69,12 +85,13 @@ export function fromControlPlane(args: ControlPlaneDeliveryArgs): AddonDelivery 
         {
           name: document.name,
           associationName: documentName,
-          // A new document version updates the association, and an updated association runs at once.
           documentVersion: document.latestVersion,
-          targets: [{ key: `tag:kubernetes.io/cluster/${args.clusterName}`, values: ["owned"] }],
+          targets: [{ key: "tag:aws:autoscaling:groupName", values: args.controlPlaneGroupNames }],
           waitForSuccessTimeoutSeconds: args.timeoutSeconds,
+          tags: args.tags(documentName),
         },
-        { parent, dependsOn },
+        // Delete first: two associations of one document would run it twice on each node.
+        { parent, dependsOn, replaceOnChanges: ["documentVersion"], deleteBeforeReplace: true },
       );
     },
   };

@@ -7,6 +7,7 @@ import type { BootstrapConfig } from "./bootstrapConfig";
 /** The files under bootstrap/, one concern each; `lib` is in every script. */
 export type BootstrapModule =
   | "lib"
+  | "role"
   | "kernel"
   | "network"
   | "packages"
@@ -44,6 +45,7 @@ export const BOOTSTRAP_COMMANDS: Record<string, { module: BootstrapModule; run: 
 export function bootstrapSteps(config: BootstrapConfig): BootstrapStep[] {
   const controlPlane = config.role === "control-plane";
   const steps: (BootstrapStep | false)[] = [
+    { name: "node-role", module: "role", run: "record_node_role" },
     { name: "kernel", module: "kernel", run: "configure_kernel" },
     { name: "network", module: "network", run: "configure_networkd" },
     { name: "packages", module: "packages", run: "install_packages" },

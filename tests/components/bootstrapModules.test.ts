@@ -200,8 +200,17 @@ describe("bootstrap modules", () => {
 describe("bootstrap steps and assembly per role", () => {
   it("lists the steps of each role", () => {
     const names = (c: typeof worker) => bootstrapSteps(c).map((s) => s.name);
-    expect(names(worker)).to.deep.equal(["kernel", "network", "packages", "containerd", "kubelet", "join"]);
+    expect(names(worker)).to.deep.equal([
+      "node-role",
+      "kernel",
+      "network",
+      "packages",
+      "containerd",
+      "kubelet",
+      "join",
+    ]);
     expect(names(controlPlane)).to.deep.equal([
+      "node-role",
       "kernel",
       "network",
       "packages",

@@ -8,6 +8,8 @@ import { tmpdir } from "os";
 import { join } from "path";
 import { admitted, ApiReadyInputs, apiReadyProvider, attemptOutcome } from "../../components/k8s/apiReady";
 import { deployerReachNotice, reachRemedies } from "../../components/k8s/reach";
+import { main } from "../../plan/cli";
+import { forcesReplacement } from "../../plan/replaceKeys";
 import { specWith } from "../fixtures";
 import { configWith, inputs, named, planWith } from "../planHelpers";
 
@@ -104,6 +106,34 @@ describe("ApiReady's wait", () => {
       replaces: ["url"],
     });
   });
+  it("is replaced, in the plan's table too, exactly when its diff says so, input by input", async () => {
+    const base: ApiReadyInputs = {
+      url: "https://a/readyz",
+      caCertPem: "CA",
+      timeoutSeconds: 1800,
+      silentLimitSeconds: 600,
+      access: [],
+      remedies: "REMEDY",
+      addressLookupUrl: "https://checkip.example",
+      pollSeconds: 10,
+      attemptSeconds: 10,
+    };
+    const edits: Partial<ApiReadyInputs> = {
+      url: "https://b/readyz",
+      caCertPem: "CA2",
+      timeoutSeconds: 60,
+      silentLimitSeconds: 5,
+      access: ["10.0.0.0/8"],
+      remedies: "OTHER",
+      addressLookupUrl: "https://other.example",
+      pollSeconds: 1,
+      attemptSeconds: 1,
+    };
+    for (const [key, value] of Object.entries(edits)) {
+      const diff = await apiReadyProvider.diff!("id", base, { ...base, [key]: value });
+      expect(forcesReplacement("pulumi-nodejs:dynamic:Resource", key), key).to.equal(diff.replaces!.includes(key));
+    }
+  });
 });
 
 describe("what a preview says about reaching the API", () => {
@@ -124,16 +154,13 @@ describe("what a preview says about reaching the API", () => {
     expect(deployerReachNotice(specWith(fromControlPlane))).to.equal(undefined);
   });
 
-  it("is printed as a warning by the program", async () => {
-    const warnings: string[] = [];
-    const original = console.warn;
-    console.warn = (text: string) => warnings.push(text);
-    try {
-      await planWith({}, configWith({ "api.loadBalancer": "internal" }));
-    } finally {
-      console.warn = original;
-    }
-    expect(warnings.join("\n")).to.match(/warning: .*api\.loadBalancer is internal/);
+  it("is logged as a warning by the program, which npm run plan prints", async () => {
+    const plan = await planWith({}, configWith({ "api.loadBalancer": "internal" }));
+    expect(plan.warnings).to.have.length(1);
+    expect(plan.warnings[0]).to.match(/^pulumi up applies the add-ons .*api\.loadBalancer is internal/);
+    let err = "";
+    await main(["--set", "api.loadBalancer=internal"], { out: () => undefined, err: (t) => (err += t) });
+    expect(err).to.equal(`warning: ${plan.warnings[0]}\n`);
   });
 
   it("checks addresses against CIDRs and reads connection failures", () => {

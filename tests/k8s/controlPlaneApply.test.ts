@@ -7,7 +7,7 @@ import { tmpdir } from "os";
 import { join } from "path";
 import { parseAllDocuments } from "yaml";
 import { renderCiliumManifests } from "../../components/cilium/manifests";
-import { applyScript, FIELD_MANAGER } from "../../components/k8s/applyScript";
+import { applyScript, FIELD_MANAGER, NODE_ROLE_FILE } from "../../components/k8s/applyScript";
 import { requireDebianTool } from "../debianTools";
 import type { K8sObject } from "../../components/k8s/object";
 import { toRuntimeConfig } from "../../plan/stackConfig";
@@ -15,6 +15,7 @@ import { readRawConfig } from "../../spec/read";
 import type { ClusterSpec } from "../../spec/types";
 import { validateConfig } from "../../spec/validation";
 import { specWith } from "../fixtures";
+import { diffPlans } from "../../plan/diff";
 import { configWith, declaredBy, inputs, named, ofType, planWith } from "../planHelpers";
 
 const objectsOf = (endpoint: string, spec: ClusterSpec = specWith({})): K8sObject[] => {
@@ -23,18 +24,37 @@ const objectsOf = (endpoint: string, spec: ClusterSpec = specWith({})): K8sObjec
 };
 const parsedYaml = (text: string) => parseAllDocuments(text).map((d) => d.toJSON());
 
-/** Runs the script with `sh`; kubectl answers /readyz after `readyAfter` tries and records what it applies. */
-function run(node: "control-plane" | "worker" | "fresh", readyAfter: number) {
+const BOOTSTRAP_DIR = join(__dirname, "../../components/nodes/bootstrap");
+
+/** The bootstrap's own first step (role.sh), run under `root`: it writes the marker the script reads. */
+function recordRole(root: string, role: "control-plane" | "node") {
+  const source = (m: string) => `source ${JSON.stringify(join(BOOTSTRAP_DIR, `${m}.sh`))}`;
+  execFileSync("bash", ["-c", `set -euo pipefail; ${source("lib")}; ${source("role")}; record_node_role`], {
+    env: { ...process.env, BOOTSTRAP_ROOT: root, ROLE: role },
+  });
+}
+
+/**
+ * Runs the script with `sh`; kubectl answers /readyz after `readyAfter` tries and records what it applies.
+ * `initializing`: a control-plane node in the middle of `kubeadm init`, which has written kubelet.conf
+ * and admin.conf but not yet the API server's manifest.
+ */
+function run(node: "control-plane" | "initializing" | "worker" | "fresh", readyAfter: number) {
   const dir = mkdtempSync(join(tmpdir(), "apply-"));
   const bin = join(dir, "bin");
   const kube = join(dir, "kubernetes");
   mkdirSync(bin);
   mkdirSync(join(kube, "manifests"), { recursive: true });
-  if (node === "control-plane") {
+  if (node === "control-plane" || node === "initializing") {
+    recordRole(dir, "control-plane");
     writeFileSync(join(kube, "admin.conf"), "admin");
-    writeFileSync(join(kube, "manifests", "kube-apiserver.yaml"), "pod");
   }
-  if (node === "worker") writeFileSync(join(kube, "kubelet.conf"), "kubelet");
+  if (node === "control-plane") writeFileSync(join(kube, "manifests", "kube-apiserver.yaml"), "pod");
+  if (node === "initializing") writeFileSync(join(kube, "kubelet.conf"), "kubelet");
+  if (node === "worker") {
+    recordRole(dir, "node");
+    writeFileSync(join(kube, "kubelet.conf"), "kubelet");
+  }
   const stub = (name: string, body: string) => {
     writeFileSync(join(bin, name), `#!/bin/sh\n${body}\n`);
     chmodSync(join(bin, name), 0o755);
@@ -51,7 +71,7 @@ function run(node: "control-plane" | "worker" | "fresh", readyAfter: number) {
   const script = join(dir, "apply.sh");
   writeFileSync(script, applyScript("cilium", objectsOf("api.internal.example")));
   const result = spawnSync("sh", [script], {
-    env: { PATH: `${bin}:/usr/bin:/bin`, KUBERNETES_DIR: kube },
+    env: { PATH: `${bin}:/usr/bin:/bin`, KUBERNETES_DIR: kube, NODE_ROLE_FILE: join(dir, NODE_ROLE_FILE) },
     encoding: "utf8",
   });
   const read = (f: string) => (existsSync(join(dir, f)) ? readFileSync(join(dir, f), "utf8") : undefined);
@@ -81,10 +101,25 @@ describe("add-ons applied from the control plane: the node's script", () => {
     expect(parsedYaml(r.applied!)).to.deep.equal(objectsOf("api.internal.example"));
   });
 
-  it("leaves a worker alone", () => {
+  it("applies on a control-plane node still in `kubeadm init` (kubelet.conf, no API server manifest yet)", () => {
+    const r = run("initializing", 3);
+    expect(r.status, r.stderr).to.equal(0);
+    expect(r.stdout).not.to.contain("not a control-plane node");
+    expect(parsedYaml(r.applied!)).to.deep.equal(objectsOf("api.internal.example"));
+  });
+
+  it("never calls a node without a recorded role a worker: it waits for its API, and fails when none comes", () => {
+    const r = run("fresh", 2);
+    expect(r.status, r.stderr).to.equal(1);
+    expect(r.stdout).not.to.contain("not a control-plane node");
+    expect(r.stderr).to.contain("did not become ready in 25 minutes");
+    expect(r.applied).to.equal(undefined);
+  });
+
+  it("leaves a node the bootstrap recorded as a worker alone", () => {
     const r = run("worker", 0);
     expect(r.status).to.equal(0);
-    expect(r.stdout).to.contain("not a control-plane node");
+    expect(r.stdout).to.contain("not a control-plane node (role node)");
     expect(r.applied).to.equal(undefined);
   });
 
@@ -128,27 +163,40 @@ describe("add-ons applied from the control plane: the plan", () => {
     expect(parsedYaml(yaml)).to.deep.equal(objectsOf(endpoint, validateConfig(raw, region).spec));
 
     const association = named(plan, "aws:ssm/association:Association", "cilium-addon");
+    const controlPlaneGroup = named(plan, "aws:autoscaling/group:Group", "control-plane-us-east-1a-group");
     expect(inputs(association)).to.deep.include({
-      targets: [{ key: "tag:kubernetes.io/cluster/dev.k8s.local", values: ["owned"] }],
+      // Only the control plane's instances: EC2 Auto Scaling tags each instance with its group's name.
+      targets: [{ key: "tag:aws:autoscaling:groupName", values: [inputs(controlPlaneGroup).name] }],
       waitForSuccessTimeoutSeconds: 1800,
     });
-    const attachment = named(plan, "aws:iam/rolePolicyAttachment:RolePolicyAttachment", "control-plane-ssm");
-    expect(inputs(attachment).policyArn).to.equal("arn:aws:iam::aws:policy/AmazonSSMManagedInstanceCore");
-    expect(association.dependencies).to.include.members([
-      attachment.urn,
-      named(plan, "aws:autoscaling/group:Group", "control-plane-us-east-1a-group").urn,
-    ]);
+    expect(inputs(association).tags).to.deep.equal(document.tags);
+    expect(inputs(association).tags).to.include({ KubernetesCluster: "dev.k8s.local" });
+    expect(association.dependencies).to.include.members([controlPlaneGroup.urn]);
+  });
+
+  it("grants nothing beyond every role's Session Manager statement (no managed policy)", async () => {
+    const plan = await planWith({}, configWith(CONTROL_PLANE));
+    expect(ofType(plan, "aws:iam/rolePolicyAttachment:RolePolicyAttachment")).to.deep.equal([]);
+  });
+
+  it("replaces the association (which the provider waits for) whenever the document gets a new version", async () => {
+    const plan = await planWith({}, configWith(CONTROL_PLANE));
+    const association = named(plan, "aws:ssm/association:Association", "cilium-addon");
+    expect(association.replaceOnChanges).to.deep.equal(["documentVersion"]);
+    expect(association.deleteBeforeReplace).to.equal(true);
+    const changed = await planWith(
+      {},
+      configWith({ ...CONTROL_PLANE, "networking.cilium.enableNodePort": "true", "kubeProxy.enabled": "false" }),
+    );
+    const diff = diffPlans(plan, changed);
+    expect(diff.changes.find((c) => c.name === "cilium-addon" && c.type.endsWith("Association"))).to.include({
+      op: "replace",
+    });
   });
 
   it("does not warn that this machine must reach the API", async () => {
-    const warnings: string[] = [];
-    const original = console.warn;
-    console.warn = (text: string) => warnings.push(text);
-    try {
-      await planWith({}, configWith(CONTROL_PLANE));
-    } finally {
-      console.warn = original;
-    }
-    expect(warnings).to.deep.equal([]);
+    const limited = await planWith({}, configWith({ "api.loadBalancer": "internal" }));
+    expect(limited.warnings.join("\n")).to.contain("pulumi up applies the add-ons from the machine running it");
+    expect((await planWith({}, configWith(CONTROL_PLANE))).warnings).to.deep.equal([]);
   });
 });

@@ -5,7 +5,8 @@ import * as pulumi from "@pulumi/pulumi";
 import { expect } from "chai";
 import { join } from "path";
 import { renderCiliumManifests } from "../../components/cilium/manifests";
-import { DECLARABLE_KINDS, declareObjects, joinByKey } from "../../components/k8s/declare";
+import { DECLARABLE_KINDS, declareObjects, joinByKey, logicalNames } from "../../components/k8s/declare";
+import { throughProvider } from "../../components/k8s/delivery";
 import { K8sObject, objectKey } from "../../components/k8s/object";
 import { examples, PROJECT_DIR } from "../../plan/examples";
 import { loadStackConfig, toRuntimeConfig } from "../../plan/stackConfig";
@@ -72,6 +73,53 @@ describe("the Kubernetes layer's declaration", () => {
     const data = await Promise.all(declared.map((r) => valueOf(r.data)));
     expect(names).to.deep.equal(["first", "second"]);
     expect(data).to.deep.equal([{ which: "first" }, { which: "second" }]);
+  });
+
+  it("names objects of one kind and name in two namespaces apart, in any stage, keeping the first's name", async () => {
+    const names: string[] = [];
+    await pulumi.runtime.setMocks(
+      {
+        newResource: (args) => {
+          names.push(args.name);
+          return { id: `${args.name}-id`, state: args.inputs };
+        },
+        call: () => ({}),
+      },
+      "project",
+      "stack",
+      false,
+    );
+    const stage = (...objects: K8sObject[]) => ({
+      shape: objects,
+      rendered: pulumi.output("rendered").apply((): readonly K8sObject[] => objects),
+    });
+    const parent = new pulumi.ComponentResource("test:index:Addon", "addon");
+    throughProvider.declare(
+      "addon",
+      [stage(configMap("a", "kube-system"), configMap("b", "kube-system")), stage(configMap("a", "cilium-secrets"))],
+      parent,
+    );
+    await new Promise((r) => setTimeout(r, 100));
+    expect(names.sort()).to.deep.equal([
+      "addon",
+      "addon-configmap-a",
+      "addon-configmap-b",
+      "addon-configmap-cilium-secrets/a",
+    ]);
+  });
+
+  it("keeps the name of every object an example's add-on renders: only duplicates take the longer form", () => {
+    for (const example of examples()) {
+      const { raw, region } = readRawConfig(
+        toRuntimeConfig(loadStackConfig(join(PROJECT_DIR, "Pulumi.yaml"), example.file)),
+      );
+      const manifests = renderCiliumManifests(validateConfig(raw, region).spec, "api.example");
+      const objects = [...manifests.foundation, ...manifests.workloads];
+      const names = logicalNames("cilium", objects);
+      for (const o of objects) {
+        expect(names.get(objectKey(o)), example.name).to.equal(`cilium-${o.kind.toLowerCase()}-${o.metadata.name}`);
+      }
+    }
   });
 
   it("has a typed resource class and a schema model for every kind an example renders", () => {

@@ -12,7 +12,12 @@ import urnsBefore from "./urnsBeforeK8sLayer.json";
 const PROVIDER_TYPE = "pulumi:providers:kubernetes";
 
 describe("the cluster's Kubernetes provider", () => {
-  for (const example of examples()) {
+  // Stacks that existed before the move; an example added since (internal-api) has no former URNs to keep.
+  const existing = examples().filter((e) => e.name in urnsBefore);
+  it("checks every stack recorded before the move", () => {
+    expect(existing.map((e) => e.name)).to.have.members(Object.keys(urnsBefore));
+  });
+  for (const example of existing) {
     it(`${example.name}: one provider, aliased to its former URN; every object keeps its URN`, async () => {
       const recorded = (urnsBefore as Record<string, string[]>)[example.name];
       expect(recorded, `no recorded URNs for ${example.name}`).to.be.an("array");

@@ -94,6 +94,30 @@ describe("npm run plan", () => {
     expect(out).to.contain("maxSize: 4 → 6");
   });
 
+  it("--diff: switching to addons.applyFrom controlPlane leaves Cilium's objects in the cluster, and says so", async () => {
+    const { code, out } = await run("--diff", "--set", "addons.applyFrom=controlPlane");
+    expect(code).to.equal(0);
+    expect(out).to.match(/- +delete +kubernetes:apps\/v1:DaemonSet +cilium-daemonset-cilium/);
+    expect(out).to.match(
+      /^ {2}Kubernetes objects leave the stack but stay in the cluster \(retainOnDelete\): .*cilium-daemonset-cilium/m,
+    );
+    expect(out).not.to.contain("deleted from the live cluster");
+  });
+
+  it("--against a plan whose objects are not retained warns that the switch deletes them from the cluster", async () => {
+    const base = scratch();
+    await run("--out", base);
+    // What a stack last updated before add-on objects were retained holds: no retainOnDelete.
+    const file = join(base, "resources.json");
+    const resources = JSON.parse(readFileSync(file, "utf8")) as Record<string, unknown>[];
+    expect(resources.filter((r) => r.retainOnDelete).length).to.equal(14);
+    writeFileSync(file, JSON.stringify(resources.map(({ retainOnDelete: _, ...r }) => r)));
+    const { out } = await run("--against", base, "--set", "addons.applyFrom=controlPlane");
+    expect(out).to.match(
+      /^ {2}WARNING: Kubernetes objects are deleted from the live cluster: .*cilium-daemonset-cilium/m,
+    );
+  });
+
   it("--against refuses a directory without a plan, and another stack's plan", async () => {
     const base = scratch();
     const missing = await run("--against", join(base, "missing"));

@@ -52,6 +52,46 @@ describe("plan diff", () => {
     expect(risks.some((r) => r.includes("Nodes will roll: group nodes: its subnets change"))).to.equal(true);
   });
 
+  it("removing a zone replaces both API network load balancers and says the API endpoints change", async () => {
+    const edited = configWith();
+    (edited["cilium-cluster:network"] as { availabilityZones: string[] }).availabilityZones = [
+      "us-east-1a",
+      "us-east-1c",
+    ];
+    const diff = diffPlans(dev, await planWith({}, edited));
+    const balancers = diff.changes.filter((c) => c.type === "aws:lb/loadBalancer:LoadBalancer");
+    expect(balancers.map((c) => `${c.op} ${c.name}`)).to.deep.equal([
+      "replace network-api",
+      "replace network-api-internal",
+    ]);
+    expect(balancers[0].changes.filter((p) => p.replaces).map((p) => p.path)).to.include("subnets[2]");
+    expect(texts(diff)).to.include(
+      "warning: The API endpoints change: load balancer(s) network-api (subnets), network-api-internal (subnets) " +
+        "are replaced and get new DNS names. Every node's kubeconfig, the control plane's controlPlaneEndpoint and " +
+        "API server certificate, and the admin kubeconfig name the old ones: running nodes lose the API until they are replaced.",
+    );
+  });
+
+  it("adding a zone grows the load balancers' subnets in place", async () => {
+    const edited = configWith();
+    const network = edited["cilium-cluster:network"] as { availabilityZones: string[] };
+    network.availabilityZones = ["us-east-1a", "us-east-1b"];
+    const diff = diffPlans(await planWith({}, edited), dev);
+    const balancers = diff.changes.filter((c) => c.type === "aws:lb/loadBalancer:LoadBalancer");
+    expect(balancers.map((c) => `${c.op} ${c.name}`)).to.deep.equal([
+      "update network-api",
+      "update network-api-internal",
+    ]);
+    expect(texts(diff).some((r) => r.includes("API endpoints change"))).to.equal(false);
+  });
+
+  it("network.cidr replaces the API load balancers: their subnets are all replaced", async () => {
+    const diff = diffPlans(dev, await planWith({ "network.cidr": "10.1.0.0/16" }));
+    const balancers = diff.changes.filter((c) => c.type === "aws:lb/loadBalancer:LoadBalancer");
+    expect(balancers.map((c) => c.op)).to.deep.equal(["replace", "replace"]);
+    expect(texts(diff).some((r) => r.startsWith("warning: The API endpoints change"))).to.equal(true);
+  });
+
   it("reordering zones moves no subnet, and order-only changes to set-typed inputs are no changes", async () => {
     const edited = configWith();
     const network = edited["cilium-cluster:network"] as { availabilityZones: string[] };

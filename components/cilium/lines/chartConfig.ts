@@ -5,6 +5,8 @@
  * differences (no Hubble, no metrics endpoints, no policy secrets sync) are applied over these in
  * `configMap.ts`. The chart-parity test fails when a chart and these drift apart.
  */
+import { CILIUM_OPERATOR_HEALTH } from "../../wellKnownPorts";
+
 export const CHART_CONFIG_COMMON: Readonly<Record<string, string>> = {
   "identity-allocation-mode": "crd",
   "identity-heartbeat-timeout": "30m0s",
@@ -72,7 +74,7 @@ export const CHART_CONFIG_COMMON: Readonly<Record<string, string>> = {
   "enable-well-known-identities": "false",
   "enable-node-selector-labels": "false",
   "synchronize-k8s-nodes": "true",
-  "operator-api-serve-addr": "127.0.0.1:9234",
+  "operator-api-serve-addr": `127.0.0.1:${CILIUM_OPERATOR_HEALTH}`,
   "ipam-cilium-node-update-rate": "15s",
   "default-lb-service-ipam": "lbipam",
   "egress-gateway-reconciliation-trigger-interval": "1s",
