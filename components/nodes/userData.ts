@@ -8,10 +8,10 @@
 import { readFileSync } from "fs";
 import { join } from "path";
 import { BootstrapConfig, bootstrapConfigHash } from "./bootstrapConfig";
-import { BOOTSTRAP_COMMANDS, BootstrapModule, bootstrapSteps, modulesFor } from "./bootstrapSteps";
+import { BootstrapModule, bootstrapSteps, modulesFor } from "./bootstrapSteps";
 import { kubeadmConfigurations } from "./kubeadmConfig";
 import { shellQuote } from "./shell";
-import { BOOTSTRAP_SCRIPT, BOOTSTRAP_SERVICE, JOIN_DEADLINE_TIMER, systemdUnits } from "./systemdUnits";
+import { BOOTSTRAP_SCRIPT, BOOTSTRAP_SERVICE, systemdUnits } from "./systemdUnits";
 
 /** The shell variable of each bootstrap-config field: the compiler rejects a field left out. */
 const SHELL_VARIABLES: { [K in keyof BootstrapConfig]-?: string } = {
@@ -28,7 +28,7 @@ const SHELL_VARIABLES: { [K in keyof BootstrapConfig]-?: string } = {
   nodeIpFromMetadata: "NODE_IP_FROM_METADATA",
   maxPodsFromEniLimits: "MAX_PODS_FROM_ENI_LIMITS",
   eniAddressesReservedByCilium: "ENI_ADDRESSES_RESERVED_BY_CILIUM",
-  joinDeadlineMinutes: "JOIN_DEADLINE_MINUTES",
+  launchHook: "LAUNCH_HOOK",
   unmanagedSecondaryEnis: "UNMANAGED_SECONDARY_ENIS",
   podCIDR: "POD_CIDR",
   serviceCIDR: "SERVICE_CIDR",
@@ -99,10 +99,9 @@ function data(config: BootstrapConfig): string {
   );
 }
 
-/** `run_steps`: the role's steps in order; `main [COMMAND]`: the steps, or one of the script's commands. */
+/** `run_steps`: the role's steps in order. */
 function main(config: BootstrapConfig): string {
   const steps = bootstrapSteps(config).map((s) => `  step ${s.name} ${s.run}`);
-  const commands = Object.entries(BOOTSTRAP_COMMANDS).map(([name, c]) => `  ${name}) ${c.run} ;;`);
   return [
     "run_steps() {",
     "  trap on_exit EXIT",
@@ -115,18 +114,7 @@ function main(config: BootstrapConfig): string {
     '  log "done"',
     "}",
     "",
-    "main() {",
-    '  case "${1:-}" in',
-    '  "") run_steps ;;',
-    ...commands,
-    "  *)",
-    '    log "unknown command $1"',
-    "    return 2",
-    "    ;;",
-    "  esac",
-    "}",
-    "",
-    'main "$@"',
+    "run_steps",
     "",
   ].join("\n");
 }
@@ -154,18 +142,16 @@ export function renderUserData(config: BootstrapConfig): string {
     `install -D -m ${mode} /dev/null "$root${path}"`,
     `cat >"$root${path}" ${hereDocument(FILE_DELIMITER, text)}`,
   ]);
-  const units = `${BOOTSTRAP_SERVICE} ${JOIN_DEADLINE_TIMER}`;
   return [
     "#!/bin/bash",
     `# cilium-cluster node of ${config.instanceGroup}: installs the bootstrap as a systemd service, which runs`,
-    "# again until this node has joined the cluster (journalctl -u cilium-cluster-bootstrap), and a timer that",
-    "# reports the instance unhealthy to its Auto Scaling group if it has not joined by its deadline.",
+    "# again until this node has joined the cluster (journalctl -u cilium-cluster-bootstrap).",
     "set -euo pipefail",
     'root="${BOOTSTRAP_ROOT:-}"',
     ...files,
     "systemctl daemon-reload",
-    `systemctl enable ${units}`,
-    `systemctl start --no-block ${units}`,
+    `systemctl enable ${BOOTSTRAP_SERVICE}`,
+    `systemctl start --no-block ${BOOTSTRAP_SERVICE}`,
     "",
   ].join("\n");
 }

@@ -196,7 +196,15 @@ describe("bootstrap modules", () => {
 describe("bootstrap steps and assembly per role", () => {
   it("lists the steps of each role", () => {
     const names = (c: typeof worker) => bootstrapSteps(c).map((s) => s.name);
-    expect(names(worker)).to.deep.equal(["kernel", "network", "packages", "containerd", "kubelet", "join"]);
+    expect(names(worker)).to.deep.equal([
+      "kernel",
+      "network",
+      "packages",
+      "containerd",
+      "kubelet",
+      "join",
+      "launch-hook",
+    ]);
     expect(names(controlPlane)).to.deep.equal([
       "kernel",
       "network",
@@ -206,6 +214,7 @@ describe("bootstrap steps and assembly per role", () => {
       "kubelet",
       "join",
       "etcd-leave",
+      "launch-hook",
     ]);
   });
 
@@ -232,7 +241,7 @@ describe("bootstrap steps and assembly per role", () => {
       const steps = bootstrapSteps(config);
       for (const s of steps) expect(text, s.run).to.match(new RegExp(`^${s.run}\\(\\) \\{`, "m"));
       const script = renderBootstrapScript(config);
-      expect(script, "the script ends with main").to.match(/\nmain\(\) \{\n[\s\S]*\n\}\n\nmain "\$@"\n$/);
+      expect(script, "the script ends by running its steps").to.match(/\n\}\n\nrun_steps\n$/);
       const main = /^run_steps\(\) \{\n([\s\S]*?)\n\}\n/m.exec(script);
       expect(main, "run_steps").not.to.equal(null);
       expect(

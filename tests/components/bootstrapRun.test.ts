@@ -13,7 +13,7 @@ import { examples, GOLDEN_DIR } from "../../plan/examples";
 import type { ClusterSpec } from "../../spec/types";
 import { requireDebianTool } from "../debianTools";
 import { specWith } from "../fixtures";
-import { makeSecrets, newNode, Node, runService, runUserData, startImds } from "../standins/node";
+import { makeSecrets, newNode, Node, run, runService, runUserData, startImds } from "../standins/node";
 
 const NEVER = "1000000";
 let zone = "us-east-1a";
@@ -80,8 +80,8 @@ describe("node bootstrap, run as cloud-init and systemd run it", function () {
     expect(node.exists(BOOTSTRAP_SCRIPT)).to.equal(true);
     expect(calls(node, "systemctl")).to.deep.equal([
       "systemctl daemon-reload",
-      "systemctl enable cilium-cluster-bootstrap.service cilium-cluster-join-deadline.timer",
-      "systemctl start --no-block cilium-cluster-bootstrap.service cilium-cluster-join-deadline.timer",
+      "systemctl enable cilium-cluster-bootstrap.service",
+      "systemctl start --no-block cilium-cluster-bootstrap.service",
     ]);
     expect(calls(node, "kubeadm")).to.deep.equal([]);
   });
@@ -102,6 +102,7 @@ describe("node bootstrap, run as cloud-init and systemd run it", function () {
           `kubeadm ${creates ? "init" : "join"} --config ${node.root}/etc/kubernetes/kubeadm.yaml`,
         ]);
         expect(node.exists(JOINED_MARKER), file).to.equal(true);
+        expect(calls(node, "aws autoscaling complete-lifecycle-action"), file).to.have.length(1);
         for (const line of calls(node, "apt-get")) expect(line, file).to.contain("-o DPkg::Lock::Timeout=600");
       }
     });
@@ -225,15 +226,38 @@ describe("node bootstrap, run as cloud-init and systemd run it", function () {
     expect(node.file("etc/kubernetes/pki/etcd/ca.key")).to.equal("fake etcd-ca.key\n");
   });
 
-  it("the join deadline reports the instance unhealthy to its Auto Scaling group", async () => {
-    const node = newNode({ imdsUrl, secrets: secrets.dir, kubernetesVersion: "1.33.5" });
-    await runUserData(node, userDataFor(specWith({}), "nodes"));
-    const result = await runService(node, 1, ["report-unhealthy"]);
-    expect(result.status, result.stderr).to.equal(0);
-    expect(calls(node, "aws autoscaling")).to.deep.equal([
-      "aws autoscaling set-instance-health --region us-east-1 --instance-id i-0123456789abcdef0 " +
-        "--health-status Unhealthy --no-should-respect-grace-period",
-    ]);
-    expect(calls(node, "kubeadm")).to.deep.equal([]);
+  const completions = (node: Node) => calls(node, "aws autoscaling complete-lifecycle-action");
+
+  it("a node that never gets its packages (the AWS CLI among them) never completes its launch hook", async () => {
+    // The old join-deadline report needed `aws`, which a node whose apt fails never has: it reported nothing.
+    const { node, service } = await boot(userDataFor(specWith({}), "nodes"), { STANDIN_APT_FAILURES: NEVER }, 3);
+    expect(service.status).not.to.equal(0);
+    expect(service.stderr).to.contain("gave up after 8 tries: apt-get -o");
+    expect(calls(node, "aws")).to.deep.equal([]);
+    expect(completions(node)).to.deep.equal([]);
+    expect(node.exists(JOINED_MARKER)).to.equal(false);
+  });
+
+  it("a joined node completes its launch hook once, after every other step, and never again", async () => {
+    const { node, service } = await boot(userDataFor(specWith({}), "nodes"), { STANDIN_HOOK_THROTTLES: "2" });
+    expect(service.status, service.stderr).to.equal(0);
+    expect(completions(node)).to.deep.equal(
+      Array(3).fill(
+        "aws autoscaling complete-lifecycle-action --region us-east-1 --auto-scaling-group-name nodes.dev.k8s.local " +
+          "--lifecycle-hook-name cilium-cluster-joined --instance-id i-0123456789abcdef0 --lifecycle-action-result CONTINUE",
+      ),
+    );
+    expect(service.stderr).to.match(/step join: done[\s\S]*step launch-hook: start[\s\S]*step launch-hook: done/);
+    expect(node.file("../state/lifecycle")).to.equal("InService\n");
+    // Restarted with the same configuration: nothing to do. Reset since it joined (a control-plane node's
+    // kubeadm-leave at a reboot): it joins again, and the instance, InService, has no hook to complete.
+    const again = await runService(node, 1);
+    expect(again.status, again.stderr).to.equal(0);
+    expect((await run("kubeadm", ["reset", "--force"], node.env)).status).to.equal(0);
+    const rejoined = await runService(node, 1);
+    expect(rejoined.status, rejoined.stderr).to.equal(0);
+    expect(rejoined.stderr).to.contain("is InService: no launch hook to complete");
+    expect(calls(node, "kubeadm").filter((l) => l.startsWith("kubeadm join"))).to.have.length(2);
+    expect(completions(node)).to.have.length(3);
   });
 });

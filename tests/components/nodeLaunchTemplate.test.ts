@@ -12,7 +12,8 @@ import type { PlannedResource } from "../../plan/run";
 import { USER_DATA_BUDGET_BYTES, USER_DATA_LIMIT_BYTES } from "../../components/nodes/userDataBudget";
 import { decodeUserData } from "../../components/nodes/userDataEncoding";
 import { filesOf } from "../../components/nodes/userData";
-import { BOOTSTRAP_SCRIPT, JOIN_DEADLINE_TIMER } from "../../components/nodes/systemdUnits";
+import { BOOTSTRAP_SCRIPT } from "../../components/nodes/systemdUnits";
+import { LAUNCH_HOOK_NAME } from "../../components/nodes/launchHook";
 import { requireDebianTool } from "../debianTools";
 import { configWith, inputs, named, NON_ENI, ofType, planWith } from "../planHelpers";
 
@@ -114,16 +115,25 @@ describe("NodeLaunchTemplate", () => {
     expect(nodes.instanceRefresh.preferences).to.include({ minHealthyPercentage: 90 });
   });
 
-  it("uses EC2 health checks everywhere and an instance-refresh warmup past each group's join deadline", () => {
+  it("uses EC2 health checks everywhere and holds each new instance on a launch hook its bootstrap completes", () => {
     for (const asg of ofType(ha, ASG)) {
       const i = inputs(asg);
       // The API target group's /readyz includes etcd: an etcd stall must not replace the control plane.
       expect(i.healthCheckType, asg.name).to.equal("EC2");
-      const template = asg.name.replace(/-group$/, "");
-      const files = filesOf(userData(ha, template));
-      const timer = files[`/etc/systemd/system/${JOIN_DEADLINE_TIMER}`];
-      const deadlineMinutes = Number(/^OnBootSec=(\d+)min$/m.exec(timer)![1]);
-      expect(Number(i.instanceRefresh.preferences.instanceWarmup), asg.name).to.be.greaterThan(deadlineMinutes * 60);
+      const controlPlane = asg.name.startsWith("control-plane");
+      // Not joined by the deadline (20 minutes on the control plane, 15 for workers): abandoned, terminated.
+      expect(i.initialLifecycleHooks, asg.name).to.deep.equal([
+        {
+          name: LAUNCH_HOOK_NAME,
+          lifecycleTransition: "autoscaling:EC2_INSTANCE_LAUNCHING",
+          defaultResult: "ABANDON",
+          heartbeatTimeout: controlPlane ? 1200 : 900,
+        },
+      ]);
+      const script = filesOf(userData(ha, asg.name.replace(/-group$/, "")))[BOOTSTRAP_SCRIPT];
+      expect(script, asg.name).to.contain(`LAUNCH_HOOK='${LAUNCH_HOOK_NAME}'`);
+      expect(script, asg.name).to.match(/step launch-hook complete_launch_hook\n[^]*\n\}\n\nrun_steps\n$/);
+      expect(i.instanceRefresh.preferences, asg.name).to.include({ instanceWarmup: "120" });
     }
   });
 
@@ -259,7 +269,7 @@ describe("user data of every example", () => {
         writeFileSync(join(root, program), "", { mode: 0o755 });
       }
       const units = readdirSync(join(root, "etc/systemd/system")).map((u) => join(root, "etc/systemd/system", u));
-      expect(units.length, group).to.equal(group.includes("control-plane") ? 4 : 3);
+      expect(units.length, group).to.equal(group.includes("control-plane") ? 2 : 1);
       const result = spawnSync("systemd-analyze", ["verify", `--root=${root}`, ...units], { encoding: "utf8" });
       expect(result.error).to.equal(undefined);
       expect(result.stdout + result.stderr, group).to.equal("");

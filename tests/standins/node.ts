@@ -2,7 +2,8 @@
  * A node for the bootstrap tests: a scratch directory standing in for `/` with what Ubuntu 24.04's server
  * image holds, a fake instance-metadata service (IMDSv2), and stand-ins for the tools the bootstrap calls.
  * `kubeadm` enforces kubeadm's contract (kubeadm.ts); `apt-get` installs the binaries of the packages it is
- * asked for into the scratch root and can fail with dpkg's lock error; `aws` can throttle; `/readyz` can
+ * asked for into the scratch root and can fail with dpkg's lock error; `aws` exists only once the packages
+ * step has installed its snap, can throttle, and holds the instance on its launch hook; `/readyz` can
  * answer only after a number of tries; `sysctl --system` applies the sysctl.d files to the scratch /proc.
  * User data runs as cloud-init runs it (once, as root's script), the bootstrap as systemd runs its service:
  * ExecStart with the unit's Environment, again after each failure while Restart=on-failure.
@@ -14,6 +15,7 @@ import { AddressInfo } from "net";
 import { tmpdir } from "os";
 import { join, relative } from "path";
 import { BOOTSTRAP_SERVICE } from "../../components/nodes/systemdUnits";
+import { LAUNCH_HOOK_NAME } from "../../components/nodes/launchHook";
 
 const PROJECT = join(__dirname, "../..");
 
@@ -64,6 +66,9 @@ const PACKAGE_BINARIES: Record<string, string[]> = {
   kubelet: ["/usr/bin/kubelet"],
 };
 
+/** Where the AWS CLI's snap puts `aws`: on PATH from the start, but empty until `snap install aws-cli`. */
+const SNAP_BIN = "/snap/bin";
+
 /** A counter in the state directory, shared by the stand-ins: `n=$(count NAME)` is the calls before this one. */
 const COUNT = `count() { local n; n=$(cat "$STANDIN_STATE/$1" 2>/dev/null || echo 0); echo $((n + 1)) >"$STANDIN_STATE/$1"; echo "$n"; }`;
 
@@ -84,9 +89,29 @@ case "$1 $2" in
   fi
   while [ $# -gt 0 ]; do [ "$1" = --name ] && name=$2; shift; done; cat "$STUB_SECRETS/\${name##*/}";;
 "ec2 describe-instance-types") printf '3\\t12\\n';;
-"autoscaling set-instance-health") ;;
+"autoscaling describe-auto-scaling-instances")
+  # The instance's group and its lifecycle state (Pending:Wait until the launch hook completes), as
+  # --query 'AutoScalingInstances[0].[AutoScalingGroupName,LifecycleState]' --output text prints them.
+  while [ $# -gt 0 ]; do [ "$1" = --instance-ids ] && id=$2; shift; done
+  [ "$id" = "${METADATA["instance-id"]}" ] || { echo None; exit 0; }
+  printf '%s\\t%s\\n' "$STANDIN_GROUP" "$(cat "$STANDIN_STATE/lifecycle" 2>/dev/null || echo Pending:Wait)";;
+"autoscaling complete-lifecycle-action")
+  if [ "$(count hook)" -lt "\${STANDIN_HOOK_THROTTLES:-0}" ]; then
+    echo "An error occurred (Throttling) when calling the CompleteLifecycleAction operation: Rate exceeded" >&2; exit 254
+  fi
+  while [ $# -gt 0 ]; do case "$1" in
+    --auto-scaling-group-name) group=$2;; --lifecycle-hook-name) hook=$2;; --instance-id) id=$2;;
+    --lifecycle-action-result) result=$2;; esac; shift; done
+  # Auto Scaling's CompleteLifecycleAction: only an instance waiting on that hook of that group.
+  if [ "$group/$hook/$id" != "$STANDIN_GROUP/$STANDIN_LAUNCH_HOOK/${METADATA["instance-id"]}" ] ||
+    [ "$(cat "$STANDIN_STATE/lifecycle" 2>/dev/null || echo Pending:Wait)" != Pending:Wait ]; then
+    echo "An error occurred (ValidationError) when calling the CompleteLifecycleAction operation: No active Lifecycle Action found with instance ID $id" >&2; exit 254
+  fi
+  case "$result" in CONTINUE) echo InService;; ABANDON) echo Terminating;; *) exit 252;; esac >"$STANDIN_STATE/lifecycle";;
 *) exit 1;;
 esac`,
+  snap: `[ "$1 $2 $3" = "install aws-cli --classic" ] || exit 1
+mkdir -p "$STANDIN_ROOT${SNAP_BIN}" && cp "$STANDIN_STATE/aws-cli" "$STANDIN_ROOT${SNAP_BIN}/aws"`,
   "apt-get": `${COUNT}
 if [ "$(count apt)" -lt "\${STANDIN_APT_FAILURES:-0}" ]; then
   echo "E: Could not get lock /var/lib/dpkg/lock-frontend. It is held by process 1234 (unattended-upgr)" >&2; exit 100
@@ -111,7 +136,7 @@ cat "$STANDIN_ROOT"/etc/sysctl.d/*.conf 2>/dev/null | while IFS='= ' read -r key
 done`,
   kubeadm: `exec node -r "${PROJECT}/node_modules/ts-node/register/transpile-only" "${PROJECT}/tests/standins/kubeadm.ts" "$@"`,
 };
-const NOOP = ["apt-mark", "snap", "modprobe", "systemctl"];
+const NOOP = ["apt-mark", "modprobe", "systemctl"];
 
 export interface Node {
   dir: string;
@@ -150,11 +175,16 @@ export function newNode(options: Options): Node {
   }
   const log = join(state, "calls");
   for (const [name, body] of [...Object.entries(STUBS), ...NOOP.map((n) => [n, ""])]) {
-    writeFileSync(join(bin, name), `#!/bin/bash\necho "${name} $*" >> "$STUB_LOG"\n${body}\n`);
-    chmodSync(join(bin, name), 0o755);
+    // The AWS CLI is a snap: it reaches PATH only when the packages step installs it.
+    const path = name === "aws" ? join(state, "aws-cli") : join(bin, name);
+    writeFileSync(path, `#!/bin/bash\necho "${name} $*" >> "$STUB_LOG"\n${body}\n`);
+    chmodSync(path, 0o755);
   }
+  // Until then `aws` is a command bash does not find (an AWS CLI of the machine running the tests is no node's).
+  writeFileSync(join(bin, "aws"), `#!/bin/bash\necho "aws: command not found" >&2\nexit 127\n`);
+  chmodSync(join(bin, "aws"), 0o755);
   const env = {
-    PATH: `${bin}:${process.env.PATH}`,
+    PATH: `${join(root, SNAP_BIN)}:${bin}:${process.env.PATH}`,
     IMDS_ENDPOINT: options.imdsUrl,
     BOOTSTRAP_ROOT: root,
     BOOTSTRAP_RETRY_DELAY: "0",
@@ -164,6 +194,9 @@ export function newNode(options: Options): Node {
     STUB_SECRETS: options.secrets,
     STANDIN_ROOT: root,
     STANDIN_STATE: state,
+    // The instance's Auto Scaling group and the launch hook the program declares on every group.
+    STANDIN_GROUP: "nodes.dev.k8s.local",
+    STANDIN_LAUNCH_HOOK: LAUNCH_HOOK_NAME,
     KUBEADM_VERSION: options.kubernetesVersion,
     TS_NODE_PROJECT: join(PROJECT, "tsconfig.json"),
     ...options.env,
