@@ -9,7 +9,7 @@ export const BOOTSTRAP_SCRIPT = "/usr/local/sbin/cilium-cluster-bootstrap";
 export const BOOTSTRAP_SERVICE = "cilium-cluster-bootstrap.service";
 /** Control plane only: leaves etcd (`kubeadm reset`) when the node shuts down; enabled once it has joined. */
 export const ETCD_LEAVE_SERVICE = "kubeadm-leave.service";
-/** Written by the bootstrap once kubeadm has joined (bootstrap/kubeadm.sh `joined_marker`). */
+/** Written by the bootstrap once every step has succeeded (bootstrap/kubeadm.sh `joined_marker`). */
 export const JOINED_MARKER = "/var/lib/cilium-cluster/joined";
 
 /** Seconds between two runs of a failed bootstrap. Each download and AWS call also backs off inside a run. */

@@ -99,7 +99,7 @@ function data(config: BootstrapConfig): string {
   );
 }
 
-/** `run_steps`: the role's steps in order. */
+/** `run_steps`: the role's steps in order, and the joined marker once every one has succeeded. */
 function main(config: BootstrapConfig): string {
   const steps = bootstrapSteps(config).map((s) => `  step ${s.name} ${s.run}`);
   return [
@@ -111,6 +111,7 @@ function main(config: BootstrapConfig): string {
     "    return 0",
     "  fi",
     ...steps,
+    "  mark_joined",
     '  log "done"',
     "}",
     "",

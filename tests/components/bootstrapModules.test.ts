@@ -124,7 +124,10 @@ describe("bootstrap modules", () => {
     put("var/lib/etcd/member/snap/db");
     expect(state("control-plane")).to.equal("partial");
     put("etc/kubernetes/kubelet.conf");
+    // The marker of every step done is not kubeadm's: only kubeadm's own marker makes a join complete.
     put("var/lib/cilium-cluster/joined");
+    expect([state("node"), state("control-plane")]).to.deep.equal(["partial", "partial"]);
+    put("var/lib/cilium-cluster/kubeadm-joined");
     expect([state("node"), state("control-plane")]).to.deep.equal(["joined", "joined"]);
     // Reset at shutdown (kubeadm-leave.service) removes kubelet.conf: the node joins again.
     rmSync(join(root, "etc/kubernetes/kubelet.conf"));

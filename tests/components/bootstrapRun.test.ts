@@ -214,6 +214,22 @@ describe("node bootstrap, run as cloud-init and systemd run it", function () {
     expect(node.snapshot()).to.deep.equal(before);
   });
 
+  it("a step that fails after the join runs again: the joined marker is written only once every step succeeded", async () => {
+    const { node, service } = await boot(userDataFor(specWith({}), "control-plane-us-east-1a"), {
+      STANDIN_API_READY_AFTER: NEVER,
+      STANDIN_LEAVE_ENABLE_FAILURES: "1",
+    });
+    expect(service.status, service.stderr).to.equal(0);
+    expect(service.runs).to.equal(2);
+    expect(calls(node, "systemctl enable --now")).to.deep.equal(
+      Array(2).fill("systemctl enable --now kubeadm-leave.service"),
+    );
+    // kubeadm's own state says joined: the second run neither resets nor creates the cluster again.
+    expect(calls(node, "kubeadm").map((l) => l.split(" ")[1])).to.deep.equal(["init"]);
+    expect(calls(node, "aws autoscaling complete-lifecycle-action")).to.have.length(1);
+    expect(node.exists(JOINED_MARKER)).to.equal(true);
+  });
+
   it("a control-plane member that stopped half-way is reset and fetches its keys again before it rejoins", async () => {
     const spec = specWith({ controlPlane: { count: 3 } });
     zone = "us-east-1b";

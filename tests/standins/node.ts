@@ -126,6 +126,12 @@ ${Object.entries(PACKAGE_BINARIES)
   .join("\n")}
 esac; done; fi`,
   containerd: `echo "SystemdCgroup = false"`,
+  // Enabling kubeadm-leave.service can fail (STANDIN_LEAVE_ENABLE_FAILURES times), as a unit systemd has not
+  // loaded yet does.
+  systemctl: `${COUNT}
+if [ "$*" = "enable --now kubeadm-leave.service" ] && [ "$(count leave)" -lt "\${STANDIN_LEAVE_ENABLE_FAILURES:-0}" ]; then
+  echo "Failed to enable unit: Unit file kubeadm-leave.service does not exist." >&2; exit 1
+fi`,
   // Reads the key it is given, as the real gpg does.
   gpg: "cat >/dev/null",
   // Applies the sysctl.d files to the scratch /proc, as sysctl --system does to the real one.
@@ -136,7 +142,7 @@ cat "$STANDIN_ROOT"/etc/sysctl.d/*.conf 2>/dev/null | while IFS='= ' read -r key
 done`,
   kubeadm: `exec node -r "${PROJECT}/node_modules/ts-node/register/transpile-only" "${PROJECT}/tests/standins/kubeadm.ts" "$@"`,
 };
-const NOOP = ["apt-mark", "modprobe", "systemctl"];
+const NOOP = ["apt-mark", "modprobe"];
 
 export interface Node {
   dir: string;
