@@ -1,7 +1,7 @@
 // The bootstrap run for real: bash executes the rendered user data and then the bootstrap service on a
 // scratch node (tests/standins/node.ts), against a kubeadm stand-in that enforces kubeadm's preflight.
 import { expect } from "chai";
-import { readdirSync, readFileSync } from "fs";
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "fs";
 import { Server } from "http";
 import { join } from "path";
 import { parseAllDocuments } from "yaml";
@@ -228,6 +228,21 @@ describe("node bootstrap, run as cloud-init and systemd run it", function () {
     expect(calls(node, "kubeadm").map((l) => l.split(" ")[1])).to.deep.equal(["init"]);
     expect(calls(node, "aws autoscaling complete-lifecycle-action")).to.have.length(1);
     expect(node.exists(JOINED_MARKER)).to.equal(true);
+  });
+
+  it("finishes what an interrupted dpkg left before apt-get installs anything", async () => {
+    const node = newNode({ imdsUrl, secrets: secrets.dir, kubernetesVersion: "1.33.5" });
+    // A node that lost power in the middle of an install: dpkg's journal holds the unfinished work.
+    mkdirSync(join(node.root, "var/lib/dpkg/updates"), { recursive: true });
+    writeFileSync(join(node.root, "var/lib/dpkg/updates/0001"), "Package: containerd\n");
+    expect((await runUserData(node, userDataFor(specWith({}), "nodes"))).status).to.equal(0);
+    const service = await runService(node, 2);
+    expect(service.status, service.stderr).to.equal(0);
+    expect(service.runs).to.equal(1);
+    const log = node.log().split("\n");
+    const configure = log.indexOf("dpkg --configure -a");
+    expect(configure).to.be.greaterThan(-1);
+    expect(configure).to.be.lessThan(log.findIndex((l) => l.startsWith("apt-get ")));
   });
 
   it("a control-plane member that stopped half-way is reset and fetches its keys again before it rejoins", async () => {

@@ -112,11 +112,18 @@ case "$1 $2" in
 esac`,
   snap: `[ "$1 $2 $3" = "install aws-cli --classic" ] || exit 1
 mkdir -p "$STANDIN_ROOT${SNAP_BIN}" && cp "$STANDIN_STATE/aws-cli" "$STANDIN_ROOT${SNAP_BIN}/aws"`,
+  // dpkg's journal of an interrupted run is /var/lib/dpkg/updates/: apt-get refuses to install until
+  // `dpkg --configure -a` has finished it.
+  dpkg: `[ "$*" = "--configure -a" ] || exit 2
+rm -f "$STANDIN_ROOT"/var/lib/dpkg/updates/*`,
   "apt-get": `${COUNT}
 if [ "$(count apt)" -lt "\${STANDIN_APT_FAILURES:-0}" ]; then
   echo "E: Could not get lock /var/lib/dpkg/lock-frontend. It is held by process 1234 (unattended-upgr)" >&2; exit 100
 fi
 [ "$1" = -o ] && shift 2; [ "$1" = -q ] && shift
+if [ "$1" = install ] && [ -n "$(ls -A "$STANDIN_ROOT/var/lib/dpkg/updates" 2>/dev/null)" ]; then
+  echo "E: dpkg was interrupted, you must manually run 'dpkg --configure -a' to correct the problem." >&2; exit 100
+fi
 if [ "$1" = install ]; then for a in "$@"; do case "\${a%%=*}" in
 ${Object.entries(PACKAGE_BINARIES)
   .map(
