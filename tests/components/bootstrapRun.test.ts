@@ -254,7 +254,7 @@ describe("node bootstrap, run as cloud-init and systemd run it", function () {
     expect(service.status, service.stderr).to.equal(0);
     expect(service.runs).to.equal(3);
     expect(kubeadmDocument(node, "JoinConfiguration").controlPlane).to.deep.equal({});
-    expect(node.file("etc/kubernetes/pki/etcd/ca.key")).to.equal("fake etcd-ca.key\n");
+    expect(node.file("etc/kubernetes/pki/etcd/ca.key")).to.equal(readFileSync(join(secrets.dir, "etcd-ca.key"), "utf8"));
   });
 
   const completions = (node: Node) => calls(node, "aws autoscaling complete-lifecycle-action");

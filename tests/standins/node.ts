@@ -16,6 +16,7 @@ import { tmpdir } from "os";
 import { join, relative } from "path";
 import { BOOTSTRAP_SERVICE } from "../../components/nodes/systemdUnits";
 import { LAUNCH_HOOK_NAME } from "../../components/nodes/launchHook";
+import { clusterPki } from "./pki";
 
 const PROJECT = join(__dirname, "../..");
 
@@ -277,21 +278,10 @@ export async function runService(node: Node, runs = 6, args: string[] = []): Pro
   return { ...exit, stderr, runs };
 }
 
-/** A cluster CA and the other secrets the bootstrap reads, as SSM would hand them out; and the CA's hash. */
+/** The cluster's CAs, keys and join token as SSM would hand them out (pki.ts); and the CA's hash. */
 export function makeSecrets(): { dir: string; caHash: string } {
   const dir = mkdtempSync(join(tmpdir(), "secrets-"));
-  execFileSync(
-    "openssl",
-    ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=kubernetes"].concat([
-      "-keyout",
-      join(dir, "ca.key"),
-      "-out",
-      join(dir, "ca.crt"),
-    ]),
-    { stdio: "ignore" },
-  );
-  for (const f of ["sa.key", "sa.pub", "front-proxy-ca.crt", "front-proxy-ca.key", "etcd-ca.crt", "etcd-ca.key"])
-    writeFileSync(join(dir, f), `fake ${f}\n`);
+  for (const [name, text] of Object.entries(clusterPki())) writeFileSync(join(dir, name), text);
   writeFileSync(join(dir, "bootstrap-token"), "abcdef.0123456789abcdef\n");
   const caHash = execFileSync(
     "bash",
