@@ -12,6 +12,13 @@ export const ETCD_LEAVE_SERVICE = "kubeadm-leave.service";
 /** Written by the bootstrap once every step has succeeded (bootstrap/kubeadm.sh `joined_marker`). */
 export const JOINED_MARKER = "/var/lib/cilium-cluster/joined";
 
+/**
+ * How long one run of the bootstrap may take before systemd stops it (and runs it again): longer than its
+ * longest step, the join (bootstrap/kubeadm.sh `wait_for_api`, 15 minutes at most, and kubeadm's own
+ * timeouts, 10 more).
+ */
+export const BOOTSTRAP_TIMEOUT_MINUTES = 30;
+
 /** Seconds between two runs of a failed bootstrap. Each download and AWS call also backs off inside a run. */
 export const BOOTSTRAP_RESTART_SECONDS = 30;
 
@@ -43,7 +50,7 @@ export function systemdUnits(config: BootstrapConfig): Record<string, string> {
         `ExecStart=${BOOTSTRAP_SCRIPT}`,
         "Restart=on-failure",
         `RestartSec=${BOOTSTRAP_RESTART_SECONDS}s`,
-        "TimeoutStartSec=30min",
+        `TimeoutStartSec=${BOOTSTRAP_TIMEOUT_MINUTES}min`,
         ...ENVIRONMENT.map((e) => `Environment=${e}`),
         "SyslogIdentifier=cilium-cluster-bootstrap",
       ],

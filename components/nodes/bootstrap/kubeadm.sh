@@ -70,11 +70,14 @@ api_ready() {
   curl -sk --max-time 5 "https://$API_ENDPOINT:$API_PORT/readyz" >/dev/null
 }
 
+# wait_for_api: at most 60 tries, each up to 5 seconds of curl and 10 of sleep: 15 minutes, so that with
+# kubeadm join's own timeouts (5 minutes of discovery, 5 of TLS bootstrap) the join step ends well within the
+# service's TimeoutStartSec (systemdUnits.ts), and a run that times out is a hung one.
 wait_for_api() {
   local tries=0
   until api_ready; do
     tries=$((tries + 1))
-    if [ "$tries" -ge "${API_WAIT_TRIES:-180}" ]; then
+    if [ "$tries" -ge "${API_WAIT_TRIES:-60}" ]; then
       log "the API at $API_ENDPOINT:$API_PORT did not answer"
       return 1
     fi
