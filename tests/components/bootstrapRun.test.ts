@@ -190,6 +190,14 @@ describe("node bootstrap, run as cloud-init and systemd run it", function () {
     expect(kubeadmDocument(node, "JoinConfiguration").apiVersion).to.equal("kubeadm.k8s.io/v1beta4");
   });
 
+  it("Kubernetes 1.30: kubeadm v1beta3, and crictl, which its preflight requires", async () => {
+    const spec = specWith({ kubernetesVersion: "1.30.4", networking: { cilium: { version: "v1.18.14" } } });
+    const { node, service } = await boot(userDataFor(spec, "nodes"));
+    expect(service.status, service.stderr).to.equal(0);
+    expect(node.exists("usr/bin/crictl")).to.equal(true);
+    expect(kubeadmDocument(node, "JoinConfiguration").apiVersion).to.equal("kubeadm.k8s.io/v1beta3");
+  });
+
   it("retries a held dpkg lock, a throttled SSM call, a slow API and a half-done join, and then changes nothing", async () => {
     const { node, service } = await boot(userDataFor(specWith({}), "nodes"), {
       STANDIN_APT_FAILURES: "3",
@@ -254,7 +262,9 @@ describe("node bootstrap, run as cloud-init and systemd run it", function () {
     expect(service.status, service.stderr).to.equal(0);
     expect(service.runs).to.equal(3);
     expect(kubeadmDocument(node, "JoinConfiguration").controlPlane).to.deep.equal({});
-    expect(node.file("etc/kubernetes/pki/etcd/ca.key")).to.equal(readFileSync(join(secrets.dir, "etcd-ca.key"), "utf8"));
+    expect(node.file("etc/kubernetes/pki/etcd/ca.key")).to.equal(
+      readFileSync(join(secrets.dir, "etcd-ca.key"), "utf8"),
+    );
   });
 
   const completions = (node: Node) => calls(node, "aws autoscaling complete-lifecycle-action");

@@ -62,7 +62,7 @@ describe("kubeadm stand-in: kubeadm's contract", () => {
       );
   });
 
-  it("requires ip, iptables, mount, nsenter, and conntrack before kubeadm 1.32", () => {
+  it("requires ip, iptables, mount, nsenter, crictl before kubeadm 1.31 and conntrack before 1.32", () => {
     expect(errors("join", workerJoin(), node(BASE.slice(1)))).to.deep.equal([
       "[ERROR FileExisting-mount]: mount not found in system path",
     ]);
@@ -70,6 +70,14 @@ describe("kubeadm stand-in: kubeadm's contract", () => {
       "[ERROR FileExisting-conntrack]: conntrack not found in system path",
     ]);
     expect(errors("join", workerJoin(), node([...BASE, "/usr/sbin/conntrack"], "1.31.9"))).to.deep.equal([]);
+    // kubeadm 1.30 still talked to the runtime through crictl.
+    const withConntrack = [...BASE, "/usr/sbin/conntrack"];
+    expect(errors("join", workerJoin("v1beta3"), node(withConntrack, "1.30.4"))).to.deep.equal([
+      "[ERROR FileExisting-crictl]: crictl not found in system path",
+    ]);
+    expect(errors("join", workerJoin("v1beta3"), node([...withConntrack, "/usr/bin/crictl"], "1.30.4"))).to.deep.equal(
+      [],
+    );
   });
 
   it("a control-plane join needs an empty /var/lib/etcd, no manifests, and the shared CAs on disk", () => {

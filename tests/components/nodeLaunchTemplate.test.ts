@@ -218,6 +218,40 @@ describe("user data of every example", () => {
     for (const { group, bytes } of sizes) expect(bytes, group).to.be.at.most(USER_DATA_BUDGET_BYTES);
   });
 
+  it("is gzip that Debian's cloud-init inflates into the script, as it does on the instance", function () {
+    this.timeout(60000);
+    requireDebianTool(this, "cloud-init", "cloud-init");
+    // cloud-init's own Python (its script's interpreter) and its own user-data processing: EC2 hands the
+    // instance the launch template's bytes decoded from base64; cloud-init's UserDataProcessor inflates gzip
+    // (util.decomp_gzip) and types the part by how it starts: a shell script, which cloud-init runs.
+    const cloudInit = spawnSync("sh", ["-c", "command -v cloud-init"], { encoding: "utf8" }).stdout.trim();
+    const python = readFileSync(cloudInit, "utf8")
+      .split("\n")[0]
+      .replace(/^#!\s*/, "")
+      .split(/\s+/)[0];
+    const processUserData = [
+      "import base64, sys",
+      "from cloudinit import helpers, user_data",
+      "message = user_data.UserDataProcessor(helpers.Paths({})).process(base64.b64decode(sys.stdin.read()))",
+      "parts = [p for p in message.walk() if not p.is_multipart()]",
+      "assert len(parts) == 1, len(parts)",
+      "sys.stdout.write(parts[0].get_content_type() + '\\n' + parts[0].get_payload(decode=True).decode())",
+    ].join("\n");
+    const example = examples()[0].name;
+    const templates = (
+      JSON.parse(readFileSync(join(GOLDEN_DIR, example, "resources.json"), "utf8")) as PlannedResource[]
+    ).filter((r) => r.type === LT);
+    expect(templates.length).to.be.greaterThan(1);
+    for (const template of templates) {
+      const encoded = inputs(template).userData as string;
+      expect(Buffer.from(encoded, "base64").subarray(0, 2).toString("hex"), template.name).to.equal("1f8b");
+      const result = spawnSync(python, ["-c", processUserData], { input: encoded, encoding: "utf8" });
+      expect(result.status, result.stderr).to.equal(0);
+      const golden = readFileSync(join(GOLDEN_DIR, example, "userdata", `${template.name}.txt`), "utf8");
+      expect(result.stdout, template.name).to.equal(`text/x-shellscript\n${golden}`);
+    }
+  });
+
   it("writes cloud-config that cloud-init's schema accepts", function () {
     this.timeout(60000);
     requireDebianTool(this, "cloud-init", "cloud-init");

@@ -6,7 +6,8 @@
  *   bootstrap-kubelet.conf must not exist; on a worker join, the CA at `caCertPath` must not exist either),
  *   `InitNodeChecks` (for init, and as `isSecondaryControlPlane` for a control-plane join: the static-pod
  *   manifests must not exist, `/var/lib/etcd` must be empty; for init with an IPv4 service subnet,
- *   /proc/sys/net/ipv4/ip_forward must be 1) and `addExecChecks` (ip, iptables, mount, nsenter in PATH, and
+ *   /proc/sys/net/ipv4/ip_forward must be 1) and `addExecChecks` (ip, iptables, mount, nsenter in PATH,
+ *   crictl before kubeadm 1.31, which talks to the container runtime through the CRI API instead, and
  *   conntrack before kubeadm 1.32, when kubernetes/kubernetes#126952 dropped it; ebtables, ethtool, socat, tc,
  *   touch only warn). Errors are reported as kubeadm does: `[ERROR <check name>]: <message>`.
  * - a control-plane join without `certificateKey` needs the shared CAs and service-account key on disk, and
@@ -320,7 +321,15 @@ export function preflight(command: Command, config: ParsedConfig, node: Node): s
   }
   // addCommonChecks → addExecChecks: for join kubeadm passes no version, so conntrack is checked by the
   // kubeadm binary's own rule: always before 1.32, never after.
-  const mandatory = ["ip", "iptables", "mount", "nsenter", ...(minor(node.version) < 32 ? ["conntrack"] : [])];
+  // crictl until kubeadm 1.31 talked to the runtime through it (1.31 uses the CRI API itself).
+  const mandatory = [
+    ...(minor(node.version) < 31 ? ["crictl"] : []),
+    "ip",
+    "iptables",
+    "mount",
+    "nsenter",
+    ...(minor(node.version) < 32 ? ["conntrack"] : []),
+  ];
   for (const name of mandatory)
     if (!inPath(root, name)) errors.push(`[ERROR FileExisting-${name}]: ${name} not found in system path`);
   if (command === "join" && !controlPlane)

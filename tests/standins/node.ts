@@ -65,6 +65,7 @@ const PACKAGE_BINARIES: Record<string, string[]> = {
   iptables: ["/usr/sbin/iptables"],
   iproute2: ["/usr/bin/ip", "/usr/sbin/tc"],
   kubelet: ["/usr/bin/kubelet"],
+  "cri-tools": ["/usr/bin/crictl"],
 };
 
 /** Where the AWS CLI's snap puts `aws`: on PATH from the start, but empty until `snap install aws-cli`. */

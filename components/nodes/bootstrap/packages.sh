@@ -30,7 +30,8 @@ install_packages() {
   echo "deb [signed-by=/etc/apt/keyrings/kubernetes.gpg] https://pkgs.k8s.io/core:/stable:/v$minor/deb/ /" |
     write_file /etc/apt/sources.list.d/kubernetes.list
   apt_get update
-  apt_get install -y "kubelet=$KUBERNETES_VERSION-*" "kubeadm=$KUBERNETES_VERSION-*" "kubectl=$KUBERNETES_VERSION-*"
+  # cri-tools (crictl), from the same repository: kubeadm's preflight requires crictl before 1.31.
+  apt_get install -y "kubelet=$KUBERNETES_VERSION-*" "kubeadm=$KUBERNETES_VERSION-*" "kubectl=$KUBERNETES_VERSION-*" cri-tools
   retry apt-mark -o DPkg::Lock::Timeout=600 hold kubelet kubeadm kubectl containerd
   retry snap install aws-cli --classic
 }
