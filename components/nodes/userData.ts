@@ -1,7 +1,7 @@
 /**
  * The user data of an instance group: a short script that installs the bootstrap script and its systemd
  * units and starts them. The bootstrap script is a header of shell variables derived from the bootstrap
- * config, the group's kubeadm configuration as data, the modules its steps use (bootstrap/*.sh) and a `main`
+ * config, the group's kubeadm configuration as data, the modules its steps use (bootstrap/*.sh) and a `run_steps`
  * that runs the steps in order. Pure: the same config gives the same bytes. Every value is shell quoted and
  * every file sits in a quoted here-document, so no config value can change what a script runs.
  */
@@ -100,7 +100,7 @@ function data(config: BootstrapConfig): string {
 }
 
 /** `run_steps`: the role's steps in order, and the joined marker once every one has succeeded. */
-function main(config: BootstrapConfig): string {
+function runSteps(config: BootstrapConfig): string {
   const steps = bootstrapSteps(config).map((s) => `  step ${s.name} ${s.run}`);
   return [
     "run_steps() {",
@@ -123,7 +123,7 @@ function main(config: BootstrapConfig): string {
 /** The bootstrap script of a group: what its service runs. */
 export function renderBootstrapScript(config: BootstrapConfig): string {
   const modules = modulesFor(bootstrapSteps(config)).map(moduleText);
-  return [header(config), data(config), ...modules, main(config)].join("\n");
+  return [header(config), data(config), ...modules, runSteps(config)].join("\n");
 }
 
 /** The files user data installs, by path: the bootstrap script and its units. */
