@@ -8,6 +8,7 @@ import { join } from "path";
 import { stringify } from "yaml";
 import { Command, parseConfig, preflight } from "../standins/kubeadmContract";
 import { clusterPki, KUBEADM_PKI_PATH } from "../standins/pki";
+import { requireDebianTool } from "../debianTools";
 
 const BASE = ["/usr/bin/mount", "/usr/bin/nsenter", "/usr/bin/ip", "/usr/sbin/iptables"];
 const HASH = `sha256:${"ab".repeat(32)}`;
@@ -80,7 +81,8 @@ describe("kubeadm stand-in: kubeadm's contract", () => {
     );
   });
 
-  it("a control-plane join needs an empty /var/lib/etcd, no manifests, and the shared CAs on disk", () => {
+  it("a control-plane join needs an empty /var/lib/etcd, no manifests, and the shared CAs on disk", function () {
+    requireDebianTool(this, "openssl", "openssl");
     const cp = workerJoin("v1beta4", { controlPlane: {} });
     expect(errors("join", cp, withPki(node(BASE)))).to.deep.equal([]);
     expect(errors("join", cp, node(BASE))[0]).to.contain("[ERROR CertificatesExist]");
@@ -94,6 +96,7 @@ describe("kubeadm stand-in: kubeadm's contract", () => {
 
   it("a control-plane join and init load the shared keys: text that is no PEM, a swapped file, a leaf certificate fail", function () {
     this.timeout(30000);
+    requireDebianTool(this, "openssl", "openssl");
     const cp = workerJoin("v1beta4", { controlPlane: {} });
     const init = stringify({
       apiVersion: "kubeadm.k8s.io/v1beta4",
