@@ -107,6 +107,9 @@ export class NodeLaunchTemplate extends pulumi.ComponentResource {
         // has not joined by its deadline is abandoned by the launch hook instead.
         healthCheckType: "EC2",
         initialLifecycleHooks: [launchLifecycleHook(group.role)],
+        // Instances are InService only once joined (minutes, a worker after the control plane): pulumi up
+        // does not wait for them here (its default of 10 minutes could fail a good first boot); api-ready does.
+        waitForCapacityTimeout: "0",
         healthCheckGracePeriod: controlPlane ? 900 : 300,
         instanceRefresh: {
           strategy: "Rolling",

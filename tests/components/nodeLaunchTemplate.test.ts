@@ -134,6 +134,7 @@ describe("NodeLaunchTemplate", () => {
       expect(script, asg.name).to.contain(`LAUNCH_HOOK='${LAUNCH_HOOK_NAME}'`);
       expect(script, asg.name).to.match(/step launch-hook complete_launch_hook\n[^]*\n\}\n\nrun_steps\n$/);
       expect(i.instanceRefresh.preferences, asg.name).to.include({ instanceWarmup: "120" });
+      expect(i.waitForCapacityTimeout, asg.name).to.equal("0");
     }
   });
 
