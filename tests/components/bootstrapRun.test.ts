@@ -269,7 +269,7 @@ describe("node bootstrap, run as cloud-init and systemd run it", function () {
 
   const completions = (node: Node) => calls(node, "aws autoscaling complete-lifecycle-action");
 
-  it("a node that never gets its packages (the AWS CLI among them) never completes its launch hook", async () => {
+  it("a node that never gets its packages (the AWS CLI among them), or its kernel modules, never completes its launch hook", async () => {
     // The old join-deadline report needed `aws`, which a node whose apt fails never has: it reported nothing.
     const { node, service } = await boot(userDataFor(specWith({}), "nodes"), { STANDIN_APT_FAILURES: NEVER }, 3);
     expect(service.status).not.to.equal(0);
@@ -277,6 +277,11 @@ describe("node bootstrap, run as cloud-init and systemd run it", function () {
     expect(calls(node, "aws")).to.deep.equal([]);
     expect(completions(node)).to.deep.equal([]);
     expect(node.exists(JOINED_MARKER)).to.equal(false);
+    // A kernel step that fails, before any package: nothing reaches Auto Scaling either, the hook abandons it.
+    const kernel = await boot(userDataFor(specWith({}), "nodes"), { STANDIN_MODPROBE_MISSING: "br_netfilter" }, 2);
+    expect(kernel.service.status).not.to.equal(0);
+    expect(kernel.service.stderr).to.contain("Module br_netfilter not found");
+    expect(completions(kernel.node)).to.deep.equal([]);
   });
 
   it("a joined node completes its launch hook once, after every other step, and never again", async () => {

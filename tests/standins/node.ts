@@ -135,6 +135,9 @@ ${Object.entries(PACKAGE_BINARIES)
   .join("\n")}
 esac; done; fi`,
   containerd: `echo "SystemdCgroup = false"`,
+  // A kernel without the module (STANDIN_MODPROBE_MISSING names it), as modprobe reports it.
+  modprobe: `[ "$1" = "\${STANDIN_MODPROBE_MISSING:-}" ] || exit 0
+echo "modprobe: FATAL: Module $1 not found in directory /lib/modules/6.8.0-1015-aws" >&2; exit 1`,
   // Enabling kubeadm-leave.service can fail (STANDIN_LEAVE_ENABLE_FAILURES times), as a unit systemd has not
   // loaded yet does.
   systemctl: `${COUNT}
@@ -151,7 +154,7 @@ cat "$STANDIN_ROOT"/etc/sysctl.d/*.conf 2>/dev/null | while IFS='= ' read -r key
 done`,
   kubeadm: `exec node -r "${PROJECT}/node_modules/ts-node/register/transpile-only" "${PROJECT}/tests/standins/kubeadm.ts" "$@"`,
 };
-const NOOP = ["apt-mark", "modprobe"];
+const NOOP = ["apt-mark"];
 
 export interface Node {
   dir: string;
