@@ -68,7 +68,9 @@ export const policies: ResourceValidationPolicy[] = [
     (args, props, report) => {
       const size = userDataBytes(args, props);
       if (size > USER_DATA_BUDGET_BYTES) {
-        report(`user data is ${size} bytes, over the budget of ${USER_DATA_BUDGET_BYTES}: gzip it (docs/nodes.md)`);
+        report(
+          `user data is ${size} bytes, over the budget of ${USER_DATA_BUDGET_BYTES}, already gzipped: move the bootstrap to a content-addressed bundle (docs/nodes.md)`,
+        );
       }
     },
     "advisory",

@@ -9,7 +9,7 @@ import type { ClusterSpec } from "../../spec/types";
 import { parameterPrefix } from "../secrets/paths";
 import { API_LISTENER } from "../wellKnownPorts";
 import type { InstanceGroup } from "./instanceGroups";
-import { JOIN_DEADLINE_MINUTES } from "./joinDeadline";
+import { LAUNCH_HOOK_NAME } from "./launchHook";
 
 /**
  * kOps's `UsesSecondaryIP()`: pods take secondary IPs of the node's ENIs (Cilium ENI IPAM), so the
@@ -41,8 +41,8 @@ export interface BootstrapConfig {
   eniAddressesReservedByCilium: number;
   /** Pods on the host network, which max pods adds back: the Cilium agent, and kube-proxy when it runs. */
   hostNetworkPods: number;
-  /** Minutes after boot by which the node must have joined, or it reports itself unhealthy. */
-  joinDeadlineMinutes: number;
+  /** The group's launch lifecycle hook, which the node completes once it has joined. */
+  launchHook: string;
   /** Leave secondary ENIs to Cilium: systemd-networkd and cloud-init hotplug must not configure them. */
   unmanagedSecondaryEnis: boolean;
   /** Pod range the controller manager splits per node; empty when Cilium allocates from elsewhere. */
@@ -74,7 +74,7 @@ export function bootstrapConfig(spec: ClusterSpec, group: InstanceGroup, api: Ap
     maxPodsFromEniLimits: eni,
     eniAddressesReservedByCilium: eni ? CILIUM_RESERVED_IPS : 0,
     hostNetworkPods: hostNetworkPods(spec.kubeProxy.enabled),
-    joinDeadlineMinutes: JOIN_DEADLINE_MINUTES[group.role],
+    launchHook: LAUNCH_HOOK_NAME,
     unmanagedSecondaryEnis: eni,
     podCIDR: spec.networking.cilium.ipam === "" ? spec.network.podCIDR : "",
     serviceCIDR: spec.network.serviceCIDR,

@@ -17,7 +17,7 @@ export type BootstrapModule =
   | "kubeadm"
   | "control-plane"
   | "etcd"
-  | "health";
+  | "launch-hook";
 
 export interface BootstrapStep {
   /** The step's name in the node's log. */
@@ -34,14 +34,6 @@ export const MODULE_DEPENDENCIES: Partial<Record<BootstrapModule, BootstrapModul
   "control-plane": ["kubeadm"],
 };
 
-/**
- * What the script does when given a command instead of running its steps: `report-unhealthy` is the
- * join-deadline unit's (docs/nodes.md).
- */
-export const BOOTSTRAP_COMMANDS: Record<string, { module: BootstrapModule; run: string }> = {
-  "report-unhealthy": { module: "health", run: "report_unhealthy" },
-};
-
 export function bootstrapSteps(config: BootstrapConfig): BootstrapStep[] {
   const controlPlane = config.role === "control-plane";
   const steps: (BootstrapStep | false)[] = [
@@ -54,17 +46,19 @@ export function bootstrapSteps(config: BootstrapConfig): BootstrapStep[] {
     { name: "kubelet", module: "kubelet", run: "configure_kubelet" },
     { name: "join", module: "kubeadm", run: "join_cluster" },
     controlPlane && { name: "etcd-leave", module: "etcd", run: "enable_etcd_leave" },
+    // Last: the instance goes InService only once every other step has succeeded.
+    { name: "launch-hook", module: "launch-hook", run: "complete_launch_hook" },
   ];
   return steps.filter((s): s is BootstrapStep => s !== false);
 }
 
-/** The modules a script with these steps needs (and its commands), with dependencies; `lib` first. */
+/** The modules a script with these steps needs, with dependencies; `lib` first. */
 export function modulesFor(steps: BootstrapStep[]): BootstrapModule[] {
   const modules: BootstrapModule[] = ["lib"];
   const add = (m: BootstrapModule) => {
     for (const d of MODULE_DEPENDENCIES[m] ?? []) add(d);
     if (!modules.includes(m)) modules.push(m);
   };
-  for (const s of [...steps, ...Object.values(BOOTSTRAP_COMMANDS)]) add(s.module);
+  for (const s of steps) add(s.module);
   return modules;
 }

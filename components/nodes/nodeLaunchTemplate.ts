@@ -11,7 +11,8 @@ import { clusterTags } from "../tags";
 import { imageFor } from "./ami";
 import { bootstrapConfig } from "./bootstrapConfig";
 import type { InstanceGroup } from "./instanceGroups";
-import { instanceWarmupSeconds } from "./joinDeadline";
+import { INSTANCE_WARMUP_SECONDS } from "./joinDeadline";
+import { launchLifecycleHook } from "./launchHook";
 import { renderUserData } from "./userData";
 import { encodeUserData } from "./userDataEncoding";
 
@@ -103,8 +104,12 @@ export class NodeLaunchTemplate extends pulumi.ComponentResource {
         targetGroupArns: args.apiTargetGroupArns,
         // EC2 health checks for every group (kOps's choice): the API target group's /readyz includes etcd,
         // so an etcd stall would mark every control-plane node unhealthy at once. A node whose bootstrap
-        // has not joined by its deadline reports itself unhealthy (bootstrap/health.sh).
+        // has not joined by its deadline is abandoned by the launch hook instead.
         healthCheckType: "EC2",
+        initialLifecycleHooks: [launchLifecycleHook(group.role)],
+        // Instances are InService only once joined (minutes, a worker after the control plane): pulumi up
+        // does not wait for them here (its default of 10 minutes could fail a good first boot); api-ready does.
+        waitForCapacityTimeout: "0",
         healthCheckGracePeriod: controlPlane ? 900 : 300,
         instanceRefresh: {
           strategy: "Rolling",
@@ -112,8 +117,9 @@ export class NodeLaunchTemplate extends pulumi.ComponentResource {
             minHealthyPercentage: group.minHealthyPercentage,
             // Control-plane groups (one node each) launch the replacement before the old node leaves.
             maxHealthyPercentage: controlPlane ? 200 : 100,
-            // Longer than the join deadline: a broken change stops at the first instances it replaces.
-            instanceWarmup: String(instanceWarmupSeconds(group.role)),
+            // An instance is InService only once it has joined (the launch hook): a broken change stops
+            // at the first instances it replaces, which never get there.
+            instanceWarmup: String(INSTANCE_WARMUP_SECONDS),
           },
         },
         tags: Object.entries(tags).map(([key, value]) => ({ key, value, propagateAtLaunch: false })),

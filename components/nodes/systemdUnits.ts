@@ -1,19 +1,23 @@
 /**
  * The systemd units user data installs: the bootstrap as a service that systemd runs again until it
- * succeeds (kOps runs nodeup the same way; cloud-init runs user data once and never again), a timer that
- * reports the instance unhealthy if it has not joined by its deadline, and on the control plane the unit
- * that leaves etcd at shutdown. Pure: config in, unit files out.
+ * succeeds (kOps runs nodeup the same way; cloud-init runs user data once and never again), and on the
+ * control plane the unit that leaves etcd at shutdown. Pure: config in, unit files out.
  */
 import type { BootstrapConfig } from "./bootstrapConfig";
 
 export const BOOTSTRAP_SCRIPT = "/usr/local/sbin/cilium-cluster-bootstrap";
 export const BOOTSTRAP_SERVICE = "cilium-cluster-bootstrap.service";
-export const JOIN_DEADLINE_SERVICE = "cilium-cluster-join-deadline.service";
-export const JOIN_DEADLINE_TIMER = "cilium-cluster-join-deadline.timer";
 /** Control plane only: leaves etcd (`kubeadm reset`) when the node shuts down; enabled once it has joined. */
 export const ETCD_LEAVE_SERVICE = "kubeadm-leave.service";
-/** Written by the bootstrap once kubeadm has joined (bootstrap/kubeadm.sh `joined_marker`). */
+/** Written by the bootstrap once every step has succeeded (bootstrap/kubeadm.sh `joined_marker`). */
 export const JOINED_MARKER = "/var/lib/cilium-cluster/joined";
+
+/**
+ * How long one run of the bootstrap may take before systemd stops it (and runs it again): longer than its
+ * longest step, the join (bootstrap/kubeadm.sh `wait_for_api`, 15 minutes at most, and kubeadm's own
+ * timeouts, 10 more).
+ */
+export const BOOTSTRAP_TIMEOUT_MINUTES = 30;
 
 /** Seconds between two runs of a failed bootstrap. Each download and AWS call also backs off inside a run. */
 export const BOOTSTRAP_RESTART_SECONDS = 30;
@@ -37,7 +41,7 @@ export function systemdUnits(config: BootstrapConfig): Record<string, string> {
         `Description=cilium-cluster bootstrap of ${config.instanceGroup}: join this node to the cluster`,
         "Wants=network-online.target",
         "After=network-online.target",
-        // Never stop retrying: the join deadline, not systemd, decides when a node is given up.
+        // Never stop retrying: the launch hook's join deadline, not systemd, decides when a node is given up.
         "StartLimitIntervalSec=0",
       ],
       Service: [
@@ -46,28 +50,11 @@ export function systemdUnits(config: BootstrapConfig): Record<string, string> {
         `ExecStart=${BOOTSTRAP_SCRIPT}`,
         "Restart=on-failure",
         `RestartSec=${BOOTSTRAP_RESTART_SECONDS}s`,
-        "TimeoutStartSec=30min",
+        `TimeoutStartSec=${BOOTSTRAP_TIMEOUT_MINUTES}min`,
         ...ENVIRONMENT.map((e) => `Environment=${e}`),
         "SyslogIdentifier=cilium-cluster-bootstrap",
       ],
       Install: ["WantedBy=multi-user.target"],
-    }),
-    [JOIN_DEADLINE_SERVICE]: unit({
-      Unit: [
-        "Description=Report this instance unhealthy to its Auto Scaling group: it has not joined the cluster",
-        `ConditionPathExists=!${JOINED_MARKER}`,
-      ],
-      Service: [
-        "Type=oneshot",
-        `ExecStart=${BOOTSTRAP_SCRIPT} report-unhealthy`,
-        ...ENVIRONMENT.map((e) => `Environment=${e}`),
-        "SyslogIdentifier=cilium-cluster-bootstrap",
-      ],
-    }),
-    [JOIN_DEADLINE_TIMER]: unit({
-      Unit: [`Description=The deadline for this node to join the cluster`],
-      Timer: [`OnBootSec=${config.joinDeadlineMinutes}min`, "AccuracySec=30s"],
-      Install: ["WantedBy=timers.target"],
     }),
     ...(config.role === "control-plane" ? { [ETCD_LEAVE_SERVICE]: etcdLeaveUnit } : {}),
   };

@@ -1,17 +1,17 @@
 /**
  * The user data of an instance group: a short script that installs the bootstrap script and its systemd
  * units and starts them. The bootstrap script is a header of shell variables derived from the bootstrap
- * config, the group's kubeadm configuration as data, the modules its steps use (bootstrap/*.sh) and a `main`
+ * config, the group's kubeadm configuration as data, the modules its steps use (bootstrap/*.sh) and a `run_steps`
  * that runs the steps in order. Pure: the same config gives the same bytes. Every value is shell quoted and
  * every file sits in a quoted here-document, so no config value can change what a script runs.
  */
 import { readFileSync } from "fs";
 import { join } from "path";
 import { BootstrapConfig, bootstrapConfigHash } from "./bootstrapConfig";
-import { BOOTSTRAP_COMMANDS, BootstrapModule, bootstrapSteps, modulesFor } from "./bootstrapSteps";
+import { BootstrapModule, bootstrapSteps, modulesFor } from "./bootstrapSteps";
 import { kubeadmConfigurations } from "./kubeadmConfig";
 import { shellQuote } from "./shell";
-import { BOOTSTRAP_SCRIPT, BOOTSTRAP_SERVICE, JOIN_DEADLINE_TIMER, systemdUnits } from "./systemdUnits";
+import { BOOTSTRAP_SCRIPT, BOOTSTRAP_SERVICE, systemdUnits } from "./systemdUnits";
 
 /** The shell variable of each bootstrap-config field: the compiler rejects a field left out. */
 const SHELL_VARIABLES: { [K in keyof BootstrapConfig]-?: string } = {
@@ -29,7 +29,7 @@ const SHELL_VARIABLES: { [K in keyof BootstrapConfig]-?: string } = {
   maxPodsFromEniLimits: "MAX_PODS_FROM_ENI_LIMITS",
   eniAddressesReservedByCilium: "ENI_ADDRESSES_RESERVED_BY_CILIUM",
   hostNetworkPods: "HOST_NETWORK_PODS",
-  joinDeadlineMinutes: "JOIN_DEADLINE_MINUTES",
+  launchHook: "LAUNCH_HOOK",
   unmanagedSecondaryEnis: "UNMANAGED_SECONDARY_ENIS",
   podCIDR: "POD_CIDR",
   serviceCIDR: "SERVICE_CIDR",
@@ -100,10 +100,9 @@ function data(config: BootstrapConfig): string {
   );
 }
 
-/** `run_steps`: the role's steps in order; `main [COMMAND]`: the steps, or one of the script's commands. */
-function main(config: BootstrapConfig): string {
+/** `run_steps`: the role's steps in order, and the joined marker once every one has succeeded. */
+function runSteps(config: BootstrapConfig): string {
   const steps = bootstrapSteps(config).map((s) => `  step ${s.name} ${s.run}`);
-  const commands = Object.entries(BOOTSTRAP_COMMANDS).map(([name, c]) => `  ${name}) ${c.run} ;;`);
   return [
     "run_steps() {",
     "  trap on_exit EXIT",
@@ -113,21 +112,11 @@ function main(config: BootstrapConfig): string {
     "    return 0",
     "  fi",
     ...steps,
+    "  mark_joined",
     '  log "done"',
     "}",
     "",
-    "main() {",
-    '  case "${1:-}" in',
-    '  "") run_steps ;;',
-    ...commands,
-    "  *)",
-    '    log "unknown command $1"',
-    "    return 2",
-    "    ;;",
-    "  esac",
-    "}",
-    "",
-    'main "$@"',
+    "run_steps",
     "",
   ].join("\n");
 }
@@ -135,7 +124,7 @@ function main(config: BootstrapConfig): string {
 /** The bootstrap script of a group: what its service runs. */
 export function renderBootstrapScript(config: BootstrapConfig): string {
   const modules = modulesFor(bootstrapSteps(config)).map(moduleText);
-  return [header(config), data(config), ...modules, main(config)].join("\n");
+  return [header(config), data(config), ...modules, runSteps(config)].join("\n");
 }
 
 /** The files user data installs, by path: the bootstrap script and its units. */
@@ -155,18 +144,16 @@ export function renderUserData(config: BootstrapConfig): string {
     `install -D -m ${mode} /dev/null "$root${path}"`,
     `cat >"$root${path}" ${hereDocument(FILE_DELIMITER, text)}`,
   ]);
-  const units = `${BOOTSTRAP_SERVICE} ${JOIN_DEADLINE_TIMER}`;
   return [
     "#!/bin/bash",
     `# cilium-cluster node of ${config.instanceGroup}: installs the bootstrap as a systemd service, which runs`,
-    "# again until this node has joined the cluster (journalctl -u cilium-cluster-bootstrap), and a timer that",
-    "# reports the instance unhealthy to its Auto Scaling group if it has not joined by its deadline.",
+    "# again until this node has joined the cluster (journalctl -u cilium-cluster-bootstrap).",
     "set -euo pipefail",
     'root="${BOOTSTRAP_ROOT:-}"',
     ...files,
     "systemctl daemon-reload",
-    `systemctl enable ${units}`,
-    `systemctl start --no-block ${units}`,
+    `systemctl enable ${BOOTSTRAP_SERVICE}`,
+    `systemctl start --no-block ${BOOTSTRAP_SERVICE}`,
     "",
   ].join("\n");
 }

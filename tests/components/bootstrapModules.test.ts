@@ -10,6 +10,7 @@ import { requireDebianTool } from "../debianTools";
 import { bootstrapConfig } from "../../components/nodes/bootstrapConfig";
 import { BootstrapModule, bootstrapSteps, modulesFor } from "../../components/nodes/bootstrapSteps";
 import { instanceGroups } from "../../components/nodes/instanceGroups";
+import { BOOTSTRAP_SERVICE, systemdUnits } from "../../components/nodes/systemdUnits";
 import { renderBootstrapScript, renderUserData, withoutComments } from "../../components/nodes/userData";
 import { validateConfig } from "../../spec/validation";
 import { baseConfig, REGION } from "../fixtures";
@@ -124,7 +125,10 @@ describe("bootstrap modules", () => {
     put("var/lib/etcd/member/snap/db");
     expect(state("control-plane")).to.equal("partial");
     put("etc/kubernetes/kubelet.conf");
+    // The marker of every step done is not kubeadm's: only kubeadm's own marker makes a join complete.
     put("var/lib/cilium-cluster/joined");
+    expect([state("node"), state("control-plane")]).to.deep.equal(["partial", "partial"]);
+    put("var/lib/cilium-cluster/kubeadm-joined");
     expect([state("node"), state("control-plane")]).to.deep.equal(["joined", "joined"]);
     // Reset at shutdown (kubeadm-leave.service) removes kubelet.conf: the node joins again.
     rmSync(join(root, "etc/kubernetes/kubelet.conf"));
@@ -168,6 +172,37 @@ describe("bootstrap modules", () => {
     expect(missing.err).to.contain("@CA_CERT_HASH@");
   });
 
+  it("wait_for_api gives up, with kubeadm's own timeouts, before systemd's TimeoutStartSec stops the run", () => {
+    // A /readyz that never answers: curl takes its whole --max-time; sleep and curl add up the seconds.
+    const bin = mkdtempSync(join(tmpdir(), "wait-"));
+    const clock = join(bin, "seconds");
+    writeFileSync(clock, "0");
+    const spend = (seconds: string) => `echo $(( $(cat ${clock}) + ${seconds} )) >${clock}`;
+    writeFileSync(join(bin, "sleep"), `#!/bin/bash\n${spend("$1")}\n`, { mode: 0o755 });
+    writeFileSync(
+      join(bin, "curl"),
+      `#!/bin/bash\nwhile [ $# -gt 0 ]; do [ "$1" = --max-time ] && t=$2; shift; done\n${spend("$t")}\nexit 28\n`,
+      { mode: 0o755 },
+    );
+    const result = spawnSync(
+      "bash",
+      [
+        "-c",
+        `source ${modulePath("lib")}; source ${modulePath("kubeadm")}; API_ENDPOINT=api API_PORT=443 wait_for_api`,
+      ],
+      { encoding: "utf8", env: { ...process.env, PATH: `${bin}:${process.env.PATH}` } },
+    );
+    expect(result.status, result.stderr).to.equal(1);
+    expect(result.stderr).to.contain("did not answer");
+    const waited = Number(readFileSync(clock, "utf8"));
+    // kubeadm join's discovery (5 minutes) and TLS bootstrap (5 minutes) timeouts.
+    const kubeadmSeconds = 600;
+    const unit = systemdUnits(worker)[BOOTSTRAP_SERVICE];
+    const timeoutSeconds = Number(/^TimeoutStartSec=(\d+)min$/m.exec(unit)![1]) * 60;
+    expect(waited).to.be.at.most(15 * 60);
+    expect(waited + kubeadmSeconds).to.be.lessThan(timeoutSeconds);
+  });
+
   it("max_pods follows kOps's rule less Cilium's own addresses, plus the host-network pods, at most 110", () => {
     // [ENIs, IPv4 per ENI, reserved by Cilium, host-network pods, max pods]
     const table: [number, number, number, number, number][] = [
@@ -208,6 +243,7 @@ describe("bootstrap steps and assembly per role", () => {
       "containerd",
       "kubelet",
       "join",
+      "launch-hook",
     ]);
     expect(names(controlPlane)).to.deep.equal([
       "node-role",
@@ -219,6 +255,7 @@ describe("bootstrap steps and assembly per role", () => {
       "kubelet",
       "join",
       "etcd-leave",
+      "launch-hook",
     ]);
   });
 
@@ -245,7 +282,7 @@ describe("bootstrap steps and assembly per role", () => {
       const steps = bootstrapSteps(config);
       for (const s of steps) expect(text, s.run).to.match(new RegExp(`^${s.run}\\(\\) \\{`, "m"));
       const script = renderBootstrapScript(config);
-      expect(script, "the script ends with main").to.match(/\nmain\(\) \{\n[\s\S]*\n\}\n\nmain "\$@"\n$/);
+      expect(script, "the script ends by running its steps").to.match(/\n\}\n\nrun_steps\n$/);
       const main = /^run_steps\(\) \{\n([\s\S]*?)\n\}\n/m.exec(script);
       expect(main, "run_steps").not.to.equal(null);
       expect(

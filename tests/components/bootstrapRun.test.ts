@@ -1,7 +1,7 @@
 // The bootstrap run for real: bash executes the rendered user data and then the bootstrap service on a
 // scratch node (tests/standins/node.ts), against a kubeadm stand-in that enforces kubeadm's preflight.
 import { expect } from "chai";
-import { readdirSync, readFileSync } from "fs";
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "fs";
 import { Server } from "http";
 import { join } from "path";
 import { parseAllDocuments } from "yaml";
@@ -13,7 +13,7 @@ import { examples, GOLDEN_DIR } from "../../plan/examples";
 import type { ClusterSpec } from "../../spec/types";
 import { requireDebianTool } from "../debianTools";
 import { specWith } from "../fixtures";
-import { makeSecrets, newNode, Node, runService, runUserData, startImds } from "../standins/node";
+import { makeSecrets, newNode, Node, run, runService, runUserData, startImds } from "../standins/node";
 
 const NEVER = "1000000";
 let zone = "us-east-1a";
@@ -80,8 +80,8 @@ describe("node bootstrap, run as cloud-init and systemd run it", function () {
     expect(node.exists(BOOTSTRAP_SCRIPT)).to.equal(true);
     expect(calls(node, "systemctl")).to.deep.equal([
       "systemctl daemon-reload",
-      "systemctl enable cilium-cluster-bootstrap.service cilium-cluster-join-deadline.timer",
-      "systemctl start --no-block cilium-cluster-bootstrap.service cilium-cluster-join-deadline.timer",
+      "systemctl enable cilium-cluster-bootstrap.service",
+      "systemctl start --no-block cilium-cluster-bootstrap.service",
     ]);
     expect(calls(node, "kubeadm")).to.deep.equal([]);
   });
@@ -102,6 +102,7 @@ describe("node bootstrap, run as cloud-init and systemd run it", function () {
           `kubeadm ${creates ? "init" : "join"} --config ${node.root}/etc/kubernetes/kubeadm.yaml`,
         ]);
         expect(node.exists(JOINED_MARKER), file).to.equal(true);
+        expect(calls(node, "aws autoscaling complete-lifecycle-action"), file).to.have.length(1);
         for (const line of calls(node, "apt-get")) expect(line, file).to.contain("-o DPkg::Lock::Timeout=600");
       }
     });
@@ -197,6 +198,14 @@ describe("node bootstrap, run as cloud-init and systemd run it", function () {
     expect(kubeadmDocument(node, "JoinConfiguration").apiVersion).to.equal("kubeadm.k8s.io/v1beta4");
   });
 
+  it("Kubernetes 1.30: kubeadm v1beta3, and crictl, which its preflight requires", async () => {
+    const spec = specWith({ kubernetesVersion: "1.30.4", networking: { cilium: { version: "v1.18.14" } } });
+    const { node, service } = await boot(userDataFor(spec, "nodes"));
+    expect(service.status, service.stderr).to.equal(0);
+    expect(node.exists("usr/bin/crictl")).to.equal(true);
+    expect(kubeadmDocument(node, "JoinConfiguration").apiVersion).to.equal("kubeadm.k8s.io/v1beta3");
+  });
+
   it("retries a held dpkg lock, a throttled SSM call, a slow API and a half-done join, and then changes nothing", async () => {
     const { node, service } = await boot(userDataFor(specWith({}), "nodes"), {
       STANDIN_APT_FAILURES: "3",
@@ -221,6 +230,37 @@ describe("node bootstrap, run as cloud-init and systemd run it", function () {
     expect(node.snapshot()).to.deep.equal(before);
   });
 
+  it("a step that fails after the join runs again: the joined marker is written only once every step succeeded", async () => {
+    const { node, service } = await boot(userDataFor(specWith({}), "control-plane-us-east-1a"), {
+      STANDIN_API_READY_AFTER: NEVER,
+      STANDIN_LEAVE_ENABLE_FAILURES: "1",
+    });
+    expect(service.status, service.stderr).to.equal(0);
+    expect(service.runs).to.equal(2);
+    expect(calls(node, "systemctl enable --now")).to.deep.equal(
+      Array(2).fill("systemctl enable --now kubeadm-leave.service"),
+    );
+    // kubeadm's own state says joined: the second run neither resets nor creates the cluster again.
+    expect(calls(node, "kubeadm").map((l) => l.split(" ")[1])).to.deep.equal(["init"]);
+    expect(calls(node, "aws autoscaling complete-lifecycle-action")).to.have.length(1);
+    expect(node.exists(JOINED_MARKER)).to.equal(true);
+  });
+
+  it("finishes what an interrupted dpkg left before apt-get installs anything", async () => {
+    const node = newNode({ imdsUrl, secrets: secrets.dir, kubernetesVersion: "1.33.5" });
+    // A node that lost power in the middle of an install: dpkg's journal holds the unfinished work.
+    mkdirSync(join(node.root, "var/lib/dpkg/updates"), { recursive: true });
+    writeFileSync(join(node.root, "var/lib/dpkg/updates/0001"), "Package: containerd\n");
+    expect((await runUserData(node, userDataFor(specWith({}), "nodes"))).status).to.equal(0);
+    const service = await runService(node, 2);
+    expect(service.status, service.stderr).to.equal(0);
+    expect(service.runs).to.equal(1);
+    const log = node.log().split("\n");
+    const configure = log.indexOf("dpkg --configure -a");
+    expect(configure).to.be.greaterThan(-1);
+    expect(configure).to.be.lessThan(log.findIndex((l) => l.startsWith("apt-get ")));
+  });
+
   it("a control-plane member that stopped half-way is reset and fetches its keys again before it rejoins", async () => {
     const spec = specWith({ controlPlane: { count: 3 } });
     zone = "us-east-1b";
@@ -230,18 +270,48 @@ describe("node bootstrap, run as cloud-init and systemd run it", function () {
     expect(service.status, service.stderr).to.equal(0);
     expect(service.runs).to.equal(3);
     expect(kubeadmDocument(node, "JoinConfiguration").controlPlane).to.deep.equal({});
-    expect(node.file("etc/kubernetes/pki/etcd/ca.key")).to.equal("fake etcd-ca.key\n");
+    expect(node.file("etc/kubernetes/pki/etcd/ca.key")).to.equal(
+      readFileSync(join(secrets.dir, "etcd-ca.key"), "utf8"),
+    );
   });
 
-  it("the join deadline reports the instance unhealthy to its Auto Scaling group", async () => {
-    const node = newNode({ imdsUrl, secrets: secrets.dir, kubernetesVersion: "1.33.5" });
-    await runUserData(node, userDataFor(specWith({}), "nodes"));
-    const result = await runService(node, 1, ["report-unhealthy"]);
-    expect(result.status, result.stderr).to.equal(0);
-    expect(calls(node, "aws autoscaling")).to.deep.equal([
-      "aws autoscaling set-instance-health --region us-east-1 --instance-id i-0123456789abcdef0 " +
-        "--health-status Unhealthy --no-should-respect-grace-period",
-    ]);
-    expect(calls(node, "kubeadm")).to.deep.equal([]);
+  const completions = (node: Node) => calls(node, "aws autoscaling complete-lifecycle-action");
+
+  it("a node that never gets its packages (the AWS CLI among them), or its kernel modules, never completes its launch hook", async () => {
+    // The old join-deadline report needed `aws`, which a node whose apt fails never has: it reported nothing.
+    const { node, service } = await boot(userDataFor(specWith({}), "nodes"), { STANDIN_APT_FAILURES: NEVER }, 3);
+    expect(service.status).not.to.equal(0);
+    expect(service.stderr).to.contain("gave up after 8 tries: apt-get -o");
+    expect(calls(node, "aws")).to.deep.equal([]);
+    expect(completions(node)).to.deep.equal([]);
+    expect(node.exists(JOINED_MARKER)).to.equal(false);
+    // A kernel step that fails, before any package: nothing reaches Auto Scaling either, the hook abandons it.
+    const kernel = await boot(userDataFor(specWith({}), "nodes"), { STANDIN_MODPROBE_MISSING: "br_netfilter" }, 2);
+    expect(kernel.service.status).not.to.equal(0);
+    expect(kernel.service.stderr).to.contain("Module br_netfilter not found");
+    expect(completions(kernel.node)).to.deep.equal([]);
+  });
+
+  it("a joined node completes its launch hook once, after every other step, and never again", async () => {
+    const { node, service } = await boot(userDataFor(specWith({}), "nodes"), { STANDIN_HOOK_THROTTLES: "2" });
+    expect(service.status, service.stderr).to.equal(0);
+    expect(completions(node)).to.deep.equal(
+      Array(3).fill(
+        "aws autoscaling complete-lifecycle-action --region us-east-1 --auto-scaling-group-name nodes.dev.k8s.local " +
+          "--lifecycle-hook-name cilium-cluster-joined --instance-id i-0123456789abcdef0 --lifecycle-action-result CONTINUE",
+      ),
+    );
+    expect(service.stderr).to.match(/step join: done[\s\S]*step launch-hook: start[\s\S]*step launch-hook: done/);
+    expect(node.file("../state/lifecycle")).to.equal("InService\n");
+    // Restarted with the same configuration: nothing to do. Reset since it joined (a control-plane node's
+    // kubeadm-leave at a reboot): it joins again, and the instance, InService, has no hook to complete.
+    const again = await runService(node, 1);
+    expect(again.status, again.stderr).to.equal(0);
+    expect((await run("kubeadm", ["reset", "--force"], node.env)).status).to.equal(0);
+    const rejoined = await runService(node, 1);
+    expect(rejoined.status, rejoined.stderr).to.equal(0);
+    expect(rejoined.stderr).to.contain("is InService: no launch hook to complete");
+    expect(calls(node, "kubeadm").filter((l) => l.startsWith("kubeadm join"))).to.have.length(2);
+    expect(completions(node)).to.have.length(3);
   });
 });

@@ -176,8 +176,11 @@ describe("statement sources, one per feature", () => {
       const own = only(nodeBootstrap, role, spec);
       for (const action of calls) {
         const [service] = action.split(":");
-        const resource = service === "ssm" ? parameter("dev.k8s.local", role) : service === "autoscaling" ? GROUP : "*";
-        // The health report goes to the node's own group, which carries the cluster's tag.
+        // Describe calls have no resource scope: AWS evaluates them against `*`.
+        const describe = action.split(":")[1].startsWith("Describe");
+        const resource =
+          service === "ssm" ? parameter("dev.k8s.local", role) : service === "autoscaling" && !describe ? GROUP : "*";
+        // The launch hook is the node's own group's, which carries the cluster's tag.
         const context: Record<string, string> =
           service === "autoscaling" ? { "autoscaling:ResourceTag/KubernetesCluster": "dev.k8s.local" } : {};
         expect(await may(own, action, resource, context), `${role}: ${action}`).to.equal(true);
@@ -318,12 +321,14 @@ describe("node operations on both instance roles", () => {
     }
   });
 
-  it("lets a node mark instances unhealthy only in its own cluster's Auto Scaling groups", async () => {
+  it("lets a node complete launch hooks only in its own cluster's Auto Scaling groups", async () => {
     for (const [role, policy] of policies) {
       const own = { "autoscaling:ResourceTag/KubernetesCluster": "dev.k8s.local" };
       const other = { "autoscaling:ResourceTag/KubernetesCluster": "other.k8s.local" };
-      expect(await may(policy, "autoscaling:SetInstanceHealth", GROUP, own), role).to.equal(true);
-      expect(await may(policy, "autoscaling:SetInstanceHealth", GROUP, other), role).to.equal(false);
+      expect(await may(policy, "autoscaling:CompleteLifecycleAction", GROUP, own), role).to.equal(true);
+      expect(await may(policy, "autoscaling:CompleteLifecycleAction", GROUP, other), role).to.equal(false);
+      expect(await may(policy, "autoscaling:DescribeAutoScalingInstances", "*"), role).to.equal(true);
+      expect(await may(policy, "autoscaling:SetInstanceHealth", GROUP, own), role).to.equal(false);
       expect(await may(policy, "autoscaling:TerminateInstanceInAutoScalingGroup", GROUP, own), role).to.equal(false);
     }
   });

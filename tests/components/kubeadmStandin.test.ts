@@ -1,11 +1,14 @@
 // The kubeadm stand-in's contract on its own: each rule of kubeadm's preflight and config loading it
 // enforces, shown failing and passing, so the bootstrap tests that rely on it cannot pass by accident.
 import { expect } from "chai";
+import { execFileSync } from "child_process";
 import { mkdirSync, mkdtempSync, writeFileSync } from "fs";
 import { tmpdir } from "os";
 import { join } from "path";
 import { stringify } from "yaml";
-import { Command, parseConfig, preflight, SHARED_CERTIFICATES } from "../standins/kubeadmContract";
+import { Command, parseConfig, preflight } from "../standins/kubeadmContract";
+import { clusterPki, KUBEADM_PKI_PATH } from "../standins/pki";
+import { requireDebianTool } from "../debianTools";
 
 const BASE = ["/usr/bin/mount", "/usr/bin/nsenter", "/usr/bin/ip", "/usr/sbin/iptables"];
 const HASH = `sha256:${"ab".repeat(32)}`;
@@ -17,6 +20,19 @@ function node(files: string[], version = "1.33.5") {
     writeFileSync(join(root, f), f.endsWith("ip_forward") ? "1\n" : "x");
   }
   return { root, version };
+}
+
+/**
+ * The node with the cluster's shared keys where kubeadm reads them; `swap` puts another file's text (or, not
+ * naming a file, the text given) in a file's place.
+ */
+function withPki(n: ReturnType<typeof node>, swap: Record<string, string> = {}) {
+  const pki = clusterPki();
+  for (const [name, path] of Object.entries(KUBEADM_PKI_PATH)) {
+    mkdirSync(join(n.root, "etc/kubernetes/pki", path, ".."), { recursive: true });
+    writeFileSync(join(n.root, "etc/kubernetes/pki", path), pki[swap[name] ?? name] ?? swap[name]);
+  }
+  return n;
 }
 
 const workerJoin = (api = "v1beta4", extra: Record<string, unknown> = {}) =>
@@ -47,7 +63,7 @@ describe("kubeadm stand-in: kubeadm's contract", () => {
       );
   });
 
-  it("requires ip, iptables, mount, nsenter, and conntrack before kubeadm 1.32", () => {
+  it("requires ip, iptables, mount, nsenter, crictl before kubeadm 1.31 and conntrack before 1.32", () => {
     expect(errors("join", workerJoin(), node(BASE.slice(1)))).to.deep.equal([
       "[ERROR FileExisting-mount]: mount not found in system path",
     ]);
@@ -55,20 +71,94 @@ describe("kubeadm stand-in: kubeadm's contract", () => {
       "[ERROR FileExisting-conntrack]: conntrack not found in system path",
     ]);
     expect(errors("join", workerJoin(), node([...BASE, "/usr/sbin/conntrack"], "1.31.9"))).to.deep.equal([]);
+    // kubeadm 1.30 still talked to the runtime through crictl.
+    const withConntrack = [...BASE, "/usr/sbin/conntrack"];
+    expect(errors("join", workerJoin("v1beta3"), node(withConntrack, "1.30.4"))).to.deep.equal([
+      "[ERROR FileExisting-crictl]: crictl not found in system path",
+    ]);
+    expect(errors("join", workerJoin("v1beta3"), node([...withConntrack, "/usr/bin/crictl"], "1.30.4"))).to.deep.equal(
+      [],
+    );
   });
 
-  it("a control-plane join needs an empty /var/lib/etcd, no manifests, and the shared CAs on disk", () => {
+  it("a control-plane join needs an empty /var/lib/etcd, no manifests, and the shared CAs on disk", function () {
+    requireDebianTool(this, "openssl", "openssl");
     const cp = workerJoin("v1beta4", { controlPlane: {} });
-    expect(errors("join", cp, node([...BASE, ...SHARED_CERTIFICATES]))).to.deep.equal([]);
+    expect(errors("join", cp, withPki(node(BASE)))).to.deep.equal([]);
     expect(errors("join", cp, node(BASE))[0]).to.contain("[ERROR CertificatesExist]");
-    expect(errors("join", cp, node([...BASE, ...SHARED_CERTIFICATES, "/var/lib/etcd/member/snap/db"]))).to.deep.equal([
+    expect(errors("join", cp, withPki(node([...BASE, "/var/lib/etcd/member/snap/db"])))).to.deep.equal([
       "[ERROR DirAvailable--var-lib-etcd]: /var/lib/etcd is not empty",
     ]);
-    expect(
-      errors("join", cp, node([...BASE, ...SHARED_CERTIFICATES, "/etc/kubernetes/manifests/etcd.yaml"])),
-    ).to.deep.equal([
+    expect(errors("join", cp, withPki(node([...BASE, "/etc/kubernetes/manifests/etcd.yaml"])))).to.deep.equal([
       "[ERROR FileAvailable--etc-kubernetes-manifests-etcd.yaml]: /etc/kubernetes/manifests/etcd.yaml already exists",
     ]);
+  });
+
+  it("a control-plane join and init load the shared keys: text that is no PEM, a swapped file, a leaf certificate fail", function () {
+    this.timeout(30000);
+    requireDebianTool(this, "openssl", "openssl");
+    const cp = workerJoin("v1beta4", { controlPlane: {} });
+    const init = stringify({
+      apiVersion: "kubeadm.k8s.io/v1beta4",
+      kind: "InitConfiguration",
+      bootstrapTokens: [{ token: "abcdef.0123456789abcdef" }],
+    });
+    const forward = [...BASE, "/proc/sys/net/ipv4/ip_forward"];
+    expect(errors("init", init, withPki(node(forward)))).to.deep.equal([]);
+    const cases: [Record<string, string>, string][] = [
+      [{ "sa.key": "fake sa.key\n" }, "failure loading key for service account"],
+      [{ "ca.key": "front-proxy-ca.key" }, "the key of the CA does not match its certificate"],
+      [{ "etcd-ca.crt": "ca.crt" }, "the key of the etcd CA does not match its certificate"],
+      [{ "front-proxy-ca.crt": "sa.pub" }, "failure loading certificate for front-proxy CA"],
+      [{ "sa.pub": "sa.key" }, "failure loading key for service account"],
+      [{ "sa.key": "ca.key" }, "the service account's sa.pub is not sa.key's public key"],
+    ];
+    for (const [swap, message] of cases) {
+      const n = withPki(node(BASE), swap);
+      const joined = errors("join", cp, n);
+      expect(joined, JSON.stringify(swap)).to.have.length(1);
+      expect(joined[0], JSON.stringify(swap)).to.contain(message);
+      expect(errors("init", init, withPki(node(forward), swap))[0], JSON.stringify(swap)).to.contain(message);
+    }
+    // A certificate that is not a CA's: a leaf the cluster CA signed.
+    const n = withPki(node(BASE));
+    const pki = join(n.root, "etc/kubernetes/pki");
+    execFileSync(
+      "openssl",
+      [
+        "req",
+        "-new",
+        "-newkey",
+        "rsa:2048",
+        "-nodes",
+        "-subj",
+        "/CN=leaf",
+        "-keyout",
+        join(n.root, "leaf.key"),
+        "-out",
+        join(n.root, "leaf.csr"),
+      ],
+      { stdio: "ignore" },
+    );
+    execFileSync(
+      "openssl",
+      [
+        "x509",
+        "-req",
+        "-in",
+        join(n.root, "leaf.csr"),
+        "-CA",
+        join(pki, "ca.crt"),
+        "-CAkey",
+        join(pki, "ca.key"),
+        "-days",
+        "1",
+        "-out",
+        join(pki, "front-proxy-ca.crt"),
+      ],
+      { stdio: "ignore" },
+    );
+    expect(errors("join", cp, n)).to.deep.equal(["[ERROR CertificatesExist]: certificate front-proxy CA is not a CA"]);
   });
 
   it("init needs IPv4 forwarding on", () => {

@@ -12,7 +12,8 @@ import type { PlannedResource } from "../../plan/run";
 import { USER_DATA_BUDGET_BYTES, USER_DATA_LIMIT_BYTES } from "../../components/nodes/userDataBudget";
 import { decodeUserData } from "../../components/nodes/userDataEncoding";
 import { filesOf } from "../../components/nodes/userData";
-import { BOOTSTRAP_SCRIPT, JOIN_DEADLINE_TIMER } from "../../components/nodes/systemdUnits";
+import { BOOTSTRAP_SCRIPT } from "../../components/nodes/systemdUnits";
+import { LAUNCH_HOOK_NAME } from "../../components/nodes/launchHook";
 import { requireDebianTool } from "../debianTools";
 import { configWith, inputs, named, NON_ENI, ofType, planWith } from "../planHelpers";
 
@@ -114,16 +115,26 @@ describe("NodeLaunchTemplate", () => {
     expect(nodes.instanceRefresh.preferences).to.include({ minHealthyPercentage: 90 });
   });
 
-  it("uses EC2 health checks everywhere and an instance-refresh warmup past each group's join deadline", () => {
+  it("uses EC2 health checks everywhere and holds each new instance on a launch hook its bootstrap completes", () => {
     for (const asg of ofType(ha, ASG)) {
       const i = inputs(asg);
       // The API target group's /readyz includes etcd: an etcd stall must not replace the control plane.
       expect(i.healthCheckType, asg.name).to.equal("EC2");
-      const template = asg.name.replace(/-group$/, "");
-      const files = filesOf(userData(ha, template));
-      const timer = files[`/etc/systemd/system/${JOIN_DEADLINE_TIMER}`];
-      const deadlineMinutes = Number(/^OnBootSec=(\d+)min$/m.exec(timer)![1]);
-      expect(Number(i.instanceRefresh.preferences.instanceWarmup), asg.name).to.be.greaterThan(deadlineMinutes * 60);
+      const controlPlane = asg.name.startsWith("control-plane");
+      // Not joined by the deadline (20 minutes on the control plane, 15 for workers): abandoned, terminated.
+      expect(i.initialLifecycleHooks, asg.name).to.deep.equal([
+        {
+          name: LAUNCH_HOOK_NAME,
+          lifecycleTransition: "autoscaling:EC2_INSTANCE_LAUNCHING",
+          defaultResult: "ABANDON",
+          heartbeatTimeout: controlPlane ? 1200 : 900,
+        },
+      ]);
+      const script = filesOf(userData(ha, asg.name.replace(/-group$/, "")))[BOOTSTRAP_SCRIPT];
+      expect(script, asg.name).to.contain(`LAUNCH_HOOK='${LAUNCH_HOOK_NAME}'`);
+      expect(script, asg.name).to.match(/step launch-hook complete_launch_hook\n[^]*\n\}\n\nrun_steps\n$/);
+      expect(i.instanceRefresh.preferences, asg.name).to.include({ instanceWarmup: "120" });
+      expect(i.waitForCapacityTimeout, asg.name).to.equal("0");
     }
   });
 
@@ -208,6 +219,40 @@ describe("user data of every example", () => {
     for (const { group, bytes } of sizes) expect(bytes, group).to.be.at.most(USER_DATA_BUDGET_BYTES);
   });
 
+  it("is gzip that Debian's cloud-init inflates into the script, as it does on the instance", function () {
+    this.timeout(60000);
+    requireDebianTool(this, "cloud-init", "cloud-init");
+    // cloud-init's own Python (its script's interpreter) and its own user-data processing: EC2 hands the
+    // instance the launch template's bytes decoded from base64; cloud-init's UserDataProcessor inflates gzip
+    // (util.decomp_gzip) and types the part by how it starts: a shell script, which cloud-init runs.
+    const cloudInit = spawnSync("sh", ["-c", "command -v cloud-init"], { encoding: "utf8" }).stdout.trim();
+    const python = readFileSync(cloudInit, "utf8")
+      .split("\n")[0]
+      .replace(/^#!\s*/, "")
+      .split(/\s+/)[0];
+    const processUserData = [
+      "import base64, sys",
+      "from cloudinit import helpers, user_data",
+      "message = user_data.UserDataProcessor(helpers.Paths({})).process(base64.b64decode(sys.stdin.read()))",
+      "parts = [p for p in message.walk() if not p.is_multipart()]",
+      "assert len(parts) == 1, len(parts)",
+      "sys.stdout.write(parts[0].get_content_type() + '\\n' + parts[0].get_payload(decode=True).decode())",
+    ].join("\n");
+    const example = examples()[0].name;
+    const templates = (
+      JSON.parse(readFileSync(join(GOLDEN_DIR, example, "resources.json"), "utf8")) as PlannedResource[]
+    ).filter((r) => r.type === LT);
+    expect(templates.length).to.be.greaterThan(1);
+    for (const template of templates) {
+      const encoded = inputs(template).userData as string;
+      expect(Buffer.from(encoded, "base64").subarray(0, 2).toString("hex"), template.name).to.equal("1f8b");
+      const result = spawnSync(python, ["-c", processUserData], { input: encoded, encoding: "utf8" });
+      expect(result.status, result.stderr).to.equal(0);
+      const golden = readFileSync(join(GOLDEN_DIR, example, "userdata", `${template.name}.txt`), "utf8");
+      expect(result.stdout, template.name).to.equal(`text/x-shellscript\n${golden}`);
+    }
+  });
+
   it("writes cloud-config that cloud-init's schema accepts", function () {
     this.timeout(60000);
     requireDebianTool(this, "cloud-init", "cloud-init");
@@ -259,7 +304,7 @@ describe("user data of every example", () => {
         writeFileSync(join(root, program), "", { mode: 0o755 });
       }
       const units = readdirSync(join(root, "etc/systemd/system")).map((u) => join(root, "etc/systemd/system", u));
-      expect(units.length, group).to.equal(group.includes("control-plane") ? 4 : 3);
+      expect(units.length, group).to.equal(group.includes("control-plane") ? 2 : 1);
       const result = spawnSync("systemd-analyze", ["verify", `--root=${root}`, ...units], { encoding: "utf8" });
       expect(result.error).to.equal(undefined);
       expect(result.stdout + result.stderr, group).to.equal("");

@@ -6,11 +6,19 @@
  *   bootstrap-kubelet.conf must not exist; on a worker join, the CA at `caCertPath` must not exist either),
  *   `InitNodeChecks` (for init, and as `isSecondaryControlPlane` for a control-plane join: the static-pod
  *   manifests must not exist, `/var/lib/etcd` must be empty; for init with an IPv4 service subnet,
- *   /proc/sys/net/ipv4/ip_forward must be 1) and `addExecChecks` (ip, iptables, mount, nsenter in PATH, and
+ *   /proc/sys/net/ipv4/ip_forward must be 1) and `addExecChecks` (ip, iptables, mount, nsenter in PATH,
+ *   crictl before kubeadm 1.31, which talks to the container runtime through the CRI API instead, and
  *   conntrack before kubeadm 1.32, when kubernetes/kubernetes#126952 dropped it; ebtables, ethtool, socat, tc,
  *   touch only warn). Errors are reported as kubeadm does: `[ERROR <check name>]: <message>`.
- * - a control-plane join without `certificateKey` needs the shared CAs and service-account key on disk
- *   (phases/join/preflight.go `checkIfReadyForAdditionalControlPlane` → `certs.SharedCertificateExists`).
+ * - a control-plane join without `certificateKey` needs the shared CAs and service-account key on disk, and
+ *   loads them (phases/join/preflight.go `checkIfReadyForAdditionalControlPlane` →
+ *   phases/certs `SharedCertificateExists`): `validateCACertAndKey` for the cluster, front-proxy and etcd CAs
+ *   (the certificate parses as PEM, is a CA, the key parses) and `validatePrivatePublicKey` for sa.key and
+ *   sa.pub. `kubeadm init` loads the same files where they exist instead of creating its own (certs phase,
+ *   `LoadCertificateAuthority`, `TryLoadPrivatePublicKeyFromDisk`). This stand-in also requires each key to
+ *   match its certificate and sa.pub to be sa.key's public half: kubeadm loads them without comparing, and a
+ *   mismatch gives a cluster whose certificates fail verification and whose service-account tokens are
+ *   refused, which no test may pass with.
  * - the configuration file: the kinds each command reads, and the fields of each kind in the API version
  *   used (v1beta3, and v1beta4 from kubeadm 1.31), with kubeletExtraArgs a map in v1beta3 and a list of
  *   name/value pairs in v1beta4; token and CA-hash formats as kubeadm validates them. kubeadm only warns about
@@ -19,6 +27,7 @@
  * Not covered (they need a real machine): the root check, CPU and memory, open ports, swap, the container
  * runtime's socket, the kubelet version. Paths are below `root`, the test's stand-in for `/`.
  */
+import { createPrivateKey, createPublicKey, KeyObject, X509Certificate } from "crypto";
 import { existsSync, readdirSync, readFileSync } from "fs";
 import { join } from "path";
 import { parseAllDocuments } from "yaml";
@@ -276,6 +285,11 @@ const MANIFESTS = ["kube-apiserver", "kube-controller-manager", "kube-scheduler"
   (m) => `/etc/kubernetes/manifests/${m}.yaml`,
 );
 /** certs.SharedCertificateExists: what a control-plane join without certificateKey needs on disk. */
+const SHARED_CAS: [string, string][] = [
+  ["ca", "CA"],
+  ["front-proxy-ca", "front-proxy CA"],
+  ["etcd/ca", "etcd CA"],
+];
 export const SHARED_CERTIFICATES = [
   "ca.crt",
   "ca.key",
@@ -307,7 +321,15 @@ export function preflight(command: Command, config: ParsedConfig, node: Node): s
   }
   // addCommonChecks → addExecChecks: for join kubeadm passes no version, so conntrack is checked by the
   // kubeadm binary's own rule: always before 1.32, never after.
-  const mandatory = ["ip", "iptables", "mount", "nsenter", ...(minor(node.version) < 32 ? ["conntrack"] : [])];
+  // crictl until kubeadm 1.31 talked to the runtime through it (1.31 uses the CRI API itself).
+  const mandatory = [
+    ...(minor(node.version) < 31 ? ["crictl"] : []),
+    "ip",
+    "iptables",
+    "mount",
+    "nsenter",
+    ...(minor(node.version) < 32 ? ["conntrack"] : []),
+  ];
   for (const name of mandatory)
     if (!inPath(root, name)) errors.push(`[ERROR FileExisting-${name}]: ${name} not found in system path`);
   if (command === "join" && !controlPlane)
@@ -329,6 +351,60 @@ export function preflight(command: Command, config: ParsedConfig, node: Node): s
     const missing = SHARED_CERTIFICATES.filter((c) => !existsSync(join(root, c)));
     if (missing.length > 0)
       errors.push(`[ERROR CertificatesExist]: a control-plane join without certificateKey needs ${missing.join(", ")}`);
+    else errors.push(...sharedCertificateErrors(root, () => true));
+  }
+  // init uses what exists (a CA's certificate or key, the sa.key/sa.pub pair) and creates the rest.
+  if (command === "init") errors.push(...sharedCertificateErrors(root, (base) => existsSync(join(root, PKI, base))));
+  return errors;
+}
+
+const PKI = "/etc/kubernetes/pki";
+
+/** PEM `text` as `parse` reads it, or the error message. */
+function load<T>(path: string, parse: (pem: Buffer) => T): T | string {
+  try {
+    return parse(readFileSync(path));
+  } catch (e) {
+    return `${path.replace(/^.*\/etc\/kubernetes\/pki\//, "")}: ${(e as Error).message}`;
+  }
+}
+
+const spki = (key: KeyObject) =>
+  (key.type === "private" ? createPublicKey(key) : key).export({ type: "spki", format: "der" });
+
+/**
+ * SharedCertificateExists's checks of the shared keys whose files `present` says exist (by base name:
+ * `ca.crt`, `sa.key`, ...), and that each key matches its certificate or public half.
+ */
+function sharedCertificateErrors(root: string, present: (base: string) => boolean): string[] {
+  const errors: string[] = [];
+  const fail = (message: string) => errors.push(`[ERROR CertificatesExist]: ${message}`);
+  for (const [base, ux] of SHARED_CAS) {
+    if (!present(`${base}.crt`) && !present(`${base}.key`)) continue;
+    const cert = load(join(root, PKI, `${base}.crt`), (pem) => new X509Certificate(pem));
+    if (typeof cert === "string") {
+      fail(`failure loading certificate for ${ux}: ${cert}`);
+      continue;
+    }
+    if (!cert.ca) {
+      fail(`certificate ${ux} is not a CA`);
+      continue;
+    }
+    const key = load(join(root, PKI, `${base}.key`), (pem) => createPrivateKey(pem));
+    if (typeof key === "string") fail(`failure loading key for ${ux}: ${key}`);
+    else if (!cert.checkPrivateKey(key)) fail(`the key of the ${ux} does not match its certificate`);
+  }
+  if (present("sa.key") || present("sa.pub")) {
+    const key = load(join(root, PKI, "sa.key"), (pem) => createPrivateKey(pem));
+    // keyutil.ParsePublicKeysPEM reads PUBLIC KEY blocks only: a private key is no public key.
+    const pub = load(join(root, PKI, "sa.pub"), (pem) => {
+      if (!/^-----BEGIN (RSA )?PUBLIC KEY-----$/m.test(pem.toString()))
+        throw new Error("data does not contain any valid RSA or ECDSA public keys");
+      return createPublicKey(pem);
+    });
+    if (typeof key === "string") fail(`failure loading key for service account: ${key}`);
+    else if (typeof pub === "string") fail(`failure loading key for service account: ${pub}`);
+    else if (!spki(key).equals(spki(pub))) fail("the service account's sa.pub is not sa.key's public key");
   }
   return errors;
 }

@@ -2,7 +2,8 @@
  * A node for the bootstrap tests: a scratch directory standing in for `/` with what Ubuntu 24.04's server
  * image holds, a fake instance-metadata service (IMDSv2), and stand-ins for the tools the bootstrap calls.
  * `kubeadm` enforces kubeadm's contract (kubeadm.ts); `apt-get` installs the binaries of the packages it is
- * asked for into the scratch root and can fail with dpkg's lock error; `aws` can throttle; `/readyz` can
+ * asked for into the scratch root and can fail with dpkg's lock error; `aws` exists only once the packages
+ * step has installed its snap, can throttle, and holds the instance on its launch hook; `/readyz` can
  * answer only after a number of tries; `sysctl --system` applies the sysctl.d files to the scratch /proc.
  * User data runs as cloud-init runs it (once, as root's script), the bootstrap as systemd runs its service:
  * ExecStart with the unit's Environment, again after each failure while Restart=on-failure.
@@ -14,6 +15,8 @@ import { AddressInfo } from "net";
 import { tmpdir } from "os";
 import { join, relative } from "path";
 import { BOOTSTRAP_SERVICE } from "../../components/nodes/systemdUnits";
+import { LAUNCH_HOOK_NAME } from "../../components/nodes/launchHook";
+import { clusterPki } from "./pki";
 
 const PROJECT = join(__dirname, "../..");
 
@@ -62,7 +65,11 @@ const PACKAGE_BINARIES: Record<string, string[]> = {
   iptables: ["/usr/sbin/iptables"],
   iproute2: ["/usr/bin/ip", "/usr/sbin/tc"],
   kubelet: ["/usr/bin/kubelet"],
+  "cri-tools": ["/usr/bin/crictl"],
 };
+
+/** Where the AWS CLI's snap puts `aws`: on PATH from the start, but empty until `snap install aws-cli`. */
+const SNAP_BIN = "/snap/bin";
 
 /** A counter in the state directory, shared by the stand-ins: `n=$(count NAME)` is the calls before this one. */
 const COUNT = `count() { local n; n=$(cat "$STANDIN_STATE/$1" 2>/dev/null || echo 0); echo $((n + 1)) >"$STANDIN_STATE/$1"; echo "$n"; }`;
@@ -84,14 +91,41 @@ case "$1 $2" in
   fi
   while [ $# -gt 0 ]; do [ "$1" = --name ] && name=$2; shift; done; cat "$STUB_SECRETS/\${name##*/}";;
 "ec2 describe-instance-types") printf '3\\t12\\n';;
-"autoscaling set-instance-health") ;;
+"autoscaling describe-auto-scaling-instances")
+  # The instance's group and its lifecycle state (Pending:Wait until the launch hook completes), as
+  # --query 'AutoScalingInstances[0].[AutoScalingGroupName,LifecycleState]' --output text prints them.
+  while [ $# -gt 0 ]; do [ "$1" = --instance-ids ] && id=$2; shift; done
+  [ "$id" = "${METADATA["instance-id"]}" ] || { echo None; exit 0; }
+  printf '%s\\t%s\\n' "$STANDIN_GROUP" "$(cat "$STANDIN_STATE/lifecycle" 2>/dev/null || echo Pending:Wait)";;
+"autoscaling complete-lifecycle-action")
+  if [ "$(count hook)" -lt "\${STANDIN_HOOK_THROTTLES:-0}" ]; then
+    echo "An error occurred (Throttling) when calling the CompleteLifecycleAction operation: Rate exceeded" >&2; exit 254
+  fi
+  while [ $# -gt 0 ]; do case "$1" in
+    --auto-scaling-group-name) group=$2;; --lifecycle-hook-name) hook=$2;; --instance-id) id=$2;;
+    --lifecycle-action-result) result=$2;; esac; shift; done
+  # Auto Scaling's CompleteLifecycleAction: only an instance waiting on that hook of that group.
+  if [ "$group/$hook/$id" != "$STANDIN_GROUP/$STANDIN_LAUNCH_HOOK/${METADATA["instance-id"]}" ] ||
+    [ "$(cat "$STANDIN_STATE/lifecycle" 2>/dev/null || echo Pending:Wait)" != Pending:Wait ]; then
+    echo "An error occurred (ValidationError) when calling the CompleteLifecycleAction operation: No active Lifecycle Action found with instance ID $id" >&2; exit 254
+  fi
+  case "$result" in CONTINUE) echo InService;; ABANDON) echo Terminating;; *) exit 252;; esac >"$STANDIN_STATE/lifecycle";;
 *) exit 1;;
 esac`,
+  snap: `[ "$1 $2 $3" = "install aws-cli --classic" ] || exit 1
+mkdir -p "$STANDIN_ROOT${SNAP_BIN}" && cp "$STANDIN_STATE/aws-cli" "$STANDIN_ROOT${SNAP_BIN}/aws"`,
+  // dpkg's journal of an interrupted run is /var/lib/dpkg/updates/: apt-get refuses to install until
+  // `dpkg --configure -a` has finished it.
+  dpkg: `[ "$*" = "--configure -a" ] || exit 2
+rm -f "$STANDIN_ROOT"/var/lib/dpkg/updates/*`,
   "apt-get": `${COUNT}
 if [ "$(count apt)" -lt "\${STANDIN_APT_FAILURES:-0}" ]; then
   echo "E: Could not get lock /var/lib/dpkg/lock-frontend. It is held by process 1234 (unattended-upgr)" >&2; exit 100
 fi
 [ "$1" = -o ] && shift 2; [ "$1" = -q ] && shift
+if [ "$1" = install ] && [ -n "$(ls -A "$STANDIN_ROOT/var/lib/dpkg/updates" 2>/dev/null)" ]; then
+  echo "E: dpkg was interrupted, you must manually run 'dpkg --configure -a' to correct the problem." >&2; exit 100
+fi
 if [ "$1" = install ]; then for a in "$@"; do case "\${a%%=*}" in
 ${Object.entries(PACKAGE_BINARIES)
   .map(
@@ -101,6 +135,15 @@ ${Object.entries(PACKAGE_BINARIES)
   .join("\n")}
 esac; done; fi`,
   containerd: `echo "SystemdCgroup = false"`,
+  // A kernel without the module (STANDIN_MODPROBE_MISSING names it), as modprobe reports it.
+  modprobe: `[ "$1" = "\${STANDIN_MODPROBE_MISSING:-}" ] || exit 0
+echo "modprobe: FATAL: Module $1 not found in directory /lib/modules/6.8.0-1015-aws" >&2; exit 1`,
+  // Enabling kubeadm-leave.service can fail (STANDIN_LEAVE_ENABLE_FAILURES times), as a unit systemd has not
+  // loaded yet does.
+  systemctl: `${COUNT}
+if [ "$*" = "enable --now kubeadm-leave.service" ] && [ "$(count leave)" -lt "\${STANDIN_LEAVE_ENABLE_FAILURES:-0}" ]; then
+  echo "Failed to enable unit: Unit file kubeadm-leave.service does not exist." >&2; exit 1
+fi`,
   // Reads the key it is given, as the real gpg does.
   gpg: "cat >/dev/null",
   // Applies the sysctl.d files to the scratch /proc, as sysctl --system does to the real one.
@@ -111,7 +154,7 @@ cat "$STANDIN_ROOT"/etc/sysctl.d/*.conf 2>/dev/null | while IFS='= ' read -r key
 done`,
   kubeadm: `exec node -r "${PROJECT}/node_modules/ts-node/register/transpile-only" "${PROJECT}/tests/standins/kubeadm.ts" "$@"`,
 };
-const NOOP = ["apt-mark", "snap", "modprobe", "systemctl"];
+const NOOP = ["apt-mark"];
 
 export interface Node {
   dir: string;
@@ -150,11 +193,16 @@ export function newNode(options: Options): Node {
   }
   const log = join(state, "calls");
   for (const [name, body] of [...Object.entries(STUBS), ...NOOP.map((n) => [n, ""])]) {
-    writeFileSync(join(bin, name), `#!/bin/bash\necho "${name} $*" >> "$STUB_LOG"\n${body}\n`);
-    chmodSync(join(bin, name), 0o755);
+    // The AWS CLI is a snap: it reaches PATH only when the packages step installs it.
+    const path = name === "aws" ? join(state, "aws-cli") : join(bin, name);
+    writeFileSync(path, `#!/bin/bash\necho "${name} $*" >> "$STUB_LOG"\n${body}\n`);
+    chmodSync(path, 0o755);
   }
+  // Until then `aws` is a command bash does not find (an AWS CLI of the machine running the tests is no node's).
+  writeFileSync(join(bin, "aws"), `#!/bin/bash\necho "aws: command not found" >&2\nexit 127\n`);
+  chmodSync(join(bin, "aws"), 0o755);
   const env = {
-    PATH: `${bin}:${process.env.PATH}`,
+    PATH: `${join(root, SNAP_BIN)}:${bin}:${process.env.PATH}`,
     IMDS_ENDPOINT: options.imdsUrl,
     BOOTSTRAP_ROOT: root,
     BOOTSTRAP_RETRY_DELAY: "0",
@@ -164,6 +212,9 @@ export function newNode(options: Options): Node {
     STUB_SECRETS: options.secrets,
     STANDIN_ROOT: root,
     STANDIN_STATE: state,
+    // The instance's Auto Scaling group and the launch hook the program declares on every group.
+    STANDIN_GROUP: "nodes.dev.k8s.local",
+    STANDIN_LAUNCH_HOOK: LAUNCH_HOOK_NAME,
     KUBEADM_VERSION: options.kubernetesVersion,
     TS_NODE_PROJECT: join(PROJECT, "tsconfig.json"),
     ...options.env,
@@ -231,21 +282,10 @@ export async function runService(node: Node, runs = 6, args: string[] = []): Pro
   return { ...exit, stderr, runs };
 }
 
-/** A cluster CA and the other secrets the bootstrap reads, as SSM would hand them out; and the CA's hash. */
+/** The cluster's CAs, keys and join token as SSM would hand them out (pki.ts); and the CA's hash. */
 export function makeSecrets(): { dir: string; caHash: string } {
   const dir = mkdtempSync(join(tmpdir(), "secrets-"));
-  execFileSync(
-    "openssl",
-    ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=kubernetes"].concat([
-      "-keyout",
-      join(dir, "ca.key"),
-      "-out",
-      join(dir, "ca.crt"),
-    ]),
-    { stdio: "ignore" },
-  );
-  for (const f of ["sa.key", "sa.pub", "front-proxy-ca.crt", "front-proxy-ca.key", "etcd-ca.crt", "etcd-ca.key"])
-    writeFileSync(join(dir, f), `fake ${f}\n`);
+  for (const [name, text] of Object.entries(clusterPki())) writeFileSync(join(dir, name), text);
   writeFileSync(join(dir, "bootstrap-token"), "abcdef.0123456789abcdef\n");
   const caHash = execFileSync(
     "bash",

@@ -1,5 +1,5 @@
 /**
- * The node bootstrap (user data): the cluster's secrets, its health report to Auto Scaling, and in ENI mode
+ * The node bootstrap (user data): the cluster's secrets, its group's launch lifecycle hook, and in ENI mode
  * the instance type's ENI limits.
  */
 import { parameterPrefix, SecretAudience } from "../../secrets/paths";
@@ -34,12 +34,20 @@ export const nodeBootstrap: StatementSource = {
       ),
     },
     {
-      // A node that has not joined by its deadline marks itself unhealthy; only in its own cluster's groups.
-      Sid: "BootstrapHealthReport",
+      // A node that has joined completes its group's launch hook; only in its own cluster's groups.
+      Sid: "BootstrapLaunchHook",
       Effect: "Allow",
-      Action: ["autoscaling:SetInstanceHealth"],
+      Action: ["autoscaling:CompleteLifecycleAction"],
       Resource: "*",
       Condition: { StringEquals: { "autoscaling:ResourceTag/KubernetesCluster": spec.clusterName } },
+    },
+    {
+      // Which group the instance is in, and whether it still waits on the hook. Describe actions take no
+      // resource or tag condition.
+      Sid: "BootstrapLaunchHookLookup",
+      Effect: "Allow",
+      Action: ["autoscaling:DescribeAutoScalingInstances"],
+      Resource: "*",
     },
     ...(usesSecondaryIP(spec) ? [instanceTypeLimits] : []),
   ],

@@ -2,7 +2,10 @@
 # config (the kubeadm_*_configuration functions of the script), its placeholders filled at boot. Safe to run
 # again: a node that joined does nothing, a half-done join is reset first.
 
-# The file that says this node joined; the join-deadline unit reports the instance unhealthy without it.
+# The file that says kubeadm joined (or created) the cluster: what kubeadm_state trusts.
+kubeadm_marker() { echo "${BOOTSTRAP_ROOT:-}/var/lib/cilium-cluster/kubeadm-joined"; }
+# The file that says every step succeeded, with the config hash: written last by run_steps (mark_joined), so a
+# step that failed after the join (enabling kubeadm-leave, the launch hook) runs again at the next try.
 joined_marker() { echo "${BOOTSTRAP_ROOT:-}/var/lib/cilium-cluster/joined"; }
 
 # join_mode ROLE IN_INIT_ZONE API_READY STATE: what this node does with kubeadm.
@@ -31,7 +34,7 @@ join_mode() {
 # kubeadm state was reset since it joined (kubeadm-leave.service at shutdown) is fresh again.
 kubeadm_state() {
   local root="${BOOTSTRAP_ROOT:-}" path
-  if [ -e "$(joined_marker)" ] && [ -e "$root/etc/kubernetes/kubelet.conf" ]; then
+  if [ -e "$(kubeadm_marker)" ] && [ -e "$root/etc/kubernetes/kubelet.conf" ]; then
     echo joined
     return
   fi
@@ -53,20 +56,28 @@ kubeadm_state() {
   echo fresh
 }
 
-# joined_with_this_config: this node joined, told what it is told now (a reboot runs the service again).
+# joined_with_this_config: every step succeeded, told what this node is told now (a reboot runs the service
+# again), and kubeadm's state is still there.
 joined_with_this_config() {
-  [ "$(kubeadm_state "$ROLE")" = joined ] && [ "$(cat "$(joined_marker)")" = "$BOOTSTRAP_CONFIG_HASH" ]
+  [ "$(kubeadm_state "$ROLE")" = joined ] && [ "$(cat "$(joined_marker)" 2>/dev/null)" = "$BOOTSTRAP_CONFIG_HASH" ]
+}
+
+mark_joined() {
+  write_file /var/lib/cilium-cluster/joined <<<"$BOOTSTRAP_CONFIG_HASH"
 }
 
 api_ready() {
   curl -sk --max-time 5 "https://$API_ENDPOINT:$API_PORT/readyz" >/dev/null
 }
 
+# wait_for_api: at most 60 tries, each up to 5 seconds of curl and 10 of sleep: 15 minutes, so that with
+# kubeadm join's own timeouts (5 minutes of discovery, 5 of TLS bootstrap) the join step ends well within the
+# service's TimeoutStartSec (systemdUnits.ts), and a run that times out is a hung one.
 wait_for_api() {
   local tries=0
   until api_ready; do
     tries=$((tries + 1))
-    if [ "$tries" -ge "${API_WAIT_TRIES:-180}" ]; then
+    if [ "$tries" -ge "${API_WAIT_TRIES:-60}" ]; then
       log "the API at $API_ENDPOINT:$API_PORT did not answer"
       return 1
     fi
@@ -139,5 +150,5 @@ join_cluster() {
     return 1
   fi
   "kubeadm_$mode"
-  write_file /var/lib/cilium-cluster/joined <<<"$BOOTSTRAP_CONFIG_HASH"
+  write_file /var/lib/cilium-cluster/kubeadm-joined <<<"$BOOTSTRAP_CONFIG_HASH"
 }

@@ -1,0 +1,26 @@
+# launch-hook.sh: tells Auto Scaling this instance has joined, so it goes InService. Until then it waits on
+# its group's launch lifecycle hook, which abandons (terminates) it at the join deadline (launchHook.ts).
+
+# complete_launch_hook: completes the hook if this instance still waits on it. The group comes from Auto
+# Scaling itself, asked by instance id: the aws:autoscaling:groupName tag could be read from instance
+# metadata only with metadata tags enabled, which EC2 refuses for instances whose tag keys hold a "/" (the
+# cluster's do). The lifecycle state makes it safe to run again: a node that rejoins after a reboot is
+# InService already, and Auto Scaling would refuse a second completion.
+complete_launch_hook() {
+  local id found group state
+  id=$(imds instance-id)
+  found=$(retry aws autoscaling describe-auto-scaling-instances --region "$REGION" --instance-ids "$id" \
+    --query 'AutoScalingInstances[0].[AutoScalingGroupName,LifecycleState]' --output text)
+  read -r group state <<<"$found"
+  if [ -z "$group" ] || [ "$group" = None ]; then
+    log "instance $id is in no Auto Scaling group yet"
+    return 1
+  fi
+  if [ "$state" != Pending:Wait ]; then
+    log "instance $id of $group is $state: no launch hook to complete"
+    return 0
+  fi
+  log "instance $id has joined: completing the launch hook $LAUNCH_HOOK of $group"
+  retry aws autoscaling complete-lifecycle-action --region "$REGION" --auto-scaling-group-name "$group" \
+    --lifecycle-hook-name "$LAUNCH_HOOK" --instance-id "$id" --lifecycle-action-result CONTINUE
+}

@@ -1,0 +1,23 @@
+/**
+ * The launch lifecycle hook of every instance group: a new instance waits in `Pending:Wait` until its
+ * bootstrap has joined the cluster and completes the hook (bootstrap/launch-hook.sh); one that never gets
+ * that far is abandoned, and so terminated, by Auto Scaling when the join deadline passes. An instance is
+ * `InService` only once it has joined, which is what an instance refresh waits for.
+ */
+import type * as aws from "@pulumi/aws";
+import type { InstanceGroup } from "./instanceGroups";
+import { JOIN_DEADLINE_MINUTES } from "./joinDeadline";
+
+/** The hook's name, the same in every group (a hook's name is unique within its group only). */
+export const LAUNCH_HOOK_NAME = "cilium-cluster-joined";
+
+export function launchLifecycleHook(
+  role: InstanceGroup["role"],
+): aws.types.input.autoscaling.GroupInitialLifecycleHook {
+  return {
+    name: LAUNCH_HOOK_NAME,
+    lifecycleTransition: "autoscaling:EC2_INSTANCE_LAUNCHING",
+    defaultResult: "ABANDON",
+    heartbeatTimeout: JOIN_DEADLINE_MINUTES[role] * 60,
+  };
+}
