@@ -11,6 +11,7 @@ import { ClusterNetwork } from "./components/network/clusterNetwork";
 import { instanceGroups } from "./components/nodes/instanceGroups";
 import { NodeLaunchTemplate } from "./components/nodes/nodeLaunchTemplate";
 import { ClusterSecrets } from "./components/secrets/clusterSecrets";
+import { ControlPlaneState } from "./components/controlPlane/controlPlaneState";
 import { loadSpec } from "./spec/load";
 
 export async function program(): Promise<Record<string, unknown>> {
@@ -20,6 +21,7 @@ export async function program(): Promise<Record<string, unknown>> {
   const controlPlaneRole = new MasterIamRole("control-plane", { spec, coordinates });
   const nodeRole = new NodeIamRole("nodes", { spec, coordinates });
   const secrets = new ClusterSecrets("secrets", { spec, apiEndpoint: network.apiEndpoint });
+  const controlPlaneState = new ControlPlaneState("control-plane-state", { spec });
 
   const groups = instanceGroups(spec).map((group) => {
     const controlPlane = group.role === "control-plane";
@@ -33,9 +35,11 @@ export async function program(): Promise<Record<string, unknown>> {
         instanceProfileName: controlPlane ? controlPlaneRole.instanceProfileName : nodeRole.instanceProfileName,
         api: { internal: network.apiInternalEndpoint, public: network.apiEndpoint },
         apiTargetGroupArns: controlPlane ? network.apiTargetGroupArns : [],
+        state: controlPlane ? { initRecord: controlPlaneState.initRecord } : undefined,
       },
-      // Nodes fetch their secrets at boot: the parameters must exist before the first instance starts.
-      { dependsOn: [secrets] },
+      // Nodes fetch their secrets (and control-plane nodes their tools) at boot: the parameters must exist
+      // before the first instance starts.
+      { dependsOn: controlPlane ? [secrets, controlPlaneState] : [secrets] },
     );
     return { group, template };
   });

@@ -47,6 +47,9 @@ function computedOutputs(
     case "tls:index/locallySignedCert:LocallySignedCert":
       out.certPem = `-----BEGIN CERTIFICATE-----\nMOCKCERT-${digest(name, 16)}\n-----END CERTIFICATE-----\n`;
       break;
+    case "random:index/randomId:RandomId":
+      out.hex = digest(name, Number(inputs.byteLength ?? 8) * 2);
+      break;
     case "random:index/randomString:RandomString":
     case "random:index/randomPassword:RandomPassword": {
       const length = Number(inputs.length ?? 16);

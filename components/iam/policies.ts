@@ -5,6 +5,7 @@
  */
 import type { ClusterSpec } from "../../spec/types";
 import { parameterPrefix, SecretAudience } from "../secrets/paths";
+import { controlPlaneStateStatements } from "./controlPlaneState";
 import { policyDocument, PolicyDocument, Statement } from "./policyDocument";
 
 export interface AwsCoordinates {
@@ -112,6 +113,7 @@ export function controlPlanePolicy(spec: ClusterSpec, at: AwsCoordinates): Polic
   const statements = [secretsStatement(spec, at, ["control-plane", "node"]), imagePullStatement];
   // In ENI mode the operator's statements include ec2:DescribeInstanceTypes, which the bootstrap uses too.
   if (usesEni(spec)) statements.push(...ciliumEniStatements(spec, at));
+  statements.push(...controlPlaneStateStatements(spec, at));
   return policyDocument(statements);
 }
 

@@ -6,6 +6,7 @@
 import { createHash } from "crypto";
 import type { ClusterSpec } from "../../spec/types";
 import { parameterPrefix } from "../secrets/paths";
+import { controlPlaneToolsSha256 } from "./controlPlaneTools";
 import type { InstanceGroup } from "./instanceGroups";
 
 /**
@@ -40,6 +41,10 @@ export interface BootstrapConfig {
   podCIDR: string;
   serviceCIDR: string;
   kubeProxy: boolean;
+  /** The SSM parameter that records the cluster was created; empty for workers. */
+  initRecord: string;
+  /** SHA-256 of the control-plane tools bundle a control-plane node fetches; empty for workers. */
+  controlPlaneToolsSha256: string;
 }
 
 /** The two API endpoints: `internal` for the cluster itself, `public` for users (the same with an internal API). */
@@ -48,7 +53,18 @@ export interface ApiEndpoints {
   public: string;
 }
 
-export function bootstrapConfig(spec: ClusterSpec, group: InstanceGroup, api: ApiEndpoints): BootstrapConfig {
+/** Names of this cluster's control-plane state (ControlPlaneState) a control-plane node is told. */
+export interface ControlPlaneStateNames {
+  initRecord: string;
+}
+
+export function bootstrapConfig(
+  spec: ClusterSpec,
+  group: InstanceGroup,
+  api: ApiEndpoints,
+  state: ControlPlaneStateNames = { initRecord: "" },
+): BootstrapConfig {
+  const controlPlane = group.role === "control-plane";
   const eni = usesSecondaryIP(spec);
   return {
     clusterName: spec.clusterName,
@@ -67,6 +83,8 @@ export function bootstrapConfig(spec: ClusterSpec, group: InstanceGroup, api: Ap
     podCIDR: spec.networking.cilium.ipam === "" ? spec.network.podCIDR : "",
     serviceCIDR: spec.network.serviceCIDR,
     kubeProxy: spec.kubeProxy.enabled,
+    initRecord: controlPlane ? state.initRecord : "",
+    controlPlaneToolsSha256: controlPlane ? controlPlaneToolsSha256() : "",
   };
 }
 

@@ -6,7 +6,17 @@ import type { BootstrapConfig } from "./bootstrapConfig";
 
 /** The files under bootstrap/, one concern each; `lib` is in every script. */
 export type BootstrapModule =
-  "lib" | "kernel" | "network" | "packages" | "runtime" | "pki" | "kubelet" | "kubeadm" | "control-plane" | "etcd";
+  | "lib"
+  | "kernel"
+  | "network"
+  | "packages"
+  | "runtime"
+  | "pki"
+  | "kubelet"
+  | "kubeadm"
+  | "control-plane"
+  | "etcd"
+  | "control-plane-tools";
 
 export interface BootstrapStep {
   /** The step's name in the node's log. */
@@ -21,6 +31,7 @@ export interface BootstrapStep {
 export const MODULE_DEPENDENCIES: Partial<Record<BootstrapModule, BootstrapModule[]>> = {
   kubeadm: ["pki"],
   "control-plane": ["kubeadm"],
+  etcd: ["control-plane-tools"],
 };
 
 export function bootstrapSteps(config: BootstrapConfig): BootstrapStep[] {
@@ -32,9 +43,10 @@ export function bootstrapSteps(config: BootstrapConfig): BootstrapStep[] {
     { name: "containerd", module: "runtime", run: "configure_containerd" },
     { name: "cluster-ca", module: "pki", run: "fetch_ca" },
     controlPlane && { name: "control-plane-pki", module: "control-plane", run: "fetch_control_plane_pki" },
+    controlPlane && { name: "control-plane-tools", module: "control-plane-tools", run: "fetch_control_plane_tools" },
     { name: "kubelet", module: "kubelet", run: "configure_kubelet" },
     { name: "join", module: "kubeadm", run: "join_cluster" },
-    controlPlane && { name: "etcd-leave", module: "etcd", run: "install_etcd_leave" },
+    controlPlane && { name: "etcd-lifecycle", module: "etcd", run: "install_etcd_lifecycle" },
   ];
   return steps.filter((s): s is BootstrapStep => s !== false);
 }

@@ -10,6 +10,7 @@ import { awsName } from "../naming";
 import { clusterTags } from "../tags";
 import { imageFor } from "./ami";
 import { bootstrapConfig } from "./bootstrapConfig";
+import { etcdLifecycleHooks } from "./etcdLifecycleHook";
 import type { InstanceGroup } from "./instanceGroups";
 import { renderUserData } from "./userData";
 
@@ -22,6 +23,8 @@ export interface NodeLaunchTemplateArgs {
   instanceProfileName: pulumi.Input<string>;
   /** The internal and user-facing API endpoints. */
   api: { internal: pulumi.Input<string>; public: pulumi.Input<string> };
+  /** The names of the control plane's state (ControlPlaneState), for control-plane groups. */
+  state?: { initRecord: pulumi.Input<string> };
   /** The API load balancers' target groups, for control-plane groups. */
   apiTargetGroupArns: pulumi.Input<string>[];
 }
@@ -42,8 +45,10 @@ export class NodeLaunchTemplate extends pulumi.ComponentResource {
     const roleTag = group.role === "control-plane" ? "k8s.io/role/control-plane" : "k8s.io/role/node";
     const tags = clusterTags(spec, physical, { "kops.k8s.io/instancegroup": group.name, [roleTag]: "1" });
     const userData = pulumi
-      .output(args.api)
-      .apply((api) => Buffer.from(renderUserData(bootstrapConfig(spec, group, api))).toString("base64"));
+      .output({ api: args.api, state: args.state })
+      .apply(({ api, state }) =>
+        Buffer.from(renderUserData(bootstrapConfig(spec, group, api, state))).toString("base64"),
+      );
 
     const template = new aws.ec2.LaunchTemplate(
       `${name}-template`,
@@ -94,6 +99,7 @@ export class NodeLaunchTemplate extends pulumi.ComponentResource {
         // Pinned to the template's newest version (never $Latest, which would not trigger a refresh).
         launchTemplate: { id: template.id, version: pulumi.interpolate`${template.latestVersion}` },
         targetGroupArns: args.apiTargetGroupArns,
+        initialLifecycleHooks: etcdLifecycleHooks(group),
         healthCheckType: controlPlane ? "ELB" : "EC2",
         healthCheckGracePeriod: controlPlane ? 900 : 300,
         instanceRefresh: {

@@ -29,6 +29,8 @@ const SHELL_VARIABLES: { [K in keyof BootstrapConfig]-?: string } = {
   podCIDR: "POD_CIDR",
   serviceCIDR: "SERVICE_CIDR",
   kubeProxy: "KUBE_PROXY",
+  initRecord: "INIT_RECORD",
+  controlPlaneToolsSha256: "CONTROL_PLANE_TOOLS_SHA256",
 };
 
 const MODULE_DIR = join(__dirname, "bootstrap");

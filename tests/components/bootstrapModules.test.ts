@@ -7,6 +7,7 @@ import { tmpdir } from "os";
 import { join } from "path";
 import { bootstrapConfig } from "../../components/nodes/bootstrapConfig";
 import { BootstrapModule, bootstrapSteps, modulesFor } from "../../components/nodes/bootstrapSteps";
+import { TOOLS_MODULES } from "../../components/nodes/controlPlaneState";
 import { instanceGroups } from "../../components/nodes/instanceGroups";
 import { renderUserData, withoutComments } from "../../components/nodes/userData";
 import { validateConfig } from "../../spec/validation";
@@ -44,7 +45,11 @@ const controlPlane = bootstrapConfig(
 
 describe("bootstrap modules", () => {
   it("are the files the steps name, and define functions only: sourcing one runs nothing", () => {
-    const named = new Set<string>([...modulesFor(bootstrapSteps(worker)), ...modulesFor(bootstrapSteps(controlPlane))]);
+    const named = new Set<string>([
+      ...modulesFor(bootstrapSteps(worker)),
+      ...modulesFor(bootstrapSteps(controlPlane)),
+      ...TOOLS_MODULES,
+    ]);
     expect([...named].sort()).to.deep.equal([...MODULES].sort());
     for (const m of MODULES) {
       // With PATH empty no command can run; `set -u` fails on any variable read at source time.
@@ -72,23 +77,42 @@ describe("bootstrap modules", () => {
     expect(result.stdout + result.stderr).to.equal("");
   });
 
-  it("join_mode: init only for a control-plane node in the init zone with no API server", () => {
-    const table: [string, string, string, string][] = [
-      ["control-plane", "yes", "no", "init"],
-      ["control-plane", "yes", "yes", "join"],
-      ["control-plane", "no", "no", "join"],
-      ["control-plane", "no", "yes", "join"],
-      ["node", "yes", "no", "join"],
-      ["node", "no", "no", "join"],
-      ["node", "no", "yes", "join"],
+  it("join_mode: init only while no cluster was ever created; afterwards rejoin, join or restore", () => {
+    // role, in the init zone, API answers, init record exists, etcd data on the node, snapshot exists
+    const table: [string, string, string, string, string, string, string][] = [
+      ["control-plane", "yes", "no", "no", "no", "no", "init"],
+      ["control-plane", "yes", "no", "no", "no", "yes", "init"],
+      ["control-plane", "yes", "yes", "no", "no", "no", "join"],
+      ["control-plane", "no", "no", "no", "no", "no", "join"],
+      // The record exists: never init, whatever the probe of the API says.
+      ["control-plane", "yes", "no", "yes", "no", "no", "join"],
+      ["control-plane", "yes", "no", "yes", "no", "yes", "restore"],
+      ["control-plane", "no", "no", "yes", "no", "yes", "join"],
+      ["control-plane", "yes", "yes", "yes", "no", "yes", "join"],
+      ["control-plane", "no", "yes", "yes", "no", "no", "join"],
+      // A member's data on the node: it comes back as that member.
+      ["control-plane", "yes", "no", "yes", "yes", "yes", "rejoin"],
+      ["control-plane", "no", "yes", "yes", "yes", "no", "rejoin"],
+      ["node", "yes", "no", "no", "no", "no", "join"],
+      ["node", "no", "yes", "yes", "yes", "yes", "join"],
     ];
-    for (const [role, inInitZone, apiReady, mode] of table) {
-      const r = call(["lib", "kubeadm"], "join_mode", [role, inInitZone, apiReady]);
-      expect([r.status, r.out], `${role} ${inInitZone} ${apiReady}`).to.deep.equal([0, `${mode}\n`]);
+    for (const [role, zone, api, record, data, snapshot, mode] of table) {
+      const args = [role, zone, api, record, data, snapshot];
+      const r = call(["lib", "kubeadm"], "join_mode", args);
+      expect([r.status, r.out], args.join(" ")).to.deep.equal([0, `${mode}\n`]);
+    }
+    // Every input combination: init only without the record.
+    const yn = ["yes", "no"];
+    for (const [zone, api, record, data, snapshot] of yn.flatMap((a) =>
+      yn.flatMap((b) => yn.flatMap((c) => yn.flatMap((d) => yn.map((e) => [a, b, c, d, e])))),
+    )) {
+      const r = call(["lib", "kubeadm"], "join_mode", ["control-plane", zone, api, record, data, snapshot]);
+      if (record === "yes") expect(r.out, `${zone} ${api} ${data} ${snapshot}`).not.to.equal("init\n");
     }
     for (const bad of [
-      ["master", "yes", "no"],
-      ["control-plane", "true", "no"],
+      ["master", "yes", "no", "no", "no", "no"],
+      ["control-plane", "true", "no", "no", "no", "no"],
+      ["control-plane", "yes", "no"],
       ["node", "no"],
     ]) {
       const r = call(["lib", "kubeadm"], "join_mode", bad);
@@ -161,9 +185,10 @@ describe("bootstrap steps and assembly per role", () => {
       "containerd",
       "cluster-ca",
       "control-plane-pki",
+      "control-plane-tools",
       "kubelet",
       "join",
-      "etcd-leave",
+      "etcd-lifecycle",
     ]);
   });
 
@@ -178,7 +203,8 @@ describe("bootstrap steps and assembly per role", () => {
       "kubeadm_init()",
       "fetch_control_plane_pki()",
       "kind: InitConfiguration",
-      "install_etcd_leave()",
+      "install_etcd_lifecycle()",
+      "fetch_control_plane_tools()",
     ])
       expect(cp, present).to.contain(present);
   });

@@ -2,7 +2,7 @@
 // server on 127.0.0.1, with stand-ins for package managers, systemd, kubeadm and the AWS CLI.
 import { expect } from "chai";
 import { execFileSync, spawn } from "child_process";
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from "fs";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "fs";
 import { createServer, Server } from "http";
 import { AddressInfo } from "net";
 import { tmpdir } from "os";
@@ -10,6 +10,7 @@ import { join } from "path";
 import { parseAllDocuments } from "yaml";
 import { bootstrapConfig } from "../../components/nodes/bootstrapConfig";
 import { instanceGroups } from "../../components/nodes/instanceGroups";
+import { renderControlPlaneTools } from "../../components/nodes/controlPlaneTools";
 import { renderUserData } from "../../components/nodes/userData";
 import { validateConfig } from "../../spec/validation";
 import type { ClusterSpec } from "../../spec/types";
@@ -20,7 +21,10 @@ const METADATA: Record<string, string> = {
   "local-ipv4": "10.0.12.34",
   "instance-type": "t3.large",
   "placement/availability-zone": "us-east-1a",
+  "instance-id": "i-0123456789abcdef0",
 };
+/** The init record this test's control-plane nodes are told (a file in the secrets directory). */
+const INIT_RECORD = "/cilium-cluster/dev.k8s.local/control-plane/initialized-test";
 const TOKEN = "fake-imds-token";
 
 /** IMDSv2: a session token first, then metadata only with that token. */
@@ -40,8 +44,14 @@ const STUBS: Record<string, string> = {
   curl: `for a in "$@"; do case "$a" in http://127.0.0.1*) exec /usr/bin/curl "$@";; esac; done
 for a in "$@"; do case "$a" in *pkgs.k8s.io*) echo FAKE-KEY; exit 0;; *readyz) [ "$STUB_API_READY" = 1 ] && exit 0; exit 7;; esac; done
 exit 1`,
-  aws: `case "$1 $2" in
-"ssm get-parameter") while [ $# -gt 0 ]; do [ "$1" = --name ] && name=$2; shift; done; cat "$STUB_SECRETS/\${name##*/}";;
+  // SSM as documented: GetParameter of a missing name fails with ParameterNotFound; PutParameter without
+  // --overwrite fails with ParameterAlreadyExists when the name exists.
+  aws: `for a in "$@"; do [ "$prev" = --name ] && name=$a; prev=$a; done; file="$STUB_SECRETS/\${name##*/}"
+case "$1 $2" in
+"ssm get-parameter") [ -f "$file" ] || { echo "An error occurred (ParameterNotFound) when calling the GetParameter operation: " >&2
+  [ "$STUB_RECORD_APPEARS" = 1 ] && echo "i-0another" > "$file"; exit 254; }; cat "$file";;
+"ssm put-parameter") [ -f "$file" ] && { echo "An error occurred (ParameterAlreadyExists) when calling the PutParameter operation: The parameter already exists." >&2; exit 254; }
+  while [ $# -gt 0 ]; do [ "$1" = --value ] && echo "$2" > "$file"; shift; done;;
 "ec2 describe-instance-types") printf '3\\t12\\n';;
 *) exit 1;;
 esac`,
@@ -54,6 +64,7 @@ esac`,
 const NOOP = ["apt-get", "apt-mark", "snap", "modprobe", "sysctl", "systemctl"];
 
 interface Run {
+  stderr: string;
   root: string;
   log: string;
   kubeadmConfig: string;
@@ -82,7 +93,12 @@ function bash(script: string, env: NodeJS.ProcessEnv): Promise<{ status: number 
   });
 }
 
-async function runBootstrap(spec: ClusterSpec, groupName: string, apiReady: boolean): Promise<Run> {
+async function runBootstrap(
+  spec: ClusterSpec,
+  groupName: string,
+  apiReady: boolean,
+  opts: { status?: number; env?: NodeJS.ProcessEnv } = {},
+): Promise<Run> {
   const dir = mkdtempSync(join(tmpdir(), "bootstrap-"));
   const root = join(dir, "root");
   const bin = join(dir, "bin");
@@ -99,7 +115,14 @@ async function runBootstrap(spec: ClusterSpec, groupName: string, apiReady: bool
   const script = join(dir, "user-data");
   writeFileSync(
     script,
-    renderUserData(bootstrapConfig(spec, group, { internal: "api.example.test", public: "api.example.com" })),
+    renderUserData(
+      bootstrapConfig(
+        spec,
+        group,
+        { internal: "api.example.test", public: "api.example.com" },
+        { initRecord: INIT_RECORD },
+      ),
+    ),
   );
   const result = await bash(script, {
     PATH: `${bin}:${process.env.PATH}`,
@@ -109,9 +132,11 @@ async function runBootstrap(spec: ClusterSpec, groupName: string, apiReady: bool
     STUB_SECRETS: secretsDir,
     STUB_API_READY: apiReady ? "1" : "0",
     API_WAIT_TRIES: "1",
+    ...opts.env,
   });
-  expect(result.status, result.stderr).to.equal(0);
+  expect(result.status, result.stderr).to.equal(opts.status ?? 0);
   return {
+    stderr: result.stderr,
     root,
     log: readFileSync(log, "utf8"),
     kubeadmConfig: existsSync(`${log}.kubeadm.yaml`) ? readFileSync(`${log}.kubeadm.yaml`, "utf8") : "",
@@ -158,6 +183,7 @@ describe("node bootstrap, run against a fake instance-metadata service", functio
       writeFileSync(join(secretsDir, f), `fake ${f}\n`);
     }
     writeFileSync(join(secretsDir, "bootstrap-token"), "abcdef.0123456789abcdef\n");
+    writeFileSync(join(secretsDir, "control-plane-tools"), renderControlPlaneTools());
     caHash = execFileSync(
       "bash",
       [
@@ -168,6 +194,8 @@ describe("node bootstrap, run against a fake instance-metadata service", functio
     ).trim();
   });
   after(() => imds.close());
+  const recordFile = () => join(secretsDir, INIT_RECORD.split("/").pop()!);
+  beforeEach(() => rmSync(recordFile(), { force: true }));
 
   it("ENI mode: the kubelet gets --node-ip from metadata and the instance type's max pods", async () => {
     const run = await runBootstrap(specWith({}), "nodes", true);
@@ -225,6 +253,15 @@ describe("node bootstrap, run against a fake instance-metadata service", functio
     });
     const run = await runBootstrap(spec, "control-plane-us-east-1a", false);
     expect(run.log).to.match(/^kubeadm init --config /m);
+    // It first created the init record, without --overwrite.
+    expect(run.log).to.match(
+      new RegExp(
+        `^aws ssm put-parameter --region us-east-1 --name ${INIT_RECORD} --type String --value i-0123456789abcdef0 `,
+        "m",
+      ),
+    );
+    expect(run.log).not.to.contain("--overwrite");
+    expect(readFileSync(recordFile(), "utf8")).to.match(/^i-0123456789abcdef0 \d{4}-/);
     const init = run.kubeadm("InitConfiguration");
     expect(init.bootstrapTokens[0]).to.include({ token: "abcdef.0123456789abcdef", ttl: "0s" });
     expect(init.skipPhases).to.deep.equal(["addon/kube-proxy"]);
@@ -242,7 +279,10 @@ describe("node bootstrap, run against a fake instance-metadata service", functio
       expect(statSync(join(run.root, "etc/kubernetes/pki", key)).mode & 0o777, key).to.equal(0o600);
     }
     expect(statSync(join(run.root, "etc/kubernetes/pki/ca.crt")).mode & 0o777).to.equal(0o644);
-    expect(run.log).to.contain("systemctl enable --now kubeadm-leave.service");
+    expect(run.log).to.contain("systemctl enable --now etcd-lifecycle.service");
+    expect(run.file("etc/systemd/system/etcd-lifecycle.service")).to.contain("etcd_lifecycle_watch");
+    expect(statSync(join(run.root, "usr/local/lib/cilium-cluster/control-plane-tools")).mode & 0o777).to.equal(0o755);
+    expect(run.file("etc/cilium-cluster/control-plane-tools.env")).to.equal("REGION=us-east-1\n");
   });
 
   it("a control-plane node joins the running cluster as a control-plane member", async () => {
@@ -250,5 +290,25 @@ describe("node bootstrap, run against a fake instance-metadata service", functio
     expect(run.log).to.match(/^kubeadm join --config /m);
     expect(run.kubeadm("JoinConfiguration").controlPlane).to.deep.equal({});
     expect(run.kubeadmConfig).not.to.contain("podSubnet");
+  });
+
+  it("the init zone's control-plane node never runs kubeadm init once the init record exists", async () => {
+    writeFileSync(recordFile(), "i-0aaaaaaaaaaaaaaaa 2026-01-01T00:00:00Z\n");
+    // No API answers: the node waits for it (here one try) and fails rather than creating a second cluster.
+    const run = await runBootstrap(specWith({}), "control-plane-us-east-1a", false, { status: 1 });
+    expect(run.log).not.to.match(/^kubeadm init/m);
+    expect(run.log).not.to.contain("put-parameter");
+    expect(run.stderr).to.contain("did not answer");
+  });
+
+  it("two nodes racing for init: the one that cannot create the record does not init", async () => {
+    // Another node creates the record between this node's read and its claim.
+    const run = await runBootstrap(specWith({}), "control-plane-us-east-1a", false, {
+      status: 1,
+      env: { STUB_RECORD_APPEARS: "1" },
+    });
+    expect(run.log).to.contain("aws ssm put-parameter");
+    expect(run.log).not.to.match(/^kubeadm init/m);
+    expect(run.stderr).to.contain("not creating a second cluster");
   });
 });

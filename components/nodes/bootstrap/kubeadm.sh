@@ -1,19 +1,31 @@
 # kubeadm.sh: creating or joining the cluster with the kubeadm configuration rendered from the bootstrap
 # config (the kubeadm_*_configuration functions of the user data), its placeholders filled at boot.
 
-# join_mode ROLE IN_INIT_ZONE API_READY: what this node does with kubeadm.
-#   init: a control-plane node in the zone that creates the cluster, when no API server answers;
-#   join: every other node (a worker, or a control-plane member once the API answers).
+# join_mode ROLE IN_INIT_ZONE API_READY INIT_RECORD ETCD_DATA SNAPSHOT: what this node does with kubeadm.
+#   rejoin:  a control-plane node whose etcd volume holds a member's data comes back as that member;
+#   join:    a worker; a control-plane node when the API answers, or that waits for it to answer;
+#   init:    the init zone's control-plane node when no cluster was ever created (no init record);
+#   restore: the init zone's control-plane node when the record says a cluster exists but no member
+#            answers, its volume is empty and a snapshot exists.
+# Once the record exists, no input gives init: a node never creates a second cluster.
 join_mode() {
-  local role="${1:-}" in_init_zone="${2:-}" api_ready="${3:-}"
-  case "$#/$role/$in_init_zone/$api_ready" in
-  3/control-plane/yes/no) echo init ;;
-  3/control-plane/yes/yes | 3/control-plane/no/yes | 3/control-plane/no/no | 3/node/yes/* | 3/node/no/*) echo join ;;
-  *)
+  local arg
+  for arg in "${@:2}"; do
+    if [[ $arg != yes && $arg != no ]] || [ "$#" -ne 6 ] || [[ $1 != node && $1 != control-plane ]]; then
+      log "join_mode: unknown input: $*"
+      return 2
+    fi
+  done
+  local role=$1 in_init_zone=$2 api_ready=$3 record=$4 member_data=$5 snapshot=$6
+  if [ "$#" -ne 6 ]; then
     log "join_mode: unknown input: $*"
     return 2
-    ;;
-  esac
+  elif [ "$role" = node ]; then echo join
+  elif [ "$member_data" = yes ]; then echo rejoin
+  elif [ "$api_ready" = yes ]; then echo join
+  elif [ "$in_init_zone" = yes ] && [ "$record" = no ]; then echo init
+  elif [ "$in_init_zone" = yes ] && [ "$snapshot" = yes ]; then echo restore
+  else echo join; fi
 }
 
 api_ready() {
@@ -73,11 +85,13 @@ kubeadm_join() {
 # join_cluster: runs kubeadm_<mode> for the mode join_mode decides. A worker's user data holds no
 # kubeadm_init, so it cannot create a cluster.
 join_cluster() {
-  local zone in_init_zone=no ready=no mode
+  local zone in_init_zone=no ready=no mode state="no no no"
   zone=$(imds placement/availability-zone)
   if [ "$zone" = "$INIT_ZONE" ]; then in_init_zone=yes; fi
   if api_ready; then ready=yes; fi
-  mode=$(join_mode "$ROLE" "$in_init_zone" "$ready")
+  if [ "$ROLE" = control-plane ]; then state=$(cluster_state); fi
+  # shellcheck disable=SC2086 # the three words of cluster_state
+  mode=$(join_mode "$ROLE" "$in_init_zone" "$ready" $state)
   if ! declare -F "kubeadm_$mode" >/dev/null; then
     log "this node's bootstrap cannot $mode"
     return 1

@@ -1,0 +1,37 @@
+# cluster-state.sh: what a control-plane node knows of the cluster before it joins: whether a cluster was
+# ever created (the init record, an SSM parameter only the first node creates), and whether its etcd data
+# directory holds a member.
+
+# init_record_exists: yes or no. Fails when SSM cannot say (never taken for "no": that would create a
+# second cluster).
+init_record_exists() {
+  local out
+  if out=$(aws ssm get-parameter --region "$REGION" --name "$INIT_RECORD" --query Parameter.Name --output text 2>&1); then
+    echo yes
+  elif [[ $out == *ParameterNotFound* ]]; then
+    echo no
+  else
+    log "cannot read the init record $INIT_RECORD: $out"
+    return 1
+  fi
+}
+
+# claim_init_record: creates the record without --overwrite, which SSM makes atomic: of two nodes racing,
+# one creates it and the other fails, so only one ever runs kubeadm init.
+claim_init_record() {
+  aws ssm put-parameter --region "$REGION" --name "$INIT_RECORD" --type String \
+    --value "$(imds instance-id) $(date -u +%Y-%m-%dT%H:%M:%SZ)" >/dev/null
+}
+
+# etcd_data_present: yes when the etcd data directory holds a member's data.
+etcd_data_present() {
+  if [ -d "${BOOTSTRAP_ROOT:-}/var/lib/etcd/member" ]; then echo yes; else echo no; fi
+}
+
+# cluster_state: "RECORD ETCD_DATA SNAPSHOT" for join_mode.
+cluster_state() {
+  local record data
+  record=$(init_record_exists) || return 1
+  data=$(etcd_data_present)
+  echo "$record $data no"
+}
