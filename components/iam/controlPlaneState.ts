@@ -24,6 +24,24 @@ export function controlPlaneStateStatements(spec: ClusterSpec, at: AwsCoordinate
       Resource: `${ssm}${parameterPrefix(spec.clusterName, "control-plane")}${INIT_RECORD_PARAMETER}-*`,
     },
     {
+      // A control-plane node finds its member's etcd volume by tags (describe calls take no resource scope).
+      Sid: "EtcdVolumeDescribe",
+      Effect: "Allow",
+      Action: ["ec2:DescribeVolumes"],
+      Resource: "*",
+    },
+    {
+      // ... and attaches it: both the volume and the instance must carry the cluster's tag.
+      Sid: "EtcdVolumeAttach",
+      Effect: "Allow",
+      Action: ["ec2:AttachVolume"],
+      Resource: [
+        `arn:${at.partition}:ec2:*:${at.accountId}:volume/*`,
+        `arn:${at.partition}:ec2:*:${at.accountId}:instance/*`,
+      ],
+      Condition: clusterTag(spec),
+    },
+    {
       // The etcd-lifecycle service finds its group and whether the group is scaled down (no resource scope).
       Sid: "EtcdLifecycleDescribe",
       Effect: "Allow",

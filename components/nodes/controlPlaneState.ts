@@ -6,7 +6,7 @@
  */
 
 /** Bootstrap modules of the tools bundle, files under bootstrap/, in the order the bundle holds them. */
-export const TOOLS_MODULES = ["lib", "cluster-state", "etcd-members", "etcd-lifecycle"] as const;
+export const TOOLS_MODULES = ["lib", "cluster-state", "etcd-members", "etcd-lifecycle", "etcd-volume"] as const;
 
 /** systemd units (files under bootstrap/units/) the bundle installs (`install_units`). */
 export const TOOLS_UNITS = ["etcd-lifecycle.service"] as const;
@@ -22,3 +22,9 @@ export const ETCD_LIFECYCLE_HOOK = "etcd-member";
 
 /** The init record's name below the control plane's SSM prefix, before the cluster's id. */
 export const INIT_RECORD_PARAMETER = "initialized";
+
+/** The tag naming the member (its zone) on a member's etcd volume. */
+export const ETCD_MEMBER_TAG = "cilium-cluster/etcd-member";
+
+/** Where etcd keeps its data: a directory on the member's volume, which is mounted at /var/lib/etcd. */
+export const ETCD_DATA_DIR = "/var/lib/etcd/data";

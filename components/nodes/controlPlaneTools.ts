@@ -4,6 +4,7 @@
  * installs. Pure: the same sources give the same bytes, and its SHA-256 goes into the user data.
  */
 import { createHash } from "crypto";
+import { gzipSync } from "zlib";
 import { readFileSync } from "fs";
 import { join } from "path";
 import { TOOLS_MODULES, TOOLS_UNITS } from "./controlPlaneState";
@@ -51,4 +52,13 @@ export function renderControlPlaneTools(): string {
 /** Hex SHA-256 of the bundle, as `sha256sum` prints it. */
 export function controlPlaneToolsSha256(): string {
   return createHash("sha256").update(renderControlPlaneTools()).digest("hex");
+}
+
+/**
+ * The bundle as stored in SSM: gzip, then base64 (the node reverses both and checks the SHA-256 of the
+ * text), which keeps it within a parameter's size limit. The compressed bytes need not be reproducible:
+ * what a node is told is the text's hash.
+ */
+export function encodeControlPlaneTools(): string {
+  return gzipSync(renderControlPlaneTools(), { level: 9 }).toString("base64");
 }

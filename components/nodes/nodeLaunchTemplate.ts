@@ -106,8 +106,8 @@ export class NodeLaunchTemplate extends pulumi.ComponentResource {
           strategy: "Rolling",
           preferences: {
             minHealthyPercentage: group.minHealthyPercentage,
-            // Control-plane groups (one node each) launch the replacement before the old node leaves.
-            maxHealthyPercentage: controlPlane ? 200 : 100,
+            // Control-plane groups (one node each) terminate the old node first: its etcd volume moves over.
+            maxHealthyPercentage: 100,
             instanceWarmup: controlPlane ? "600" : "120",
           },
         },

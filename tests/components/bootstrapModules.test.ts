@@ -187,7 +187,9 @@ describe("bootstrap steps and assembly per role", () => {
       "control-plane-pki",
       "control-plane-tools",
       "kubelet",
+      "etcd-volume",
       "join",
+      "etcd-member",
       "etcd-lifecycle",
     ]);
   });

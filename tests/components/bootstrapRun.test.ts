@@ -1,7 +1,7 @@
 // The bootstrap run for real: bash executes the rendered user data against a fake instance-metadata
 // server on 127.0.0.1, with stand-ins for package managers, systemd, kubeadm and the AWS CLI.
 import { expect } from "chai";
-import { execFileSync, spawn } from "child_process";
+import { execFileSync, spawn, spawnSync } from "child_process";
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "fs";
 import { createServer, Server } from "http";
 import { AddressInfo } from "net";
@@ -10,7 +10,7 @@ import { join } from "path";
 import { parseAllDocuments } from "yaml";
 import { bootstrapConfig } from "../../components/nodes/bootstrapConfig";
 import { instanceGroups } from "../../components/nodes/instanceGroups";
-import { renderControlPlaneTools } from "../../components/nodes/controlPlaneTools";
+import { encodeControlPlaneTools } from "../../components/nodes/controlPlaneTools";
 import { renderUserData } from "../../components/nodes/userData";
 import { validateConfig } from "../../spec/validation";
 import type { ClusterSpec } from "../../spec/types";
@@ -53,15 +53,33 @@ case "$1 $2" in
 "ssm put-parameter") [ -f "$file" ] && { echo "An error occurred (ParameterAlreadyExists) when calling the PutParameter operation: The parameter already exists." >&2; exit 254; }
   while [ $# -gt 0 ]; do [ "$1" = --value ] && echo "$2" > "$file"; shift; done;;
 "ec2 describe-instance-types") printf '3\\t12\\n';;
+"ec2 describe-volumes") printf 'vol-0123456789abcdef0\\tavailable\\n';;
+"ec2 attach-volume") ;;
 *) exit 1;;
 esac`,
   containerd: `echo "SystemdCgroup = false"`,
+  // A new volume holds no file system; a member's volume does.
+  blkid: '[ "$STUB_VOLUME_FORMATTED" = 1 ] || exit 2',
   // Reads the key it is piped, as the real gpg does, so curl never writes into a closed pipe.
   gpg: "cat >/dev/null",
-  kubeadm: `cfg=""; prev=""; for a in "$@"; do [ "$prev" = --config ] && cfg=$a; prev=$a; done
+  // kubeadm's preflight for init and control-plane joins (cmd/kubeadm/app/preflight/checks.go): the etcd
+  // data directory must be empty (DirAvailableCheck, named DirAvailable-<path, / as ->) unless that check is
+  // in --ignore-preflight-errors (case-insensitive; "all" ignores every check).
+  kubeadm: `cfg=""; prev=""; ignore=""; for a in "$@"; do [ "$prev" = --config ] && cfg=$a; case "$a" in --ignore-preflight-errors=*) ignore=\${a#*=};; esac; prev=$a; done
+data="$BOOTSTRAP_ROOT/var/lib/etcd/data"
+if [ "$1" = init ] || { [ "$1" = join ] && grep -q '^controlPlane:' "$cfg"; }; then
+  if [ -n "$(ls -A "$data" 2>/dev/null)" ] && ! grep -qiE '(^|,)(all|DirAvailable--var-lib-etcd-data)(,|$)' <<<"$ignore"; then
+    echo "[ERROR DirAvailable--var-lib-etcd-data]: /var/lib/etcd/data is not empty" >&2; exit 1
+  fi
+fi
 [ -n "$cfg" ] && cp "$cfg" "$STUB_LOG.kubeadm.yaml"; exit 0`,
+  // etcd as this node's member answers: its ID, and its peer URL in the membership (STUB_MEMBER_PEER).
+  etcdctl: `case "$*" in
+*"endpoint status"*) echo "https://127.0.0.1:2379, 8e9e05c52164694d, 3.5.21, 20 kB, true, false, 2, 8, 8, ";;
+*"member list"*) echo "8e9e05c52164694d, started, ip-10-0-12-34, \${STUB_MEMBER_PEER:-https://10.0.12.34:2380}, https://10.0.12.34:2379, false";;
+esac`,
 };
-const NOOP = ["apt-get", "apt-mark", "snap", "modprobe", "sysctl", "systemctl"];
+const NOOP = ["apt-get", "apt-mark", "snap", "modprobe", "sysctl", "systemctl", "mount", "mkfs.ext4"];
 
 interface Run {
   stderr: string;
@@ -97,12 +115,19 @@ async function runBootstrap(
   spec: ClusterSpec,
   groupName: string,
   apiReady: boolean,
-  opts: { status?: number; env?: NodeJS.ProcessEnv } = {},
+  opts: { status?: number; env?: NodeJS.ProcessEnv; files?: Record<string, string> } = {},
 ): Promise<Run> {
   const dir = mkdtempSync(join(tmpdir(), "bootstrap-"));
   const root = join(dir, "root");
   const bin = join(dir, "bin");
   mkdirSync(join(root, "sys/class/net/ens5"), { recursive: true });
+  // The member's etcd volume, attached (NVMe names it by its id).
+  mkdirSync(join(root, "dev/disk/by-id"), { recursive: true });
+  writeFileSync(join(root, "dev/disk/by-id/nvme-Amazon_Elastic_Block_Store_vol0123456789abcdef0"), "");
+  for (const [path, text] of Object.entries(opts.files ?? {})) {
+    mkdirSync(join(root, path, ".."), { recursive: true });
+    writeFileSync(join(root, path), text);
+  }
   writeFileSync(join(root, "sys/class/net/ens5/address"), `${METADATA.mac}\n`);
   mkdirSync(bin);
   const log = join(dir, "log");
@@ -183,7 +208,7 @@ describe("node bootstrap, run against a fake instance-metadata service", functio
       writeFileSync(join(secretsDir, f), `fake ${f}\n`);
     }
     writeFileSync(join(secretsDir, "bootstrap-token"), "abcdef.0123456789abcdef\n");
-    writeFileSync(join(secretsDir, "control-plane-tools"), renderControlPlaneTools());
+    writeFileSync(join(secretsDir, "control-plane-tools"), `${encodeControlPlaneTools()}\n`);
     caHash = execFileSync(
       "bash",
       [
@@ -310,5 +335,57 @@ describe("node bootstrap, run against a fake instance-metadata service", functio
     expect(run.log).to.contain("aws ssm put-parameter");
     expect(run.log).not.to.match(/^kubeadm init/m);
     expect(run.stderr).to.contain("not creating a second cluster");
+  });
+
+  it("a control-plane node mounts its member's etcd volume before kubeadm runs", async () => {
+    const run = await runBootstrap(specWith({}), "control-plane-us-east-1a", false);
+    const lines = run.log.split("\n");
+    const attach = lines.findIndex((l) => l.startsWith("aws ec2 attach-volume"));
+    expect(lines[attach]).to.equal(
+      "aws ec2 attach-volume --region us-east-1 --volume-id vol-0123456789abcdef0 --instance-id i-0123456789abcdef0 --device /dev/sdf",
+    );
+    expect(run.log).to.contain(
+      "aws ec2 describe-volumes --region us-east-1 --filters Name=tag:KubernetesCluster,Values=dev.k8s.local Name=tag:cilium-cluster/etcd-member,Values=us-east-1a",
+    );
+    const mount = lines.findIndex((l) => l.startsWith("mount "));
+    expect(lines[mount]).to.match(/^mount .*nvme-Amazon_Elastic_Block_Store_vol0123456789abcdef0 .*\/var\/lib\/etcd$/);
+    expect(lines.findIndex((l) => l.startsWith("mkfs.ext4 "))).to.be.below(mount);
+    expect(mount).to.be.below(lines.findIndex((l) => l.startsWith("kubeadm init")));
+    expect(run.kubeadm("ClusterConfiguration").etcd).to.deep.equal({ local: { dataDir: "/var/lib/etcd/data" } });
+    expect(run.file("etc/fstab")).to.equal("LABEL=etcd /var/lib/etcd ext4 defaults,nofail 0 2\n");
+  });
+
+  it("a replaced member with an existing volume rejoins as that member, updating its peer URL", async () => {
+    writeFileSync(recordFile(), "i-0aaaaaaaaaaaaaaaa 2026-01-01T00:00:00Z\n");
+    const run = await runBootstrap(specWith({}), "control-plane-us-east-1a", false, {
+      files: { "var/lib/etcd/data/member/snap/db": "data" },
+      env: { STUB_MEMBER_PEER: "https://10.0.99.99:2380", STUB_VOLUME_FORMATTED: "1" },
+    });
+    expect(run.log).not.to.match(/^kubeadm join/m);
+    expect(run.log).not.to.match(/^mkfs/m);
+    expect(run.log).not.to.contain("put-parameter");
+    expect(run.log).to.match(/^kubeadm init --config \S+ --ignore-preflight-errors=DirAvailable--var-lib-etcd-data$/m);
+    expect(run.log).to.match(/member update 8e9e05c52164694d --peer-urls=https:\/\/10\.0\.12\.34:2380$/m);
+  });
+
+  it("kubeadm's preflight refuses a control-plane join or init onto existing etcd data (the old bootstrap)", async () => {
+    // The bootstrap before etcd volumes joined whenever the API answered: onto a member's data, kubeadm fails.
+    const run = await runBootstrap(specWith({}), "control-plane-us-east-1a", true);
+    const dir = join(run.root, "var/lib/etcd/data/member");
+    mkdirSync(dir, { recursive: true });
+    const bin = join(run.root, "..", "bin");
+    const config = join(run.root, "etc/kubernetes/kubeadm.yaml");
+    for (const args of [
+      ["join", "--config", config],
+      ["init", "--config", config],
+    ]) {
+      const r = spawnSync(join(bin, "kubeadm"), args, {
+        env: { ...process.env, BOOTSTRAP_ROOT: run.root, STUB_LOG: join(run.root, "..", "log2") },
+        encoding: "utf8",
+      });
+      expect(r.status, args[0]).to.equal(1);
+      expect(r.stderr).to.contain("[ERROR DirAvailable--var-lib-etcd-data]");
+    }
+    expect(run.log).not.to.match(/member update/m);
   });
 });

@@ -5,8 +5,19 @@ import { spawnSync } from "child_process";
 import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "fs";
 import { tmpdir } from "os";
 import { join } from "path";
-import { ETCD_LIFECYCLE_HOOK, TOOLS_PARAMETER, TOOLS_UNITS } from "../../components/nodes/controlPlaneState";
-import { controlPlaneToolsSha256, renderControlPlaneTools } from "../../components/nodes/controlPlaneTools";
+import {
+  ETCD_LIFECYCLE_HOOK,
+  ETCD_MEMBER_TAG,
+  TOOLS_PARAMETER,
+  TOOLS_UNITS,
+} from "../../components/nodes/controlPlaneState";
+import { ETCD_VOLUME_GIB } from "../../components/controlPlane/controlPlaneState";
+import {
+  controlPlaneToolsSha256,
+  encodeControlPlaneTools,
+  renderControlPlaneTools,
+} from "../../components/nodes/controlPlaneTools";
+import { gunzipSync } from "zlib";
 import { ETCD_LEAVE_TIMEOUT_SECONDS } from "../../components/nodes/etcdLifecycleHook";
 import { examples, GOLDEN_DIR } from "../../plan/examples";
 import type { Plan } from "../../plan/run";
@@ -86,12 +97,47 @@ describe("control-plane state: plan", () => {
     const p = inputs(named(ha, "aws:ssm/parameter:Parameter", "control-plane-state-tools"));
     expect(p.name).to.equal(`/cilium-cluster/dev.k8s.local/control-plane/${TOOLS_PARAMETER}`);
     expect(p.type).to.equal("String");
+    // SSM's advanced tier holds at most 8 KB; the node decodes it back to the text its hash names.
+    const stored = encodeControlPlaneTools();
+    expect(Buffer.byteLength(stored)).to.be.at.most(8192);
+    expect(gunzipSync(Buffer.from(stored, "base64")).toString("utf8")).to.equal(renderControlPlaneTools());
     const sha = controlPlaneToolsSha256();
     for (const lt of ofType(ha, "aws:ec2/launchTemplate:LaunchTemplate")) {
       const text = Buffer.from(inputs(lt).userData, "base64").toString("utf8");
       const expected = lt.name.startsWith("control-plane-") ? sha : "";
       expect(text, lt.name).to.contain(`CONTROL_PLANE_TOOLS_SHA256='${expected}'`);
     }
+  });
+
+  it("declares an encrypted etcd volume per member, in its zone, tagged for the cluster and member", () => {
+    const volumes = ofType(ha, "aws:ebs/volume:Volume");
+    expect(volumes.map((v) => inputs(v).availabilityZone).sort()).to.deep.equal([
+      "us-east-1a",
+      "us-east-1b",
+      "us-east-1c",
+    ]);
+    for (const v of volumes) {
+      const i = inputs(v);
+      expect(i).to.include({ encrypted: true, type: "gp3", size: ETCD_VOLUME_GIB });
+      expect(i.tags).to.include({
+        KubernetesCluster: "dev.k8s.local",
+        [ETCD_MEMBER_TAG]: i.availabilityZone,
+        "k8s.io/role/control-plane": "1",
+      });
+    }
+    // The instance attaches it: the launch template's root volume stays the only one it declares.
+    for (const lt of ofType(ha, "aws:ec2/launchTemplate:LaunchTemplate"))
+      expect(
+        inputs(lt).blockDeviceMappings.map((b: { ebs: { deleteOnTermination: string } }) => b.ebs.deleteOnTermination),
+      ).to.deep.equal(["true"]);
+  });
+
+  it("control-plane groups replace their one node old-first, so the volume moves to the replacement", () => {
+    for (const asg of ofType(ha, ASG).filter((a) => a.name.startsWith("control-plane-")))
+      expect(inputs(asg).instanceRefresh.preferences, asg.name).to.include({
+        minHealthyPercentage: 0,
+        maxHealthyPercentage: 100,
+      });
   });
 
   it("control-plane groups hold terminating instances for the etcd member; worker groups do not", () => {

@@ -104,7 +104,8 @@ describe("NodeLaunchTemplate", () => {
       "arn:aws:lb:us-east-1:000000000000:TargetGroup/network-api-internal",
     ]);
     expect(cp.vpcZoneIdentifiers).to.deep.equal(["mock-subnet-network-private-us-east-1b"]);
-    expect(cp.instanceRefresh.preferences).to.include({ minHealthyPercentage: 100, maxHealthyPercentage: 200 });
+    // Old node first: its etcd volume moves to the replacement.
+    expect(cp.instanceRefresh.preferences).to.include({ minHealthyPercentage: 0, maxHealthyPercentage: 100 });
     const nodes = inputs(named(ha, ASG, "nodes-group"));
     expect(nodes.targetGroupArns).to.deep.equal([]);
     expect(nodes.vpcZoneIdentifiers).to.have.length(3);

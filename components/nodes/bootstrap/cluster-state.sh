@@ -23,9 +23,9 @@ claim_init_record() {
     --value "$(imds instance-id) $(date -u +%Y-%m-%dT%H:%M:%SZ)" >/dev/null
 }
 
-# etcd_data_present: yes when the etcd data directory holds a member's data.
+# etcd_data_present: yes when the etcd data directory (on the member's volume) holds a member's data.
 etcd_data_present() {
-  if [ -d "${BOOTSTRAP_ROOT:-}/var/lib/etcd/member" ]; then echo yes; else echo no; fi
+  if [ -d "${BOOTSTRAP_ROOT:-}/var/lib/etcd/data/member" ]; then echo yes; else echo no; fi
 }
 
 # cluster_state: "RECORD ETCD_DATA SNAPSHOT" for join_mode.

@@ -4,7 +4,7 @@
 
 fetch_control_plane_tools() {
   local path=/usr/local/lib/cilium-cluster/control-plane-tools
-  secret control-plane-tools | write_file "$path" 0755
+  secret control-plane-tools | base64 -d | gunzip | write_file "$path" 0755
   if ! echo "$CONTROL_PLANE_TOOLS_SHA256  ${BOOTSTRAP_ROOT:-}$path" | sha256sum --check --quiet; then
     log "the control-plane tools in SSM are not the ones this launch template names"
     return 1

@@ -7,3 +7,9 @@ install_etcd_lifecycle() {
   install_units
   systemctl enable --now etcd-lifecycle.service
 }
+
+# The member's own EBS volume at /var/lib/etcd (etcd's data directory is /var/lib/etcd/data on it).
+mount_etcd_volume() { etcd_volume_mount /var/lib/etcd; }
+
+# settle_etcd_member: the member's peer URL follows this instance.
+settle_etcd_member() { etcd_member_settle; }
