@@ -7,6 +7,7 @@ import { lookupCoordinates } from "./components/awsCoordinates";
 import { ApiReady } from "./components/cilium/apiReady";
 import { CiliumAddon } from "./components/cilium/ciliumAddon";
 import { MasterIamRole, NodeIamRole } from "./components/iam/instanceRole";
+import { ApiDns } from "./components/network/apiDns";
 import { ClusterNetwork } from "./components/network/clusterNetwork";
 import { instanceGroups } from "./components/nodes/instanceGroups";
 import { NodeLaunchTemplate } from "./components/nodes/nodeLaunchTemplate";
@@ -21,7 +22,12 @@ export async function program(): Promise<Record<string, unknown>> {
   const controlPlaneRole = new MasterIamRole("control-plane", { spec, coordinates });
   const nodeRole = new NodeIamRole("nodes", { spec, coordinates });
   const secrets = new ClusterSecrets("secrets", { spec, apiEndpoint: network.apiEndpoint });
-  const controlPlaneState = new ControlPlaneState("control-plane-state", { spec });
+  const controlPlaneState = new ControlPlaneState("control-plane-state", { spec, coordinates });
+  const apiDns = new ApiDns("api-dns", {
+    spec,
+    vpcId: network.vpcId,
+    loadBalancer: { dnsName: network.apiInternalEndpoint, zoneId: network.apiInternalZoneId },
+  });
 
   const groups = instanceGroups(spec).map((group) => {
     const controlPlane = group.role === "control-plane";
@@ -33,13 +39,15 @@ export async function program(): Promise<Record<string, unknown>> {
         subnetIds: network.nodeSubnetIds,
         securityGroupId: controlPlane ? network.securityGroupIds.controlPlane : network.securityGroupIds.nodes,
         instanceProfileName: controlPlane ? controlPlaneRole.instanceProfileName : nodeRole.instanceProfileName,
-        api: { internal: network.apiInternalEndpoint, public: network.apiEndpoint },
+        api: { internal: apiDns.internalName, public: network.apiEndpoint },
         apiTargetGroupArns: controlPlane ? network.apiTargetGroupArns : [],
-        state: controlPlane ? { initRecord: controlPlaneState.initRecord } : undefined,
+        state: controlPlane
+          ? { initRecord: controlPlaneState.initRecord, backupBucket: controlPlaneState.backupBucket }
+          : undefined,
       },
       // Nodes fetch their secrets (and control-plane nodes their tools) at boot: the parameters must exist
       // before the first instance starts.
-      { dependsOn: controlPlane ? [secrets, controlPlaneState] : [secrets] },
+      { dependsOn: controlPlane ? [secrets, apiDns, controlPlaneState] : [secrets, apiDns] },
     );
     return { group, template };
   });
@@ -56,7 +64,7 @@ export async function program(): Promise<Record<string, unknown>> {
   const cilium = new CiliumAddon("cilium", {
     spec,
     kubeconfig: secrets.kubeconfig,
-    apiEndpoint: network.apiInternalEndpoint,
+    apiEndpoint: apiDns.internalName,
     dependsOn: [apiReady],
   });
 

@@ -14,9 +14,11 @@ import { instanceGroups } from "../nodes/instanceGroups";
 import { encodeControlPlaneTools } from "../nodes/controlPlaneTools";
 import { parameterPrefix } from "../secrets/paths";
 import { clusterTags } from "../tags";
+import { declareBackupBucket } from "./etcdBackups";
 
 export interface ControlPlaneStateArgs {
   spec: ClusterSpec;
+  coordinates: pulumi.Output<{ accountId: string; region: string }>;
 }
 
 /** Size of each member's etcd volume (kOps's default for etcd-manager volumes). */
@@ -25,6 +27,8 @@ export const ETCD_VOLUME_GIB = 20;
 export class ControlPlaneState extends pulumi.ComponentResource {
   /** The init record's SSM parameter name. */
   readonly initRecord: pulumi.Output<string>;
+  /** The bucket of etcd snapshots. */
+  readonly backupBucket: pulumi.Output<string>;
 
   constructor(name: string, args: ControlPlaneStateArgs, opts?: pulumi.ComponentResourceOptions) {
     super("cilium-cluster:controlPlane:ControlPlaneState", name, {}, opts);
@@ -64,6 +68,7 @@ export class ControlPlaneState extends pulumi.ComponentResource {
     const clusterId = new random.RandomId(`${name}-cluster-id`, { byteLength: 6 }, parent);
     const prefix = parameterPrefix(spec.clusterName, "control-plane");
     this.initRecord = pulumi.interpolate`${prefix}${INIT_RECORD_PARAMETER}-${clusterId.hex}`;
-    this.registerOutputs({ initRecord: this.initRecord });
+    this.backupBucket = declareBackupBucket(name, spec, args.coordinates, this);
+    this.registerOutputs({ initRecord: this.initRecord, backupBucket: this.backupBucket });
   }
 }

@@ -4,6 +4,7 @@
  */
 import type { ClusterSpec } from "../../spec/types";
 import { INIT_RECORD_PARAMETER } from "../nodes/controlPlaneState";
+import { backupBucketName, SNAPSHOT_PREFIX } from "../controlPlane/backupBucket";
 import { parameterPrefix } from "../secrets/paths";
 import type { AwsCoordinates } from "./policies";
 import type { Statement } from "./policyDocument";
@@ -14,7 +15,22 @@ const clusterTag = (spec: ClusterSpec) => ({
 
 export function controlPlaneStateStatements(spec: ClusterSpec, at: AwsCoordinates): Statement[] {
   const ssm = `arn:${at.partition}:ssm:${at.region}:${at.accountId}:parameter`;
+  const bucket = `arn:${at.partition}:s3:::${backupBucketName(spec.clusterName, at.accountId, at.region)}`;
   return [
+    {
+      // The etcd-backup timer uploads snapshots; a restoring node lists and reads them. Nothing deletes
+      // them but the bucket's lifecycle rule.
+      Sid: "EtcdBackupsWrite",
+      Effect: "Allow",
+      Action: ["s3:PutObject", "s3:GetObject"],
+      Resource: `${bucket}/${SNAPSHOT_PREFIX}*`,
+    },
+    {
+      Sid: "EtcdBackupsList",
+      Effect: "Allow",
+      Action: ["s3:ListBucket"],
+      Resource: bucket,
+    },
     {
       // The node that creates the cluster creates the init record (without overwrite: the lock); the
       // secrets statement already lets control-plane nodes read it.

@@ -35,6 +35,8 @@ export class ClusterNetwork extends pulumi.ComponentResource {
   readonly apiEndpoint: pulumi.Output<string>;
   /** DNS name of the internal API load balancer: what nodes, kubelets and Cilium use. */
   readonly apiInternalEndpoint: pulumi.Output<string>;
+  /** Route53 hosted zone of the internal API load balancer (for the api.internal alias). */
+  readonly apiInternalZoneId: pulumi.Output<string>;
 
   constructor(name: string, args: ClusterNetworkArgs, opts?: pulumi.ComponentResourceOptions) {
     super("cilium-cluster:network:ClusterNetwork", name, {}, opts);
@@ -125,6 +127,7 @@ export class ClusterNetwork extends pulumi.ComponentResource {
     this.apiTargetGroupArns = [...new Set([api, internalApi])].map((lb) => lb.targetGroupArn);
     this.apiEndpoint = api.dnsName;
     this.apiInternalEndpoint = internalApi.dnsName;
+    this.apiInternalZoneId = internalApi.zoneId;
     this.registerOutputs({
       vpcId: this.vpcId,
       subnetIds: this.subnetIds,

@@ -24,9 +24,9 @@ export interface BootstrapConfig {
   /** The zone whose control-plane node creates the cluster (`kubeadm init`) when no API server answers. */
   initZone: string;
   kubernetesVersion: string;
-  /** The internal API load balancer: kubeadm's control-plane endpoint. */
+  /** The API's stable name inside the cluster (`api.internal.<clusterName>`): kubeadm's control-plane endpoint. */
   apiEndpoint: string;
-  /** Names the API server certificate must carry: the internal and the user-facing endpoint. */
+  /** Names the API server certificate must carry (control plane): the internal and the user-facing endpoint. */
   apiCertSans: string[];
   apiPort: number;
   region: string;
@@ -43,6 +43,9 @@ export interface BootstrapConfig {
   kubeProxy: boolean;
   /** The SSM parameter that records the cluster was created; empty for workers. */
   initRecord: string;
+  /** The bucket of etcd snapshots and the minutes between them; empty and 0 for workers. */
+  backupBucket: string;
+  backupIntervalMinutes: number;
   /** SHA-256 of the control-plane tools bundle a control-plane node fetches; empty for workers. */
   controlPlaneToolsSha256: string;
 }
@@ -56,13 +59,14 @@ export interface ApiEndpoints {
 /** Names of this cluster's control-plane state (ControlPlaneState) a control-plane node is told. */
 export interface ControlPlaneStateNames {
   initRecord: string;
+  backupBucket: string;
 }
 
 export function bootstrapConfig(
   spec: ClusterSpec,
   group: InstanceGroup,
   api: ApiEndpoints,
-  state: ControlPlaneStateNames = { initRecord: "" },
+  state: ControlPlaneStateNames = { initRecord: "", backupBucket: "" },
 ): BootstrapConfig {
   const controlPlane = group.role === "control-plane";
   const eni = usesSecondaryIP(spec);
@@ -73,7 +77,8 @@ export function bootstrapConfig(
     initZone: spec.network.availabilityZones[0],
     kubernetesVersion: spec.kubernetesVersion,
     apiEndpoint: api.internal,
-    apiCertSans: [...new Set([api.internal, api.public])],
+    // Only the API servers' certificate needs them: workers stay untouched when the user-facing name changes.
+    apiCertSans: controlPlane ? [...new Set([api.internal, api.public])] : [],
     apiPort: 443,
     region: spec.region,
     secretsPrefix: parameterPrefix(spec.clusterName, group.role === "control-plane" ? "control-plane" : "node"),
@@ -84,6 +89,8 @@ export function bootstrapConfig(
     serviceCIDR: spec.network.serviceCIDR,
     kubeProxy: spec.kubeProxy.enabled,
     initRecord: controlPlane ? state.initRecord : "",
+    backupBucket: controlPlane ? state.backupBucket : "",
+    backupIntervalMinutes: controlPlane ? spec.controlPlane.backupIntervalMinutes : 0,
     controlPlaneToolsSha256: controlPlane ? controlPlaneToolsSha256() : "",
   };
 }

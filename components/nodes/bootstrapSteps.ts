@@ -45,10 +45,9 @@ export function bootstrapSteps(config: BootstrapConfig): BootstrapStep[] {
     controlPlane && { name: "control-plane-pki", module: "control-plane", run: "fetch_control_plane_pki" },
     controlPlane && { name: "control-plane-tools", module: "control-plane-tools", run: "fetch_control_plane_tools" },
     { name: "kubelet", module: "kubelet", run: "configure_kubelet" },
-    controlPlane && { name: "etcd-volume", module: "etcd", run: "mount_etcd_volume" },
+    controlPlane && { name: "etcd-volume", module: "etcd", run: "prepare_etcd" },
     { name: "join", module: "kubeadm", run: "join_cluster" },
-    controlPlane && { name: "etcd-member", module: "etcd", run: "settle_etcd_member" },
-    controlPlane && { name: "etcd-lifecycle", module: "etcd", run: "install_etcd_lifecycle" },
+    controlPlane && { name: "etcd", module: "etcd", run: "settle_etcd" },
   ];
   return steps.filter((s): s is BootstrapStep => s !== false);
 }

@@ -6,10 +6,17 @@
  */
 
 /** Bootstrap modules of the tools bundle, files under bootstrap/, in the order the bundle holds them. */
-export const TOOLS_MODULES = ["lib", "cluster-state", "etcd-members", "etcd-lifecycle", "etcd-volume"] as const;
+export const TOOLS_MODULES = [
+  "lib",
+  "cluster-state",
+  "etcd-members",
+  "etcd-lifecycle",
+  "etcd-volume",
+  "etcd-backup",
+] as const;
 
 /** systemd units (files under bootstrap/units/) the bundle installs (`install_units`). */
-export const TOOLS_UNITS = ["etcd-lifecycle.service"] as const;
+export const TOOLS_UNITS = ["etcd-lifecycle.service", "etcd-backup.service", "etcd-backup.timer"] as const;
 
 /** Where a control-plane node keeps the bundle; units run it as `/bin/bash <path> FUNCTION ARGS...`. */
 export const TOOLS_PATH = "/usr/local/lib/cilium-cluster/control-plane-tools";

@@ -8,7 +8,7 @@ import * as pulumi from "@pulumi/pulumi";
 import type { ClusterSpec } from "../../spec/types";
 import { awsName } from "../naming";
 import { clusterTags } from "../tags";
-import { imageFor } from "./ami";
+import { pinnedImage } from "./ami";
 import { bootstrapConfig } from "./bootstrapConfig";
 import { etcdLifecycleHooks } from "./etcdLifecycleHook";
 import type { InstanceGroup } from "./instanceGroups";
@@ -24,7 +24,7 @@ export interface NodeLaunchTemplateArgs {
   /** The internal and user-facing API endpoints. */
   api: { internal: pulumi.Input<string>; public: pulumi.Input<string> };
   /** The names of the control plane's state (ControlPlaneState), for control-plane groups. */
-  state?: { initRecord: pulumi.Input<string> };
+  state?: { initRecord: pulumi.Input<string>; backupBucket: pulumi.Input<string> };
   /** The API load balancers' target groups, for control-plane groups. */
   apiTargetGroupArns: pulumi.Input<string>[];
 }
@@ -55,7 +55,7 @@ export class NodeLaunchTemplate extends pulumi.ComponentResource {
       {
         name: physical,
         description: `Instance group ${group.name} of cluster ${spec.clusterName}`,
-        imageId: imageFor(group.instanceType, group.imageId, parent),
+        imageId: pinnedImage(name, spec, group, this),
         instanceType: group.instanceType,
         iamInstanceProfile: { name: args.instanceProfileName },
         vpcSecurityGroupIds: [args.securityGroupId],

@@ -30,6 +30,8 @@ const SHELL_VARIABLES: { [K in keyof BootstrapConfig]-?: string } = {
   serviceCIDR: "SERVICE_CIDR",
   kubeProxy: "KUBE_PROXY",
   initRecord: "INIT_RECORD",
+  backupBucket: "BACKUP_BUCKET",
+  backupIntervalMinutes: "BACKUP_INTERVAL_MINUTES",
   controlPlaneToolsSha256: "CONTROL_PLANE_TOOLS_SHA256",
 };
 

@@ -189,8 +189,7 @@ describe("bootstrap steps and assembly per role", () => {
       "kubelet",
       "etcd-volume",
       "join",
-      "etcd-member",
-      "etcd-lifecycle",
+      "etcd",
     ]);
   });
 
@@ -205,7 +204,8 @@ describe("bootstrap steps and assembly per role", () => {
       "kubeadm_init()",
       "fetch_control_plane_pki()",
       "kind: InitConfiguration",
-      "install_etcd_lifecycle()",
+      "prepare_etcd()",
+      "settle_etcd()",
       "fetch_control_plane_tools()",
     ])
       expect(cp, present).to.contain(present);

@@ -53,7 +53,9 @@ case "$1 $2" in
 "ssm put-parameter") [ -f "$file" ] && { echo "An error occurred (ParameterAlreadyExists) when calling the PutParameter operation: The parameter already exists." >&2; exit 254; }
   while [ $# -gt 0 ]; do [ "$1" = --value ] && echo "$2" > "$file"; shift; done;;
 "ec2 describe-instance-types") printf '3\\t12\\n';;
-"ec2 describe-volumes") printf 'vol-0123456789abcdef0\\tavailable\\n';;
+"ec2 describe-volumes") case "$*" in *"length(Volumes)"*) echo "\${STUB_VOLUMES_IN_USE:-1}";; *) printf 'vol-0123456789abcdef0\\tavailable\\n';; esac;;
+"s3api list-objects-v2") echo "\${STUB_NEWEST_SNAPSHOT:-None}";;
+"s3 cp") echo snapshot > "\${@: -1}";;
 "ec2 attach-volume") ;;
 *) exit 1;;
 esac`,
@@ -76,6 +78,7 @@ fi
   // etcd as this node's member answers: its ID, and its peer URL in the membership (STUB_MEMBER_PEER).
   etcdctl: `case "$*" in
 *"endpoint status"*) echo "https://127.0.0.1:2379, 8e9e05c52164694d, 3.5.21, 20 kB, true, false, 2, 8, 8, ";;
+*"snapshot restore"*) while [ $# -gt 0 ]; do [ "$1" = --data-dir ] && mkdir -p "$2/member/snap"; shift; done;;
 *"member list"*) echo "8e9e05c52164694d, started, ip-10-0-12-34, \${STUB_MEMBER_PEER:-https://10.0.12.34:2380}, https://10.0.12.34:2379, false";;
 esac`,
 };
@@ -145,7 +148,7 @@ async function runBootstrap(
         spec,
         group,
         { internal: "api.example.test", public: "api.example.com" },
-        { initRecord: INIT_RECORD },
+        { initRecord: INIT_RECORD, backupBucket: "etcd-backups-test" },
       ),
     ),
   );
@@ -304,10 +307,16 @@ describe("node bootstrap, run against a fake instance-metadata service", functio
       expect(statSync(join(run.root, "etc/kubernetes/pki", key)).mode & 0o777, key).to.equal(0o600);
     }
     expect(statSync(join(run.root, "etc/kubernetes/pki/ca.crt")).mode & 0o777).to.equal(0o644);
-    expect(run.log).to.contain("systemctl enable --now etcd-lifecycle.service");
+    expect(run.log).to.contain("systemctl enable --now etcd-lifecycle.service etcd-backup.timer");
+    expect(run.log).to.contain("apt-get install -y -q etcd-client");
+    expect(run.file("etc/systemd/system/etcd-backup.timer.d/interval.conf")).to.equal(
+      "[Timer]\nOnUnitActiveSec=\nOnUnitActiveSec=15min\n",
+    );
     expect(run.file("etc/systemd/system/etcd-lifecycle.service")).to.contain("etcd_lifecycle_watch");
     expect(statSync(join(run.root, "usr/local/lib/cilium-cluster/control-plane-tools")).mode & 0o777).to.equal(0o755);
-    expect(run.file("etc/cilium-cluster/control-plane-tools.env")).to.equal("REGION=us-east-1\n");
+    expect(run.file("etc/cilium-cluster/control-plane-tools.env")).to.equal(
+      "REGION=us-east-1\nBACKUP_BUCKET=etcd-backups-test\n",
+    );
   });
 
   it("a control-plane node joins the running cluster as a control-plane member", async () => {
@@ -387,5 +396,36 @@ describe("node bootstrap, run against a fake instance-metadata service", functio
       expect(r.stderr).to.contain("[ERROR DirAvailable--var-lib-etcd-data]");
     }
     expect(run.log).not.to.match(/member update/m);
+  });
+
+  it("the cluster exists, no member answers and no volume data survives: the newest snapshot is restored", async () => {
+    writeFileSync(recordFile(), "i-0aaaaaaaaaaaaaaaa 2026-01-01T00:00:00Z\n");
+    const run = await runBootstrap(specWith({}), "control-plane-us-east-1a", false, {
+      env: { STUB_NEWEST_SNAPSHOT: "etcd/20260101T000000Z.db" },
+    });
+    const lines = run.log.split("\n");
+    const restore = lines.findIndex((l) =>
+      /^etcdctl snapshot restore \S+ --data-dir \S+\/var\/lib\/etcd\/data /.test(l),
+    );
+    expect(restore, run.log).to.be.greaterThan(0);
+    expect(lines[restore]).to.contain("--initial-advertise-peer-urls https://10.0.12.34:2380");
+    expect(run.log).to.contain(
+      "aws s3 cp --region us-east-1 --only-show-errors s3://etcd-backups-test/etcd/20260101T000000Z.db",
+    );
+    const init = lines.findIndex((l) => l.startsWith("kubeadm init"));
+    expect(init).to.be.greaterThan(restore);
+    expect(lines[init]).to.match(/--ignore-preflight-errors=DirAvailable--var-lib-etcd-data$/);
+    expect(run.log).not.to.contain("put-parameter");
+  });
+
+  it("never restores while another member's volume is attached: that member comes back instead", async () => {
+    writeFileSync(recordFile(), "i-0aaaaaaaaaaaaaaaa 2026-01-01T00:00:00Z\n");
+    const run = await runBootstrap(specWith({}), "control-plane-us-east-1a", false, {
+      status: 1,
+      env: { STUB_NEWEST_SNAPSHOT: "etcd/20260101T000000Z.db", STUB_VOLUMES_IN_USE: "2" },
+    });
+    expect(run.log).not.to.contain("snapshot restore");
+    expect(run.log).not.to.match(/^kubeadm init/m);
+    expect(run.stderr).to.contain("did not answer");
   });
 });

@@ -3,11 +3,21 @@ import { expect } from "chai";
 import type { Plan } from "../../plan/run";
 import { inputs, named, NON_ENI, ofType, planWith } from "../planHelpers";
 
+/** Types AWS gives no tags: settings of a bucket, and DNS records. */
+const UNTAGGABLE = new Set([
+  "aws:s3/bucketPublicAccessBlock:BucketPublicAccessBlock",
+  "aws:s3/bucketOwnershipControls:BucketOwnershipControls",
+  "aws:s3/bucketVersioning:BucketVersioning",
+  "aws:s3/bucketServerSideEncryptionConfiguration:BucketServerSideEncryptionConfiguration",
+  "aws:s3/bucketLifecycleConfiguration:BucketLifecycleConfiguration",
+  "aws:route53/record:Record",
+]);
 const TAGGABLE_AWS = (type: string) =>
   type.startsWith("aws:") &&
   !type.startsWith("aws:iam/rolePolicy") &&
   type !== "aws:ec2/route:Route" &&
-  !type.includes("routeTableAssociation");
+  !type.includes("routeTableAssociation") &&
+  !UNTAGGABLE.has(type);
 
 const count = (plan: Plan, type: string) => ofType(plan, type).length;
 const rules = (plan: Plan) => [

@@ -12,6 +12,7 @@ import {
   TOOLS_UNITS,
 } from "../../components/nodes/controlPlaneState";
 import { ETCD_VOLUME_GIB } from "../../components/controlPlane/controlPlaneState";
+import { backupBucketName } from "../../components/controlPlane/backupBucket";
 import {
   controlPlaneToolsSha256,
   encodeControlPlaneTools,
@@ -130,6 +131,46 @@ describe("control-plane state: plan", () => {
       expect(
         inputs(lt).blockDeviceMappings.map((b: { ebs: { deleteOnTermination: string } }) => b.ebs.deleteOnTermination),
       ).to.deep.equal(["true"]);
+  });
+
+  it("keeps backups in a versioned, encrypted, private bucket with a retention lifecycle", async () => {
+    const bucket = inputs(named(ha, "aws:s3/bucket:Bucket", "control-plane-state-backups"));
+    expect(bucket.bucket).to.equal(backupBucketName("dev.k8s.local", "000000000000", "us-east-1"));
+    expect(bucket.forceDestroy ?? false, "backups outlive the cluster").to.equal(false);
+    const of = (type: string) => inputs(named(ha, type, "control-plane-state-backups"));
+    expect(of("aws:s3/bucketPublicAccessBlock:BucketPublicAccessBlock")).to.include({
+      blockPublicAcls: true,
+      blockPublicPolicy: true,
+      ignorePublicAcls: true,
+      restrictPublicBuckets: true,
+    });
+    expect(of("aws:s3/bucketVersioning:BucketVersioning").versioningConfiguration).to.deep.equal({ status: "Enabled" });
+    expect(
+      of("aws:s3/bucketServerSideEncryptionConfiguration:BucketServerSideEncryptionConfiguration").rules[0],
+    ).to.deep.include({
+      applyServerSideEncryptionByDefault: { sseAlgorithm: "aws:kms" },
+    });
+    const rules = of("aws:s3/bucketLifecycleConfiguration:BucketLifecycleConfiguration").rules;
+    expect(rules[0]).to.deep.include({
+      status: "Enabled",
+      expiration: { days: 30 },
+      noncurrentVersionExpiration: { noncurrentDays: 30 },
+    });
+    const week = await planWith({
+      "controlPlane.backupRetentionDays": "7",
+      "controlPlane.backupIntervalMinutes": "60",
+    });
+    expect(
+      inputs(
+        named(week, "aws:s3/bucketLifecycleConfiguration:BucketLifecycleConfiguration", "control-plane-state-backups"),
+      ).rules[0].expiration,
+    ).to.deep.equal({ days: 7 });
+    const cpData = Buffer.from(
+      inputs(named(week, "aws:ec2/launchTemplate:LaunchTemplate", "control-plane-us-east-1a-template")).userData,
+      "base64",
+    ).toString("utf8");
+    expect(cpData).to.contain("BACKUP_INTERVAL_MINUTES='60'");
+    expect(cpData).to.contain(`BACKUP_BUCKET='${bucket.bucket}'`);
   });
 
   it("control-plane groups replace their one node old-first, so the volume moves to the replacement", () => {

@@ -4,6 +4,7 @@ import { runSimulation } from "@cloud-copilot/iam-simulate";
 import { expect } from "chai";
 import { AwsCoordinates, controlPlanePolicy, nodePolicy } from "../../components/iam/policies";
 import type { PolicyDocument } from "../../components/iam/policyDocument";
+import { backupBucketName } from "../../components/controlPlane/backupBucket";
 import { validateConfig } from "../../spec/validation";
 import { baseConfig, REGION } from "../fixtures";
 
@@ -65,6 +66,21 @@ describe("control-plane state IAM, simulated", () => {
     expect(await may(cp, "ec2:DetachVolume", VOLUME, ours)).to.equal(false);
     expect(await may(cp, "ec2:DescribeVolumes", "*")).to.equal(true);
     expect(await may(node, "ec2:AttachVolume", VOLUME, ours)).to.equal(false);
+  });
+
+  it("only the control plane writes backups, into its own cluster's bucket, and deletes none", async () => {
+    const bucket = backupBucketName("dev.k8s.local", AT.accountId, REGION);
+    const object = `arn:aws:s3:::${bucket}/etcd/20260101T000000Z.db`;
+    expect(await may(cp, "s3:PutObject", object)).to.equal(true);
+    expect(await may(cp, "s3:GetObject", object)).to.equal(true);
+    expect(await may(cp, "s3:ListBucket", `arn:aws:s3:::${bucket}`)).to.equal(true);
+    expect(await may(cp, "s3:DeleteObject", object)).to.equal(false);
+    expect(await may(cp, "s3:PutObject", `arn:aws:s3:::${bucket}/elsewhere/x`)).to.equal(false);
+    const other = backupBucketName("other.k8s.local", AT.accountId, REGION);
+    expect(await may(cp, "s3:PutObject", `arn:aws:s3:::${other}/etcd/x.db`)).to.equal(false);
+    for (const action of ["s3:PutObject", "s3:GetObject"])
+      expect(await may(node, action, object), action).to.equal(false);
+    expect(await may(node, "s3:ListBucket", `arn:aws:s3:::${bucket}`)).to.equal(false);
   });
 
   it("completes lifecycle actions of the cluster's groups only", async () => {

@@ -62,8 +62,8 @@ export function startMember(m: EtcdMember, initialCluster: string, state: "new" 
       `--initial-cluster=${initialCluster}`,
       `--initial-cluster-state=${state}`,
       "--initial-cluster-token=cilium-cluster-test",
-      "--heartbeat-interval=50",
-      "--election-timeout=500",
+      "--heartbeat-interval=100",
+      "--election-timeout=1000",
       "--log-level=error",
     ],
     { stdio: "ignore" },
@@ -89,7 +89,7 @@ export function etcdctl(endpoints: string, ...args: string[]): { status: number 
 }
 
 /** Waits until every member answers a health check. */
-export async function waitHealthy(members: EtcdMember[], timeoutMs = 20000): Promise<void> {
+export async function waitHealthy(members: EtcdMember[], timeoutMs = 60000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const down = members.filter((m) => etcdctl(m.clientUrl, "endpoint", "health").status !== 0);

@@ -28,10 +28,21 @@ etcd_data_present() {
   if [ -d "${BOOTSTRAP_ROOT:-}/var/lib/etcd/data/member" ]; then echo yes; else echo no; fi
 }
 
-# cluster_state: "RECORD ETCD_DATA SNAPSHOT" for join_mode.
+# etcd_volumes_in_use: how many of the cluster's member volumes are attached (this node's among them).
+etcd_volumes_in_use() {
+  aws ec2 describe-volumes --region "$REGION" --filters "Name=tag:KubernetesCluster,Values=$CLUSTER_NAME" \
+    "Name=tag-key,Values=cilium-cluster/etcd-member" Name=status,Values=in-use --query 'length(Volumes)' --output text
+}
+
+# cluster_state: "RECORD ETCD_DATA SNAPSHOT" for join_mode. SNAPSHOT is yes only when a restore is the way
+# back: the record exists, this node has no member's data, no other member's volume is attached anywhere,
+# and the bucket holds a snapshot.
 cluster_state() {
-  local record data
+  local record data snapshot=no
   record=$(init_record_exists) || return 1
   data=$(etcd_data_present)
-  echo "$record $data no"
+  if [ "$record" = yes ] && [ "$data" = no ] && [ "$(etcd_volumes_in_use)" -le 1 ] && [ -n "$(etcd_newest_snapshot)" ]; then
+    snapshot=yes
+  fi
+  echo "$record $data $snapshot"
 }

@@ -9,7 +9,7 @@ fetch_control_plane_tools() {
     log "the control-plane tools in SSM are not the ones this launch template names"
     return 1
   fi
-  echo "REGION=$REGION" | write_file /etc/cilium-cluster/control-plane-tools.env
+  printf 'REGION=%s\nBACKUP_BUCKET=%s\n' "$REGION" "$BACKUP_BUCKET" | write_file /etc/cilium-cluster/control-plane-tools.env
   # shellcheck source=/dev/null
   source "${BOOTSTRAP_ROOT:-}$path"
 }

@@ -1,15 +1,18 @@
-# etcd.sh: this control-plane node's etcd member across its life.
+# etcd.sh: this control-plane node's etcd member across its life; the work is in the control-plane tools.
 
-# Nothing on this node wipes or removes its etcd member when it stops or reboots: the termination watcher
-# (units/etcd-lifecycle.service, from the control-plane tools) handles the member when Auto Scaling
-# terminates the instance.
-install_etcd_lifecycle() {
-  install_units
-  systemctl enable --now etcd-lifecycle.service
+# Before kubeadm: etcdctl on the host (etcd itself runs in kubeadm's static pod) for the tools, and the
+# member's own EBS volume at /var/lib/etcd (etcd's data directory is /var/lib/etcd/data on it).
+prepare_etcd() {
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -q etcd-client
+  etcd_volume_mount /var/lib/etcd
 }
 
-# The member's own EBS volume at /var/lib/etcd (etcd's data directory is /var/lib/etcd/data on it).
-mount_etcd_volume() { etcd_volume_mount /var/lib/etcd; }
-
-# settle_etcd_member: the member's peer URL follows this instance.
-settle_etcd_member() { etcd_member_settle; }
+# After kubeadm: the member's peer URL follows this instance; the termination watcher and the backup timer
+# start. Nothing on this node wipes or removes its member when it stops or reboots: only the watcher
+# handles the member, when Auto Scaling terminates the instance.
+settle_etcd() {
+  etcd_member_settle
+  install_units
+  install_backup_timer "$BACKUP_INTERVAL_MINUTES"
+  systemctl enable --now etcd-lifecycle.service etcd-backup.timer
+}
