@@ -13,6 +13,7 @@ import { instanceGroups } from "./components/nodes/instanceGroups";
 import { NodeLaunchTemplate } from "./components/nodes/nodeLaunchTemplate";
 import { ClusterSecrets } from "./components/secrets/clusterSecrets";
 import { ControlPlaneState } from "./components/controlPlane/controlPlaneState";
+import { ControlPlaneRefreshWait } from "./components/controlPlane/refreshWait";
 import { loadSpec } from "./spec/load";
 
 export async function program(): Promise<Record<string, unknown>> {
@@ -29,6 +30,8 @@ export async function program(): Promise<Record<string, unknown>> {
     loadBalancer: { dnsName: network.apiInternalEndpoint, zoneId: network.apiInternalZoneId },
   });
 
+  // Control-plane groups one after another: each waits for the previous group's refresh and a healthy API.
+  let previousMember: pulumi.Resource | undefined;
   const groups = instanceGroups(spec).map((group) => {
     const controlPlane = group.role === "control-plane";
     const template = new NodeLaunchTemplate(
@@ -47,8 +50,26 @@ export async function program(): Promise<Record<string, unknown>> {
       },
       // Nodes fetch their secrets (and control-plane nodes their tools) at boot: the parameters must exist
       // before the first instance starts.
-      { dependsOn: controlPlane ? [secrets, apiDns, controlPlaneState] : [secrets, apiDns] },
+      {
+        dependsOn: controlPlane
+          ? [secrets, apiDns, controlPlaneState, ...(previousMember ? [previousMember] : [])]
+          : [secrets, apiDns],
+      },
     );
+    if (controlPlane) {
+      previousMember = new ControlPlaneRefreshWait(
+        `${group.name}-healthy`,
+        {
+          region: spec.region,
+          groupName: template.autoScalingGroupName,
+          templateVersion: template.latestVersion,
+          readyUrl: pulumi.interpolate`https://${network.apiEndpoint}:443/readyz`,
+          caCertPem: secrets.caCertPem,
+          timeoutSeconds: 1800,
+        },
+        { dependsOn: [template] },
+      );
+    }
     return { group, template };
   });
 

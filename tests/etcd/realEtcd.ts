@@ -4,7 +4,7 @@
  */
 import { ChildProcess, spawn, spawnSync } from "child_process";
 import { mkdtempSync } from "fs";
-import { createServer } from "net";
+import { createServer, Server } from "net";
 import { tmpdir } from "os";
 import { join } from "path";
 
@@ -26,20 +26,27 @@ export function requireEtcd(context: Mocha.Context): void {
   context.skip();
 }
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const port = (server.address() as { port: number }).port;
-      server.close(() => resolve(port));
-    });
-  });
+/** `count` distinct free loopback ports: every listener stays open until all are chosen. */
+async function freePorts(count: number): Promise<number[]> {
+  const servers = await Promise.all(
+    Array.from(
+      { length: count },
+      () =>
+        new Promise<Server>((resolve, reject) => {
+          const server = createServer();
+          server.once("error", reject);
+          server.listen(0, "127.0.0.1", () => resolve(server));
+        }),
+    ),
+  );
+  const ports = servers.map((s) => (s.address() as { port: number }).port);
+  await Promise.all(servers.map((s) => new Promise((resolve) => s.close(resolve))));
+  return ports;
 }
 
 /** A member description on fresh free ports (not started). */
 export async function newMember(name: string, dir: string): Promise<EtcdMember> {
-  const [peer, client] = [await freePort(), await freePort()];
+  const [peer, client] = await freePorts(2);
   return {
     name,
     peerUrl: `http://127.0.0.1:${peer}`,
@@ -104,10 +111,19 @@ export const initialCluster = (members: EtcdMember[]) => members.map((m) => `${m
 /** Starts a cluster of `count` members and waits until it is healthy. */
 export async function startCluster(count: number): Promise<{ dir: string; members: EtcdMember[] }> {
   const dir = mkdtempSync(join(tmpdir(), "etcd-"));
-  const members: EtcdMember[] = [];
-  for (let i = 1; i <= count; i++) members.push(await newMember(`m${i}`, dir));
+  const ports = await freePorts(2 * count);
+  const members: EtcdMember[] = Array.from({ length: count }, (_, i) => ({
+    name: `m${i + 1}`,
+    peerUrl: `http://127.0.0.1:${ports[2 * i]}`,
+    clientUrl: `http://127.0.0.1:${ports[2 * i + 1]}`,
+    dataDir: join(dir, `m${i + 1}`),
+  }));
   for (const m of members) startMember(m, initialCluster(members), "new");
-  await waitHealthy(members);
+  // A cluster that does not come up is stopped here: the caller never gets hold of its processes.
+  await waitHealthy(members).catch(async (e) => {
+    await stopAll(members);
+    throw e;
+  });
   return { dir, members };
 }
 
