@@ -428,4 +428,11 @@ describe("node bootstrap, run against a fake instance-metadata service", functio
     expect(run.log).not.to.match(/^kubeadm init/m);
     expect(run.stderr).to.contain("did not answer");
   });
+
+  it("a bootstrap retried after its own kubeadm init failed may init again: the record is its own", async () => {
+    writeFileSync(recordFile(), "i-0123456789abcdef0 2026-01-01T00:00:00Z\n");
+    const run = await runBootstrap(specWith({}), "control-plane-us-east-1a", false);
+    expect(run.log).to.match(/^kubeadm init --config \S+$/m);
+    expect(readFileSync(recordFile(), "utf8")).to.equal("i-0123456789abcdef0 2026-01-01T00:00:00Z\n");
+  });
 });

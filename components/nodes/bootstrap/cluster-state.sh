@@ -2,25 +2,36 @@
 # ever created (the init record, an SSM parameter only the first node creates), and whether its etcd data
 # directory holds a member.
 
-# init_record_exists: yes or no. Fails when SSM cannot say (never taken for "no": that would create a
-# second cluster).
-init_record_exists() {
+# init_record_owner: the instance that created the init record, or "none". Fails when SSM cannot say
+# (never taken for "none": that would create a second cluster).
+init_record_owner() {
   local out
-  if out=$(aws ssm get-parameter --region "$REGION" --name "$INIT_RECORD" --query Parameter.Name --output text 2>&1); then
-    echo yes
+  if out=$(aws ssm get-parameter --region "$REGION" --name "$INIT_RECORD" --query Parameter.Value --output text 2>&1); then
+    echo "${out%% *}"
   elif [[ $out == *ParameterNotFound* ]]; then
-    echo no
+    echo none
   else
     log "cannot read the init record $INIT_RECORD: $out"
     return 1
   fi
 }
 
+# init_record_exists: yes when another instance created the record. This instance's own record (its
+# bootstrap retried after a kubeadm init that failed before etcd held any data) lets it init again.
+init_record_exists() {
+  local owner
+  owner=$(init_record_owner) || return 1
+  if [ "$owner" = none ] || [ "$owner" = "$(imds instance-id)" ]; then echo no; else echo yes; fi
+}
+
 # claim_init_record: creates the record without --overwrite, which SSM makes atomic: of two nodes racing,
-# one creates it and the other fails, so only one ever runs kubeadm init.
+# one creates it and the other fails, so only one ever runs kubeadm init (or the same one, again).
 claim_init_record() {
-  aws ssm put-parameter --region "$REGION" --name "$INIT_RECORD" --type String \
-    --value "$(imds instance-id) $(date -u +%Y-%m-%dT%H:%M:%SZ)" >/dev/null
+  if aws ssm put-parameter --region "$REGION" --name "$INIT_RECORD" --type String \
+    --value "$(imds instance-id) $(date -u +%Y-%m-%dT%H:%M:%SZ)" >/dev/null; then
+    return 0
+  fi
+  [ "$(init_record_owner)" = "$(imds instance-id)" ]
 }
 
 # etcd_data_present: yes when the etcd data directory (on the member's volume) holds a member's data.
