@@ -16,7 +16,8 @@ export type BootstrapModule =
   | "kubeadm"
   | "control-plane"
   | "etcd"
-  | "health";
+  | "health"
+  | "control-plane-tools";
 
 export interface BootstrapStep {
   /** The step's name in the node's log. */
@@ -31,6 +32,7 @@ export interface BootstrapStep {
 export const MODULE_DEPENDENCIES: Partial<Record<BootstrapModule, BootstrapModule[]>> = {
   kubeadm: ["pki"],
   "control-plane": ["kubeadm"],
+  etcd: ["packages", "control-plane-tools"],
 };
 
 /**
@@ -49,9 +51,11 @@ export function bootstrapSteps(config: BootstrapConfig): BootstrapStep[] {
     { name: "packages", module: "packages", run: "install_packages" },
     { name: "containerd", module: "runtime", run: "configure_containerd" },
     controlPlane && { name: "control-plane-pki", module: "control-plane", run: "fetch_control_plane_pki" },
+    controlPlane && { name: "control-plane-tools", module: "control-plane-tools", run: "fetch_control_plane_tools" },
     { name: "kubelet", module: "kubelet", run: "configure_kubelet" },
+    controlPlane && { name: "etcd-volume", module: "etcd", run: "prepare_etcd" },
     { name: "join", module: "kubeadm", run: "join_cluster" },
-    controlPlane && { name: "etcd-leave", module: "etcd", run: "enable_etcd_leave" },
+    controlPlane && { name: "etcd", module: "etcd", run: "settle_etcd" },
   ];
   return steps.filter((s): s is BootstrapStep => s !== false);
 }

@@ -8,8 +8,9 @@ import * as pulumi from "@pulumi/pulumi";
 import type { ClusterSpec } from "../../spec/types";
 import { awsName } from "../naming";
 import { clusterTags } from "../tags";
-import { imageFor } from "./ami";
+import { pinnedImage } from "./ami";
 import { bootstrapConfig } from "./bootstrapConfig";
+import { etcdLifecycleHooks } from "./etcdLifecycleHook";
 import type { InstanceGroup } from "./instanceGroups";
 import { instanceWarmupSeconds } from "./joinDeadline";
 import { renderUserData } from "./userData";
@@ -24,6 +25,8 @@ export interface NodeLaunchTemplateArgs {
   instanceProfileName: pulumi.Input<string>;
   /** The internal and user-facing API endpoints. */
   api: { internal: pulumi.Input<string>; public: pulumi.Input<string> };
+  /** The names of the control plane's state (ControlPlaneState), for control-plane groups. */
+  state?: { initRecord: pulumi.Input<string>; backupBucket: pulumi.Input<string> };
   /** The API load balancers' target groups, for control-plane groups. */
   apiTargetGroupArns: pulumi.Input<string>[];
   /**
@@ -49,15 +52,15 @@ export class NodeLaunchTemplate extends pulumi.ComponentResource {
     const roleTag = group.role === "control-plane" ? "k8s.io/role/control-plane" : "k8s.io/role/node";
     const tags = clusterTags(spec, physical, { "kops.k8s.io/instancegroup": group.name, [roleTag]: "1" });
     const userData = pulumi
-      .output(args.api)
-      .apply((api) => encodeUserData(renderUserData(bootstrapConfig(spec, group, api))));
+      .output({ api: args.api, state: args.state })
+      .apply(({ api, state }) => encodeUserData(renderUserData(bootstrapConfig(spec, group, api, state))));
 
     const template = new aws.ec2.LaunchTemplate(
       `${name}-template`,
       {
         name: physical,
         description: `Instance group ${group.name} of cluster ${spec.clusterName}`,
-        imageId: imageFor(group.instanceType, group.imageId, parent),
+        imageId: pinnedImage(name, spec, group, this),
         instanceType: group.instanceType,
         iamInstanceProfile: { name: args.instanceProfileName },
         vpcSecurityGroupIds: [args.securityGroupId],
@@ -101,6 +104,7 @@ export class NodeLaunchTemplate extends pulumi.ComponentResource {
         // Pinned to the template's newest version (never $Latest, which would not trigger a refresh).
         launchTemplate: { id: template.id, version: pulumi.interpolate`${template.latestVersion}` },
         targetGroupArns: args.apiTargetGroupArns,
+        initialLifecycleHooks: etcdLifecycleHooks(group),
         // EC2 health checks for every group (kOps's choice): the API target group's /readyz includes etcd,
         // so an etcd stall would mark every control-plane node unhealthy at once. A node whose bootstrap
         // has not joined by its deadline reports itself unhealthy (bootstrap/health.sh).
@@ -110,8 +114,8 @@ export class NodeLaunchTemplate extends pulumi.ComponentResource {
           strategy: "Rolling",
           preferences: {
             minHealthyPercentage: group.minHealthyPercentage,
-            // Control-plane groups (one node each) launch the replacement before the old node leaves.
-            maxHealthyPercentage: controlPlane ? 200 : 100,
+            // Control-plane groups (one node each) terminate the old node first: its etcd volume moves over.
+            maxHealthyPercentage: 100,
             // Longer than the join deadline: a broken change stops at the first instances it replaces.
             instanceWarmup: String(instanceWarmupSeconds(group.role)),
           },

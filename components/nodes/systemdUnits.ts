@@ -1,8 +1,9 @@
 /**
  * The systemd units user data installs: the bootstrap as a service that systemd runs again until it
  * succeeds (kOps runs nodeup the same way; cloud-init runs user data once and never again), a timer that
- * reports the instance unhealthy if it has not joined by its deadline, and on the control plane the unit
- * that leaves etcd at shutdown. Pure: config in, unit files out.
+ * reports the instance unhealthy if it has not joined by its deadline. Nothing here touches etcd at shutdown:
+ * the control-plane tools' etcd-lifecycle.service handles a member only when its instance terminates
+ * (controlPlaneTools.ts). Pure: config in, unit files out.
  */
 import type { BootstrapConfig } from "./bootstrapConfig";
 
@@ -10,8 +11,6 @@ export const BOOTSTRAP_SCRIPT = "/usr/local/sbin/cilium-cluster-bootstrap";
 export const BOOTSTRAP_SERVICE = "cilium-cluster-bootstrap.service";
 export const JOIN_DEADLINE_SERVICE = "cilium-cluster-join-deadline.service";
 export const JOIN_DEADLINE_TIMER = "cilium-cluster-join-deadline.timer";
-/** Control plane only: leaves etcd (`kubeadm reset`) when the node shuts down; enabled once it has joined. */
-export const ETCD_LEAVE_SERVICE = "kubeadm-leave.service";
 /** Written by the bootstrap once kubeadm has joined (bootstrap/kubeadm.sh `joined_marker`). */
 export const JOINED_MARKER = "/var/lib/cilium-cluster/joined";
 
@@ -69,22 +68,5 @@ export function systemdUnits(config: BootstrapConfig): Record<string, string> {
       Timer: [`OnBootSec=${config.joinDeadlineMinutes}min`, "AccuracySec=30s"],
       Install: ["WantedBy=timers.target"],
     }),
-    ...(config.role === "control-plane" ? { [ETCD_LEAVE_SERVICE]: etcdLeaveUnit } : {}),
   };
 }
-
-const etcdLeaveUnit = unit({
-  Unit: [
-    "Description=Leave the etcd cluster before shutdown",
-    "After=network-online.target containerd.service kubelet.service",
-    "Wants=network-online.target",
-  ],
-  Service: [
-    "Type=oneshot",
-    "RemainAfterExit=yes",
-    "ExecStart=/bin/true",
-    "ExecStop=/usr/bin/kubeadm reset --force",
-    "TimeoutStopSec=120",
-  ],
-  Install: ["WantedBy=multi-user.target"],
-});

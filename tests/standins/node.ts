@@ -3,7 +3,9 @@
  * image holds, a fake instance-metadata service (IMDSv2), and stand-ins for the tools the bootstrap calls.
  * `kubeadm` enforces kubeadm's contract (kubeadm.ts); `apt-get` installs the binaries of the packages it is
  * asked for into the scratch root and can fail with dpkg's lock error; `aws` can throttle; `/readyz` can
- * answer only after a number of tries; `sysctl --system` applies the sysctl.d files to the scratch /proc.
+ * answer only after a number of tries; `sysctl --system` applies the sysctl.d files to the scratch /proc;
+ * SSM keeps the parameters a node creates, EC2 has the member's etcd volume, S3 the newest snapshot, and
+ * `etcdctl` answers as this node's member.
  * User data runs as cloud-init runs it (once, as root's script), the bootstrap as systemd runs its service:
  * ExecStart with the unit's Environment, again after each failure while Restart=on-failure.
  */
@@ -13,6 +15,8 @@ import { createServer, Server } from "http";
 import { AddressInfo } from "net";
 import { tmpdir } from "os";
 import { join, relative } from "path";
+import { ETCD_DATA_DIR } from "../../components/nodes/controlPlaneState";
+import { encodeControlPlaneTools } from "../../components/nodes/controlPlaneTools";
 import { BOOTSTRAP_SERVICE } from "../../components/nodes/systemdUnits";
 
 const PROJECT = join(__dirname, "../..");
@@ -76,16 +80,49 @@ for a in "$@"; do case "$a" in
 *readyz) [ "$(count readyz)" -ge "\${STANDIN_API_READY_AFTER:-0}" ] && exit 0; exit 7;;
 esac; done
 exit 1`,
+  // SSM as documented: GetParameter of a missing name fails with ParameterNotFound; PutParameter without
+  // --overwrite fails with ParameterAlreadyExists when the name exists. Parameters the node creates live in
+  // its state directory; the cluster's secrets are read from STUB_SECRETS.
   aws: `${COUNT}
+for a in "$@"; do [ "$prev" = --name ] && name=$a; prev=$a; done
+created="$STANDIN_STATE/parameters/\${name##*/}"; file="$created"; [ -f "$file" ] || file="$STUB_SECRETS/\${name##*/}"
 case "$1 $2" in
 "ssm get-parameter")
   if [ "$(count ssm)" -lt "\${STANDIN_SSM_THROTTLES:-0}" ]; then
     echo "An error occurred (ThrottlingException) when calling the GetParameter operation: Rate exceeded" >&2; exit 254
   fi
-  while [ $# -gt 0 ]; do [ "$1" = --name ] && name=$2; shift; done; cat "$STUB_SECRETS/\${name##*/}";;
+  if [ -z "\${name##*/}" ] || [ ! -f "$file" ]; then
+    echo "An error occurred (ParameterNotFound) when calling the GetParameter operation: " >&2
+    # Another node creates the record between this node's read and its claim.
+    [ "\${STANDIN_RECORD_APPEARS:-0}" = 1 ] && mkdir -p "$STANDIN_STATE/parameters" && echo "i-0another" >"$created"
+    exit 254
+  fi
+  cat "$file";;
+"ssm put-parameter")
+  if [ -f "$file" ]; then
+    echo "An error occurred (ParameterAlreadyExists) when calling the PutParameter operation: The parameter already exists." >&2; exit 254
+  fi
+  mkdir -p "$STANDIN_STATE/parameters"; while [ $# -gt 0 ]; do [ "$1" = --value ] && echo "$2" >"$created"; shift; done;;
 "ec2 describe-instance-types") printf '3\\t12\\n';;
+"ec2 describe-volumes") case "$*" in
+  *"length(Volumes)"*) echo "\${STANDIN_VOLUMES_IN_USE:-1}";;
+  *) printf 'vol-0123456789abcdef0\\t%s\\t%s\\n' "\${STANDIN_VOLUME_STATE:-available}" "\${STANDIN_VOLUME_ATTACHED_TO:-None}";;
+  esac;;
+"ec2 attach-volume") ;;
+"s3api list-objects-v2") echo "\${STANDIN_NEWEST_SNAPSHOT:-None}";;
+"s3 cp") echo snapshot >"\${@: -1}";;
 "autoscaling set-instance-health") ;;
 *) exit 1;;
+esac`,
+  // The member's volume: a new one holds no file system; a member's does (STANDIN_VOLUME_FORMATTED=1).
+  blkid: '[ "${STANDIN_VOLUME_FORMATTED:-0}" = 1 ] || exit 2',
+  mount: 'touch "$STANDIN_STATE/mounted"',
+  mountpoint: '[ -e "$STANDIN_STATE/mounted" ]',
+  // etcd as this node's member answers: its ID, and its peer URL in the membership (STANDIN_MEMBER_PEER).
+  etcdctl: `case "$*" in
+*"endpoint status"*) echo "https://127.0.0.1:2379, 8e9e05c52164694d, 3.5.21, 20 kB, true, false, 2, 8, 8, ";;
+*"snapshot restore"*) while [ $# -gt 0 ]; do [ "$1" = --data-dir ] && mkdir -p "$2/member/snap"; shift; done;;
+*"member list"*) echo "8e9e05c52164694d, started, ip-10-0-12-34, \${STANDIN_MEMBER_PEER:-https://10.0.12.34:2380}, https://10.0.12.34:2379, false";;
 esac`,
   "apt-get": `${COUNT}
 if [ "$(count apt)" -lt "\${STANDIN_APT_FAILURES:-0}" ]; then
@@ -111,7 +148,7 @@ cat "$STANDIN_ROOT"/etc/sysctl.d/*.conf 2>/dev/null | while IFS='= ' read -r key
 done`,
   kubeadm: `exec node -r "${PROJECT}/node_modules/ts-node/register/transpile-only" "${PROJECT}/tests/standins/kubeadm.ts" "$@"`,
 };
-const NOOP = ["apt-mark", "snap", "modprobe", "systemctl"];
+const NOOP = ["apt-mark", "snap", "modprobe", "systemctl", "mkfs.ext4"];
 
 export interface Node {
   dir: string;
@@ -134,6 +171,10 @@ export interface Options {
   kubernetesVersion: string;
   /** Extra environment: STANDIN_* knobs, API_WAIT_TRIES. */
   env?: Record<string, string>;
+  /** SSM parameters that exist before the node boots (the init record), by name. */
+  parameters?: Record<string, string>;
+  /** Files on the node before it boots (a member's data on its volume), by path below the root. */
+  files?: Record<string, string>;
 }
 
 export function newNode(options: Options): Node {
@@ -144,6 +185,17 @@ export function newNode(options: Options): Node {
   for (const d of [root, bin, state]) mkdirSync(d);
   mkdirSync(join(root, "sys/class/net/ens5"), { recursive: true });
   writeFileSync(join(root, "sys/class/net/ens5/address"), `${METADATA.mac}\n`);
+  // The member's etcd volume once attached (NVMe names it by its id).
+  mkdirSync(join(root, "dev/disk/by-id"), { recursive: true });
+  writeFileSync(join(root, "dev/disk/by-id/nvme-Amazon_Elastic_Block_Store_vol0123456789abcdef0"), "");
+  for (const [name, value] of Object.entries(options.parameters ?? {})) {
+    mkdirSync(join(state, "parameters"), { recursive: true });
+    writeFileSync(join(state, "parameters", name.split("/").pop()!), `${value}\n`);
+  }
+  for (const [path, text] of Object.entries(options.files ?? {})) {
+    mkdirSync(join(root, path, ".."), { recursive: true });
+    writeFileSync(join(root, path), text);
+  }
   for (const b of BASE_IMAGE) {
     mkdirSync(join(root, b, ".."), { recursive: true });
     writeFileSync(join(root, b), "");
@@ -165,6 +217,8 @@ export function newNode(options: Options): Node {
     STANDIN_ROOT: root,
     STANDIN_STATE: state,
     KUBEADM_VERSION: options.kubernetesVersion,
+    // The cluster's ClusterConfiguration is the one every control-plane group's init configuration holds.
+    STANDIN_CLUSTER_ETCD_DATA_DIR: ETCD_DATA_DIR,
     TS_NODE_PROJECT: join(PROJECT, "tsconfig.json"),
     ...options.env,
   };
@@ -247,6 +301,7 @@ export function makeSecrets(): { dir: string; caHash: string } {
   for (const f of ["sa.key", "sa.pub", "front-proxy-ca.crt", "front-proxy-ca.key", "etcd-ca.crt", "etcd-ca.key"])
     writeFileSync(join(dir, f), `fake ${f}\n`);
   writeFileSync(join(dir, "bootstrap-token"), "abcdef.0123456789abcdef\n");
+  writeFileSync(join(dir, "control-plane-tools"), `${encodeControlPlaneTools()}\n`);
   const caHash = execFileSync(
     "bash",
     [
