@@ -1,6 +1,6 @@
 # control-plane-tools.sh: the control-plane tools bundle (etcd membership, the init record, its volume,
-# backups) comes from SSM, not in user data, whose budget it would exceed. It must match the SHA-256 this
-# user data carries (a node runs only the bundle its template names); the bootstrap then sources it.
+# backups) comes from SSM, not in user data, where it would take half of the control plane's headroom
+# (controlPlaneState.ts). It must match the SHA-256 this user data carries (a node runs only the bundle its template names); the bootstrap then sources it.
 
 fetch_control_plane_tools() {
   local path=/usr/local/lib/cilium-cluster/control-plane-tools
