@@ -345,6 +345,11 @@ describe("control-plane bootstrap and the cluster's state, run as systemd runs i
     ]);
     expect(node.log()).to.match(/member update 8e9e05c52164694d --peer-urls=https:\/\/10\.0\.12\.34:2380$/m);
     expect(node.file("var/lib/etcd/data/member/snap/db")).to.equal("data");
+    // Without the ignored check, kubeadm init refuses the member's data (among what the rejoin left).
+    const config = join(node.root, "etc/kubernetes/kubeadm.yaml");
+    const plain = await run(join(node.dir, "bin/kubeadm"), ["init", "--config", config], node.env);
+    expect(plain.status).to.equal(1);
+    expect(plain.stderr).to.contain("[ERROR DirAvailable--var-lib-etcd-data]: /var/lib/etcd/data is not empty");
   });
 
   it("kubeadm's preflight refuses a control-plane join onto a member's data (the bootstrap before volumes)", async () => {
