@@ -38,6 +38,9 @@ function computedOutputs(
       out.dnsName = `${name}-${digest(name, 8)}.elb.${region}.amazonaws.com.mock`;
       out.zoneId = "ZMOCK00000000";
       break;
+    case "aws:route53/zone:Zone":
+      out.zoneId = `ZMOCK${digest(name, 12).toUpperCase()}`;
+      break;
     case "aws:iam/role:Role":
     case "aws:iam/instanceProfile:InstanceProfile":
       out.arn = `arn:aws:iam::${MOCK_ACCOUNT}:${type.endsWith("Role") ? "role" : "instance-profile"}${inputs.path ?? "/"}${inputs.name ?? name}`;
@@ -50,6 +53,9 @@ function computedOutputs(
     case "tls:index/selfSignedCert:SelfSignedCert":
     case "tls:index/locallySignedCert:LocallySignedCert":
       out.certPem = `-----BEGIN CERTIFICATE-----\nMOCKCERT-${digest(name, 16)}\n-----END CERTIFICATE-----\n`;
+      break;
+    case "random:index/randomId:RandomId":
+      out.hex = digest(name, Number(inputs.byteLength ?? 8) * 2);
       break;
     case "random:index/randomString:RandomString":
     case "random:index/randomPassword:RandomPassword": {

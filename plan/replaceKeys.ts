@@ -27,6 +27,17 @@ export const REPLACE_ON_CHANGE: Record<string, readonly string[]> = {
   "aws:ssm/document:Document": ["name"],
   // documentVersion: the program's replaceOnChanges, so a new document version is applied and waited for.
   "aws:ssm/association:Association": ["name", "instanceId", "documentVersion"],
+  // A member's etcd volume: replacing it empties the member (docs/operations.md).
+  "aws:ebs/volume:Volume": ["availabilityZone", "encrypted", "kmsKeyId", "snapshotId"],
+  "aws:s3/bucket:Bucket": ["bucket", "bucketPrefix"],
+  "aws:s3/bucketPublicAccessBlock:BucketPublicAccessBlock": ["bucket"],
+  "aws:s3/bucketOwnershipControls:BucketOwnershipControls": ["bucket"],
+  "aws:s3/bucketVersioning:BucketVersioning": ["bucket"],
+  "aws:s3/bucketServerSideEncryptionConfiguration:BucketServerSideEncryptionConfiguration": ["bucket"],
+  "aws:s3/bucketLifecycleConfiguration:BucketLifecycleConfiguration": ["bucket"],
+  "aws:route53/zone:Zone": ["name", "delegationSetId"],
+  "aws:route53/record:Record": ["zoneId", "name", "type"],
+  "random:index/randomId:RandomId": ["*"],
   "tls:index/privateKey:PrivateKey": ["*"],
   "tls:index/selfSignedCert:SelfSignedCert": ["*"],
   "tls:index/locallySignedCert:LocallySignedCert": ["*"],

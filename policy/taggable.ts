@@ -24,6 +24,9 @@ export const TAGGABLE: ReadonlySet<string> = new Set([
   "aws:ssm/parameter:Parameter",
   "aws:ssm/document:Document",
   "aws:ssm/association:Association",
+  "aws:ebs/volume:Volume",
+  "aws:s3/bucket:Bucket",
+  "aws:route53/zone:Zone",
 ]);
 
 /** Types that take no tags, and why. */
@@ -37,8 +40,16 @@ export const UNTAGGED: Readonly<Record<string, string>> = {
   "tls:index/certRequest:CertRequest": "kept in the stack's state, nothing in AWS",
   "random:index/randomString:RandomString": "kept in the stack's state, nothing in AWS",
   "random:index/randomPassword:RandomPassword": "kept in the stack's state, nothing in AWS",
+  "random:index/randomId:RandomId": "kept in the stack's state, nothing in AWS",
+  "aws:s3/bucketPublicAccessBlock:BucketPublicAccessBlock": "a setting of its bucket, which carries the tags",
+  "aws:s3/bucketOwnershipControls:BucketOwnershipControls": "a setting of its bucket, which carries the tags",
+  "aws:s3/bucketVersioning:BucketVersioning": "a setting of its bucket, which carries the tags",
+  "aws:s3/bucketServerSideEncryptionConfiguration:BucketServerSideEncryptionConfiguration":
+    "a setting of its bucket, which carries the tags",
+  "aws:s3/bucketLifecycleConfiguration:BucketLifecycleConfiguration": "a setting of its bucket, which carries the tags",
+  "aws:route53/record:Record": "a DNS record takes no tags; its hosted zone carries them",
   "pulumi:providers:kubernetes": "a provider, nothing in AWS",
-  "pulumi-nodejs:dynamic:Resource": "ApiReady waits for the API; nothing in AWS",
+  "pulumi-nodejs:dynamic:Resource": "ApiReady and ControlPlaneRefreshWait wait; nothing in AWS",
 };
 
 /** Kubernetes objects live in the cluster and carry labels, not AWS tags. */

@@ -22,14 +22,19 @@ function compilerOptions(root: string): ts.CompilerOptions {
 /**
  * The Pulumi SDK serializes a dynamic provider's code when one is declared, parsing it with TypeScript's
  * parser, which cost a plan or preview half a second. The build serializes it once; the compiled program
- * reads the result (see apiReady.ts).
+ * reads the result (see apiReady.ts, refreshWait.ts).
  */
 async function serializeDynamicProviders(out: string): Promise<void> {
-  const apiReady = (await import(join(out, "components", "k8s", "apiReady.js"))) as {
-    SERIALIZED_PROVIDER_FILE: string;
-    serializeProvider(): Promise<string>;
-  };
-  writeFileSync(apiReady.SERIALIZED_PROVIDER_FILE, await apiReady.serializeProvider());
+  for (const module of [
+    ["components", "k8s", "apiReady.js"],
+    ["components", "controlPlane", "refreshWait.js"],
+  ]) {
+    const dynamic = (await import(join(out, ...module))) as {
+      SERIALIZED_PROVIDER_FILE: string;
+      serializeProvider(): Promise<string>;
+    };
+    writeFileSync(dynamic.SERIALIZED_PROVIDER_FILE, await dynamic.serializeProvider());
+  }
 }
 
 /** Rebuilds `root/bin` from scratch unless it matches the sources; returns whether it built. */

@@ -257,6 +257,22 @@ export const CONFIG_SCHEMA: FieldsFor<ConfigKeys> = {
         description: "AMI of control-plane nodes; empty for the latest Ubuntu 24.04 LTS from Canonical.",
         rules: ["empty or an AMI id (`ami-` and 8 or 17 hex digits)"],
       },
+      backupIntervalMinutes: {
+        kind: "integer",
+        default: 15,
+        minimum: 5,
+        maximum: 1440,
+        description:
+          "Minutes between etcd snapshots the control plane uploads to the cluster's backup bucket (kOps: 15).",
+      },
+      backupRetentionDays: {
+        kind: "integer",
+        default: 30,
+        minimum: 1,
+        maximum: 3650,
+        description:
+          "Days the backup bucket keeps each etcd snapshot (and a replaced version of it) before deleting it.",
+      },
     },
   },
   nodeGroups: {

@@ -71,6 +71,10 @@ export interface ControlPlaneSpec {
   rootVolumeSize: number;
   /** AMI override; the latest Ubuntu 24.04 LTS when empty. */
   imageId: string;
+  /** Minutes between etcd snapshots uploaded to the backup bucket. */
+  backupIntervalMinutes: number;
+  /** Days the backup bucket keeps a snapshot. */
+  backupRetentionDays: number;
 }
 
 export interface NodeGroupSpec {

@@ -6,7 +6,7 @@ import { tmpdir } from "os";
 import { join } from "path";
 import { missingDebianTool, onPath } from "./debianTools";
 
-const DEBIAN_TOOLS = ["shellcheck", "cloud-init", "openssl", "systemd-analyze"];
+const DEBIAN_TOOLS = ["shellcheck", "cloud-init", "openssl", "systemd-analyze", "etcd", "etcdctl"];
 
 function testFiles(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {

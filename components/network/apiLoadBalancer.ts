@@ -18,6 +18,8 @@ export interface ApiLoadBalancerArgs {
 
 export interface ApiLoadBalancer {
   dnsName: pulumi.Output<string>;
+  /** The load balancer's Route53 hosted zone, for alias records. */
+  zoneId: pulumi.Output<string>;
   targetGroupArn: pulumi.Output<string>;
 }
 
@@ -78,5 +80,5 @@ export function declareApiLoadBalancer(
     },
     opts,
   );
-  return { dnsName: lb.dnsName, targetGroupArn: targetGroup.arn };
+  return { dnsName: lb.dnsName, zoneId: lb.zoneId, targetGroupArn: targetGroup.arn };
 }

@@ -37,6 +37,8 @@ export class ClusterNetwork extends pulumi.ComponentResource {
   readonly apiInternalEndpoint: pulumi.Output<string>;
   /** The default routes and route-table associations of the nodes' subnets: their way out (IGW or NAT). */
   readonly egress: pulumi.Resource[] = [];
+  /** Route53 hosted zone of the internal API load balancer (for the api.internal alias). */
+  readonly apiInternalZoneId: pulumi.Output<string>;
 
   constructor(name: string, args: ClusterNetworkArgs, opts?: pulumi.ComponentResourceOptions) {
     super("cilium-cluster:network:ClusterNetwork", name, {}, opts);
@@ -132,6 +134,7 @@ export class ClusterNetwork extends pulumi.ComponentResource {
     this.apiTargetGroupArns = [...new Set([api, internalApi])].map((lb) => lb.targetGroupArn);
     this.apiEndpoint = api.dnsName;
     this.apiInternalEndpoint = internalApi.dnsName;
+    this.apiInternalZoneId = internalApi.zoneId;
     this.registerOutputs({
       vpcId: this.vpcId,
       subnetIds: this.subnetIds,

@@ -1,7 +1,13 @@
-/** The default image: the latest Ubuntu 24.04 LTS (Noble) server AMI from Canonical for the architecture. */
+/**
+ * The default image: the latest Ubuntu 24.04 LTS (Noble) server AMI from Canonical for the architecture,
+ * resolved once per group and kept (`pinnedImage`).
+ */
 import * as aws from "@pulumi/aws";
 import * as pulumi from "@pulumi/pulumi";
 import { architectureOf } from "../../spec/instanceTypes";
+import type { ClusterSpec } from "../../spec/types";
+import { clusterTags } from "../tags";
+import type { InstanceGroup } from "./instanceGroups";
 
 export const CANONICAL_OWNER = "099720109477";
 
@@ -22,4 +28,33 @@ export function imageFor(instanceType: string, imageId: string, opts: pulumi.Inv
     { owners: [CANONICAL_OWNER], mostRecent: true, filters: ubuntuAmiFilters(instanceType) },
     opts,
   ).id;
+}
+
+/**
+ * A group's image, pinned: `imageId` when set; otherwise the newest Canonical image at the time the group
+ * (or its architecture) first appears, kept in an SSM parameter whose value Pulumi never updates
+ * (`ignoreChanges`). A new Canonical release then changes nothing; `pulumi up --replace` on the parameter
+ * (or setting `imageId`) moves the group to another image, and the plan shows the template's `imageId` change.
+ */
+export function pinnedImage(
+  name: string,
+  spec: Pick<ClusterSpec, "clusterName" | "cloudLabels">,
+  group: Pick<InstanceGroup, "name" | "instanceType" | "imageId">,
+  parent: pulumi.Resource,
+): pulumi.Output<string> {
+  if (group.imageId) return pulumi.output(group.imageId);
+  const arch = architectureOf(group.instanceType) === "arm64" ? "arm64" : "amd64";
+  const parameterName = `/cilium-cluster/${spec.clusterName}/images/${group.name}/${arch}`;
+  const pin = new aws.ssm.Parameter(
+    `${name}-image`,
+    {
+      name: parameterName,
+      type: "String",
+      insecureValue: imageFor(group.instanceType, "", { parent }),
+      description: `Image of instance group ${group.name} of cluster ${spec.clusterName}, resolved once`,
+      tags: clusterTags(spec, parameterName),
+    },
+    { parent, ignoreChanges: ["insecureValue"] },
+  );
+  return pin.insecureValue;
 }

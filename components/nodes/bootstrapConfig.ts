@@ -8,6 +8,7 @@ import { CILIUM_RESERVED_IPS, hostNetworkPods } from "../../spec/instanceTypes";
 import type { ClusterSpec } from "../../spec/types";
 import { parameterPrefix } from "../secrets/paths";
 import { API_LISTENER } from "../wellKnownPorts";
+import { controlPlaneToolsSha256 } from "./controlPlaneTools";
 import type { InstanceGroup } from "./instanceGroups";
 import { LAUNCH_HOOK_NAME } from "./launchHook";
 
@@ -26,9 +27,9 @@ export interface BootstrapConfig {
   /** The zone whose control-plane node creates the cluster (`kubeadm init`) when no API server answers. */
   initZone: string;
   kubernetesVersion: string;
-  /** The internal API load balancer: kubeadm's control-plane endpoint. */
+  /** The API's stable name inside the cluster (`api.internal.<clusterName>`): kubeadm's control-plane endpoint. */
   apiEndpoint: string;
-  /** Names the API server certificate must carry: the internal and the user-facing endpoint. */
+  /** Names the API server certificate must carry (control plane): the internal and the user-facing endpoint. */
   apiCertSans: string[];
   apiPort: number;
   region: string;
@@ -49,6 +50,13 @@ export interface BootstrapConfig {
   podCIDR: string;
   serviceCIDR: string;
   kubeProxy: boolean;
+  /** The SSM parameter that records the cluster was created; empty for workers. */
+  initRecord: string;
+  /** The bucket of etcd snapshots and the minutes between them; empty and 0 for workers. */
+  backupBucket: string;
+  backupIntervalMinutes: number;
+  /** SHA-256 of the control-plane tools bundle a control-plane node fetches; empty for workers. */
+  controlPlaneToolsSha256: string;
 }
 
 /** The two API endpoints: `internal` for the cluster itself, `public` for users (the same with an internal API). */
@@ -57,7 +65,19 @@ export interface ApiEndpoints {
   public: string;
 }
 
-export function bootstrapConfig(spec: ClusterSpec, group: InstanceGroup, api: ApiEndpoints): BootstrapConfig {
+/** Names of this cluster's control-plane state (ControlPlaneState) a control-plane node is told. */
+export interface ControlPlaneStateNames {
+  initRecord: string;
+  backupBucket: string;
+}
+
+export function bootstrapConfig(
+  spec: ClusterSpec,
+  group: InstanceGroup,
+  api: ApiEndpoints,
+  state: ControlPlaneStateNames = { initRecord: "", backupBucket: "" },
+): BootstrapConfig {
+  const controlPlane = group.role === "control-plane";
   const eni = usesSecondaryIP(spec);
   return {
     clusterName: spec.clusterName,
@@ -66,7 +86,8 @@ export function bootstrapConfig(spec: ClusterSpec, group: InstanceGroup, api: Ap
     initZone: spec.network.availabilityZones[0],
     kubernetesVersion: spec.kubernetesVersion,
     apiEndpoint: api.internal,
-    apiCertSans: [...new Set([api.internal, api.public])],
+    // Only the API servers' certificate needs them: workers stay untouched when the user-facing name changes.
+    apiCertSans: controlPlane ? [...new Set([api.internal, api.public])] : [],
     apiPort: API_LISTENER,
     region: spec.region,
     secretsPrefix: parameterPrefix(spec.clusterName, group.role === "control-plane" ? "control-plane" : "node"),
@@ -79,6 +100,10 @@ export function bootstrapConfig(spec: ClusterSpec, group: InstanceGroup, api: Ap
     podCIDR: spec.networking.cilium.ipam === "" ? spec.network.podCIDR : "",
     serviceCIDR: spec.network.serviceCIDR,
     kubeProxy: spec.kubeProxy.enabled,
+    initRecord: controlPlane ? state.initRecord : "",
+    backupBucket: controlPlane ? state.backupBucket : "",
+    backupIntervalMinutes: controlPlane ? spec.controlPlane.backupIntervalMinutes : 0,
+    controlPlaneToolsSha256: controlPlane ? controlPlaneToolsSha256() : "",
   };
 }
 

@@ -17,7 +17,8 @@ export type BootstrapModule =
   | "kubeadm"
   | "control-plane"
   | "etcd"
-  | "launch-hook";
+  | "launch-hook"
+  | "control-plane-tools";
 
 export interface BootstrapStep {
   /** The step's name in the node's log. */
@@ -32,6 +33,7 @@ export interface BootstrapStep {
 export const MODULE_DEPENDENCIES: Partial<Record<BootstrapModule, BootstrapModule[]>> = {
   kubeadm: ["pki"],
   "control-plane": ["kubeadm"],
+  etcd: ["packages", "control-plane-tools"],
 };
 
 export function bootstrapSteps(config: BootstrapConfig): BootstrapStep[] {
@@ -43,9 +45,11 @@ export function bootstrapSteps(config: BootstrapConfig): BootstrapStep[] {
     { name: "packages", module: "packages", run: "install_packages" },
     { name: "containerd", module: "runtime", run: "configure_containerd" },
     controlPlane && { name: "control-plane-pki", module: "control-plane", run: "fetch_control_plane_pki" },
+    controlPlane && { name: "control-plane-tools", module: "control-plane-tools", run: "fetch_control_plane_tools" },
     { name: "kubelet", module: "kubelet", run: "configure_kubelet" },
+    controlPlane && { name: "etcd-volume", module: "etcd", run: "prepare_etcd" },
     { name: "join", module: "kubeadm", run: "join_cluster" },
-    controlPlane && { name: "etcd-leave", module: "etcd", run: "enable_etcd_leave" },
+    controlPlane && { name: "etcd", module: "etcd", run: "settle_etcd" },
     // Last: the instance goes InService only once every other step has succeeded.
     { name: "launch-hook", module: "launch-hook", run: "complete_launch_hook" },
   ];

@@ -28,8 +28,9 @@ export function instanceGroups(spec: ClusterSpec): InstanceGroup[] {
     rootVolumeSize: spec.controlPlane.rootVolumeSize,
     minSize: 1,
     maxSize: 1,
-    // Launch the replacement before the old node leaves, so etcd never loses a member it needs.
-    minHealthyPercentage: 100,
+    // The member's etcd volume attaches to one instance at a time: the old node goes first, then its
+    // replacement comes back as the same member (one group, one member at a time).
+    minHealthyPercentage: 0,
   }));
   const nodes = spec.nodeGroups.map((g): InstanceGroup => ({
     name: g.name,

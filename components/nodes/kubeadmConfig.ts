@@ -6,6 +6,7 @@
 import { stringify } from "yaml";
 import { parseSemver } from "../../spec/ciliumVersions";
 import type { BootstrapConfig } from "./bootstrapConfig";
+import { ETCD_DATA_DIR } from "./controlPlaneState";
 
 /** Filled on the node: the join token (from SSM), the CA's public-key hash, the instance's private IPv4. */
 export const PLACEHOLDERS = {
@@ -76,6 +77,8 @@ export function clusterConfiguration(config: BootstrapConfig): Record<string, un
     kubernetesVersion: `v${config.kubernetesVersion}`,
     controlPlaneEndpoint: endpoint(config),
     apiServer: { certSANs: config.apiCertSans },
+    // On the member's own volume (mounted at /var/lib/etcd), which holds a file system's lost+found too.
+    etcd: { local: { dataDir: ETCD_DATA_DIR } },
     networking: {
       serviceSubnet: config.serviceCIDR,
       ...(config.podCIDR ? { podSubnet: config.podCIDR } : {}),

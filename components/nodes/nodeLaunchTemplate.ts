@@ -8,8 +8,9 @@ import * as pulumi from "@pulumi/pulumi";
 import type { ClusterSpec } from "../../spec/types";
 import { awsName } from "../naming";
 import { clusterTags } from "../tags";
-import { imageFor } from "./ami";
+import { pinnedImage } from "./ami";
 import { bootstrapConfig } from "./bootstrapConfig";
+import { etcdLifecycleHooks } from "./etcdLifecycleHook";
 import type { InstanceGroup } from "./instanceGroups";
 import { INSTANCE_WARMUP_SECONDS } from "./joinDeadline";
 import { launchLifecycleHook } from "./launchHook";
@@ -25,6 +26,8 @@ export interface NodeLaunchTemplateArgs {
   instanceProfileName: pulumi.Input<string>;
   /** The internal and user-facing API endpoints. */
   api: { internal: pulumi.Input<string>; public: pulumi.Input<string> };
+  /** The names of the control plane's state (ControlPlaneState), for control-plane groups. */
+  state?: { initRecord: pulumi.Input<string>; backupBucket: pulumi.Input<string> };
   /** The API load balancers' target groups, for control-plane groups. */
   apiTargetGroupArns: pulumi.Input<string>[];
   /**
@@ -50,15 +53,15 @@ export class NodeLaunchTemplate extends pulumi.ComponentResource {
     const roleTag = group.role === "control-plane" ? "k8s.io/role/control-plane" : "k8s.io/role/node";
     const tags = clusterTags(spec, physical, { "kops.k8s.io/instancegroup": group.name, [roleTag]: "1" });
     const userData = pulumi
-      .output(args.api)
-      .apply((api) => encodeUserData(renderUserData(bootstrapConfig(spec, group, api))));
+      .output({ api: args.api, state: args.state })
+      .apply(({ api, state }) => encodeUserData(renderUserData(bootstrapConfig(spec, group, api, state))));
 
     const template = new aws.ec2.LaunchTemplate(
       `${name}-template`,
       {
         name: physical,
         description: `Instance group ${group.name} of cluster ${spec.clusterName}`,
-        imageId: imageFor(group.instanceType, group.imageId, parent),
+        imageId: pinnedImage(name, spec, group, this),
         instanceType: group.instanceType,
         iamInstanceProfile: { name: args.instanceProfileName },
         vpcSecurityGroupIds: [args.securityGroupId],
@@ -106,7 +109,7 @@ export class NodeLaunchTemplate extends pulumi.ComponentResource {
         // so an etcd stall would mark every control-plane node unhealthy at once. A node whose bootstrap
         // has not joined by its deadline is abandoned by the launch hook instead.
         healthCheckType: "EC2",
-        initialLifecycleHooks: [launchLifecycleHook(group.role)],
+        initialLifecycleHooks: [launchLifecycleHook(group.role), ...etcdLifecycleHooks(group)],
         // Instances are InService only once joined (minutes, a worker after the control plane): pulumi up
         // does not wait for them here (its default of 10 minutes could fail a good first boot); api-ready does.
         waitForCapacityTimeout: "0",
@@ -115,8 +118,8 @@ export class NodeLaunchTemplate extends pulumi.ComponentResource {
           strategy: "Rolling",
           preferences: {
             minHealthyPercentage: group.minHealthyPercentage,
-            // Control-plane groups (one node each) launch the replacement before the old node leaves.
-            maxHealthyPercentage: controlPlane ? 200 : 100,
+            // Control-plane groups (one node each) terminate the old node first: its etcd volume moves over.
+            maxHealthyPercentage: 100,
             // An instance is InService only once it has joined (the launch hook): a broken change stops
             // at the first instances it replaces, which never get there.
             instanceWarmup: String(INSTANCE_WARMUP_SECONDS),

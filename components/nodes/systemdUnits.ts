@@ -1,14 +1,13 @@
 /**
  * The systemd units user data installs: the bootstrap as a service that systemd runs again until it
- * succeeds (kOps runs nodeup the same way; cloud-init runs user data once and never again), and on the
- * control plane the unit that leaves etcd at shutdown. Pure: config in, unit files out.
+ * succeeds (kOps runs nodeup the same way; cloud-init runs user data once and never again). Nothing here
+ * touches etcd at shutdown: the control-plane tools' etcd-lifecycle.service handles a member only when its
+ * instance terminates (controlPlaneTools.ts). Pure: config in, unit files out.
  */
 import type { BootstrapConfig } from "./bootstrapConfig";
 
 export const BOOTSTRAP_SCRIPT = "/usr/local/sbin/cilium-cluster-bootstrap";
 export const BOOTSTRAP_SERVICE = "cilium-cluster-bootstrap.service";
-/** Control plane only: leaves etcd (`kubeadm reset`) when the node shuts down; enabled once it has joined. */
-export const ETCD_LEAVE_SERVICE = "kubeadm-leave.service";
 /** Written by the bootstrap once every step has succeeded (bootstrap/kubeadm.sh `joined_marker`). */
 export const JOINED_MARKER = "/var/lib/cilium-cluster/joined";
 
@@ -56,22 +55,5 @@ export function systemdUnits(config: BootstrapConfig): Record<string, string> {
       ],
       Install: ["WantedBy=multi-user.target"],
     }),
-    ...(config.role === "control-plane" ? { [ETCD_LEAVE_SERVICE]: etcdLeaveUnit } : {}),
   };
 }
-
-const etcdLeaveUnit = unit({
-  Unit: [
-    "Description=Leave the etcd cluster before shutdown",
-    "After=network-online.target containerd.service kubelet.service",
-    "Wants=network-online.target",
-  ],
-  Service: [
-    "Type=oneshot",
-    "RemainAfterExit=yes",
-    "ExecStart=/bin/true",
-    "ExecStop=/usr/bin/kubeadm reset --force",
-    "TimeoutStopSec=120",
-  ],
-  Install: ["WantedBy=multi-user.target"],
-});

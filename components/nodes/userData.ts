@@ -34,6 +34,10 @@ const SHELL_VARIABLES: { [K in keyof BootstrapConfig]-?: string } = {
   podCIDR: "POD_CIDR",
   serviceCIDR: "SERVICE_CIDR",
   kubeProxy: "KUBE_PROXY",
+  initRecord: "INIT_RECORD",
+  backupBucket: "BACKUP_BUCKET",
+  backupIntervalMinutes: "BACKUP_INTERVAL_MINUTES",
+  controlPlaneToolsSha256: "CONTROL_PLANE_TOOLS_SHA256",
 };
 
 const MODULE_DIR = join(__dirname, "bootstrap");

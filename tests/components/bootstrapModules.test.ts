@@ -9,6 +9,7 @@ import { join } from "path";
 import { requireDebianTool } from "../debianTools";
 import { bootstrapConfig } from "../../components/nodes/bootstrapConfig";
 import { BootstrapModule, bootstrapSteps, modulesFor } from "../../components/nodes/bootstrapSteps";
+import { ETCD_DATA_DIR, TOOLS_MODULES } from "../../components/nodes/controlPlaneState";
 import { instanceGroups } from "../../components/nodes/instanceGroups";
 import { BOOTSTRAP_SERVICE, systemdUnits } from "../../components/nodes/systemdUnits";
 import { renderBootstrapScript, renderUserData, withoutComments } from "../../components/nodes/userData";
@@ -48,7 +49,11 @@ const controlPlane = bootstrapConfig(
 
 describe("bootstrap modules", () => {
   it("are the files the steps name, and define functions only: sourcing one runs nothing", () => {
-    const named = new Set<string>([...modulesFor(bootstrapSteps(worker)), ...modulesFor(bootstrapSteps(controlPlane))]);
+    const named = new Set<string>([
+      ...modulesFor(bootstrapSteps(worker)),
+      ...modulesFor(bootstrapSteps(controlPlane)),
+      ...TOOLS_MODULES,
+    ]);
     expect([...named].sort()).to.deep.equal([...MODULES].sort());
     for (const m of MODULES) {
       // With PATH empty no command can run; `set -u` fails on any variable read at source time.
@@ -77,38 +82,64 @@ describe("bootstrap modules", () => {
     expect(result.stdout + result.stderr).to.equal("");
   });
 
-  it("join_mode: none once joined, reset after a half-done join, init only for the first control plane", () => {
-    const table: [string, string, string, string, string][] = [
-      ["control-plane", "yes", "no", "fresh", "init"],
-      ["control-plane", "yes", "yes", "fresh", "join"],
-      ["control-plane", "no", "no", "fresh", "join"],
-      ["control-plane", "no", "yes", "fresh", "join"],
-      ["node", "yes", "no", "fresh", "join"],
-      ["node", "no", "no", "fresh", "join"],
-      ["node", "no", "yes", "fresh", "join"],
-      ["control-plane", "yes", "no", "partial", "reset"],
-      ["node", "no", "yes", "partial", "reset"],
-      ["control-plane", "yes", "no", "joined", "none"],
-      ["node", "no", "yes", "joined", "none"],
+  it("join_mode: none once joined, reset after a half-done join, init only while no cluster was ever created", () => {
+    // role, in the init zone, API answers, kubeadm state, init record exists, etcd data on the node, snapshot
+    const table: [string, string, string, string, string, string, string, string][] = [
+      ["control-plane", "yes", "no", "fresh", "no", "no", "no", "init"],
+      ["control-plane", "yes", "no", "fresh", "no", "no", "yes", "init"],
+      ["control-plane", "yes", "yes", "fresh", "no", "no", "no", "join"],
+      ["control-plane", "no", "no", "fresh", "no", "no", "no", "join"],
+      // The record exists: never init, whatever the probe of the API says.
+      ["control-plane", "yes", "no", "fresh", "yes", "no", "no", "join"],
+      ["control-plane", "yes", "no", "fresh", "yes", "no", "yes", "restore"],
+      ["control-plane", "no", "no", "fresh", "yes", "no", "yes", "join"],
+      ["control-plane", "yes", "yes", "fresh", "yes", "no", "yes", "join"],
+      ["control-plane", "no", "yes", "fresh", "yes", "no", "no", "join"],
+      // A member's data on the node: it comes back as that member.
+      ["control-plane", "yes", "no", "fresh", "yes", "yes", "yes", "rejoin"],
+      ["control-plane", "no", "yes", "fresh", "yes", "yes", "no", "rejoin"],
+      ["node", "yes", "no", "fresh", "no", "no", "no", "join"],
+      ["node", "no", "no", "fresh", "no", "no", "no", "join"],
+      ["node", "no", "yes", "fresh", "no", "no", "no", "join"],
+      // A half-done join is undone first, whatever else holds; a joined node does nothing.
+      ["control-plane", "yes", "no", "partial", "no", "no", "no", "reset"],
+      ["control-plane", "yes", "no", "partial", "yes", "yes", "no", "reset"],
+      ["node", "no", "yes", "partial", "no", "no", "no", "reset"],
+      ["control-plane", "yes", "no", "joined", "no", "no", "no", "none"],
+      ["control-plane", "no", "yes", "joined", "yes", "yes", "yes", "none"],
+      ["node", "no", "yes", "joined", "no", "no", "no", "none"],
     ];
-    for (const [role, inInitZone, apiReady, state, mode] of table) {
-      const r = call(["lib", "kubeadm"], "join_mode", [role, inInitZone, apiReady, state]);
-      expect([r.status, r.out], `${role} ${inInitZone} ${apiReady} ${state}`).to.deep.equal([0, `${mode}\n`]);
-    }
-    const bad = [
-      ["master", "yes", "no", "fresh"],
-      ["control-plane", "true", "no", "fresh"],
-      ["node", "no", "no", "half"],
-      ["node", "no", "no"],
-    ];
-    for (const args of bad) {
+    for (const [role, zone, api, state, record, data, snapshot, mode] of table) {
+      const args = [role, zone, api, state, record, data, snapshot];
       const r = call(["lib", "kubeadm"], "join_mode", args);
-      expect(r.status, args.join(" ")).to.equal(2);
+      expect([r.status, r.out], args.join(" ")).to.deep.equal([0, `${mode}\n`]);
+    }
+    // Every input combination: init only without the record, and only on a fresh node.
+    const yn = ["yes", "no"];
+    for (const state of ["fresh", "partial", "joined"])
+      for (const [zone, api, record, data, snapshot] of yn.flatMap((a) =>
+        yn.flatMap((b) => yn.flatMap((c) => yn.flatMap((d) => yn.map((e) => [a, b, c, d, e])))),
+      )) {
+        const r = call(["lib", "kubeadm"], "join_mode", ["control-plane", zone, api, state, record, data, snapshot]);
+        const at = `${zone} ${api} ${state} ${record} ${data} ${snapshot}`;
+        expect(r.status, at).to.equal(0);
+        if (record === "yes" || state !== "fresh") expect(r.out, at).not.to.equal("init\n");
+      }
+    for (const bad of [
+      ["master", "yes", "no", "fresh", "no", "no", "no"],
+      ["control-plane", "true", "no", "fresh", "no", "no", "no"],
+      ["node", "no", "no", "half", "no", "no", "no"],
+      ["control-plane", "yes", "no", "fresh", "no", "maybe", "no"],
+      ["control-plane", "yes", "no", "fresh", "no", "no"],
+      ["node", "no", "no", "fresh"],
+    ]) {
+      const r = call(["lib", "kubeadm"], "join_mode", bad);
+      expect(r.status, bad.join(" ")).to.equal(2);
       expect(r.out).to.equal("");
     }
   });
 
-  it("kubeadm_state: what kubeadm left decides, the CA a control plane fetches itself does not", () => {
+  it("kubeadm_state: what kubeadm left decides; the CA a control plane fetches and a member's etcd data do not", () => {
     const root = mkdtempSync(join(tmpdir(), "state-"));
     const state = (role: string) =>
       spawnSync("bash", ["-c", `source ${JSON.stringify(modulePath("kubeadm"))}; kubeadm_state ${role}`], {
@@ -122,7 +153,17 @@ describe("bootstrap modules", () => {
     expect([state("node"), state("control-plane")]).to.deep.equal(["fresh", "fresh"]);
     put("etc/kubernetes/pki/ca.crt");
     expect([state("node"), state("control-plane")]).to.deep.equal(["partial", "fresh"]);
-    put("var/lib/etcd/member/snap/db");
+    // The member's volume, mounted at /var/lib/etcd, holds a file system's lost+found: not kubeadm's.
+    mkdirSync(join(root, "var/lib/etcd/lost+found"), { recursive: true });
+    expect(state("control-plane")).to.equal("fresh");
+    // A member's data (it rejoins with it) is not a half-done join; anything else in the data directory is.
+    put("var/lib/etcd/data/member/snap/db");
+    expect(state("control-plane")).to.equal("fresh");
+    rmSync(join(root, "var/lib/etcd/data/member"), { recursive: true });
+    put("var/lib/etcd/data/leftover");
+    expect(state("control-plane")).to.equal("partial");
+    rmSync(join(root, "var/lib/etcd/data"), { recursive: true });
+    put("etc/kubernetes/manifests/etcd.yaml");
     expect(state("control-plane")).to.equal("partial");
     put("etc/kubernetes/kubelet.conf");
     // The marker of every step done is not kubeadm's: only kubeadm's own marker makes a join complete.
@@ -130,11 +171,71 @@ describe("bootstrap modules", () => {
     expect([state("node"), state("control-plane")]).to.deep.equal(["partial", "partial"]);
     put("var/lib/cilium-cluster/kubeadm-joined");
     expect([state("node"), state("control-plane")]).to.deep.equal(["joined", "joined"]);
-    // Reset at shutdown (kubeadm-leave.service) removes kubelet.conf: the node joins again.
+    // Without kubelet.conf the node is not joined, whatever the marker says.
     rmSync(join(root, "etc/kubernetes/kubelet.conf"));
+    rmSync(join(root, "etc/kubernetes/manifests"), { recursive: true });
     rmSync(join(root, "etc/kubernetes/pki"), { recursive: true });
-    rmSync(join(root, "var/lib/etcd"), { recursive: true });
     expect([state("node"), state("control-plane")]).to.deep.equal(["fresh", "fresh"]);
+  });
+
+  it("kubeadm_reset undoes a half-done join without kubeadm reset, keeping a member's etcd data", () => {
+    const bin = mkdtempSync(join(tmpdir(), "bin-"));
+    for (const tool of ["systemctl", "kubeadm"]) {
+      writeFileSync(join(bin, tool), `#!/bin/sh\necho "${tool} $*" >>"${bin}/calls"\n`);
+      chmodSync(join(bin, tool), 0o755);
+    }
+    const reset = (role: string, files: string[]) => {
+      const root = mkdtempSync(join(tmpdir(), "reset-"));
+      for (const f of files) {
+        mkdirSync(join(root, f, ".."), { recursive: true });
+        writeFileSync(join(root, f), "x");
+      }
+      const r = spawnSync(
+        "bash",
+        [
+          "-c",
+          `source ${JSON.stringify(modulePath("lib"))}; source ${JSON.stringify(modulePath("kubeadm"))}; kubeadm_reset`,
+        ],
+        {
+          encoding: "utf8",
+          env: { ...process.env, PATH: `${bin}:${process.env.PATH}`, BOOTSTRAP_ROOT: root, ROLE: role },
+        },
+      );
+      const state = spawnSync(
+        "bash",
+        ["-c", `source ${JSON.stringify(modulePath("kubeadm"))}; kubeadm_state ${role}`],
+        {
+          encoding: "utf8",
+          env: { ...process.env, BOOTSTRAP_ROOT: root },
+        },
+      ).stdout.trim();
+      return { status: r.status, root, state };
+    };
+    const left = [
+      "etc/kubernetes/manifests/etcd.yaml",
+      "etc/kubernetes/admin.conf",
+      "etc/kubernetes/bootstrap-kubelet.conf",
+      "var/lib/kubelet/config.yaml",
+      "etc/kubernetes/pki/ca.key",
+    ];
+    const member = reset("control-plane", [...left, "var/lib/etcd/data/member/snap/db"]);
+    // The run fails, so systemd starts the bootstrap again from its first step; the node is fresh then.
+    expect([member.status, member.state]).to.deep.equal([1, "fresh"]);
+    expect(readFileSync(join(member.root, "var/lib/etcd/data/member/snap/db"), "utf8")).to.equal("x");
+    expect(readFileSync(join(member.root, "etc/kubernetes/pki/ca.key"), "utf8")).to.equal("x");
+    const leftover = reset("control-plane", [...left, "var/lib/etcd/data/wal/0.wal"]);
+    expect([leftover.status, leftover.state]).to.deep.equal([1, "fresh"]);
+    expect(readdirSync(join(leftover.root, "var/lib/etcd"))).to.deep.equal([]);
+    const worker = reset("node", ["etc/kubernetes/pki/ca.crt", "etc/kubernetes/bootstrap-kubelet.conf"]);
+    expect([worker.status, worker.state]).to.deep.equal([1, "fresh"]);
+    expect(readFileSync(join(bin, "calls"), "utf8")).not.to.contain("kubeadm");
+  });
+
+  it("kubeadm.sh's etcd data directory is the one kubeadm's configuration names", () => {
+    const r = spawnSync("bash", ["-c", `source ${JSON.stringify(modulePath("kubeadm"))}; etcd_data_dir`], {
+      encoding: "utf8",
+    });
+    expect(r.stdout.trim()).to.equal(ETCD_DATA_DIR);
   });
 
   it("retry runs a program until it succeeds, at most BOOTSTRAP_TRIES times, and passes on only its output", () => {
@@ -252,16 +353,18 @@ describe("bootstrap steps and assembly per role", () => {
       "packages",
       "containerd",
       "control-plane-pki",
+      "control-plane-tools",
       "kubelet",
+      "etcd-volume",
       "join",
-      "etcd-leave",
+      "etcd",
       "launch-hook",
     ]);
   });
 
   it("a worker's user data carries no control-plane code; a control-plane node's carries what it runs", () => {
     const text = renderUserData(worker);
-    const controlPlaneOnly = ["kubeadm_init", "fetch_control_plane_pki", "enable_etcd_leave", "InitConfiguration"];
+    const controlPlaneOnly = ["kubeadm_init", "fetch_control_plane_pki", "settle_etcd", "InitConfiguration"];
     for (const absent of [...controlPlaneOnly, "ca.key"]) {
       expect(text, absent).not.to.contain(absent);
     }
@@ -271,7 +374,9 @@ describe("bootstrap steps and assembly per role", () => {
       "kubeadm_init()",
       "fetch_control_plane_pki()",
       "kind: InitConfiguration",
-      "enable_etcd_leave()",
+      "prepare_etcd()",
+      "settle_etcd()",
+      "fetch_control_plane_tools()",
     ])
       expect(cp, present).to.contain(present);
   });

@@ -1,7 +1,7 @@
 // The bootstrap run for real: bash executes the rendered user data and then the bootstrap service on a
 // scratch node (tests/standins/node.ts), against a kubeadm stand-in that enforces kubeadm's preflight.
 import { expect } from "chai";
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "fs";
+import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "fs";
 import { Server } from "http";
 import { join } from "path";
 import { parseAllDocuments } from "yaml";
@@ -13,7 +13,7 @@ import { examples, GOLDEN_DIR } from "../../plan/examples";
 import type { ClusterSpec } from "../../spec/types";
 import { requireDebianTool } from "../debianTools";
 import { specWith } from "../fixtures";
-import { makeSecrets, newNode, Node, run, runService, runUserData, startImds } from "../standins/node";
+import { makeSecrets, newNode, Node, Options, run, runService, runUserData, startImds } from "../standins/node";
 
 const NEVER = "1000000";
 let zone = "us-east-1a";
@@ -21,27 +21,37 @@ let imds: Server;
 let imdsUrl: string;
 let secrets: { dir: string; caHash: string };
 
+/** The init record this test's control-plane nodes are told. */
+const INIT_RECORD = "/cilium-cluster/dev.k8s.local/control-plane/initialized-test";
+
 const userDataFor = (spec: ClusterSpec, group: string) =>
   renderUserData(
     bootstrapConfig(
       spec,
       instanceGroups(spec).find((g) => g.name === group)!,
-      {
-        internal: "api.example.test",
-        public: "api.example.com",
-      },
+      { internal: "api.example.test", public: "api.example.com" },
+      { initRecord: INIT_RECORD, backupBucket: "etcd-backups-test" },
     ),
   );
+
+/** Where the SSM stand-in keeps the init record a node created. */
+const recordFile = (node: Node) => join(node.state, "parameters", INIT_RECORD.split("/").pop()!);
 
 const header = (userData: string, name: string) => new RegExp(`^\\s*${name}='([^']*)'$`, "m").exec(userData)![1];
 
 /** Installs the user data on a fresh node and runs the bootstrap service until it succeeds. */
-async function boot(userData: string, env: Record<string, string> = {}, runs = 6) {
+async function boot(
+  userData: string,
+  env: Record<string, string> = {},
+  runs = 6,
+  before: Pick<Options, "parameters" | "files"> = {},
+) {
   const node = newNode({
     imdsUrl,
     secrets: secrets.dir,
     kubernetesVersion: header(userData, "KUBERNETES_VERSION"),
     env,
+    ...before,
   });
   const installed = await runUserData(node, userData);
   expect(installed.status, installed.stderr).to.equal(0);
@@ -187,7 +197,23 @@ describe("node bootstrap, run as cloud-init and systemd run it", function () {
     for (const key of ["ca.key", "sa.key", "front-proxy-ca.key", "etcd/ca.key"]) {
       expect(readFileSync(join(node.root, "etc/kubernetes/pki", key)).length, key).to.be.greaterThan(0);
     }
-    expect(calls(node, "systemctl")).to.include("systemctl enable --now kubeadm-leave.service");
+    // It first created the init record, without --overwrite.
+    expect(calls(node, "aws ssm put-parameter")).to.deep.equal([
+      `aws ssm put-parameter --region us-east-1 --name ${INIT_RECORD} --type String --value ` +
+        readFileSync(recordFile(node), "utf8").trim(),
+    ]);
+    expect(readFileSync(recordFile(node), "utf8")).to.match(/^i-0123456789abcdef0 \d{4}-/);
+    expect(calls(node, "systemctl")).to.include("systemctl enable --now etcd-lifecycle.service etcd-backup.timer");
+    expect(calls(node, "apt-get").some((l) => / install -y etcd-client$/.test(l))).to.equal(true);
+    expect(node.file("etc/systemd/system/etcd-backup.timer.d/interval.conf")).to.equal(
+      "[Timer]\nOnUnitActiveSec=\nOnUnitActiveSec=15min\n",
+    );
+    expect(node.file("etc/systemd/system/etcd-lifecycle.service")).to.contain("etcd_lifecycle_watch");
+    expect(statSync(join(node.root, "usr/local/lib/cilium-cluster/control-plane-tools")).mode & 0o777).to.equal(0o755);
+    expect(node.file("etc/cilium-cluster/control-plane-tools.env")).to.equal(
+      "REGION=us-east-1\nBACKUP_BUCKET=etcd-backups-test\n",
+    );
+    expect(node.log()).not.to.match(/^kubeadm reset/m);
   });
 
   it("Kubernetes 1.31: kubeadm still requires conntrack, and the bootstrap installs it", async () => {
@@ -214,9 +240,11 @@ describe("node bootstrap, run as cloud-init and systemd run it", function () {
       STANDIN_KUBEADM_FAILURES: "1",
     });
     expect(service.status, service.stderr).to.equal(0);
-    // The join that stopped half-way fails the run; the next run resets it and fails; the third joins.
+    // The join that stopped half-way fails the run; the next run undoes it (not with kubeadm reset) and
+    // fails; the third joins.
     expect(service.runs).to.equal(3);
-    expect(calls(node, "kubeadm").map((l) => l.split(" ")[1])).to.deep.equal(["join", "reset", "join"]);
+    expect(calls(node, "kubeadm").map((l) => l.split(" ")[1])).to.deep.equal(["join", "join"]);
+    expect(service.stderr).to.contain("kubeadm stopped half-way before: undoing what it left");
     expect(service.stderr).to.contain("try 3 of apt-get -o failed");
     expect(service.stderr).to.contain("try 1 of aws ssm failed");
     expect(service.stderr).to.match(/step packages: start[\s\S]*step packages: done/);
@@ -226,19 +254,19 @@ describe("node bootstrap, run as cloud-init and systemd run it", function () {
     const again = await runService(node, 1);
     expect(again.status, again.stderr).to.equal(0);
     expect(again.stderr).to.contain("joined with this configuration before: nothing to do");
-    expect(calls(node, "kubeadm")).to.have.length(3);
+    expect(calls(node, "kubeadm")).to.have.length(2);
     expect(node.snapshot()).to.deep.equal(before);
   });
 
   it("a step that fails after the join runs again: the joined marker is written only once every step succeeded", async () => {
     const { node, service } = await boot(userDataFor(specWith({}), "control-plane-us-east-1a"), {
       STANDIN_API_READY_AFTER: NEVER,
-      STANDIN_LEAVE_ENABLE_FAILURES: "1",
+      STANDIN_ETCD_ENABLE_FAILURES: "1",
     });
     expect(service.status, service.stderr).to.equal(0);
     expect(service.runs).to.equal(2);
     expect(calls(node, "systemctl enable --now")).to.deep.equal(
-      Array(2).fill("systemctl enable --now kubeadm-leave.service"),
+      Array(2).fill("systemctl enable --now etcd-lifecycle.service etcd-backup.timer"),
     );
     // kubeadm's own state says joined: the second run neither resets nor creates the cluster again.
     expect(calls(node, "kubeadm").map((l) => l.split(" ")[1])).to.deep.equal(["init"]);
@@ -303,8 +331,8 @@ describe("node bootstrap, run as cloud-init and systemd run it", function () {
     );
     expect(service.stderr).to.match(/step join: done[\s\S]*step launch-hook: start[\s\S]*step launch-hook: done/);
     expect(node.file("../state/lifecycle")).to.equal("InService\n");
-    // Restarted with the same configuration: nothing to do. Reset since it joined (a control-plane node's
-    // kubeadm-leave at a reboot): it joins again, and the instance, InService, has no hook to complete.
+    // Restarted with the same configuration: nothing to do. Reset by hand since it joined: it joins again,
+    // and the instance, InService, has no hook to complete.
     const again = await runService(node, 1);
     expect(again.status, again.stderr).to.equal(0);
     expect((await run("kubeadm", ["reset", "--force"], node.env)).status).to.equal(0);
@@ -313,5 +341,148 @@ describe("node bootstrap, run as cloud-init and systemd run it", function () {
     expect(rejoined.stderr).to.contain("is InService: no launch hook to complete");
     expect(calls(node, "kubeadm").filter((l) => l.startsWith("kubeadm join"))).to.have.length(2);
     expect(completions(node)).to.have.length(3);
+  });
+});
+
+describe("control-plane bootstrap and the cluster's state, run as systemd runs it", function () {
+  this.timeout(180000);
+  const FIRST = "control-plane-us-east-1a";
+  const OTHERS_RECORD = { [INIT_RECORD]: "i-0aaaaaaaaaaaaaaaa 2026-01-01T00:00:00Z" };
+  /** No API answers, and the node waits for it once: a node that would join fails its run instead. */
+  const NO_API = { STANDIN_API_READY_AFTER: NEVER, API_WAIT_TRIES: "1" };
+  const lines = (node: Node) => node.log().split("\n");
+
+  before(async function () {
+    requireDebianTool(this, "openssl", "openssl");
+    ({ server: imds, url: imdsUrl } = await startImds(() => zone));
+    secrets = makeSecrets();
+  });
+  after(() => imds?.close());
+  beforeEach(() => (zone = "us-east-1a"));
+
+  it("the init zone's control-plane node never runs kubeadm init once the init record exists", async () => {
+    const { node, service } = await boot(userDataFor(specWith({}), FIRST), NO_API, 1, { parameters: OTHERS_RECORD });
+    expect(service.status).to.equal(1);
+    expect(node.log()).not.to.match(/^kubeadm init/m);
+    expect(node.log()).not.to.contain("put-parameter");
+    expect(service.stderr).to.contain("did not answer");
+  });
+
+  it("two nodes racing for init: the one that cannot create the record does not init", async () => {
+    const { node, service } = await boot(
+      userDataFor(specWith({}), FIRST),
+      { ...NO_API, STANDIN_RECORD_APPEARS: "1" },
+      1,
+    );
+    expect(service.status).to.equal(1);
+    expect(node.log()).to.contain("aws ssm put-parameter");
+    expect(node.log()).not.to.match(/^kubeadm init/m);
+    expect(service.stderr).to.contain("not creating a second cluster");
+  });
+
+  it("mounts its member's etcd volume before kubeadm runs, with etcd's data directory on it", async () => {
+    const { node, service } = await boot(userDataFor(specWith({}), FIRST), { STANDIN_API_READY_AFTER: NEVER });
+    expect(service.status, service.stderr).to.equal(0);
+    const log = lines(node);
+    expect(log).to.include(
+      "aws ec2 attach-volume --region us-east-1 --volume-id vol-0123456789abcdef0 --instance-id i-0123456789abcdef0 --device /dev/sdf",
+    );
+    expect(node.log()).to.contain(
+      "aws ec2 describe-volumes --region us-east-1 --filters Name=tag:KubernetesCluster,Values=dev.k8s.local Name=tag:cilium-cluster/etcd-member,Values=us-east-1a",
+    );
+    const mount = log.findIndex((l) => l.startsWith("mount "));
+    expect(log[mount]).to.match(/^mount .*nvme-Amazon_Elastic_Block_Store_vol0123456789abcdef0 .*\/var\/lib\/etcd$/);
+    expect(log.findIndex((l) => l.startsWith("mkfs.ext4 "))).to.be.within(0, mount);
+    expect(mount).to.be.below(log.findIndex((l) => l.startsWith("kubeadm init")));
+    expect(kubeadmDocument(node, "ClusterConfiguration").etcd).to.deep.equal({
+      local: { dataDir: "/var/lib/etcd/data" },
+    });
+    expect(node.file("etc/fstab")).to.equal("LABEL=etcd /var/lib/etcd ext4 defaults,nofail 0 2\n");
+  });
+
+  it("a replaced member with an existing volume rejoins as that member, updating its peer URL", async () => {
+    const { node, service } = await boot(
+      userDataFor(specWith({}), FIRST),
+      { ...NO_API, STANDIN_MEMBER_PEER: "https://10.0.99.99:2380", STANDIN_VOLUME_FORMATTED: "1" },
+      1,
+      { parameters: OTHERS_RECORD, files: { "var/lib/etcd/data/member/snap/db": "data" } },
+    );
+    expect(service.status, service.stderr).to.equal(0);
+    expect(node.log()).not.to.match(/^(kubeadm join|mkfs)/m);
+    expect(node.log()).not.to.contain("put-parameter");
+    expect(calls(node, "kubeadm")).to.deep.equal([
+      `kubeadm init --config ${node.root}/etc/kubernetes/kubeadm.yaml --ignore-preflight-errors=DirAvailable--var-lib-etcd-data`,
+    ]);
+    expect(node.log()).to.match(/member update 8e9e05c52164694d --peer-urls=https:\/\/10\.0\.12\.34:2380$/m);
+    expect(node.file("var/lib/etcd/data/member/snap/db")).to.equal("data");
+    // Without the ignored check, kubeadm init refuses the member's data (among what the rejoin left).
+    const config = join(node.root, "etc/kubernetes/kubeadm.yaml");
+    const plain = await run(join(node.dir, "bin/kubeadm"), ["init", "--config", config], node.env);
+    expect(plain.status).to.equal(1);
+    expect(plain.stderr).to.contain("[ERROR DirAvailable--var-lib-etcd-data]: /var/lib/etcd/data is not empty");
+  });
+
+  it("kubeadm's preflight refuses a control-plane join onto a member's data (the bootstrap before volumes)", async () => {
+    zone = "us-east-1b";
+    const spec = specWith({ controlPlane: { count: 3 } });
+    const { node, service } = await boot(userDataFor(spec, "control-plane-us-east-1b"));
+    expect(service.status, service.stderr).to.equal(0);
+    mkdirSync(join(node.root, "var/lib/etcd/data/member"), { recursive: true });
+    // The bootstrap before etcd volumes joined whenever the API answered: onto a member's data, kubeadm fails.
+    const config = join(node.root, "etc/kubernetes/kubeadm.yaml");
+    const r = await run(join(node.dir, "bin/kubeadm"), ["join", "--config", config], node.env);
+    expect(r.status).to.equal(1);
+    expect(r.stderr).to.contain("[ERROR DirAvailable--var-lib-etcd-data]: /var/lib/etcd/data is not empty");
+  });
+
+  it("the cluster exists, no member answers and no volume data survives: the newest snapshot is restored", async () => {
+    const { node, service } = await boot(
+      userDataFor(specWith({}), FIRST),
+      { ...NO_API, STANDIN_NEWEST_SNAPSHOT: "etcd/20260101T000000Z.db" },
+      1,
+      { parameters: OTHERS_RECORD },
+    );
+    expect(service.status, service.stderr).to.equal(0);
+    const log = lines(node);
+    const restore = log.findIndex((l) => /^etcdctl snapshot restore \S+ --data-dir \S+\/var\/lib\/etcd\/data /.test(l));
+    expect(restore, node.log()).to.be.greaterThan(0);
+    expect(log[restore]).to.contain("--initial-advertise-peer-urls https://10.0.12.34:2380");
+    expect(node.log()).to.contain(
+      "aws s3 cp --region us-east-1 --only-show-errors s3://etcd-backups-test/etcd/20260101T000000Z.db",
+    );
+    const init = log.findIndex((l) => l.startsWith("kubeadm init"));
+    expect(init).to.be.greaterThan(restore);
+    expect(log[init]).to.match(/--ignore-preflight-errors=DirAvailable--var-lib-etcd-data$/);
+    expect(node.log()).not.to.contain("put-parameter");
+  });
+
+  it("never restores while another member's volume is attached: that member comes back instead", async () => {
+    const { node, service } = await boot(
+      userDataFor(specWith({}), FIRST),
+      { ...NO_API, STANDIN_NEWEST_SNAPSHOT: "etcd/20260101T000000Z.db", STANDIN_VOLUMES_IN_USE: "2" },
+      1,
+      { parameters: OTHERS_RECORD },
+    );
+    expect(service.status).to.equal(1);
+    expect(node.log()).not.to.contain("snapshot restore");
+    expect(node.log()).not.to.match(/^kubeadm init/m);
+    expect(service.stderr).to.contain("did not answer");
+  });
+
+  it("an init that stopped half-way is undone and run again: the init record is its own", async () => {
+    const { node, service } = await boot(userDataFor(specWith({}), FIRST), {
+      STANDIN_API_READY_AFTER: NEVER,
+      STANDIN_KUBEADM_FAILURES: "1",
+    });
+    expect(service.status, service.stderr).to.equal(0);
+    // The init stops half-way; the next run undoes it and fails; the third inits again.
+    expect(service.runs).to.equal(3);
+    const init = `kubeadm init --config ${node.root}/etc/kubernetes/kubeadm.yaml`;
+    expect(calls(node, "kubeadm")).to.deep.equal([init, init]);
+    expect(service.stderr).to.contain("kubeadm stopped half-way before: undoing what it left");
+    // The volume was attached once; later runs found it mounted. The record was created once.
+    expect(calls(node, "aws ec2 attach-volume")).to.have.length(1);
+    expect(readFileSync(recordFile(node), "utf8")).to.match(/^i-0123456789abcdef0 /);
+    expect(node.exists(JOINED_MARKER)).to.equal(true);
   });
 });

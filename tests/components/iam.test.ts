@@ -11,6 +11,8 @@ import { STATEMENT_SOURCES } from "../../components/iam/sources";
 import { ciliumEni, eniActions, ENI_ACTIONS, KOPS_GUIDE_ENI_ACTIONS } from "../../components/iam/sources/ciliumEni";
 import { SESSION_MANAGER_ACTIONS } from "../../components/iam/sources/sessionManager";
 import { nodeBootstrap } from "../../components/iam/sources/nodeBootstrap";
+import { controlPlaneState } from "../../components/iam/sources/controlPlaneState";
+import { TOOLS_MODULES } from "../../components/nodes/controlPlaneState";
 import type { RoleKind, StatementSource } from "../../components/iam/statementSource";
 import { validateConfig } from "../../spec/validation";
 import type { ClusterSpec } from "../../spec/types";
@@ -153,9 +155,13 @@ describe("instance role policies", () => {
 });
 
 /** Every `aws <service> <command>` the node-side scripts run, as IAM actions (`get-parameter` → `GetParameter`). */
-function bootstrapAwsCalls(): string[] {
+/** The AWS calls of the node scripts: the bootstrap's, or (`tools`) the control-plane tools bundle's own. */
+function bootstrapAwsCalls(tools = false): string[] {
   const dir = join(__dirname, "../../components/nodes");
-  const scripts = readdirSync(dir, { recursive: true, encoding: "utf8" }).filter((f) => f.endsWith(".sh"));
+  const inTools = (f: string) => (TOOLS_MODULES as readonly string[]).includes(f.replace(/^bootstrap\/|\.sh$/g, ""));
+  const scripts = readdirSync(dir, { recursive: true, encoding: "utf8" }).filter(
+    (f) => f.endsWith(".sh") && (f === "bootstrap/lib.sh" || inTools(f) === tools),
+  );
   const calls = scripts.flatMap((f) => [
     ...readFileSync(join(dir, f), "utf8").matchAll(/\baws ([a-z0-9-]+) ([a-z-]+)/g),
   ]);
@@ -186,6 +192,22 @@ describe("statement sources, one per feature", () => {
         expect(await may(own, action, resource, context), `${role}: ${action}`).to.equal(true);
       }
     }
+  });
+
+  it("grants the control plane every AWS action its tools bundle calls, and workers none of those", () => {
+    const calls = bootstrapAwsCalls(true);
+    const spec = specFor("");
+    const actions = (role: RoleKind) =>
+      [nodeBootstrap, controlPlaneState].flatMap((source) =>
+        policyDocument(source.statements(role, spec, AT)).Statement.flatMap((st) => st.Action),
+      );
+    // The CLI's s3 cp is GetObject or PutObject; s3api list-objects-v2 is ListBucket.
+    const needed = calls.flatMap((c) =>
+      c === "s3:Cp" ? ["s3:GetObject", "s3:PutObject"] : c.startsWith("s3api:ListObjectsV") ? ["s3:ListBucket"] : [c],
+    );
+    expect(needed).to.include.members(["ec2:AttachVolume", "autoscaling:CompleteLifecycleAction", "s3:PutObject"]);
+    for (const action of needed) expect(actions("control-plane"), action).to.include(action);
+    expect(only(controlPlaneState, "node", spec).Statement).to.deep.equal([]);
   });
 
   it("asks for the instance type's limits only where pods use ENI addresses", () => {

@@ -108,7 +108,8 @@ describe("NodeLaunchTemplate", () => {
       "arn:aws:lb:us-east-1:000000000000:TargetGroup/network-api-internal",
     ]);
     expect(cp.vpcZoneIdentifiers).to.deep.equal(["mock-subnet-network-private-us-east-1b"]);
-    expect(cp.instanceRefresh.preferences).to.include({ minHealthyPercentage: 100, maxHealthyPercentage: 200 });
+    // Old node first: its etcd volume moves to the replacement.
+    expect(cp.instanceRefresh.preferences).to.include({ minHealthyPercentage: 0, maxHealthyPercentage: 100 });
     const nodes = inputs(named(ha, ASG, "nodes-group"));
     expect(nodes.targetGroupArns).to.deep.equal([]);
     expect(nodes.vpcZoneIdentifiers).to.have.length(3);
@@ -122,7 +123,10 @@ describe("NodeLaunchTemplate", () => {
       expect(i.healthCheckType, asg.name).to.equal("EC2");
       const controlPlane = asg.name.startsWith("control-plane");
       // Not joined by the deadline (20 minutes on the control plane, 15 for workers): abandoned, terminated.
-      expect(i.initialLifecycleHooks, asg.name).to.deep.equal([
+      const launching = (i.initialLifecycleHooks as { lifecycleTransition: string }[]).filter(
+        (h) => h.lifecycleTransition === "autoscaling:EC2_INSTANCE_LAUNCHING",
+      );
+      expect(launching, asg.name).to.deep.equal([
         {
           name: LAUNCH_HOOK_NAME,
           lifecycleTransition: "autoscaling:EC2_INSTANCE_LAUNCHING",
@@ -190,13 +194,15 @@ describe("NodeLaunchTemplate", () => {
       expect(JSON.stringify(plan.resources)).not.to.contain(FAKE_SECRET_MARKER);
       expect(JSON.stringify(plan.resources)).not.to.contain(FAKE_SECRET_MARKER.toLowerCase());
       expect(plan.outputs.kubeconfig).to.equal("[secret]");
-      for (const p of ofType(plan, "aws:ssm/parameter:Parameter"))
+      // ClusterSecrets' parameters; the control-plane tools bundle is no secret.
+      for (const p of ofType(plan, "aws:ssm/parameter:Parameter").filter((r) => r.name.startsWith("secrets-")))
         expect(inputs(p)).to.include({ type: "SecureString", value: "[secret]" });
     }
   });
 
   it("stores the cluster's secrets under its own prefixes, workers' apart", () => {
     const names = ofType(dev, "aws:ssm/parameter:Parameter")
+      .filter((p) => p.name.startsWith("secrets-"))
       .map((p) => inputs(p).name as string)
       .sort();
     expect(names.filter((n) => n.includes("/node/"))).to.deep.equal([
@@ -304,7 +310,9 @@ describe("user data of every example", () => {
         writeFileSync(join(root, program), "", { mode: 0o755 });
       }
       const units = readdirSync(join(root, "etc/systemd/system")).map((u) => join(root, "etc/systemd/system", u));
-      expect(units.length, group).to.equal(group.includes("control-plane") ? 2 : 1);
+      // Only the bootstrap's service: no unit touches etcd at shutdown; the control plane's etcd units come
+      // with its tools bundle.
+      expect(units.length, group).to.equal(1);
       const result = spawnSync("systemd-analyze", ["verify", `--root=${root}`, ...units], { encoding: "utf8" });
       expect(result.error).to.equal(undefined);
       expect(result.stdout + result.stderr, group).to.equal("");

@@ -134,10 +134,13 @@ describe("add-ons applied from the control plane: the node's script", () => {
 describe("add-ons applied from the control plane: the plan", () => {
   const CONTROL_PLANE = { "addons.applyFrom": "controlPlane", "api.loadBalancer": "internal" };
 
-  it("declares no Kubernetes provider, no objects and no wait; Cilium is an SSM document and association", async () => {
+  it("declares no Kubernetes provider, no objects and no API wait; Cilium is an SSM document and association", async () => {
     const plan = await planWith({}, configWith(CONTROL_PLANE));
     expect(plan.resources.filter((r) => /^(kubernetes:|pulumi:providers:kubernetes)/.test(r.type))).to.deep.equal([]);
-    expect(ofType(plan, "pulumi-nodejs:dynamic:Resource")).to.deep.equal([]);
+    // The only waits are the control plane's refresh waits, and they do not reach the API either.
+    const waits = ofType(plan, "pulumi-nodejs:dynamic:Resource");
+    expect(waits.map((w) => w.name)).to.deep.equal(["control-plane-us-east-1a-healthy"]);
+    expect(inputs(waits[0]).readyUrl).to.equal("");
     const children = declaredBy(plan, "cilium-cluster:cilium:CiliumAddon", "cilium");
     expect(children.map((c) => c.type).sort()).to.deep.equal([
       "aws:ssm/association:Association",
@@ -154,7 +157,9 @@ describe("add-ons applied from the control plane: the plan", () => {
     const step = JSON.parse(document.content).mainSteps[0];
     expect(step.action).to.equal("aws:runShellScript");
     const script = (step.inputs.runCommand as string[]).join("\n");
-    const endpoint = /network-api-[0-9a-f]{8}\.elb\.us-east-1\.amazonaws\.com\.mock/.exec(script)![0];
+    // Agents reach the API by its stable internal name.
+    const endpoint = "api.internal.dev.k8s.local";
+    expect(script).to.contain(endpoint);
     const yaml = script.slice(
       script.indexOf("\n", script.indexOf("kubectl apply")) + 1,
       script.lastIndexOf("\nCILIUM"),

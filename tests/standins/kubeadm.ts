@@ -1,16 +1,17 @@
 /**
  * `kubeadm` for the bootstrap tests: refuses what real kubeadm refuses (kubeadmContract.ts), and otherwise
  * leaves on the node the files real kubeadm leaves, so that running it twice fails as it would. Run as
- * `kubeadm init|join --config FILE`, `kubeadm reset --force`.
+ * `kubeadm init|join --config FILE [--ignore-preflight-errors=CHECK,...]`, `kubeadm reset --force`.
  *
  * Environment: STANDIN_ROOT (the node's `/`), STANDIN_STATE (counters and copies of each configuration),
- * KUBEADM_VERSION, STANDIN_API_READY_AFTER (the API answers once /readyz has been asked that many times;
+ * KUBEADM_VERSION, STANDIN_CLUSTER_ETCD_DATA_DIR (the cluster's etcd data directory, for control-plane
+ * joins), STANDIN_API_READY_AFTER (the API answers once /readyz has been asked that many times;
  * the curl stand-in counts), STANDIN_KUBEADM_FAILURES (the first N inits or joins stop half-way, as a
  * timed-out TLS bootstrap does, leaving their files behind).
  */
 import { appendFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "fs";
 import { dirname, join } from "path";
-import { Command, parseConfig, preflight } from "./kubeadmContract";
+import { Command, etcdDataDir, parseConfig, preflight } from "./kubeadmContract";
 
 const root = process.env.STANDIN_ROOT ?? "";
 const state = process.env.STANDIN_STATE ?? "";
@@ -33,16 +34,27 @@ function fail(message: string): never {
   process.exit(1);
 }
 
-function run(command: Command, configPath: string): void {
+/**
+ * `--ignore-preflight-errors`: checks named there (case-insensitive; `all` for every one) are reported as
+ * warnings, not errors (cmd/kubeadm/app/preflight/checks.go `RunChecks`).
+ */
+function ignoredChecks(args: string[]): (error: string) => boolean {
+  const list = args
+    .filter((a) => a.startsWith("--ignore-preflight-errors="))
+    .flatMap((a) => a.slice("--ignore-preflight-errors=".length).toLowerCase().split(","));
+  return (error) => list.includes("all") || list.includes(/^\[ERROR ([^\]]+)\]/.exec(error)?.[1].toLowerCase() ?? "");
+}
+
+function run(command: Command, configPath: string, ignored: (error: string) => boolean): void {
   if (!configPath || !existsSync(configPath)) fail(`unable to read config from "${configPath}"`);
   const text = readFileSync(configPath, "utf8");
   const n = counter("kubeadm-runs", true);
   writeFileSync(join(state, `kubeadm-${n}-${command}.yaml`), text);
-  const node = { root, version };
+  const node = { root, version, clusterEtcdDataDir: process.env.STANDIN_CLUSTER_ETCD_DATA_DIR };
   const config = parseConfig(command, text, node);
   if (config.errors.length > 0)
     fail(`error: invalid configuration for kubeadm ${command}:\n\t${config.errors.join("\n\t")}`);
-  const errors = preflight(command, config, node);
+  const errors = preflight(command, config, node).filter((e) => !ignored(e));
   if (errors.length > 0) {
     fail(
       `[preflight] Some fatal errors occurred:\n${errors.map((e) => `\t${e}\n`).join("")}` +
@@ -55,14 +67,14 @@ function run(command: Command, configPath: string): void {
     if (counter("readyz", false) < after)
       fail("error: couldn't validate the identity of the API Server: connection refused");
   }
-  // Writes in kubeadm's order: the CA (a worker's from discovery), control-plane manifests, the TLS
-  // bootstrap kubeconfig; then kubelet.conf once the kubelet has its certificate.
+  // Writes in the order of kubeadm's phases (cmd/kubeadm/app/cmd/phases): the CA (a worker's from
+  // discovery); the control plane's manifests (init also etcd's); the TLS bootstrap kubeconfig, then
+  // kubelet.conf once the kubelet has its certificate (kubelet-start). A join adds the etcd member and its
+  // manifest only after that (control-plane-join); etcd writes its data once the kubelet runs its pod.
   if (!existsSync(join(root, "/etc/kubernetes/pki/ca.crt"))) write("/etc/kubernetes/pki/ca.crt", "discovered CA\n");
-  if (controlPlane) {
-    for (const m of ["kube-apiserver", "kube-controller-manager", "kube-scheduler", "etcd"])
-      write(`/etc/kubernetes/manifests/${m}.yaml`);
-    write("/var/lib/etcd/member/snap/db");
-  }
+  const manifests = ["kube-apiserver", "kube-controller-manager", "kube-scheduler"];
+  if (command === "init") manifests.push("etcd");
+  if (controlPlane) for (const m of manifests) write(`/etc/kubernetes/manifests/${m}.yaml`);
   write("/etc/kubernetes/bootstrap-kubelet.conf");
   if (counter("kubeadm-failures", false) < Number(process.env.STANDIN_KUBEADM_FAILURES ?? "0")) {
     counter("kubeadm-failures", true);
@@ -71,7 +83,12 @@ function run(command: Command, configPath: string): void {
   rmSync(join(root, "/etc/kubernetes/bootstrap-kubelet.conf"));
   write("/etc/kubernetes/kubelet.conf");
   write("/var/lib/kubelet/config.yaml");
-  if (controlPlane) write("/etc/kubernetes/admin.conf");
+  if (controlPlane) {
+    if (command === "join") write("/etc/kubernetes/manifests/etcd.yaml");
+    const dataDir = etcdDataDir(config, node);
+    if (!existsSync(join(root, dataDir, "member"))) write(`${dataDir}/member/snap/db`);
+    write("/etc/kubernetes/admin.conf");
+  }
 }
 
 /** kubeadm reset --force: removes what init and join leave (phases/reset/cleanupnode.go), etcd's data too. */
@@ -91,6 +108,7 @@ function reset(): void {
 
 const [command, ...args] = process.argv.slice(2);
 appendFileSync(join(state, "kubeadm-calls"), `${[command, ...args].join(" ")}\n`);
-if (command === "init" || command === "join") run(command, args[args.indexOf("--config") + 1] ?? "");
+if (command === "init" || command === "join")
+  run(command, args[args.indexOf("--config") + 1] ?? "", ignoredChecks(args));
 else if (command === "reset" && args.includes("--force")) reset();
 else fail(`the stand-in does not cover kubeadm ${command} ${args.join(" ")}`);

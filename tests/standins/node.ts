@@ -4,7 +4,9 @@
  * `kubeadm` enforces kubeadm's contract (kubeadm.ts); `apt-get` installs the binaries of the packages it is
  * asked for into the scratch root and can fail with dpkg's lock error; `aws` exists only once the packages
  * step has installed its snap, can throttle, and holds the instance on its launch hook; `/readyz` can
- * answer only after a number of tries; `sysctl --system` applies the sysctl.d files to the scratch /proc.
+ * answer only after a number of tries; `sysctl --system` applies the sysctl.d files to the scratch /proc;
+ * SSM keeps the parameters a node creates, EC2 has the member's etcd volume, S3 the newest snapshot, and
+ * `etcdctl` answers as this node's member.
  * User data runs as cloud-init runs it (once, as root's script), the bootstrap as systemd runs its service:
  * ExecStart with the unit's Environment, again after each failure while Restart=on-failure.
  */
@@ -14,6 +16,8 @@ import { createServer, Server } from "http";
 import { AddressInfo } from "net";
 import { tmpdir } from "os";
 import { join, relative } from "path";
+import { ETCD_DATA_DIR } from "../../components/nodes/controlPlaneState";
+import { encodeControlPlaneTools } from "../../components/nodes/controlPlaneTools";
 import { BOOTSTRAP_SERVICE } from "../../components/nodes/systemdUnits";
 import { LAUNCH_HOOK_NAME } from "../../components/nodes/launchHook";
 import { clusterPki } from "./pki";
@@ -83,14 +87,37 @@ for a in "$@"; do case "$a" in
 *readyz) [ "$(count readyz)" -ge "\${STANDIN_API_READY_AFTER:-0}" ] && exit 0; exit 7;;
 esac; done
 exit 1`,
+  // SSM as documented: GetParameter of a missing name fails with ParameterNotFound; PutParameter without
+  // --overwrite fails with ParameterAlreadyExists when the name exists. Parameters the node creates live in
+  // its state directory; the cluster's secrets are read from STUB_SECRETS.
   aws: `${COUNT}
+for a in "$@"; do [ "$prev" = --name ] && name=$a; prev=$a; done
+created="$STANDIN_STATE/parameters/\${name##*/}"; file="$created"; [ -f "$file" ] || file="$STUB_SECRETS/\${name##*/}"
 case "$1 $2" in
 "ssm get-parameter")
   if [ "$(count ssm)" -lt "\${STANDIN_SSM_THROTTLES:-0}" ]; then
     echo "An error occurred (ThrottlingException) when calling the GetParameter operation: Rate exceeded" >&2; exit 254
   fi
-  while [ $# -gt 0 ]; do [ "$1" = --name ] && name=$2; shift; done; cat "$STUB_SECRETS/\${name##*/}";;
+  if [ -z "\${name##*/}" ] || [ ! -f "$file" ]; then
+    echo "An error occurred (ParameterNotFound) when calling the GetParameter operation: " >&2
+    # Another node creates the record between this node's read and its claim.
+    [ "\${STANDIN_RECORD_APPEARS:-0}" = 1 ] && mkdir -p "$STANDIN_STATE/parameters" && echo "i-0another" >"$created"
+    exit 254
+  fi
+  cat "$file";;
+"ssm put-parameter")
+  if [ -f "$file" ]; then
+    echo "An error occurred (ParameterAlreadyExists) when calling the PutParameter operation: The parameter already exists." >&2; exit 254
+  fi
+  mkdir -p "$STANDIN_STATE/parameters"; while [ $# -gt 0 ]; do [ "$1" = --value ] && echo "$2" >"$created"; shift; done;;
 "ec2 describe-instance-types") printf '3\\t12\\n';;
+"ec2 describe-volumes") case "$*" in
+  *"length(Volumes)"*) echo "\${STANDIN_VOLUMES_IN_USE:-1}";;
+  *) printf 'vol-0123456789abcdef0\\t%s\\t%s\\n' "\${STANDIN_VOLUME_STATE:-available}" "\${STANDIN_VOLUME_ATTACHED_TO:-None}";;
+  esac;;
+"ec2 attach-volume") ;;
+"s3api list-objects-v2") echo "\${STANDIN_NEWEST_SNAPSHOT:-None}";;
+"s3 cp") echo snapshot >"\${@: -1}";;
 "autoscaling describe-auto-scaling-instances")
   # The instance's group and its lifecycle state (Pending:Wait until the launch hook completes), as
   # --query 'AutoScalingInstances[0].[AutoScalingGroupName,LifecycleState]' --output text prints them.
@@ -118,6 +145,16 @@ mkdir -p "$STANDIN_ROOT${SNAP_BIN}" && cp "$STANDIN_STATE/aws-cli" "$STANDIN_ROO
   // `dpkg --configure -a` has finished it.
   dpkg: `[ "$*" = "--configure -a" ] || exit 2
 rm -f "$STANDIN_ROOT"/var/lib/dpkg/updates/*`,
+  // The member's volume: a new one holds no file system; a member's does (STANDIN_VOLUME_FORMATTED=1).
+  blkid: '[ "${STANDIN_VOLUME_FORMATTED:-0}" = 1 ] || exit 2',
+  mount: 'touch "$STANDIN_STATE/mounted"',
+  mountpoint: '[ -e "$STANDIN_STATE/mounted" ]',
+  // etcd as this node's member answers: its ID, and its peer URL in the membership (STANDIN_MEMBER_PEER).
+  etcdctl: `case "$*" in
+*"endpoint status"*) echo "https://127.0.0.1:2379, 8e9e05c52164694d, 3.5.21, 20 kB, true, false, 2, 8, 8, ";;
+*"snapshot restore"*) while [ $# -gt 0 ]; do [ "$1" = --data-dir ] && mkdir -p "$2/member/snap"; shift; done;;
+*"member list"*) echo "8e9e05c52164694d, started, ip-10-0-12-34, \${STANDIN_MEMBER_PEER:-https://10.0.12.34:2380}, https://10.0.12.34:2379, false";;
+esac`,
   "apt-get": `${COUNT}
 if [ "$(count apt)" -lt "\${STANDIN_APT_FAILURES:-0}" ]; then
   echo "E: Could not get lock /var/lib/dpkg/lock-frontend. It is held by process 1234 (unattended-upgr)" >&2; exit 100
@@ -138,11 +175,11 @@ esac; done; fi`,
   // A kernel without the module (STANDIN_MODPROBE_MISSING names it), as modprobe reports it.
   modprobe: `[ "$1" = "\${STANDIN_MODPROBE_MISSING:-}" ] || exit 0
 echo "modprobe: FATAL: Module $1 not found in directory /lib/modules/6.8.0-1015-aws" >&2; exit 1`,
-  // Enabling kubeadm-leave.service can fail (STANDIN_LEAVE_ENABLE_FAILURES times), as a unit systemd has not
-  // loaded yet does.
+  // Enabling the etcd units can fail (STANDIN_ETCD_ENABLE_FAILURES times), as a unit systemd has not loaded
+  // yet does.
   systemctl: `${COUNT}
-if [ "$*" = "enable --now kubeadm-leave.service" ] && [ "$(count leave)" -lt "\${STANDIN_LEAVE_ENABLE_FAILURES:-0}" ]; then
-  echo "Failed to enable unit: Unit file kubeadm-leave.service does not exist." >&2; exit 1
+if [ "$*" = "enable --now etcd-lifecycle.service etcd-backup.timer" ] && [ "$(count enable)" -lt "\${STANDIN_ETCD_ENABLE_FAILURES:-0}" ]; then
+  echo "Failed to enable unit: Unit file etcd-lifecycle.service does not exist." >&2; exit 1
 fi`,
   // Reads the key it is given, as the real gpg does.
   gpg: "cat >/dev/null",
@@ -154,7 +191,7 @@ cat "$STANDIN_ROOT"/etc/sysctl.d/*.conf 2>/dev/null | while IFS='= ' read -r key
 done`,
   kubeadm: `exec node -r "${PROJECT}/node_modules/ts-node/register/transpile-only" "${PROJECT}/tests/standins/kubeadm.ts" "$@"`,
 };
-const NOOP = ["apt-mark"];
+const NOOP = ["apt-mark", "mkfs.ext4"];
 
 export interface Node {
   dir: string;
@@ -177,6 +214,10 @@ export interface Options {
   kubernetesVersion: string;
   /** Extra environment: STANDIN_* knobs, API_WAIT_TRIES. */
   env?: Record<string, string>;
+  /** SSM parameters that exist before the node boots (the init record), by name. */
+  parameters?: Record<string, string>;
+  /** Files on the node before it boots (a member's data on its volume), by path below the root. */
+  files?: Record<string, string>;
 }
 
 export function newNode(options: Options): Node {
@@ -187,6 +228,17 @@ export function newNode(options: Options): Node {
   for (const d of [root, bin, state]) mkdirSync(d);
   mkdirSync(join(root, "sys/class/net/ens5"), { recursive: true });
   writeFileSync(join(root, "sys/class/net/ens5/address"), `${METADATA.mac}\n`);
+  // The member's etcd volume once attached (NVMe names it by its id).
+  mkdirSync(join(root, "dev/disk/by-id"), { recursive: true });
+  writeFileSync(join(root, "dev/disk/by-id/nvme-Amazon_Elastic_Block_Store_vol0123456789abcdef0"), "");
+  for (const [name, value] of Object.entries(options.parameters ?? {})) {
+    mkdirSync(join(state, "parameters"), { recursive: true });
+    writeFileSync(join(state, "parameters", name.split("/").pop()!), `${value}\n`);
+  }
+  for (const [path, text] of Object.entries(options.files ?? {})) {
+    mkdirSync(join(root, path, ".."), { recursive: true });
+    writeFileSync(join(root, path), text);
+  }
   for (const b of BASE_IMAGE) {
     mkdirSync(join(root, b, ".."), { recursive: true });
     writeFileSync(join(root, b), "");
@@ -216,6 +268,8 @@ export function newNode(options: Options): Node {
     STANDIN_GROUP: "nodes.dev.k8s.local",
     STANDIN_LAUNCH_HOOK: LAUNCH_HOOK_NAME,
     KUBEADM_VERSION: options.kubernetesVersion,
+    // The cluster's ClusterConfiguration is the one every control-plane group's init configuration holds.
+    STANDIN_CLUSTER_ETCD_DATA_DIR: ETCD_DATA_DIR,
     TS_NODE_PROJECT: join(PROJECT, "tsconfig.json"),
     ...options.env,
   };
@@ -287,6 +341,7 @@ export function makeSecrets(): { dir: string; caHash: string } {
   const dir = mkdtempSync(join(tmpdir(), "secrets-"));
   for (const [name, text] of Object.entries(clusterPki())) writeFileSync(join(dir, name), text);
   writeFileSync(join(dir, "bootstrap-token"), "abcdef.0123456789abcdef\n");
+  writeFileSync(join(dir, "control-plane-tools"), `${encodeControlPlaneTools()}\n`);
   const caHash = execFileSync(
     "bash",
     [

@@ -5,6 +5,7 @@
 import type { StatementSource } from "../statementSource";
 import { ciliumEni } from "./ciliumEni";
 import { containerImages } from "./containerImages";
+import { controlPlaneState } from "./controlPlaneState";
 import { nodeBootstrap } from "./nodeBootstrap";
 import { sessionManager } from "./sessionManager";
 
@@ -13,4 +14,5 @@ export const STATEMENT_SOURCES: readonly StatementSource[] = [
   containerImages, // both roles: ECR pulls
   ciliumEni, // control plane, ENI mode: the Cilium operator
   sessionManager, // both roles: getting onto a node without SSH
+  controlPlaneState, // control plane: etcd volumes, termination hook, backups, init record
 ];

@@ -12,7 +12,11 @@ fetch_control_plane_pki() {
 }
 
 kubeadm_init() {
-  log "no API server answers: creating the cluster"
+  if ! claim_init_record; then
+    log "another node holds the init record $INIT_RECORD: not creating a second cluster"
+    return 1
+  fi
+  log "no cluster was ever created: creating it"
   kubeadm_config kubeadm_init_configuration | write_file /etc/kubernetes/kubeadm.yaml 0600
   kubeadm init --config "${BOOTSTRAP_ROOT:-}/etc/kubernetes/kubeadm.yaml"
 }

@@ -1,8 +1,18 @@
-# etcd.sh: this control-plane node's etcd member across its life.
+# etcd.sh: this control-plane node's etcd member across its life; the work is in the control-plane tools.
 
-# Before this control-plane node shuts down (an instance refresh replacing it), kubeadm-leave.service (installed
-# by user data, systemdUnits.ts) leaves etcd, so the cluster keeps quorum while its replacement joins. Enabled
-# only once the node has joined.
-enable_etcd_leave() {
-  systemctl enable --now kubeadm-leave.service
+# Before kubeadm: etcdctl on the host (etcd itself runs in kubeadm's static pod) for the tools, and the
+# member's own EBS volume at /var/lib/etcd (etcd's data directory is /var/lib/etcd/data on it).
+prepare_etcd() {
+  DEBIAN_FRONTEND=noninteractive apt_get install -y etcd-client
+  etcd_volume_mount /var/lib/etcd
+}
+
+# After kubeadm: the member's peer URL follows this instance; the termination watcher and the backup timer
+# start. Nothing on this node wipes or removes its member when it stops or reboots: only the watcher
+# handles the member, when Auto Scaling terminates the instance.
+settle_etcd() {
+  etcd_member_settle
+  install_units
+  install_backup_timer "$BACKUP_INTERVAL_MINUTES"
+  systemctl enable --now etcd-lifecycle.service etcd-backup.timer
 }

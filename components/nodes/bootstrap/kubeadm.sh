@@ -2,38 +2,56 @@
 # config (the kubeadm_*_configuration functions of the script), its placeholders filled at boot. Safe to run
 # again: a node that joined does nothing, a half-done join is reset first.
 
+# etcd_data_dir: etcd's data directory on a control-plane node (controlPlaneState.ts ETCD_DATA_DIR), on the
+# member's volume.
+etcd_data_dir() { echo /var/lib/etcd/data; }
+
 # The file that says kubeadm joined (or created) the cluster: what kubeadm_state trusts.
 kubeadm_marker() { echo "${BOOTSTRAP_ROOT:-}/var/lib/cilium-cluster/kubeadm-joined"; }
 # The file that says every step succeeded, with the config hash: written last by run_steps (mark_joined), so a
-# step that failed after the join (enabling kubeadm-leave, the launch hook) runs again at the next try.
+# step that failed after the join (settling etcd, the launch hook) runs again at the next try.
 joined_marker() { echo "${BOOTSTRAP_ROOT:-}/var/lib/cilium-cluster/joined"; }
 
-# join_mode ROLE IN_INIT_ZONE API_READY STATE: what this node does with kubeadm.
-#   none:  it has joined (STATE joined);
-#   reset: a join or init stopped half-way (STATE partial) and must be undone before it is tried again;
-#   init:  a fresh control-plane node in the zone that creates the cluster, when no API server answers;
-#   join:  every other fresh node (a worker, or a control-plane member once the API answers).
+# join_mode ROLE IN_INIT_ZONE API_READY STATE INIT_RECORD ETCD_DATA SNAPSHOT: what this node does with kubeadm.
+# STATE is kubeadm_state's; the last three are cluster_state's on the control plane ("no no no" on a worker).
+#   none:    it has joined (STATE joined);
+#   reset:   a join, init or rejoin stopped half-way (STATE partial) and is undone before it is tried again;
+#   rejoin:  a control-plane node whose etcd volume holds a member's data comes back as that member;
+#   join:    a worker; a control-plane node when the API answers, or that waits for it to answer;
+#   init:    the init zone's control-plane node when no cluster was ever created (no init record);
+#   restore: the init zone's control-plane node when the record says a cluster exists but no member
+#            answers, its volume is empty and a snapshot exists.
+# Once the record exists, no input gives init: a node never creates a second cluster.
 join_mode() {
-  if [ "$#" -ne 4 ] || [[ ! $1 =~ ^(control-plane|node)$ ]] || [[ ! "$2/$3" =~ ^(yes|no)/(yes|no)$ ]]; then
+  if [ "$#" -ne 7 ] || [[ ! $1 =~ ^(control-plane|node)$ ]] || [[ ! "$2/$3/$5/$6/$7" =~ ^((yes|no)/){4}(yes|no)$ ]]; then
     log "join_mode: unknown input: $*"
     return 2
   fi
-  case "$4" in
+  local role=$1 in_init_zone=$2 api_ready=$3 state=$4 record=$5 member_data=$6 snapshot=$7
+  case "$state" in
   joined) echo none ;;
   partial) echo reset ;;
-  fresh) if [ "$1/$2/$3" = control-plane/yes/no ]; then echo init; else echo join; fi ;;
+  fresh)
+    if [ "$role" = node ]; then echo join
+    elif [ "$member_data" = yes ]; then echo rejoin
+    elif [ "$api_ready" = yes ]; then echo join
+    elif [ "$in_init_zone" = yes ] && [ "$record" = no ]; then echo init
+    elif [ "$in_init_zone" = yes ] && [ "$snapshot" = yes ]; then echo restore
+    else echo join; fi
+    ;;
   *)
-    log "join_mode: unknown state: $4"
+    log "join_mode: unknown state: $state"
     return 2
     ;;
   esac
 }
 
 # kubeadm_state ROLE: joined, partial (kubeadm left files behind but did not finish) or fresh. The CA a
-# control-plane node fetches itself does not count; on a worker only kubeadm writes it. A node whose
-# kubeadm state was reset since it joined (kubeadm-leave.service at shutdown) is fresh again.
+# control-plane node fetches itself does not count; on a worker only kubeadm writes it. A member's data in
+# etcd's data directory does not count either (join_mode rejoins with it); anything else there does.
 kubeadm_state() {
-  local root="${BOOTSTRAP_ROOT:-}" path
+  local root="${BOOTSTRAP_ROOT:-}" path data
+  data="$root$(etcd_data_dir)"
   if [ -e "$(kubeadm_marker)" ] && [ -e "$root/etc/kubernetes/kubelet.conf" ]; then
     echo joined
     return
@@ -47,12 +65,11 @@ kubeadm_state() {
       return
     fi
   done
-  for path in etc/kubernetes/manifests var/lib/etcd; do
-    if [ -n "$(ls -A "$root/$path" 2>/dev/null)" ]; then
-      echo partial
-      return
-    fi
-  done
+  if [ -n "$(ls -A "$root/etc/kubernetes/manifests" 2>/dev/null)" ] ||
+    { [ -n "$(ls -A "$data" 2>/dev/null)" ] && [ ! -d "$data/member" ]; }; then
+    echo partial
+    return
+  fi
   echo fresh
 }
 
@@ -128,23 +145,33 @@ kubeadm_none() {
 }
 
 # A half-done join is undone, and this run fails: the service starts again from the first step, which
-# fetches again what kubeadm reset removed.
+# fetches again what is removed here. Not `kubeadm reset`, which deletes etcd's data directory: a member's
+# data on its volume is kept (the next run rejoins with it); a data directory without a member goes.
 kubeadm_reset() {
-  log "kubeadm stopped half-way before: resetting this node"
-  kubeadm reset --force
-  rm -rf "${BOOTSTRAP_ROOT:-}/var/lib/etcd/member"
+  local root="${BOOTSTRAP_ROOT:-}" f data
+  data="$root$(etcd_data_dir)"
+  log "kubeadm stopped half-way before: undoing what it left"
+  systemctl stop kubelet
+  rm -rf "$root/etc/kubernetes/manifests" "$root/var/lib/kubelet/config.yaml" "$root/var/lib/kubelet/pki"
+  for f in admin super-admin kubelet bootstrap-kubelet controller-manager scheduler; do
+    rm -f "$root/etc/kubernetes/$f.conf"
+  done
+  if [ "$ROLE" = node ]; then rm -rf "$root/etc/kubernetes/pki"; fi
+  if [ ! -d "$data/member" ]; then rm -rf "$data"; fi
   return 1
 }
 
 # join_cluster: runs kubeadm_<mode> for the mode join_mode decides. A worker's script holds no
 # kubeadm_init, so it cannot create a cluster.
 join_cluster() {
-  local zone in_init_zone=no ready=no state mode
+  local zone in_init_zone=no ready=no kubeadm mode cluster="no no no"
   zone=$(imds placement/availability-zone)
   if [ "$zone" = "$INIT_ZONE" ]; then in_init_zone=yes; fi
   if api_ready; then ready=yes; fi
-  state=$(kubeadm_state "$ROLE")
-  mode=$(join_mode "$ROLE" "$in_init_zone" "$ready" "$state")
+  kubeadm=$(kubeadm_state "$ROLE")
+  if [ "$ROLE" = control-plane ]; then cluster=$(cluster_state); fi
+  # shellcheck disable=SC2086 # the three words of cluster_state
+  mode=$(join_mode "$ROLE" "$in_init_zone" "$ready" "$kubeadm" $cluster)
   if ! declare -F "kubeadm_$mode" >/dev/null; then
     log "this node's bootstrap cannot $mode"
     return 1

@@ -1,0 +1,61 @@
+/**
+ * The etcd backup bucket: versioned, encrypted (SSE-KMS under the AWS-managed key), all public access
+ * blocked, objects owned by the bucket, snapshots expiring after `controlPlane.backupRetentionDays`.
+ * Control-plane nodes upload to it (the etcd-backup timer); only their role may write (IAM statements in
+ * components/iam/controlPlaneState.ts). It is not emptied on `pulumi destroy`: backups outlive the cluster.
+ */
+import * as aws from "@pulumi/aws";
+import * as pulumi from "@pulumi/pulumi";
+import type { ClusterSpec } from "../../spec/types";
+import { clusterTags } from "../tags";
+import { backupBucketName, backupLifecycleRules } from "./backupBucket";
+
+export function declareBackupBucket(
+  name: string,
+  spec: ClusterSpec,
+  coordinates: pulumi.Output<{ accountId: string; region: string }>,
+  parent: pulumi.Resource,
+): pulumi.Output<string> {
+  const opts = { parent };
+  const bucketName = coordinates.apply((c) => backupBucketName(spec.clusterName, c.accountId, c.region));
+  const bucket = new aws.s3.Bucket(
+    `${name}-backups`,
+    { bucket: bucketName, tags: bucketName.apply((n) => clusterTags(spec, n)) },
+    opts,
+  );
+  new aws.s3.BucketPublicAccessBlock(
+    `${name}-backups`,
+    {
+      bucket: bucket.id,
+      blockPublicAcls: true,
+      blockPublicPolicy: true,
+      ignorePublicAcls: true,
+      restrictPublicBuckets: true,
+    },
+    opts,
+  );
+  new aws.s3.BucketOwnershipControls(
+    `${name}-backups`,
+    { bucket: bucket.id, rule: { objectOwnership: "BucketOwnerEnforced" } },
+    opts,
+  );
+  new aws.s3.BucketVersioning(
+    `${name}-backups`,
+    { bucket: bucket.id, versioningConfiguration: { status: "Enabled" } },
+    opts,
+  );
+  new aws.s3.BucketServerSideEncryptionConfiguration(
+    `${name}-backups`,
+    {
+      bucket: bucket.id,
+      rules: [{ applyServerSideEncryptionByDefault: { sseAlgorithm: "aws:kms" }, bucketKeyEnabled: true }],
+    },
+    opts,
+  );
+  new aws.s3.BucketLifecycleConfiguration(
+    `${name}-backups`,
+    { bucket: bucket.id, rules: backupLifecycleRules(spec.controlPlane.backupRetentionDays) },
+    opts,
+  );
+  return bucket.bucket;
+}

@@ -1,0 +1,80 @@
+/**
+ * The control plane's state (etcd membership on termination, etcd volumes, backups, the init record): on the
+ * control-plane role only.
+ */
+import type { ClusterSpec } from "../../../spec/types";
+import { INIT_RECORD_PARAMETER } from "../../nodes/controlPlaneState";
+import { backupBucketName, SNAPSHOT_PREFIX } from "../../controlPlane/backupBucket";
+import { parameterPrefix } from "../../secrets/paths";
+import type { Statement } from "../policyDocument";
+import type { AwsCoordinates, StatementSource } from "../statementSource";
+
+const clusterTag = (spec: ClusterSpec) => ({
+  StringEquals: { "aws:ResourceTag/KubernetesCluster": spec.clusterName },
+});
+
+function controlPlaneStateStatements(spec: ClusterSpec, at: AwsCoordinates): Statement[] {
+  const ssm = `arn:${at.partition}:ssm:${at.region}:${at.accountId}:parameter`;
+  const bucket = `arn:${at.partition}:s3:::${backupBucketName(spec.clusterName, at.accountId, at.region)}`;
+  return [
+    {
+      // The etcd-backup timer uploads snapshots; a restoring node lists and reads them. Nothing deletes
+      // them but the bucket's lifecycle rule.
+      Sid: "ControlPlaneStateBackupsWrite",
+      Effect: "Allow",
+      Action: ["s3:PutObject", "s3:GetObject"],
+      Resource: `${bucket}/${SNAPSHOT_PREFIX}*`,
+    },
+    {
+      Sid: "ControlPlaneStateBackupsList",
+      Effect: "Allow",
+      Action: ["s3:ListBucket"],
+      Resource: bucket,
+    },
+    {
+      // The node that creates the cluster creates the init record (without overwrite: the lock); the
+      // secrets statement already lets control-plane nodes read it.
+      Sid: "ControlPlaneStateInitRecordCreate",
+      Effect: "Allow",
+      Action: ["ssm:PutParameter"],
+      Resource: `${ssm}${parameterPrefix(spec.clusterName, "control-plane")}${INIT_RECORD_PARAMETER}-*`,
+    },
+    {
+      // A control-plane node finds its member's etcd volume by tags (describe calls take no resource scope).
+      Sid: "ControlPlaneStateVolumeDescribe",
+      Effect: "Allow",
+      Action: ["ec2:DescribeVolumes"],
+      Resource: "*",
+    },
+    {
+      // ... and attaches it: both the volume and the instance must carry the cluster's tag.
+      Sid: "ControlPlaneStateVolumeAttach",
+      Effect: "Allow",
+      Action: ["ec2:AttachVolume"],
+      Resource: [
+        `arn:${at.partition}:ec2:*:${at.accountId}:volume/*`,
+        `arn:${at.partition}:ec2:*:${at.accountId}:instance/*`,
+      ],
+      Condition: clusterTag(spec),
+    },
+    {
+      // The etcd-lifecycle service finds its group and whether the group is scaled down (no resource scope).
+      Sid: "ControlPlaneStateLifecycleDescribe",
+      Effect: "Allow",
+      Action: ["autoscaling:DescribeAutoScalingGroups", "autoscaling:DescribeAutoScalingInstances"],
+      Resource: "*",
+    },
+    {
+      Sid: "ControlPlaneStateLifecycleComplete",
+      Effect: "Allow",
+      Action: ["autoscaling:CompleteLifecycleAction"],
+      Resource: "*",
+      Condition: clusterTag(spec),
+    },
+  ];
+}
+
+export const controlPlaneState: StatementSource = {
+  sidPrefix: "ControlPlaneState",
+  statements: (role, spec, at) => (role === "control-plane" ? controlPlaneStateStatements(spec, at) : []),
+};

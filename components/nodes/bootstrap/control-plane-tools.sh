@@ -1,0 +1,15 @@
+# control-plane-tools.sh: the control-plane tools bundle (etcd membership, the init record, its volume,
+# backups) comes from SSM, not in user data, where it would take half of the control plane's headroom
+# (controlPlaneState.ts). It must match the SHA-256 this user data carries (a node runs only the bundle its template names); the bootstrap then sources it.
+
+fetch_control_plane_tools() {
+  local path=/usr/local/lib/cilium-cluster/control-plane-tools
+  secret control-plane-tools | base64 -d | gunzip | write_file "$path" 0755
+  if ! echo "$CONTROL_PLANE_TOOLS_SHA256  ${BOOTSTRAP_ROOT:-}$path" | sha256sum --check --quiet; then
+    log "the control-plane tools in SSM are not the ones this launch template names"
+    return 1
+  fi
+  printf 'REGION=%s\nBACKUP_BUCKET=%s\n' "$REGION" "$BACKUP_BUCKET" | write_file /etc/cilium-cluster/control-plane-tools.env
+  # shellcheck source=/dev/null
+  source "${BOOTSTRAP_ROOT:-}$path"
+}

@@ -1,0 +1,102 @@
+# etcd-members.sh: etcd membership changes that keep quorum. The bootstrap installs these functions on
+# control-plane nodes (the termination hook's service runs them); tests run them against a real etcd.
+# ETCD_ENDPOINTS lists the members to ask first; etcdctl reads its TLS files from ETCDCTL_CACERT, _CERT, _KEY.
+
+# etcdctl_at ENDPOINTS ARGS...: etcdctl against those comma-separated client URLs.
+etcdctl_at() { ETCDCTL_API=3 etcdctl --endpoints="$1" --command-timeout=5s "${@:2}"; }
+
+# etcd_quorum MEMBERS: how many members must be healthy for a cluster of MEMBERS to accept writes.
+etcd_quorum() { echo $(($1 / 2 + 1)); }
+
+# etcd_members: one line per member: ID PEER_URL CLIENT_URL (CLIENT_URL is "-" until the member started).
+etcd_members() {
+  local id peer client
+  etcdctl_at "$ETCD_ENDPOINTS" member list -w simple | while IFS=', ' read -r id _ _ peer client _; do
+    echo "$id $peer ${client:--}"
+  done
+}
+
+# etcd_change ARGS...: a membership change through the healthy members. etcd refuses changes until its
+# members have been connected a few seconds; those refusals are retried. Returns etcdctl's failure, also
+# when called where errexit does not apply.
+etcd_change() {
+  local tries=0
+  until etcdctl_at "$(etcd_healthy_endpoints)" member "$@" >/dev/null; do
+    tries=$((tries + 1))
+    if [ "$tries" -ge "${ETCD_RETRIES:-10}" ]; then return 1; fi
+    sleep 2
+  done
+}
+
+# etcd_member_healthy CLIENT_URL: whether the member at CLIENT_URL answers a quorum read.
+etcd_member_healthy() {
+  [ "$1" != - ] && etcdctl_at "$1" --dial-timeout=2s --command-timeout=2s endpoint health >/dev/null 2>&1
+}
+
+# etcd_healthy_endpoints: the client URLs of the members that answer, comma separated.
+etcd_healthy_endpoints() {
+  local id peer client healthy=()
+  while read -r id peer client; do
+    if etcd_member_healthy "$client"; then healthy+=("$client"); fi
+  done < <(etcd_members)
+  local IFS=,
+  echo "${healthy[*]}"
+}
+
+# etcd_member_remove ID: removes member ID through a healthy member, only when the members left keep quorum.
+etcd_member_remove() {
+  local target="$1" id peer client total=0 healthy_left=0 found=no
+  while read -r id peer client; do
+    total=$((total + 1))
+    if [ "$id" = "$target" ]; then
+      found=yes
+    elif etcd_member_healthy "$client"; then
+      healthy_left=$((healthy_left + 1))
+    fi
+  done < <(etcd_members)
+  if [ "$found" = no ]; then
+    log "etcd member $target is not a member"
+    return 1
+  fi
+  if [ "$healthy_left" -lt "$(etcd_quorum $((total - 1)))" ]; then
+    log "refusing to remove etcd member $target: $healthy_left healthy members would be left of $((total - 1))"
+    return 3
+  fi
+  etcd_change remove "$target" || return 1
+  log "removed etcd member $target"
+}
+
+# etcd_member_add NAME PEER_URL: adds a member, only when the cluster keeps quorum while the new one starts.
+etcd_member_add() {
+  local endpoints healthy total
+  endpoints=$(etcd_healthy_endpoints)
+  healthy=$(tr , '\n' <<<"$endpoints" | grep -c . || true)
+  total=$(etcd_members | wc -l)
+  if [ "$healthy" -lt "$(etcd_quorum $((total + 1)))" ]; then
+    log "refusing to add etcd member $1: $healthy of $total members are healthy"
+    return 3
+  fi
+  etcd_change add "$1" --peer-urls="$2" || return 1
+  log "added etcd member $1 at $2"
+}
+
+# etcd_member_update_peer ID PEER_URL: a member that comes back on a new address (its volume moved).
+etcd_member_update_peer() {
+  etcd_change update "$1" --peer-urls="$2"
+}
+
+# etcd_local_member CLIENT_URL: the ID of the member serving CLIENT_URL (this node's: https://127.0.0.1:2379).
+etcd_local_member() {
+  local id
+  IFS=', ' read -r _ id _ < <(etcdctl_at "$1" endpoint status -w simple)
+  echo "$id"
+}
+
+# etcd_remove_departed PEER_URL...: removes, one at a time, every member whose peer URL is none of those
+# given (the cluster's control-plane instances that still exist), each only while quorum holds.
+etcd_remove_departed() {
+  local id peer client
+  while read -r id peer client; do
+    if ! printf '%s\n' "$@" | grep -qxF "$peer"; then etcd_member_remove "$id"; fi
+  done < <(etcd_members)
+}

@@ -1,0 +1,65 @@
+/**
+ * The control-plane tools bundle: one bash script holding the modules and units of the control plane's state
+ * (controlPlaneState.ts), run as `control-plane-tools FUNCTION ARGS...` by the bootstrap and by the units it
+ * installs. Pure: the same sources give the same bytes, and its SHA-256 goes into the user data.
+ */
+import { ETCD_CLIENT } from "../wellKnownPorts";
+import { createHash } from "crypto";
+import { readFileSync } from "fs";
+import { join } from "path";
+import { TOOLS_MODULES, TOOLS_UNITS } from "./controlPlaneState";
+import { withoutComments } from "./userData";
+import { encodeUserData } from "./userDataEncoding";
+
+const BOOTSTRAP_DIR = join(__dirname, "bootstrap");
+const UNIT_DELIMITER = "UNIT";
+
+/** The units the bundle installs, by file name. */
+export function toolsUnits(): Record<string, string> {
+  return Object.fromEntries(TOOLS_UNITS.map((n) => [n, readFileSync(join(BOOTSTRAP_DIR, "units", n), "utf8")]));
+}
+
+function installUnits(): string {
+  const writes = Object.entries(toolsUnits()).map(([name, text]) => {
+    if (text.split("\n").includes(UNIT_DELIMITER)) throw new Error(`unit ${name} holds its delimiter`);
+    return `  write_file /etc/systemd/system/${name} <<'${UNIT_DELIMITER}'\n${text.trimEnd()}\n${UNIT_DELIMITER}`;
+  });
+  return ["install_units() {", ...writes, "}"].join("\n");
+}
+
+export function renderControlPlaneTools(): string {
+  const modules = TOOLS_MODULES.map(
+    (m) => `# bootstrap/${m}.sh\n${withoutComments(readFileSync(join(BOOTSTRAP_DIR, `${m}.sh`), "utf8"))}`,
+  );
+  return [
+    "#!/bin/bash",
+    "# cilium-cluster control-plane tools: control-plane-tools FUNCTION ARGS...",
+    "set -euo pipefail",
+    // This node's etcd member, over TLS with the health-check client certificate kubeadm issues.
+    `: "\${ETCD_ENDPOINTS=https://127.0.0.1:${ETCD_CLIENT}}" "\${ETCD_LOCAL=https://127.0.0.1:${ETCD_CLIENT}}"`,
+    "export ETCDCTL_CACERT=${ETCDCTL_CACERT-/etc/kubernetes/pki/etcd/ca.crt}",
+    "export ETCDCTL_CERT=${ETCDCTL_CERT-/etc/kubernetes/pki/etcd/healthcheck-client.crt}",
+    "export ETCDCTL_KEY=${ETCDCTL_KEY-/etc/kubernetes/pki/etcd/healthcheck-client.key}",
+    "",
+    ...modules,
+    "# bootstrap/units",
+    installUnits(),
+    "",
+    'if [ "$#" -gt 0 ]; then "$@"; fi',
+    "",
+  ].join("\n");
+}
+
+/** Hex SHA-256 of the bundle, as `sha256sum` prints it. */
+export function controlPlaneToolsSha256(): string {
+  return createHash("sha256").update(renderControlPlaneTools()).digest("hex");
+}
+
+/**
+ * The bundle as stored in SSM: gzip, then base64, as user data is (the node reverses both and checks the
+ * SHA-256 of the text), which keeps it within a parameter's size limit. Deterministic (pako), so the
+ * parameter changes only when the text does.
+ */
+export function encodeControlPlaneTools(): string {
+  return encodeUserData(renderControlPlaneTools());
+}

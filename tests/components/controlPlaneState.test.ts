@@ -1,0 +1,198 @@
+// The control plane's state on the node side and in the plan: the systemd units it ships, the termination
+// hook, and what never happens on shutdown.
+import { expect } from "chai";
+import { spawnSync } from "child_process";
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "fs";
+import { tmpdir } from "os";
+import { join } from "path";
+import {
+  ETCD_LIFECYCLE_HOOK,
+  ETCD_MEMBER_TAG,
+  TOOLS_PARAMETER,
+  TOOLS_UNITS,
+} from "../../components/nodes/controlPlaneState";
+import { requireDebianTool } from "../debianTools";
+import { decodeUserData } from "../../components/nodes/userDataEncoding";
+import { ETCD_VOLUME_GIB } from "../../components/controlPlane/controlPlaneState";
+import { backupBucketName } from "../../components/controlPlane/backupBucket";
+import {
+  controlPlaneToolsSha256,
+  encodeControlPlaneTools,
+  renderControlPlaneTools,
+} from "../../components/nodes/controlPlaneTools";
+import { ETCD_LEAVE_TIMEOUT_SECONDS } from "../../components/nodes/etcdLifecycleHook";
+import { examples, GOLDEN_DIR } from "../../plan/examples";
+import type { Plan } from "../../plan/run";
+import { inputs, named, ofType, planWith } from "../planHelpers";
+
+const UNIT_DIR = join(__dirname, "../../components/nodes/bootstrap/units");
+const UNITS = readdirSync(UNIT_DIR);
+const ASG = "aws:autoscaling/group:Group";
+
+/** Every golden user data of every example. */
+const goldenUserData = () =>
+  examples().flatMap((e) =>
+    readdirSync(join(GOLDEN_DIR, e.name, "userdata")).map((f) => ({
+      group: `${e.name}/${f}`,
+      text: readFileSync(join(GOLDEN_DIR, e.name, "userdata", f), "utf8"),
+    })),
+  );
+
+describe("control-plane state: units", () => {
+  it("every unit file is shipped in the tools bundle, and passes systemd-analyze verify", function () {
+    expect([...UNITS].sort()).to.deep.equal([...TOOLS_UNITS].sort());
+    requireDebianTool(this, "systemd-analyze", "systemd");
+    const dir = mkdtempSync(join(tmpdir(), "units-"));
+    for (const u of UNITS) writeFileSync(join(dir, u), readFileSync(join(UNIT_DIR, u)));
+    const r = spawnSync("systemd-analyze", ["verify", "--man=no", ...UNITS.map((u) => join(dir, u))], {
+      encoding: "utf8",
+    });
+    expect(r.status, r.stderr).to.equal(0);
+    expect(r.stderr).to.equal("");
+  });
+
+  it("no unit, user data or tool runs kubeadm reset: a reboot or stop never wipes etcd", () => {
+    for (const u of UNITS) expect(readFileSync(join(UNIT_DIR, u), "utf8"), u).not.to.match(/kubeadm\s+reset/);
+    const all = [...goldenUserData(), { group: "tools", text: renderControlPlaneTools() }];
+    expect(all.length).to.be.greaterThan(10);
+    for (const { group, text } of all) {
+      expect(text, group).not.to.match(/kubeadm\s+reset/);
+      // A unit's ExecStop runs on every shutdown: none of the units the bootstrap writes has one.
+      for (const unit of text.matchAll(/<<'UNIT'\n([\s\S]*?)\nUNIT\n/g))
+        expect(unit[1], group).not.to.contain("ExecStop");
+    }
+  });
+
+  it("the etcd-lifecycle service completes the hook the groups declare", () => {
+    expect(readFileSync(join(UNIT_DIR, "etcd-lifecycle.service"), "utf8")).to.match(
+      new RegExp(`^ExecStart=.* etcd_lifecycle_watch ${ETCD_LIFECYCLE_HOOK}$`, "m"),
+    );
+  });
+});
+
+describe("control-plane tools bundle", () => {
+  it("is shellcheck clean as a whole, and runs only what it is asked", function () {
+    requireDebianTool(this, "shellcheck", "shellcheck");
+    const dir = mkdtempSync(join(tmpdir(), "tools-"));
+    const file = join(dir, "control-plane-tools");
+    writeFileSync(file, renderControlPlaneTools());
+    const r = spawnSync("shellcheck", ["--severity=style", "--exclude=SC2154", file], { encoding: "utf8" });
+    expect(r.stdout + r.stderr).to.equal("");
+    const none = spawnSync("bash", [file], { encoding: "utf8", env: { PATH: "/usr/bin:/bin" } });
+    expect([none.status, none.stdout, none.stderr]).to.deep.equal([0, "", ""]);
+    const quorum = spawnSync("bash", [file, "etcd_quorum", "3"], { encoding: "utf8" });
+    expect(quorum.stdout).to.equal("2\n");
+  });
+});
+
+describe("control-plane state: plan", () => {
+  let ha: Plan;
+  before(async () => {
+    ha = await planWith({ "controlPlane.count": "3" });
+  });
+
+  it("ships the tools bundle the control-plane user data names by its SHA-256", () => {
+    const p = inputs(named(ha, "aws:ssm/parameter:Parameter", "control-plane-state-tools"));
+    expect(p.name).to.equal(`/cilium-cluster/dev.k8s.local/control-plane/${TOOLS_PARAMETER}`);
+    expect(p.type).to.equal("String");
+    // SSM's advanced tier holds at most 8 KB; the node decodes it back to the text its hash names.
+    const stored = encodeControlPlaneTools();
+    expect(Buffer.byteLength(stored)).to.be.at.most(8192);
+    expect(decodeUserData(stored)).to.equal(renderControlPlaneTools());
+    const sha = controlPlaneToolsSha256();
+    for (const lt of ofType(ha, "aws:ec2/launchTemplate:LaunchTemplate")) {
+      const text = decodeUserData(inputs(lt).userData);
+      const expected = lt.name.startsWith("control-plane-") ? sha : "";
+      expect(text, lt.name).to.contain(`CONTROL_PLANE_TOOLS_SHA256='${expected}'`);
+    }
+  });
+
+  it("declares an encrypted etcd volume per member, in its zone, tagged for the cluster and member", () => {
+    const volumes = ofType(ha, "aws:ebs/volume:Volume");
+    expect(volumes.map((v) => inputs(v).availabilityZone).sort()).to.deep.equal([
+      "us-east-1a",
+      "us-east-1b",
+      "us-east-1c",
+    ]);
+    for (const v of volumes) {
+      const i = inputs(v);
+      expect(i).to.include({ encrypted: true, type: "gp3", size: ETCD_VOLUME_GIB });
+      expect(i.tags).to.include({
+        KubernetesCluster: "dev.k8s.local",
+        [ETCD_MEMBER_TAG]: i.availabilityZone,
+        "k8s.io/role/control-plane": "1",
+      });
+    }
+    // The instance attaches it: the launch template's root volume stays the only one it declares.
+    for (const lt of ofType(ha, "aws:ec2/launchTemplate:LaunchTemplate"))
+      expect(
+        inputs(lt).blockDeviceMappings.map((b: { ebs: { deleteOnTermination: string } }) => b.ebs.deleteOnTermination),
+      ).to.deep.equal(["true"]);
+  });
+
+  it("keeps backups in a versioned, encrypted, private bucket with a retention lifecycle", async () => {
+    const bucket = inputs(named(ha, "aws:s3/bucket:Bucket", "control-plane-state-backups"));
+    expect(bucket.bucket).to.equal(backupBucketName("dev.k8s.local", "000000000000", "us-east-1"));
+    expect(bucket.forceDestroy ?? false, "backups outlive the cluster").to.equal(false);
+    const of = (type: string) => inputs(named(ha, type, "control-plane-state-backups"));
+    expect(of("aws:s3/bucketPublicAccessBlock:BucketPublicAccessBlock")).to.include({
+      blockPublicAcls: true,
+      blockPublicPolicy: true,
+      ignorePublicAcls: true,
+      restrictPublicBuckets: true,
+    });
+    expect(of("aws:s3/bucketVersioning:BucketVersioning").versioningConfiguration).to.deep.equal({ status: "Enabled" });
+    expect(
+      of("aws:s3/bucketServerSideEncryptionConfiguration:BucketServerSideEncryptionConfiguration").rules[0],
+    ).to.deep.include({
+      applyServerSideEncryptionByDefault: { sseAlgorithm: "aws:kms" },
+    });
+    const rules = of("aws:s3/bucketLifecycleConfiguration:BucketLifecycleConfiguration").rules;
+    expect(rules[0]).to.deep.include({
+      status: "Enabled",
+      expiration: { days: 30 },
+      noncurrentVersionExpiration: { noncurrentDays: 30 },
+    });
+    const week = await planWith({
+      "controlPlane.backupRetentionDays": "7",
+      "controlPlane.backupIntervalMinutes": "60",
+    });
+    expect(
+      inputs(
+        named(week, "aws:s3/bucketLifecycleConfiguration:BucketLifecycleConfiguration", "control-plane-state-backups"),
+      ).rules[0].expiration,
+    ).to.deep.equal({ days: 7 });
+    const cpData = decodeUserData(
+      inputs(named(week, "aws:ec2/launchTemplate:LaunchTemplate", "control-plane-us-east-1a-template")).userData,
+    );
+    expect(cpData).to.contain("BACKUP_INTERVAL_MINUTES='60'");
+    expect(cpData).to.contain(`BACKUP_BUCKET='${bucket.bucket}'`);
+  });
+
+  it("control-plane groups replace their one node old-first, so the volume moves to the replacement", () => {
+    for (const asg of ofType(ha, ASG).filter((a) => a.name.startsWith("control-plane-")))
+      expect(inputs(asg).instanceRefresh.preferences, asg.name).to.include({
+        minHealthyPercentage: 0,
+        maxHealthyPercentage: 100,
+      });
+  });
+
+  it("control-plane groups hold terminating instances for the etcd member; worker groups do not", () => {
+    for (const asg of ofType(ha, ASG)) {
+      // Beside the launch hook every group has (nodeLaunchTemplate.test.ts).
+      const hooks = ((inputs(asg).initialLifecycleHooks ?? []) as { lifecycleTransition: string }[]).filter(
+        (h) => h.lifecycleTransition === "autoscaling:EC2_INSTANCE_TERMINATING",
+      );
+      if (asg.name.startsWith("control-plane-")) {
+        expect(hooks, asg.name).to.deep.equal([
+          {
+            name: ETCD_LIFECYCLE_HOOK,
+            lifecycleTransition: "autoscaling:EC2_INSTANCE_TERMINATING",
+            heartbeatTimeout: ETCD_LEAVE_TIMEOUT_SECONDS,
+            defaultResult: "CONTINUE",
+          },
+        ]);
+      } else expect(hooks, asg.name).to.deep.equal([]);
+    }
+  });
+});

@@ -1,0 +1,91 @@
+// The control plane's state in IAM, simulated: only the control-plane role may create the init record,
+// attach etcd volumes (the cluster's own only) and complete the termination hook of the cluster's groups.
+import { runSimulation } from "@cloud-copilot/iam-simulate";
+import { expect } from "chai";
+import { AwsCoordinates, rolePolicy } from "../../components/iam/policies";
+import type { PolicyDocument } from "../../components/iam/policyDocument";
+import { backupBucketName } from "../../components/controlPlane/backupBucket";
+import { validateConfig } from "../../spec/validation";
+import { baseConfig, REGION } from "../fixtures";
+
+const AT: AwsCoordinates = { partition: "aws", region: REGION, accountId: "000000000000" };
+const spec = validateConfig(baseConfig(), REGION).spec;
+
+async function may(policy: PolicyDocument, action: string, resource: string, context: Record<string, string> = {}) {
+  const result = await runSimulation(
+    {
+      request: {
+        principal: "arn:aws:iam::000000000000:role/test",
+        action,
+        resource: { resource, accountId: AT.accountId },
+        contextVariables: context,
+      },
+      identityPolicies: [{ name: "inline", policy }],
+      serviceControlPolicies: [],
+      resourceControlPolicies: [],
+    },
+    {},
+  );
+  if (result.resultType === "error") throw new Error(JSON.stringify(result.errors));
+  return result.overallResult === "Allowed";
+}
+
+const ours = { "aws:ResourceTag/KubernetesCluster": "dev.k8s.local" };
+const theirs = { "aws:ResourceTag/KubernetesCluster": "other.k8s.local" };
+const VOLUME = "arn:aws:ec2:us-east-1:000000000000:volume/vol-0123456789abcdef0";
+const INSTANCE = "arn:aws:ec2:us-east-1:000000000000:instance/i-0123456789abcdef0";
+const GROUP =
+  "arn:aws:autoscaling:us-east-1:000000000000:autoScalingGroup:11111111-2222-3333-4444-555555555555:autoScalingGroupName/control-plane-us-east-1a.dev.k8s.local";
+const record = (cluster: string) =>
+  `arn:aws:ssm:us-east-1:000000000000:parameter/cilium-cluster/${cluster}/control-plane/initialized-0123456789ab`;
+
+describe("control-plane state IAM, simulated", () => {
+  const cp = rolePolicy("control-plane", spec, AT);
+  const node = rolePolicy("node", spec, AT);
+
+  it("the control plane creates its own cluster's init record; workers cannot", async () => {
+    expect(await may(cp, "ssm:PutParameter", record("dev.k8s.local"))).to.equal(true);
+    expect(await may(cp, "ssm:GetParameter", record("dev.k8s.local"))).to.equal(true);
+    expect(await may(cp, "ssm:PutParameter", record("other.k8s.local"))).to.equal(false);
+    expect(
+      await may(
+        cp,
+        "ssm:PutParameter",
+        "arn:aws:ssm:us-east-1:000000000000:parameter/cilium-cluster/dev.k8s.local/control-plane/ca.key",
+      ),
+      "no overwriting the cluster's secrets",
+    ).to.equal(false);
+    expect(await may(node, "ssm:PutParameter", record("dev.k8s.local"))).to.equal(false);
+  });
+
+  it("attaches only the cluster's etcd volumes to the cluster's instances", async () => {
+    expect(await may(cp, "ec2:AttachVolume", VOLUME, ours)).to.equal(true);
+    expect(await may(cp, "ec2:AttachVolume", INSTANCE, ours)).to.equal(true);
+    expect(await may(cp, "ec2:AttachVolume", VOLUME, theirs)).to.equal(false);
+    expect(await may(cp, "ec2:AttachVolume", VOLUME)).to.equal(false);
+    expect(await may(cp, "ec2:DetachVolume", VOLUME, ours)).to.equal(false);
+    expect(await may(cp, "ec2:DescribeVolumes", "*")).to.equal(true);
+    expect(await may(node, "ec2:AttachVolume", VOLUME, ours)).to.equal(false);
+  });
+
+  it("only the control plane writes backups, into its own cluster's bucket, and deletes none", async () => {
+    const bucket = backupBucketName("dev.k8s.local", AT.accountId, REGION);
+    const object = `arn:aws:s3:::${bucket}/etcd/20260101T000000Z.db`;
+    expect(await may(cp, "s3:PutObject", object)).to.equal(true);
+    expect(await may(cp, "s3:GetObject", object)).to.equal(true);
+    expect(await may(cp, "s3:ListBucket", `arn:aws:s3:::${bucket}`)).to.equal(true);
+    expect(await may(cp, "s3:DeleteObject", object)).to.equal(false);
+    expect(await may(cp, "s3:PutObject", `arn:aws:s3:::${bucket}/elsewhere/x`)).to.equal(false);
+    const other = backupBucketName("other.k8s.local", AT.accountId, REGION);
+    expect(await may(cp, "s3:PutObject", `arn:aws:s3:::${other}/etcd/x.db`)).to.equal(false);
+    for (const action of ["s3:PutObject", "s3:GetObject"])
+      expect(await may(node, action, object), action).to.equal(false);
+    expect(await may(node, "s3:ListBucket", `arn:aws:s3:::${bucket}`)).to.equal(false);
+  });
+
+  it("completes lifecycle actions of the cluster's groups only", async () => {
+    expect(await may(cp, "autoscaling:CompleteLifecycleAction", GROUP, ours)).to.equal(true);
+    expect(await may(cp, "autoscaling:CompleteLifecycleAction", GROUP, theirs)).to.equal(false);
+    expect(await may(node, "autoscaling:CompleteLifecycleAction", GROUP, ours)).to.equal(false);
+  });
+});

@@ -1,0 +1,111 @@
+// etcd backups and restore with the control-plane tools as nodes fetch them, against a real etcd: the
+// leader's snapshot is saved, verified and uploaded (to a stand-in for `aws s3 cp`), and a fresh data
+// directory restored from it serves the keys written before.
+import { expect } from "chai";
+import { requireDebianTool } from "../debianTools";
+import { spawnSync } from "child_process";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, writeFileSync } from "fs";
+import { hostname, tmpdir } from "os";
+import { join } from "path";
+import { renderControlPlaneTools } from "../../components/nodes/controlPlaneTools";
+import { EtcdMember, etcdctl, newMember, startCluster, startMember, stopAll, waitHealthy } from "./realEtcd";
+
+/** S3 as the CLI uses it here: `s3 cp FILE s3://BUCKET/KEY` stores the file under STUB_S3/BUCKET/KEY. */
+const AWS_STUB = `case "$1 $2" in
+"s3 cp") for a in "$@"; do case "$a" in s3://*) dest=\${a#s3://};; -*|s3|cp|us-east-1) ;; *) src=$a;; esac; done
+  mkdir -p "$STUB_S3/$(dirname "$dest")"; cp "$src" "$STUB_S3/$dest";;
+*) exit 1;;
+esac`;
+
+describe("etcd backup and restore against a real etcd", function () {
+  this.timeout(120000);
+  let members: EtcdMember[] = [];
+  let dir: string;
+  let tools: string;
+
+  before(function () {
+    requireDebianTool(this, "etcd", "etcd-server");
+    requireDebianTool(this, "etcdctl", "etcd-client");
+    dir = mkdtempSync(join(tmpdir(), "etcd-backup-"));
+    tools = join(dir, "control-plane-tools");
+    writeFileSync(tools, renderControlPlaneTools());
+    mkdirSync(join(dir, "bin"));
+    writeFileSync(join(dir, "bin/aws"), `#!/bin/bash\n${AWS_STUB}\n`);
+    chmodSync(join(dir, "bin/aws"), 0o755);
+  });
+  afterEach(async () => stopAll(members));
+
+  function runTools(env: Record<string, string>, ...args: string[]) {
+    const r = spawnSync("bash", [tools, ...args], {
+      encoding: "utf8",
+      env: {
+        ...process.env,
+        PATH: `${join(dir, "bin")}:${process.env.PATH}`,
+        REGION: "us-east-1",
+        BACKUP_BUCKET: "etcd-backups-test",
+        STUB_S3: join(dir, "s3"),
+        ETCDCTL_CACERT: "",
+        ETCDCTL_CERT: "",
+        ETCDCTL_KEY: "",
+        ...env,
+      },
+    });
+    return { status: r.status, out: r.stdout, err: r.stderr };
+  }
+
+  /** The member that leads, from etcd itself. */
+  function leader(): EtcdMember {
+    for (const m of members) {
+      const r = etcdctl(m.clientUrl, "endpoint", "status", "-w", "simple");
+      if (r.out.split(", ")[4] === "true") return m;
+    }
+    throw new Error("no leader");
+  }
+
+  it("the leader uploads a verified snapshot; a fresh data directory restored from it holds the keys", async () => {
+    members = (await startCluster(3)).members;
+    for (let i = 0; i < 20; i++)
+      expect(etcdctl(members[0].clientUrl, "put", `key-${i}`, `value-${i}`).status).to.equal(0);
+    const lead = leader();
+    const follower = members.find((m) => m !== lead)!;
+
+    const skipped = runTools({ ETCD_LOCAL: follower.clientUrl }, "etcd_backup");
+    expect(skipped.status, skipped.err).to.equal(0);
+    expect(existsSync(join(dir, "s3")), "a follower uploads nothing").to.equal(false);
+
+    const backup = runTools({ ETCD_LOCAL: lead.clientUrl }, "etcd_backup");
+    expect(backup.status, backup.err).to.equal(0);
+    const uploaded = readdirSync(join(dir, "s3/etcd-backups-test/etcd"));
+    expect(uploaded).to.have.length(1);
+    expect(uploaded[0]).to.match(/^\d{8}T\d{6}Z\.db$/);
+    await stopAll(members);
+
+    // Every member gone: restore the uploaded snapshot into a fresh data directory, as a one-member cluster.
+    const restored = await newMember(hostname().split(".")[0], join(dir, "restored"));
+    const snapshot = join(dir, "s3/etcd-backups-test/etcd", uploaded[0]);
+    const r = runTools({}, "etcd_snapshot_restore", snapshot, restored.dataDir, restored.peerUrl);
+    expect(r.status, r.err).to.equal(0);
+    members = [restored];
+    startMember(restored, `${restored.name}=${restored.peerUrl}`, "new");
+    await waitHealthy([restored]);
+    expect(etcdctl(restored.clientUrl, "get", "key-7", "--print-value-only").out).to.equal("value-7\n");
+    const keys = etcdctl(restored.clientUrl, "get", "--prefix", "--keys-only", "key-").out.split("\n");
+    expect(keys.filter((k) => k.startsWith("key-"))).to.have.length(20);
+    expect(etcdctl(restored.clientUrl, "member", "list").out.trim().split("\n")).to.have.length(1);
+  });
+
+  it("refuses a snapshot that does not verify, and a snapshot of a member that does not answer", async () => {
+    members = (await startCluster(1)).members;
+    const file = join(dir, "broken.db");
+    const saved = runTools({}, "etcd_snapshot_save", members[0].clientUrl, file);
+    expect(saved.status, saved.err).to.equal(0);
+    writeFileSync(file, "not a snapshot");
+    const status = spawnSync("bash", ["-c", `ETCDCTL_API=3 etcdctl snapshot status ${file}`]);
+    expect(status.status, "etcdctl itself rejects it").not.to.equal(0);
+    const restore = runTools({}, "etcd_snapshot_restore", file, join(dir, "never"), "http://127.0.0.1:1");
+    expect(restore.status).not.to.equal(0);
+    await stopAll(members);
+    const down = runTools({}, "etcd_snapshot_save", members[0].clientUrl, join(dir, "down.db"));
+    expect(down.status).not.to.equal(0);
+  });
+});

@@ -1,0 +1,119 @@
+// The etcd-lifecycle service's script as a control-plane node installs it (install_etcd_tools), run against
+// a real three-member etcd, a fake instance-metadata service and a stand-in AWS CLI that answers as Auto
+// Scaling does for an instance in Terminating:Wait.
+import { expect } from "chai";
+import { requireDebianTool } from "../debianTools";
+import { spawn } from "child_process";
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "fs";
+import { createServer, Server } from "http";
+import { AddressInfo } from "net";
+import { tmpdir } from "os";
+import { join } from "path";
+import { ETCD_LIFECYCLE_HOOK } from "../../components/nodes/controlPlaneState";
+import { renderControlPlaneTools } from "../../components/nodes/controlPlaneTools";
+import { EtcdMember, etcdctl, startCluster, stopAll } from "./realEtcd";
+
+function startImds(metadata: Record<string, string>): Promise<Server> {
+  const server = createServer((req, res) => {
+    const key = req.url?.replace("/latest/meta-data/", "") ?? "";
+    if (req.method === "PUT" && req.url === "/latest/api/token") res.end("token");
+    else if (!(key in metadata)) res.writeHead(404).end();
+    else res.end(metadata[key]);
+  });
+  return new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve(server)));
+}
+
+/** Auto Scaling as the AWS CLI reports it: the instance's group and that group's desired capacity. */
+const AWS_STUB = `echo "aws $*" >> "$STUB_LOG"
+case "$1 $2" in
+"autoscaling describe-auto-scaling-instances") echo control-plane-us-east-1c.dev.k8s.local;;
+"autoscaling describe-auto-scaling-groups") printf 'control-plane-us-east-1c.dev.k8s.local\\t%s\\n' "$STUB_CAPACITY";;
+"autoscaling complete-lifecycle-action") ;;
+*) exit 1;;
+esac`;
+
+function run(script: string, args: string[], env: NodeJS.ProcessEnv): Promise<{ status: number | null; err: string }> {
+  return new Promise((resolve) => {
+    const child = spawn("bash", [script, ...args], { env });
+    let err = "";
+    child.stderr.on("data", (d) => (err += d));
+    child.on("close", (status) => resolve({ status, err }));
+  });
+}
+
+describe("etcd-lifecycle on a terminating control-plane node, against a real etcd", function () {
+  this.timeout(120000);
+  let members: EtcdMember[] = [];
+  let imds: Server;
+  let dir: string;
+
+  before(async function () {
+    requireDebianTool(this, "etcd", "etcd-server");
+    requireDebianTool(this, "etcdctl", "etcd-client");
+    imds = await startImds({
+      "instance-id": "i-0123456789abcdef0",
+      "autoscaling/target-lifecycle-state": "Terminated",
+    });
+    dir = mkdtempSync(join(tmpdir(), "etcd-lifecycle-"));
+    mkdirSync(join(dir, "bin"));
+    writeFileSync(join(dir, "bin/aws"), `#!/bin/bash\n${AWS_STUB}\n`);
+    chmodSync(join(dir, "bin/aws"), 0o755);
+    // The tools bundle exactly as control-plane nodes fetch it.
+    writeFileSync(join(dir, "control-plane-tools"), renderControlPlaneTools());
+  });
+  after(() => imds?.close());
+  beforeEach(async () => {
+    members = (await startCluster(3)).members;
+  });
+  afterEach(async () => stopAll(members));
+
+  async function terminate(capacity: string) {
+    const log = join(dir, `log-${capacity}`);
+    writeFileSync(log, "");
+    const r = await run(join(dir, "control-plane-tools"), ["etcd_lifecycle_watch", ETCD_LIFECYCLE_HOOK], {
+      PATH: `${join(dir, "bin")}:${process.env.PATH}`,
+      IMDS_ENDPOINT: `http://127.0.0.1:${(imds.address() as AddressInfo).port}`,
+      STUB_LOG: log,
+      STUB_CAPACITY: capacity,
+      REGION: "us-east-1",
+      // This node's member is m3; the TLS files of a node do not exist here.
+      ETCD_LOCAL: members[2].clientUrl,
+      ETCD_ENDPOINTS: members[2].clientUrl,
+      ETCDCTL_CACERT: "",
+      ETCDCTL_CERT: "",
+      ETCDCTL_KEY: "",
+    });
+    expect(r.status, r.err).to.equal(0);
+    return readFileSync(log, "utf8");
+  }
+
+  const memberList = () => etcdctl(members[0].clientUrl, "member", "list").out;
+  const memberCount = () => memberList().trim().split("\n").length;
+  /** Member lists are served locally: poll until m1 has applied the change. */
+  async function settled(count: number) {
+    for (let i = 0; i < 50 && memberCount() !== count; i++) await new Promise((r) => setTimeout(r, 100));
+    return memberCount();
+  }
+
+  it("a group scaled to zero: the member leaves etcd, then the termination goes on", async () => {
+    const log = await terminate("0");
+    expect(await settled(2)).to.equal(2);
+    expect(memberList()).not.to.contain(members[2].peerUrl);
+    expect(log).to.contain(
+      `aws autoscaling complete-lifecycle-action --region us-east-1 --lifecycle-hook-name ${ETCD_LIFECYCLE_HOOK} --auto-scaling-group-name control-plane-us-east-1c.dev.k8s.local --instance-id i-0123456789abcdef0 --lifecycle-action-result CONTINUE`,
+    );
+    // The two members left elect a leader (the one removed may have led) and take writes.
+    let put = etcdctl(`${members[0].clientUrl},${members[1].clientUrl}`, "put", "k", "v");
+    for (let i = 0; i < 50 && put.status !== 0; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      put = etcdctl(`${members[0].clientUrl},${members[1].clientUrl}`, "put", "k", "v");
+    }
+    expect(put.status, put.err).to.equal(0);
+  });
+
+  it("a group that keeps its instance (a replacement): the member stays for the replacement", async () => {
+    const log = await terminate("1");
+    expect(await settled(2)).to.equal(3);
+    expect(log).to.contain("complete-lifecycle-action");
+  });
+});

@@ -1,0 +1,122 @@
+/**
+ * A real etcd cluster on loopback for tests: Debian's etcd-server (`etcd`) and etcd-client (`etcdctl`), each
+ * member on free ports, its data in a scratch directory. Tests start and stop their own processes.
+ */
+import { ChildProcess, spawn, spawnSync } from "child_process";
+import { mkdtempSync } from "fs";
+import { createServer, Server } from "net";
+import { tmpdir } from "os";
+import { join } from "path";
+
+export interface EtcdMember {
+  name: string;
+  peerUrl: string;
+  clientUrl: string;
+  dataDir: string;
+  process?: ChildProcess;
+}
+
+/** `count` distinct free loopback ports: every listener stays open until all are chosen. */
+async function freePorts(count: number): Promise<number[]> {
+  const servers = await Promise.all(
+    Array.from(
+      { length: count },
+      () =>
+        new Promise<Server>((resolve, reject) => {
+          const server = createServer();
+          server.once("error", reject);
+          server.listen(0, "127.0.0.1", () => resolve(server));
+        }),
+    ),
+  );
+  const ports = servers.map((s) => (s.address() as { port: number }).port);
+  await Promise.all(servers.map((s) => new Promise((resolve) => s.close(resolve))));
+  return ports;
+}
+
+/** A member description on fresh free ports (not started). */
+export async function newMember(name: string, dir: string): Promise<EtcdMember> {
+  const [peer, client] = await freePorts(2);
+  return {
+    name,
+    peerUrl: `http://127.0.0.1:${peer}`,
+    clientUrl: `http://127.0.0.1:${client}`,
+    dataDir: join(dir, name),
+  };
+}
+
+/** Starts etcd for a member; `initialCluster` as etcd's --initial-cluster, `state` new or existing. */
+export function startMember(m: EtcdMember, initialCluster: string, state: "new" | "existing"): void {
+  m.process = spawn(
+    "etcd",
+    [
+      `--name=${m.name}`,
+      `--data-dir=${m.dataDir}`,
+      `--listen-peer-urls=${m.peerUrl}`,
+      `--initial-advertise-peer-urls=${m.peerUrl}`,
+      `--listen-client-urls=${m.clientUrl}`,
+      `--advertise-client-urls=${m.clientUrl}`,
+      `--initial-cluster=${initialCluster}`,
+      `--initial-cluster-state=${state}`,
+      "--initial-cluster-token=cilium-cluster-test",
+      "--heartbeat-interval=100",
+      "--election-timeout=1000",
+      "--log-level=error",
+    ],
+    { stdio: "ignore" },
+  );
+}
+
+/** Stops a member's process and waits for it to exit. */
+export async function stopMember(m: EtcdMember): Promise<void> {
+  const p = m.process;
+  if (!p || p.exitCode !== null || p.signalCode !== null) return;
+  await new Promise<void>((resolve) => {
+    p.once("exit", () => resolve());
+    p.kill("SIGTERM");
+  });
+}
+
+export function etcdctl(endpoints: string, ...args: string[]): { status: number | null; out: string; err: string } {
+  const r = spawnSync("etcdctl", [`--endpoints=${endpoints}`, "--command-timeout=3s", ...args], {
+    encoding: "utf8",
+    env: { ...process.env, ETCDCTL_API: "3" },
+  });
+  return { status: r.status, out: r.stdout, err: r.stderr };
+}
+
+/** Waits until every member answers a health check. */
+export async function waitHealthy(members: EtcdMember[], timeoutMs = 60000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const down = members.filter((m) => etcdctl(m.clientUrl, "endpoint", "health").status !== 0);
+    if (down.length === 0) return;
+    if (Date.now() > deadline) throw new Error(`etcd members not healthy: ${down.map((m) => m.name).join(", ")}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+export const initialCluster = (members: EtcdMember[]) => members.map((m) => `${m.name}=${m.peerUrl}`).join(",");
+
+/** Starts a cluster of `count` members and waits until it is healthy. */
+export async function startCluster(count: number): Promise<{ dir: string; members: EtcdMember[] }> {
+  const dir = mkdtempSync(join(tmpdir(), "etcd-"));
+  const ports = await freePorts(2 * count);
+  const members: EtcdMember[] = Array.from({ length: count }, (_, i) => ({
+    name: `m${i + 1}`,
+    peerUrl: `http://127.0.0.1:${ports[2 * i]}`,
+    clientUrl: `http://127.0.0.1:${ports[2 * i + 1]}`,
+    dataDir: join(dir, `m${i + 1}`),
+  }));
+  for (const m of members) startMember(m, initialCluster(members), "new");
+  // A cluster that does not come up is stopped here: the caller never gets hold of its processes.
+  await waitHealthy(members).catch(async (e) => {
+    await stopAll(members);
+    throw e;
+  });
+  return { dir, members };
+}
+
+export async function stopAll(members: EtcdMember[]): Promise<void> {
+  await Promise.all(members.map(stopMember));
+}
