@@ -73,9 +73,8 @@ const calls = (node: Node, tool: string) =>
     .split("\n")
     .filter((l) => l.startsWith(`${tool} `));
 
-describe("node bootstrap, run as cloud-init and systemd run it", function () {
-  this.timeout(180000);
-
+/** The machine around a node: the instance-metadata service, the cluster's secrets, the node's zone. */
+function standInMachine(): void {
   before(async function () {
     requireDebianTool(this, "openssl", "openssl");
     ({ server: imds, url: imdsUrl } = await startImds(() => zone));
@@ -83,6 +82,12 @@ describe("node bootstrap, run as cloud-init and systemd run it", function () {
   });
   after(() => imds?.close());
   beforeEach(() => (zone = "us-east-1a"));
+}
+
+describe("node bootstrap, run as cloud-init and systemd run it", function () {
+  this.timeout(180000);
+
+  standInMachine();
 
   it("user data installs the bootstrap as a service and starts it without blocking cloud-init", async () => {
     const node = newNode({ imdsUrl, secrets: secrets.dir, kubernetesVersion: "1.33.5" });
@@ -352,13 +357,7 @@ describe("control-plane bootstrap and the cluster's state, run as systemd runs i
   const NO_API = { STANDIN_API_READY_AFTER: NEVER, API_WAIT_TRIES: "1" };
   const lines = (node: Node) => node.log().split("\n");
 
-  before(async function () {
-    requireDebianTool(this, "openssl", "openssl");
-    ({ server: imds, url: imdsUrl } = await startImds(() => zone));
-    secrets = makeSecrets();
-  });
-  after(() => imds?.close());
-  beforeEach(() => (zone = "us-east-1a"));
+  standInMachine();
 
   it("the init zone's control-plane node never runs kubeadm init once the init record exists", async () => {
     const { node, service } = await boot(userDataFor(specWith({}), FIRST), NO_API, 1, { parameters: OTHERS_RECORD });

