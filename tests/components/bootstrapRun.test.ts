@@ -54,7 +54,7 @@ case "$1 $2" in
   while [ $# -gt 0 ]; do [ "$1" = --value ] && echo "$2" > "$file"; shift; done;;
 "ec2 describe-instance-types") printf '3\\t12\\n';;
 "ec2 describe-volumes") case "$*" in *"length(Volumes)"*) echo "\${STUB_VOLUMES_IN_USE:-1}";; *) printf 'vol-0123456789abcdef0\\tavailable\\n';; esac;;
-"s3api list-objects-v2") echo "\${STUB_NEWEST_SNAPSHOT:-None}";;
+"s3api list-objects-v2") if [ -n "\${STUB_NEWEST_SNAPSHOT:-}" ]; then printf '2026-01-01T00:00:00+00:00\\t%s\\n' "$STUB_NEWEST_SNAPSHOT"; else echo None; fi;;
 "s3 cp") echo snapshot > "\${@: -1}";;
 "ec2 attach-volume") ;;
 *) exit 1;;
