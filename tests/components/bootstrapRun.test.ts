@@ -361,7 +361,9 @@ describe("node bootstrap, run against a fake instance-metadata service", functio
     expect(lines.findIndex((l) => l.startsWith("mkfs.ext4 "))).to.be.below(mount);
     expect(mount).to.be.below(lines.findIndex((l) => l.startsWith("kubeadm init")));
     expect(run.kubeadm("ClusterConfiguration").etcd).to.deep.equal({ local: { dataDir: "/var/lib/etcd/data" } });
-    expect(run.file("etc/fstab")).to.equal("LABEL=etcd /var/lib/etcd ext4 defaults,nofail 0 2\n");
+    expect(run.file("etc/fstab")).to.equal(
+      "LABEL=etcd /var/lib/etcd ext4 defaults,nofail,x-systemd.required-by=kubelet.service,x-systemd.before=kubelet.service 0 2\n",
+    );
   });
 
   it("a replaced member with an existing volume rejoins as that member, updating its peer URL", async () => {
