@@ -3,13 +3,14 @@ import { expect } from "chai";
 import type { Plan } from "../../plan/run";
 import { inputs, named, NON_ENI, ofType, planWith } from "../planHelpers";
 
-/** Types AWS gives no tags: settings of a bucket, and DNS records. */
+/** Types AWS gives no tags: settings and the policy of a bucket, and DNS records. */
 const UNTAGGABLE = new Set([
   "aws:s3/bucketPublicAccessBlock:BucketPublicAccessBlock",
   "aws:s3/bucketOwnershipControls:BucketOwnershipControls",
   "aws:s3/bucketVersioning:BucketVersioning",
   "aws:s3/bucketServerSideEncryptionConfiguration:BucketServerSideEncryptionConfiguration",
   "aws:s3/bucketLifecycleConfiguration:BucketLifecycleConfiguration",
+  "aws:s3/bucketPolicy:BucketPolicy",
   "aws:route53/record:Record",
 ]);
 const TAGGABLE_AWS = (type: string) =>
