@@ -67,7 +67,7 @@ export function controlPlaneStateStatements(spec: ClusterSpec, at: AwsCoordinate
     {
       Sid: "EtcdLifecycleComplete",
       Effect: "Allow",
-      Action: ["autoscaling:CompleteLifecycleAction"],
+      Action: ["autoscaling:CompleteLifecycleAction", "autoscaling:RecordLifecycleActionHeartbeat"],
       Resource: "*",
       Condition: clusterTag(spec),
     },
