@@ -25,7 +25,11 @@ export async function program(): Promise<Record<string, unknown>> {
   const controlPlaneRole = new MasterIamRole("control-plane", { spec, coordinates });
   const nodeRole = new NodeIamRole("nodes", { spec, coordinates });
   const secrets = new ClusterSecrets("secrets", { spec, apiEndpoint: network.apiEndpoint });
-  const controlPlaneState = new ControlPlaneState("control-plane-state", { spec, coordinates });
+  const controlPlaneState = new ControlPlaneState("control-plane-state", {
+    spec,
+    coordinates,
+    controlPlaneRoleArn: controlPlaneRole.roleArn,
+  });
   const apiDns = new ApiDns("api-dns", {
     spec,
     vpcId: network.vpcId,

@@ -35,6 +35,7 @@ export const REPLACE_ON_CHANGE: Record<string, readonly string[]> = {
   "aws:s3/bucketVersioning:BucketVersioning": ["bucket"],
   "aws:s3/bucketServerSideEncryptionConfiguration:BucketServerSideEncryptionConfiguration": ["bucket"],
   "aws:s3/bucketLifecycleConfiguration:BucketLifecycleConfiguration": ["bucket"],
+  "aws:s3/bucketPolicy:BucketPolicy": ["bucket"],
   "aws:route53/zone:Zone": ["name", "delegationSetId"],
   "aws:route53/record:Record": ["zoneId", "name", "type"],
   "random:index/randomId:RandomId": ["*"],

@@ -24,3 +24,41 @@ export function backupLifecycleRules(retentionDays: number) {
     },
   ];
 }
+
+/**
+ * The bucket policy, over whatever IAM grants: no request without TLS; snapshots written by the control-plane
+ * role (`aws:PrincipalArn`, the role's ARN for its sessions) and no one else; and no one deletes a snapshot
+ * or a version of one: only the lifecycle rule, which bucket policies do not govern, removes them. To empty
+ * the bucket by hand, delete this policy first (`aws s3api delete-bucket-policy`).
+ */
+export function backupBucketPolicy(bucketArn: string, writerRoleArn: string) {
+  const objects = `${bucketArn}/*`;
+  return {
+    Version: "2012-10-17",
+    Statement: [
+      {
+        Sid: "DenyInsecureTransport",
+        Effect: "Deny",
+        Principal: "*",
+        Action: "s3:*",
+        Resource: [bucketArn, objects],
+        Condition: { Bool: { "aws:SecureTransport": "false" } },
+      },
+      {
+        Sid: "DenyWritesButTheControlPlane",
+        Effect: "Deny",
+        Principal: "*",
+        Action: "s3:PutObject",
+        Resource: objects,
+        Condition: { ArnNotEquals: { "aws:PrincipalArn": writerRoleArn } },
+      },
+      {
+        Sid: "DenySnapshotDeletion",
+        Effect: "Deny",
+        Principal: "*",
+        Action: ["s3:DeleteObject", "s3:DeleteObjectVersion"],
+        Resource: objects,
+      },
+    ],
+  };
+}

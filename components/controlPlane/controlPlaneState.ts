@@ -19,6 +19,8 @@ import { declareBackupBucket } from "./etcdBackups";
 export interface ControlPlaneStateArgs {
   spec: ClusterSpec;
   coordinates: pulumi.Output<{ accountId: string; region: string }>;
+  /** The control-plane role's ARN: the only writer of the backup bucket. */
+  controlPlaneRoleArn: pulumi.Output<string>;
 }
 
 /** Size of each member's etcd volume (kOps's default for etcd-manager volumes). */
@@ -68,7 +70,7 @@ export class ControlPlaneState extends pulumi.ComponentResource {
     const clusterId = new random.RandomId(`${name}-cluster-id`, { byteLength: 6 }, parent);
     const prefix = parameterPrefix(spec.clusterName, "control-plane");
     this.initRecord = pulumi.interpolate`${prefix}${INIT_RECORD_PARAMETER}-${clusterId.hex}`;
-    this.backupBucket = declareBackupBucket(name, spec, args.coordinates, this);
+    this.backupBucket = declareBackupBucket(name, spec, args.coordinates, args.controlPlaneRoleArn, this);
     this.registerOutputs({ initRecord: this.initRecord, backupBucket: this.backupBucket });
   }
 }

@@ -2,21 +2,24 @@
  * The etcd backup bucket: versioned, encrypted (SSE-KMS under the AWS-managed key), all public access
  * blocked, objects owned by the bucket, snapshots expiring after `controlPlane.backupRetentionDays`.
  * Control-plane nodes upload to it (the etcd-backup timer); only their role may write (IAM statements in
- * components/iam/controlPlaneState.ts). It is not emptied on `pulumi destroy`: backups outlive the cluster.
+ * components/iam/controlPlaneState.ts), and the bucket policy denies every other writer, every deletion and
+ * every request without TLS. `pulumi destroy` leaves the bucket and its settings in place (retainOnDelete):
+ * backups outlive the cluster.
  */
 import * as aws from "@pulumi/aws";
 import * as pulumi from "@pulumi/pulumi";
 import type { ClusterSpec } from "../../spec/types";
 import { clusterTags } from "../tags";
-import { backupBucketName, backupLifecycleRules } from "./backupBucket";
+import { backupBucketName, backupBucketPolicy, backupLifecycleRules } from "./backupBucket";
 
 export function declareBackupBucket(
   name: string,
   spec: ClusterSpec,
   coordinates: pulumi.Output<{ accountId: string; region: string }>,
+  writerRoleArn: pulumi.Output<string>,
   parent: pulumi.Resource,
 ): pulumi.Output<string> {
-  const opts = { parent };
+  const opts = { parent, retainOnDelete: true };
   const bucketName = coordinates.apply((c) => backupBucketName(spec.clusterName, c.accountId, c.region));
   const bucket = new aws.s3.Bucket(
     `${name}-backups`,
@@ -55,6 +58,14 @@ export function declareBackupBucket(
   new aws.s3.BucketLifecycleConfiguration(
     `${name}-backups`,
     { bucket: bucket.id, rules: backupLifecycleRules(spec.controlPlane.backupRetentionDays) },
+    opts,
+  );
+  new aws.s3.BucketPolicy(
+    `${name}-backups`,
+    {
+      bucket: bucket.id,
+      policy: pulumi.all([bucket.arn, writerRoleArn]).apply(([b, w]) => JSON.stringify(backupBucketPolicy(b, w))),
+    },
     opts,
   );
   return bucket.bucket;

@@ -396,7 +396,9 @@ describe("control-plane bootstrap and the cluster's state, run as systemd runs i
     expect(kubeadmDocument(node, "ClusterConfiguration").etcd).to.deep.equal({
       local: { dataDir: "/var/lib/etcd/data" },
     });
-    expect(node.file("etc/fstab")).to.equal("LABEL=etcd /var/lib/etcd ext4 defaults,nofail 0 2\n");
+    expect(node.file("etc/fstab")).to.equal(
+      "LABEL=etcd /var/lib/etcd ext4 defaults,nofail,x-systemd.required-by=kubelet.service,x-systemd.before=kubelet.service 0 2\n",
+    );
   });
 
   it("a replaced member with an existing volume rejoins as that member, updating its peer URL", async () => {

@@ -67,5 +67,7 @@ describe("control-plane state IAM, simulated", () => {
     expect(await may(cp, "autoscaling:CompleteLifecycleAction", GROUP, ours)).to.equal(true);
     expect(await may(cp, "autoscaling:CompleteLifecycleAction", GROUP, theirs)).to.equal(false);
     expect(await may(node, "autoscaling:CompleteLifecycleAction", GROUP, ours)).to.equal(false);
+    expect(await may(cp, "autoscaling:RecordLifecycleActionHeartbeat", GROUP, ours)).to.equal(true);
+    expect(await may(cp, "autoscaling:RecordLifecycleActionHeartbeat", GROUP, theirs)).to.equal(false);
   });
 });

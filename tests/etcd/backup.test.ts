@@ -4,7 +4,7 @@
 import { expect } from "chai";
 import { requireDebianTool } from "../debianTools";
 import { spawnSync } from "child_process";
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, writeFileSync } from "fs";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, utimesSync, writeFileSync } from "fs";
 import { hostname, tmpdir } from "os";
 import { join } from "path";
 import { renderControlPlaneTools } from "../../components/nodes/controlPlaneTools";
@@ -107,5 +107,87 @@ describe("etcd backup and restore against a real etcd", function () {
     await stopAll(members);
     const down = runTools({}, "etcd_snapshot_save", members[0].clientUrl, join(dir, "down.db"));
     expect(down.status).not.to.equal(0);
+  });
+});
+
+describe("the newest etcd snapshot in the bucket (a stand-in for the AWS CLI's paged listing)", function () {
+  this.timeout(60000);
+  let dir: string;
+  let tools: string;
+  const snapshots = (dir: string) => join(dir, "s3/etcd-backups-test/etcd");
+
+  before(function () {
+    const jmespath = spawnSync("python3", ["-c", "import jmespath"]);
+    if (jmespath.status !== 0) {
+      const message = "python3 with jmespath not installed (Debian package python3-jmespath)";
+      if (process.env.CI === "true") throw new Error(message);
+      console.warn(`  skipped: ${message}`);
+      this.skip();
+    }
+    dir = mkdtempSync(join(tmpdir(), "etcd-newest-"));
+    tools = join(dir, "control-plane-tools");
+    writeFileSync(tools, renderControlPlaneTools());
+    mkdirSync(join(dir, "bin"));
+    const standIn = join(__dirname, "awsListObjects.py");
+    writeFileSync(join(dir, "bin/aws"), `#!/bin/bash\nexec python3 ${JSON.stringify(standIn)} "$@"\n`);
+    chmodSync(join(dir, "bin/aws"), 0o755);
+  });
+
+  function newest(script = "etcd_newest_snapshot") {
+    const r = spawnSync("bash", [tools, script], {
+      encoding: "utf8",
+      env: {
+        ...process.env,
+        PATH: `${join(dir, "bin")}:${process.env.PATH}`,
+        REGION: "us-east-1",
+        BACKUP_BUCKET: "etcd-backups-test",
+        STUB_S3: join(dir, "s3"),
+      },
+    });
+    expect(r.status, r.stderr).to.equal(0);
+    return r.stdout;
+  }
+
+  /** `count` snapshots named by time, an hour apart, the last one newest. */
+  function upload(count: number, from = Date.UTC(2026, 0, 1)) {
+    mkdirSync(snapshots(dir), { recursive: true });
+    for (let i = 0; i < count; i++) {
+      const at = new Date(from + i * 3600_000);
+      const file = join(snapshots(dir), `${at.toISOString().replace(/[-:]|\.\d+/g, "")}.db`);
+      writeFileSync(file, "snapshot");
+      utimesSync(file, at, at);
+    }
+  }
+
+  it("is nothing in an empty bucket", () => {
+    expect(newest()).to.equal("");
+  });
+
+  it("is the one most recently written over more than one page (1,001 snapshots)", () => {
+    upload(1001);
+    expect(newest()).to.equal("etcd/20260211T160000Z.db\n");
+    // The old selection: the query's result per page, so one key for each page.
+    const old = spawnSync(
+      "aws",
+      ["s3api", "list-objects-v2", "--bucket", "etcd-backups-test", "--prefix", "etcd/"].concat([
+        "--query",
+        "sort_by(Contents, &Key)[-1].Key",
+        "--output",
+        "text",
+      ]),
+      {
+        encoding: "utf8",
+        env: { ...process.env, PATH: `${join(dir, "bin")}:${process.env.PATH}`, STUB_S3: join(dir, "s3") },
+      },
+    );
+    expect(old.stdout.trim().split("\n")).to.deep.equal(["etcd/20260211T150000Z.db", "etcd/20260211T160000Z.db"]);
+  });
+
+  it("goes by the time written, not by the name", () => {
+    // A snapshot whose name sorts last but that was written before the others (a node with a skewed clock).
+    const file = join(snapshots(dir), "99990101T000000Z.db");
+    writeFileSync(file, "snapshot");
+    utimesSync(file, new Date(Date.UTC(2025, 0, 1)), new Date(Date.UTC(2025, 0, 1)));
+    expect(newest()).to.equal("etcd/20260211T160000Z.db\n");
   });
 });

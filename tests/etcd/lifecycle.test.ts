@@ -11,7 +11,16 @@ import { tmpdir } from "os";
 import { join } from "path";
 import { ETCD_LIFECYCLE_HOOK } from "../../components/nodes/controlPlaneState";
 import { renderControlPlaneTools } from "../../components/nodes/controlPlaneTools";
-import { EtcdMember, etcdctl, startCluster, stopAll } from "./realEtcd";
+import {
+  EtcdMember,
+  etcdctl,
+  initialCluster,
+  startCluster,
+  startMember,
+  stopAll,
+  stopMember,
+  waitHealthy,
+} from "./realEtcd";
 
 function startImds(metadata: Record<string, string>): Promise<Server> {
   const server = createServer((req, res) => {
@@ -28,7 +37,7 @@ const AWS_STUB = `echo "aws $*" >> "$STUB_LOG"
 case "$1 $2" in
 "autoscaling describe-auto-scaling-instances") echo control-plane-us-east-1c.dev.k8s.local;;
 "autoscaling describe-auto-scaling-groups") printf 'control-plane-us-east-1c.dev.k8s.local\\t%s\\n' "$STUB_CAPACITY";;
-"autoscaling complete-lifecycle-action") ;;
+"autoscaling complete-lifecycle-action"|"autoscaling record-lifecycle-action-heartbeat") ;;
 *) exit 1;;
 esac`;
 
@@ -67,10 +76,11 @@ describe("etcd-lifecycle on a terminating control-plane node, against a real etc
   });
   afterEach(async () => stopAll(members));
 
-  async function terminate(capacity: string) {
+  async function terminate(capacity: string, whileWaiting?: (log: string) => Promise<void>) {
     const log = join(dir, `log-${capacity}`);
     writeFileSync(log, "");
-    const r = await run(join(dir, "control-plane-tools"), ["etcd_lifecycle_watch", ETCD_LIFECYCLE_HOOK], {
+    const watch = run(join(dir, "control-plane-tools"), ["etcd_lifecycle_watch", ETCD_LIFECYCLE_HOOK], {
+      ETCD_LEAVE_RETRY_SECONDS: "1",
       PATH: `${join(dir, "bin")}:${process.env.PATH}`,
       IMDS_ENDPOINT: `http://127.0.0.1:${(imds.address() as AddressInfo).port}`,
       STUB_LOG: log,
@@ -83,6 +93,8 @@ describe("etcd-lifecycle on a terminating control-plane node, against a real etc
       ETCDCTL_CERT: "",
       ETCDCTL_KEY: "",
     });
+    if (whileWaiting) await whileWaiting(log);
+    const r = await watch;
     expect(r.status, r.err).to.equal(0);
     return readFileSync(log, "utf8");
   }
@@ -115,5 +127,25 @@ describe("etcd-lifecycle on a terminating control-plane node, against a real etc
     const log = await terminate("1");
     expect(await settled(2)).to.equal(3);
     expect(log).to.contain("complete-lifecycle-action");
+  });
+
+  it("a removal that would lose quorum keeps the instance (heartbeats) until the member can leave", async () => {
+    const log = await terminate("0", async (path) => {
+      // Both peers down: removing m3 would leave no healthy member. The watch must neither remove it nor let
+      // the instance go.
+      await Promise.all([stopMember(members[0]), stopMember(members[1])]);
+      for (let i = 0; i < 300 && (readFileSync(path, "utf8").match(/heartbeat/g) ?? []).length < 2; i++)
+        await new Promise((r) => setTimeout(r, 100));
+      expect(readFileSync(path, "utf8")).not.to.contain("complete-lifecycle-action");
+      for (const m of members.slice(0, 2)) startMember(m, initialCluster(members), "existing");
+      await waitHealthy(members.slice(0, 2));
+    });
+    const heartbeat = log.indexOf(
+      `aws autoscaling record-lifecycle-action-heartbeat --region us-east-1 --lifecycle-hook-name ${ETCD_LIFECYCLE_HOOK} --auto-scaling-group-name control-plane-us-east-1c.dev.k8s.local --instance-id i-0123456789abcdef0`,
+    );
+    expect(heartbeat).to.be.at.least(0);
+    expect(log.indexOf("complete-lifecycle-action")).to.be.above(heartbeat);
+    expect(await settled(2)).to.equal(2);
+    expect(memberList()).not.to.contain(members[2].peerUrl);
   });
 });

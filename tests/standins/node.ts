@@ -116,7 +116,9 @@ case "$1 $2" in
   *) printf 'vol-0123456789abcdef0\\t%s\\t%s\\n' "\${STANDIN_VOLUME_STATE:-available}" "\${STANDIN_VOLUME_ATTACHED_TO:-None}";;
   esac;;
 "ec2 attach-volume") ;;
-"s3api list-objects-v2") echo "\${STANDIN_NEWEST_SNAPSHOT:-None}";;
+"s3api list-objects-v2")
+  # --query 'Contents[].[LastModified, Key]' --output text: one row a snapshot, "None" for an empty bucket.
+  if [ -n "\${STANDIN_NEWEST_SNAPSHOT:-}" ]; then printf '2026-01-01T00:00:00+00:00\\t%s\\n' "$STANDIN_NEWEST_SNAPSHOT"; else echo None; fi;;
 "s3 cp") echo snapshot >"\${@: -1}";;
 "autoscaling describe-auto-scaling-instances")
   # The instance's group and its lifecycle state (Pending:Wait until the launch hook completes), as

@@ -67,7 +67,7 @@ function controlPlaneStateStatements(spec: ClusterSpec, at: AwsCoordinates): Sta
     {
       Sid: "ControlPlaneStateLifecycleComplete",
       Effect: "Allow",
-      Action: ["autoscaling:CompleteLifecycleAction"],
+      Action: ["autoscaling:CompleteLifecycleAction", "autoscaling:RecordLifecycleActionHeartbeat"],
       Resource: "*",
       Condition: clusterTag(spec),
     },

@@ -37,12 +37,13 @@ etcd_backup() {
   log "uploaded etcd snapshot $key"
 }
 
-# etcd_newest_snapshot: the key of the newest snapshot in the bucket, or nothing.
+# etcd_newest_snapshot: the key of the newest snapshot in the bucket (by LastModified), or nothing. The CLI
+# pages the listing (1,000 keys a page) and, in text output, applies --query to each page: every page prints
+# its rows, and the newest is chosen over all of them here.
 etcd_newest_snapshot() {
-  local key
-  key=$(retry aws s3api list-objects-v2 --region "$REGION" --bucket "$BACKUP_BUCKET" --prefix etcd/ \
-    --query 'sort_by(Contents, &Key)[-1].Key' --output text)
-  if [ "$key" != None ]; then echo "$key"; fi
+  retry aws s3api list-objects-v2 --region "$REGION" --bucket "$BACKUP_BUCKET" --prefix etcd/ \
+    --query 'Contents[].[LastModified, Key]' --output text |
+    awk -F '\t' 'NF == 2' | sort | tail -n 1 | cut -f 2
 }
 
 # kubeadm_restore (join_mode's restore; with the bootstrap's kubeadm functions): the newest snapshot into

@@ -25,12 +25,21 @@ etcd_leave_if_scaled_down() {
 }
 
 # etcd_lifecycle_watch HOOK: waits for the termination hook, handles the member, lets the termination go on.
+# While the member cannot leave (its removal would lose quorum, or etcd does not answer) the instance stays
+# in Terminating:Wait: a heartbeat restarts the hook's timeout and the removal is tried again. If the
+# heartbeats stop (the node is gone), the hook's timeout runs out and Auto Scaling goes on (defaultResult
+# CONTINUE).
 etcd_lifecycle_watch() {
   local group capacity
   until [ "$(imds autoscaling/target-lifecycle-state 2>/dev/null || true)" = Terminated ]; do sleep 5; done
   log "instance terminating"
-  etcd_leave_if_scaled_down || log "etcd member not removed; remove it by hand (docs/operations.md)"
   read -r group capacity <<<"$(etcd_group_capacity)"
+  until etcd_leave_if_scaled_down; do
+    log "etcd member not removed yet: keeping the instance, trying again"
+    aws autoscaling record-lifecycle-action-heartbeat --region "$REGION" --lifecycle-hook-name "$1" \
+      --auto-scaling-group-name "$group" --instance-id "$(imds instance-id)"
+    sleep "${ETCD_LEAVE_RETRY_SECONDS:-30}"
+  done
   aws autoscaling complete-lifecycle-action --region "$REGION" --lifecycle-hook-name "$1" \
     --auto-scaling-group-name "$group" --instance-id "$(imds instance-id)" --lifecycle-action-result CONTINUE
 }

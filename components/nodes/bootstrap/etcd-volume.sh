@@ -15,6 +15,14 @@ etcd_volume_device() {
   if [ -e "$by_id" ]; then echo "$by_id"; elif [ -e "${BOOTSTRAP_ROOT:-}/dev/xvdf" ]; then echo "${BOOTSTRAP_ROOT:-}/dev/xvdf"; else return 1; fi
 }
 
+# etcd_fstab_entry DIR: the volume's fstab line for the boots after this one. nofail keeps a missing volume
+# from failing the boot, and by itself orders the mount only loosely (systemd.mount(5)): the kubelet could
+# start the etcd static pod on the root disk first, a fresh one-member cluster. So the kubelet requires the
+# mount and starts after it; without the volume the kubelet does not start.
+etcd_fstab_entry() {
+  echo "LABEL=etcd $1 ext4 defaults,nofail,x-systemd.required-by=kubelet.service,x-systemd.before=kubelet.service 0 2"
+}
+
 # etcd_volume_mount DIR: attaches this zone's member volume (waiting while the instance it replaces lets go
 # of it), formats it only when it holds no file system, and mounts it at DIR. Run again (the bootstrap
 # service retried), it keeps what an earlier run did: the volume attached to this instance, the mount.
@@ -49,7 +57,7 @@ etcd_volume_mount() {
   if ! blkid "$device" >/dev/null; then mkfs.ext4 -q -L etcd "$device"; fi
   mkdir -p "${BOOTSTRAP_ROOT:-}$1"
   if ! grep -qs "^LABEL=etcd $1 " "${BOOTSTRAP_ROOT:-}/etc/fstab"; then
-    echo "LABEL=etcd $1 ext4 defaults,nofail 0 2" >>"${BOOTSTRAP_ROOT:-}/etc/fstab"
+    etcd_fstab_entry "$1" >>"${BOOTSTRAP_ROOT:-}/etc/fstab"
   fi
   mount "$device" "${BOOTSTRAP_ROOT:-}$1"
   log "etcd volume $volume mounted at $1"
