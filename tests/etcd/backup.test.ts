@@ -17,6 +17,15 @@ const AWS_STUB = `case "$1 $2" in
 *) exit 1;;
 esac`;
 
+/** The control-plane tools' environment in a scratch directory: its bin/ (the aws stand-in) first on PATH. */
+const toolsEnv = (dir: string) => ({
+  ...process.env,
+  PATH: `${join(dir, "bin")}:${process.env.PATH}`,
+  REGION: "us-east-1",
+  BACKUP_BUCKET: "etcd-backups-test",
+  STUB_S3: join(dir, "s3"),
+});
+
 describe("etcd backup and restore against a real etcd", function () {
   this.timeout(120000);
   let members: EtcdMember[] = [];
@@ -39,11 +48,7 @@ describe("etcd backup and restore against a real etcd", function () {
     const r = spawnSync("bash", [tools, ...args], {
       encoding: "utf8",
       env: {
-        ...process.env,
-        PATH: `${join(dir, "bin")}:${process.env.PATH}`,
-        REGION: "us-east-1",
-        BACKUP_BUCKET: "etcd-backups-test",
-        STUB_S3: join(dir, "s3"),
+        ...toolsEnv(dir),
         ETCDCTL_CACERT: "",
         ETCDCTL_CERT: "",
         ETCDCTL_KEY: "",
@@ -137,11 +142,7 @@ describe("the newest etcd snapshot in the bucket (a stand-in for the AWS CLI's p
     const r = spawnSync("bash", [tools, script], {
       encoding: "utf8",
       env: {
-        ...process.env,
-        PATH: `${join(dir, "bin")}:${process.env.PATH}`,
-        REGION: "us-east-1",
-        BACKUP_BUCKET: "etcd-backups-test",
-        STUB_S3: join(dir, "s3"),
+        ...toolsEnv(dir),
       },
     });
     expect(r.status, r.stderr).to.equal(0);
