@@ -86,6 +86,20 @@ describe("pull-request workflows", () => {
     expect(upload?.with).to.include({ name: "plan-comment" });
   });
 
+  it("comment on a pull request whose lint or tests fail, and post nothing, without failing, when no plan was made", () => {
+    const index = (pattern: RegExp) => testAndPlan.steps.findIndex((s) => pattern.test(s.run ?? ""));
+    const upload = testAndPlan.steps.findIndex((s) => s.uses?.startsWith("actions/upload-artifact"));
+    expect(index(/npm run plan/)).to.be.greaterThan(index(/^npm ci$/));
+    expect(upload).to.be.lessThan(index(/^npm run lint$/));
+    expect(upload).to.be.lessThan(index(/^npm test$/));
+    for (const pattern of [/^npm run lint$/, /^npm test$/]) {
+      expect(testAndPlan.steps[index(pattern)].if).to.equal("${{ !cancelled() }}");
+    }
+    const [download, comment] = Object.values(planComment.jobs)[0].steps as (Step & Record<string, unknown>)[];
+    expect(download["continue-on-error"]).to.equal(true);
+    expect(comment.if).to.equal("${{ steps." + String(download.id) + ".outcome == 'success' }}");
+  });
+
   it("update one comment per pull request, found by the marker the plan step writes", () => {
     const script = String(Object.values(planComment.jobs)[0].steps[1].with!.script);
     const marker = /const marker = "([^"]+)"/.exec(script)![1];
