@@ -347,6 +347,19 @@ describe("node bootstrap, run as cloud-init and systemd run it", function () {
     expect(calls(node, "kubeadm").filter((l) => l.startsWith("kubeadm join"))).to.have.length(2);
     expect(completions(node)).to.have.length(3);
   });
+
+  it("a node whose instance waits on no launch-hook action (launched before its group had the hook) still succeeds", async () => {
+    // Auto Scaling reports Pending:Wait, but CompleteLifecycleAction finds no action of the hook for it.
+    const { node, service } = await boot(userDataFor(specWith({}), "nodes"), { STANDIN_LAUNCH_HOOK: "" }, 2);
+    expect(service.status, service.stderr).to.equal(0);
+    expect(service.runs).to.equal(1);
+    expect(service.stderr).to.contain(
+      "waits on no action of the launch hook cilium-cluster-joined: nothing to complete",
+    );
+    // Answered once and not retried: that answer does not change.
+    expect(completions(node)).to.have.length(1);
+    expect(node.exists(JOINED_MARKER)).to.equal(true);
+  });
 });
 
 describe("control-plane bootstrap and the cluster's state, run as systemd runs it", function () {

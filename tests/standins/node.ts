@@ -266,7 +266,9 @@ export function newNode(options: Options): Node {
     STUB_SECRETS: options.secrets,
     STANDIN_ROOT: root,
     STANDIN_STATE: state,
-    // The instance's Auto Scaling group and the launch hook the program declares on every group.
+    // The instance's Auto Scaling group and the launch hook whose action it waits on: the one the program
+    // declares on every group. Empty: no action of that hook waits (the instance launched before its group
+    // had the hook, or it was completed already), while Auto Scaling may still report it Pending:Wait.
     STANDIN_GROUP: "nodes.dev.k8s.local",
     STANDIN_LAUNCH_HOOK: LAUNCH_HOOK_NAME,
     KUBEADM_VERSION: options.kubernetesVersion,
