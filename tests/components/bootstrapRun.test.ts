@@ -392,6 +392,22 @@ describe("control-plane bootstrap and the cluster's state, run as systemd runs i
     expect(service.stderr).to.contain("not creating a second cluster");
   });
 
+  it("completes its launch hook only once etcd is healthy with its member: the gate of the control plane's refresh", async () => {
+    const unhealthy = { STANDIN_ETCD_UNHEALTHY: "1", ETCD_READY_TRIES: "2", ETCD_READY_INTERVAL: "0" };
+    const { node, service } = await boot(userDataFor(specWith({}), FIRST), unhealthy, 2);
+    expect(service.status).not.to.equal(0);
+    expect(service.stderr).to.contain("etcd members not healthy: 8e9e05c52164694d (https://10.0.12.34:2380)");
+    expect(service.stderr).to.contain("step etcd-healthy: start");
+    expect(service.stderr).not.to.contain("step launch-hook: start");
+    expect(calls(node, "aws autoscaling complete-lifecycle-action")).to.deep.equal([]);
+    // etcd healthy again: the next run completes the hook, after the gate.
+    node.env.STANDIN_ETCD_UNHEALTHY = "0";
+    const again = await runService(node, 1);
+    expect(again.status, again.stderr).to.equal(0);
+    expect(again.stderr).to.match(/etcd is healthy with member 8e9e05c52164694d in it[\s\S]*step launch-hook: done/);
+    expect(calls(node, "aws autoscaling complete-lifecycle-action")).to.have.length(1);
+  });
+
   it("mounts its member's etcd volume before kubeadm runs, with etcd's data directory on it", async () => {
     const { node, service } = await boot(userDataFor(specWith({}), FIRST), { STANDIN_API_READY_AFTER: NEVER });
     expect(service.status, service.stderr).to.equal(0);

@@ -151,8 +151,12 @@ rm -f "$STANDIN_ROOT"/var/lib/dpkg/updates/*`,
   blkid: '[ "${STANDIN_VOLUME_FORMATTED:-0}" = 1 ] || exit 2',
   mount: 'touch "$STANDIN_STATE/mounted"',
   mountpoint: '[ -e "$STANDIN_STATE/mounted" ]',
-  // etcd as this node's member answers: its ID, and its peer URL in the membership (STANDIN_MEMBER_PEER).
+  // etcd as this node's member answers: its ID, and its peer URL in the membership (STANDIN_MEMBER_PEER);
+  // its health check, as etcdctl reports a member that cannot commit (STANDIN_ETCD_UNHEALTHY=1).
   etcdctl: `case "$*" in
+*"endpoint health"*) [ "\${STANDIN_ETCD_UNHEALTHY:-0}" = 1 ] || exit 0
+  echo "https://10.0.12.34:2379 is unhealthy: failed to commit proposal: context deadline exceeded" >&2
+  echo "Error: unhealthy cluster" >&2; exit 1;;
 *"endpoint status"*) echo "https://127.0.0.1:2379, 8e9e05c52164694d, 3.5.21, 20 kB, true, false, 2, 8, 8, ";;
 *"snapshot restore"*) while [ $# -gt 0 ]; do [ "$1" = --data-dir ] && mkdir -p "$2/member/snap"; shift; done;;
 *"member list"*) echo "8e9e05c52164694d, started, ip-10-0-12-34, \${STANDIN_MEMBER_PEER:-https://10.0.12.34:2380}, https://10.0.12.34:2379, false";;
