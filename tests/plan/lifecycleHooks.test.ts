@@ -80,6 +80,18 @@ describe("lifecycle hooks as resources", function () {
     }
   });
 
+  it("each control-plane group's refresh wait comes after its hooks: the refresh it waits for counts gated instances", async () => {
+    const ha = await planOf("ha");
+    const waits = ha.resources.filter(
+      (r) => r.type === "pulumi-nodejs:dynamic:Resource" && r.name.endsWith("-healthy"),
+    );
+    expect(waits.length).to.equal(3);
+    for (const wait of waits) {
+      const asg = ofType(ha, ASG).find((g) => g.name === wait.name.replace(/-healthy$/, "-group"))!;
+      expect(wait.dependencies, wait.name).to.include.members(hooksOf(ha, asg).map((h) => h.urn));
+    }
+  });
+
   it("a stack whose groups existed before the hooks gets the hooks as new resources and keeps its groups", async () => {
     const ha = await planOf("ha");
     // The ha example's groups as the program recorded them before any lifecycle hook (tests/golden/ha).
