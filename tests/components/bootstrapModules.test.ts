@@ -366,7 +366,13 @@ describe("bootstrap steps and assembly per role", () => {
 
   it("a worker's user data carries no control-plane code; a control-plane node's carries what it runs", () => {
     const text = renderUserData(worker);
-    const controlPlaneOnly = ["kubeadm_init", "fetch_control_plane_pki", "settle_etcd", "InitConfiguration"];
+    const controlPlaneOnly = [
+      "kubeadm_init",
+      "fetch_control_plane_pki",
+      "settle_etcd",
+      "etcd_await_ready",
+      "InitConfiguration",
+    ];
     for (const absent of [...controlPlaneOnly, "ca.key"]) {
       expect(text, absent).not.to.contain(absent);
     }
