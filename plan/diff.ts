@@ -51,6 +51,10 @@ function changedPaths(a: unknown, b: unknown, path: string, out: [string, unknow
   }
 }
 
+/** Whether an input path is `key` or inside it (`key.x`, `key[0]`). */
+const isAtOrBelow = (path: string, key: string): boolean =>
+  path === key || path.startsWith(`${key}.`) || path.startsWith(`${key}[`);
+
 /** Input paths whose value is the ID or ARN of a resource in `targets` (keyed by its mock ID). */
 function referencePaths(value: unknown, path: string, targets: Map<string, string>, out: [string, string][]): void {
   if (typeof value === "string") {
@@ -132,8 +136,10 @@ export function diffPlans(before: Plan, after: Plan): PlanDiff {
     }
     const paths: [string, unknown, unknown][] = [];
     changedPaths(withSortedSets(r.type, prior.inputs), withSortedSets(r.type, r.inputs), "", paths);
-    if (paths.length === 0) continue;
-    const props = paths.map(([path, o, n]) => ({ path, old: o, new: n, replaces: forcesReplacement(r.type, path) }));
+    // The engine keeps the old value of an ignored input on update: no change there.
+    const changed = paths.filter(([path]) => !(r.ignoreChanges ?? []).some((key) => isAtOrBelow(path, key)));
+    if (changed.length === 0) continue;
+    const props = changed.map(([path, o, n]) => ({ path, old: o, new: n, replaces: forcesReplacement(r.type, path) }));
     const change = entry("update", r, props);
     applyConditionalRules(change, prior, r);
     if (props.some((p) => p.replaces)) change.op = "replace";

@@ -22,7 +22,9 @@ export const REPLACE_ON_CHANGE: Record<string, readonly string[]> = {
   "aws:iam/rolePolicy:RolePolicy": ["name", "role"],
   "aws:iam/instanceProfile:InstanceProfile": ["name", "path"],
   "aws:ec2/launchTemplate:LaunchTemplate": ["name"],
-  "aws:autoscaling/group:Group": ["name"],
+  // initialLifecycleHooks: ForceNew in the provider, and never read back (the program ignores its changes).
+  "aws:autoscaling/group:Group": ["name", "initialLifecycleHooks"],
+  "aws:autoscaling/lifecycleHook:LifecycleHook": ["name"],
   "aws:ssm/parameter:Parameter": ["name"],
   "aws:ssm/document:Document": ["name"],
   // documentVersion: the program's replaceOnChanges, so a new document version is applied and waited for.

@@ -33,6 +33,10 @@ export interface PlannedResource {
   replaceOnChanges?: string[];
   deleteBeforeReplace?: boolean;
   retainOnDelete?: boolean;
+  /** Input paths the engine keeps at their old value on update (`ignoreChanges`). */
+  ignoreChanges?: string[];
+  /** URN of the resource whose deletion deletes this one too (`deletedWith`). */
+  deletedWith?: string;
 }
 
 export interface Plan {
@@ -81,6 +85,8 @@ interface RegisterRequest {
   getReplaceonchangesList(): string[];
   getDeletebeforereplace(): boolean;
   getRetainondelete(): boolean | undefined;
+  getIgnorechangesList(): string[];
+  getDeletedwith(): string;
 }
 
 /** Wraps the mock monitor so each registration is recorded with its parent and inputs. */
@@ -113,6 +119,8 @@ function recordRegistrations(
           replaceOnChanges: request.getReplaceonchangesList(),
           deleteBeforeReplace: request.getDeletebeforereplace(),
           retainOnDelete: request.getRetainondelete() ?? false,
+          ignoreChanges: request.getIgnorechangesList(),
+          deletedWith: request.getDeletedwith() || undefined,
         });
       }
       callback(err, resp);

@@ -49,6 +49,7 @@ export const UNTAGGED: Readonly<Record<string, string>> = {
   "aws:s3/bucketLifecycleConfiguration:BucketLifecycleConfiguration": "a setting of its bucket, which carries the tags",
   "aws:s3/bucketPolicy:BucketPolicy": "a setting of its bucket, which carries the tags",
   "aws:route53/record:Record": "a DNS record takes no tags; its hosted zone carries them",
+  "aws:autoscaling/lifecycleHook:LifecycleHook": "a setting of its Auto Scaling group, which carries the tags",
   "pulumi:providers:kubernetes": "a provider, nothing in AWS",
   "pulumi-nodejs:dynamic:Resource": "ApiReady and ControlPlaneRefreshWait wait; nothing in AWS",
 };

@@ -1,9 +1,14 @@
 /**
  * ControlPlaneRefreshWait: one control-plane member at a time. After a control-plane group is created or
- * changed, `pulumi up` waits until the group's newest instance refresh has finished (DescribeInstanceRefreshes)
- * and the API answers `/readyz` (which includes etcd; skipped when pulumi up does not reach the API, with
- * `addons.applyFrom: controlPlane`) before it goes on to the next group, which depends on this wait. A
- * failed refresh, ten minutes in which nothing answers at the API, or a timeout stops `pulumi up` with an
+ * changed, `pulumi up` waits until the group's newest instance refresh has succeeded (DescribeInstanceRefreshes)
+ * and the API answers `/readyz` (skipped when pulumi up does not reach the API, with `addons.applyFrom:
+ * controlPlane`) before it goes on to the next group, which depends on this wait.
+ * What `Successful` means: a refresh counts an instance only once it is InService, which it is only once its
+ * launch hook is completed, and a control-plane node completes it only once etcd is healthy with its member
+ * in it: started, voting, and every member of the cluster answering (bootstrap/etcd-health.sh). This machine
+ * cannot reach etcd; the new node judges it, and a refresh that succeeded had etcd healthy with the new member.
+ * A group with no refresh yet (a new group) has nothing to wait for here.
+ * A failed refresh, ten minutes in which nothing answers at the API, or a timeout stops `pulumi up` with an
  * error that names the group.
  * Deletions run in the reverse order, so scaling the control plane down removes one member at a time.
  */

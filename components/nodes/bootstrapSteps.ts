@@ -23,7 +23,7 @@ export type BootstrapModule =
 export interface BootstrapStep {
   /** The step's name in the node's log. */
   name: string;
-  /** The module that defines `run`. */
+  /** The module that defines `run` (`control-plane-tools`: the bundle that module fetches and sources). */
   module: BootstrapModule;
   /** The shell function the step runs. */
   run: string;
@@ -50,6 +50,8 @@ export function bootstrapSteps(config: BootstrapConfig): BootstrapStep[] {
     controlPlane && { name: "etcd-volume", module: "etcd", run: "prepare_etcd" },
     { name: "join", module: "kubeadm", run: "join_cluster" },
     controlPlane && { name: "etcd", module: "etcd", run: "settle_etcd" },
+    // The launch hook's gate on the control plane: etcd healthy with this member (the tools bundle's).
+    controlPlane && { name: "etcd-healthy", module: "control-plane-tools", run: "etcd_await_ready" },
     // Last: the instance goes InService only once every other step has succeeded.
     { name: "launch-hook", module: "launch-hook", run: "complete_launch_hook" },
   ];

@@ -12,6 +12,7 @@ export const TOOLS_MODULES = [
   "lib",
   "cluster-state",
   "etcd-members",
+  "etcd-health",
   "etcd-lifecycle",
   "etcd-volume",
   "etcd-backup",

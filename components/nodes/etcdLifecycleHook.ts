@@ -3,14 +3,14 @@
  * instance in Terminating:Wait until its etcd-lifecycle service has handled the member (bootstrap/
  * etcd-lifecycle.sh) and completes the action, or the heartbeat runs out.
  */
-import type * as aws from "@pulumi/aws";
 import { ETCD_LIFECYCLE_HOOK } from "./controlPlaneState";
 import type { InstanceGroup } from "./instanceGroups";
+import type { LifecycleHookSpec } from "./lifecycleHooks";
 
 /** Seconds a terminating member may take to leave etcd before Auto Scaling goes on anyway. */
 export const ETCD_LEAVE_TIMEOUT_SECONDS = 300;
 
-export function etcdLifecycleHooks(group: InstanceGroup): aws.types.input.autoscaling.GroupInitialLifecycleHook[] {
+export function etcdLifecycleHooks(group: InstanceGroup): LifecycleHookSpec[] {
   if (group.role !== "control-plane") return [];
   return [
     {

@@ -4,16 +4,14 @@
  * that far is abandoned, and so terminated, by Auto Scaling when the join deadline passes. An instance is
  * `InService` only once it has joined, which is what an instance refresh waits for.
  */
-import type * as aws from "@pulumi/aws";
 import type { InstanceGroup } from "./instanceGroups";
+import type { LifecycleHookSpec } from "./lifecycleHooks";
 import { JOIN_DEADLINE_MINUTES } from "./joinDeadline";
 
 /** The hook's name, the same in every group (a hook's name is unique within its group only). */
 export const LAUNCH_HOOK_NAME = "cilium-cluster-joined";
 
-export function launchLifecycleHook(
-  role: InstanceGroup["role"],
-): aws.types.input.autoscaling.GroupInitialLifecycleHook {
+export function launchLifecycleHook(role: InstanceGroup["role"]): LifecycleHookSpec {
   return {
     name: LAUNCH_HOOK_NAME,
     lifecycleTransition: "autoscaling:EC2_INSTANCE_LAUNCHING",

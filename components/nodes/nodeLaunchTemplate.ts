@@ -10,10 +10,9 @@ import { awsName } from "../naming";
 import { clusterTags } from "../tags";
 import { pinnedImage } from "./ami";
 import { bootstrapConfig } from "./bootstrapConfig";
-import { etcdLifecycleHooks } from "./etcdLifecycleHook";
 import type { InstanceGroup } from "./instanceGroups";
 import { INSTANCE_WARMUP_SECONDS } from "./joinDeadline";
-import { launchLifecycleHook } from "./launchHook";
+import { declareLifecycleHooks, groupLifecycleHooks } from "./lifecycleHooks";
 import { renderUserData } from "./userData";
 import { encodeUserData } from "./userDataEncoding";
 
@@ -109,7 +108,9 @@ export class NodeLaunchTemplate extends pulumi.ComponentResource {
         // so an etcd stall would mark every control-plane node unhealthy at once. A node whose bootstrap
         // has not joined by its deadline is abandoned by the launch hook instead.
         healthCheckType: "EC2",
-        initialLifecycleHooks: [launchLifecycleHook(group.role), ...etcdLifecycleHooks(group)],
+        // A new group's first instances launch with its hooks; later changes go through the LifecycleHook
+        // resources below, which also put them on groups created before them (lifecycleHooks.ts).
+        initialLifecycleHooks: groupLifecycleHooks(group),
         // Instances are InService only once joined (minutes, a worker after the control plane): pulumi up
         // does not wait for them here (its default of 10 minutes could fail a good first boot); api-ready does.
         waitForCapacityTimeout: "0",
@@ -127,8 +128,14 @@ export class NodeLaunchTemplate extends pulumi.ComponentResource {
         },
         tags: Object.entries(tags).map(([key, value]) => ({ key, value, propagateAtLaunch: false })),
       },
-      { parent: this, dependsOn: args.launchAfter, ignoreChanges: controlPlane ? [] : ["desiredCapacity"] },
+      {
+        parent: this,
+        dependsOn: args.launchAfter,
+        // initialLifecycleHooks is ForceNew and never read back: a change there must not replace the group.
+        ignoreChanges: ["initialLifecycleHooks", ...(controlPlane ? [] : ["desiredCapacity"])],
+      },
     );
+    declareLifecycleHooks(name, group, asg, this);
 
     this.launchTemplateId = template.id;
     this.latestVersion = template.latestVersion;

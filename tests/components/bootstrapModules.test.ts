@@ -10,6 +10,7 @@ import { requireDebianTool } from "../debianTools";
 import { bootstrapConfig } from "../../components/nodes/bootstrapConfig";
 import { BootstrapModule, bootstrapSteps, modulesFor } from "../../components/nodes/bootstrapSteps";
 import { ETCD_DATA_DIR, TOOLS_MODULES } from "../../components/nodes/controlPlaneState";
+import { renderControlPlaneTools } from "../../components/nodes/controlPlaneTools";
 import { instanceGroups } from "../../components/nodes/instanceGroups";
 import { BOOTSTRAP_SERVICE, systemdUnits } from "../../components/nodes/systemdUnits";
 import { renderBootstrapScript, renderUserData, withoutComments } from "../../components/nodes/userData";
@@ -358,13 +359,20 @@ describe("bootstrap steps and assembly per role", () => {
       "etcd-volume",
       "join",
       "etcd",
+      "etcd-healthy",
       "launch-hook",
     ]);
   });
 
   it("a worker's user data carries no control-plane code; a control-plane node's carries what it runs", () => {
     const text = renderUserData(worker);
-    const controlPlaneOnly = ["kubeadm_init", "fetch_control_plane_pki", "settle_etcd", "InitConfiguration"];
+    const controlPlaneOnly = [
+      "kubeadm_init",
+      "fetch_control_plane_pki",
+      "settle_etcd",
+      "etcd_await_ready",
+      "InitConfiguration",
+    ];
     for (const absent of [...controlPlaneOnly, "ca.key"]) {
       expect(text, absent).not.to.contain(absent);
     }
@@ -385,7 +393,14 @@ describe("bootstrap steps and assembly per role", () => {
     for (const config of [worker, controlPlane]) {
       const text = renderUserData(config);
       const steps = bootstrapSteps(config);
-      for (const s of steps) expect(text, s.run).to.match(new RegExp(`^${s.run}\\(\\) \\{`, "m"));
+      const defines = (script: string, fn: string) => new RegExp(`^${fn}\\(\\) \\{`, "m").test(script);
+      const fetched = steps.findIndex((s) => s.run === "fetch_control_plane_tools");
+      for (const s of steps.filter((s) => !defines(text, s.run))) {
+        // Not in the user data: a function of the tools bundle, run after the step that fetches and sources it.
+        expect(s.module, s.name).to.equal("control-plane-tools");
+        expect(defines(renderControlPlaneTools(), s.run), s.run).to.equal(true);
+        expect(fetched, s.name).to.be.within(0, steps.indexOf(s) - 1);
+      }
       const script = renderBootstrapScript(config);
       expect(script, "the script ends by running its steps").to.match(/\n\}\n\nrun_steps\n$/);
       const main = /^run_steps\(\) \{\n([\s\S]*?)\n\}\n/m.exec(script);

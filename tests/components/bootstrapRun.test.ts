@@ -347,6 +347,19 @@ describe("node bootstrap, run as cloud-init and systemd run it", function () {
     expect(calls(node, "kubeadm").filter((l) => l.startsWith("kubeadm join"))).to.have.length(2);
     expect(completions(node)).to.have.length(3);
   });
+
+  it("a node whose instance waits on no launch-hook action (launched before its group had the hook) still succeeds", async () => {
+    // Auto Scaling reports Pending:Wait, but CompleteLifecycleAction finds no action of the hook for it.
+    const { node, service } = await boot(userDataFor(specWith({}), "nodes"), { STANDIN_LAUNCH_HOOK: "" }, 2);
+    expect(service.status, service.stderr).to.equal(0);
+    expect(service.runs).to.equal(1);
+    expect(service.stderr).to.contain(
+      "waits on no action of the launch hook cilium-cluster-joined: nothing to complete",
+    );
+    // Answered once and not retried: that answer does not change.
+    expect(completions(node)).to.have.length(1);
+    expect(node.exists(JOINED_MARKER)).to.equal(true);
+  });
 });
 
 describe("control-plane bootstrap and the cluster's state, run as systemd runs it", function () {
@@ -377,6 +390,22 @@ describe("control-plane bootstrap and the cluster's state, run as systemd runs i
     expect(node.log()).to.contain("aws ssm put-parameter");
     expect(node.log()).not.to.match(/^kubeadm init/m);
     expect(service.stderr).to.contain("not creating a second cluster");
+  });
+
+  it("completes its launch hook only once etcd is healthy with its member: the gate of the control plane's refresh", async () => {
+    const unhealthy = { STANDIN_ETCD_UNHEALTHY: "1", ETCD_READY_TRIES: "2", ETCD_READY_INTERVAL: "0" };
+    const { node, service } = await boot(userDataFor(specWith({}), FIRST), unhealthy, 2);
+    expect(service.status).not.to.equal(0);
+    expect(service.stderr).to.contain("etcd members not healthy: 8e9e05c52164694d (https://10.0.12.34:2380)");
+    expect(service.stderr).to.contain("step etcd-healthy: start");
+    expect(service.stderr).not.to.contain("step launch-hook: start");
+    expect(calls(node, "aws autoscaling complete-lifecycle-action")).to.deep.equal([]);
+    // etcd healthy again: the next run completes the hook, after the gate.
+    node.env.STANDIN_ETCD_UNHEALTHY = "0";
+    const again = await runService(node, 1);
+    expect(again.status, again.stderr).to.equal(0);
+    expect(again.stderr).to.match(/etcd is healthy with member 8e9e05c52164694d in it[\s\S]*step launch-hook: done/);
+    expect(calls(node, "aws autoscaling complete-lifecycle-action")).to.have.length(1);
   });
 
   it("mounts its member's etcd volume before kubeadm runs, with etcd's data directory on it", async () => {

@@ -151,8 +151,12 @@ rm -f "$STANDIN_ROOT"/var/lib/dpkg/updates/*`,
   blkid: '[ "${STANDIN_VOLUME_FORMATTED:-0}" = 1 ] || exit 2',
   mount: 'touch "$STANDIN_STATE/mounted"',
   mountpoint: '[ -e "$STANDIN_STATE/mounted" ]',
-  // etcd as this node's member answers: its ID, and its peer URL in the membership (STANDIN_MEMBER_PEER).
+  // etcd as this node's member answers: its ID, and its peer URL in the membership (STANDIN_MEMBER_PEER);
+  // its health check, as etcdctl reports a member that cannot commit (STANDIN_ETCD_UNHEALTHY=1).
   etcdctl: `case "$*" in
+*"endpoint health"*) [ "\${STANDIN_ETCD_UNHEALTHY:-0}" = 1 ] || exit 0
+  echo "https://10.0.12.34:2379 is unhealthy: failed to commit proposal: context deadline exceeded" >&2
+  echo "Error: unhealthy cluster" >&2; exit 1;;
 *"endpoint status"*) echo "https://127.0.0.1:2379, 8e9e05c52164694d, 3.5.21, 20 kB, true, false, 2, 8, 8, ";;
 *"snapshot restore"*) while [ $# -gt 0 ]; do [ "$1" = --data-dir ] && mkdir -p "$2/member/snap"; shift; done;;
 *"member list"*) echo "8e9e05c52164694d, started, ip-10-0-12-34, \${STANDIN_MEMBER_PEER:-https://10.0.12.34:2380}, https://10.0.12.34:2379, false";;
@@ -266,7 +270,9 @@ export function newNode(options: Options): Node {
     STUB_SECRETS: options.secrets,
     STANDIN_ROOT: root,
     STANDIN_STATE: state,
-    // The instance's Auto Scaling group and the launch hook the program declares on every group.
+    // The instance's Auto Scaling group and the launch hook whose action it waits on: the one the program
+    // declares on every group. Empty: no action of that hook waits (the instance launched before its group
+    // had the hook, or it was completed already), while Auto Scaling may still report it Pending:Wait.
     STANDIN_GROUP: "nodes.dev.k8s.local",
     STANDIN_LAUNCH_HOOK: LAUNCH_HOOK_NAME,
     KUBEADM_VERSION: options.kubernetesVersion,

@@ -21,6 +21,27 @@ complete_launch_hook() {
     return 0
   fi
   log "instance $id has joined: completing the launch hook $LAUNCH_HOOK of $group"
-  retry aws autoscaling complete-lifecycle-action --region "$REGION" --auto-scaling-group-name "$group" \
-    --lifecycle-hook-name "$LAUNCH_HOOK" --instance-id "$id" --lifecycle-action-result CONTINUE
+  retry complete_launch_action "$group" "$id"
+}
+
+# complete_launch_action GROUP ID: CompleteLifecycleAction, where an instance that waits on no action of
+# this hook is done, not failed. Auto Scaling answers it with ValidationError "No active Lifecycle Action
+# found with instance ID ...": the instance launched before its group had the hook (a group created by an
+# earlier version gets it from the pulumi up that adds it, lifecycleHooks.ts), the action was completed
+# already (by hand, or by a run whose answer was lost), or another hook holds it in Pending:Wait. Nothing is
+# left to complete then; any other failure (throttling, the network) is retried.
+complete_launch_action() {
+  local err
+  if err=$(aws autoscaling complete-lifecycle-action --region "$REGION" --auto-scaling-group-name "$1" \
+    --lifecycle-hook-name "$LAUNCH_HOOK" --instance-id "$2" --lifecycle-action-result CONTINUE 2>&1 >/dev/null); then
+    return 0
+  fi
+  case "$err" in
+  *"No active Lifecycle Action found"*)
+    log "instance $2 waits on no action of the launch hook $LAUNCH_HOOK: nothing to complete"
+    return 0
+    ;;
+  esac
+  printf '%s\n' "$err" >&2
+  return 1
 }

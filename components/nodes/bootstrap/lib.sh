@@ -23,7 +23,8 @@ on_exit() {
 
 # retry PROGRAM ARGS...: runs PROGRAM until it succeeds, at most BOOTSTRAP_TRIES times (default 8), waiting
 # 2, 4, 8 ... seconds (at most 60) between tries. Only the successful try's output reaches standard output.
-# PROGRAM is a program, not a shell function: errexit does not apply inside a condition.
+# PROGRAM is a program, or a function that returns every failure itself: errexit does not apply inside a
+# condition, so a function that counts on it would go on past a failing command.
 retry() {
   local try=1 delay="${BOOTSTRAP_RETRY_DELAY:-2}" out
   until out=$("$@"); do

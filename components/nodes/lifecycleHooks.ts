@@ -1,0 +1,50 @@
+/**
+ * An instance group's lifecycle hooks (the launch hook of every group, launchHook.ts; the etcd termination
+ * hook of control-plane groups, etcdLifecycleHook.ts), declared twice on purpose:
+ *
+ * - as `aws.autoscaling.LifecycleHook` resources, one per hook, so `pulumi up` puts them on groups that exist
+ *   already (a stack created before the hooks) and `pulumi preview` shows them. PutLifecycleHook creates or
+ *   updates the hook of that name (terraform-provider-aws `lifecycle_hook.go` uses it for both), so a hook
+ *   that is there already is updated in place, never duplicated;
+ * - in the group's `initialLifecycleHooks`, so a NEW group's first instances launch with them: the
+ *   provider creates such a group at size 0, puts those hooks, then sets its size (`group.go`, two phases),
+ *   whereas a LifecycleHook resource is created only after the group, when its first instances are launching.
+ *
+ * `initialLifecycleHooks` is ForceNew and never read back from AWS (`group.go`: every field of
+ * `initial_lifecycle_hook` is ForceNew and `resourceGroupRead` does not set it): a group whose state holds
+ * other hooks, or none (created by an earlier version), would be replaced for them. The group therefore
+ * ignores changes to it (nodeLaunchTemplate.ts); the LifecycleHook resources carry every later change.
+ * Both together cause no perpetual diff: the state keeps what was given at creation, and the resource reads
+ * its hook back by name. The resources go with their group (`deletedWith`): deleting the group drains its
+ * instances first, and the etcd hook must still hold them then (docs/operations.md, scaling down).
+ */
+import * as aws from "@pulumi/aws";
+import type * as pulumi from "@pulumi/pulumi";
+import { etcdLifecycleHooks } from "./etcdLifecycleHook";
+import type { InstanceGroup } from "./instanceGroups";
+import { launchLifecycleHook } from "./launchHook";
+
+/** A hook as the group declares it, without the group: the input of both ways of declaring it. */
+export type LifecycleHookSpec = aws.types.input.autoscaling.GroupInitialLifecycleHook & { name: string };
+
+/** The hooks of a group: the launch hook, then (control plane) the etcd termination hook. Pure. */
+export function groupLifecycleHooks(group: InstanceGroup): LifecycleHookSpec[] {
+  return [launchLifecycleHook(group.role), ...etcdLifecycleHooks(group)];
+}
+
+/** One LifecycleHook resource per hook of the group, named `<group>-<hook name>` (stable: both are fixed). */
+export function declareLifecycleHooks(
+  name: string,
+  group: InstanceGroup,
+  asg: aws.autoscaling.Group,
+  parent: pulumi.Resource,
+): aws.autoscaling.LifecycleHook[] {
+  return groupLifecycleHooks(group).map(
+    (hook) =>
+      new aws.autoscaling.LifecycleHook(
+        `${name}-${hook.name}`,
+        { autoscalingGroupName: asg.name, ...hook },
+        { parent, deletedWith: asg },
+      ),
+  );
+}

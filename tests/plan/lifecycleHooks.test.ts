@@ -1,0 +1,134 @@
+// The groups' lifecycle hooks as resources of their own: every group of every example has them, and a stack
+// whose groups were created before the hooks gets them as new resources without losing its groups.
+import { expect } from "chai";
+import { readFileSync } from "fs";
+import { join } from "path";
+import { diffPlans } from "../../plan/diff";
+import { examples, PROJECT_DIR } from "../../plan/examples";
+import { forcesReplacement } from "../../plan/replaceKeys";
+import { Plan, PlannedResource, runPlan } from "../../plan/run";
+import { loadStackConfig } from "../../plan/stackConfig";
+import { inputs, ofType } from "../planHelpers";
+
+const ASG = "aws:autoscaling/group:Group";
+const HOOK = "aws:autoscaling/lifecycleHook:LifecycleHook";
+
+/** The hooks every group must have, from docs/nodes.md and docs/operations.md. */
+function expectedHooks(controlPlane: boolean) {
+  const launch = {
+    name: "cilium-cluster-joined",
+    lifecycleTransition: "autoscaling:EC2_INSTANCE_LAUNCHING",
+    defaultResult: "ABANDON",
+    // The join deadline: 20 minutes on the control plane, 15 for workers.
+    heartbeatTimeout: controlPlane ? 1200 : 900,
+  };
+  const etcd = {
+    name: "etcd-member",
+    lifecycleTransition: "autoscaling:EC2_INSTANCE_TERMINATING",
+    defaultResult: "CONTINUE",
+    heartbeatTimeout: 300,
+  };
+  return controlPlane ? [launch, etcd] : [launch];
+}
+
+const planOf = (name: string): Promise<Plan> => {
+  const example = examples().find((e) => e.name === name)!;
+  return runPlan(loadStackConfig(join(PROJECT_DIR, "Pulumi.yaml"), example.file), example.name);
+};
+
+/** The hook resources of a group: siblings under its NodeLaunchTemplate that name the group. */
+const hooksOf = (plan: Plan, asg: PlannedResource) =>
+  ofType(plan, HOOK).filter((h) => h.parent === asg.parent && inputs(h).autoscalingGroupName === inputs(asg).name);
+
+const spec = (h: Record<string, unknown>) => ({
+  name: h.name,
+  lifecycleTransition: h.lifecycleTransition,
+  defaultResult: h.defaultResult,
+  heartbeatTimeout: h.heartbeatTimeout,
+});
+
+describe("lifecycle hooks as resources", function () {
+  this.timeout(120000);
+
+  it("every group of every example has its hooks as resources, also in the group's initial hooks", async () => {
+    for (const example of examples()) {
+      const plan = await planOf(example.name);
+      const groups = ofType(plan, ASG);
+      expect(groups.length, example.name).to.be.greaterThan(1);
+      for (const asg of groups) {
+        const where = `${example.name} ${asg.name}`;
+        const controlPlane = asg.name.startsWith("control-plane-");
+        const hooks = hooksOf(plan, asg);
+        expect(
+          hooks.map((h) => spec(inputs(h))),
+          where,
+        ).to.deep.equal(expectedHooks(controlPlane));
+        // Named by group and hook, deleted with the group (which drains its instances through them).
+        const group = asg.name.replace(/-group$/, "");
+        expect(
+          hooks.map((h) => h.name),
+          where,
+        ).to.deep.equal(expectedHooks(controlPlane).map((e) => `${group}-${e.name}`));
+        for (const h of hooks) expect(h.deletedWith, where).to.equal(asg.urn);
+        // A new group's first instances launch with them; later changes never touch the group for them.
+        expect(inputs(asg).initialLifecycleHooks, where).to.deep.equal(expectedHooks(controlPlane));
+        expect(asg.ignoreChanges, where).to.include("initialLifecycleHooks");
+      }
+      expect(ofType(plan, HOOK), example.name).to.have.length(
+        groups.reduce((n, g) => n + expectedHooks(g.name.startsWith("control-plane-")).length, 0),
+      );
+    }
+  });
+
+  it("each control-plane group's refresh wait comes after its hooks: the refresh it waits for counts gated instances", async () => {
+    const ha = await planOf("ha");
+    const waits = ha.resources.filter(
+      (r) => r.type === "pulumi-nodejs:dynamic:Resource" && r.name.endsWith("-healthy"),
+    );
+    expect(waits.length).to.equal(3);
+    for (const wait of waits) {
+      const asg = ofType(ha, ASG).find((g) => g.name === wait.name.replace(/-healthy$/, "-group"))!;
+      expect(wait.dependencies, wait.name).to.include.members(hooksOf(ha, asg).map((h) => h.urn));
+    }
+  });
+
+  it("a stack whose groups existed before the hooks gets the hooks as new resources and keeps its groups", async () => {
+    const ha = await planOf("ha");
+    // The ha example's groups as the program recorded them before any lifecycle hook (tests/golden/ha).
+    const recorded = JSON.parse(
+      readFileSync(join(__dirname, "fixtures", "ha-groups-before-lifecycle-hooks.json"), "utf8"),
+    ) as PlannedResource[];
+    expect(recorded.map((g) => g.urn).sort()).to.deep.equal(
+      ofType(ha, ASG)
+        .map((g) => g.urn)
+        .sort(),
+    );
+    for (const g of recorded) expect(inputs(g).initialLifecycleHooks, g.name).to.equal(undefined);
+    const before: Plan = {
+      ...ha,
+      resources: [...ha.resources.filter((r) => r.type !== ASG && r.type !== HOOK), ...recorded],
+    };
+    const diff = diffPlans(before, ha);
+    const groups = diff.changes.filter((c) => c.type === ASG);
+    // The groups are updated in place (their refresh preferences moved on since), never replaced for the hooks.
+    expect(groups.map((c) => c.op)).to.deep.equal(Array(recorded.length).fill("update"));
+    for (const c of groups)
+      expect(c.changes.map((p) => p.path).filter((p) => p.startsWith("initialLifecycleHooks"))).to.deep.equal([]);
+    const created = diff.changes.filter((c) => c.type === HOOK);
+    expect(created.map((c) => c.op)).to.deep.equal(Array(ofType(ha, HOOK).length).fill("create"));
+    expect(created.map((c) => c.name).sort()).to.deep.equal(
+      ofType(ha, HOOK)
+        .map((h) => h.name)
+        .sort(),
+    );
+    // What the group's ignoreChanges is there for: the provider replaces a group whose initial hooks change.
+    expect(forcesReplacement(ASG, "initialLifecycleHooks[0].name")).to.equal(true);
+    const unignored = diffPlans(before, {
+      ...ha,
+      resources: ha.resources.map((r) => (r.type === ASG ? { ...r, ignoreChanges: [] } : r)),
+    });
+    expect(unignored.changes.filter((c) => c.type === ASG).map((c) => c.op)).to.deep.equal(
+      Array(recorded.length).fill("replace"),
+    );
+  });
+});
