@@ -14,7 +14,7 @@ import {
 import { requireDebianTool } from "../debianTools";
 import { decodeUserData } from "../../components/nodes/userDataEncoding";
 import { ETCD_VOLUME_GIB } from "../../components/controlPlane/controlPlaneState";
-import { backupBucketName } from "../../components/controlPlane/backupBucket";
+import { backupBucketName, LATEST_SNAPSHOT_KEY } from "../../components/controlPlane/backupBucket";
 import {
   controlPlaneToolsSha256,
   encodeControlPlaneTools,
@@ -147,21 +147,38 @@ describe("control-plane state: plan", () => {
     ).to.deep.include({
       applyServerSideEncryptionByDefault: { sseAlgorithm: "aws:kms" },
     });
+    // Snapshots named by time expire by age; the fixed key's current version never does, and the newest of
+    // its replaced versions stay beyond the retention period.
     const rules = of("aws:s3/bucketLifecycleConfiguration:BucketLifecycleConfiguration").rules;
-    expect(rules[0]).to.deep.include({
-      status: "Enabled",
-      expiration: { days: 30 },
-      noncurrentVersionExpiration: { noncurrentDays: 30 },
-    });
+    expect(rules).to.deep.equal([
+      {
+        id: "etcd-snapshot-retention",
+        status: "Enabled",
+        filter: { prefix: "etcd/" },
+        expiration: { days: 30 },
+        noncurrentVersionExpiration: { noncurrentDays: 30 },
+        abortIncompleteMultipartUpload: { daysAfterInitiation: 1 },
+      },
+      {
+        id: "etcd-latest-snapshot",
+        status: "Enabled",
+        filter: { prefix: LATEST_SNAPSHOT_KEY },
+        noncurrentVersionExpiration: { noncurrentDays: 30, newerNoncurrentVersions: 3 },
+        abortIncompleteMultipartUpload: { daysAfterInitiation: 1 },
+      },
+    ]);
+    // No rule with an expiration of current versions reaches the fixed key.
+    for (const rule of rules.filter((r: { expiration?: unknown }) => r.expiration))
+      expect(LATEST_SNAPSHOT_KEY.startsWith(rule.filter.prefix), rule.id).to.equal(false);
     const week = await planWith({
       "controlPlane.backupRetentionDays": "7",
       "controlPlane.backupIntervalMinutes": "60",
     });
-    expect(
-      inputs(
-        named(week, "aws:s3/bucketLifecycleConfiguration:BucketLifecycleConfiguration", "control-plane-state-backups"),
-      ).rules[0].expiration,
-    ).to.deep.equal({ days: 7 });
+    const weekRules = inputs(
+      named(week, "aws:s3/bucketLifecycleConfiguration:BucketLifecycleConfiguration", "control-plane-state-backups"),
+    ).rules;
+    expect(weekRules[0].expiration).to.deep.equal({ days: 7 });
+    expect(weekRules[1].noncurrentVersionExpiration).to.deep.equal({ noncurrentDays: 7, newerNoncurrentVersions: 3 });
     const cpData = decodeUserData(
       inputs(named(week, "aws:ec2/launchTemplate:LaunchTemplate", "control-plane-us-east-1a-template")).userData,
     );

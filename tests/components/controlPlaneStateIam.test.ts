@@ -3,7 +3,7 @@
 import { expect } from "chai";
 import { may } from "../iamSimulator";
 import { AwsCoordinates, rolePolicy } from "../../components/iam/policies";
-import { backupBucketName } from "../../components/controlPlane/backupBucket";
+import { backupBucketName, LATEST_SNAPSHOT_KEY } from "../../components/controlPlane/backupBucket";
 import { validateConfig } from "../../spec/validation";
 import { baseConfig, REGION } from "../fixtures";
 
@@ -55,6 +55,13 @@ describe("control-plane state IAM, simulated", () => {
     expect(await may(cp, "s3:GetObject", object)).to.equal(true);
     expect(await may(cp, "s3:ListBucket", `arn:aws:s3:::${bucket}`)).to.equal(true);
     expect(await may(cp, "s3:DeleteObject", object)).to.equal(false);
+    // The fixed key of the newest snapshot, beside those named by time.
+    const latest = `arn:aws:s3:::${bucket}/${LATEST_SNAPSHOT_KEY}`;
+    for (const action of ["s3:PutObject", "s3:GetObject"]) {
+      expect(await may(cp, action, latest), action).to.equal(true);
+      expect(await may(node, action, latest), action).to.equal(false);
+    }
+    expect(await may(cp, "s3:PutObject", `arn:aws:s3:::${bucket}/latest/other.db`)).to.equal(false);
     expect(await may(cp, "s3:PutObject", `arn:aws:s3:::${bucket}/elsewhere/x`)).to.equal(false);
     const other = backupBucketName("other.k8s.local", AT.accountId, REGION);
     expect(await may(cp, "s3:PutObject", `arn:aws:s3:::${other}/etcd/x.db`)).to.equal(false);

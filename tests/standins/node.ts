@@ -117,8 +117,13 @@ case "$1 $2" in
   esac;;
 "ec2 attach-volume") ;;
 "s3api list-objects-v2")
-  # --query 'Contents[].[LastModified, Key]' --output text: one row a snapshot, "None" for an empty bucket.
-  if [ -n "\${STANDIN_NEWEST_SNAPSHOT:-}" ]; then printf '2026-01-01T00:00:00+00:00\\t%s\\n' "$STANDIN_NEWEST_SNAPSHOT"; else echo None; fi;;
+  # --query 'Contents[].[LastModified, Key]' --output text: one row a snapshot under --prefix, "None" for none.
+  while [ $# -gt 0 ]; do [ "$1" = --prefix ] && prefix=$2; shift; done
+  case "\${STANDIN_NEWEST_SNAPSHOT:-}" in
+  "") echo None;;
+  "$prefix"*) printf '2026-01-01T00:00:00+00:00\\t%s\\n' "$STANDIN_NEWEST_SNAPSHOT";;
+  *) echo None;;
+  esac;;
 "s3 cp") echo snapshot >"\${@: -1}";;
 "autoscaling describe-auto-scaling-instances")
   # The instance's group and its lifecycle state (Pending:Wait until the launch hook completes), as

@@ -25,7 +25,12 @@ etcd_is_leader() {
   [ "$leader" = true ]
 }
 
-# etcd_backup: the leader saves, verifies and uploads a snapshot (server-side encrypted, named by time).
+# etcd_latest_key: the fixed key every upload also writes (backupBucket.ts LATEST_SNAPSHOT_KEY). The bucket
+# keeps its current version whatever its age; snapshots named by time expire after the retention period.
+etcd_latest_key() { echo latest/etcd.db; }
+
+# etcd_backup: the leader saves, verifies and uploads a snapshot (server-side encrypted, named by time), then
+# the same file under the fixed key.
 etcd_backup() {
   if ! etcd_is_leader "$ETCD_LOCAL"; then return 0; fi
   local file key
@@ -33,17 +38,21 @@ etcd_backup() {
   etcd_snapshot_save "$ETCD_LOCAL" "$file"
   key="etcd/$(date -u +%Y%m%dT%H%M%SZ).db"
   aws s3 cp --region "$REGION" --only-show-errors --sse aws:kms "$file" "s3://$BACKUP_BUCKET/$key"
+  aws s3 cp --region "$REGION" --only-show-errors --sse aws:kms "$file" "s3://$BACKUP_BUCKET/$(etcd_latest_key)"
   rm -rf "$(dirname "$file")"
-  log "uploaded etcd snapshot $key"
+  log "uploaded etcd snapshot $key (and as $(etcd_latest_key))"
 }
 
-# etcd_newest_snapshot: the key of the newest snapshot in the bucket (by LastModified), or nothing. The CLI
-# pages the listing (1,000 keys a page) and, in text output, applies --query to each page: every page prints
-# its rows, and the newest is chosen over all of them here.
+# etcd_newest_snapshot: the key of the newest snapshot in the bucket (by LastModified), among those named by
+# time and the fixed key, or nothing. The CLI pages each listing (1,000 keys a page) and, in text output,
+# applies --query to each page: every page prints its rows, and the newest is chosen over all of them here.
+# Fails when a listing fails: half a listing could name an older snapshot.
 etcd_newest_snapshot() {
-  retry aws s3api list-objects-v2 --region "$REGION" --bucket "$BACKUP_BUCKET" --prefix etcd/ \
-    --query 'Contents[].[LastModified, Key]' --output text |
-    awk -F '\t' 'NF == 2' | sort | tail -n 1 | cut -f 2
+  local prefix
+  for prefix in etcd/ "$(etcd_latest_key)"; do
+    retry aws s3api list-objects-v2 --region "$REGION" --bucket "$BACKUP_BUCKET" --prefix "$prefix" \
+      --query 'Contents[].[LastModified, Key]' --output text || exit 1
+  done | awk -F '\t' 'NF == 2' | sort | tail -n 1 | cut -f 2
 }
 
 # kubeadm_restore (join_mode's restore; with the bootstrap's kubeadm functions): the newest snapshot into
