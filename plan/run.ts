@@ -31,6 +31,7 @@ export interface PlannedResource {
   aliases?: string[];
   /** Resource options the engine acts on in `pulumi up` (in memory only, like `provider`). */
   replaceOnChanges?: string[];
+  ignoreChanges?: string[];
   deleteBeforeReplace?: boolean;
   retainOnDelete?: boolean;
 }
@@ -79,6 +80,7 @@ interface RegisterRequest {
   getDependenciesList(): string[];
   getAliasesList(): Alias[];
   getReplaceonchangesList(): string[];
+  getIgnorechangesList(): string[];
   getDeletebeforereplace(): boolean;
   getRetainondelete(): boolean | undefined;
 }
@@ -111,6 +113,7 @@ function recordRegistrations(
               aliasUrn(a, { type: request.getType(), name: request.getName(), parent: request.getParent() }, newUrn),
             ),
           replaceOnChanges: request.getReplaceonchangesList(),
+          ignoreChanges: request.getIgnorechangesList(),
           deleteBeforeReplace: request.getDeletebeforereplace(),
           retainOnDelete: request.getRetainondelete() ?? false,
         });

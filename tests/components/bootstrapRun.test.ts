@@ -457,17 +457,64 @@ describe("control-plane bootstrap and the cluster's state, run as systemd runs i
     expect(node.log()).not.to.contain("put-parameter");
   });
 
-  it("never restores while another member's volume is attached: that member comes back instead", async () => {
+  it("never restores while another member's volume may hold its data, attached or not: that member comes back instead", async () => {
+    // A member volume of another zone, detached (its instance is being replaced right now) and tagged member;
+    // or attached to an instance and without the tag (a member from before the tag).
+    for (const other of ["vol-0b\tavailable\tNone\tmember", "vol-0c\tin-use\ti-0ccccccccccccccc\tNone"]) {
+      const { node, service } = await boot(
+        userDataFor(specWith({}), FIRST),
+        { ...NO_API, STANDIN_NEWEST_SNAPSHOT: "etcd/20260101T000000Z.db", STANDIN_OTHER_VOLUMES: other },
+        1,
+        { parameters: OTHERS_RECORD },
+      );
+      expect(service.status, other).to.equal(1);
+      expect(node.log(), other).not.to.contain("snapshot restore");
+      expect(node.log(), other).not.to.match(/^kubeadm init/m);
+      expect(service.stderr, other).to.contain("may hold a member's data");
+      expect(service.stderr, other).to.contain("did not answer");
+      expect(node.log(), other).not.to.contain("create-tags");
+    }
+  });
+
+  it("restores when the other member volumes hold no member's data (removed, joining, or never used)", async () => {
+    const others = [
+      "vol-0b\tavailable\tNone\tremoved",
+      "vol-0c\tin-use\ti-0c\tjoining",
+      "vol-0d\tavailable\tNone\tNone",
+    ];
     const { node, service } = await boot(
       userDataFor(specWith({}), FIRST),
-      { ...NO_API, STANDIN_NEWEST_SNAPSHOT: "etcd/20260101T000000Z.db", STANDIN_VOLUMES_IN_USE: "2" },
+      { ...NO_API, STANDIN_NEWEST_SNAPSHOT: "etcd/20260101T000000Z.db", STANDIN_OTHER_VOLUMES: others.join("\n") },
       1,
       { parameters: OTHERS_RECORD },
     );
-    expect(service.status).to.equal(1);
-    expect(node.log()).not.to.contain("snapshot restore");
-    expect(node.log()).not.to.match(/^kubeadm init/m);
-    expect(service.stderr).to.contain("did not answer");
+    expect(service.status, service.stderr).to.equal(0);
+    expect(node.log()).to.contain("snapshot restore");
+    // The restored member's data is on the volume: marked member, after kubeadm.
+    const log = lines(node);
+    const tag = log.indexOf(
+      "aws ec2 create-tags --region us-east-1 --resources vol-0123456789abcdef0 --tags Key=cilium-cluster/etcd-state,Value=member",
+    );
+    expect(tag).to.be.greaterThan(log.findIndex((l) => l.startsWith("kubeadm init")));
+  });
+
+  it("a removed member's volume attached again: its data is set aside, kept, and the node joins as a new member", async () => {
+    zone = "us-east-1b";
+    const spec = specWith({ controlPlane: { count: 3 } });
+    const { node, service } = await boot(
+      userDataFor(spec, "control-plane-us-east-1b"),
+      { STANDIN_VOLUME_FORMATTED: "1", STANDIN_VOLUME_STATE_TAG: "removed" },
+      6,
+      { parameters: OTHERS_RECORD, files: { "var/lib/etcd/data/member/snap/db": "stale" } },
+    );
+    expect(service.status, service.stderr).to.equal(0);
+    expect(calls(node, "kubeadm")).to.deep.equal([`kubeadm join --config ${node.root}/etc/kubernetes/kubeadm.yaml`]);
+    const aside = readdirSync(join(node.root, "var/lib/etcd")).filter((d) => d.startsWith("removed-"));
+    expect(aside).to.have.length(1);
+    expect(aside[0]).to.match(/^removed-\d{8}T\d{6}Z$/);
+    expect(node.file(`var/lib/etcd/${aside[0]}/member/snap/db`)).to.equal("stale");
+    const tags = calls(node, "aws ec2 create-tags").map((l) => l.split("Value=")[1]);
+    expect(tags).to.deep.equal(["joining", "member"]);
   });
 
   it("an init that stopped half-way is undone and run again: the init record is its own", async () => {

@@ -8,6 +8,7 @@ import { join } from "path";
 import {
   ETCD_LIFECYCLE_HOOK,
   ETCD_MEMBER_TAG,
+  ETCD_STATE_TAG,
   TOOLS_PARAMETER,
   TOOLS_UNITS,
 } from "../../components/nodes/controlPlaneState";
@@ -122,6 +123,10 @@ describe("control-plane state: plan", () => {
         [ETCD_MEMBER_TAG]: i.availabilityZone,
         "k8s.io/role/control-plane": "1",
       });
+      // The state tag is the nodes' alone: not declared, and a refreshed value of it is kept by the engine
+      // (ignoreChanges on that map key; Pulumi's property paths quote a key holding "/").
+      expect(i.tags).not.to.have.property(ETCD_STATE_TAG);
+      expect(v.ignoreChanges).to.deep.equal(['tags["cilium-cluster/etcd-state"]']);
     }
     // The instance attaches it: the launch template's root volume stays the only one it declares.
     for (const lt of ofType(ha, "aws:ec2/launchTemplate:LaunchTemplate"))

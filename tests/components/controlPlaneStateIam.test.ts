@@ -4,6 +4,7 @@ import { expect } from "chai";
 import { may } from "../iamSimulator";
 import { AwsCoordinates, rolePolicy } from "../../components/iam/policies";
 import { backupBucketName, LATEST_SNAPSHOT_KEY } from "../../components/controlPlane/backupBucket";
+import { ETCD_MEMBER_TAG, ETCD_STATE_TAG } from "../../components/nodes/controlPlaneState";
 import { validateConfig } from "../../spec/validation";
 import { baseConfig, REGION } from "../fixtures";
 
@@ -46,6 +47,24 @@ describe("control-plane state IAM, simulated", () => {
     expect(await may(cp, "ec2:DetachVolume", VOLUME, ours)).to.equal(false);
     expect(await may(cp, "ec2:DescribeVolumes", "*")).to.equal(true);
     expect(await may(node, "ec2:AttachVolume", VOLUME, ours)).to.equal(false);
+  });
+
+  it("tags only the cluster's etcd volumes, only with their state tag and its values", async () => {
+    const tagging = (value: string, keys = [ETCD_STATE_TAG], cluster = ours) => ({
+      ...cluster,
+      "aws:TagKeys": keys,
+      [`aws:RequestTag/${ETCD_STATE_TAG}`]: value,
+    });
+    for (const value of ["member", "removed", "joining"]) {
+      expect(await may(cp, "ec2:CreateTags", VOLUME, tagging(value)), value).to.equal(true);
+      expect(await may(node, "ec2:CreateTags", VOLUME, tagging(value)), value).to.equal(false);
+    }
+    expect(await may(cp, "ec2:CreateTags", VOLUME, tagging("member", [ETCD_STATE_TAG], theirs))).to.equal(false);
+    expect(await may(cp, "ec2:CreateTags", VOLUME, tagging("anything"))).to.equal(false);
+    // Not the cluster's tag (a volume moved to another cluster) nor the member's zone.
+    for (const key of ["KubernetesCluster", ETCD_MEMBER_TAG])
+      expect(await may(cp, "ec2:CreateTags", VOLUME, tagging("member", [ETCD_STATE_TAG, key])), key).to.equal(false);
+    expect(await may(cp, "ec2:CreateTags", INSTANCE, tagging("member"))).to.equal(false);
   });
 
   it("only the control plane writes backups, into its own cluster's bucket, and deletes none", async () => {

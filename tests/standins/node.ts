@@ -111,10 +111,23 @@ case "$1 $2" in
   fi
   mkdir -p "$STANDIN_STATE/parameters"; while [ $# -gt 0 ]; do [ "$1" = --value ] && echo "$2" >"$created"; shift; done;;
 "ec2 describe-instance-types") printf '3\\t12\\n';;
-"ec2 describe-volumes") case "$*" in
-  *"length(Volumes)"*) echo "\${STANDIN_VOLUMES_IN_USE:-1}";;
+"ec2 describe-volumes")
+  # The member volume's state tag: set by create-tags, at first STANDIN_VOLUME_STATE_TAG ("None": no tag).
+  tag=$(cat "$STANDIN_STATE/volume-state-tag" 2>/dev/null || echo "\${STANDIN_VOLUME_STATE_TAG:-None}")
+  case "$*" in
+  # This instance's volume (filter attachment.instance-id): "VOLUME_ID STATE_TAG".
+  *attachment.instance-id*) printf 'vol-0123456789abcdef0\\t%s\\n' "$tag";;
+  # Every member volume of the cluster: this node's, attached to it, and STANDIN_OTHER_VOLUMES (rows of
+  # "VOLUME_ID STATE ATTACHED_TO STATE_TAG", as the CLI prints them).
+  *"Volumes[]."*) printf 'vol-0123456789abcdef0\\tin-use\\t%s\\t%s\\n' "${METADATA["instance-id"]}" "$tag"
+    [ -z "\${STANDIN_OTHER_VOLUMES:-}" ] || printf '%s\\n' "$STANDIN_OTHER_VOLUMES";;
   *) printf 'vol-0123456789abcdef0\\t%s\\t%s\\n' "\${STANDIN_VOLUME_STATE:-available}" "\${STANDIN_VOLUME_ATTACHED_TO:-None}";;
   esac;;
+"ec2 create-tags")
+  # CreateTags on the member volume: only its state tag (what the node's IAM statement allows).
+  while [ $# -gt 0 ]; do case "$1" in --resources) resource=$2;; --tags) tags=$2;; esac; shift; done
+  [ "$resource" = vol-0123456789abcdef0 ] || exit 254
+  case "$tags" in Key=cilium-cluster/etcd-state,Value=*) echo "\${tags##*Value=}" >"$STANDIN_STATE/volume-state-tag";; *) exit 254;; esac;;
 "ec2 attach-volume") ;;
 "s3api list-objects-v2")
   # --query 'Contents[].[LastModified, Key]' --output text: one row a snapshot under --prefix, "None" for none.

@@ -3,7 +3,7 @@
  * control-plane role only.
  */
 import type { ClusterSpec } from "../../../spec/types";
-import { INIT_RECORD_PARAMETER } from "../../nodes/controlPlaneState";
+import { ETCD_STATE_TAG, ETCD_STATES, INIT_RECORD_PARAMETER } from "../../nodes/controlPlaneState";
 import { backupBucketName, LATEST_SNAPSHOT_KEY, SNAPSHOT_PREFIX } from "../../controlPlane/backupBucket";
 import { parameterPrefix } from "../../secrets/paths";
 import type { Statement } from "../policyDocument";
@@ -56,6 +56,21 @@ function controlPlaneStateStatements(spec: ClusterSpec, at: AwsCoordinates): Sta
         `arn:${at.partition}:ec2:*:${at.accountId}:instance/*`,
       ],
       Condition: clusterTag(spec),
+    },
+    {
+      // ... and records on it what its data is (the state tag): that one tag, with one of its values, on the
+      // cluster's volumes only.
+      Sid: "ControlPlaneStateVolumeStateTag",
+      Effect: "Allow",
+      Action: ["ec2:CreateTags"],
+      Resource: `arn:${at.partition}:ec2:*:${at.accountId}:volume/*`,
+      Condition: {
+        StringEquals: {
+          ...clusterTag(spec).StringEquals,
+          [`aws:RequestTag/${ETCD_STATE_TAG}`]: [...ETCD_STATES],
+        },
+        "ForAllValues:StringEquals": { "aws:TagKeys": [ETCD_STATE_TAG] },
+      },
     },
     {
       // The etcd-lifecycle service finds its group and whether the group is scaled down (no resource scope).
