@@ -199,6 +199,9 @@ describe("node bootstrap, run as cloud-init and systemd run it", function () {
     const cluster = kubeadmDocument(node, "ClusterConfiguration");
     expect(cluster.networking).to.deep.equal({ serviceSubnet: "100.64.0.0/13", podSubnet: "100.96.0.0/11" });
     expect(cluster.apiServer.certSANs).to.deep.equal(["api.example.test", "api.example.com"]);
+    // kubeadm's own images: what `kubeadm config images list --kubernetes-version` names (a restore's etcd tools).
+    expect(cluster.imageRepository).to.equal(undefined);
+    expect(cluster.etcd.local).to.not.have.any.keys("imageRepository", "imageTag");
     for (const key of ["ca.key", "sa.key", "front-proxy-ca.key", "etcd/ca.key"]) {
       expect(readFileSync(join(node.root, "etc/kubernetes/pki", key)).length, key).to.be.greaterThan(0);
     }
@@ -209,7 +212,16 @@ describe("node bootstrap, run as cloud-init and systemd run it", function () {
     ]);
     expect(readFileSync(recordFile(node), "utf8")).to.match(/^i-0123456789abcdef0 \d{4}-/);
     expect(calls(node, "systemctl")).to.include("systemctl enable --now etcd-lifecycle.service etcd-backup.timer");
-    expect(calls(node, "apt-get").some((l) => / install -y etcd-client$/.test(l))).to.equal(true);
+    // etcd's tools are those of the etcd image kubeadm runs (its static pod's), copied out of the image, not a
+    // Debian package of another release.
+    expect(calls(node, "apt-get").some((l) => /etcd-client/.test(l))).to.equal(false);
+    const image = /image: (\S+)/.exec(node.file("etc/kubernetes/manifests/etcd.yaml"))![1];
+    expect(image).to.match(/^registry\.k8s\.io\/etcd:3\.\d+\.\d+-0$/);
+    expect(calls(node, "ctr")[0]).to.equal(`ctr -n k8s.io images pull ${image}`);
+    const tools = `usr/local/lib/cilium-cluster/etcd/${image.split(":")[1]}`;
+    for (const tool of ["etcdctl", "etcdutl"])
+      expect(statSync(join(node.root, tools, tool)).mode & 0o111, tool).to.not.equal(0);
+    expect(node.log()).to.match(/^etcdctl --endpoints=https:\/\/127\.0\.0\.1:2379 .*endpoint status/m);
     expect(node.file("etc/systemd/system/etcd-backup.timer.d/interval.conf")).to.equal(
       "[Timer]\nOnUnitActiveSec=\nOnUnitActiveSec=15min\n",
     );
@@ -445,8 +457,15 @@ describe("control-plane bootstrap and the cluster's state, run as systemd runs i
     );
     expect(service.status, service.stderr).to.equal(0);
     const log = lines(node);
-    const restore = log.findIndex((l) => /^etcdctl snapshot restore \S+ --data-dir \S+\/var\/lib\/etcd\/data /.test(l));
+    // Restored by etcdutl of the etcd image kubeadm is about to run (kubeadm's for this release: no manifest yet).
+    const restore = log.findIndex((l) => /^etcdutl snapshot restore \S+ --data-dir \S+\/var\/lib\/etcd\/data /.test(l));
     expect(restore, node.log()).to.be.greaterThan(0);
+    const version = header(userDataFor(specWith({}), FIRST), "KUBERNETES_VERSION");
+    const listed = log.indexOf(`kubeadm config images list --kubernetes-version v${version}`);
+    expect(listed).to.be.within(0, restore);
+    expect(
+      log.slice(listed, restore).some((l) => /^ctr -n k8s.io images pull registry\.k8s\.io\/etcd:/.test(l)),
+    ).to.equal(true);
     expect(log[restore]).to.contain("--initial-advertise-peer-urls https://10.0.12.34:2380");
     expect(node.log()).to.contain(
       "aws s3 cp --region us-east-1 --only-show-errors s3://etcd-backups-test/etcd/20260101T000000Z.db",

@@ -19,7 +19,16 @@ import { hostname, tmpdir } from "os";
 import { join } from "path";
 import { renderControlPlaneTools } from "../../components/nodes/controlPlaneTools";
 import { LATEST_SNAPSHOT_KEY } from "../../components/controlPlane/backupBucket";
-import { EtcdMember, etcdctl, newMember, startCluster, startMember, stopAll, waitHealthy } from "./realEtcd";
+import {
+  debianEtcdToolsDir,
+  EtcdMember,
+  etcdctl,
+  newMember,
+  startCluster,
+  startMember,
+  stopAll,
+  waitHealthy,
+} from "./realEtcd";
 
 /** S3 as the CLI uses it here: `s3 cp FILE s3://BUCKET/KEY` stores the file under STUB_S3/BUCKET/KEY. */
 const AWS_STUB = `case "$1 $2" in
@@ -35,6 +44,7 @@ const toolsEnv = (dir: string) => ({
   REGION: "us-east-1",
   BACKUP_BUCKET: "etcd-backups-test",
   STUB_S3: join(dir, "s3"),
+  ETCD_TOOLS_DIR: debianEtcdToolsDir(),
 });
 
 describe("etcd backup and restore against a real etcd", function () {

@@ -12,6 +12,7 @@ import { join } from "path";
 import { ETCD_LIFECYCLE_HOOK } from "../../components/nodes/controlPlaneState";
 import { renderControlPlaneTools } from "../../components/nodes/controlPlaneTools";
 import {
+  debianEtcdToolsDir,
   EtcdMember,
   etcdctl,
   initialCluster,
@@ -93,6 +94,7 @@ describe("etcd-lifecycle on a terminating control-plane node, against a real etc
       // This node's member is m3; the TLS files of a node do not exist here.
       ETCD_LOCAL: members[2].clientUrl,
       ETCD_ENDPOINTS: members[2].clientUrl,
+      ETCD_TOOLS_DIR: debianEtcdToolsDir(),
       ETCDCTL_CACERT: "",
       ETCDCTL_CERT: "",
       ETCDCTL_KEY: "",

@@ -5,8 +5,8 @@
  * asked for into the scratch root and can fail with dpkg's lock error; `aws` exists only once the packages
  * step has installed its snap, can throttle, and holds the instance on its launch hook; `/readyz` can
  * answer only after a number of tries; `sysctl --system` applies the sysctl.d files to the scratch /proc;
- * SSM keeps the parameters a node creates, EC2 has the member's etcd volume, S3 the newest snapshot, and
- * `etcdctl` answers as this node's member.
+ * SSM keeps the parameters a node creates, EC2 has the member's etcd volume, S3 the newest snapshot, `ctr`
+ * mounts the etcd image, whose `etcdctl` answers as this node's member and whose `etcdutl` restores.
  * User data runs as cloud-init runs it (once, as root's script), the bootstrap as systemd runs its service:
  * ExecStart with the unit's Environment, again after each failure while Restart=on-failure.
  */
@@ -169,11 +169,16 @@ rm -f "$STANDIN_ROOT"/var/lib/dpkg/updates/*`,
   blkid: '[ "${STANDIN_VOLUME_FORMATTED:-0}" = 1 ] || exit 2',
   mount: 'touch "$STANDIN_STATE/mounted"',
   mountpoint: '[ -e "$STANDIN_STATE/mounted" ]',
-  // etcd as this node's member answers: its ID, and its peer URL in the membership (STANDIN_MEMBER_PEER).
-  etcdctl: `case "$*" in
-*"endpoint status"*) echo "https://127.0.0.1:2379, 8e9e05c52164694d, 3.5.21, 20 kB, true, false, 2, 8, 8, ";;
-*"snapshot restore"*) while [ $# -gt 0 ]; do [ "$1" = --data-dir ] && mkdir -p "$2/member/snap"; shift; done;;
-*"member list"*) echo "8e9e05c52164694d, started, ip-10-0-12-34, \${STANDIN_MEMBER_PEER:-https://10.0.12.34:2380}, https://10.0.12.34:2379, false";;
+  // containerd's ctr for images in the kubelet's namespace: an image is mounted only once pulled (ctr images
+  // mount unpacks a local image); the etcd image holds the etcd tools below (ETCD_IMAGE_TOOLS).
+  ctr: `[ "$1 $2" = "-n k8s.io" ] || exit 1
+case "$3 $4" in
+"images pull") echo "$5" >>"$STANDIN_STATE/pulled";;
+"images mount") grep -qxF "$5" "$STANDIN_STATE/pulled" 2>/dev/null || { echo "ctr: image $5: not found" >&2; exit 1; }
+  case "$5" in registry.k8s.io/etcd:*) mkdir -p "$6/usr/local/bin"; cp "$STANDIN_STATE/etcd-image/"* "$6/usr/local/bin/";; esac
+  echo "sha256:chain"; echo "$6";;
+"images unmount") [ "$5" = --rm ] && rm -rf "\${6:?}"/* ;;
+*) exit 1;;
 esac`,
   "apt-get": `${COUNT}
 if [ "$(count apt)" -lt "\${STANDIN_APT_FAILURES:-0}" ]; then
@@ -212,6 +217,21 @@ done`,
   kubeadm: `exec node -r "${PROJECT}/node_modules/ts-node/register/transpile-only" "${PROJECT}/tests/standins/kubeadm.ts" "$@"`,
 };
 const NOOP = ["apt-mark", "mkfs.ext4"];
+
+/** etcdctl and etcdutl in the etcd image (registry.k8s.io/etcd: /usr/local/bin), not on the node's PATH. */
+const ETCD_IMAGE_TOOLS: Record<string, string> = {
+  // etcd as this node's member answers: its ID, and its peer URL in the membership (STANDIN_MEMBER_PEER).
+  etcdctl: `case "$*" in
+*"endpoint status"*) echo "https://127.0.0.1:2379, 8e9e05c52164694d, 3.5.21, 20 kB, true, false, 2, 8, 8, ";;
+*"member list"*) echo "8e9e05c52164694d, started, ip-10-0-12-34, \${STANDIN_MEMBER_PEER:-https://10.0.12.34:2380}, https://10.0.12.34:2379, false";;
+*"snapshot restore"*|*"snapshot status"*) echo "etcdctl: snapshot restore and status are etcdutl's from etcd 3.6" >&2; exit 1;;
+esac`,
+  etcdutl: `case "$*" in
+"snapshot restore "*) while [ $# -gt 0 ]; do [ "$1" = --data-dir ] && mkdir -p "$2/member/snap"; shift; done;;
+"snapshot status "*) ;;
+*) exit 1;;
+esac`,
+};
 
 export interface Node {
   dir: string;
@@ -267,6 +287,12 @@ export function newNode(options: Options): Node {
   for (const [name, body] of [...Object.entries(STUBS), ...NOOP.map((n) => [n, ""])]) {
     // The AWS CLI is a snap: it reaches PATH only when the packages step installs it.
     const path = name === "aws" ? join(state, "aws-cli") : join(bin, name);
+    writeFileSync(path, `#!/bin/bash\necho "${name} $*" >> "$STUB_LOG"\n${body}\n`);
+    chmodSync(path, 0o755);
+  }
+  mkdirSync(join(state, "etcd-image"));
+  for (const [name, body] of Object.entries(ETCD_IMAGE_TOOLS)) {
+    const path = join(state, "etcd-image", name);
     writeFileSync(path, `#!/bin/bash\necho "${name} $*" >> "$STUB_LOG"\n${body}\n`);
     chmodSync(path, 0o755);
   }

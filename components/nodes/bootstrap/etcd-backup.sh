@@ -3,18 +3,85 @@
 # The etcd-backup timer (units/etcd-backup.timer) runs etcd_backup on every control-plane node; only the
 # leader's snapshot is uploaded.
 
+# etcd's own tools are those of the etcd image kubeadm runs (registry.k8s.io/etcd holds etcdctl and etcdutl in
+# /usr/local/bin), copied out of it: a snapshot of etcd 3.5 or 3.6 is read and restored by its own release.
+
+# etcd_image: the etcd image kubeadm runs: its static pod's; before kubeadm wrote it (a restore), the one
+# kubeadm uses for this Kubernetes release (the ClusterConfiguration names no other repository or tag).
+etcd_image() {
+  local manifest="${BOOTSTRAP_ROOT:-}/etc/kubernetes/manifests/etcd.yaml" image
+  if [ -f "$manifest" ]; then
+    image=$(sed -n 's/^ *image: *//p' "$manifest" | head -n 1)
+  else
+    image=$(kubeadm config images list --kubernetes-version "v$KUBERNETES_VERSION" | grep '/etcd:' || true)
+  fi
+  if [ -z "$image" ]; then
+    log "cannot tell which etcd image kubeadm runs"
+    return 1
+  fi
+  echo "$image"
+}
+
+# etcd_tools_install IMAGE DIR: etcdctl and etcdutl copied out of IMAGE (pulled into the kubelet's image store,
+# mounted read-only with containerd's ctr: the image has no shell to copy with) into DIR.
+etcd_tools_install() {
+  local mnt status=0
+  retry ctr -n k8s.io images pull "$1" >/dev/null
+  mnt=$(mktemp -d)
+  ctr -n k8s.io images mount "$1" "$mnt" >/dev/null
+  mkdir -p "$2.new"
+  cp "$mnt/usr/local/bin/etcdctl" "$mnt/usr/local/bin/etcdutl" "$2.new/" || status=1
+  ctr -n k8s.io images unmount --rm "$mnt" >/dev/null
+  rmdir "$mnt"
+  if [ "$status" -ne 0 ]; then return 1; fi
+  mv "$2.new" "$2"
+  log "etcd tools of $1 in $2"
+}
+
+# etcd_tools_dir: where etcdctl and etcdutl are: ETCD_TOOLS_DIR when set (tests: Debian's), else the tools of
+# the etcd image kubeadm runs, installed on first use (again after an upgrade changes the image).
+etcd_tools_dir() {
+  if [ -n "${ETCD_TOOLS_DIR:-}" ]; then
+    echo "$ETCD_TOOLS_DIR"
+    return 0
+  fi
+  local image dir
+  image=$(etcd_image) || return 1
+  dir="${BOOTSTRAP_ROOT:-}/usr/local/lib/cilium-cluster/etcd/${image##*:}"
+  if [ ! -x "$dir/etcdctl" ]; then etcd_tools_install "$image" "$dir" || return 1; fi
+  echo "$dir"
+}
+
+# etcdctl ARGS...: in the control-plane tools, every etcdctl is the one of the etcd image kubeadm runs.
+etcdctl() {
+  local dir
+  dir=$(etcd_tools_dir) || return 1
+  "$dir/etcdctl" "$@"
+}
+
+# etcd_snapshot_tool: etcdutl, which reads and restores snapshot files from etcd 3.5 on (etcdctl's snapshot
+# status and restore are deprecated in 3.5 and gone in 3.6); etcdctl with etcd 3.4, which has no etcdutl.
+etcd_snapshot_tool() {
+  local dir
+  dir=$(etcd_tools_dir) || return 1
+  if [ -x "$dir/etcdutl" ]; then echo "$dir/etcdutl"; else echo "$dir/etcdctl"; fi
+}
+
 # etcd_snapshot_save ENDPOINT FILE: a snapshot of the member at ENDPOINT, verified before it counts.
 etcd_snapshot_save() {
+  local tool
+  tool=$(etcd_snapshot_tool)
   etcdctl_at "$1" snapshot save "$2" >/dev/null
-  ETCDCTL_API=3 etcdctl snapshot status "$2" -w simple >/dev/null
+  ETCDCTL_API=3 "$tool" snapshot status "$2" -w simple >/dev/null
 }
 
 # etcd_snapshot_restore FILE DATA_DIR PEER_URL: a one-member data directory from FILE, its member at
 # PEER_URL; DATA_DIR must not exist yet.
 etcd_snapshot_restore() {
-  local name
+  local name tool
   name=$(hostname -s)
-  ETCDCTL_API=3 etcdctl snapshot restore "$1" --data-dir "$2" --name "$name" \
+  tool=$(etcd_snapshot_tool)
+  ETCDCTL_API=3 "$tool" snapshot restore "$1" --data-dir "$2" --name "$name" \
     --initial-cluster "$name=$3" --initial-advertise-peer-urls "$3" >/dev/null
 }
 
