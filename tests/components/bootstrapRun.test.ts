@@ -6,6 +6,7 @@ import { Server } from "http";
 import { join } from "path";
 import { parseAllDocuments } from "yaml";
 import { bootstrapConfig } from "../../components/nodes/bootstrapConfig";
+import { TOOLS_PATH } from "../../components/nodes/controlPlaneState";
 import { instanceGroups } from "../../components/nodes/instanceGroups";
 import { BOOTSTRAP_SCRIPT, JOINED_MARKER } from "../../components/nodes/systemdUnits";
 import { renderUserData } from "../../components/nodes/userData";
@@ -222,6 +223,13 @@ describe("node bootstrap, run as cloud-init and systemd run it", function () {
     for (const tool of ["etcdctl", "etcdutl"])
       expect(statSync(join(node.root, tools, tool)).mode & 0o111, tool).to.not.equal(0);
     expect(node.log()).to.match(/^etcdctl --endpoints=https:\/\/127\.0\.0\.1:2379 .*endpoint status/m);
+    // An upgrade changes the image of etcd's static pod: the tools of the new image come next.
+    const manifest = join(node.root, "etc/kubernetes/manifests/etcd.yaml");
+    writeFileSync(manifest, readFileSync(manifest, "utf8").replace(image, "registry.k8s.io/etcd:3.6.5-0"));
+    const upgraded = await run("bash", [join(node.root, TOOLS_PATH), "etcd_tools_dir"], node.env);
+    expect(upgraded.status, upgraded.stderr).to.equal(0);
+    expect(calls(node, "ctr").at(-3)).to.equal("ctr -n k8s.io images pull registry.k8s.io/etcd:3.6.5-0");
+    expect(statSync(join(node.root, "usr/local/lib/cilium-cluster/etcd/3.6.5-0/etcdutl")).isFile()).to.equal(true);
     expect(node.file("etc/systemd/system/etcd-backup.timer.d/interval.conf")).to.equal(
       "[Timer]\nOnUnitActiveSec=\nOnUnitActiveSec=15min\n",
     );
