@@ -86,6 +86,27 @@ describe("control-plane tools bundle", () => {
   });
 });
 
+type Inputs = Record<string, Record<string, unknown> | unknown>;
+
+/**
+ * Pulumi's engine before it diffs a resource (pkg/resource/deploy/step_generator.go, processIgnoreChanges): for
+ * each ignoreChanges path, the old inputs' value there replaces the new inputs' (it is set when only the old
+ * inputs have it, removed when only the new ones do). The model covers paths of the form `prop["key"]`, the
+ * property-path form of a map key holding "/" (sdk/go/common/resource/properties_path.go).
+ */
+function withIgnoredChanges(news: Inputs, olds: Inputs, paths: string[]): Inputs {
+  const out = structuredClone(news) as Record<string, Record<string, unknown>>;
+  for (const path of paths) {
+    const m = /^(\w+)\["([^"]+)"\]$/.exec(path);
+    if (!m) throw new Error(`the model covers prop["key"] paths only: ${path}`);
+    const [, prop, key] = m;
+    const old = (olds[prop] as Record<string, unknown> | undefined)?.[key];
+    if (old !== undefined) out[prop] = { ...out[prop], [key]: old };
+    else if (out[prop]) delete out[prop][key];
+  }
+  return out;
+}
+
 describe("control-plane state: plan", () => {
   let ha: Plan;
   before(async () => {
@@ -127,6 +148,13 @@ describe("control-plane state: plan", () => {
       // (ignoreChanges on that map key; Pulumi's property paths quote a key holding "/").
       expect(i.tags).not.to.have.property(ETCD_STATE_TAG);
       expect(v.ignoreChanges).to.deep.equal(['tags["cilium-cluster/etcd-state"]']);
+      // A preview after the node tagged the volume and a refresh read the tag back into the state: no diff.
+      // Without ignoreChanges, the program's tags would remove the node's.
+      const refreshed = { ...i, tags: { ...i.tags, [ETCD_STATE_TAG]: "member" } };
+      expect(withIgnoredChanges(i, refreshed, v.ignoreChanges!)).to.deep.equal(refreshed);
+      expect(withIgnoredChanges(i, refreshed, [])).not.to.deep.equal(refreshed);
+      // A volume no node has tagged yet (no refresh since): nothing changes either.
+      expect(withIgnoredChanges(i, i, v.ignoreChanges!)).to.deep.equal(i);
     }
     // The instance attaches it: the launch template's root volume stays the only one it declares.
     for (const lt of ofType(ha, "aws:ec2/launchTemplate:LaunchTemplate"))
