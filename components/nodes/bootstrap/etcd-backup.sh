@@ -23,18 +23,26 @@ etcd_image() {
 }
 
 # etcd_tools_install IMAGE DIR: etcdctl and etcdutl copied out of IMAGE (pulled into the kubelet's image store,
-# mounted read-only with containerd's ctr: the image has no shell to copy with) into DIR.
+# mounted read-only with containerd's ctr: the image has no shell to copy with) into DIR. Two callers at once
+# (the bootstrap, a timer) each copy to their own directory; the first renamed into place wins.
 etcd_tools_install() {
-  local mnt status=0
-  retry ctr -n k8s.io images pull "$1" >/dev/null
+  local mnt copy="$2.$$" status=0
+  retry ctr -n k8s.io images pull "$1" >/dev/null || return 1
   mnt=$(mktemp -d)
-  ctr -n k8s.io images mount "$1" "$mnt" >/dev/null
-  mkdir -p "$2.new"
-  cp "$mnt/usr/local/bin/etcdctl" "$mnt/usr/local/bin/etcdutl" "$2.new/" || status=1
-  ctr -n k8s.io images unmount --rm "$mnt" >/dev/null
-  rmdir "$mnt"
-  if [ "$status" -ne 0 ]; then return 1; fi
-  mv "$2.new" "$2"
+  if ! ctr -n k8s.io images mount "$1" "$mnt" >/dev/null; then
+    rmdir "$mnt"
+    return 1
+  fi
+  mkdir -p "$copy"
+  cp "$mnt/usr/local/bin/etcdctl" "$mnt/usr/local/bin/etcdutl" "$copy/" || status=1
+  ctr -n k8s.io images unmount --rm "$mnt" >/dev/null || status=1
+  rmdir "$mnt" || true
+  if [ "$status" -eq 0 ] && ! mv -T "$copy" "$2" 2>/dev/null && [ ! -x "$2/etcdctl" ]; then status=1; fi
+  rm -rf "$copy"
+  if [ "$status" -ne 0 ]; then
+    log "cannot copy etcd's tools out of $1"
+    return 1
+  fi
   log "etcd tools of $1 in $2"
 }
 
