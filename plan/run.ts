@@ -83,6 +83,7 @@ interface RegisterRequest {
   getDependenciesList(): string[];
   getAliasesList(): Alias[];
   getReplaceonchangesList(): string[];
+  getIgnorechangesList(): string[];
   getDeletebeforereplace(): boolean;
   getRetainondelete(): boolean | undefined;
   getIgnorechangesList(): string[];

@@ -271,7 +271,7 @@ export const CONFIG_SCHEMA: FieldsFor<ConfigKeys> = {
         minimum: 1,
         maximum: 3650,
         description:
-          "Days the backup bucket keeps each etcd snapshot (and a replaced version of it) before deleting it.",
+          "Days the backup bucket keeps each etcd snapshot named by time (etcd/<UTC time>.db) before deleting it. The newest snapshot (latest/etcd.db) never expires, whatever its age, and the 3 snapshots before it stay beyond this period.",
       },
     },
   },

@@ -73,7 +73,7 @@ export interface ControlPlaneSpec {
   imageId: string;
   /** Minutes between etcd snapshots uploaded to the backup bucket. */
   backupIntervalMinutes: number;
-  /** Days the backup bucket keeps a snapshot. */
+  /** Days the backup bucket keeps a snapshot named by time; the newest is kept whatever its age. */
   backupRetentionDays: number;
 }
 

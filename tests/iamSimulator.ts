@@ -8,7 +8,7 @@ export async function may(
   policy: PolicyDocument,
   action: string,
   resource: string,
-  context: Record<string, string> = {},
+  context: Record<string, string | string[]> = {},
 ): Promise<boolean> {
   const result = await runSimulation(
     {

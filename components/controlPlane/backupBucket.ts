@@ -4,15 +4,30 @@
  */
 import { awsName } from "../naming";
 
-/** Where snapshots go in the bucket; only the control plane writes there. */
+/** Where snapshots go in the bucket, named by time (`etcd/<UTC yyyymmddThhmmssZ>.db`); only the control plane writes there. */
 export const SNAPSHOT_PREFIX = "etcd/";
+
+/**
+ * The newest snapshot again, under a fixed key (etcd-backup.sh's etcd_latest_key): each upload replaces its
+ * current version, which never expires, so an outage longer than the retention period still leaves one.
+ */
+export const LATEST_SNAPSHOT_KEY = "latest/etcd.db";
+
+/** Replaced versions of the fixed key S3 keeps beyond the retention period (S3 allows at most 100). */
+export const LATEST_KEPT_VERSIONS = 3;
 
 export function backupBucketName(clusterName: string, accountId: string, region: string): string {
   return awsName(`etcd-backups-${clusterName}-${accountId}-${region}`.toLowerCase(), 63, /[^a-z0-9-]/g);
 }
 
-/** The lifecycle rule: snapshots and their replaced versions expire after the retention period. */
+/**
+ * The lifecycle rules: snapshots named by time (and any replaced version of them) expire after the retention
+ * period; the fixed key's current version never expires, and of its replaced versions S3 deletes only those
+ * older than the retention period beyond the newest LATEST_KEPT_VERSIONS (`NewerNoncurrentVersions`). So
+ * however long the control plane was down, the newest snapshot and the few before it are still there.
+ */
 export function backupLifecycleRules(retentionDays: number) {
+  const abortIncompleteMultipartUpload = { daysAfterInitiation: 1 };
   return [
     {
       id: "etcd-snapshot-retention",
@@ -20,7 +35,14 @@ export function backupLifecycleRules(retentionDays: number) {
       filter: { prefix: SNAPSHOT_PREFIX },
       expiration: { days: retentionDays },
       noncurrentVersionExpiration: { noncurrentDays: retentionDays },
-      abortIncompleteMultipartUpload: { daysAfterInitiation: 1 },
+      abortIncompleteMultipartUpload,
+    },
+    {
+      id: "etcd-latest-snapshot",
+      status: "Enabled",
+      filter: { prefix: LATEST_SNAPSHOT_KEY },
+      noncurrentVersionExpiration: { noncurrentDays: retentionDays, newerNoncurrentVersions: LATEST_KEPT_VERSIONS },
+      abortIncompleteMultipartUpload,
     },
   ];
 }

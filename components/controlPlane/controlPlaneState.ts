@@ -9,7 +9,7 @@ import * as aws from "@pulumi/aws";
 import * as pulumi from "@pulumi/pulumi";
 import * as random from "@pulumi/random";
 import type { ClusterSpec } from "../../spec/types";
-import { ETCD_MEMBER_TAG, INIT_RECORD_PARAMETER, TOOLS_PARAMETER } from "../nodes/controlPlaneState";
+import { ETCD_MEMBER_TAG, ETCD_STATE_TAG, INIT_RECORD_PARAMETER, TOOLS_PARAMETER } from "../nodes/controlPlaneState";
 import { instanceGroups } from "../nodes/instanceGroups";
 import { encodeControlPlaneTools } from "../nodes/controlPlaneTools";
 import { parameterPrefix } from "../secrets/paths";
@@ -25,6 +25,9 @@ export interface ControlPlaneStateArgs {
 
 /** Size of each member's etcd volume (kOps's default for etcd-manager volumes). */
 export const ETCD_VOLUME_GIB = 20;
+
+/** The property path of the volume's state tag for `ignoreChanges` (a map key with "/": quoted). */
+export const ETCD_STATE_IGNORED = `tags[${JSON.stringify(ETCD_STATE_TAG)}]`;
 
 export class ControlPlaneState extends pulumi.ComponentResource {
   /** The init record's SSM parameter name. */
@@ -52,6 +55,8 @@ export class ControlPlaneState extends pulumi.ComponentResource {
     );
     // One encrypted volume per member, in the member's zone; its instance attaches it by these tags. The
     // control-plane groups depend on this component, so a removed member's group goes before its volume.
+    // The nodes set the volume's state tag: after a refresh the program's tags would remove it, so that
+    // key is ignored (the engine keeps the refreshed value in the new inputs).
     for (const group of instanceGroups(spec).filter((g) => g.role === "control-plane")) {
       const zone = group.zones[0];
       const volumeName = `etcd-${zone}.${spec.clusterName}`;
@@ -64,7 +69,7 @@ export class ControlPlaneState extends pulumi.ComponentResource {
           encrypted: true,
           tags: clusterTags(spec, volumeName, { [ETCD_MEMBER_TAG]: zone, "k8s.io/role/control-plane": "1" }),
         },
-        parent,
+        { ...parent, ignoreChanges: [ETCD_STATE_IGNORED] },
       );
     }
     const clusterId = new random.RandomId(`${name}-cluster-id`, { byteLength: 6 }, parent);

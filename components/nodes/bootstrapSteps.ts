@@ -33,7 +33,7 @@ export interface BootstrapStep {
 export const MODULE_DEPENDENCIES: Partial<Record<BootstrapModule, BootstrapModule[]>> = {
   kubeadm: ["pki"],
   "control-plane": ["kubeadm"],
-  etcd: ["packages", "control-plane-tools"],
+  etcd: ["control-plane-tools"],
 };
 
 export function bootstrapSteps(config: BootstrapConfig): BootstrapStep[] {

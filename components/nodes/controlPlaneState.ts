@@ -36,5 +36,14 @@ export const INIT_RECORD_PARAMETER = "initialized";
 /** The tag naming the member (its zone) on a member's etcd volume. */
 export const ETCD_MEMBER_TAG = "cilium-cluster/etcd-member";
 
+/**
+ * The tag on a member's etcd volume that says what its data is (bootstrap/cluster-state.sh): set by the
+ * nodes only (`member`, `removed`, `joining`); the program leaves it alone (ignoreChanges).
+ */
+export const ETCD_STATE_TAG = "cilium-cluster/etcd-state";
+
+/** The values nodes give ETCD_STATE_TAG. */
+export const ETCD_STATES = ["member", "removed", "joining"] as const;
+
 /** Where etcd keeps its data: a directory on the member's volume, which is mounted at /var/lib/etcd. */
 export const ETCD_DATA_DIR = "/var/lib/etcd/data";

@@ -9,7 +9,7 @@ import { join } from "path";
 import { requireDebianTool } from "../debianTools";
 import { bootstrapConfig } from "../../components/nodes/bootstrapConfig";
 import { BootstrapModule, bootstrapSteps, modulesFor } from "../../components/nodes/bootstrapSteps";
-import { ETCD_DATA_DIR, TOOLS_MODULES } from "../../components/nodes/controlPlaneState";
+import { ETCD_DATA_DIR, ETCD_STATE_TAG, ETCD_STATES, TOOLS_MODULES } from "../../components/nodes/controlPlaneState";
 import { renderControlPlaneTools } from "../../components/nodes/controlPlaneTools";
 import { instanceGroups } from "../../components/nodes/instanceGroups";
 import { BOOTSTRAP_SERVICE, systemdUnits } from "../../components/nodes/systemdUnits";
@@ -83,55 +83,97 @@ describe("bootstrap modules", () => {
     expect(result.stdout + result.stderr).to.equal("");
   });
 
-  it("join_mode: none once joined, reset after a half-done join, init only while no cluster was ever created", () => {
-    // role, in the init zone, API answers, kubeadm state, init record exists, etcd data on the node, snapshot
-    const table: [string, string, string, string, string, string, string, string][] = [
-      ["control-plane", "yes", "no", "fresh", "no", "no", "no", "init"],
-      ["control-plane", "yes", "no", "fresh", "no", "no", "yes", "init"],
-      ["control-plane", "yes", "yes", "fresh", "no", "no", "no", "join"],
-      ["control-plane", "no", "no", "fresh", "no", "no", "no", "join"],
-      // The record exists: never init, whatever the probe of the API says.
-      ["control-plane", "yes", "no", "fresh", "yes", "no", "no", "join"],
-      ["control-plane", "yes", "no", "fresh", "yes", "no", "yes", "restore"],
-      ["control-plane", "no", "no", "fresh", "yes", "no", "yes", "join"],
-      ["control-plane", "yes", "yes", "fresh", "yes", "no", "yes", "join"],
-      ["control-plane", "no", "yes", "fresh", "yes", "no", "no", "join"],
-      // A member's data on the node: it comes back as that member.
-      ["control-plane", "yes", "no", "fresh", "yes", "yes", "yes", "rejoin"],
-      ["control-plane", "no", "yes", "fresh", "yes", "yes", "no", "rejoin"],
-      ["node", "yes", "no", "fresh", "no", "no", "no", "join"],
-      ["node", "no", "no", "fresh", "no", "no", "no", "join"],
-      ["node", "no", "yes", "fresh", "no", "no", "no", "join"],
-      // A half-done join is undone first, whatever else holds; a joined node does nothing.
-      ["control-plane", "yes", "no", "partial", "no", "no", "no", "reset"],
-      ["control-plane", "yes", "no", "partial", "yes", "yes", "no", "reset"],
-      ["node", "no", "yes", "partial", "no", "no", "no", "reset"],
-      ["control-plane", "yes", "no", "joined", "no", "no", "no", "none"],
-      ["control-plane", "no", "yes", "joined", "yes", "yes", "yes", "none"],
-      ["node", "no", "yes", "joined", "no", "no", "no", "none"],
+  it("etcd_volume_holds_member: a volume tagged member, or untagged and attached; never removed or joining", () => {
+    // EC2 state, state tag ("None": no tag), holds a member's data
+    const table: [string, string, string][] = [
+      ["available", "member", "yes"],
+      ["in-use", "member", "yes"],
+      ["available", "removed", "no"],
+      ["in-use", "removed", "no"],
+      ["available", "joining", "no"],
+      ["in-use", "joining", "no"],
+      ["in-use", "None", "yes"],
+      ["available", "None", "no"],
+      ["creating", "None", "no"],
     ];
-    for (const [role, zone, api, state, record, data, snapshot, mode] of table) {
-      const args = [role, zone, api, state, record, data, snapshot];
+    for (const [state, tag, holds] of table) {
+      const r = call(["lib", "cluster-state"], "etcd_volume_holds_member", [state, tag]);
+      expect([r.status, r.out], `${state} ${tag}`).to.deep.equal([0, `${holds}\n`]);
+    }
+    // The tag and values the nodes set are the ones the program ignores and IAM allows.
+    expect(call(["lib", "cluster-state"], "etcd_state_tag", []).out).to.equal(`${ETCD_STATE_TAG}\n`);
+    expect([...new Set(table.map(([, tag]) => tag).filter((t) => t !== "None"))].sort()).to.deep.equal(
+      [...ETCD_STATES].sort(),
+    );
+  });
+
+  it("join_mode: none once joined, reset after a half-done join, init only while no cluster was ever created", () => {
+    // role, in the init zone, API answers, kubeadm state, init record exists, etcd data on the node, another
+    // member volume may hold a member's data, snapshot
+    type Row = [string, string, string, string, string, string, string, string, string];
+    const table: Row[] = [
+      ["control-plane", "yes", "no", "fresh", "no", "no", "no", "no", "init"],
+      ["control-plane", "yes", "no", "fresh", "no", "no", "no", "yes", "init"],
+      ["control-plane", "yes", "yes", "fresh", "no", "no", "no", "no", "join"],
+      ["control-plane", "no", "no", "fresh", "no", "no", "no", "no", "join"],
+      // The record exists: never init, whatever the probe of the API says.
+      ["control-plane", "yes", "no", "fresh", "yes", "no", "no", "no", "join"],
+      ["control-plane", "yes", "no", "fresh", "yes", "no", "no", "yes", "restore"],
+      // Another member's data survives on its volume: wait for that member (join), never restore.
+      ["control-plane", "yes", "no", "fresh", "yes", "no", "yes", "yes", "join"],
+      ["control-plane", "yes", "no", "fresh", "yes", "no", "yes", "no", "join"],
+      ["control-plane", "no", "no", "fresh", "yes", "no", "no", "yes", "join"],
+      ["control-plane", "yes", "yes", "fresh", "yes", "no", "no", "yes", "join"],
+      ["control-plane", "no", "yes", "fresh", "yes", "no", "no", "no", "join"],
+      // A member's data on the node: it comes back as that member.
+      ["control-plane", "yes", "no", "fresh", "yes", "yes", "no", "yes", "rejoin"],
+      ["control-plane", "yes", "no", "fresh", "yes", "yes", "yes", "no", "rejoin"],
+      ["control-plane", "no", "yes", "fresh", "yes", "yes", "no", "no", "rejoin"],
+      ["node", "yes", "no", "fresh", "no", "no", "no", "no", "join"],
+      ["node", "no", "no", "fresh", "no", "no", "no", "no", "join"],
+      ["node", "no", "yes", "fresh", "no", "no", "no", "no", "join"],
+      // A half-done join is undone first, whatever else holds; a joined node does nothing.
+      ["control-plane", "yes", "no", "partial", "no", "no", "no", "no", "reset"],
+      ["control-plane", "yes", "no", "partial", "yes", "yes", "no", "no", "reset"],
+      ["node", "no", "yes", "partial", "no", "no", "no", "no", "reset"],
+      ["control-plane", "yes", "no", "joined", "no", "no", "no", "no", "none"],
+      ["control-plane", "no", "yes", "joined", "yes", "yes", "yes", "yes", "none"],
+      ["node", "no", "yes", "joined", "no", "no", "no", "no", "none"],
+    ];
+    for (const [role, zone, api, state, record, data, elsewhere, snapshot, mode] of table) {
+      const args = [role, zone, api, state, record, data, elsewhere, snapshot];
       const r = call(["lib", "kubeadm"], "join_mode", args);
       expect([r.status, r.out], args.join(" ")).to.deep.equal([0, `${mode}\n`]);
     }
-    // Every input combination: init only without the record, and only on a fresh node.
+    // Every input combination: init only without the record, and only on a fresh node; restore only in the
+    // init zone, with the record, no API, no member's data here or on another volume, and a snapshot.
     const yn = ["yes", "no"];
+    const combinations = (n: number): string[][] =>
+      n === 0 ? [[]] : combinations(n - 1).flatMap((c) => yn.map((v) => [...c, v]));
     for (const state of ["fresh", "partial", "joined"])
-      for (const [zone, api, record, data, snapshot] of yn.flatMap((a) =>
-        yn.flatMap((b) => yn.flatMap((c) => yn.flatMap((d) => yn.map((e) => [a, b, c, d, e])))),
-      )) {
-        const r = call(["lib", "kubeadm"], "join_mode", ["control-plane", zone, api, state, record, data, snapshot]);
-        const at = `${zone} ${api} ${state} ${record} ${data} ${snapshot}`;
+      for (const [zone, api, record, data, elsewhere, snapshot] of combinations(6)) {
+        const args = ["control-plane", zone, api, state, record, data, elsewhere, snapshot];
+        const r = call(["lib", "kubeadm"], "join_mode", args);
+        const at = args.join(" ");
         expect(r.status, at).to.equal(0);
         if (record === "yes" || state !== "fresh") expect(r.out, at).not.to.equal("init\n");
+        const restore =
+          state === "fresh" &&
+          zone === "yes" &&
+          api === "no" &&
+          record === "yes" &&
+          data === "no" &&
+          elsewhere === "no" &&
+          snapshot === "yes";
+        expect(r.out === "restore\n", at).to.equal(restore);
       }
     for (const bad of [
-      ["master", "yes", "no", "fresh", "no", "no", "no"],
-      ["control-plane", "true", "no", "fresh", "no", "no", "no"],
-      ["node", "no", "no", "half", "no", "no", "no"],
-      ["control-plane", "yes", "no", "fresh", "no", "maybe", "no"],
-      ["control-plane", "yes", "no", "fresh", "no", "no"],
+      ["master", "yes", "no", "fresh", "no", "no", "no", "no"],
+      ["control-plane", "true", "no", "fresh", "no", "no", "no", "no"],
+      ["node", "no", "no", "half", "no", "no", "no", "no"],
+      ["control-plane", "yes", "no", "fresh", "no", "maybe", "no", "no"],
+      ["control-plane", "yes", "no", "fresh", "no", "no", "maybe", "no"],
+      ["control-plane", "yes", "no", "fresh", "no", "no", "no"],
       ["node", "no", "no", "fresh"],
     ]) {
       const r = call(["lib", "kubeadm"], "join_mode", bad);

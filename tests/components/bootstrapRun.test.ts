@@ -6,6 +6,7 @@ import { Server } from "http";
 import { join } from "path";
 import { parseAllDocuments } from "yaml";
 import { bootstrapConfig } from "../../components/nodes/bootstrapConfig";
+import { TOOLS_PATH } from "../../components/nodes/controlPlaneState";
 import { instanceGroups } from "../../components/nodes/instanceGroups";
 import { BOOTSTRAP_SCRIPT, JOINED_MARKER } from "../../components/nodes/systemdUnits";
 import { renderUserData } from "../../components/nodes/userData";
@@ -199,6 +200,9 @@ describe("node bootstrap, run as cloud-init and systemd run it", function () {
     const cluster = kubeadmDocument(node, "ClusterConfiguration");
     expect(cluster.networking).to.deep.equal({ serviceSubnet: "100.64.0.0/13", podSubnet: "100.96.0.0/11" });
     expect(cluster.apiServer.certSANs).to.deep.equal(["api.example.test", "api.example.com"]);
+    // kubeadm's own images: what `kubeadm config images list --kubernetes-version` names (a restore's etcd tools).
+    expect(cluster.imageRepository).to.equal(undefined);
+    expect(cluster.etcd.local).to.not.have.any.keys("imageRepository", "imageTag");
     for (const key of ["ca.key", "sa.key", "front-proxy-ca.key", "etcd/ca.key"]) {
       expect(readFileSync(join(node.root, "etc/kubernetes/pki", key)).length, key).to.be.greaterThan(0);
     }
@@ -209,7 +213,23 @@ describe("node bootstrap, run as cloud-init and systemd run it", function () {
     ]);
     expect(readFileSync(recordFile(node), "utf8")).to.match(/^i-0123456789abcdef0 \d{4}-/);
     expect(calls(node, "systemctl")).to.include("systemctl enable --now etcd-lifecycle.service etcd-backup.timer");
-    expect(calls(node, "apt-get").some((l) => / install -y etcd-client$/.test(l))).to.equal(true);
+    // etcd's tools are those of the etcd image kubeadm runs (its static pod's), copied out of the image, not a
+    // Debian package of another release.
+    expect(calls(node, "apt-get").some((l) => /etcd-client/.test(l))).to.equal(false);
+    const image = /image: (\S+)/.exec(node.file("etc/kubernetes/manifests/etcd.yaml"))![1];
+    expect(image).to.match(/^registry\.k8s\.io\/etcd:3\.\d+\.\d+-0$/);
+    expect(calls(node, "ctr")[0]).to.equal(`ctr -n k8s.io images pull ${image}`);
+    const tools = `usr/local/lib/cilium-cluster/etcd/${image.split(":")[1]}`;
+    for (const tool of ["etcdctl", "etcdutl"])
+      expect(statSync(join(node.root, tools, tool)).mode & 0o111, tool).to.not.equal(0);
+    expect(node.log()).to.match(/^etcdctl --endpoints=https:\/\/127\.0\.0\.1:2379 .*endpoint status/m);
+    // An upgrade changes the image of etcd's static pod: the tools of the new image come next.
+    const manifest = join(node.root, "etc/kubernetes/manifests/etcd.yaml");
+    writeFileSync(manifest, readFileSync(manifest, "utf8").replace(image, "registry.k8s.io/etcd:3.6.5-0"));
+    const upgraded = await run("bash", [join(node.root, TOOLS_PATH), "etcd_tools_dir"], node.env);
+    expect(upgraded.status, upgraded.stderr).to.equal(0);
+    expect(calls(node, "ctr").at(-3)).to.equal("ctr -n k8s.io images pull registry.k8s.io/etcd:3.6.5-0");
+    expect(statSync(join(node.root, "usr/local/lib/cilium-cluster/etcd/3.6.5-0/etcdutl")).isFile()).to.equal(true);
     expect(node.file("etc/systemd/system/etcd-backup.timer.d/interval.conf")).to.equal(
       "[Timer]\nOnUnitActiveSec=\nOnUnitActiveSec=15min\n",
     );
@@ -474,8 +494,15 @@ describe("control-plane bootstrap and the cluster's state, run as systemd runs i
     );
     expect(service.status, service.stderr).to.equal(0);
     const log = lines(node);
-    const restore = log.findIndex((l) => /^etcdctl snapshot restore \S+ --data-dir \S+\/var\/lib\/etcd\/data /.test(l));
+    // Restored by etcdutl of the etcd image kubeadm is about to run (kubeadm's for this release: no manifest yet).
+    const restore = log.findIndex((l) => /^etcdutl snapshot restore \S+ --data-dir \S+\/var\/lib\/etcd\/data /.test(l));
     expect(restore, node.log()).to.be.greaterThan(0);
+    const version = header(userDataFor(specWith({}), FIRST), "KUBERNETES_VERSION");
+    const listed = log.indexOf(`kubeadm config images list --kubernetes-version v${version}`);
+    expect(listed).to.be.within(0, restore);
+    expect(
+      log.slice(listed, restore).some((l) => /^ctr -n k8s.io images pull registry\.k8s\.io\/etcd:/.test(l)),
+    ).to.equal(true);
     expect(log[restore]).to.contain("--initial-advertise-peer-urls https://10.0.12.34:2380");
     expect(node.log()).to.contain(
       "aws s3 cp --region us-east-1 --only-show-errors s3://etcd-backups-test/etcd/20260101T000000Z.db",
@@ -486,17 +513,64 @@ describe("control-plane bootstrap and the cluster's state, run as systemd runs i
     expect(node.log()).not.to.contain("put-parameter");
   });
 
-  it("never restores while another member's volume is attached: that member comes back instead", async () => {
+  it("never restores while another member's volume may hold its data, attached or not: that member comes back instead", async () => {
+    // A member volume of another zone, detached (its instance is being replaced right now) and tagged member;
+    // or attached to an instance and without the tag (a member from before the tag).
+    for (const other of ["vol-0b\tavailable\tNone\tmember", "vol-0c\tin-use\ti-0ccccccccccccccc\tNone"]) {
+      const { node, service } = await boot(
+        userDataFor(specWith({}), FIRST),
+        { ...NO_API, STANDIN_NEWEST_SNAPSHOT: "etcd/20260101T000000Z.db", STANDIN_OTHER_VOLUMES: other },
+        1,
+        { parameters: OTHERS_RECORD },
+      );
+      expect(service.status, other).to.equal(1);
+      expect(node.log(), other).not.to.contain("snapshot restore");
+      expect(node.log(), other).not.to.match(/^kubeadm init/m);
+      expect(service.stderr, other).to.contain("may hold a member's data");
+      expect(service.stderr, other).to.contain("did not answer");
+      expect(node.log(), other).not.to.contain("create-tags");
+    }
+  });
+
+  it("restores when the other member volumes hold no member's data (removed, joining, or never used)", async () => {
+    const others = [
+      "vol-0b\tavailable\tNone\tremoved",
+      "vol-0c\tin-use\ti-0c\tjoining",
+      "vol-0d\tavailable\tNone\tNone",
+    ];
     const { node, service } = await boot(
       userDataFor(specWith({}), FIRST),
-      { ...NO_API, STANDIN_NEWEST_SNAPSHOT: "etcd/20260101T000000Z.db", STANDIN_VOLUMES_IN_USE: "2" },
+      { ...NO_API, STANDIN_NEWEST_SNAPSHOT: "etcd/20260101T000000Z.db", STANDIN_OTHER_VOLUMES: others.join("\n") },
       1,
       { parameters: OTHERS_RECORD },
     );
-    expect(service.status).to.equal(1);
-    expect(node.log()).not.to.contain("snapshot restore");
-    expect(node.log()).not.to.match(/^kubeadm init/m);
-    expect(service.stderr).to.contain("did not answer");
+    expect(service.status, service.stderr).to.equal(0);
+    expect(node.log()).to.contain("snapshot restore");
+    // The restored member's data is on the volume: marked member, after kubeadm.
+    const log = lines(node);
+    const tag = log.indexOf(
+      "aws ec2 create-tags --region us-east-1 --resources vol-0123456789abcdef0 --tags Key=cilium-cluster/etcd-state,Value=member",
+    );
+    expect(tag).to.be.greaterThan(log.findIndex((l) => l.startsWith("kubeadm init")));
+  });
+
+  it("a removed member's volume attached again: its data is set aside, kept, and the node joins as a new member", async () => {
+    zone = "us-east-1b";
+    const spec = specWith({ controlPlane: { count: 3 } });
+    const { node, service } = await boot(
+      userDataFor(spec, "control-plane-us-east-1b"),
+      { STANDIN_VOLUME_FORMATTED: "1", STANDIN_VOLUME_STATE_TAG: "removed" },
+      6,
+      { parameters: OTHERS_RECORD, files: { "var/lib/etcd/data/member/snap/db": "stale" } },
+    );
+    expect(service.status, service.stderr).to.equal(0);
+    expect(calls(node, "kubeadm")).to.deep.equal([`kubeadm join --config ${node.root}/etc/kubernetes/kubeadm.yaml`]);
+    const aside = readdirSync(join(node.root, "var/lib/etcd")).filter((d) => d.startsWith("removed-"));
+    expect(aside).to.have.length(1);
+    expect(aside[0]).to.match(/^removed-\d{8}T\d{6}Z$/);
+    expect(node.file(`var/lib/etcd/${aside[0]}/member/snap/db`)).to.equal("stale");
+    const tags = calls(node, "aws ec2 create-tags").map((l) => l.split("Value=")[1]);
+    expect(tags).to.deep.equal(["joining", "member"]);
   });
 
   it("an init that stopped half-way is undone and run again: the init record is its own", async () => {

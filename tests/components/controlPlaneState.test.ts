@@ -8,13 +8,14 @@ import { join } from "path";
 import {
   ETCD_LIFECYCLE_HOOK,
   ETCD_MEMBER_TAG,
+  ETCD_STATE_TAG,
   TOOLS_PARAMETER,
   TOOLS_UNITS,
 } from "../../components/nodes/controlPlaneState";
 import { requireDebianTool } from "../debianTools";
 import { decodeUserData } from "../../components/nodes/userDataEncoding";
 import { ETCD_VOLUME_GIB } from "../../components/controlPlane/controlPlaneState";
-import { backupBucketName } from "../../components/controlPlane/backupBucket";
+import { backupBucketName, LATEST_SNAPSHOT_KEY } from "../../components/controlPlane/backupBucket";
 import {
   controlPlaneToolsSha256,
   encodeControlPlaneTools,
@@ -85,6 +86,27 @@ describe("control-plane tools bundle", () => {
   });
 });
 
+type Inputs = Record<string, Record<string, unknown> | unknown>;
+
+/**
+ * Pulumi's engine before it diffs a resource (pkg/resource/deploy/step_generator.go, processIgnoreChanges): for
+ * each ignoreChanges path, the old inputs' value there replaces the new inputs' (it is set when only the old
+ * inputs have it, removed when only the new ones do). The model covers paths of the form `prop["key"]`, the
+ * property-path form of a map key holding "/" (sdk/go/common/resource/properties_path.go).
+ */
+function withIgnoredChanges(news: Inputs, olds: Inputs, paths: string[]): Inputs {
+  const out = structuredClone(news) as Record<string, Record<string, unknown>>;
+  for (const path of paths) {
+    const m = /^(\w+)\["([^"]+)"\]$/.exec(path);
+    if (!m) throw new Error(`the model covers prop["key"] paths only: ${path}`);
+    const [, prop, key] = m;
+    const old = (olds[prop] as Record<string, unknown> | undefined)?.[key];
+    if (old !== undefined) out[prop] = { ...out[prop], [key]: old };
+    else if (out[prop]) delete out[prop][key];
+  }
+  return out;
+}
+
 describe("control-plane state: plan", () => {
   let ha: Plan;
   before(async () => {
@@ -122,6 +144,17 @@ describe("control-plane state: plan", () => {
         [ETCD_MEMBER_TAG]: i.availabilityZone,
         "k8s.io/role/control-plane": "1",
       });
+      // The state tag is the nodes' alone: not declared, and a refreshed value of it is kept by the engine
+      // (ignoreChanges on that map key; Pulumi's property paths quote a key holding "/").
+      expect(i.tags).not.to.have.property(ETCD_STATE_TAG);
+      expect(v.ignoreChanges).to.deep.equal(['tags["cilium-cluster/etcd-state"]']);
+      // A preview after the node tagged the volume and a refresh read the tag back into the state: no diff.
+      // Without ignoreChanges, the program's tags would remove the node's.
+      const refreshed = { ...i, tags: { ...i.tags, [ETCD_STATE_TAG]: "member" } };
+      expect(withIgnoredChanges(i, refreshed, v.ignoreChanges!)).to.deep.equal(refreshed);
+      expect(withIgnoredChanges(i, refreshed, [])).not.to.deep.equal(refreshed);
+      // A volume no node has tagged yet (no refresh since): nothing changes either.
+      expect(withIgnoredChanges(i, i, v.ignoreChanges!)).to.deep.equal(i);
     }
     // The instance attaches it: the launch template's root volume stays the only one it declares.
     for (const lt of ofType(ha, "aws:ec2/launchTemplate:LaunchTemplate"))
@@ -147,21 +180,38 @@ describe("control-plane state: plan", () => {
     ).to.deep.include({
       applyServerSideEncryptionByDefault: { sseAlgorithm: "aws:kms" },
     });
+    // Snapshots named by time expire by age; the fixed key's current version never does, and the newest of
+    // its replaced versions stay beyond the retention period.
     const rules = of("aws:s3/bucketLifecycleConfiguration:BucketLifecycleConfiguration").rules;
-    expect(rules[0]).to.deep.include({
-      status: "Enabled",
-      expiration: { days: 30 },
-      noncurrentVersionExpiration: { noncurrentDays: 30 },
-    });
+    expect(rules).to.deep.equal([
+      {
+        id: "etcd-snapshot-retention",
+        status: "Enabled",
+        filter: { prefix: "etcd/" },
+        expiration: { days: 30 },
+        noncurrentVersionExpiration: { noncurrentDays: 30 },
+        abortIncompleteMultipartUpload: { daysAfterInitiation: 1 },
+      },
+      {
+        id: "etcd-latest-snapshot",
+        status: "Enabled",
+        filter: { prefix: LATEST_SNAPSHOT_KEY },
+        noncurrentVersionExpiration: { noncurrentDays: 30, newerNoncurrentVersions: 3 },
+        abortIncompleteMultipartUpload: { daysAfterInitiation: 1 },
+      },
+    ]);
+    // No rule with an expiration of current versions reaches the fixed key.
+    for (const rule of rules.filter((r: { expiration?: unknown }) => r.expiration))
+      expect(LATEST_SNAPSHOT_KEY.startsWith(rule.filter.prefix), rule.id).to.equal(false);
     const week = await planWith({
       "controlPlane.backupRetentionDays": "7",
       "controlPlane.backupIntervalMinutes": "60",
     });
-    expect(
-      inputs(
-        named(week, "aws:s3/bucketLifecycleConfiguration:BucketLifecycleConfiguration", "control-plane-state-backups"),
-      ).rules[0].expiration,
-    ).to.deep.equal({ days: 7 });
+    const weekRules = inputs(
+      named(week, "aws:s3/bucketLifecycleConfiguration:BucketLifecycleConfiguration", "control-plane-state-backups"),
+    ).rules;
+    expect(weekRules[0].expiration).to.deep.equal({ days: 7 });
+    expect(weekRules[1].noncurrentVersionExpiration).to.deep.equal({ noncurrentDays: 7, newerNoncurrentVersions: 3 });
     const cpData = decodeUserData(
       inputs(named(week, "aws:ec2/launchTemplate:LaunchTemplate", "control-plane-us-east-1a-template")).userData,
     );

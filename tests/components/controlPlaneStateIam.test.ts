@@ -3,7 +3,8 @@
 import { expect } from "chai";
 import { may } from "../iamSimulator";
 import { AwsCoordinates, rolePolicy } from "../../components/iam/policies";
-import { backupBucketName } from "../../components/controlPlane/backupBucket";
+import { backupBucketName, LATEST_SNAPSHOT_KEY } from "../../components/controlPlane/backupBucket";
+import { ETCD_MEMBER_TAG, ETCD_STATE_TAG } from "../../components/nodes/controlPlaneState";
 import { validateConfig } from "../../spec/validation";
 import { baseConfig, REGION } from "../fixtures";
 
@@ -48,6 +49,24 @@ describe("control-plane state IAM, simulated", () => {
     expect(await may(node, "ec2:AttachVolume", VOLUME, ours)).to.equal(false);
   });
 
+  it("tags only the cluster's etcd volumes, only with their state tag and its values", async () => {
+    const tagging = (value: string, keys = [ETCD_STATE_TAG], cluster = ours) => ({
+      ...cluster,
+      "aws:TagKeys": keys,
+      [`aws:RequestTag/${ETCD_STATE_TAG}`]: value,
+    });
+    for (const value of ["member", "removed", "joining"]) {
+      expect(await may(cp, "ec2:CreateTags", VOLUME, tagging(value)), value).to.equal(true);
+      expect(await may(node, "ec2:CreateTags", VOLUME, tagging(value)), value).to.equal(false);
+    }
+    expect(await may(cp, "ec2:CreateTags", VOLUME, tagging("member", [ETCD_STATE_TAG], theirs))).to.equal(false);
+    expect(await may(cp, "ec2:CreateTags", VOLUME, tagging("anything"))).to.equal(false);
+    // Not the cluster's tag (a volume moved to another cluster) nor the member's zone.
+    for (const key of ["KubernetesCluster", ETCD_MEMBER_TAG])
+      expect(await may(cp, "ec2:CreateTags", VOLUME, tagging("member", [ETCD_STATE_TAG, key])), key).to.equal(false);
+    expect(await may(cp, "ec2:CreateTags", INSTANCE, tagging("member"))).to.equal(false);
+  });
+
   it("only the control plane writes backups, into its own cluster's bucket, and deletes none", async () => {
     const bucket = backupBucketName("dev.k8s.local", AT.accountId, REGION);
     const object = `arn:aws:s3:::${bucket}/etcd/20260101T000000Z.db`;
@@ -55,6 +74,13 @@ describe("control-plane state IAM, simulated", () => {
     expect(await may(cp, "s3:GetObject", object)).to.equal(true);
     expect(await may(cp, "s3:ListBucket", `arn:aws:s3:::${bucket}`)).to.equal(true);
     expect(await may(cp, "s3:DeleteObject", object)).to.equal(false);
+    // The fixed key of the newest snapshot, beside those named by time.
+    const latest = `arn:aws:s3:::${bucket}/${LATEST_SNAPSHOT_KEY}`;
+    for (const action of ["s3:PutObject", "s3:GetObject"]) {
+      expect(await may(cp, action, latest), action).to.equal(true);
+      expect(await may(node, action, latest), action).to.equal(false);
+    }
+    expect(await may(cp, "s3:PutObject", `arn:aws:s3:::${bucket}/latest/other.db`)).to.equal(false);
     expect(await may(cp, "s3:PutObject", `arn:aws:s3:::${bucket}/elsewhere/x`)).to.equal(false);
     const other = backupBucketName("other.k8s.local", AT.accountId, REGION);
     expect(await may(cp, "s3:PutObject", `arn:aws:s3:::${other}/etcd/x.db`)).to.equal(false);

@@ -4,11 +4,31 @@
 import { expect } from "chai";
 import { requireDebianTool } from "../debianTools";
 import { spawnSync } from "child_process";
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, utimesSync, writeFileSync } from "fs";
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  utimesSync,
+  writeFileSync,
+} from "fs";
 import { hostname, tmpdir } from "os";
 import { join } from "path";
 import { renderControlPlaneTools } from "../../components/nodes/controlPlaneTools";
-import { EtcdMember, etcdctl, newMember, startCluster, startMember, stopAll, waitHealthy } from "./realEtcd";
+import { LATEST_SNAPSHOT_KEY } from "../../components/controlPlane/backupBucket";
+import {
+  debianEtcdToolsDir,
+  EtcdMember,
+  etcdctl,
+  newMember,
+  startCluster,
+  startMember,
+  stopAll,
+  waitHealthy,
+} from "./realEtcd";
 
 /** S3 as the CLI uses it here: `s3 cp FILE s3://BUCKET/KEY` stores the file under STUB_S3/BUCKET/KEY. */
 const AWS_STUB = `case "$1 $2" in
@@ -24,6 +44,7 @@ const toolsEnv = (dir: string) => ({
   REGION: "us-east-1",
   BACKUP_BUCKET: "etcd-backups-test",
   STUB_S3: join(dir, "s3"),
+  ETCD_TOOLS_DIR: debianEtcdToolsDir(),
 });
 
 describe("etcd backup and restore against a real etcd", function () {
@@ -83,6 +104,10 @@ describe("etcd backup and restore against a real etcd", function () {
     const uploaded = readdirSync(join(dir, "s3/etcd-backups-test/etcd"));
     expect(uploaded).to.have.length(1);
     expect(uploaded[0]).to.match(/^\d{8}T\d{6}Z\.db$/);
+    // The same snapshot under the fixed key, whose current version the bucket keeps whatever its age.
+    expect(readFileSync(join(dir, "s3/etcd-backups-test", LATEST_SNAPSHOT_KEY))).to.deep.equal(
+      readFileSync(join(dir, "s3/etcd-backups-test/etcd", uploaded[0])),
+    );
     await stopAll(members);
 
     // Every member gone: restore the uploaded snapshot into a fresh data directory, as a one-member cluster.
@@ -162,6 +187,8 @@ describe("the newest etcd snapshot in the bucket (a stand-in for the AWS CLI's p
 
   it("is nothing in an empty bucket", () => {
     expect(newest()).to.equal("");
+    // The fixed key the node writes is the one the bucket's lifecycle rules keep.
+    expect(newest("etcd_latest_key")).to.equal(`${LATEST_SNAPSHOT_KEY}\n`);
   });
 
   it("is the one most recently written over more than one page (1,001 snapshots)", () => {
@@ -182,6 +209,28 @@ describe("the newest etcd snapshot in the bucket (a stand-in for the AWS CLI's p
       },
     );
     expect(old.stdout.trim().split("\n")).to.deep.equal(["etcd/20260211T150000Z.db", "etcd/20260211T160000Z.db"]);
+  });
+
+  it("is the fixed key's snapshot once every snapshot named by time has expired (an outage past the retention)", () => {
+    upload(1001);
+    const latest = join(dir, "s3/etcd-backups-test", LATEST_SNAPSHOT_KEY);
+    mkdirSync(join(latest, ".."), { recursive: true });
+    writeFileSync(latest, "snapshot");
+    const at = new Date(Date.UTC(2026, 1, 11, 16));
+    utimesSync(latest, at, at);
+    rmSync(snapshots(dir), { recursive: true });
+    expect(newest()).to.equal(`${LATEST_SNAPSHOT_KEY}\n`);
+    // A newer snapshot named by time (the fixed key's upload failed after it): that one.
+    upload(2, Date.UTC(2026, 1, 11, 17));
+    expect(newest()).to.equal("etcd/20260211T180000Z.db\n");
+    // A newer fixed key than the 1,001 snapshots of two pages: the fixed key.
+    rmSync(snapshots(dir), { recursive: true });
+    upload(1001);
+    const later = new Date(Date.UTC(2026, 1, 11, 16, 30));
+    utimesSync(latest, later, later);
+    expect(newest()).to.equal(`${LATEST_SNAPSHOT_KEY}\n`);
+    rmSync(latest);
+    expect(newest()).to.equal("etcd/20260211T160000Z.db\n");
   });
 
   it("goes by the time written, not by the name", () => {

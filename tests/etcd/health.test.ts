@@ -10,6 +10,7 @@ import { renderControlPlaneTools } from "../../components/nodes/controlPlaneTool
 import { requireDebianTool } from "../debianTools";
 import {
   EtcdMember,
+  debianEtcdToolsDir,
   etcdctl,
   initialCluster,
   newMember,
@@ -53,6 +54,7 @@ describe("the control plane's launch-hook gate against a real etcd", function ()
         ETCDCTL_KEY: "",
         ETCD_READY_TRIES: String(tries),
         ETCD_READY_INTERVAL: "0",
+        ETCD_TOOLS_DIR: debianEtcdToolsDir(),
       },
     });
     return { status: r.status, err: r.stderr };

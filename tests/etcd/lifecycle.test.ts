@@ -12,6 +12,7 @@ import { join } from "path";
 import { ETCD_LIFECYCLE_HOOK } from "../../components/nodes/controlPlaneState";
 import { renderControlPlaneTools } from "../../components/nodes/controlPlaneTools";
 import {
+  debianEtcdToolsDir,
   EtcdMember,
   etcdctl,
   initialCluster,
@@ -38,6 +39,10 @@ case "$1 $2" in
 "autoscaling describe-auto-scaling-instances") echo control-plane-us-east-1c.dev.k8s.local;;
 "autoscaling describe-auto-scaling-groups") printf 'control-plane-us-east-1c.dev.k8s.local\\t%s\\n' "$STUB_CAPACITY";;
 "autoscaling complete-lifecycle-action"|"autoscaling record-lifecycle-action-heartbeat") ;;
+"ec2 describe-volumes") case "$*" in
+  *"Name=attachment.instance-id,Values=i-0123456789abcdef0"*) printf 'vol-0123456789abcdef0\\tmember\\n';;
+  *) exit 1;; esac;;
+"ec2 create-tags") ;;
 *) exit 1;;
 esac`;
 
@@ -89,6 +94,7 @@ describe("etcd-lifecycle on a terminating control-plane node, against a real etc
       // This node's member is m3; the TLS files of a node do not exist here.
       ETCD_LOCAL: members[2].clientUrl,
       ETCD_ENDPOINTS: members[2].clientUrl,
+      ETCD_TOOLS_DIR: debianEtcdToolsDir(),
       ETCDCTL_CACERT: "",
       ETCDCTL_CERT: "",
       ETCDCTL_KEY: "",
@@ -107,10 +113,14 @@ describe("etcd-lifecycle on a terminating control-plane node, against a real etc
     return memberCount();
   }
 
-  it("a group scaled to zero: the member leaves etcd, then the termination goes on", async () => {
+  const REMOVED_TAG =
+    "aws ec2 create-tags --region us-east-1 --resources vol-0123456789abcdef0 --tags Key=cilium-cluster/etcd-state,Value=removed";
+
+  it("a group scaled to zero: the member leaves etcd, its volume is marked removed, then the termination goes on", async () => {
     const log = await terminate("0");
     expect(await settled(2)).to.equal(2);
     expect(memberList()).not.to.contain(members[2].peerUrl);
+    expect(log.indexOf(REMOVED_TAG)).to.be.within(0, log.indexOf("complete-lifecycle-action"));
     expect(log).to.contain(
       `aws autoscaling complete-lifecycle-action --region us-east-1 --lifecycle-hook-name ${ETCD_LIFECYCLE_HOOK} --auto-scaling-group-name control-plane-us-east-1c.dev.k8s.local --instance-id i-0123456789abcdef0 --lifecycle-action-result CONTINUE`,
     );
@@ -127,6 +137,7 @@ describe("etcd-lifecycle on a terminating control-plane node, against a real etc
     const log = await terminate("1");
     expect(await settled(2)).to.equal(3);
     expect(log).to.contain("complete-lifecycle-action");
+    expect(log).not.to.contain("create-tags");
   });
 
   it("a removal that would lose quorum keeps the instance (heartbeats) until the member can leave", async () => {
@@ -137,6 +148,7 @@ describe("etcd-lifecycle on a terminating control-plane node, against a real etc
       for (let i = 0; i < 300 && (readFileSync(path, "utf8").match(/heartbeat/g) ?? []).length < 2; i++)
         await new Promise((r) => setTimeout(r, 100));
       expect(readFileSync(path, "utf8")).not.to.contain("complete-lifecycle-action");
+      expect(readFileSync(path, "utf8"), "the member is still there").not.to.contain("create-tags");
       for (const m of members.slice(0, 2)) startMember(m, initialCluster(members), "existing");
       await waitHealthy(members.slice(0, 2));
     });

@@ -6,7 +6,7 @@ import { ChildProcess, spawn, spawnSync } from "child_process";
 import { mkdtempSync } from "fs";
 import { createServer, Server } from "net";
 import { tmpdir } from "os";
-import { join } from "path";
+import { dirname, join } from "path";
 
 export interface EtcdMember {
   name: string;
@@ -119,4 +119,12 @@ export async function startCluster(count: number): Promise<{ dir: string; member
 
 export async function stopAll(members: EtcdMember[]): Promise<void> {
   await Promise.all(members.map(stopMember));
+}
+
+/**
+ * The directory of Debian's etcdctl, for ETCD_TOOLS_DIR: on a node the control-plane tools take etcdctl and
+ * etcdutl from the etcd image kubeadm runs; here, Debian's etcd 3.4 (no etcdutl: its etcdctl restores).
+ */
+export function debianEtcdToolsDir(): string {
+  return dirname(spawnSync("bash", ["-c", "command -v etcdctl"], { encoding: "utf8" }).stdout.trim());
 }

@@ -1,7 +1,8 @@
 /**
  * `kubeadm` for the bootstrap tests: refuses what real kubeadm refuses (kubeadmContract.ts), and otherwise
  * leaves on the node the files real kubeadm leaves, so that running it twice fails as it would. Run as
- * `kubeadm init|join --config FILE [--ignore-preflight-errors=CHECK,...]`, `kubeadm reset --force`.
+ * `kubeadm init|join --config FILE [--ignore-preflight-errors=CHECK,...]`, `kubeadm reset --force`,
+ * `kubeadm config images list --kubernetes-version vX.Y.Z`.
  *
  * Environment: STANDIN_ROOT (the node's `/`), STANDIN_STATE (counters and copies of each configuration),
  * KUBEADM_VERSION, STANDIN_CLUSTER_ETCD_DATA_DIR (the cluster's etcd data directory, for control-plane
@@ -27,6 +28,30 @@ function counter(name: string, increment: boolean): number {
 function write(path: string, text = "stand-in\n"): void {
   mkdirSync(dirname(join(root, path)), { recursive: true });
   writeFileSync(join(root, path), text);
+}
+
+/**
+ * The etcd image kubeadm runs for a Kubernetes release: `SupportedEtcdVersion` of
+ * cmd/kubeadm/app/constants/constants.go (release 1.34: 1.31–1.33 → 3.5.24-0, 1.34 → 3.6.5-0); a release
+ * outside the map gets the nearest entry, as `EtcdSupportedVersion` does.
+ */
+function etcdImage(kubernetes: string): string {
+  const minor = Number(kubernetes.replace(/^v/, "").split(".")[1]);
+  return `registry.k8s.io/etcd:${minor >= 34 ? "3.6.5-0" : "3.5.24-0"}`;
+}
+
+/** `kubeadm config images list --kubernetes-version V`: the images of that release, one a line. */
+function imagesList(args: string[]): void {
+  const at = args.indexOf("--kubernetes-version");
+  if (at < 0 || !/^v\d+\.\d+\.\d+$/.test(args[at + 1] ?? "")) fail("the stand-in needs --kubernetes-version vX.Y.Z");
+  const v = args[at + 1];
+  const images = ["kube-apiserver", "kube-controller-manager", "kube-scheduler", "kube-proxy"].map(
+    (c) => `registry.k8s.io/${c}:${v}`,
+  );
+  process.stdout.write(
+    [...images, "registry.k8s.io/coredns/coredns:v1.12.1", "registry.k8s.io/pause:3.10", etcdImage(v)].join("\n") +
+      "\n",
+  );
 }
 
 function fail(message: string): never {
@@ -74,7 +99,9 @@ function run(command: Command, configPath: string, ignored: (error: string) => b
   if (!existsSync(join(root, "/etc/kubernetes/pki/ca.crt"))) write("/etc/kubernetes/pki/ca.crt", "discovered CA\n");
   const manifests = ["kube-apiserver", "kube-controller-manager", "kube-scheduler"];
   if (command === "init") manifests.push("etcd");
-  if (controlPlane) for (const m of manifests) write(`/etc/kubernetes/manifests/${m}.yaml`);
+  const etcdManifest = `apiVersion: v1\nkind: Pod\nspec:\n  containers:\n  - name: etcd\n    image: ${etcdImage(version)}\n`;
+  if (controlPlane)
+    for (const m of manifests) write(`/etc/kubernetes/manifests/${m}.yaml`, m === "etcd" ? etcdManifest : undefined);
   write("/etc/kubernetes/bootstrap-kubelet.conf");
   if (counter("kubeadm-failures", false) < Number(process.env.STANDIN_KUBEADM_FAILURES ?? "0")) {
     counter("kubeadm-failures", true);
@@ -84,7 +111,7 @@ function run(command: Command, configPath: string, ignored: (error: string) => b
   write("/etc/kubernetes/kubelet.conf");
   write("/var/lib/kubelet/config.yaml");
   if (controlPlane) {
-    if (command === "join") write("/etc/kubernetes/manifests/etcd.yaml");
+    if (command === "join") write("/etc/kubernetes/manifests/etcd.yaml", etcdManifest);
     const dataDir = etcdDataDir(config, node);
     if (!existsSync(join(root, dataDir, "member"))) write(`${dataDir}/member/snap/db`);
     write("/etc/kubernetes/admin.conf");
@@ -111,4 +138,5 @@ appendFileSync(join(state, "kubeadm-calls"), `${[command, ...args].join(" ")}\n`
 if (command === "init" || command === "join")
   run(command, args[args.indexOf("--config") + 1] ?? "", ignoredChecks(args));
 else if (command === "reset" && args.includes("--force")) reset();
+else if (command === "config" && args[0] === "images" && args[1] === "list") imagesList(args);
 else fail(`the stand-in does not cover kubeadm ${command} ${args.join(" ")}`);

@@ -5,8 +5,8 @@
  * asked for into the scratch root and can fail with dpkg's lock error; `aws` exists only once the packages
  * step has installed its snap, can throttle, and holds the instance on its launch hook; `/readyz` can
  * answer only after a number of tries; `sysctl --system` applies the sysctl.d files to the scratch /proc;
- * SSM keeps the parameters a node creates, EC2 has the member's etcd volume, S3 the newest snapshot, and
- * `etcdctl` answers as this node's member.
+ * SSM keeps the parameters a node creates, EC2 has the member's etcd volume, S3 the newest snapshot, `ctr`
+ * mounts the etcd image, whose `etcdctl` answers as this node's member and whose `etcdutl` restores.
  * User data runs as cloud-init runs it (once, as root's script), the bootstrap as systemd runs its service:
  * ExecStart with the unit's Environment, again after each failure while Restart=on-failure.
  */
@@ -111,14 +111,32 @@ case "$1 $2" in
   fi
   mkdir -p "$STANDIN_STATE/parameters"; while [ $# -gt 0 ]; do [ "$1" = --value ] && echo "$2" >"$created"; shift; done;;
 "ec2 describe-instance-types") printf '3\\t12\\n';;
-"ec2 describe-volumes") case "$*" in
-  *"length(Volumes)"*) echo "\${STANDIN_VOLUMES_IN_USE:-1}";;
+"ec2 describe-volumes")
+  # The member volume's state tag: set by create-tags, at first STANDIN_VOLUME_STATE_TAG ("None": no tag).
+  tag=$(cat "$STANDIN_STATE/volume-state-tag" 2>/dev/null || echo "\${STANDIN_VOLUME_STATE_TAG:-None}")
+  case "$*" in
+  # This instance's volume (filter attachment.instance-id): "VOLUME_ID STATE_TAG".
+  *attachment.instance-id*) printf 'vol-0123456789abcdef0\\t%s\\n' "$tag";;
+  # Every member volume of the cluster: this node's, attached to it, and STANDIN_OTHER_VOLUMES (rows of
+  # "VOLUME_ID STATE ATTACHED_TO STATE_TAG", as the CLI prints them).
+  *"Volumes[]."*) printf 'vol-0123456789abcdef0\\tin-use\\t%s\\t%s\\n' "${METADATA["instance-id"]}" "$tag"
+    [ -z "\${STANDIN_OTHER_VOLUMES:-}" ] || printf '%s\\n' "$STANDIN_OTHER_VOLUMES";;
   *) printf 'vol-0123456789abcdef0\\t%s\\t%s\\n' "\${STANDIN_VOLUME_STATE:-available}" "\${STANDIN_VOLUME_ATTACHED_TO:-None}";;
   esac;;
+"ec2 create-tags")
+  # CreateTags on the member volume: only its state tag (what the node's IAM statement allows).
+  while [ $# -gt 0 ]; do case "$1" in --resources) resource=$2;; --tags) tags=$2;; esac; shift; done
+  [ "$resource" = vol-0123456789abcdef0 ] || exit 254
+  case "$tags" in Key=cilium-cluster/etcd-state,Value=*) echo "\${tags##*Value=}" >"$STANDIN_STATE/volume-state-tag";; *) exit 254;; esac;;
 "ec2 attach-volume") ;;
 "s3api list-objects-v2")
-  # --query 'Contents[].[LastModified, Key]' --output text: one row a snapshot, "None" for an empty bucket.
-  if [ -n "\${STANDIN_NEWEST_SNAPSHOT:-}" ]; then printf '2026-01-01T00:00:00+00:00\\t%s\\n' "$STANDIN_NEWEST_SNAPSHOT"; else echo None; fi;;
+  # --query 'Contents[].[LastModified, Key]' --output text: one row a snapshot under --prefix, "None" for none.
+  while [ $# -gt 0 ]; do [ "$1" = --prefix ] && prefix=$2; shift; done
+  case "\${STANDIN_NEWEST_SNAPSHOT:-}" in
+  "") echo None;;
+  "$prefix"*) printf '2026-01-01T00:00:00+00:00\\t%s\\n' "$STANDIN_NEWEST_SNAPSHOT";;
+  *) echo None;;
+  esac;;
 "s3 cp") echo snapshot >"\${@: -1}";;
 "autoscaling describe-auto-scaling-instances")
   # The instance's group and its lifecycle state (Pending:Wait until the launch hook completes), as
@@ -151,15 +169,16 @@ rm -f "$STANDIN_ROOT"/var/lib/dpkg/updates/*`,
   blkid: '[ "${STANDIN_VOLUME_FORMATTED:-0}" = 1 ] || exit 2',
   mount: 'touch "$STANDIN_STATE/mounted"',
   mountpoint: '[ -e "$STANDIN_STATE/mounted" ]',
-  // etcd as this node's member answers: its ID, and its peer URL in the membership (STANDIN_MEMBER_PEER);
-  // its health check, as etcdctl reports a member that cannot commit (STANDIN_ETCD_UNHEALTHY=1).
-  etcdctl: `case "$*" in
-*"endpoint health"*) [ "\${STANDIN_ETCD_UNHEALTHY:-0}" = 1 ] || exit 0
-  echo "https://10.0.12.34:2379 is unhealthy: failed to commit proposal: context deadline exceeded" >&2
-  echo "Error: unhealthy cluster" >&2; exit 1;;
-*"endpoint status"*) echo "https://127.0.0.1:2379, 8e9e05c52164694d, 3.5.21, 20 kB, true, false, 2, 8, 8, ";;
-*"snapshot restore"*) while [ $# -gt 0 ]; do [ "$1" = --data-dir ] && mkdir -p "$2/member/snap"; shift; done;;
-*"member list"*) echo "8e9e05c52164694d, started, ip-10-0-12-34, \${STANDIN_MEMBER_PEER:-https://10.0.12.34:2380}, https://10.0.12.34:2379, false";;
+  // containerd's ctr for images in the kubelet's namespace: an image is mounted only once pulled (ctr images
+  // mount unpacks a local image); the etcd image holds the etcd tools below (ETCD_IMAGE_TOOLS).
+  ctr: `[ "$1 $2" = "-n k8s.io" ] || exit 1
+case "$3 $4" in
+"images pull") echo "$5" >>"$STANDIN_STATE/pulled";;
+"images mount") grep -qxF "$5" "$STANDIN_STATE/pulled" 2>/dev/null || { echo "ctr: image $5: not found" >&2; exit 1; }
+  case "$5" in registry.k8s.io/etcd:*) mkdir -p "$6/usr/local/bin"; cp "$STANDIN_STATE/etcd-image/"* "$6/usr/local/bin/";; esac
+  echo "sha256:chain"; echo "$6";;
+"images unmount") [ "$5" = --rm ] && rm -rf "\${6:?}"/* ;;
+*) exit 1;;
 esac`,
   "apt-get": `${COUNT}
 if [ "$(count apt)" -lt "\${STANDIN_APT_FAILURES:-0}" ]; then
@@ -198,6 +217,25 @@ done`,
   kubeadm: `exec node -r "${PROJECT}/node_modules/ts-node/register/transpile-only" "${PROJECT}/tests/standins/kubeadm.ts" "$@"`,
 };
 const NOOP = ["apt-mark", "mkfs.ext4"];
+
+/** etcdctl and etcdutl in the etcd image (registry.k8s.io/etcd: /usr/local/bin), not on the node's PATH. */
+const ETCD_IMAGE_TOOLS: Record<string, string> = {
+  // etcd as this node's member answers: its ID, and its peer URL in the membership (STANDIN_MEMBER_PEER);
+  // its health check, as etcdctl reports a member that cannot commit (STANDIN_ETCD_UNHEALTHY=1).
+  etcdctl: `case "$*" in
+*"endpoint health"*) [ "\${STANDIN_ETCD_UNHEALTHY:-0}" = 1 ] || exit 0
+  echo "https://10.0.12.34:2379 is unhealthy: failed to commit proposal: context deadline exceeded" >&2
+  echo "Error: unhealthy cluster" >&2; exit 1;;
+*"endpoint status"*) echo "https://127.0.0.1:2379, 8e9e05c52164694d, 3.5.21, 20 kB, true, false, 2, 8, 8, ";;
+*"member list"*) echo "8e9e05c52164694d, started, ip-10-0-12-34, \${STANDIN_MEMBER_PEER:-https://10.0.12.34:2380}, https://10.0.12.34:2379, false";;
+*"snapshot restore"*|*"snapshot status"*) echo "etcdctl: snapshot restore and status are etcdutl's from etcd 3.6" >&2; exit 1;;
+esac`,
+  etcdutl: `case "$*" in
+"snapshot restore "*) while [ $# -gt 0 ]; do [ "$1" = --data-dir ] && mkdir -p "$2/member/snap"; shift; done;;
+"snapshot status "*) ;;
+*) exit 1;;
+esac`,
+};
 
 export interface Node {
   dir: string;
@@ -253,6 +291,12 @@ export function newNode(options: Options): Node {
   for (const [name, body] of [...Object.entries(STUBS), ...NOOP.map((n) => [n, ""])]) {
     // The AWS CLI is a snap: it reaches PATH only when the packages step installs it.
     const path = name === "aws" ? join(state, "aws-cli") : join(bin, name);
+    writeFileSync(path, `#!/bin/bash\necho "${name} $*" >> "$STUB_LOG"\n${body}\n`);
+    chmodSync(path, 0o755);
+  }
+  mkdirSync(join(state, "etcd-image"));
+  for (const [name, body] of Object.entries(ETCD_IMAGE_TOOLS)) {
+    const path = join(state, "etcd-image", name);
     writeFileSync(path, `#!/bin/bash\necho "${name} $*" >> "$STUB_LOG"\n${body}\n`);
     chmodSync(path, 0o755);
   }

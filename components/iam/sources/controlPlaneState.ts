@@ -3,8 +3,8 @@
  * control-plane role only.
  */
 import type { ClusterSpec } from "../../../spec/types";
-import { INIT_RECORD_PARAMETER } from "../../nodes/controlPlaneState";
-import { backupBucketName, SNAPSHOT_PREFIX } from "../../controlPlane/backupBucket";
+import { ETCD_STATE_TAG, ETCD_STATES, INIT_RECORD_PARAMETER } from "../../nodes/controlPlaneState";
+import { backupBucketName, LATEST_SNAPSHOT_KEY, SNAPSHOT_PREFIX } from "../../controlPlane/backupBucket";
 import { parameterPrefix } from "../../secrets/paths";
 import type { Statement } from "../policyDocument";
 import type { AwsCoordinates, StatementSource } from "../statementSource";
@@ -18,12 +18,12 @@ function controlPlaneStateStatements(spec: ClusterSpec, at: AwsCoordinates): Sta
   const bucket = `arn:${at.partition}:s3:::${backupBucketName(spec.clusterName, at.accountId, at.region)}`;
   return [
     {
-      // The etcd-backup timer uploads snapshots; a restoring node lists and reads them. Nothing deletes
-      // them but the bucket's lifecycle rule.
+      // The etcd-backup timer uploads snapshots (named by time, and again under the fixed key); a restoring
+      // node lists and reads them. Nothing deletes them but the bucket's lifecycle rules.
       Sid: "ControlPlaneStateBackupsWrite",
       Effect: "Allow",
       Action: ["s3:PutObject", "s3:GetObject"],
-      Resource: `${bucket}/${SNAPSHOT_PREFIX}*`,
+      Resource: [`${bucket}/${SNAPSHOT_PREFIX}*`, `${bucket}/${LATEST_SNAPSHOT_KEY}`],
     },
     {
       Sid: "ControlPlaneStateBackupsList",
@@ -56,6 +56,21 @@ function controlPlaneStateStatements(spec: ClusterSpec, at: AwsCoordinates): Sta
         `arn:${at.partition}:ec2:*:${at.accountId}:instance/*`,
       ],
       Condition: clusterTag(spec),
+    },
+    {
+      // ... and records on it what its data is (the state tag): that one tag, with one of its values, on the
+      // cluster's volumes only.
+      Sid: "ControlPlaneStateVolumeStateTag",
+      Effect: "Allow",
+      Action: ["ec2:CreateTags"],
+      Resource: `arn:${at.partition}:ec2:*:${at.accountId}:volume/*`,
+      Condition: {
+        StringEquals: {
+          ...clusterTag(spec).StringEquals,
+          [`aws:RequestTag/${ETCD_STATE_TAG}`]: [...ETCD_STATES],
+        },
+        "ForAllValues:StringEquals": { "aws:TagKeys": [ETCD_STATE_TAG] },
+      },
     },
     {
       // The etcd-lifecycle service finds its group and whether the group is scaled down (no resource scope).

@@ -39,21 +39,92 @@ etcd_data_present() {
   if [ -d "${BOOTSTRAP_ROOT:-}/var/lib/etcd/data/member" ]; then echo yes; else echo no; fi
 }
 
-# etcd_volumes_in_use: how many of the cluster's member volumes are attached (this node's among them).
-etcd_volumes_in_use() {
-  retry aws ec2 describe-volumes --region "$REGION" --filters "Name=tag:KubernetesCluster,Values=$CLUSTER_NAME" \
-    "Name=tag-key,Values=cilium-cluster/etcd-member" Name=status,Values=in-use --query 'length(Volumes)' --output text
+# The member volumes' state tag (controlPlaneState.ts ETCD_STATE_TAG), set by the nodes, never by the program:
+#   member:  a member joined, rejoined or was restored on the volume, and its data is there;
+#   removed: the termination hook removed the volume's member from etcd (the group was scaled down);
+#   joining: a node set a removed member's data aside on the volume and joins as a new member.
+# A volume without the tag was never used, or its member joined before the tag existed.
+etcd_state_tag() { echo cilium-cluster/etcd-state; }
+
+# etcd_volume_holds_member STATE TAG: yes when a member volume in EC2 state STATE with state tag TAG ("None"
+# when unset) may hold the data of a member still in the cluster. An untagged volume counts while attached
+# (a member from before the tag, on its instance).
+etcd_volume_holds_member() {
+  case "$2" in
+  member) echo yes ;;
+  removed | joining) echo no ;;
+  *) if [ "$1" = in-use ]; then echo yes; else echo no; fi ;;
+  esac
 }
 
-# cluster_state: "RECORD ETCD_DATA SNAPSHOT" for join_mode. SNAPSHOT is yes only when a restore is the way
-# back: the record exists, this node has no member's data, no other member's volume is attached anywhere,
-# and the bucket holds a snapshot.
+# etcd_own_volume: "VOLUME_ID STATE_TAG" of the member volume attached to this instance (also from the
+# termination watcher, whose environment names no cluster).
+etcd_own_volume() {
+  retry aws ec2 describe-volumes --region "$REGION" --filters "Name=tag-key,Values=cilium-cluster/etcd-member" \
+    "Name=attachment.instance-id,Values=$(imds instance-id)" \
+    --query "Volumes[0].[VolumeId, Tags[?Key=='$(etcd_state_tag)'].Value | [0]]" --output text
+}
+
+# etcd_volume_mark STATE: sets the state tag of this instance's member volume.
+etcd_volume_mark() {
+  local volume
+  read -r volume _ <<<"$(etcd_own_volume)"
+  if [ -z "$volume" ] || [ "$volume" = None ]; then
+    log "no etcd volume attached to this instance"
+    return 1
+  fi
+  retry aws ec2 create-tags --region "$REGION" --resources "$volume" --tags "Key=$(etcd_state_tag),Value=$1" >/dev/null
+  log "etcd volume $volume: $(etcd_state_tag)=$1"
+}
+
+# etcd_removed_data_aside DIR: on a volume whose member was removed, that member's data (DIR/data) is stale:
+# it is moved aside on the volume (DIR/removed-<UTC time>, never deleted) and the volume marked joining, so
+# this node joins as a new member. Safe to run again: a joining volume's data is this node's new member's.
+etcd_removed_data_aside() {
+  local volume tag data="${BOOTSTRAP_ROOT:-}$1/data" aside
+  read -r volume tag <<<"$(etcd_own_volume)"
+  if [ "$tag" != removed ]; then return 0; fi
+  if [ -e "$data" ]; then
+    aside="$1/removed-$(date -u +%Y%m%dT%H%M%SZ)"
+    mv "$data" "${BOOTSTRAP_ROOT:-}$aside"
+    log "etcd volume $volume held a removed member's data: moved to $aside; joining as a new member"
+  fi
+  etcd_volume_mark joining
+}
+
+# etcd_member_volumes_elsewhere: yes when a member volume not attached to this instance may hold a member's
+# data (etcd_volume_holds_member): that member comes back with it, so no snapshot is restored meanwhile.
+etcd_member_volumes_elsewhere() {
+  local self out volume state attached tag
+  self=$(imds instance-id)
+  out=$(retry aws ec2 describe-volumes --region "$REGION" --filters "Name=tag:KubernetesCluster,Values=$CLUSTER_NAME" \
+    "Name=tag-key,Values=cilium-cluster/etcd-member" \
+    --query "Volumes[].[VolumeId, State, Attachments[0].InstanceId, Tags[?Key=='$(etcd_state_tag)'].Value | [0]]" \
+    --output text) || return 1
+  while read -r volume state attached tag; do
+    if [ -z "$volume" ] || [ "$volume" = None ] || [ "$attached" = "$self" ]; then continue; fi
+    if [ "$(etcd_volume_holds_member "$state" "$tag")" = yes ]; then
+      log "etcd volume $volume ($state, $(etcd_state_tag)=$tag) may hold a member's data"
+      echo yes
+      return 0
+    fi
+  done <<<"$out"
+  echo no
+}
+
+# cluster_state: "RECORD ETCD_DATA MEMBER_ELSEWHERE SNAPSHOT" for join_mode. MEMBER_ELSEWHERE and SNAPSHOT are
+# looked up only when a restore could follow (the record exists and this node has no member's data), and
+# are "no" otherwise; SNAPSHOT only when no member's data survives elsewhere either.
 cluster_state() {
-  local record data snapshot=no
+  local record data elsewhere=no snapshot=no newest
   record=$(init_record_exists) || return 1
   data=$(etcd_data_present)
-  if [ "$record" = yes ] && [ "$data" = no ] && [ "$(etcd_volumes_in_use)" -le 1 ] && [ -n "$(etcd_newest_snapshot)" ]; then
-    snapshot=yes
+  if [ "$record" = yes ] && [ "$data" = no ]; then
+    elsewhere=$(etcd_member_volumes_elsewhere) || return 1
+    if [ "$elsewhere" = no ]; then
+      newest=$(etcd_newest_snapshot) || return 1
+      if [ -n "$newest" ]; then snapshot=yes; fi
+    fi
   fi
-  echo "$record $data $snapshot"
+  echo "$record $data $elsewhere $snapshot"
 }

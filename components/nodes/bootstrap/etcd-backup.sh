@@ -3,18 +3,93 @@
 # The etcd-backup timer (units/etcd-backup.timer) runs etcd_backup on every control-plane node; only the
 # leader's snapshot is uploaded.
 
+# etcd's own tools are those of the etcd image kubeadm runs (registry.k8s.io/etcd holds etcdctl and etcdutl in
+# /usr/local/bin), copied out of it: a snapshot of etcd 3.5 or 3.6 is read and restored by its own release.
+
+# etcd_image: the etcd image kubeadm runs: its static pod's; before kubeadm wrote it (a restore), the one
+# kubeadm uses for this Kubernetes release (the ClusterConfiguration names no other repository or tag).
+etcd_image() {
+  local manifest="${BOOTSTRAP_ROOT:-}/etc/kubernetes/manifests/etcd.yaml" image
+  if [ -f "$manifest" ]; then
+    image=$(sed -n 's/^ *image: *//p' "$manifest" | head -n 1)
+  else
+    image=$(kubeadm config images list --kubernetes-version "v$KUBERNETES_VERSION" | grep '/etcd:' || true)
+  fi
+  if [ -z "$image" ]; then
+    log "cannot tell which etcd image kubeadm runs"
+    return 1
+  fi
+  echo "$image"
+}
+
+# etcd_tools_install IMAGE DIR: etcdctl and etcdutl copied out of IMAGE (pulled into the kubelet's image store,
+# mounted read-only with containerd's ctr: the image has no shell to copy with) into DIR. Two callers at once
+# (the bootstrap, a timer) each copy to their own directory; the first renamed into place wins.
+etcd_tools_install() {
+  local mnt copy="$2.$$" status=0
+  retry ctr -n k8s.io images pull "$1" >/dev/null || return 1
+  mnt=$(mktemp -d)
+  if ! ctr -n k8s.io images mount "$1" "$mnt" >/dev/null; then
+    rmdir "$mnt"
+    return 1
+  fi
+  mkdir -p "$copy"
+  cp "$mnt/usr/local/bin/etcdctl" "$mnt/usr/local/bin/etcdutl" "$copy/" || status=1
+  ctr -n k8s.io images unmount --rm "$mnt" >/dev/null || status=1
+  rmdir "$mnt" || true
+  if [ "$status" -eq 0 ] && ! mv -T "$copy" "$2" 2>/dev/null && [ ! -x "$2/etcdctl" ]; then status=1; fi
+  rm -rf "$copy"
+  if [ "$status" -ne 0 ]; then
+    log "cannot copy etcd's tools out of $1"
+    return 1
+  fi
+  log "etcd tools of $1 in $2"
+}
+
+# etcd_tools_dir: where etcdctl and etcdutl are: ETCD_TOOLS_DIR when set (tests: Debian's), else the tools of
+# the etcd image kubeadm runs, installed on first use (again after an upgrade changes the image).
+etcd_tools_dir() {
+  if [ -n "${ETCD_TOOLS_DIR:-}" ]; then
+    echo "$ETCD_TOOLS_DIR"
+    return 0
+  fi
+  local image dir
+  image=$(etcd_image) || return 1
+  dir="${BOOTSTRAP_ROOT:-}/usr/local/lib/cilium-cluster/etcd/${image##*:}"
+  if [ ! -x "$dir/etcdctl" ]; then etcd_tools_install "$image" "$dir" || return 1; fi
+  echo "$dir"
+}
+
+# etcdctl ARGS...: in the control-plane tools, every etcdctl is the one of the etcd image kubeadm runs.
+etcdctl() {
+  local dir
+  dir=$(etcd_tools_dir) || return 1
+  "$dir/etcdctl" "$@"
+}
+
+# etcd_snapshot_tool: etcdutl, which reads and restores snapshot files from etcd 3.5 on (etcdctl's snapshot
+# status and restore are deprecated in 3.5 and gone in 3.6); etcdctl with etcd 3.4, which has no etcdutl.
+etcd_snapshot_tool() {
+  local dir
+  dir=$(etcd_tools_dir) || return 1
+  if [ -x "$dir/etcdutl" ]; then echo "$dir/etcdutl"; else echo "$dir/etcdctl"; fi
+}
+
 # etcd_snapshot_save ENDPOINT FILE: a snapshot of the member at ENDPOINT, verified before it counts.
 etcd_snapshot_save() {
+  local tool
+  tool=$(etcd_snapshot_tool)
   etcdctl_at "$1" snapshot save "$2" >/dev/null
-  ETCDCTL_API=3 etcdctl snapshot status "$2" -w simple >/dev/null
+  ETCDCTL_API=3 "$tool" snapshot status "$2" -w simple >/dev/null
 }
 
 # etcd_snapshot_restore FILE DATA_DIR PEER_URL: a one-member data directory from FILE, its member at
 # PEER_URL; DATA_DIR must not exist yet.
 etcd_snapshot_restore() {
-  local name
+  local name tool
   name=$(hostname -s)
-  ETCDCTL_API=3 etcdctl snapshot restore "$1" --data-dir "$2" --name "$name" \
+  tool=$(etcd_snapshot_tool)
+  ETCDCTL_API=3 "$tool" snapshot restore "$1" --data-dir "$2" --name "$name" \
     --initial-cluster "$name=$3" --initial-advertise-peer-urls "$3" >/dev/null
 }
 
@@ -25,7 +100,12 @@ etcd_is_leader() {
   [ "$leader" = true ]
 }
 
-# etcd_backup: the leader saves, verifies and uploads a snapshot (server-side encrypted, named by time).
+# etcd_latest_key: the fixed key every upload also writes (backupBucket.ts LATEST_SNAPSHOT_KEY). The bucket
+# keeps its current version whatever its age; snapshots named by time expire after the retention period.
+etcd_latest_key() { echo latest/etcd.db; }
+
+# etcd_backup: the leader saves, verifies and uploads a snapshot (server-side encrypted, named by time), then
+# the same file under the fixed key.
 etcd_backup() {
   if ! etcd_is_leader "$ETCD_LOCAL"; then return 0; fi
   local file key
@@ -33,17 +113,21 @@ etcd_backup() {
   etcd_snapshot_save "$ETCD_LOCAL" "$file"
   key="etcd/$(date -u +%Y%m%dT%H%M%SZ).db"
   aws s3 cp --region "$REGION" --only-show-errors --sse aws:kms "$file" "s3://$BACKUP_BUCKET/$key"
+  aws s3 cp --region "$REGION" --only-show-errors --sse aws:kms "$file" "s3://$BACKUP_BUCKET/$(etcd_latest_key)"
   rm -rf "$(dirname "$file")"
-  log "uploaded etcd snapshot $key"
+  log "uploaded etcd snapshot $key (and as $(etcd_latest_key))"
 }
 
-# etcd_newest_snapshot: the key of the newest snapshot in the bucket (by LastModified), or nothing. The CLI
-# pages the listing (1,000 keys a page) and, in text output, applies --query to each page: every page prints
-# its rows, and the newest is chosen over all of them here.
+# etcd_newest_snapshot: the key of the newest snapshot in the bucket (by LastModified), among those named by
+# time and the fixed key, or nothing. The CLI pages each listing (1,000 keys a page) and, in text output,
+# applies --query to each page: every page prints its rows, and the newest is chosen over all of them here.
+# Fails when a listing fails: half a listing could name an older snapshot.
 etcd_newest_snapshot() {
-  retry aws s3api list-objects-v2 --region "$REGION" --bucket "$BACKUP_BUCKET" --prefix etcd/ \
-    --query 'Contents[].[LastModified, Key]' --output text |
-    awk -F '\t' 'NF == 2' | sort | tail -n 1 | cut -f 2
+  local prefix
+  for prefix in etcd/ "$(etcd_latest_key)"; do
+    retry aws s3api list-objects-v2 --region "$REGION" --bucket "$BACKUP_BUCKET" --prefix "$prefix" \
+      --query 'Contents[].[LastModified, Key]' --output text || exit 1
+  done | awk -F '\t' 'NF == 2' | sort | tail -n 1 | cut -f 2
 }
 
 # kubeadm_restore (join_mode's restore; with the bootstrap's kubeadm functions): the newest snapshot into

@@ -12,7 +12,7 @@ etcd_group_capacity() {
 }
 
 # etcd_leave_if_scaled_down: removes this node's member (through a healthy peer, keeping quorum) when its
-# group no longer wants an instance; a replacement of the same member keeps it.
+# group no longer wants an instance, and marks its volume removed; a replacement of the same member keeps it.
 etcd_leave_if_scaled_down() {
   local group capacity id
   read -r group capacity <<<"$(etcd_group_capacity)"
@@ -21,7 +21,8 @@ etcd_leave_if_scaled_down() {
     return 0
   fi
   id=$(etcd_local_member "$ETCD_LOCAL")
-  etcd_member_remove "$id"
+  etcd_member_remove "$id" || return
+  etcd_volume_mark removed
 }
 
 # etcd_lifecycle_watch HOOK: waits for the termination hook, handles the member, lets the termination go on.

@@ -1,10 +1,11 @@
 # etcd.sh: this control-plane node's etcd member across its life; the work is in the control-plane tools.
 
-# Before kubeadm: etcdctl on the host (etcd itself runs in kubeadm's static pod) for the tools, and the
-# member's own EBS volume at /var/lib/etcd (etcd's data directory is /var/lib/etcd/data on it).
+# Before kubeadm: the member's own EBS volume at /var/lib/etcd (etcd's data directory is /var/lib/etcd/data on
+# it); a removed member's data on it is set aside. etcd itself runs in kubeadm's static pod, and the tools
+# take etcdctl and etcdutl from its image (etcd-backup.sh).
 prepare_etcd() {
-  DEBIAN_FRONTEND=noninteractive apt_get install -y etcd-client
   etcd_volume_mount /var/lib/etcd
+  etcd_removed_data_aside /var/lib/etcd
 }
 
 # After kubeadm: the member's peer URL follows this instance; the termination watcher and the backup timer

@@ -12,22 +12,25 @@ kubeadm_marker() { echo "${BOOTSTRAP_ROOT:-}/var/lib/cilium-cluster/kubeadm-join
 # step that failed after the join (settling etcd, the launch hook) runs again at the next try.
 joined_marker() { echo "${BOOTSTRAP_ROOT:-}/var/lib/cilium-cluster/joined"; }
 
-# join_mode ROLE IN_INIT_ZONE API_READY STATE INIT_RECORD ETCD_DATA SNAPSHOT: what this node does with kubeadm.
-# STATE is kubeadm_state's; the last three are cluster_state's on the control plane ("no no no" on a worker).
+# join_mode ROLE IN_INIT_ZONE API_READY STATE INIT_RECORD ETCD_DATA MEMBER_ELSEWHERE SNAPSHOT: what this node
+# does with kubeadm. STATE is kubeadm_state's; the last four are cluster_state's on the control plane ("no no
+# no no" on a worker).
 #   none:    it has joined (STATE joined);
 #   reset:   a join, init or rejoin stopped half-way (STATE partial) and is undone before it is tried again;
 #   rejoin:  a control-plane node whose etcd volume holds a member's data comes back as that member;
 #   join:    a worker; a control-plane node when the API answers, or that waits for it to answer;
 #   init:    the init zone's control-plane node when no cluster was ever created (no init record);
 #   restore: the init zone's control-plane node when the record says a cluster exists but no member
-#            answers, its volume is empty and a snapshot exists.
+#            answers, its volume is empty, no other member volume may hold a member's data
+#            (MEMBER_ELSEWHERE no: that member comes back instead, and this node waits for it) and a
+#            snapshot exists.
 # Once the record exists, no input gives init: a node never creates a second cluster.
 join_mode() {
-  if [ "$#" -ne 7 ] || [[ ! $1 =~ ^(control-plane|node)$ ]] || [[ ! "$2/$3/$5/$6/$7" =~ ^((yes|no)/){4}(yes|no)$ ]]; then
+  if [ "$#" -ne 8 ] || [[ ! $1 =~ ^(control-plane|node)$ ]] || [[ ! "$2/$3/$5/$6/$7/$8" =~ ^((yes|no)/){5}(yes|no)$ ]]; then
     log "join_mode: unknown input: $*"
     return 2
   fi
-  local role=$1 in_init_zone=$2 api_ready=$3 state=$4 record=$5 member_data=$6 snapshot=$7
+  local role=$1 in_init_zone=$2 api_ready=$3 state=$4 record=$5 member_data=$6 elsewhere=$7 snapshot=$8
   case "$state" in
   joined) echo none ;;
   partial) echo reset ;;
@@ -36,7 +39,7 @@ join_mode() {
     elif [ "$member_data" = yes ]; then echo rejoin
     elif [ "$api_ready" = yes ]; then echo join
     elif [ "$in_init_zone" = yes ] && [ "$record" = no ]; then echo init
-    elif [ "$in_init_zone" = yes ] && [ "$snapshot" = yes ]; then echo restore
+    elif [ "$in_init_zone" = yes ] && [ "$elsewhere" = no ] && [ "$snapshot" = yes ]; then echo restore
     else echo join; fi
     ;;
   *)
@@ -164,18 +167,20 @@ kubeadm_reset() {
 # join_cluster: runs kubeadm_<mode> for the mode join_mode decides. A worker's script holds no
 # kubeadm_init, so it cannot create a cluster.
 join_cluster() {
-  local zone in_init_zone=no ready=no kubeadm mode cluster="no no no"
+  local zone in_init_zone=no ready=no kubeadm mode cluster="no no no no"
   zone=$(imds placement/availability-zone)
   if [ "$zone" = "$INIT_ZONE" ]; then in_init_zone=yes; fi
   if api_ready; then ready=yes; fi
   kubeadm=$(kubeadm_state "$ROLE")
   if [ "$ROLE" = control-plane ]; then cluster=$(cluster_state); fi
-  # shellcheck disable=SC2086 # the three words of cluster_state
+  # shellcheck disable=SC2086 # the four words of cluster_state
   mode=$(join_mode "$ROLE" "$in_init_zone" "$ready" "$kubeadm" $cluster)
   if ! declare -F "kubeadm_$mode" >/dev/null; then
     log "this node's bootstrap cannot $mode"
     return 1
   fi
   "kubeadm_$mode"
+  # The member's data is on its volume now: a restore elsewhere waits for it (cluster-state.sh).
+  if [ "$ROLE" = control-plane ]; then etcd_volume_mark member; fi
   write_file /var/lib/cilium-cluster/kubeadm-joined <<<"$BOOTSTRAP_CONFIG_HASH"
 }
