@@ -9,9 +9,9 @@ import * as aws from "@pulumi/aws";
 import * as pulumi from "@pulumi/pulumi";
 import * as random from "@pulumi/random";
 import type { ClusterSpec } from "../../spec/types";
-import { ETCD_MEMBER_TAG, ETCD_STATE_TAG, INIT_RECORD_PARAMETER, TOOLS_PARAMETER } from "../nodes/controlPlaneState";
+import { ETCD_MEMBER_TAG, ETCD_STATE_TAG, INIT_RECORD_PARAMETER } from "../nodes/controlPlaneState";
 import { instanceGroups } from "../nodes/instanceGroups";
-import { encodeControlPlaneTools } from "../nodes/controlPlaneTools";
+import { controlPlaneToolsParts, toolsPartParameter } from "../nodes/controlPlaneTools";
 import { parameterPrefix } from "../secrets/paths";
 import { clusterTags } from "../tags";
 import { declareBackupBucket } from "./etcdBackups";
@@ -39,20 +39,23 @@ export class ControlPlaneState extends pulumi.ComponentResource {
     super("cilium-cluster:controlPlane:ControlPlaneState", name, {}, opts);
     const { spec } = args;
     const parent = { parent: this };
-    const toolsName = `${parameterPrefix(spec.clusterName, "control-plane")}${TOOLS_PARAMETER}`;
-    new aws.ssm.Parameter(
-      `${name}-tools`,
-      {
-        name: toolsName,
-        type: "String",
-        // Above 4 KB SSM stores it in the advanced tier.
-        tier: "Intelligent-Tiering",
-        value: encodeControlPlaneTools(),
-        description: `Control-plane tools (etcd membership) of cluster ${spec.clusterName}`,
-        tags: clusterTags(spec, `control-plane/${TOOLS_PARAMETER}`),
-      },
-      parent,
-    );
+    // The bundle in as many parameters as it takes; the first keeps the resource name it always had.
+    controlPlaneToolsParts().forEach((value, index) => {
+      const parameter = toolsPartParameter(index);
+      new aws.ssm.Parameter(
+        index === 0 ? `${name}-tools` : `${name}-tools-${index}`,
+        {
+          name: `${parameterPrefix(spec.clusterName, "control-plane")}${parameter}`,
+          type: "String",
+          // Above 4 KB SSM stores it in the advanced tier.
+          tier: "Intelligent-Tiering",
+          value,
+          description: `Control-plane tools (etcd membership) of cluster ${spec.clusterName}`,
+          tags: clusterTags(spec, `control-plane/${parameter}`),
+        },
+        parent,
+      );
+    });
     // One encrypted volume per member, in the member's zone; its instance attaches it by these tags. The
     // control-plane groups depend on this component, so a removed member's group goes before its volume.
     // The nodes set the volume's state tag: after a refresh the program's tags would remove it, so that

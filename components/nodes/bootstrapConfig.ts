@@ -8,7 +8,7 @@ import { CILIUM_RESERVED_IPS, hostNetworkPods } from "../../spec/instanceTypes";
 import type { ClusterSpec } from "../../spec/types";
 import { parameterPrefix } from "../secrets/paths";
 import { API_LISTENER } from "../wellKnownPorts";
-import { controlPlaneToolsSha256 } from "./controlPlaneTools";
+import { controlPlaneToolsParts, controlPlaneToolsSha256 } from "./controlPlaneTools";
 import type { InstanceGroup } from "./instanceGroups";
 import { LAUNCH_HOOK_NAME } from "./launchHook";
 
@@ -57,6 +57,8 @@ export interface BootstrapConfig {
   backupIntervalMinutes: number;
   /** SHA-256 of the control-plane tools bundle a control-plane node fetches; empty for workers. */
   controlPlaneToolsSha256: string;
+  /** How many SSM parameters the bundle takes (controlPlaneTools.ts); 0 for workers. */
+  controlPlaneToolsParts: number;
 }
 
 /** The two API endpoints: `internal` for the cluster itself, `public` for users (the same with an internal API). */
@@ -104,6 +106,7 @@ export function bootstrapConfig(
     backupBucket: controlPlane ? state.backupBucket : "",
     backupIntervalMinutes: controlPlane ? spec.controlPlane.backupIntervalMinutes : 0,
     controlPlaneToolsSha256: controlPlane ? controlPlaneToolsSha256() : "",
+    controlPlaneToolsParts: controlPlane ? controlPlaneToolsParts().length : 0,
   };
 }
 

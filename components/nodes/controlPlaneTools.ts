@@ -7,7 +7,7 @@ import { ETCD_CLIENT } from "../wellKnownPorts";
 import { createHash } from "crypto";
 import { readFileSync } from "fs";
 import { join } from "path";
-import { TOOLS_MODULES, TOOLS_UNITS } from "./controlPlaneState";
+import { TOOLS_MODULES, TOOLS_PARAMETER, TOOLS_UNITS } from "./controlPlaneState";
 import { withoutComments } from "./userData";
 import { encodeUserData } from "./userDataEncoding";
 
@@ -57,9 +57,27 @@ export function controlPlaneToolsSha256(): string {
 
 /**
  * The bundle as stored in SSM: gzip, then base64, as user data is (the node reverses both and checks the
- * SHA-256 of the text), which keeps it within a parameter's size limit. Deterministic (pako), so the
- * parameter changes only when the text does.
+ * SHA-256 of the text). Deterministic (pako), so the parameters change only when the text does.
  */
-export function encodeControlPlaneTools(): string {
+function encodeControlPlaneTools(): string {
   return encodeUserData(renderControlPlaneTools());
+}
+
+/** The most a parameter holds: SSM's advanced tier takes values up to 8 KB. */
+export const TOOLS_PART_BYTES = 8192;
+
+/**
+ * The encoded bundle cut into parameter-sized parts, in order: the node fetches as many as its user data
+ * says (CONTROL_PLANE_TOOLS_PARTS) and joins them before decoding.
+ */
+export function controlPlaneToolsParts(): string[] {
+  const encoded = encodeControlPlaneTools();
+  const parts: string[] = [];
+  for (let at = 0; at < encoded.length; at += TOOLS_PART_BYTES) parts.push(encoded.slice(at, at + TOOLS_PART_BYTES));
+  return parts;
+}
+
+/** Part `index`'s parameter name below the control plane's prefix: the first keeps the bundle's name. */
+export function toolsPartParameter(index: number): string {
+  return index === 0 ? TOOLS_PARAMETER : `${TOOLS_PARAMETER}-${index}`;
 }

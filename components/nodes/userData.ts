@@ -38,6 +38,7 @@ const SHELL_VARIABLES: { [K in keyof BootstrapConfig]-?: string } = {
   backupBucket: "BACKUP_BUCKET",
   backupIntervalMinutes: "BACKUP_INTERVAL_MINUTES",
   controlPlaneToolsSha256: "CONTROL_PLANE_TOOLS_SHA256",
+  controlPlaneToolsParts: "CONTROL_PLANE_TOOLS_PARTS",
 };
 
 const MODULE_DIR = join(__dirname, "bootstrap");

@@ -17,9 +17,10 @@ import { decodeUserData } from "../../components/nodes/userDataEncoding";
 import { ETCD_VOLUME_GIB } from "../../components/controlPlane/controlPlaneState";
 import { backupBucketName, LATEST_SNAPSHOT_KEY } from "../../components/controlPlane/backupBucket";
 import {
+  controlPlaneToolsParts,
   controlPlaneToolsSha256,
-  encodeControlPlaneTools,
   renderControlPlaneTools,
+  toolsPartParameter,
 } from "../../components/nodes/controlPlaneTools";
 import { ETCD_LEAVE_TIMEOUT_SECONDS } from "../../components/nodes/etcdLifecycleHook";
 import { examples, GOLDEN_DIR } from "../../plan/examples";
@@ -113,19 +114,28 @@ describe("control-plane state: plan", () => {
     ha = await planWith({ "controlPlane.count": "3" });
   });
 
-  it("ships the tools bundle the control-plane user data names by its SHA-256", () => {
-    const p = inputs(named(ha, "aws:ssm/parameter:Parameter", "control-plane-state-tools"));
-    expect(p.name).to.equal(`/cilium-cluster/dev.k8s.local/control-plane/${TOOLS_PARAMETER}`);
-    expect(p.type).to.equal("String");
-    // SSM's advanced tier holds at most 8 KB; the node decodes it back to the text its hash names.
-    const stored = encodeControlPlaneTools();
-    expect(Buffer.byteLength(stored)).to.be.at.most(8192);
-    expect(decodeUserData(stored)).to.equal(renderControlPlaneTools());
+  it("ships the tools bundle the control-plane user data names by its SHA-256, in parameters SSM accepts", () => {
+    const parts = controlPlaneToolsParts();
+    const stored = ofType(ha, "aws:ssm/parameter:Parameter")
+      .filter((p) => inputs(p).name.includes(`/control-plane/${TOOLS_PARAMETER}`))
+      .map(inputs);
+    expect(stored.map((p) => p.name)).to.deep.equal(
+      parts.map((_, i) => `/cilium-cluster/dev.k8s.local/control-plane/${toolsPartParameter(i)}`),
+    );
+    expect(inputs(named(ha, "aws:ssm/parameter:Parameter", "control-plane-state-tools")).name).to.equal(
+      `/cilium-cluster/dev.k8s.local/control-plane/${TOOLS_PARAMETER}`,
+    );
+    // SSM's advanced tier holds at most 8 KB a value (the plan writes the values as secrets); the node joins
+    // the parts and decodes them back to the text its hash names.
+    for (const p of stored) expect(p.type).to.equal("String");
+    for (const part of parts) expect(Buffer.byteLength(part)).to.be.at.most(8192);
+    expect(decodeUserData(parts.join(""))).to.equal(renderControlPlaneTools());
     const sha = controlPlaneToolsSha256();
     for (const lt of ofType(ha, "aws:ec2/launchTemplate:LaunchTemplate")) {
       const text = decodeUserData(inputs(lt).userData);
-      const expected = lt.name.startsWith("control-plane-") ? sha : "";
-      expect(text, lt.name).to.contain(`CONTROL_PLANE_TOOLS_SHA256='${expected}'`);
+      const controlPlane = lt.name.startsWith("control-plane-");
+      expect(text, lt.name).to.contain(`CONTROL_PLANE_TOOLS_SHA256='${controlPlane ? sha : ""}'`);
+      expect(text, lt.name).to.contain(`CONTROL_PLANE_TOOLS_PARTS='${controlPlane ? parts.length : 0}'`);
     }
   });
 

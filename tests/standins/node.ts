@@ -17,7 +17,7 @@ import { AddressInfo } from "net";
 import { tmpdir } from "os";
 import { join, relative } from "path";
 import { ETCD_DATA_DIR } from "../../components/nodes/controlPlaneState";
-import { encodeControlPlaneTools } from "../../components/nodes/controlPlaneTools";
+import { controlPlaneToolsParts, toolsPartParameter } from "../../components/nodes/controlPlaneTools";
 import { BOOTSTRAP_SERVICE } from "../../components/nodes/systemdUnits";
 import { LAUNCH_HOOK_NAME } from "../../components/nodes/launchHook";
 import { clusterPki } from "./pki";
@@ -393,7 +393,7 @@ export function makeSecrets(): { dir: string; caHash: string } {
   const dir = mkdtempSync(join(tmpdir(), "secrets-"));
   for (const [name, text] of Object.entries(clusterPki())) writeFileSync(join(dir, name), text);
   writeFileSync(join(dir, "bootstrap-token"), "abcdef.0123456789abcdef\n");
-  writeFileSync(join(dir, "control-plane-tools"), `${encodeControlPlaneTools()}\n`);
+  controlPlaneToolsParts().forEach((part, i) => writeFileSync(join(dir, toolsPartParameter(i)), `${part}\n`));
   const caHash = execFileSync(
     "bash",
     [
