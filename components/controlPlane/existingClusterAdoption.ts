@@ -147,10 +147,9 @@ export async function adoptExistingCluster(
   now: () => number = Date.now,
 ): Promise<string> {
   try {
-    const plan = adoptionPlan(
-      await readRecord(client, inputs.initRecord),
-      await runningControlPlane(client, inputs.clusterName),
-    );
+    const record = await readRecord(client, inputs.initRecord);
+    const running = record === undefined ? await runningControlPlane(client, inputs.clusterName) : [];
+    const plan = adoptionPlan(record, running);
     if (!plan.adopt) return `nothing to adopt: ${plan.reason}`;
     const uploaded = await snapshotOn(client, inputs, plan.instanceId, sleep, now);
     try {
