@@ -168,6 +168,7 @@ export async function adoptExistingCluster(
     throw new Error(
       `adopting the running cluster ${inputs.clusterName} before its control plane is replaced: ` +
         `${(error as Error).message}; ${MANUAL}`,
+      { cause: error },
     );
   }
 }

@@ -21,11 +21,10 @@ describe("upgrading a stack created before the init record: the replacement cont
   let imds: Server;
   let imdsUrl: string;
   let secrets: { dir: string };
-  let zone = "us-east-1a";
 
   before(async function () {
     requireDebianTool(this, "openssl", "openssl");
-    ({ server: imds, url: imdsUrl } = await startImds(() => zone));
+    ({ server: imds, url: imdsUrl } = await startImds(() => "us-east-1a"));
     secrets = makeSecrets();
   });
   after(() => imds?.close());
