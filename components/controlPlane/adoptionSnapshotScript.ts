@@ -33,6 +33,11 @@ pki=/etc/kubernetes/pki/etcd
 data_dir=$(sed -n 's/^ *- --data-dir=//p' "$root/etc/kubernetes/manifests/etcd.yaml" | head -n 1)
 data_dir=\${data_dir:-/var/lib/etcd}
 
+# crictl comes with kubeadm's packages and the bootstrap installs it; without it, the manual procedure.
+if ! command -v crictl >/dev/null; then
+  echo "crictl is not installed on this node" >&2
+  exit 1
+fi
 container=$(crictl --runtime-endpoint "$runtime" ps --name '^etcd$' --state Running -q | head -n 1)
 if [ -z "$container" ]; then
   echo "no running etcd container on this node" >&2

@@ -4,7 +4,7 @@
 // restorable into a fresh member that serves the keys written before.
 import { expect } from "chai";
 import { spawnSync } from "child_process";
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "fs";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "fs";
 import { tmpdir } from "os";
 import { join } from "path";
 import { renderAdoptionSnapshotScript } from "../../components/controlPlane/adoptionSnapshotScript";
@@ -165,12 +165,18 @@ describe("the adoption snapshot against a real etcd, run through Run Command", f
     );
   });
 
-  it("fails, creating no record, where no etcd container runs or etcd does not answer", async () => {
+  it("fails, creating no record, where no etcd container runs, crictl is missing or etcd does not answer", async () => {
     const none = await adopt("http://127.0.0.1:9", { STANDIN_NO_ETCD: "1" });
     expect(String(none.said), String(none.said)).to.contain(
       "the snapshot command Failed (Failed): no running etcd container on this node",
     );
     expect(none.aws.parameters.size).to.equal(0);
+    rmSync(join(dir, "bin/crictl"));
+    const noCrictl = await adopt("http://127.0.0.1:9");
+    expect(String(noCrictl.said)).to.contain(
+      "the snapshot command Failed (Failed): crictl is not installed on this node",
+    );
+    writeFileSync(join(dir, "bin/crictl"), `#!/bin/bash\n${CRICTL}\n`, { mode: 0o755 });
     const silent = await adopt("http://127.0.0.1:9", { STANDIN_EXEC_TIMEOUT: "3" });
     expect(String(silent.said), String(silent.said)).to.contain("the snapshot command Failed");
     expect(silent.aws.parameters.size).to.equal(0);
