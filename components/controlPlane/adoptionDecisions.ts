@@ -5,24 +5,26 @@
  */
 import type { Outcome } from "./refreshWait";
 
-export type AdoptionPlan = { adopt: false; reason: string } | { adopt: true; instanceId: string };
+export type AdoptionPlan = { adopt: false; reason: string } | { adopt: true; candidates: string[] };
 
 /**
  * `record` is the init record's value (undefined: ParameterNotFound); `running` the running control-plane
  * instances of the cluster. A record means the cluster already says it exists; no instance means there is
- * no cluster yet. Otherwise a cluster runs without a record: snapshot it on one of its nodes (the same one
- * on every try: the first by id).
+ * no cluster yet. Otherwise a cluster runs without a record: snapshot it on one of its nodes, the first by id
+ * that Run Command can reach (`firstManaged`).
  */
 export function adoptionPlan(record: string | undefined, running: string[]): AdoptionPlan {
   if (record !== undefined) return { adopt: false, reason: `the init record exists (${record})` };
   if (running.length === 0) return { adopt: false, reason: "no control-plane instance runs: a new cluster" };
-  return { adopt: true, instanceId: [...running].sort()[0] };
+  return { adopt: true, candidates: [...running].sort() };
 }
 
-/** Whether the instance is SSM-managed and online (DescribeInstanceInformation's PingStatus). */
-export function managedOutcome(list: { InstanceId?: string; PingStatus?: string }[], instanceId: string): Outcome {
-  const info = list.find((i) => i.InstanceId === instanceId);
-  return info?.PingStatus === "Online" ? "done" : "wait";
+/** The first of `candidates` that is SSM-managed and online (DescribeInstanceInformation's PingStatus). */
+export function firstManaged(
+  list: { InstanceId?: string; PingStatus?: string }[],
+  candidates: string[],
+): string | undefined {
+  return candidates.find((id) => list.some((i) => i.InstanceId === id && i.PingStatus === "Online"));
 }
 
 /** Run Command invocation statuses (GetCommandInvocation's `Status`). */

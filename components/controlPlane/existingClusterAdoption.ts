@@ -12,7 +12,7 @@ import type * as ec2 from "@aws-sdk/client-ec2";
 import type * as ssm from "@aws-sdk/client-ssm";
 import { existsSync, readFileSync } from "fs";
 import { join } from "path";
-import { adoptionPlan, commandOutcome, managedOutcome } from "./adoptionDecisions";
+import { adoptionPlan, commandOutcome, firstManaged } from "./adoptionDecisions";
 import { waitUntil } from "./refreshWait";
 
 /** The AWS calls adoption makes, in the SDK's shapes (and errors: `name` is the AWS error code). */
@@ -87,26 +87,29 @@ async function readRecord(client: AdoptionClient, name: string): Promise<string 
   }
 }
 
-/** The snapshot on `instanceId` through Run Command; returns the last line it printed (the uploaded key). */
+/** The snapshot on the first of `candidates` Run Command reaches; returns it and the script's last line. */
 async function snapshotOn(
   client: AdoptionClient,
   inputs: AdoptionInputs,
-  instanceId: string,
+  candidates: string[],
   sleep: (ms: number) => Promise<void>,
   now: () => number,
-): Promise<string> {
+): Promise<{ instanceId: string; uploaded: string }> {
   const poll = inputs.pollSeconds * 1000;
+  let instanceId: string | undefined;
   await waitUntil(
-    `waiting for ${instanceId} to be SSM-managed (Run Command)`,
+    `waiting for one of ${candidates.join(", ")} to be SSM-managed (Run Command)`,
     async () => {
-      const out = await client.describeInstanceInformation({ Filters: [{ Key: "InstanceIds", Values: [instanceId] }] });
-      return managedOutcome(out.InstanceInformationList ?? [], instanceId);
+      const out = await client.describeInstanceInformation({ Filters: [{ Key: "InstanceIds", Values: candidates }] });
+      instanceId = firstManaged(out.InstanceInformationList ?? [], candidates);
+      return instanceId ? "done" : "wait";
     },
     inputs.managedTimeoutSeconds * 1000,
     poll,
     now,
     sleep,
   );
+  if (!instanceId) throw new Error("no instance is SSM-managed");
   const sent = await client.sendCommand({
     DocumentName: "AWS-RunShellScript",
     InstanceIds: [instanceId],
@@ -136,7 +139,7 @@ async function snapshotOn(
     now,
     sleep,
   );
-  return (last?.StandardOutputContent ?? "").trim().split("\n").pop() ?? "";
+  return { instanceId, uploaded: (last?.StandardOutputContent ?? "").trim().split("\n").pop() ?? "" };
 }
 
 /** What adoption did, for the resource's outputs and pulumi up's log. */
@@ -151,7 +154,7 @@ export async function adoptExistingCluster(
     const running = record === undefined ? await runningControlPlane(client, inputs.clusterName) : [];
     const plan = adoptionPlan(record, running);
     if (!plan.adopt) return `nothing to adopt: ${plan.reason}`;
-    const uploaded = await snapshotOn(client, inputs, plan.instanceId, sleep, now);
+    const { instanceId, uploaded } = await snapshotOn(client, inputs, plan.candidates, sleep, now);
     try {
       // As the node that creates a cluster does (cluster-state.sh): without overwrite, which SSM makes atomic.
       await client.putParameter({
@@ -163,7 +166,7 @@ export async function adoptExistingCluster(
     } catch (error) {
       if ((error as Error).name !== "ParameterAlreadyExists") throw error;
     }
-    return `adopted the running cluster from ${plan.instanceId}: ${uploaded}`;
+    return `adopted the running cluster from ${instanceId}: ${uploaded}`;
   } catch (error) {
     throw new Error(
       `adopting the running cluster ${inputs.clusterName} before its control plane is replaced: ` +

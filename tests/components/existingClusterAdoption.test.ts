@@ -8,7 +8,7 @@ import {
   adoptionPlan,
   AdoptionPlan,
   commandOutcome,
-  managedOutcome,
+  firstManaged,
 } from "../../components/controlPlane/adoptionDecisions";
 import {
   adoptExistingCluster,
@@ -77,8 +77,8 @@ describe("existing-cluster adoption: decisions", () => {
         ["i-0bbb"],
         { adopt: false, reason: "the init record exists (adopted 2026-01-01T00:00:00Z)" },
       ],
-      [undefined, ["i-0bbb"], { adopt: true, instanceId: "i-0bbb" }],
-      [undefined, ["i-0ccc", "i-0bbb", "i-0ddd"], { adopt: true, instanceId: "i-0bbb" }],
+      [undefined, ["i-0bbb"], { adopt: true, candidates: ["i-0bbb"] }],
+      [undefined, ["i-0ccc", "i-0bbb", "i-0ddd"], { adopt: true, candidates: ["i-0bbb", "i-0ccc", "i-0ddd"] }],
     ];
     for (const [record, instances, plan] of table)
       expect(adoptionPlan(record, instances), `${record} ${instances}`).to.deep.equal(plan);
@@ -107,10 +107,13 @@ describe("existing-cluster adoption: decisions", () => {
     ];
     for (const [invocation, outcome] of table)
       expect(commandOutcome(invocation), JSON.stringify(invocation)).to.deep.equal(outcome);
-    expect(managedOutcome([{ InstanceId: "i-1", PingStatus: "Online" }], "i-1")).to.equal("done");
-    expect(managedOutcome([{ InstanceId: "i-1", PingStatus: "ConnectionLost" }], "i-1")).to.equal("wait");
-    expect(managedOutcome([{ InstanceId: "i-2", PingStatus: "Online" }], "i-1")).to.equal("wait");
-    expect(managedOutcome([], "i-1")).to.equal("wait");
+    const online = (id: string) => ({ InstanceId: id, PingStatus: "Online" });
+    expect(firstManaged([online("i-1")], ["i-1"])).to.equal("i-1");
+    expect(firstManaged([{ InstanceId: "i-1", PingStatus: "ConnectionLost" }], ["i-1"])).to.equal(undefined);
+    expect(firstManaged([online("i-2")], ["i-1"])).to.equal(undefined);
+    expect(firstManaged([], ["i-1"])).to.equal(undefined);
+    // The first candidate (by id) that is online, whatever order AWS lists them in.
+    expect(firstManaged([online("i-3"), online("i-2")], ["i-1", "i-2", "i-3"])).to.equal("i-2");
   });
 });
 
@@ -159,6 +162,17 @@ describe("existing-cluster adoption against AWS's contracts", () => {
     expect(r.aws.parameters.get(RECORD)).to.match(/^adopted 2026-11-30T18:\d\d:\d\dZ$/);
   });
 
+  it("snapshots on another node when the first one's agent never comes online", async () => {
+    const r = await adopt({
+      instances: [running("i-0bbb", 1000), running("i-0ccc", 2)],
+      command: { statuses: ["Success"] },
+    });
+    expect(r.error).to.equal(undefined);
+    expect(r.said).to.match(/^adopted the running cluster from i-0ccc: /);
+    const send = r.aws.calls.find((c) => c.op === "SendCommand")!.input as { InstanceIds: string[] };
+    expect(send.InstanceIds).to.deep.equal(["i-0ccc"]);
+  });
+
   it("the record appearing meanwhile (a node created it) is no failure", async () => {
     const aws = new AdoptionAws({ instances: [running("i-0bbb")], command: { statuses: ["Success"] } });
     const put = aws.putParameter.bind(aws);
@@ -188,7 +202,7 @@ describe("existing-cluster adoption against AWS's contracts", () => {
 
   it("stops, sending nothing, when the node never becomes SSM-managed in the time given", async () => {
     const r = await adopt({ instances: [running("i-0bbb", 1000)], command: { statuses: ["Success"] } });
-    expect(r.error).to.contain("waiting for i-0bbb to be SSM-managed (Run Command): not done after 900s");
+    expect(r.error).to.contain("waiting for one of i-0bbb to be SSM-managed (Run Command): not done after 900s");
     expect(r.ops).not.to.include.members(["SendCommand", "PutParameter"]);
   });
 
