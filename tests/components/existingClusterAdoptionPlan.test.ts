@@ -2,10 +2,10 @@
 // with the snapshot script for this stack's bucket; and its provider as the engine runs it: serialized,
 // loaded on its own, calling AWS through the SDK (here a local endpoint speaking SSM's and EC2's protocols).
 import { expect } from "chai";
-import { mkdirSync, mkdtempSync, writeFileSync } from "fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "fs";
 import { createServer, IncomingMessage, Server } from "http";
 import { AddressInfo } from "net";
-import { join } from "path";
+import { dirname, join } from "path";
 import { renderAdoptionSnapshotScript } from "../../components/controlPlane/adoptionSnapshotScript";
 import type { adoptionProvider } from "../../components/controlPlane/existingClusterAdoption";
 import { forcesReplacement } from "../../plan/replaceKeys";
@@ -105,6 +105,7 @@ describe("existing-cluster adoption as the engine runs it", () => {
     writeFileSync(file, inputs(adoption).__provider as string);
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const provider = (require(file) as { handler(): typeof adoptionProvider }).handler();
+    rmSync(dirname(file), { recursive: true, force: true });
     const args = { ...inputs(adoption), script: "exit 1", pollSeconds: 0 };
     delete args.__provider;
     Object.assign(process.env, {
