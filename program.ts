@@ -16,6 +16,8 @@ import { ClusterSecrets } from "./components/secrets/clusterSecrets";
 import { API_LISTENER } from "./components/wellKnownPorts";
 import { ControlPlaneState } from "./components/controlPlane/controlPlaneState";
 import { ControlPlaneRefreshWait } from "./components/controlPlane/refreshWait";
+import { renderAdoptionSnapshotScript } from "./components/controlPlane/adoptionSnapshotScript";
+import { ExistingClusterAdoption } from "./components/controlPlane/existingClusterAdoption";
 import { loadSpec } from "./spec/load";
 
 export async function program(): Promise<Record<string, unknown>> {
@@ -30,6 +32,20 @@ export async function program(): Promise<Record<string, unknown>> {
     coordinates,
     controlPlaneRoleArn: controlPlaneRole.roleArn,
   });
+  // A cluster created before the init record is snapshotted and recorded before its control plane changes,
+  // by its nodes' role (Run Command, the bucket upload) as this update grants it.
+  const adoption = new ExistingClusterAdoption(
+    "existing-cluster-adoption",
+    {
+      region: spec.region,
+      clusterName: spec.clusterName,
+      initRecord: controlPlaneState.initRecord,
+      script: controlPlaneState.backupBucket.apply((b) =>
+        renderAdoptionSnapshotScript({ region: spec.region, backupBucket: b }),
+      ),
+    },
+    { dependsOn: [controlPlaneState, controlPlaneRole] },
+  );
   const apiDns = new ApiDns("api-dns", {
     spec,
     vpcId: network.vpcId,
@@ -58,7 +74,7 @@ export async function program(): Promise<Record<string, unknown>> {
         secrets,
         ...network.egress,
         apiDns,
-        ...(controlPlane ? [controlPlaneState, ...(previousMember ? [previousMember] : [])] : []),
+        ...(controlPlane ? [controlPlaneState, adoption, ...(previousMember ? [previousMember] : [])] : []),
       ],
     });
     if (controlPlane) {
