@@ -104,7 +104,7 @@ describe("upgrading a stack created before the init record: the replacement cont
     );
     expect(service.status, service.stderr).to.equal(0);
     expect(node.log()).to.contain(`aws s3 cp --region us-east-1 --only-show-errors s3://etcd-backups-test/${key}`);
-    expect(node.log()).to.match(/^etcdctl snapshot restore /m);
+    expect(node.log()).to.match(/^etcdutl snapshot restore /m);
     // kubeadm init on the restored data (the rejoin path), never on an empty directory; the record is kept.
     expect(kubeadm).to.deep.equal([
       `kubeadm init --config ${node.root}/etc/kubernetes/kubeadm.yaml --ignore-preflight-errors=DirAvailable--var-lib-etcd-data`,
