@@ -528,7 +528,8 @@ describe("control-plane bootstrap and the cluster's state, run as systemd runs i
       expect(node.log(), other).not.to.match(/^kubeadm init/m);
       expect(service.stderr, other).to.contain("may hold a member's data");
       expect(service.stderr, other).to.contain("did not answer");
-      expect(node.log(), other).not.to.contain("create-tags");
+      // Its own new, empty volume is tagged joining, never member.
+      expect(calls(node, "aws ec2 create-tags").map((l) => l.split("Value=")[1]), other).to.deep.equal(["joining"]);
     }
   });
 
@@ -552,6 +553,54 @@ describe("control-plane bootstrap and the cluster's state, run as systemd runs i
       "aws ec2 create-tags --region us-east-1 --resources vol-0123456789abcdef0 --tags Key=cilium-cluster/etcd-state,Value=member",
     );
     expect(tag).to.be.greaterThan(log.findIndex((l) => l.startsWith("kubeadm init")));
+  });
+
+  it("every volume lost, three nodes: the others tag their new volumes as they mount them, and the init zone's node restores", async () => {
+    const spec = specWith({ controlPlane: { count: 3 } });
+    const snapshot = { STANDIN_NEWEST_SNAPSHOT: "etcd/20260101T000000Z.db" };
+    // The nodes of zones b and c attach new, empty volumes and wait for an API that never answers.
+    const others: string[] = [];
+    for (const [i, z] of ["us-east-1b", "us-east-1c"].entries()) {
+      zone = z;
+      const { node, service } = await boot(userDataFor(spec, `control-plane-${z}`), { ...NO_API, ...snapshot }, 1, {
+        parameters: OTHERS_RECORD,
+      });
+      expect(service.status, z).to.equal(1);
+      expect(service.stderr, z).to.contain("did not answer");
+      const log = lines(node);
+      const tag = log.indexOf(
+        "aws ec2 create-tags --region us-east-1 --resources vol-0123456789abcdef0 --tags Key=cilium-cluster/etcd-state,Value=joining",
+      );
+      expect(tag, `${z}: its empty volume tagged joining`).to.be.greaterThan(log.findIndex((l) => l.startsWith("mount ")));
+      const state = readFileSync(join(node.state, "volume-state-tag"), "utf8").trim();
+      others.push(`vol-0${"bc"[i]}\tin-use\ti-0${"bc"[i]}\t${state}`);
+    }
+    zone = "us-east-1a";
+    const { node, service } = await boot(
+      userDataFor(spec, FIRST),
+      { ...NO_API, ...snapshot, STANDIN_OTHER_VOLUMES: others.join("\n") },
+      1,
+      { parameters: OTHERS_RECORD },
+    );
+    expect(service.status, service.stderr).to.equal(0);
+    expect(node.log()).to.contain("snapshot restore");
+    expect(calls(node, "kubeadm init")).to.have.length(1);
+  });
+
+  it("a survivor's volume is tagged member as it is mounted, before its node waits for anything", async () => {
+    zone = "us-east-1b";
+    const { node, service } = await boot(
+      userDataFor(specWith({ controlPlane: { count: 3 } }), "control-plane-us-east-1b"),
+      { STANDIN_VOLUME_FORMATTED: "1" },
+      6,
+      { parameters: OTHERS_RECORD, files: { "var/lib/etcd/data/member/snap/db": "data" } },
+    );
+    expect(service.status, service.stderr).to.equal(0);
+    const log = lines(node);
+    const tags = calls(node, "aws ec2 create-tags").map((l) => l.split("Value=")[1]);
+    expect(tags).to.deep.equal(["member"]);
+    const tag = log.findIndex((l) => l.startsWith("aws ec2 create-tags"));
+    expect(tag).to.be.within(log.findIndex((l) => l.startsWith("mount ")), log.findIndex((l) => l.startsWith("kubeadm")));
   });
 
   it("a removed member's volume attached again: its data is set aside, kept, and the node joins as a new member", async () => {
