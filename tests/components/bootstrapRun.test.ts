@@ -513,6 +513,46 @@ describe("control-plane bootstrap and the cluster's state, run as systemd runs i
     expect(node.log()).not.to.contain("put-parameter");
   });
 
+  const RESTORE = { ...NO_API, STANDIN_NEWEST_SNAPSHOT: "etcd/20260101T000000Z.db" };
+  const restoreCalls = (node: Node) => lines(node).filter((l) => / snapshot restore /.test(l));
+
+  it("an etcd image without etcdutl (etcd 3.5, as the Kubernetes image was built): its etcdctl restores", async () => {
+    const image = { STANDIN_ETCD_IMAGE_TOOLS: "etcdctl", STANDIN_ETCDCTL_VERSION: "3.5" };
+    const { node, service } = await boot(userDataFor(specWith({}), FIRST), { ...RESTORE, ...image }, 1, {
+      parameters: OTHERS_RECORD,
+    });
+    expect(service.status, service.stderr).to.equal(0);
+    expect(restoreCalls(node)).to.have.length(1);
+    expect(restoreCalls(node)[0]).to.match(/^etcdctl snapshot restore \S+ --data-dir \S+\/var\/lib\/etcd\/data /);
+    expect(calls(node, "kubeadm init")).to.have.length(1);
+  });
+
+  it("an etcd image whose etcdctl cannot restore and without etcdutl: the restore fails, saying why", async () => {
+    const image = { STANDIN_ETCD_IMAGE_TOOLS: "etcdctl", STANDIN_ETCDCTL_VERSION: "3.6" };
+    const { node, service } = await boot(userDataFor(specWith({}), FIRST), { ...RESTORE, ...image }, 1, {
+      parameters: OTHERS_RECORD,
+    });
+    expect(service.status).to.equal(1);
+    expect(service.stderr).to.contain("the etcd image has no etcdutl, and its etcdctl cannot restore snapshots");
+    expect(calls(node, "kubeadm init")).to.deep.equal([]);
+  });
+
+  it("the etcd image already in the kubelet's store (pulled through a mirror): its tools are used without a pull", async () => {
+    const version = header(userDataFor(specWith({}), FIRST), "KUBERNETES_VERSION");
+    const probe = await boot(userDataFor(specWith({}), FIRST), RESTORE, 1, { parameters: OTHERS_RECORD });
+    const pulled = calls(probe.node, "ctr -n k8s.io images pull").map((l) => l.split(" ").at(-1)!);
+    expect(pulled, version).to.have.length(1);
+    const { node, service } = await boot(
+      userDataFor(specWith({}), FIRST),
+      { ...RESTORE, STANDIN_IMAGES_PRESENT: pulled[0], STANDIN_REGISTRY_UNREACHABLE: "1" },
+      1,
+      { parameters: OTHERS_RECORD },
+    );
+    expect(service.status, service.stderr).to.equal(0);
+    expect(calls(node, "ctr -n k8s.io images pull")).to.deep.equal([]);
+    expect(restoreCalls(node)[0]).to.match(/^etcdutl snapshot restore /);
+  });
+
   it("never restores while another member's volume may hold its data, attached or not: that member comes back instead", async () => {
     // A member volume of another zone, detached (its instance is being replaced right now) and tagged member;
     // or attached to an instance and without the tag (a member from before the tag).
@@ -529,7 +569,10 @@ describe("control-plane bootstrap and the cluster's state, run as systemd runs i
       expect(service.stderr, other).to.contain("may hold a member's data");
       expect(service.stderr, other).to.contain("did not answer");
       // Its own new, empty volume is tagged joining, never member.
-      expect(calls(node, "aws ec2 create-tags").map((l) => l.split("Value=")[1]), other).to.deep.equal(["joining"]);
+      expect(
+        calls(node, "aws ec2 create-tags").map((l) => l.split("Value=")[1]),
+        other,
+      ).to.deep.equal(["joining"]);
     }
   });
 
@@ -571,7 +614,9 @@ describe("control-plane bootstrap and the cluster's state, run as systemd runs i
       const tag = log.indexOf(
         "aws ec2 create-tags --region us-east-1 --resources vol-0123456789abcdef0 --tags Key=cilium-cluster/etcd-state,Value=joining",
       );
-      expect(tag, `${z}: its empty volume tagged joining`).to.be.greaterThan(log.findIndex((l) => l.startsWith("mount ")));
+      expect(tag, `${z}: its empty volume tagged joining`).to.be.greaterThan(
+        log.findIndex((l) => l.startsWith("mount ")),
+      );
       const state = readFileSync(join(node.state, "volume-state-tag"), "utf8").trim();
       others.push(`vol-0${"bc"[i]}\tin-use\ti-0${"bc"[i]}\t${state}`);
     }
@@ -600,7 +645,10 @@ describe("control-plane bootstrap and the cluster's state, run as systemd runs i
     const tags = calls(node, "aws ec2 create-tags").map((l) => l.split("Value=")[1]);
     expect(tags).to.deep.equal(["member"]);
     const tag = log.findIndex((l) => l.startsWith("aws ec2 create-tags"));
-    expect(tag).to.be.within(log.findIndex((l) => l.startsWith("mount ")), log.findIndex((l) => l.startsWith("kubeadm")));
+    expect(tag).to.be.within(
+      log.findIndex((l) => l.startsWith("mount ")),
+      log.findIndex((l) => l.startsWith("kubeadm")),
+    );
   });
 
   it("a removed member's volume attached again: its data is set aside, kept, and the node joins as a new member", async () => {
