@@ -658,16 +658,38 @@ describe("control-plane bootstrap and the cluster's state, run as systemd runs i
       userDataFor(spec, "control-plane-us-east-1b"),
       { STANDIN_VOLUME_FORMATTED: "1", STANDIN_VOLUME_STATE_TAG: "removed" },
       6,
-      { parameters: OTHERS_RECORD, files: { "var/lib/etcd/data/member/snap/db": "stale" } },
+      {
+        parameters: OTHERS_RECORD,
+        files: {
+          "var/lib/etcd/data/member/snap/db": "stale",
+          // What an earlier removal of this volume's member set aside: only the newest copy is kept.
+          "var/lib/etcd/removed-20250101T000000Z/member/snap/db": "older",
+        },
+      },
     );
     expect(service.status, service.stderr).to.equal(0);
     expect(calls(node, "kubeadm")).to.deep.equal([`kubeadm join --config ${node.root}/etc/kubernetes/kubeadm.yaml`]);
     const aside = readdirSync(join(node.root, "var/lib/etcd")).filter((d) => d.startsWith("removed-"));
     expect(aside).to.have.length(1);
     expect(aside[0]).to.match(/^removed-\d{8}T\d{6}Z$/);
+    expect(aside[0]).not.to.equal("removed-20250101T000000Z");
     expect(node.file(`var/lib/etcd/${aside[0]}/member/snap/db`)).to.equal("stale");
     const tags = calls(node, "aws ec2 create-tags").map((l) => l.split("Value=")[1]);
     expect(tags).to.deep.equal(["joining", "member"]);
+  });
+
+  it("a member tag that fails after kubeadm: the next run tags again, without undoing the join", async () => {
+    // Every try of the first run fails (BOOTSTRAP_TRIES, 8); the next run's succeeds.
+    const { node, service } = await boot(userDataFor(specWith({}), FIRST), {
+      STANDIN_API_READY_AFTER: NEVER,
+      STANDIN_MEMBER_TAG_FAILURES: "8",
+    });
+    expect(service.status, service.stderr).to.equal(0);
+    expect(service.runs).to.equal(2);
+    expect(calls(node, "kubeadm")).to.deep.equal([`kubeadm init --config ${node.root}/etc/kubernetes/kubeadm.yaml`]);
+    expect(service.stderr).not.to.contain("undoing");
+    expect(readFileSync(join(node.state, "volume-state-tag"), "utf8").trim()).to.equal("member");
+    expect(node.exists(JOINED_MARKER)).to.equal(true);
   });
 
   it("an init that stopped half-way is undone and run again: the init record is its own", async () => {

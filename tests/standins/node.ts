@@ -127,6 +127,10 @@ case "$1 $2" in
   # CreateTags on the member volume: only its state tag (what the node's IAM statement allows).
   while [ $# -gt 0 ]; do case "$1" in --resources) resource=$2;; --tags) tags=$2;; esac; shift; done
   [ "$resource" = vol-0123456789abcdef0 ] || exit 254
+  # The first STANDIN_MEMBER_TAG_FAILURES calls tagging it member fail, as a throttled call does.
+  if [ "$tags" = Key=cilium-cluster/etcd-state,Value=member ] && [ "$(count member-tag)" -lt "\${STANDIN_MEMBER_TAG_FAILURES:-0}" ]; then
+    echo "An error occurred (RequestLimitExceeded) when calling the CreateTags operation: Request limit exceeded." >&2; exit 254
+  fi
   case "$tags" in Key=cilium-cluster/etcd-state,Value=*) echo "\${tags##*Value=}" >"$STANDIN_STATE/volume-state-tag";; *) exit 254;; esac;;
 "ec2 attach-volume") ;;
 "s3api list-objects-v2")

@@ -98,16 +98,24 @@ etcd_volume_ensure() {
 }
 
 # etcd_removed_data_aside DIR: on a volume whose member was removed, that member's data (DIR/data) is stale:
-# it is moved aside on the volume (DIR/removed-<UTC time>, never deleted) and the volume marked joining, so
-# this node joins as a new member. Safe to run again: a joining volume's data is this node's new member's.
+# it is moved aside on the volume (DIR/removed-<UTC time>) and the volume marked joining, so this node joins
+# as a new member. Only the newest copy set aside is kept: older ones (the volume's earlier removals) are
+# deleted, so they do not fill the volume. Safe to run again: a joining volume's data is this node's new
+# member's.
 etcd_removed_data_aside() {
-  local volume tag data="${BOOTSTRAP_ROOT:-}$1/data" aside
+  local volume tag data="${BOOTSTRAP_ROOT:-}$1/data" aside old
   read -r volume tag <<<"$(etcd_own_volume)"
   if [ "$tag" != removed ]; then return 0; fi
   if [ -e "$data" ]; then
     aside="$1/removed-$(date -u +%Y%m%dT%H%M%SZ)"
     mv "$data" "${BOOTSTRAP_ROOT:-}$aside"
     log "etcd volume $volume held a removed member's data: moved to $aside; joining as a new member"
+    for old in "${BOOTSTRAP_ROOT:-}$1"/removed-*; do
+      if [ "$old" != "${BOOTSTRAP_ROOT:-}$aside" ] && [ -d "$old" ]; then
+        rm -rf "$old"
+        log "deleted an older removed member's data set aside: ${old#"${BOOTSTRAP_ROOT:-}"}"
+      fi
+    done
   fi
   etcd_volume_mark joining || return 1
 }
