@@ -182,7 +182,7 @@ rm -f "$STANDIN_ROOT"/var/lib/dpkg/updates/*`,
 present() { { cat "$STANDIN_STATE/pulled" 2>/dev/null; printf '%s\n' "\${STANDIN_IMAGES_PRESENT:-}"; } | grep -xF "$1"; }
 case "$3 $4" in
 "images pull") if [ "\${STANDIN_REGISTRY_UNREACHABLE:-0}" = 1 ]; then
-    echo "ctr: failed to resolve reference \"$5\": failed to do request: dial tcp: i/o timeout" >&2; exit 1
+    echo "ctr: failed to resolve reference $5: failed to do request: dial tcp: i/o timeout" >&2; exit 1
   fi
   echo "$5" >>"$STANDIN_STATE/pulled";;
 "images ls") [ "$5" = -q ] && [ "\${6%%==*}" = name ] || exit 1; present "\${6#name==}" || true;;
