@@ -76,10 +76,11 @@ describe("upgrading a stack created before the init record: the replacement cont
     });
     expect((await runUserData(node, userData)).status).to.equal(0);
     const service = await runService(node, 1);
+    // What kubeadm did to the cluster (init or join), not its read-only queries (config images list).
     const kubeadm = node
       .log()
       .split("\n")
-      .filter((l) => l.startsWith("kubeadm "));
+      .filter((l) => /^kubeadm (init|join) /.test(l));
     return { node, service, kubeadm };
   }
 
@@ -104,7 +105,7 @@ describe("upgrading a stack created before the init record: the replacement cont
     );
     expect(service.status, service.stderr).to.equal(0);
     expect(node.log()).to.contain(`aws s3 cp --region us-east-1 --only-show-errors s3://etcd-backups-test/${key}`);
-    expect(node.log()).to.match(/^etcdctl snapshot restore /m);
+    expect(node.log()).to.match(/^etcdutl snapshot restore /m);
     // kubeadm init on the restored data (the rejoin path), never on an empty directory; the record is kept.
     expect(kubeadm).to.deep.equal([
       `kubeadm init --config ${node.root}/etc/kubernetes/kubeadm.yaml --ignore-preflight-errors=DirAvailable--var-lib-etcd-data`,
