@@ -271,7 +271,7 @@ export const CONFIG_SCHEMA: FieldsFor<ConfigKeys> = {
         minimum: 1,
         maximum: 3650,
         description:
-          "Days the backup bucket keeps each etcd snapshot named by time (etcd/<UTC time>.db) before deleting it. The newest snapshot (latest/etcd.db) never expires, whatever its age, and the 3 snapshots before it stay beyond this period.",
+          "Days the backup bucket keeps each etcd snapshot named by time (etcd/<UTC time>.db): it expires then (the versioned bucket puts a delete marker over it) and its data is deleted a day later. The newest snapshot (latest/etcd.db) never expires, whatever its age, and the 3 snapshots before it stay whatever their age.",
       },
     },
   },

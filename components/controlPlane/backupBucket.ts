@@ -21,10 +21,14 @@ export function backupBucketName(clusterName: string, accountId: string, region:
 }
 
 /**
- * The lifecycle rules: snapshots named by time (and any replaced version of them) expire after the retention
- * period; the fixed key's current version never expires, and of its replaced versions S3 deletes only those
- * older than the retention period beyond the newest LATEST_KEPT_VERSIONS (`NewerNoncurrentVersions`). So
- * however long the control plane was down, the newest snapshot and the few before it are still there.
+ * The lifecycle rules, for a versioned bucket, where expiring a current version only adds a delete marker
+ * over it (the data becomes a noncurrent version) and data goes only when a noncurrent version expires.
+ * Snapshots named by time: the current version expires after the retention period and its data a day later
+ * (S3 then removes the delete marker left alone). The fixed key's current version never expires; of its
+ * replaced versions S3 keeps the newest LATEST_KEPT_VERSIONS (`NewerNoncurrentVersions`) whatever their age
+ * and deletes the others a day after they are replaced: the snapshots named by time cover the retention
+ * period, so keeping each replaced version that long would only double the bucket's size. So however long
+ * the control plane was down, the newest snapshot and the few before it are still there.
  */
 export function backupLifecycleRules(retentionDays: number) {
   const abortIncompleteMultipartUpload = { daysAfterInitiation: 1 };
@@ -34,14 +38,14 @@ export function backupLifecycleRules(retentionDays: number) {
       status: "Enabled",
       filter: { prefix: SNAPSHOT_PREFIX },
       expiration: { days: retentionDays },
-      noncurrentVersionExpiration: { noncurrentDays: retentionDays },
+      noncurrentVersionExpiration: { noncurrentDays: 1 },
       abortIncompleteMultipartUpload,
     },
     {
       id: "etcd-latest-snapshot",
       status: "Enabled",
       filter: { prefix: LATEST_SNAPSHOT_KEY },
-      noncurrentVersionExpiration: { noncurrentDays: retentionDays, newerNoncurrentVersions: LATEST_KEPT_VERSIONS },
+      noncurrentVersionExpiration: { noncurrentDays: 1, newerNoncurrentVersions: LATEST_KEPT_VERSIONS },
       abortIncompleteMultipartUpload,
     },
   ];

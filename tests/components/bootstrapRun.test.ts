@@ -218,7 +218,11 @@ describe("node bootstrap, run as cloud-init and systemd run it", function () {
     expect(calls(node, "apt-get").some((l) => /etcd-client/.test(l))).to.equal(false);
     const image = /image: (\S+)/.exec(node.file("etc/kubernetes/manifests/etcd.yaml"))![1];
     expect(image).to.match(/^registry\.k8s\.io\/etcd:3\.\d+\.\d+-0$/);
-    expect(calls(node, "ctr")[0]).to.equal(`ctr -n k8s.io images pull ${image}`);
+    // Pulled, since the kubelet's image store did not have it yet.
+    expect(calls(node, "ctr").slice(0, 2)).to.deep.equal([
+      `ctr -n k8s.io images ls -q name==${image}`,
+      `ctr -n k8s.io images pull ${image}`,
+    ]);
     const tools = `usr/local/lib/cilium-cluster/etcd/${image.split(":")[1]}`;
     for (const tool of ["etcdctl", "etcdutl"])
       expect(statSync(join(node.root, tools, tool)).mode & 0o111, tool).to.not.equal(0);
@@ -513,6 +517,46 @@ describe("control-plane bootstrap and the cluster's state, run as systemd runs i
     expect(node.log()).not.to.contain("put-parameter");
   });
 
+  const RESTORE = { ...NO_API, STANDIN_NEWEST_SNAPSHOT: "etcd/20260101T000000Z.db" };
+  const restoreCalls = (node: Node) => lines(node).filter((l) => / snapshot restore /.test(l));
+
+  it("an etcd image without etcdutl (etcd 3.5, as the Kubernetes image was built): its etcdctl restores", async () => {
+    const image = { STANDIN_ETCD_IMAGE_TOOLS: "etcdctl", STANDIN_ETCDCTL_VERSION: "3.5" };
+    const { node, service } = await boot(userDataFor(specWith({}), FIRST), { ...RESTORE, ...image }, 1, {
+      parameters: OTHERS_RECORD,
+    });
+    expect(service.status, service.stderr).to.equal(0);
+    expect(restoreCalls(node)).to.have.length(1);
+    expect(restoreCalls(node)[0]).to.match(/^etcdctl snapshot restore \S+ --data-dir \S+\/var\/lib\/etcd\/data /);
+    expect(calls(node, "kubeadm init")).to.have.length(1);
+  });
+
+  it("an etcd image whose etcdctl cannot restore and without etcdutl: the restore fails, saying why", async () => {
+    const image = { STANDIN_ETCD_IMAGE_TOOLS: "etcdctl", STANDIN_ETCDCTL_VERSION: "3.6" };
+    const { node, service } = await boot(userDataFor(specWith({}), FIRST), { ...RESTORE, ...image }, 1, {
+      parameters: OTHERS_RECORD,
+    });
+    expect(service.status).to.equal(1);
+    expect(service.stderr).to.contain("the etcd image has no etcdutl, and its etcdctl cannot restore snapshots");
+    expect(calls(node, "kubeadm init")).to.deep.equal([]);
+  });
+
+  it("the etcd image already in the kubelet's store (pulled through a mirror): its tools are used without a pull", async () => {
+    const version = header(userDataFor(specWith({}), FIRST), "KUBERNETES_VERSION");
+    const probe = await boot(userDataFor(specWith({}), FIRST), RESTORE, 1, { parameters: OTHERS_RECORD });
+    const pulled = calls(probe.node, "ctr -n k8s.io images pull").map((l) => l.split(" ").at(-1)!);
+    expect(pulled, version).to.have.length(1);
+    const { node, service } = await boot(
+      userDataFor(specWith({}), FIRST),
+      { ...RESTORE, STANDIN_IMAGES_PRESENT: pulled[0], STANDIN_REGISTRY_UNREACHABLE: "1" },
+      1,
+      { parameters: OTHERS_RECORD },
+    );
+    expect(service.status, service.stderr).to.equal(0);
+    expect(calls(node, "ctr -n k8s.io images pull")).to.deep.equal([]);
+    expect(restoreCalls(node)[0]).to.match(/^etcdutl snapshot restore /);
+  });
+
   it("never restores while another member's volume may hold its data, attached or not: that member comes back instead", async () => {
     // A member volume of another zone, detached (its instance is being replaced right now) and tagged member;
     // or attached to an instance and without the tag (a member from before the tag).
@@ -528,7 +572,11 @@ describe("control-plane bootstrap and the cluster's state, run as systemd runs i
       expect(node.log(), other).not.to.match(/^kubeadm init/m);
       expect(service.stderr, other).to.contain("may hold a member's data");
       expect(service.stderr, other).to.contain("did not answer");
-      expect(node.log(), other).not.to.contain("create-tags");
+      // Its own new, empty volume is tagged joining, never member.
+      expect(
+        calls(node, "aws ec2 create-tags").map((l) => l.split("Value=")[1]),
+        other,
+      ).to.deep.equal(["joining"]);
     }
   });
 
@@ -554,6 +602,59 @@ describe("control-plane bootstrap and the cluster's state, run as systemd runs i
     expect(tag).to.be.greaterThan(log.findIndex((l) => l.startsWith("kubeadm init")));
   });
 
+  it("every volume lost, three nodes: the others tag their new volumes as they mount them, and the init zone's node restores", async () => {
+    const spec = specWith({ controlPlane: { count: 3 } });
+    const snapshot = { STANDIN_NEWEST_SNAPSHOT: "etcd/20260101T000000Z.db" };
+    // The nodes of zones b and c attach new, empty volumes and wait for an API that never answers.
+    const others: string[] = [];
+    for (const [i, z] of ["us-east-1b", "us-east-1c"].entries()) {
+      zone = z;
+      const { node, service } = await boot(userDataFor(spec, `control-plane-${z}`), { ...NO_API, ...snapshot }, 1, {
+        parameters: OTHERS_RECORD,
+      });
+      expect(service.status, z).to.equal(1);
+      expect(service.stderr, z).to.contain("did not answer");
+      const log = lines(node);
+      const tag = log.indexOf(
+        "aws ec2 create-tags --region us-east-1 --resources vol-0123456789abcdef0 --tags Key=cilium-cluster/etcd-state,Value=joining",
+      );
+      expect(tag, `${z}: its empty volume tagged joining`).to.be.greaterThan(
+        log.findIndex((l) => l.startsWith("mount ")),
+      );
+      const state = readFileSync(join(node.state, "volume-state-tag"), "utf8").trim();
+      others.push(`vol-0${"bc"[i]}\tin-use\ti-0${"bc"[i]}\t${state}`);
+    }
+    zone = "us-east-1a";
+    const { node, service } = await boot(
+      userDataFor(spec, FIRST),
+      { ...NO_API, ...snapshot, STANDIN_OTHER_VOLUMES: others.join("\n") },
+      1,
+      { parameters: OTHERS_RECORD },
+    );
+    expect(service.status, service.stderr).to.equal(0);
+    expect(node.log()).to.contain("snapshot restore");
+    expect(calls(node, "kubeadm init")).to.have.length(1);
+  });
+
+  it("a survivor's volume is tagged member as it is mounted, before its node waits for anything", async () => {
+    zone = "us-east-1b";
+    const { node, service } = await boot(
+      userDataFor(specWith({ controlPlane: { count: 3 } }), "control-plane-us-east-1b"),
+      { STANDIN_VOLUME_FORMATTED: "1" },
+      6,
+      { parameters: OTHERS_RECORD, files: { "var/lib/etcd/data/member/snap/db": "data" } },
+    );
+    expect(service.status, service.stderr).to.equal(0);
+    const log = lines(node);
+    const tags = calls(node, "aws ec2 create-tags").map((l) => l.split("Value=")[1]);
+    expect(tags).to.deep.equal(["member"]);
+    const tag = log.findIndex((l) => l.startsWith("aws ec2 create-tags"));
+    expect(tag).to.be.within(
+      log.findIndex((l) => l.startsWith("mount ")),
+      log.findIndex((l) => l.startsWith("kubeadm")),
+    );
+  });
+
   it("a removed member's volume attached again: its data is set aside, kept, and the node joins as a new member", async () => {
     zone = "us-east-1b";
     const spec = specWith({ controlPlane: { count: 3 } });
@@ -561,16 +662,38 @@ describe("control-plane bootstrap and the cluster's state, run as systemd runs i
       userDataFor(spec, "control-plane-us-east-1b"),
       { STANDIN_VOLUME_FORMATTED: "1", STANDIN_VOLUME_STATE_TAG: "removed" },
       6,
-      { parameters: OTHERS_RECORD, files: { "var/lib/etcd/data/member/snap/db": "stale" } },
+      {
+        parameters: OTHERS_RECORD,
+        files: {
+          "var/lib/etcd/data/member/snap/db": "stale",
+          // What an earlier removal of this volume's member set aside: only the newest copy is kept.
+          "var/lib/etcd/removed-20250101T000000Z/member/snap/db": "older",
+        },
+      },
     );
     expect(service.status, service.stderr).to.equal(0);
     expect(calls(node, "kubeadm")).to.deep.equal([`kubeadm join --config ${node.root}/etc/kubernetes/kubeadm.yaml`]);
     const aside = readdirSync(join(node.root, "var/lib/etcd")).filter((d) => d.startsWith("removed-"));
     expect(aside).to.have.length(1);
     expect(aside[0]).to.match(/^removed-\d{8}T\d{6}Z$/);
+    expect(aside[0]).not.to.equal("removed-20250101T000000Z");
     expect(node.file(`var/lib/etcd/${aside[0]}/member/snap/db`)).to.equal("stale");
     const tags = calls(node, "aws ec2 create-tags").map((l) => l.split("Value=")[1]);
     expect(tags).to.deep.equal(["joining", "member"]);
+  });
+
+  it("a member tag that fails after kubeadm: the next run tags again, without undoing the join", async () => {
+    // Every try of the first run fails (BOOTSTRAP_TRIES, 8); the next run's succeeds.
+    const { node, service } = await boot(userDataFor(specWith({}), FIRST), {
+      STANDIN_API_READY_AFTER: NEVER,
+      STANDIN_MEMBER_TAG_FAILURES: "8",
+    });
+    expect(service.status, service.stderr).to.equal(0);
+    expect(service.runs).to.equal(2);
+    expect(calls(node, "kubeadm")).to.deep.equal([`kubeadm init --config ${node.root}/etc/kubernetes/kubeadm.yaml`]);
+    expect(service.stderr).not.to.contain("undoing");
+    expect(readFileSync(join(node.state, "volume-state-tag"), "utf8").trim()).to.equal("member");
+    expect(node.exists(JOINED_MARKER)).to.equal(true);
   });
 
   it("an init that stopped half-way is undone and run again: the init record is its own", async () => {

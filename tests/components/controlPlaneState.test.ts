@@ -199,14 +199,14 @@ describe("control-plane state: plan", () => {
         status: "Enabled",
         filter: { prefix: "etcd/" },
         expiration: { days: 30 },
-        noncurrentVersionExpiration: { noncurrentDays: 30 },
+        noncurrentVersionExpiration: { noncurrentDays: 1 },
         abortIncompleteMultipartUpload: { daysAfterInitiation: 1 },
       },
       {
         id: "etcd-latest-snapshot",
         status: "Enabled",
         filter: { prefix: LATEST_SNAPSHOT_KEY },
-        noncurrentVersionExpiration: { noncurrentDays: 30, newerNoncurrentVersions: 3 },
+        noncurrentVersionExpiration: { noncurrentDays: 1, newerNoncurrentVersions: 3 },
         abortIncompleteMultipartUpload: { daysAfterInitiation: 1 },
       },
     ]);
@@ -221,7 +221,7 @@ describe("control-plane state: plan", () => {
       named(week, "aws:s3/bucketLifecycleConfiguration:BucketLifecycleConfiguration", "control-plane-state-backups"),
     ).rules;
     expect(weekRules[0].expiration).to.deep.equal({ days: 7 });
-    expect(weekRules[1].noncurrentVersionExpiration).to.deep.equal({ noncurrentDays: 7, newerNoncurrentVersions: 3 });
+    expect(weekRules[1].noncurrentVersionExpiration).to.deep.equal({ noncurrentDays: 1, newerNoncurrentVersions: 3 });
     const cpData = decodeUserData(
       inputs(named(week, "aws:ec2/launchTemplate:LaunchTemplate", "control-plane-us-east-1a-template")).userData,
     );

@@ -12,6 +12,8 @@ const AT: AwsCoordinates = { partition: "aws", region: REGION, accountId: "00000
 const spec = validateConfig(baseConfig(), REGION).spec;
 
 const ours = { "aws:ResourceTag/KubernetesCluster": "dev.k8s.local" };
+/** The cluster's etcd member volume: the cluster's tag and the member's (its zone). */
+const ourMemberVolume = { ...ours, [`aws:ResourceTag/${ETCD_MEMBER_TAG}`]: "us-east-1a" };
 const theirs = { "aws:ResourceTag/KubernetesCluster": "other.k8s.local" };
 const VOLUME = "arn:aws:ec2:us-east-1:000000000000:volume/vol-0123456789abcdef0";
 const INSTANCE = "arn:aws:ec2:us-east-1:000000000000:instance/i-0123456789abcdef0";
@@ -50,7 +52,7 @@ describe("control-plane state IAM, simulated", () => {
   });
 
   it("tags only the cluster's etcd volumes, only with their state tag and its values", async () => {
-    const tagging = (value: string, keys = [ETCD_STATE_TAG], cluster = ours) => ({
+    const tagging = (value: string, keys = [ETCD_STATE_TAG], cluster: Record<string, string> = ourMemberVolume) => ({
       ...cluster,
       "aws:TagKeys": keys,
       [`aws:RequestTag/${ETCD_STATE_TAG}`]: value,
@@ -61,6 +63,8 @@ describe("control-plane state IAM, simulated", () => {
     }
     expect(await may(cp, "ec2:CreateTags", VOLUME, tagging("member", [ETCD_STATE_TAG], theirs))).to.equal(false);
     expect(await may(cp, "ec2:CreateTags", VOLUME, tagging("anything"))).to.equal(false);
+    // A volume of the cluster that is no etcd member's (an EBS CSI volume carries KubernetesCluster too).
+    expect(await may(cp, "ec2:CreateTags", VOLUME, tagging("member", [ETCD_STATE_TAG], ours)), "CSI").to.equal(false);
     // Not the cluster's tag (a volume moved to another cluster) nor the member's zone.
     for (const key of ["KubernetesCluster", ETCD_MEMBER_TAG])
       expect(await may(cp, "ec2:CreateTags", VOLUME, tagging("member", [ETCD_STATE_TAG, key])), key).to.equal(false);

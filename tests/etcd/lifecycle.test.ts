@@ -33,8 +33,15 @@ function startImds(metadata: Record<string, string>): Promise<Server> {
   return new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve(server)));
 }
 
-/** Auto Scaling as the AWS CLI reports it: the instance's group and that group's desired capacity. */
+/**
+ * Auto Scaling as the AWS CLI reports it: the instance's group and that group's desired capacity. EC2 can
+ * fail one operation (STUB_EC2_FAILS: describe-volumes or create-tags) as a throttled call does, every time
+ * until the watcher has sent a heartbeat (so whatever the CLI retries).
+ */
 const AWS_STUB = `echo "aws $*" >> "$STUB_LOG"
+if [ "$1 $2" = "ec2 \${STUB_EC2_FAILS:-}" ] && ! grep -q heartbeat "$STUB_LOG"; then
+  echo "An error occurred (RequestLimitExceeded) when calling the $2 operation: Request limit exceeded." >&2; exit 254
+fi
 case "$1 $2" in
 "autoscaling describe-auto-scaling-instances") echo control-plane-us-east-1c.dev.k8s.local;;
 "autoscaling describe-auto-scaling-groups") printf 'control-plane-us-east-1c.dev.k8s.local\\t%s\\n' "$STUB_CAPACITY";;
@@ -46,12 +53,22 @@ case "$1 $2" in
 *) exit 1;;
 esac`;
 
-function run(script: string, args: string[], env: NodeJS.ProcessEnv): Promise<{ status: number | null; err: string }> {
+/** Runs the script; one still running after `limitMs` is killed (status null): a watcher that hangs fails. */
+function run(
+  script: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  limitMs = 100000,
+): Promise<{ status: number | null; err: string }> {
   return new Promise((resolve) => {
-    const child = spawn("bash", [script, ...args], { env });
+    const child = spawn("bash", [script, ...args], { env, detached: true });
+    const timer = setTimeout(() => process.kill(-child.pid!, "SIGKILL"), limitMs);
     let err = "";
     child.stderr.on("data", (d) => (err += d));
-    child.on("close", (status) => resolve({ status, err }));
+    child.on("close", (status) => {
+      clearTimeout(timer);
+      resolve({ status, err });
+    });
   });
 }
 
@@ -81,8 +98,12 @@ describe("etcd-lifecycle on a terminating control-plane node, against a real etc
   });
   afterEach(async () => stopAll(members));
 
-  async function terminate(capacity: string, whileWaiting?: (log: string) => Promise<void>) {
-    const log = join(dir, `log-${capacity}`);
+  async function terminate(
+    capacity: string,
+    whileWaiting?: (log: string) => Promise<void>,
+    env: Record<string, string> = {},
+  ) {
+    const log = join(dir, `log-${capacity}-${Object.values(env).join("-")}`);
     writeFileSync(log, "");
     const watch = run(join(dir, "control-plane-tools"), ["etcd_lifecycle_watch", ETCD_LIFECYCLE_HOOK], {
       ETCD_LEAVE_RETRY_SECONDS: "1",
@@ -98,6 +119,9 @@ describe("etcd-lifecycle on a terminating control-plane node, against a real etc
       ETCDCTL_CACERT: "",
       ETCDCTL_CERT: "",
       ETCDCTL_KEY: "",
+      BOOTSTRAP_RETRY_DELAY: "0",
+      BOOTSTRAP_TRIES: "2",
+      ...env,
     });
     if (whileWaiting) await whileWaiting(log);
     const r = await watch;
@@ -132,6 +156,24 @@ describe("etcd-lifecycle on a terminating control-plane node, against a real etc
     }
     expect(put.status, put.err).to.equal(0);
   });
+
+  for (const fails of ["create-tags", "describe-volumes"]) {
+    it(`EC2 failing ${fails} after the member left: the watcher keeps the instance, marks the volume removed, then goes on`, async () => {
+      const log = await terminate("0", undefined, { STUB_EC2_FAILS: fails });
+      expect(await settled(2)).to.equal(2);
+      expect(memberList()).not.to.contain(members[2].peerUrl);
+      const lines = log.split("\n");
+      const heartbeat = lines.findIndex((l) => l.includes("record-lifecycle-action-heartbeat"));
+      const complete = lines.findIndex((l) => l.includes("complete-lifecycle-action"));
+      // The tag that took is the one after the heartbeat (EC2 fails every call before it), before the end.
+      expect(heartbeat, log).to.be.at.least(0);
+      expect(lines.lastIndexOf(REMOVED_TAG)).to.be.within(heartbeat, complete);
+      expect(
+        lines.filter((l) => l.includes("heartbeat")),
+        "one failed try, then done",
+      ).to.have.length(1);
+    });
+  }
 
   it("a group that keeps its instance (a replacement): the member stays for the replacement", async () => {
     const log = await terminate("1");

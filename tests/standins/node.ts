@@ -127,6 +127,10 @@ case "$1 $2" in
   # CreateTags on the member volume: only its state tag (what the node's IAM statement allows).
   while [ $# -gt 0 ]; do case "$1" in --resources) resource=$2;; --tags) tags=$2;; esac; shift; done
   [ "$resource" = vol-0123456789abcdef0 ] || exit 254
+  # The first STANDIN_MEMBER_TAG_FAILURES calls tagging it member fail, as a throttled call does.
+  if [ "$tags" = Key=cilium-cluster/etcd-state,Value=member ] && [ "$(count member-tag)" -lt "\${STANDIN_MEMBER_TAG_FAILURES:-0}" ]; then
+    echo "An error occurred (RequestLimitExceeded) when calling the CreateTags operation: Request limit exceeded." >&2; exit 254
+  fi
   case "$tags" in Key=cilium-cluster/etcd-state,Value=*) echo "\${tags##*Value=}" >"$STANDIN_STATE/volume-state-tag";; *) exit 254;; esac;;
 "ec2 attach-volume") ;;
 "s3api list-objects-v2")
@@ -169,13 +173,22 @@ rm -f "$STANDIN_ROOT"/var/lib/dpkg/updates/*`,
   blkid: '[ "${STANDIN_VOLUME_FORMATTED:-0}" = 1 ] || exit 2',
   mount: 'touch "$STANDIN_STATE/mounted"',
   mountpoint: '[ -e "$STANDIN_STATE/mounted" ]',
-  // containerd's ctr for images in the kubelet's namespace: an image is mounted only once pulled (ctr images
-  // mount unpacks a local image); the etcd image holds the etcd tools below (ETCD_IMAGE_TOOLS).
+  // containerd's ctr for images in the kubelet's namespace: an image is mounted only once in the store (ctr
+  // images mount unpacks a local image): pulled, or there before (STANDIN_IMAGES_PRESENT, one a line: pulled by
+  // the kubelet, through a registry mirror say). A pull fails when the registry cannot be reached
+  // (STANDIN_REGISTRY_UNREACHABLE=1). \`images ls -q name==NAME\` prints NAME when the store has it. The etcd
+  // image holds the etcd tools below (ETCD_IMAGE_TOOLS), those STANDIN_ETCD_IMAGE_TOOLS names (default all).
   ctr: `[ "$1 $2" = "-n k8s.io" ] || exit 1
+present() { { cat "$STANDIN_STATE/pulled" 2>/dev/null; printf '%s\n' "\${STANDIN_IMAGES_PRESENT:-}"; } | grep -xF "$1"; }
 case "$3 $4" in
-"images pull") echo "$5" >>"$STANDIN_STATE/pulled";;
-"images mount") grep -qxF "$5" "$STANDIN_STATE/pulled" 2>/dev/null || { echo "ctr: image $5: not found" >&2; exit 1; }
-  case "$5" in registry.k8s.io/etcd:*) mkdir -p "$6/usr/local/bin"; cp "$STANDIN_STATE/etcd-image/"* "$6/usr/local/bin/";; esac
+"images pull") if [ "\${STANDIN_REGISTRY_UNREACHABLE:-0}" = 1 ]; then
+    echo "ctr: failed to resolve reference $5: failed to do request: dial tcp: i/o timeout" >&2; exit 1
+  fi
+  echo "$5" >>"$STANDIN_STATE/pulled";;
+"images ls") [ "$5" = -q ] && [ "\${6%%==*}" = name ] || exit 1; present "\${6#name==}" || true;;
+"images mount") present "$5" >/dev/null || { echo "ctr: image $5: not found" >&2; exit 1; }
+  case "$5" in registry.k8s.io/etcd:*) mkdir -p "$6/usr/local/bin"
+    for t in \${STANDIN_ETCD_IMAGE_TOOLS:-etcdctl etcdutl}; do cp "$STANDIN_STATE/etcd-image/$t" "$6/usr/local/bin/"; done;; esac
   echo "sha256:chain"; echo "$6";;
 "images unmount") [ "$5" = --rm ] && rm -rf "\${6:?}"/* ;;
 *) exit 1;;
@@ -228,7 +241,11 @@ const ETCD_IMAGE_TOOLS: Record<string, string> = {
   echo "Error: unhealthy cluster" >&2; exit 1;;
 *"endpoint status"*) echo "https://127.0.0.1:2379, 8e9e05c52164694d, 3.5.21, 20 kB, true, false, 2, 8, 8, ";;
 *"member list"*) echo "8e9e05c52164694d, started, ip-10-0-12-34, \${STANDIN_MEMBER_PEER:-https://10.0.12.34:2380}, https://10.0.12.34:2379, false";;
-*"snapshot restore"*|*"snapshot status"*) echo "etcdctl: snapshot restore and status are etcdutl's from etcd 3.6" >&2; exit 1;;
+*"snapshot restore"*|*"snapshot status"*)
+  # etcd 3.5's etcdctl still restores (deprecated); 3.6's has no such command (STANDIN_ETCDCTL_VERSION).
+  if [ "\${STANDIN_ETCDCTL_VERSION:-3.6}" != 3.5 ]; then echo 'Error: unknown command "'"$2"'" for "etcdctl snapshot"' >&2; exit 1; fi
+  echo "Deprecated: Use 'etcdutl snapshot $2' instead." >&2
+  case "$*" in *"snapshot restore"*) while [ $# -gt 0 ]; do [ "$1" = --data-dir ] && mkdir -p "$2/member/snap"; shift; done;; esac;;
 esac`,
   etcdutl: `case "$*" in
 "snapshot restore "*) while [ $# -gt 0 ]; do [ "$1" = --data-dir ] && mkdir -p "$2/member/snap"; shift; done;;

@@ -3,7 +3,7 @@
  * control-plane role only.
  */
 import type { ClusterSpec } from "../../../spec/types";
-import { ETCD_STATE_TAG, ETCD_STATES, INIT_RECORD_PARAMETER } from "../../nodes/controlPlaneState";
+import { ETCD_MEMBER_TAG, ETCD_STATE_TAG, ETCD_STATES, INIT_RECORD_PARAMETER } from "../../nodes/controlPlaneState";
 import { backupBucketName, LATEST_SNAPSHOT_KEY, SNAPSHOT_PREFIX } from "../../controlPlane/backupBucket";
 import { parameterPrefix } from "../../secrets/paths";
 import type { Statement } from "../policyDocument";
@@ -59,7 +59,8 @@ function controlPlaneStateStatements(spec: ClusterSpec, at: AwsCoordinates): Sta
     },
     {
       // ... and records on it what its data is (the state tag): that one tag, with one of its values, on the
-      // cluster's volumes only.
+      // cluster's etcd volumes only (the member tag: the cluster's EBS CSI volumes carry its KubernetesCluster
+      // tag too).
       Sid: "ControlPlaneStateVolumeStateTag",
       Effect: "Allow",
       Action: ["ec2:CreateTags"],
@@ -70,6 +71,7 @@ function controlPlaneStateStatements(spec: ClusterSpec, at: AwsCoordinates): Sta
           [`aws:RequestTag/${ETCD_STATE_TAG}`]: [...ETCD_STATES],
         },
         "ForAllValues:StringEquals": { "aws:TagKeys": [ETCD_STATE_TAG] },
+        Null: { [`aws:ResourceTag/${ETCD_MEMBER_TAG}`]: "false" },
       },
     },
     {

@@ -40,15 +40,17 @@ etcd_data_present() {
 }
 
 # The member volumes' state tag (controlPlaneState.ts ETCD_STATE_TAG), set by the nodes, never by the program:
-#   member:  a member joined, rejoined or was restored on the volume, and its data is there;
+#   member:  the volume holds a member's data (a member joined, rejoined or was restored on it);
 #   removed: the termination hook removed the volume's member from etcd (the group was scaled down);
-#   joining: a node set a removed member's data aside on the volume and joins as a new member.
-# A volume without the tag was never used, or its member joined before the tag existed.
+#   joining: the volume holds no member's data (new and empty, or a removed member's data set aside): its
+#            node joins, or restores, as a new member.
+# A node tags its volume right after mounting it (etcd_volume_mark_contents), before it waits for anything.
+# A volume without the tag was never attached, or its member joined before the tag existed.
 etcd_state_tag() { echo cilium-cluster/etcd-state; }
 
 # etcd_volume_holds_member STATE TAG: yes when a member volume in EC2 state STATE with state tag TAG ("None"
-# when unset) may hold the data of a member still in the cluster. An untagged volume counts while attached
-# (a member from before the tag, on its instance).
+# when unset) may hold the data of a member still in the cluster. An untagged volume counts while attached:
+# a member from before the tag, on its instance (nodes of this bootstrap tag theirs as soon as they mount it).
 etcd_volume_holds_member() {
   case "$2" in
   member) echo yes ;;
@@ -73,23 +75,49 @@ etcd_volume_mark() {
     log "no etcd volume attached to this instance"
     return 1
   fi
-  retry aws ec2 create-tags --region "$REGION" --resources "$volume" --tags "Key=$(etcd_state_tag),Value=$1" >/dev/null
+  retry aws ec2 create-tags --region "$REGION" --resources "$volume" --tags "Key=$(etcd_state_tag),Value=$1" >/dev/null ||
+    return 1
   log "etcd volume $volume: $(etcd_state_tag)=$1"
 }
 
+# etcd_volume_mark_contents: tags this instance's (mounted) member volume by what it holds: member when etcd's
+# data directory holds a member's data, joining when it holds none. Without it, a node whose new volume is
+# empty waits for the API with its volume untagged and attached, which other nodes must count as a member's
+# (etcd_volume_holds_member): with every volume lost, the init zone's node would wait for them and nobody
+# would restore.
+etcd_volume_mark_contents() {
+  if [ "$(etcd_data_present)" = yes ]; then etcd_volume_ensure member; else etcd_volume_ensure joining; fi
+}
+
+# etcd_volume_ensure STATE: etcd_volume_mark STATE unless this instance's member volume carries it already.
+etcd_volume_ensure() {
+  local out tag
+  out=$(etcd_own_volume) || return 1
+  read -r _ tag <<<"$out"
+  if [ "$tag" != "$1" ]; then etcd_volume_mark "$1" || return 1; fi
+}
+
 # etcd_removed_data_aside DIR: on a volume whose member was removed, that member's data (DIR/data) is stale:
-# it is moved aside on the volume (DIR/removed-<UTC time>, never deleted) and the volume marked joining, so
-# this node joins as a new member. Safe to run again: a joining volume's data is this node's new member's.
+# it is moved aside on the volume (DIR/removed-<UTC time>) and the volume marked joining, so this node joins
+# as a new member. Only the newest copy set aside is kept: older ones (the volume's earlier removals) are
+# deleted, so they do not fill the volume. Safe to run again: a joining volume's data is this node's new
+# member's.
 etcd_removed_data_aside() {
-  local volume tag data="${BOOTSTRAP_ROOT:-}$1/data" aside
+  local volume tag data="${BOOTSTRAP_ROOT:-}$1/data" aside old
   read -r volume tag <<<"$(etcd_own_volume)"
   if [ "$tag" != removed ]; then return 0; fi
   if [ -e "$data" ]; then
     aside="$1/removed-$(date -u +%Y%m%dT%H%M%SZ)"
     mv "$data" "${BOOTSTRAP_ROOT:-}$aside"
     log "etcd volume $volume held a removed member's data: moved to $aside; joining as a new member"
+    for old in "${BOOTSTRAP_ROOT:-}$1"/removed-*; do
+      if [ "$old" != "${BOOTSTRAP_ROOT:-}$aside" ] && [ -d "$old" ]; then
+        rm -rf "$old"
+        log "deleted an older removed member's data set aside: ${old#"${BOOTSTRAP_ROOT:-}"}"
+      fi
+    done
   fi
-  etcd_volume_mark joining
+  etcd_volume_mark joining || return 1
 }
 
 # etcd_member_volumes_elsewhere: yes when a member volume not attached to this instance may hold a member's

@@ -3,8 +3,9 @@
 # The etcd-backup timer (units/etcd-backup.timer) runs etcd_backup on every control-plane node; only the
 # leader's snapshot is uploaded.
 
-# etcd's own tools are those of the etcd image kubeadm runs (registry.k8s.io/etcd holds etcdctl and etcdutl in
-# /usr/local/bin), copied out of it: a snapshot of etcd 3.5 or 3.6 is read and restored by its own release.
+# etcd's own tools are those of the etcd image kubeadm runs (registry.k8s.io/etcd holds etcdctl in
+# /usr/local/bin, and etcdutl in the images that ship it), copied out of it: a snapshot of etcd 3.5 or 3.6 is
+# read and restored by its own release.
 
 # etcd_image: the etcd image kubeadm runs: its static pod's; before kubeadm wrote it (a restore), the one
 # kubeadm uses for this Kubernetes release (the ClusterConfiguration names no other repository or tag).
@@ -22,19 +23,24 @@ etcd_image() {
   echo "$image"
 }
 
-# etcd_tools_install IMAGE DIR: etcdctl and etcdutl copied out of IMAGE (pulled into the kubelet's image store,
-# mounted read-only with containerd's ctr: the image has no shell to copy with) into DIR. Two callers at once
-# (the bootstrap, a timer) each copy to their own directory; the first renamed into place wins.
+# etcd_tools_install IMAGE DIR: etcdctl, and etcdutl when the image has it, copied out of IMAGE (in the
+# kubelet's image store, mounted read-only with containerd's ctr: the image has no shell to copy with) into
+# DIR. The image is pulled only when the store lacks it: one kubeadm and containerd pulled (through a
+# registry mirror, say) is used as it is. Two callers at once (the bootstrap, a timer) each copy to their
+# own directory; the first renamed into place wins.
 etcd_tools_install() {
   local mnt copy="$2.$$" status=0
-  retry ctr -n k8s.io images pull "$1" >/dev/null || return 1
+  if [ -z "$(ctr -n k8s.io images ls -q "name==$1" 2>/dev/null)" ]; then
+    retry ctr -n k8s.io images pull "$1" >/dev/null || return 1
+  fi
   mnt=$(mktemp -d)
   if ! ctr -n k8s.io images mount "$1" "$mnt" >/dev/null; then
     rmdir "$mnt"
     return 1
   fi
   mkdir -p "$copy"
-  cp "$mnt/usr/local/bin/etcdctl" "$mnt/usr/local/bin/etcdutl" "$copy/" || status=1
+  cp "$mnt/usr/local/bin/etcdctl" "$copy/" || status=1
+  if [ -e "$mnt/usr/local/bin/etcdutl" ]; then cp "$mnt/usr/local/bin/etcdutl" "$copy/" || status=1; fi
   ctr -n k8s.io images unmount --rm "$mnt" >/dev/null || status=1
   rmdir "$mnt" || true
   if [ "$status" -eq 0 ] && ! mv -T "$copy" "$2" 2>/dev/null && [ ! -x "$2/etcdctl" ]; then status=1; fi
@@ -67,30 +73,40 @@ etcdctl() {
   "$dir/etcdctl" "$@"
 }
 
-# etcd_snapshot_tool: etcdutl, which reads and restores snapshot files from etcd 3.5 on (etcdctl's snapshot
-# status and restore are deprecated in 3.5 and gone in 3.6); etcdctl with etcd 3.4, which has no etcdutl.
+# etcd_snapshot_tool: etcdutl, which reads and restores snapshot files from etcd 3.5 on, when the tools have
+# it; else etcdctl, whose snapshot status and restore etcd 3.4 and 3.5 still have (deprecated in 3.5, gone in
+# 3.6: etcd_snapshot_file fails then, saying so).
 etcd_snapshot_tool() {
   local dir
   dir=$(etcd_tools_dir) || return 1
   if [ -x "$dir/etcdutl" ]; then echo "$dir/etcdutl"; else echo "$dir/etcdctl"; fi
 }
 
+# etcd_snapshot_file status|restore ARGS...: etcd_snapshot_tool's snapshot status or restore.
+etcd_snapshot_file() {
+  local tool
+  tool=$(etcd_snapshot_tool) || return 1
+  if ! ETCDCTL_API=3 "$tool" snapshot "$@" >/dev/null; then
+    if [ "${tool##*/}" = etcdctl ]; then
+      log "snapshot $1 failed: the etcd image has no etcdutl, and its etcdctl cannot $1 snapshots (etcd 3.6 moved that to etcdutl)"
+    fi
+    return 1
+  fi
+}
+
 # etcd_snapshot_save ENDPOINT FILE: a snapshot of the member at ENDPOINT, verified before it counts.
 etcd_snapshot_save() {
-  local tool
-  tool=$(etcd_snapshot_tool)
-  etcdctl_at "$1" snapshot save "$2" >/dev/null
-  ETCDCTL_API=3 "$tool" snapshot status "$2" -w simple >/dev/null
+  etcdctl_at "$1" snapshot save "$2" >/dev/null || return 1
+  etcd_snapshot_file status "$2" -w simple
 }
 
 # etcd_snapshot_restore FILE DATA_DIR PEER_URL: a one-member data directory from FILE, its member at
 # PEER_URL; DATA_DIR must not exist yet.
 etcd_snapshot_restore() {
-  local name tool
+  local name
   name=$(hostname -s)
-  tool=$(etcd_snapshot_tool)
-  ETCDCTL_API=3 "$tool" snapshot restore "$1" --data-dir "$2" --name "$name" \
-    --initial-cluster "$name=$3" --initial-advertise-peer-urls "$3" >/dev/null
+  etcd_snapshot_file restore "$1" --data-dir "$2" --name "$name" \
+    --initial-cluster "$name=$3" --initial-advertise-peer-urls "$3"
 }
 
 # etcd_is_leader ENDPOINT: whether the member at ENDPOINT leads the cluster.

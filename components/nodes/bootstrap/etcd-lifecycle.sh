@@ -13,6 +13,9 @@ etcd_group_capacity() {
 
 # etcd_leave_if_scaled_down: removes this node's member (through a healthy peer, keeping quorum) when its
 # group no longer wants an instance, and marks its volume removed; a replacement of the same member keeps it.
+# Fails when either is not done, so the watcher tries again. A removed member stops serving, so a later try
+# cannot ask it its ID: the removal is remembered (ETCD_MEMBER_REMOVED, in the watcher's shell) and a try
+# after it only marks the volume.
 etcd_leave_if_scaled_down() {
   local group capacity id
   read -r group capacity <<<"$(etcd_group_capacity)"
@@ -20,8 +23,11 @@ etcd_leave_if_scaled_down() {
     log "group $group keeps $capacity instance: its replacement takes over this etcd member"
     return 0
   fi
-  id=$(etcd_local_member "$ETCD_LOCAL")
-  etcd_member_remove "$id" || return
+  if [ -z "${ETCD_MEMBER_REMOVED:-}" ]; then
+    id=$(etcd_local_member "$ETCD_LOCAL")
+    etcd_member_remove "$id" || return
+    ETCD_MEMBER_REMOVED=$id
+  fi
   etcd_volume_mark removed
 }
 

@@ -1,11 +1,13 @@
 # etcd.sh: this control-plane node's etcd member across its life; the work is in the control-plane tools.
 
 # Before kubeadm: the member's own EBS volume at /var/lib/etcd (etcd's data directory is /var/lib/etcd/data on
-# it); a removed member's data on it is set aside. etcd itself runs in kubeadm's static pod, and the tools
+# it); a removed member's data on it is set aside, and the volume is tagged by what it holds (member or
+# joining) before the node waits for anything. etcd itself runs in kubeadm's static pod, and the tools
 # take etcdctl and etcdutl from its image (etcd-backup.sh).
 prepare_etcd() {
   etcd_volume_mount /var/lib/etcd
   etcd_removed_data_aside /var/lib/etcd
+  etcd_volume_mark_contents
 }
 
 # After kubeadm: the member's peer URL follows this instance; the termination watcher and the backup timer

@@ -180,7 +180,8 @@ join_cluster() {
     return 1
   fi
   "kubeadm_$mode"
-  # The member's data is on its volume now: a restore elsewhere waits for it (cluster-state.sh).
-  if [ "$ROLE" = control-plane ]; then etcd_volume_mark member; fi
   write_file /var/lib/cilium-cluster/kubeadm-joined <<<"$BOOTSTRAP_CONFIG_HASH"
+  # The member's data is on its volume now: a restore elsewhere waits for it (cluster-state.sh). Tagged after
+  # the marker: a tag that fails fails this run, and the next one (mode none) tags again, without a reset.
+  if [ "$ROLE" = control-plane ]; then etcd_volume_ensure member; fi
 }
