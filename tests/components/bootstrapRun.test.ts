@@ -30,7 +30,7 @@ const userDataFor = (spec: ClusterSpec, group: string) =>
       spec,
       instanceGroups(spec).find((g) => g.name === group)!,
       { internal: "api.example.test", public: "api.example.com" },
-      { initRecord: INIT_RECORD, backupBucket: "etcd-backups-test" },
+      { initRecord: INIT_RECORD, backupBucket: "etcd-backups-test", privateZoneId: "ZTEST" },
     ),
   );
 

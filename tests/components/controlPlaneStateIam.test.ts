@@ -2,12 +2,14 @@
 // attach etcd volumes (the cluster's own only) and complete the termination hook of the cluster's groups.
 import { expect } from "chai";
 import { may } from "../iamSimulator";
-import { AwsCoordinates, rolePolicy } from "../../components/iam/policies";
+import { AwsCoordinates, ClusterResourceIds, rolePolicy } from "../../components/iam/policies";
 import { backupBucketName } from "../../components/controlPlane/backupBucket";
 import { validateConfig } from "../../spec/validation";
 import { baseConfig, REGION } from "../fixtures";
 
 const AT: AwsCoordinates = { partition: "aws", region: REGION, accountId: "000000000000" };
+/** The cluster\'s private hosted zone, as Route53 names one. */
+const IDS: ClusterResourceIds = { privateZoneId: "Z0123456789ABCDEFGHIJ" };
 const spec = validateConfig(baseConfig(), REGION).spec;
 
 const ours = { "aws:ResourceTag/KubernetesCluster": "dev.k8s.local" };
@@ -20,8 +22,8 @@ const record = (cluster: string) =>
   `arn:aws:ssm:us-east-1:000000000000:parameter/cilium-cluster/${cluster}/control-plane/initialized-0123456789ab`;
 
 describe("control-plane state IAM, simulated", () => {
-  const cp = rolePolicy("control-plane", spec, AT);
-  const node = rolePolicy("node", spec, AT);
+  const cp = rolePolicy("control-plane", spec, AT, IDS);
+  const node = rolePolicy("node", spec, AT, IDS);
 
   it("the control plane creates its own cluster's init record; workers cannot", async () => {
     expect(await may(cp, "ssm:PutParameter", record("dev.k8s.local"))).to.equal(true);

@@ -4,7 +4,7 @@ import { expect } from "chai";
 import { may } from "../iamSimulator";
 import { readdirSync, readFileSync } from "fs";
 import { join } from "path";
-import { AwsCoordinates, rolePolicy } from "../../components/iam/policies";
+import { AwsCoordinates, ClusterResourceIds, rolePolicy } from "../../components/iam/policies";
 import type { PolicyDocument } from "../../components/iam/policyDocument";
 import { policyDocument } from "../../components/iam/policyDocument";
 import { STATEMENT_SOURCES } from "../../components/iam/sources";
@@ -20,8 +20,10 @@ import { baseConfig, merge, REGION } from "../fixtures";
 import { inputs, named, NON_ENI, planWith } from "../planHelpers";
 
 const AT: AwsCoordinates = { partition: "aws", region: REGION, accountId: "000000000000" };
-const controlPlanePolicy = (spec: ClusterSpec, at: AwsCoordinates) => rolePolicy("control-plane", spec, at);
-const nodePolicy = (spec: ClusterSpec, at: AwsCoordinates) => rolePolicy("node", spec, at);
+/** The cluster\'s private hosted zone, as Route53 names one. */
+const IDS: ClusterResourceIds = { privateZoneId: "Z0123456789ABCDEFGHIJ" };
+const controlPlanePolicy = (spec: ClusterSpec, at: AwsCoordinates) => rolePolicy("control-plane", spec, at, IDS);
+const nodePolicy = (spec: ClusterSpec, at: AwsCoordinates) => rolePolicy("node", spec, at, IDS);
 
 /** A spec in an IPAM mode, on the default Cilium version or on `cilium` (with a Kubernetes it supports). */
 function specFor(
@@ -49,7 +51,7 @@ describe("instance role policies", () => {
 
   it("uses only actions that exist in AWS's catalog, never a wildcard action and nothing of IAM", async () => {
     for (const ipam of modes) {
-      for (const doc of [controlPlanePolicy(specFor(ipam), AT), nodePolicy(specFor(ipam), AT)]) {
+      for (const doc of [controlPlanePolicy(specFor(ipam), AT, IDS), nodePolicy(specFor(ipam), AT, IDS)]) {
         for (const action of doc.Statement.flatMap((s) => s.Action)) {
           expect(action).not.to.contain("*");
           expect(action.startsWith("iam:"), action).to.equal(false);
@@ -62,20 +64,20 @@ describe("instance role policies", () => {
 
   it("grants the control plane every ENI action of kOps's guide and of Cilium's docs in ENI mode only", () => {
     const actions = (doc: PolicyDocument) => new Set(doc.Statement.flatMap((s) => s.Action));
-    const eni = actions(controlPlanePolicy(specFor("eni"), AT));
+    const eni = actions(controlPlanePolicy(specFor("eni"), AT, IDS));
     for (const action of [...KOPS_GUIDE_ENI_ACTIONS, ...ENI_ACTIONS]) expect(eni.has(action), action).to.equal(true);
     for (const ipam of ["", "crd"] as const) {
-      const other = actions(controlPlanePolicy(specFor(ipam), AT));
+      const other = actions(controlPlanePolicy(specFor(ipam), AT, IDS));
       for (const action of ENI_ACTIONS) expect(other.has(action), `${ipam}: ${action}`).to.equal(false);
     }
   });
 
   it("lets the control plane, and only in ENI mode, create interfaces and assign addresses", async () => {
-    const eni = controlPlanePolicy(specFor("eni"), AT);
+    const eni = controlPlanePolicy(specFor("eni"), AT, IDS);
     expect(await may(eni, "ec2:CreateNetworkInterface", ENI)).to.equal(true);
     expect(await may(eni, "ec2:AssignPrivateIpAddresses", ENI)).to.equal(true);
     for (const ipam of ["", "crd"] as const) {
-      const policy = controlPlanePolicy(specFor(ipam), AT);
+      const policy = controlPlanePolicy(specFor(ipam), AT, IDS);
       expect(await may(policy, "ec2:CreateNetworkInterface", ENI), ipam).to.equal(false);
       expect(await may(policy, "ec2:AssignPrivateIpAddresses", ENI), ipam).to.equal(false);
     }
@@ -83,7 +85,7 @@ describe("instance role policies", () => {
 
   it("never lets a worker touch ENIs", async () => {
     for (const ipam of modes) {
-      const policy = nodePolicy(specFor(ipam), AT);
+      const policy = nodePolicy(specFor(ipam), AT, IDS);
       for (const action of [
         "ec2:CreateNetworkInterface",
         "ec2:AssignPrivateIpAddresses",
@@ -96,7 +98,7 @@ describe("instance role policies", () => {
   });
 
   it("deletes only interfaces tagged with this cluster, and tags only while creating one", async () => {
-    const eni = controlPlanePolicy(specFor("eni"), AT);
+    const eni = controlPlanePolicy(specFor("eni"), AT, IDS);
     expect(
       await may(eni, "ec2:DeleteNetworkInterface", ENI, { "aws:ResourceTag/KubernetesCluster": "dev.k8s.local" }),
     ).to.equal(true);
@@ -109,8 +111,8 @@ describe("instance role policies", () => {
 
   it("lets neither role pass roles or read another cluster's bootstrap secrets", async () => {
     for (const ipam of modes) {
-      const cp = controlPlanePolicy(specFor(ipam), AT);
-      const node = nodePolicy(specFor(ipam), AT);
+      const cp = controlPlanePolicy(specFor(ipam), AT, IDS);
+      const node = nodePolicy(specFor(ipam), AT, IDS);
       for (const policy of [cp, node]) {
         expect(await may(policy, "iam:PassRole", "arn:aws:iam::000000000000:role/any")).to.equal(false);
         expect(await may(policy, "ssm:GetParameter", parameter("other.k8s.local", "node"))).to.equal(false);
@@ -123,10 +125,10 @@ describe("instance role policies", () => {
   });
 
   it("is deterministic: statements sorted by Sid, actions sorted", () => {
-    const doc = controlPlanePolicy(specFor("eni"), AT);
+    const doc = controlPlanePolicy(specFor("eni"), AT, IDS);
     expect(doc.Statement.map((s) => s.Sid)).to.deep.equal([...doc.Statement.map((s) => s.Sid)].sort());
     for (const s of doc.Statement) expect(s.Action).to.deep.equal([...s.Action].sort());
-    expect(JSON.stringify(controlPlanePolicy(specFor("eni"), AT))).to.equal(JSON.stringify(doc));
+    expect(JSON.stringify(controlPlanePolicy(specFor("eni"), AT, IDS))).to.equal(JSON.stringify(doc));
   });
 });
 
@@ -147,7 +149,7 @@ function bootstrapAwsCalls(tools = false): string[] {
 
 describe("statement sources, one per feature", () => {
   const only = (source: StatementSource, role: RoleKind, spec: ClusterSpec) =>
-    policyDocument(source.statements(role, spec, AT));
+    policyDocument(source.statements(role, spec, AT, IDS));
 
   it("lets each role's bootstrap make every AWS call its scripts make through its own statements", async () => {
     const calls = bootstrapAwsCalls();
@@ -175,7 +177,7 @@ describe("statement sources, one per feature", () => {
     const spec = specFor("");
     const actions = (role: RoleKind) =>
       [nodeBootstrap, controlPlaneState].flatMap((source) =>
-        policyDocument(source.statements(role, spec, AT)).Statement.flatMap((st) => st.Action),
+        policyDocument(source.statements(role, spec, AT, IDS)).Statement.flatMap((st) => st.Action),
       );
     // The CLI's s3 cp is GetObject or PutObject; s3api list-objects-v2 is ListBucket.
     const needed = calls.flatMap((c) =>
@@ -232,7 +234,7 @@ describe("statement sources, one per feature", () => {
         expect(await may(own, action, resource, context[action]), `${on.cilium} ${action}`).to.equal(true);
       }
     }
-    expect(ciliumEni.statements("node", specFor("eni"), AT)).to.deep.equal([]);
+    expect(ciliumEni.statements("node", specFor("eni"), AT, IDS)).to.deep.equal([]);
   });
 
   it("gives every statement of every source its own Sid, under its source's prefix", () => {
@@ -242,13 +244,13 @@ describe("statement sources, one per feature", () => {
     for (const ipam of ["", "crd", "eni"] as const) {
       for (const role of ["control-plane", "node"] as const) {
         for (const source of STATEMENT_SOURCES) {
-          for (const { Sid } of source.statements(role, specFor(ipam), AT)) {
+          for (const { Sid } of source.statements(role, specFor(ipam), AT, IDS)) {
             expect(Sid, source.sidPrefix).to.match(new RegExp(`^${source.sidPrefix}[A-Za-z0-9]+$`));
           }
         }
-        const sids = STATEMENT_SOURCES.flatMap((s) => s.statements(role, specFor(ipam), AT).map((st) => st.Sid));
+        const sids = STATEMENT_SOURCES.flatMap((s) => s.statements(role, specFor(ipam), AT, IDS).map((st) => st.Sid));
         expect(new Set(sids).size, `${role} ${ipam}: ${sids.join(", ")}`).to.equal(sids.length);
-        expect(rolePolicy(role, specFor(ipam), AT).Statement.map((s) => s.Sid)).to.have.members(sids);
+        expect(rolePolicy(role, specFor(ipam), AT, IDS).Statement.map((s) => s.Sid)).to.have.members(sids);
       }
     }
   });
