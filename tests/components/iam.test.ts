@@ -51,7 +51,7 @@ describe("instance role policies", () => {
 
   it("uses only actions that exist in AWS's catalog, never a wildcard action and nothing of IAM", async () => {
     for (const ipam of modes) {
-      for (const doc of [controlPlanePolicy(specFor(ipam), AT, IDS), nodePolicy(specFor(ipam), AT, IDS)]) {
+      for (const doc of [controlPlanePolicy(specFor(ipam), AT), nodePolicy(specFor(ipam), AT)]) {
         for (const action of doc.Statement.flatMap((s) => s.Action)) {
           expect(action).not.to.contain("*");
           expect(action.startsWith("iam:"), action).to.equal(false);
@@ -64,20 +64,20 @@ describe("instance role policies", () => {
 
   it("grants the control plane every ENI action of kOps's guide and of Cilium's docs in ENI mode only", () => {
     const actions = (doc: PolicyDocument) => new Set(doc.Statement.flatMap((s) => s.Action));
-    const eni = actions(controlPlanePolicy(specFor("eni"), AT, IDS));
+    const eni = actions(controlPlanePolicy(specFor("eni"), AT));
     for (const action of [...KOPS_GUIDE_ENI_ACTIONS, ...ENI_ACTIONS]) expect(eni.has(action), action).to.equal(true);
     for (const ipam of ["", "crd"] as const) {
-      const other = actions(controlPlanePolicy(specFor(ipam), AT, IDS));
+      const other = actions(controlPlanePolicy(specFor(ipam), AT));
       for (const action of ENI_ACTIONS) expect(other.has(action), `${ipam}: ${action}`).to.equal(false);
     }
   });
 
   it("lets the control plane, and only in ENI mode, create interfaces and assign addresses", async () => {
-    const eni = controlPlanePolicy(specFor("eni"), AT, IDS);
+    const eni = controlPlanePolicy(specFor("eni"), AT);
     expect(await may(eni, "ec2:CreateNetworkInterface", ENI)).to.equal(true);
     expect(await may(eni, "ec2:AssignPrivateIpAddresses", ENI)).to.equal(true);
     for (const ipam of ["", "crd"] as const) {
-      const policy = controlPlanePolicy(specFor(ipam), AT, IDS);
+      const policy = controlPlanePolicy(specFor(ipam), AT);
       expect(await may(policy, "ec2:CreateNetworkInterface", ENI), ipam).to.equal(false);
       expect(await may(policy, "ec2:AssignPrivateIpAddresses", ENI), ipam).to.equal(false);
     }
@@ -85,7 +85,7 @@ describe("instance role policies", () => {
 
   it("never lets a worker touch ENIs", async () => {
     for (const ipam of modes) {
-      const policy = nodePolicy(specFor(ipam), AT, IDS);
+      const policy = nodePolicy(specFor(ipam), AT);
       for (const action of [
         "ec2:CreateNetworkInterface",
         "ec2:AssignPrivateIpAddresses",
@@ -98,7 +98,7 @@ describe("instance role policies", () => {
   });
 
   it("deletes only interfaces tagged with this cluster, and tags only while creating one", async () => {
-    const eni = controlPlanePolicy(specFor("eni"), AT, IDS);
+    const eni = controlPlanePolicy(specFor("eni"), AT);
     expect(
       await may(eni, "ec2:DeleteNetworkInterface", ENI, { "aws:ResourceTag/KubernetesCluster": "dev.k8s.local" }),
     ).to.equal(true);
@@ -111,8 +111,8 @@ describe("instance role policies", () => {
 
   it("lets neither role pass roles or read another cluster's bootstrap secrets", async () => {
     for (const ipam of modes) {
-      const cp = controlPlanePolicy(specFor(ipam), AT, IDS);
-      const node = nodePolicy(specFor(ipam), AT, IDS);
+      const cp = controlPlanePolicy(specFor(ipam), AT);
+      const node = nodePolicy(specFor(ipam), AT);
       for (const policy of [cp, node]) {
         expect(await may(policy, "iam:PassRole", "arn:aws:iam::000000000000:role/any")).to.equal(false);
         expect(await may(policy, "ssm:GetParameter", parameter("other.k8s.local", "node"))).to.equal(false);
@@ -125,10 +125,10 @@ describe("instance role policies", () => {
   });
 
   it("is deterministic: statements sorted by Sid, actions sorted", () => {
-    const doc = controlPlanePolicy(specFor("eni"), AT, IDS);
+    const doc = controlPlanePolicy(specFor("eni"), AT);
     expect(doc.Statement.map((s) => s.Sid)).to.deep.equal([...doc.Statement.map((s) => s.Sid)].sort());
     for (const s of doc.Statement) expect(s.Action).to.deep.equal([...s.Action].sort());
-    expect(JSON.stringify(controlPlanePolicy(specFor("eni"), AT, IDS))).to.equal(JSON.stringify(doc));
+    expect(JSON.stringify(controlPlanePolicy(specFor("eni"), AT))).to.equal(JSON.stringify(doc));
   });
 });
 
