@@ -6,12 +6,12 @@ import { expect } from "chai";
 import { spawn, spawnSync } from "child_process";
 import { chmodSync, mkdtempSync, writeFileSync } from "fs";
 import { createServer as createHttpServer, Server } from "http";
-import { AddressInfo, createServer } from "net";
+import { AddressInfo } from "net";
 import { tmpdir } from "os";
 import { join } from "path";
 import { renderControlPlaneTools } from "../../components/nodes/controlPlaneTools";
 import { requireDebianTool } from "../debianTools";
-import { EtcdMember, etcdctl, stopAll } from "./realEtcd";
+import { EtcdMember, etcdctl, freePortOn, stopAll } from "./realEtcd";
 
 const ZONES = ["us-east-1a", "us-east-1b", "us-east-1c"];
 const memberName = (zone: string) => `etcd-${zone}.internal.dev.k8s.local`;
@@ -22,31 +22,6 @@ const ETCD_MEMBERS = ZONES.map((z) => `${z}=${memberName(z)}`).join(" ");
 function namespacesAllowed(): boolean {
   const r = spawnSync("unshare", ["--user", "--map-root-user", "--mount", "true"], { encoding: "utf8" });
   return r.status === 0;
-}
-
-/** A port free on each of the addresses. */
-async function freePortOn(addresses: string[]): Promise<number> {
-  for (;;) {
-    const port = await new Promise<number>((resolve, reject) => {
-      const s = createServer();
-      s.once("error", reject);
-      s.listen(0, addresses[0], () => {
-        const p = (s.address() as AddressInfo).port;
-        s.close(() => resolve(p));
-      });
-    });
-    const free = await Promise.all(
-      addresses.map(
-        (a) =>
-          new Promise<boolean>((resolve) => {
-            const s = createServer();
-            s.once("error", () => resolve(false));
-            s.listen(port, a, () => s.close(() => resolve(true)));
-          }),
-      ),
-    );
-    if (free.every(Boolean)) return port;
-  }
 }
 
 function startImds(metadata: Record<string, string>): Promise<Server> {

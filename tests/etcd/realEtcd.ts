@@ -4,7 +4,7 @@
  */
 import { ChildProcess, spawn, spawnSync } from "child_process";
 import { mkdtempSync } from "fs";
-import { createServer, Server } from "net";
+import { AddressInfo, createServer, Server } from "net";
 import { tmpdir } from "os";
 import { join } from "path";
 
@@ -119,4 +119,29 @@ export async function startCluster(count: number): Promise<{ dir: string; member
 
 export async function stopAll(members: EtcdMember[]): Promise<void> {
   await Promise.all(members.map(stopMember));
+}
+
+/** A port free on each of the addresses. */
+export async function freePortOn(addresses: string[]): Promise<number> {
+  for (;;) {
+    const port = await new Promise<number>((resolve, reject) => {
+      const s = createServer();
+      s.once("error", reject);
+      s.listen(0, addresses[0], () => {
+        const p = (s.address() as AddressInfo).port;
+        s.close(() => resolve(p));
+      });
+    });
+    const free = await Promise.all(
+      addresses.map(
+        (a) =>
+          new Promise<boolean>((resolve) => {
+            const s = createServer();
+            s.once("error", () => resolve(false));
+            s.listen(port, a, () => s.close(() => resolve(true)));
+          }),
+      ),
+    );
+    if (free.every(Boolean)) return port;
+  }
 }
