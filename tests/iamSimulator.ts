@@ -8,7 +8,8 @@ export async function may(
   policy: PolicyDocument,
   action: string,
   resource: string,
-  context: Record<string, string> = {},
+  /** Request context keys; a multi-valued key (one value per change of a Route53 batch) as an array. */
+  context: Record<string, string | string[]> = {},
 ): Promise<boolean> {
   const result = await runSimulation(
     {

@@ -72,4 +72,35 @@ describe("control-plane state IAM, simulated", () => {
     expect(await may(cp, "autoscaling:RecordLifecycleActionHeartbeat", GROUP, ours)).to.equal(true);
     expect(await may(cp, "autoscaling:RecordLifecycleActionHeartbeat", GROUP, theirs)).to.equal(false);
   });
+
+  it("claims only its members' names in the cluster's zone: UPSERTs of A records, nothing else", async () => {
+    const zone = `arn:aws:route53:::hostedzone/${IDS.privateZoneId}`;
+    const batch = (names: string[], types = names.map(() => "A"), actions = names.map(() => "UPSERT")) => ({
+      "route53:ChangeResourceRecordSetsNormalizedRecordNames": names,
+      "route53:ChangeResourceRecordSetsRecordTypes": types,
+      "route53:ChangeResourceRecordSetsActions": actions,
+    });
+    const member = "etcd-us-east-1a.internal.dev.k8s.local";
+    const change = "route53:ChangeResourceRecordSets";
+    expect(await may(cp, change, zone, batch([member]))).to.equal(true);
+    expect(await may(cp, change, "arn:aws:route53:::hostedzone/ZOTHERZONE", batch([member])), "another zone").to.equal(
+      false,
+    );
+    expect(await may(cp, change, zone, batch(["api.internal.dev.k8s.local"])), "the API's name").to.equal(false);
+    expect(await may(cp, change, zone, batch([member, "api.internal.dev.k8s.local"])), "one foreign change").to.equal(
+      false,
+    );
+    expect(await may(cp, change, zone, batch([member], ["CNAME"])), "another type").to.equal(false);
+    expect(await may(cp, change, zone, batch([member], ["A"], ["DELETE"])), "a delete").to.equal(false);
+    expect(await may(cp, change, zone, batch([member], ["A"], ["CREATE"])), "a create").to.equal(false);
+    expect(await may(cp, change, zone), "a request without its names").to.equal(false);
+    expect(await may(node, change, zone, batch([member])), "workers").to.equal(false);
+    expect(await may(cp, "route53:GetChange", "arn:aws:route53:::change/C0123456789")).to.equal(true);
+    expect(await may(node, "route53:GetChange", "arn:aws:route53:::change/C0123456789")).to.equal(false);
+  });
+
+  it("finds the instances behind members' old addresses; workers do not", async () => {
+    expect(await may(cp, "ec2:DescribeInstances", "*")).to.equal(true);
+    expect(await may(node, "ec2:DescribeInstances", "*")).to.equal(false);
+  });
 });
