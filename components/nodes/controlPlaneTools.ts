@@ -41,7 +41,7 @@ export function renderControlPlaneTools(): string {
     "export ETCDCTL_CERT=${ETCDCTL_CERT-/etc/kubernetes/pki/etcd/healthcheck-client.crt}",
     "export ETCDCTL_KEY=${ETCDCTL_KEY-/etc/kubernetes/pki/etcd/healthcheck-client.key}",
     // The certificate this member shows its peers, which must carry its name before peers dial the name.
-    ": \"${ETCD_PEER_CERT=/etc/kubernetes/pki/etcd/peer.crt}\"",
+    ': "${ETCD_PEER_CERT=/etc/kubernetes/pki/etcd/peer.crt}"',
     // The TTL of a member's record, as the program declares it (ApiDns): a node's UPSERT changes only the address.
     `ETCD_MEMBER_TTL=${ETCD_MEMBER_RECORD_TTL}`,
     "",
