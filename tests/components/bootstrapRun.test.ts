@@ -512,7 +512,7 @@ describe("control-plane bootstrap and the cluster's state, run as systemd runs i
       expect(service.status, service.stderr).to.equal(0);
       const upsert = indexOf(node, "aws route53 change-resource-record-sets");
       const batch = JSON.parse(/--change-batch (\{.*\}) --query/.exec(lines(node)[upsert])![1]);
-      expect(lines(node)[upsert]).to.contain("--hosted-zone-id ZTEST ");
+      expect(lines(node)[upsert]).to.contain("--region us-east-1 --hosted-zone-id ZTEST ");
       expect(batch.Changes).to.deep.equal([
         {
           Action: "UPSERT",
@@ -525,7 +525,7 @@ describe("control-plane bootstrap and the cluster's state, run as systemd runs i
         },
       ]);
       // PENDING twice, then INSYNC: kubeadm starts etcd only after the third answer.
-      const asks = lines(node).flatMap((l, i) => (l.startsWith("aws route53 get-change --id /change/") ? [i] : []));
+      const asks = lines(node).flatMap((l, i) => (l.startsWith("aws route53 get-change --region us-east-1 --id /change/") ? [i] : []));
       expect(asks, at).to.have.length(3);
       expect(upsert).to.be.within(0, asks[0]);
       expect(asks[2]).to.be.below(indexOf(node, `kubeadm ${kubeadm}`));

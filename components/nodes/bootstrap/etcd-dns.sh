@@ -45,9 +45,9 @@ etcd_dns_claim() {
   local name ip change tries=0
   name=$(etcd_member_name "$(imds placement/availability-zone)")
   ip=$(imds local-ipv4)
-  change=$(retry aws route53 change-resource-record-sets --hosted-zone-id "$PRIVATE_ZONE_ID" \
+  change=$(retry aws route53 change-resource-record-sets --region "$REGION" --hosted-zone-id "$PRIVATE_ZONE_ID" \
     --change-batch "$(etcd_dns_upsert "$name" "$ip")" --query ChangeInfo.Id --output text)
-  until [ "$(retry aws route53 get-change --id "$change" --query ChangeInfo.Status --output text)" = INSYNC ]; do
+  until [ "$(retry aws route53 get-change --region "$REGION" --id "$change" --query ChangeInfo.Status --output text)" = INSYNC ]; do
     tries=$((tries + 1))
     if [ "$tries" -ge "${ETCD_DNS_TRIES:-60}" ]; then
       log "Route53 did not apply $change ($name at $ip)"

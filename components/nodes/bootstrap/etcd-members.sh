@@ -107,8 +107,8 @@ etcd_peer_departed() {
   local host=${1#*://} state zone
   host=${host%:*}
   if [[ ! $host =~ ^[0-9.]+$ ]]; then
-    ! etcd_member_names | grep -qxF "$host"
-    return
+    if etcd_member_names | grep -qxF "$host"; then return 1; fi
+    return 0
   fi
   while read -r state zone; do
     case "$state" in
