@@ -525,7 +525,9 @@ describe("control-plane bootstrap and the cluster's state, run as systemd runs i
         },
       ]);
       // PENDING twice, then INSYNC: kubeadm starts etcd only after the third answer.
-      const asks = lines(node).flatMap((l, i) => (l.startsWith("aws route53 get-change --region us-east-1 --id /change/") ? [i] : []));
+      const asks = lines(node).flatMap((l, i) =>
+        l.startsWith("aws route53 get-change --region us-east-1 --id /change/") ? [i] : [],
+      );
       expect(asks, at).to.have.length(3);
       expect(upsert).to.be.within(0, asks[0]);
       expect(asks[2]).to.be.below(indexOf(node, `kubeadm ${kubeadm}`));
