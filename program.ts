@@ -24,8 +24,14 @@ export async function program(): Promise<Record<string, unknown>> {
   const spec = loadSpec();
   const network = new ClusterNetwork("network", { spec });
   const coordinates = lookupCoordinates(spec.region);
-  const controlPlaneRole = new MasterIamRole("control-plane", { spec, coordinates });
-  const nodeRole = new NodeIamRole("nodes", { spec, coordinates });
+  const apiDns = new ApiDns("api-dns", {
+    spec,
+    vpcId: network.vpcId,
+    loadBalancer: { dnsName: network.apiInternalEndpoint, zoneId: network.apiInternalZoneId },
+  });
+  const privateZoneId = apiDns.zoneId;
+  const controlPlaneRole = new MasterIamRole("control-plane", { spec, coordinates, privateZoneId });
+  const nodeRole = new NodeIamRole("nodes", { spec, coordinates, privateZoneId });
   const secrets = new ClusterSecrets("secrets", { spec, apiEndpoint: network.apiEndpoint });
   const controlPlaneState = new ControlPlaneState("control-plane-state", {
     spec,
@@ -46,11 +52,6 @@ export async function program(): Promise<Record<string, unknown>> {
     },
     { dependsOn: [controlPlaneState, controlPlaneRole] },
   );
-  const apiDns = new ApiDns("api-dns", {
-    spec,
-    vpcId: network.vpcId,
-    loadBalancer: { dnsName: network.apiInternalEndpoint, zoneId: network.apiInternalZoneId },
-  });
 
   // Control-plane groups one after another: each waits for the previous group's refresh and a healthy API.
   let previousMember: pulumi.Resource | undefined;
@@ -65,7 +66,11 @@ export async function program(): Promise<Record<string, unknown>> {
       api: { internal: apiDns.internalName, public: network.apiEndpoint },
       apiTargetGroupArns: controlPlane ? network.apiTargetGroupArns : [],
       state: controlPlane
-        ? { initRecord: controlPlaneState.initRecord, backupBucket: controlPlaneState.backupBucket }
+        ? {
+            initRecord: controlPlaneState.initRecord,
+            backupBucket: controlPlaneState.backupBucket,
+            privateZoneId: apiDns.zoneId,
+          }
         : undefined,
       // Nodes fetch their secrets (and control-plane nodes their tools) at boot and resolve the API's name;
       // a control-plane group waits for the previous group's refresh (one member at a time).

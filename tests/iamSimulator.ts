@@ -8,6 +8,7 @@ export async function may(
   policy: PolicyDocument,
   action: string,
   resource: string,
+  /** Request context keys; a multi-valued key (one value per change of a Route53 batch) as an array. */
   context: Record<string, string | string[]> = {},
 ): Promise<boolean> {
   const result = await runSimulation(

@@ -6,6 +6,8 @@
  * it and sources the bundle (bootstrap/control-plane-tools.sh), so the bootstrap's later steps call its
  * functions; a new bundle rolls the control plane either way.
  */
+import type { ClusterSpec } from "../../spec/types";
+import { instanceGroups } from "./instanceGroups";
 
 /** Bootstrap modules of the tools bundle, files under bootstrap/, in the order the bundle holds them. */
 export const TOOLS_MODULES = [
@@ -13,6 +15,7 @@ export const TOOLS_MODULES = [
   "cluster-state",
   "etcd-members",
   "etcd-health",
+  "etcd-dns",
   "etcd-lifecycle",
   "etcd-volume",
   "etcd-backup",
@@ -47,3 +50,21 @@ export const ETCD_STATES = ["member", "removed", "joining"] as const;
 
 /** Where etcd keeps its data: a directory on the member's volume, which is mounted at /var/lib/etcd. */
 export const ETCD_DATA_DIR = "/var/lib/etcd/data";
+
+/**
+ * The stable DNS name of the etcd member of a zone (kOps's `etcd-<name>.internal.<cluster>`), in the
+ * cluster's private hosted zone: members address each other by it (peer URLs), and the node that holds the
+ * member points it at its own address before etcd starts, so a member that comes back on a new instance is
+ * found again, even when every member comes back at once.
+ */
+export const etcdMemberName = (clusterName: string, zone: string) => `etcd-${zone}.internal.${clusterName}`;
+
+/** The control plane's etcd members: one per control-plane zone, named by etcdMemberName. */
+export function etcdMembers(spec: ClusterSpec): { zone: string; name: string }[] {
+  return instanceGroups(spec)
+    .filter((g) => g.role === "control-plane")
+    .map((g) => ({ zone: g.zones[0], name: etcdMemberName(spec.clusterName, g.zones[0]) }));
+}
+
+/** The TTL (seconds) of a member's record: short, so peers find a replacement soon after it claims the name. */
+export const ETCD_MEMBER_RECORD_TTL = 30;

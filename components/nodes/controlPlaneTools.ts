@@ -7,7 +7,7 @@ import { ETCD_CLIENT } from "../wellKnownPorts";
 import { createHash } from "crypto";
 import { readFileSync } from "fs";
 import { join } from "path";
-import { TOOLS_MODULES, TOOLS_PARAMETER, TOOLS_UNITS } from "./controlPlaneState";
+import { ETCD_MEMBER_RECORD_TTL, TOOLS_MODULES, TOOLS_PARAMETER, TOOLS_UNITS } from "./controlPlaneState";
 import { withoutComments } from "./userData";
 import { encodeUserData } from "./userDataEncoding";
 
@@ -40,6 +40,10 @@ export function renderControlPlaneTools(): string {
     "export ETCDCTL_CACERT=${ETCDCTL_CACERT-/etc/kubernetes/pki/etcd/ca.crt}",
     "export ETCDCTL_CERT=${ETCDCTL_CERT-/etc/kubernetes/pki/etcd/healthcheck-client.crt}",
     "export ETCDCTL_KEY=${ETCDCTL_KEY-/etc/kubernetes/pki/etcd/healthcheck-client.key}",
+    // The certificate this member shows its peers, which must carry its name before peers dial the name.
+    ': "${ETCD_PEER_CERT=/etc/kubernetes/pki/etcd/peer.crt}"',
+    // The TTL of a member's record, as the program declares it (ApiDns): a node's UPSERT changes only the address.
+    `ETCD_MEMBER_TTL=${ETCD_MEMBER_RECORD_TTL}`,
     "",
     ...modules,
     "# bootstrap/units",

@@ -48,6 +48,9 @@ function nodeRegistration(config: BootstrapConfig): NodeRegistration {
   return registration;
 }
 
+/** The etcd members' names, from `ZONE=NAME` pairs. */
+const memberNames = (config: BootstrapConfig) => config.etcdMembers.map((m) => m.slice(m.indexOf("=") + 1));
+
 const kubeadmApi = (config: BootstrapConfig) => `kubeadm.k8s.io/${kubeadmApiVersion(config.kubernetesVersion)}`;
 const endpoint = (config: BootstrapConfig) => `${config.apiEndpoint}:${config.apiPort}`;
 
@@ -77,8 +80,17 @@ export function clusterConfiguration(config: BootstrapConfig): Record<string, un
     kubernetesVersion: `v${config.kubernetesVersion}`,
     controlPlaneEndpoint: endpoint(config),
     apiServer: { certSANs: config.apiCertSans },
-    // On the member's own volume (mounted at /var/lib/etcd), which holds a file system's lost+found too.
-    etcd: { local: { dataDir: ETCD_DATA_DIR } },
+    etcd: {
+      local: {
+        // On the member's own volume (mounted at /var/lib/etcd), which holds a file system's lost+found too.
+        dataDir: ETCD_DATA_DIR,
+        // Members reach each other at their stable names (peer URLs https://<name>:2380): a member's peer
+        // certificate must carry its name, and a peer verifies it when it dials. Every member's name, as
+        // this configuration is the whole cluster's (kubeadm join reads it from the cluster).
+        peerCertSANs: memberNames(config),
+        serverCertSANs: memberNames(config),
+      },
+    },
     networking: {
       serviceSubnet: config.serviceCIDR,
       ...(config.podCIDR ? { podSubnet: config.podCIDR } : {}),

@@ -26,7 +26,11 @@ export interface NodeLaunchTemplateArgs {
   /** The internal and user-facing API endpoints. */
   api: { internal: pulumi.Input<string>; public: pulumi.Input<string> };
   /** The names of the control plane's state (ControlPlaneState), for control-plane groups. */
-  state?: { initRecord: pulumi.Input<string>; backupBucket: pulumi.Input<string> };
+  state?: {
+    initRecord: pulumi.Input<string>;
+    backupBucket: pulumi.Input<string>;
+    privateZoneId: pulumi.Input<string>;
+  };
   /** The API load balancers' target groups, for control-plane groups. */
   apiTargetGroupArns: pulumi.Input<string>[];
   /**

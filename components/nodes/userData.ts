@@ -37,6 +37,8 @@ const SHELL_VARIABLES: { [K in keyof BootstrapConfig]-?: string } = {
   initRecord: "INIT_RECORD",
   backupBucket: "BACKUP_BUCKET",
   backupIntervalMinutes: "BACKUP_INTERVAL_MINUTES",
+  privateZoneId: "PRIVATE_ZONE_ID",
+  etcdMembers: "ETCD_MEMBERS",
   controlPlaneToolsSha256: "CONTROL_PLANE_TOOLS_SHA256",
   controlPlaneToolsParts: "CONTROL_PLANE_TOOLS_PARTS",
 };

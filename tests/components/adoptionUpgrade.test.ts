@@ -64,7 +64,7 @@ describe("upgrading a stack created before the init record: the replacement cont
         spec,
         instanceGroups(spec).find((g) => g.name === group)!,
         { internal: "api.example.test", public: "api.example.com" },
-        { initRecord: RECORD, backupBucket: "etcd-backups-test" },
+        { initRecord: RECORD, backupBucket: "etcd-backups-test", privateZoneId: "ZTEST" },
       ),
     );
     const node = newNode({

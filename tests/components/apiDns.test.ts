@@ -66,4 +66,26 @@ describe("ApiDns: api.internal.<clusterName>", () => {
     expect(diff.rollingGroups.filter((g) => !g.startsWith("control-plane-"))).to.deep.equal([]);
     expect(userData(internal, "nodes-template")).to.equal(userData(dev, "nodes-template"));
   });
+
+  it("one record per etcd member in the zone, its address the node's: the plan shows it, destroy removes it", async () => {
+    const ha = await planWith({ "controlPlane.count": "3" });
+    const zones = ["us-east-1a", "us-east-1b", "us-east-1c"];
+    for (const z of zones) {
+      const record = inputs(named(ha, "aws:route53/record:Record", `api-dns-etcd-${z}`));
+      expect(record).to.deep.include({
+        name: `etcd-${z}.internal.dev.k8s.local`,
+        type: "A",
+        ttl: 30,
+        records: ["203.0.113.123"],
+        allowOverwrite: true,
+      });
+      expect(record.zoneId).to.match(/^ZMOCK/);
+    }
+    expect(ofType(ha, "aws:route53/record:Record").filter((r) => r.name.startsWith("api-dns-etcd-"))).to.have.length(3);
+    // A record a node wrote after its resource went does not keep the zone from going.
+    expect(inputs(named(ha, "aws:route53/zone:Zone", "api-dns-zone")).forceDestroy).to.equal(true);
+    const cp = userData(ha, "control-plane-us-east-1b-template");
+    expect(cp).to.contain(`ETCD_MEMBERS='${zones.map((z) => `${z}=etcd-${z}.internal.dev.k8s.local`).join(" ")}'`);
+    expect(cp).to.match(/PRIVATE_ZONE_ID='ZMOCK/);
+  });
 });

@@ -8,6 +8,7 @@ import { parseAllDocuments } from "yaml";
 import { bootstrapConfig } from "../../components/nodes/bootstrapConfig";
 import { TOOLS_PATH } from "../../components/nodes/controlPlaneState";
 import { instanceGroups } from "../../components/nodes/instanceGroups";
+import { ETCD_MEMBER_RECORD_TTL } from "../../components/nodes/controlPlaneState";
 import { BOOTSTRAP_SCRIPT, JOINED_MARKER } from "../../components/nodes/systemdUnits";
 import { renderUserData } from "../../components/nodes/userData";
 import { examples, GOLDEN_DIR } from "../../plan/examples";
@@ -31,7 +32,7 @@ const userDataFor = (spec: ClusterSpec, group: string) =>
       spec,
       instanceGroups(spec).find((g) => g.name === group)!,
       { internal: "api.example.test", public: "api.example.com" },
-      { initRecord: INIT_RECORD, backupBucket: "etcd-backups-test" },
+      { initRecord: INIT_RECORD, backupBucket: "etcd-backups-test", privateZoneId: "ZTEST" },
     ),
   );
 
@@ -393,6 +394,8 @@ describe("control-plane bootstrap and the cluster's state, run as systemd runs i
   /** No API answers, and the node waits for it once: a node that would join fails its run instead. */
   const NO_API = { STANDIN_API_READY_AFTER: NEVER, API_WAIT_TRIES: "1" };
   const lines = (node: Node) => node.log().split("\n");
+  /** The init zone's member name, which its certificates carry and its peers dial. */
+  const MEMBER_NAME = "etcd-us-east-1a.internal.dev.k8s.local";
 
   standInMachine();
 
@@ -447,14 +450,14 @@ describe("control-plane bootstrap and the cluster's state, run as systemd runs i
     expect(log.findIndex((l) => l.startsWith("mkfs.ext4 "))).to.be.within(0, mount);
     expect(mount).to.be.below(log.findIndex((l) => l.startsWith("kubeadm init")));
     expect(kubeadmDocument(node, "ClusterConfiguration").etcd).to.deep.equal({
-      local: { dataDir: "/var/lib/etcd/data" },
+      local: { dataDir: "/var/lib/etcd/data", peerCertSANs: [MEMBER_NAME], serverCertSANs: [MEMBER_NAME] },
     });
     expect(node.file("etc/fstab")).to.equal(
       "LABEL=etcd /var/lib/etcd ext4 defaults,nofail,x-systemd.required-by=kubelet.service,x-systemd.before=kubelet.service 0 2\n",
     );
   });
 
-  it("a replaced member with an existing volume rejoins as that member, updating its peer URL", async () => {
+  it("a replaced member with an existing volume rejoins as that member, its peer URL on its name", async () => {
     const { node, service } = await boot(
       userDataFor(specWith({}), FIRST),
       { ...NO_API, STANDIN_MEMBER_PEER: "https://10.0.99.99:2380", STANDIN_VOLUME_FORMATTED: "1" },
@@ -467,7 +470,7 @@ describe("control-plane bootstrap and the cluster's state, run as systemd runs i
     expect(calls(node, "kubeadm")).to.deep.equal([
       `kubeadm init --config ${node.root}/etc/kubernetes/kubeadm.yaml --ignore-preflight-errors=DirAvailable--var-lib-etcd-data`,
     ]);
-    expect(node.log()).to.match(/member update 8e9e05c52164694d --peer-urls=https:\/\/10\.0\.12\.34:2380$/m);
+    expect(node.log()).to.contain(`member update 8e9e05c52164694d --peer-urls=https://${MEMBER_NAME}:2380\n`);
     expect(node.file("var/lib/etcd/data/member/snap/db")).to.equal("data");
     // Without the ignored check, kubeadm init refuses the member's data (among what the rejoin left).
     const config = join(node.root, "etc/kubernetes/kubeadm.yaml");
@@ -507,7 +510,7 @@ describe("control-plane bootstrap and the cluster's state, run as systemd runs i
     expect(
       log.slice(listed, restore).some((l) => /^ctr -n k8s.io images pull registry\.k8s\.io\/etcd:/.test(l)),
     ).to.equal(true);
-    expect(log[restore]).to.contain("--initial-advertise-peer-urls https://10.0.12.34:2380");
+    expect(log[restore]).to.contain(`--initial-advertise-peer-urls https://${MEMBER_NAME}:2380`);
     expect(node.log()).to.contain(
       "aws s3 cp --region us-east-1 --only-show-errors s3://etcd-backups-test/etcd/20260101T000000Z.db",
     );
@@ -711,5 +714,79 @@ describe("control-plane bootstrap and the cluster's state, run as systemd runs i
     expect(calls(node, "aws ec2 attach-volume")).to.have.length(1);
     expect(readFileSync(recordFile(node), "utf8")).to.match(/^i-0123456789abcdef0 /);
     expect(node.exists(JOINED_MARKER)).to.equal(true);
+  });
+
+  const indexOf = (node: Node, prefix: string) => lines(node).findIndex((l) => l.startsWith(prefix));
+  const JOINING = "control-plane-us-east-1b";
+
+  it("points its member's name at itself, and waits until Route53 has it, before kubeadm on every path", async () => {
+    const rejoin = { parameters: OTHERS_RECORD, files: { "var/lib/etcd/data/member/snap/db": "data" } };
+    const paths: [string, string, Record<string, string>, Pick<Options, "parameters" | "files">][] = [
+      ["init", "us-east-1a", { STANDIN_API_READY_AFTER: NEVER }, {}],
+      ["init", "us-east-1a", { ...NO_API, STANDIN_VOLUME_FORMATTED: "1" }, rejoin],
+      ["join", "us-east-1b", {}, {}],
+    ];
+    for (const [kubeadm, at, env, before] of paths) {
+      zone = at;
+      const spec = specWith({ controlPlane: { count: 3 } });
+      const { node, service } = await boot(
+        userDataFor(spec, `control-plane-${at}`),
+        { ...env, STANDIN_ROUTE53_PENDING: "2" },
+        1,
+        before,
+      );
+      expect(service.status, service.stderr).to.equal(0);
+      const upsert = indexOf(node, "aws route53 change-resource-record-sets");
+      const batch = JSON.parse(/--change-batch (\{.*\}) --query/.exec(lines(node)[upsert])![1]);
+      expect(lines(node)[upsert]).to.contain("--region us-east-1 --hosted-zone-id ZTEST ");
+      expect(batch.Changes).to.deep.equal([
+        {
+          Action: "UPSERT",
+          ResourceRecordSet: {
+            Name: `etcd-${at}.internal.dev.k8s.local`,
+            Type: "A",
+            TTL: ETCD_MEMBER_RECORD_TTL,
+            ResourceRecords: [{ Value: "10.0.12.34" }],
+          },
+        },
+      ]);
+      // PENDING twice, then INSYNC: kubeadm starts etcd only after the third answer.
+      const asks = lines(node).flatMap((l, i) =>
+        l.startsWith("aws route53 get-change --region us-east-1 --id /change/") ? [i] : [],
+      );
+      expect(asks, at).to.have.length(3);
+      expect(upsert).to.be.within(0, asks[0]);
+      expect(asks[2]).to.be.below(indexOf(node, `kubeadm ${kubeadm}`));
+    }
+  });
+
+  it("a joined member moves to its name only when its peer certificate carries it", async () => {
+    zone = "us-east-1b";
+    const spec = specWith({ controlPlane: { count: 3 } });
+    const name = "etcd-us-east-1b.internal.dev.k8s.local";
+    // The cluster's stored ClusterConfiguration (kubeadm join issues from it) predates the names.
+    const before = await boot(userDataFor(spec, JOINING), {}, 1, { parameters: OTHERS_RECORD });
+    expect(before.service.status, before.service.stderr).to.equal(0);
+    expect(before.node.log()).not.to.contain("member update");
+    expect(before.service.stderr).to.contain(`peer certificate does not name ${name}: it keeps its address`);
+    const names = spec.network.availabilityZones.slice(0, 3).map((z) => `etcd-${z}.internal.dev.k8s.local`);
+    const after = await boot(userDataFor(spec, JOINING), { STANDIN_CLUSTER_PEER_CERT_SANS: names.join(",") }, 1, {
+      parameters: OTHERS_RECORD,
+    });
+    expect(after.service.status, after.service.stderr).to.equal(0);
+    expect(after.node.log()).to.contain(`member update 8e9e05c52164694d --peer-urls=https://${name}:2380\n`);
+  });
+
+  it("a control-plane node that joined a cluster without the init record creates it, after the join", async () => {
+    zone = "us-east-1b";
+    const spec = specWith({ controlPlane: { count: 3 } });
+    const { node, service } = await boot(userDataFor(spec, JOINING));
+    expect(service.status, service.stderr).to.equal(0);
+    expect(indexOf(node, "aws ssm put-parameter")).to.be.above(indexOf(node, "kubeadm join"));
+    expect(readFileSync(recordFile(node), "utf8")).to.match(/^i-0123456789abcdef0 /);
+    // The record exists: the join leaves it alone.
+    const other = await boot(userDataFor(spec, JOINING), {}, 1, { parameters: OTHERS_RECORD });
+    expect(other.service.status, other.service.stderr).to.equal(0);
+    expect(other.node.log()).not.to.contain("put-parameter");
   });
 });

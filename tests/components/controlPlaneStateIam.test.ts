@@ -2,13 +2,15 @@
 // attach etcd volumes (the cluster's own only) and complete the termination hook of the cluster's groups.
 import { expect } from "chai";
 import { may } from "../iamSimulator";
-import { AwsCoordinates, rolePolicy } from "../../components/iam/policies";
+import { AwsCoordinates, ClusterResourceIds, rolePolicy } from "../../components/iam/policies";
 import { backupBucketName, LATEST_SNAPSHOT_KEY } from "../../components/controlPlane/backupBucket";
 import { ETCD_MEMBER_TAG, ETCD_STATE_TAG } from "../../components/nodes/controlPlaneState";
 import { validateConfig } from "../../spec/validation";
 import { baseConfig, REGION } from "../fixtures";
 
 const AT: AwsCoordinates = { partition: "aws", region: REGION, accountId: "000000000000" };
+/** The cluster\'s private hosted zone, as Route53 names one. */
+const IDS: ClusterResourceIds = { privateZoneId: "Z0123456789ABCDEFGHIJ" };
 const spec = validateConfig(baseConfig(), REGION).spec;
 
 const ours = { "aws:ResourceTag/KubernetesCluster": "dev.k8s.local" };
@@ -23,8 +25,8 @@ const record = (cluster: string) =>
   `arn:aws:ssm:us-east-1:000000000000:parameter/cilium-cluster/${cluster}/control-plane/initialized-0123456789ab`;
 
 describe("control-plane state IAM, simulated", () => {
-  const cp = rolePolicy("control-plane", spec, AT);
-  const node = rolePolicy("node", spec, AT);
+  const cp = rolePolicy("control-plane", spec, AT, IDS);
+  const node = rolePolicy("node", spec, AT, IDS);
 
   it("the control plane creates its own cluster's init record; workers cannot", async () => {
     expect(await may(cp, "ssm:PutParameter", record("dev.k8s.local"))).to.equal(true);
@@ -99,5 +101,36 @@ describe("control-plane state IAM, simulated", () => {
     expect(await may(node, "autoscaling:CompleteLifecycleAction", GROUP, ours)).to.equal(false);
     expect(await may(cp, "autoscaling:RecordLifecycleActionHeartbeat", GROUP, ours)).to.equal(true);
     expect(await may(cp, "autoscaling:RecordLifecycleActionHeartbeat", GROUP, theirs)).to.equal(false);
+  });
+
+  it("claims only its members' names in the cluster's zone: UPSERTs of A records, nothing else", async () => {
+    const zone = `arn:aws:route53:::hostedzone/${IDS.privateZoneId}`;
+    const batch = (names: string[], types = names.map(() => "A"), actions = names.map(() => "UPSERT")) => ({
+      "route53:ChangeResourceRecordSetsNormalizedRecordNames": names,
+      "route53:ChangeResourceRecordSetsRecordTypes": types,
+      "route53:ChangeResourceRecordSetsActions": actions,
+    });
+    const member = "etcd-us-east-1a.internal.dev.k8s.local";
+    const change = "route53:ChangeResourceRecordSets";
+    expect(await may(cp, change, zone, batch([member]))).to.equal(true);
+    expect(await may(cp, change, "arn:aws:route53:::hostedzone/ZOTHERZONE", batch([member])), "another zone").to.equal(
+      false,
+    );
+    expect(await may(cp, change, zone, batch(["api.internal.dev.k8s.local"])), "the API's name").to.equal(false);
+    expect(await may(cp, change, zone, batch([member, "api.internal.dev.k8s.local"])), "one foreign change").to.equal(
+      false,
+    );
+    expect(await may(cp, change, zone, batch([member], ["CNAME"])), "another type").to.equal(false);
+    expect(await may(cp, change, zone, batch([member], ["A"], ["DELETE"])), "a delete").to.equal(false);
+    expect(await may(cp, change, zone, batch([member], ["A"], ["CREATE"])), "a create").to.equal(false);
+    expect(await may(cp, change, zone), "a request without its names").to.equal(false);
+    expect(await may(node, change, zone, batch([member])), "workers").to.equal(false);
+    expect(await may(cp, "route53:GetChange", "arn:aws:route53:::change/C0123456789")).to.equal(true);
+    expect(await may(node, "route53:GetChange", "arn:aws:route53:::change/C0123456789")).to.equal(false);
+  });
+
+  it("finds the instances behind members' old addresses; workers do not", async () => {
+    expect(await may(cp, "ec2:DescribeInstances", "*")).to.equal(true);
+    expect(await may(node, "ec2:DescribeInstances", "*")).to.equal(false);
   });
 });

@@ -4,7 +4,7 @@ import { expect } from "chai";
 import { may } from "../iamSimulator";
 import { readdirSync, readFileSync } from "fs";
 import { join } from "path";
-import { AwsCoordinates, rolePolicy } from "../../components/iam/policies";
+import { AwsCoordinates, ClusterResourceIds, rolePolicy } from "../../components/iam/policies";
 import type { PolicyDocument } from "../../components/iam/policyDocument";
 import { policyDocument } from "../../components/iam/policyDocument";
 import { STATEMENT_SOURCES } from "../../components/iam/sources";
@@ -20,8 +20,10 @@ import { baseConfig, merge, REGION } from "../fixtures";
 import { inputs, named, NON_ENI, planWith } from "../planHelpers";
 
 const AT: AwsCoordinates = { partition: "aws", region: REGION, accountId: "000000000000" };
-const controlPlanePolicy = (spec: ClusterSpec, at: AwsCoordinates) => rolePolicy("control-plane", spec, at);
-const nodePolicy = (spec: ClusterSpec, at: AwsCoordinates) => rolePolicy("node", spec, at);
+/** The cluster\'s private hosted zone, as Route53 names one. */
+const IDS: ClusterResourceIds = { privateZoneId: "Z0123456789ABCDEFGHIJ" };
+const controlPlanePolicy = (spec: ClusterSpec, at: AwsCoordinates) => rolePolicy("control-plane", spec, at, IDS);
+const nodePolicy = (spec: ClusterSpec, at: AwsCoordinates) => rolePolicy("node", spec, at, IDS);
 
 /** A spec in an IPAM mode, on the default Cilium version or on `cilium` (with a Kubernetes it supports). */
 function specFor(
@@ -154,7 +156,7 @@ function bootstrapAwsCalls(tools = false): string[] {
 
 describe("statement sources, one per feature", () => {
   const only = (source: StatementSource, role: RoleKind, spec: ClusterSpec) =>
-    policyDocument(source.statements(role, spec, AT));
+    policyDocument(source.statements(role, spec, AT, IDS));
 
   it("lets each role's bootstrap make every AWS call its scripts make through its own statements", async () => {
     const calls = bootstrapAwsCalls();
@@ -182,7 +184,7 @@ describe("statement sources, one per feature", () => {
     const spec = specFor("");
     const actions = (role: RoleKind) =>
       [nodeBootstrap, controlPlaneState].flatMap((source) =>
-        policyDocument(source.statements(role, spec, AT)).Statement.flatMap((st) => st.Action),
+        policyDocument(source.statements(role, spec, AT, IDS)).Statement.flatMap((st) => st.Action),
       );
     // The CLI's s3 cp is GetObject or PutObject; s3api list-objects-v2 is ListBucket.
     const needed = calls.flatMap((c) =>
@@ -239,7 +241,7 @@ describe("statement sources, one per feature", () => {
         expect(await may(own, action, resource, context[action]), `${on.cilium} ${action}`).to.equal(true);
       }
     }
-    expect(ciliumEni.statements("node", specFor("eni"), AT)).to.deep.equal([]);
+    expect(ciliumEni.statements("node", specFor("eni"), AT, IDS)).to.deep.equal([]);
   });
 
   it("gives every statement of every source its own Sid, under its source's prefix", () => {
@@ -249,13 +251,13 @@ describe("statement sources, one per feature", () => {
     for (const ipam of ["", "crd", "eni"] as const) {
       for (const role of ["control-plane", "node"] as const) {
         for (const source of STATEMENT_SOURCES) {
-          for (const { Sid } of source.statements(role, specFor(ipam), AT)) {
+          for (const { Sid } of source.statements(role, specFor(ipam), AT, IDS)) {
             expect(Sid, source.sidPrefix).to.match(new RegExp(`^${source.sidPrefix}[A-Za-z0-9]+$`));
           }
         }
-        const sids = STATEMENT_SOURCES.flatMap((s) => s.statements(role, specFor(ipam), AT).map((st) => st.Sid));
+        const sids = STATEMENT_SOURCES.flatMap((s) => s.statements(role, specFor(ipam), AT, IDS).map((st) => st.Sid));
         expect(new Set(sids).size, `${role} ${ipam}: ${sids.join(", ")}`).to.equal(sids.length);
-        expect(rolePolicy(role, specFor(ipam), AT).Statement.map((s) => s.Sid)).to.have.members(sids);
+        expect(rolePolicy(role, specFor(ipam), AT, IDS).Statement.map((s) => s.Sid)).to.have.members(sids);
       }
     }
   });

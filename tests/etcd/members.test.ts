@@ -126,16 +126,6 @@ describe("etcd membership against a real etcd", function () {
     expect(Object.keys(memberIds(cluster.members[0].clientUrl))).to.have.length(3);
   });
 
-  it("removes the members whose instances no longer exist, one at a time", async () => {
-    const [m1, m2, m3] = cluster.members;
-    await stopMember(m3);
-    const r = members(endpoints(), "etcd_remove_departed", m1.peerUrl, m2.peerUrl);
-    expect(r.status, r.err).to.equal(0);
-    expect(Object.keys(memberIds(m1.clientUrl)).sort()).to.deep.equal([m1.peerUrl, m2.peerUrl].sort());
-    const again = members(endpoints(), "etcd_remove_departed", m1.peerUrl, m2.peerUrl);
-    expect(again.status, "nothing left to remove").to.equal(0);
-  });
-
   it("updates the peer URL of a member that comes back on a new address", async () => {
     const [m1, , m3] = cluster.members;
     const id = memberIds(m1.clientUrl)[m3.peerUrl];

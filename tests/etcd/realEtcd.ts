@@ -4,7 +4,7 @@
  */
 import { ChildProcess, spawn, spawnSync } from "child_process";
 import { mkdtempSync } from "fs";
-import { createServer, Server } from "net";
+import { AddressInfo, createServer, Server } from "net";
 import { tmpdir } from "os";
 import { dirname, join } from "path";
 
@@ -127,4 +127,29 @@ export async function stopAll(members: EtcdMember[]): Promise<void> {
  */
 export function debianEtcdToolsDir(): string {
   return dirname(spawnSync("bash", ["-c", "command -v etcdctl"], { encoding: "utf8" }).stdout.trim());
+}
+
+/** A port free on each of the addresses. */
+export async function freePortOn(addresses: string[]): Promise<number> {
+  for (;;) {
+    const port = await new Promise<number>((resolve, reject) => {
+      const s = createServer();
+      s.once("error", reject);
+      s.listen(0, addresses[0], () => {
+        const p = (s.address() as AddressInfo).port;
+        s.close(() => resolve(p));
+      });
+    });
+    const free = await Promise.all(
+      addresses.map(
+        (a) =>
+          new Promise<boolean>((resolve) => {
+            const s = createServer();
+            s.once("error", () => resolve(false));
+            s.listen(port, a, () => s.close(() => resolve(true)));
+          }),
+      ),
+    );
+    if (free.every(Boolean)) return port;
+  }
 }

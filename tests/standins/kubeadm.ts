@@ -8,9 +8,13 @@
  * KUBEADM_VERSION, STANDIN_CLUSTER_ETCD_DATA_DIR (the cluster's etcd data directory, for control-plane
  * joins), STANDIN_API_READY_AFTER (the API answers once /readyz has been asked that many times;
  * the curl stand-in counts), STANDIN_KUBEADM_FAILURES (the first N inits or joins stop half-way, as a
- * timed-out TLS bootstrap does, leaving their files behind).
+ * timed-out TLS bootstrap does, leaving their files behind), STANDIN_CLUSTER_PEER_CERT_SANS (the
+ * comma-separated etcd.local.peerCertSANs of the cluster's stored ClusterConfiguration, which a control-plane
+ * join uses; unset: a cluster whose configuration has none).
  */
-import { appendFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "fs";
+import { execFileSync } from "child_process";
+import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "fs";
+import { tmpdir } from "os";
 import { dirname, join } from "path";
 import { Command, etcdDataDir, parseConfig, preflight } from "./kubeadmContract";
 
@@ -97,6 +101,12 @@ function run(command: Command, configPath: string, ignored: (error: string) => b
   // kubelet.conf once the kubelet has its certificate (kubelet-start). A join adds the etcd member and its
   // manifest only after that (control-plane-join); etcd writes its data once the kubelet runs its pod.
   if (!existsSync(join(root, "/etc/kubernetes/pki/ca.crt"))) write("/etc/kubernetes/pki/ca.crt", "discovered CA\n");
+  if (controlPlane) {
+    // The certs phase: a join issues from the cluster's stored ClusterConfiguration, init from its own.
+    const local = (config.documents.ClusterConfiguration?.etcd as { local?: { peerCertSANs?: string[] } })?.local;
+    const stored = process.env.STANDIN_CLUSTER_PEER_CERT_SANS;
+    writeEtcdPeerCert(command === "init" ? (local?.peerCertSANs ?? []) : stored ? stored.split(",") : []);
+  }
   const manifests = ["kube-apiserver", "kube-controller-manager", "kube-scheduler"];
   if (command === "init") manifests.push("etcd");
   const etcdManifest = `apiVersion: v1\nkind: Pod\nspec:\n  containers:\n  - name: etcd\n    image: ${etcdImage(version)}\n`;
@@ -116,6 +126,51 @@ function run(command: Command, configPath: string, ignored: (error: string) => b
     if (!existsSync(join(root, dataDir, "member"))) write(`${dataDir}/member/snap/db`);
     write("/etc/kubernetes/admin.conf");
   }
+}
+
+/**
+ * The certs phase's etcd peer certificate (pkiutil.GetEtcdPeerAltNames): signed by the etcd CA on disk, for
+ * localhost, 127.0.0.1, ::1 and the ClusterConfiguration's etcd.local.peerCertSANs (the node's name and
+ * address too, which the bootstrap does not read). An existing certificate is used as it is.
+ */
+function writeEtcdPeerCert(peerCertSans: string[]): void {
+  const pki = join(root, "/etc/kubernetes/pki/etcd");
+  if (existsSync(join(pki, "peer.crt"))) return;
+  const dir = mkdtempSync(join(tmpdir(), "etcd-peer-"));
+  const sans = ["DNS:localhost", "IP:127.0.0.1", "IP:0:0:0:0:0:0:0:1", ...peerCertSans.map((n) => `DNS:${n}`)];
+  writeFileSync(join(dir, "ext"), `subjectAltName=${sans.join(",")}\n`);
+  const openssl = (...args: string[]) => execFileSync("openssl", args, { cwd: dir, stdio: "ignore" });
+  openssl(
+    "req",
+    "-new",
+    "-newkey",
+    "rsa:2048",
+    "-nodes",
+    "-subj",
+    "/CN=node",
+    "-keyout",
+    "peer.key",
+    "-out",
+    "peer.csr",
+  );
+  openssl(
+    "x509",
+    "-req",
+    "-in",
+    "peer.csr",
+    "-CA",
+    join(pki, "ca.crt"),
+    "-CAkey",
+    join(pki, "ca.key"),
+    "-CAcreateserial",
+    "-days",
+    "1",
+    "-extfile",
+    "ext",
+    "-out",
+    join(pki, "peer.crt"),
+  );
+  writeFileSync(join(pki, "peer.key"), readFileSync(join(dir, "peer.key")));
 }
 
 /** kubeadm reset --force: removes what init and join leave (phases/reset/cleanupnode.go), etcd's data too. */

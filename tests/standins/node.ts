@@ -133,6 +133,17 @@ case "$1 $2" in
   fi
   case "$tags" in Key=cilium-cluster/etcd-state,Value=*) echo "\${tags##*Value=}" >"$STANDIN_STATE/volume-state-tag";; *) exit 254;; esac;;
 "ec2 attach-volume") ;;
+"ec2 describe-instances") ;; # no instance of the cluster at the address asked for
+"route53 change-resource-record-sets")
+  # ChangeResourceRecordSets: the batch is applied to the zone and the change is PENDING until Route53's
+  # servers have it; --query ChangeInfo.Id --output text prints the change's id.
+  while [ $# -gt 0 ]; do case "$1" in --hosted-zone-id) zone=$2;; --change-batch) batch=$2;; esac; shift; done
+  [ -n "$zone" ] || { echo "aws: error: the following arguments are required: --hosted-zone-id" >&2; exit 252; }
+  mkdir -p "$STANDIN_STATE/route53-zones"; echo "$batch" >"$STANDIN_STATE/route53-zones/$zone"
+  echo /change/C0123456789STANDIN;;
+"route53 get-change")
+  # GetChange: PENDING for the first STANDIN_ROUTE53_PENDING asks (default 1), then INSYNC.
+  if [ "$(count route53-changes)" -lt "\${STANDIN_ROUTE53_PENDING:-1}" ]; then echo PENDING; else echo INSYNC; fi;;
 "s3api list-objects-v2")
   # --query 'Contents[].[LastModified, Key]' --output text: one row a snapshot under --prefix, "None" for none.
   while [ $# -gt 0 ]; do [ "$1" = --prefix ] && prefix=$2; shift; done
@@ -326,6 +337,7 @@ export function newNode(options: Options): Node {
     BOOTSTRAP_ROOT: root,
     BOOTSTRAP_RETRY_DELAY: "0",
     API_WAIT_INTERVAL: "0",
+    ETCD_DNS_INTERVAL: "0",
     API_WAIT_TRIES: "20",
     STUB_LOG: log,
     STUB_SECRETS: options.secrets,

@@ -3,20 +3,53 @@
  * control-plane role only.
  */
 import type { ClusterSpec } from "../../../spec/types";
-import { ETCD_MEMBER_TAG, ETCD_STATE_TAG, ETCD_STATES, INIT_RECORD_PARAMETER } from "../../nodes/controlPlaneState";
+import { ETCD_MEMBER_TAG, ETCD_STATE_TAG, ETCD_STATES, etcdMembers, INIT_RECORD_PARAMETER } from "../../nodes/controlPlaneState";
 import { backupBucketName, LATEST_SNAPSHOT_KEY, SNAPSHOT_PREFIX } from "../../controlPlane/backupBucket";
 import { parameterPrefix } from "../../secrets/paths";
 import type { Statement } from "../policyDocument";
-import type { AwsCoordinates, StatementSource } from "../statementSource";
+import type { AwsCoordinates, ClusterResourceIds, StatementSource } from "../statementSource";
 
 const clusterTag = (spec: ClusterSpec) => ({
   StringEquals: { "aws:ResourceTag/KubernetesCluster": spec.clusterName },
 });
 
-function controlPlaneStateStatements(spec: ClusterSpec, at: AwsCoordinates): Statement[] {
+/**
+ * Route53's condition keys of ChangeResourceRecordSets, one value per change of the batch: ForAllValues
+ * holds when every change is an UPSERT of an A record named for a member. ForAllValues also holds for a
+ * key with no values, so the names key must be present (Null false).
+ */
+function memberNameClaim(spec: ClusterSpec, at: AwsCoordinates, ids: ClusterResourceIds): Statement {
+  const names = "route53:ChangeResourceRecordSetsNormalizedRecordNames";
+  return {
+    // Before etcd starts, a control-plane node points its member's name at itself (etcd-dns.sh).
+    Sid: "ControlPlaneStateMemberNameClaim",
+    Effect: "Allow",
+    Action: ["route53:ChangeResourceRecordSets"],
+    Resource: `arn:${at.partition}:route53:::hostedzone/${ids.privateZoneId}`,
+    Condition: {
+      "ForAllValues:StringEquals": {
+        // Route53 normalises names to lowercase, without the trailing dot.
+        [names]: etcdMembers(spec).map((m) => m.name.toLowerCase()),
+        "route53:ChangeResourceRecordSetsRecordTypes": ["A"],
+        "route53:ChangeResourceRecordSetsActions": ["UPSERT"],
+      },
+      Null: { [names]: "false" },
+    },
+  };
+}
+
+function controlPlaneStateStatements(spec: ClusterSpec, at: AwsCoordinates, ids: ClusterResourceIds): Statement[] {
   const ssm = `arn:${at.partition}:ssm:${at.region}:${at.accountId}:parameter`;
   const bucket = `arn:${at.partition}:s3:::${backupBucketName(spec.clusterName, at.accountId, at.region)}`;
   return [
+    memberNameClaim(spec, at, ids),
+    {
+      // ... and waits until Route53 has the change everywhere (change ids are not known in advance).
+      Sid: "ControlPlaneStateMemberNameSync",
+      Effect: "Allow",
+      Action: ["route53:GetChange"],
+      Resource: `arn:${at.partition}:route53:::change/*`,
+    },
     {
       // The etcd-backup timer uploads snapshots (named by time, and again under the fixed key); a restoring
       // node lists and reads them. Nothing deletes them but the bucket's lifecycle rules.
@@ -44,6 +77,14 @@ function controlPlaneStateStatements(spec: ClusterSpec, at: AwsCoordinates): Sta
       Sid: "ControlPlaneStateVolumeDescribe",
       Effect: "Allow",
       Action: ["ec2:DescribeVolumes"],
+      Resource: "*",
+    },
+    {
+      // A node that joined finds whether the instance behind a member's old address still exists
+      // (etcd_remove_departed); describe calls take no resource scope.
+      Sid: "ControlPlaneStateMembersDescribe",
+      Effect: "Allow",
+      Action: ["ec2:DescribeInstances"],
       Resource: "*",
     },
     {
@@ -93,5 +134,5 @@ function controlPlaneStateStatements(spec: ClusterSpec, at: AwsCoordinates): Sta
 
 export const controlPlaneState: StatementSource = {
   sidPrefix: "ControlPlaneState",
-  statements: (role, spec, at) => (role === "control-plane" ? controlPlaneStateStatements(spec, at) : []),
+  statements: (role, spec, at, ids) => (role === "control-plane" ? controlPlaneStateStatements(spec, at, ids) : []),
 };

@@ -34,6 +34,19 @@ claim_init_record() {
   [ "$(init_record_owner)" = "$(imds instance-id)" ]
 }
 
+# init_record_ensure: a control-plane node that joined a cluster without the record (one created before the
+# record existed) creates it, so that no later node runs kubeadm init beside the running cluster. Of two
+# nodes racing, one creates it; the other finds it there.
+init_record_ensure() {
+  if [ "$(init_record_owner)" != none ]; then return 0; fi
+  if claim_init_record || [ "$(init_record_owner)" != none ]; then
+    log "the cluster had no init record: created $INIT_RECORD"
+    return 0
+  fi
+  log "cannot create the init record $INIT_RECORD"
+  return 1
+}
+
 # etcd_data_present: yes when the etcd data directory (on the member's volume) holds a member's data.
 etcd_data_present() {
   if [ -d "${BOOTSTRAP_ROOT:-}/var/lib/etcd/data/member" ]; then echo yes; else echo no; fi

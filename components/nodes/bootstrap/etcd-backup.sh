@@ -154,7 +154,7 @@ kubeadm_restore() {
   log "no member survives: restoring the cluster from $key"
   file=$(mktemp)
   retry aws s3 cp --region "$REGION" --only-show-errors "s3://$BACKUP_BUCKET/$key" "$file"
-  etcd_snapshot_restore "$file" "${BOOTSTRAP_ROOT:-}/var/lib/etcd/data" "https://$(imds local-ipv4):2380"
+  etcd_snapshot_restore "$file" "${BOOTSTRAP_ROOT:-}/var/lib/etcd/data" "$(etcd_own_peer_url)"
   kubeadm_rejoin
 }
 

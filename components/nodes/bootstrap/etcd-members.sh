@@ -92,11 +92,54 @@ etcd_local_member() {
   echo "$id"
 }
 
-# etcd_remove_departed PEER_URL...: removes, one at a time, every member whose peer URL is none of those
-# given (the cluster's control-plane instances that still exist), each only while quorum holds.
+# etcd_instance_states IP: "STATE ZONE" of each of this cluster's instances at the private address IP.
+etcd_instance_states() {
+  retry aws ec2 describe-instances --region "$REGION" --filters "Name=private-ip-address,Values=$1" \
+    "Name=tag:KubernetesCluster,Values=$CLUSTER_NAME" \
+    --query 'Reservations[].Instances[].[State.Name,Placement.AvailabilityZone]' --output text
+}
+
+# etcd_peer_departed PEER_URL ZONE: whether the member at PEER_URL is gone for good, seen from the member
+# of ZONE. A member at a name that is no current member's (its zone left the control plane before the
+# termination hook could remove it). A member at an address (from before stable names) whose instance no
+# longer exists, is going, or is in ZONE (the one this node replaces: one member a zone).
+etcd_peer_departed() {
+  local host=${1#*://} state zone
+  host=${host%:*}
+  if [[ ! $host =~ ^[0-9.]+$ ]]; then
+    if etcd_member_names | grep -qxF "$host"; then return 1; fi
+    return 0
+  fi
+  while read -r state zone; do
+    case "$state" in
+    pending | running | stopping | stopped) if [ "$zone" != "$2" ]; then return 1; fi ;;
+    esac
+  done < <(etcd_instance_states "$host")
+  return 0
+}
+
+# etcd_remove_departed: after this node's member joined and settled, removes every departed member other
+# than itself, one at a time, each only while quorum holds. A removal refused for quorum is tried again
+# (ETCD_DEPARTED_TRIES passes, ETCD_DEPARTED_INTERVAL seconds apart: peers still starting), then left to the
+# operator with an error in the log, and the bootstrap goes on: failing it would have the launch hook
+# abandon this instance, a healthy member, and leave the cluster with fewer still.
 etcd_remove_departed() {
-  local id peer client
-  while read -r id peer client; do
-    if ! printf '%s\n' "$@" | grep -qxF "$peer"; then etcd_member_remove "$id"; fi
-  done < <(etcd_members)
+  local zone self id peer refused tries=0
+  zone=$(imds placement/availability-zone)
+  self=$(etcd_local_member "$ETCD_LOCAL")
+  while :; do
+    refused=()
+    while read -r id peer _; do
+      if [ "$id" = "$self" ] || ! etcd_peer_departed "$peer" "$zone"; then continue; fi
+      log "etcd member $id at $peer has departed"
+      if ! etcd_member_remove "$id"; then refused+=("$id"); fi
+    done < <(etcd_members)
+    if [ "${#refused[@]}" -eq 0 ]; then return 0; fi
+    tries=$((tries + 1))
+    if [ "$tries" -ge "${ETCD_DEPARTED_TRIES:-6}" ]; then
+      log "ERROR: departed etcd members ${refused[*]} stay: removing them would lose quorum; remove them with etcdctl member remove once their peers are healthy (docs/operations.md)"
+      return 0
+    fi
+    sleep "${ETCD_DEPARTED_INTERVAL:-10}"
+  done
 }

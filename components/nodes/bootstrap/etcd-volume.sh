@@ -75,16 +75,39 @@ kubeadm_rejoin() {
     --ignore-preflight-errors=DirAvailable--var-lib-etcd-data
 }
 
-# etcd_member_settle: after kubeadm, this member's peer URL is this instance's address (a member that came
-# back on its volume still has its old one).
+# etcd_peer_cert_has NAME: whether this member's peer certificate carries NAME, which a peer that dials the
+# name verifies. kubeadm issues it from the cluster's ClusterConfiguration (every member's name); a cluster
+# whose stored configuration predates a name gives a certificate without it. No certificate file: a member
+# without peer TLS (tests).
+etcd_peer_cert_has() {
+  if [ -z "$ETCD_PEER_CERT" ]; then return 0; fi
+  openssl x509 -in "${BOOTSTRAP_ROOT:-}$ETCD_PEER_CERT" -noout -ext subjectAltName | grep -qE "DNS:$1(,|$)"
+}
+
+# etcd_member_settle: after kubeadm (which adds and starts a member at its IP), this member's peer URL
+# becomes its stable name. A member that still holds the name is this one's predecessor in the zone (its
+# instance gone, its data not on this volume): etcd gives a peer URL to one member only, so it goes first.
+# With a certificate that lacks the name the member keeps its address (peers could not verify the name).
 etcd_member_settle() {
-  local ip id member peer
-  ip=$(imds local-ipv4)
+  local url name id member peer
+  url=$(etcd_own_peer_url)
+  name=${url#*://}
+  name=${name%:*}
+  if ! etcd_peer_cert_has "$name"; then
+    log "this member's peer certificate does not name $name: it keeps its address"
+    return 0
+  fi
   id=$(etcd_local_member "$ETCD_LOCAL")
   while read -r member peer _; do
-    if [ "$member" = "$id" ] && [ "$peer" != "https://$ip:2380" ]; then
-      log "etcd member $id moved from $peer to https://$ip:2380"
-      etcd_member_update_peer "$id" "https://$ip:2380"
+    if [ "$member" != "$id" ] && [ "$peer" = "$url" ]; then
+      log "etcd member $member held $url before this one"
+      etcd_member_remove "$member"
+    fi
+  done < <(etcd_members)
+  while read -r member peer _; do
+    if [ "$member" = "$id" ] && [ "$peer" != "$url" ]; then
+      log "etcd member $id moves from $peer to $url"
+      etcd_member_update_peer "$id" "$url"
     fi
   done < <(etcd_members)
 }

@@ -1,0 +1,193 @@
+// etcd_remove_departed (bootstrap/etcd-members.sh), run by a control-plane node once it joined: against a
+// real five-member etcd on loopback addresses, a fake instance-metadata service and a stand-in AWS CLI that
+// answers DescribeInstances as EC2 does (the instances of the cluster at an address, with their state and
+// zone; nothing when none is there).
+import { expect } from "chai";
+import { spawn } from "child_process";
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "fs";
+import { createServer, Server } from "http";
+import { AddressInfo } from "net";
+import { tmpdir } from "os";
+import { join } from "path";
+import { renderControlPlaneTools } from "../../components/nodes/controlPlaneTools";
+import { requireDebianTool } from "../debianTools";
+import {
+  EtcdMember,
+  etcdctl,
+  freePortOn,
+  initialCluster,
+  startMember,
+  stopAll,
+  stopMember,
+  waitHealthy,
+} from "./realEtcd";
+
+const ZONES = ["us-east-1a", "us-east-1b", "us-east-1c"];
+const ETCD_MEMBERS = ZONES.map((z) => `${z}=etcd-${z}.internal.dev.k8s.local`).join(" ");
+
+/**
+ * EC2's DescribeInstances with --filters Name=private-ip-address,Values=IP Name=tag:KubernetesCluster,Values=C
+ * and the node's --query ([State.Name, Placement.AvailabilityZone], text): STUB_INSTANCES holds the cluster's
+ * instances as "IP STATE ZONE" lines.
+ */
+const AWS_STUB = `echo "aws $*" >> "$STUB_LOG"
+[ "$1 $2" = "ec2 describe-instances" ] || exit 1
+for a in "$@"; do case "$a" in
+Name=private-ip-address,Values=*) ip=\${a#*Values=};; Name=tag:KubernetesCluster,Values=*) cluster=\${a#*Values=};;
+esac; done
+[ "$cluster" = dev.k8s.local ] || exit 0
+printf '%s\\n' "$STUB_INSTANCES" | awk -v ip="$ip" '$1 == ip { print $2 "\\t" $3 }'`;
+
+function startImds(metadata: Record<string, string>): Promise<Server> {
+  const server = createServer((req, res) => {
+    const key = req.url?.replace("/latest/meta-data/", "") ?? "";
+    if (req.method === "PUT" && req.url === "/latest/api/token") res.end("token");
+    else if (!(key in metadata)) res.writeHead(404).end();
+    else res.end(metadata[key]);
+  });
+  return new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve(server)));
+}
+
+describe("departed etcd members leave when a control-plane node has joined, against a real etcd", function () {
+  this.timeout(120000);
+  let dir: string;
+  let imds: Server;
+  let members: EtcdMember[] = [];
+
+  before(async function () {
+    requireDebianTool(this, "etcd", "etcd-server");
+    requireDebianTool(this, "etcdctl", "etcd-client");
+    imds = await startImds({ "placement/availability-zone": "us-east-1a" });
+    dir = mkdtempSync(join(tmpdir(), "etcd-departed-"));
+    mkdirSync(join(dir, "bin"));
+    writeFileSync(join(dir, "bin/aws"), `#!/bin/bash\n${AWS_STUB}\n`);
+    chmodSync(join(dir, "bin/aws"), 0o755);
+    writeFileSync(join(dir, "control-plane-tools"), renderControlPlaneTools());
+  });
+  after(() => imds?.close());
+  afterEach(async () => stopAll(members));
+
+  /** COUNT members, member i at 127.0.0.(i+2), all on one peer and one client port. */
+  async function startAt(count: number): Promise<EtcdMember[]> {
+    const addresses = Array.from({ length: count }, (_, i) => `127.0.0.${i + 2}`);
+    const [peer, client] = [await freePortOn(addresses), await freePortOn(addresses)];
+    const data = mkdtempSync(join(dir, "cluster-"));
+    members = addresses.map((a, i) => ({
+      name: `m${i + 1}`,
+      peerUrl: `http://${a}:${peer}`,
+      clientUrl: `http://${a}:${client}`,
+      dataDir: join(data, `m${i + 1}`),
+    }));
+    for (const m of members) startMember(m, initialCluster(members), "new");
+    await waitHealthy(members);
+    return members;
+  }
+
+  /** The tools bundle's FUNCTION ARGS on m1's node (zone us-east-1a), EC2 holding INSTANCES. */
+  function onFirstNode(instances: string[], fn: string, ...args: string[]) {
+    const log = join(dir, `aws-${Date.now()}`);
+    writeFileSync(log, "");
+    const child = spawn("bash", [join(dir, "control-plane-tools"), fn, ...args], {
+      env: {
+        PATH: `${join(dir, "bin")}:${process.env.PATH}`,
+        IMDS_ENDPOINT: `http://127.0.0.1:${(imds.address() as AddressInfo).port}`,
+        STUB_LOG: log,
+        STUB_INSTANCES: instances.join("\n"),
+        REGION: "us-east-1",
+        CLUSTER_NAME: "dev.k8s.local",
+        ETCD_MEMBERS,
+        // m1 is this node's member (no member for the pure checks).
+        ETCD_LOCAL: members[0]?.clientUrl ?? "",
+        ETCD_ENDPOINTS: members[0]?.clientUrl ?? "",
+        ETCD_DEPARTED_TRIES: "2",
+        ETCD_DEPARTED_INTERVAL: "0",
+        ETCD_RETRIES: "3",
+        ETCDCTL_CACERT: "",
+        ETCDCTL_CERT: "",
+        ETCDCTL_KEY: "",
+      },
+    });
+    let stderr = "";
+    child.stderr.on("data", (d) => (stderr += d));
+    return new Promise<{ status: number | null; stderr: string; aws: string }>((resolve) =>
+      child.on("close", (status) => resolve({ status, stderr, aws: readFileSync(log, "utf8") })),
+    );
+  }
+
+  const peerUrls = () =>
+    etcdctl(members[0].clientUrl, "member", "list", "-w", "simple")
+      .out.trim()
+      .split("\n")
+      .map((l) => l.split(", ")[3])
+      .sort();
+
+  it("tells departed peers from live ones, by name or by the instance at an address", async () => {
+    const instances = [
+      "10.0.1.10 running us-east-1b",
+      "10.0.1.11 terminated us-east-1b",
+      "10.0.1.12 shutting-down us-east-1c",
+      "10.0.1.13 stopped us-east-1c",
+      "10.0.1.14 running us-east-1a",
+    ];
+    const table: [string, boolean][] = [
+      ["https://etcd-us-east-1b.internal.dev.k8s.local:2380", false],
+      ["https://etcd-us-east-1d.internal.dev.k8s.local:2380", true],
+      ["https://etcd-us-east-1b.internal.other.k8s.local:2380", true],
+      ["https://10.0.1.10:2380", false],
+      ["https://10.0.1.11:2380", true],
+      ["https://10.0.1.12:2380", true],
+      ["https://10.0.1.13:2380", false],
+      // This node's own zone: the member it replaces.
+      ["https://10.0.1.14:2380", true],
+      // No instance of the cluster there.
+      ["https://10.0.1.99:2380", true],
+    ];
+    for (const [peer, departed] of table) {
+      const r = await onFirstNode(instances, "etcd_peer_departed", peer, "us-east-1a");
+      expect(r.status, `${peer}: ${r.stderr}`).to.equal(departed ? 0 : 1);
+    }
+  });
+
+  it("removes a departed name and an address whose instance is gone, keeps live members and itself", async () => {
+    const [m1, m2, m3, m4, m5] = await startAt(5);
+    const host = (m: EtcdMember) => m.peerUrl.split(/[/:]/)[3];
+    // m4 is at the name of a zone the control plane no longer spans, its instance gone.
+    await stopMember(m4);
+    const m4Id = etcdctl(m1.clientUrl, "member", "list", "-w", "simple")
+      .out.split("\n")
+      .find((l) => l.includes(m4.peerUrl))!
+      .split(", ")[0];
+    const departedName = m4.peerUrl.replace(host(m4), "etcd-us-east-1d.internal.dev.k8s.local");
+    expect(etcdctl(m1.clientUrl, "member", "update", m4Id, `--peer-urls=${departedName}`).status).to.equal(0);
+    // m3's instance is gone: EC2 has nothing at its address.
+    await stopMember(m3);
+    const instances = [
+      `${host(m1)} running us-east-1a`,
+      `${host(m2)} running us-east-1b`,
+      `${host(m5)} running us-east-1c`,
+    ];
+    const r = await onFirstNode(instances, "etcd_remove_departed");
+    expect(r.status, r.stderr).to.equal(0);
+    expect(peerUrls()).to.deep.equal([m1.peerUrl, m2.peerUrl, m5.peerUrl].sort());
+    expect(r.aws).to.contain(
+      `aws ec2 describe-instances --region us-east-1 --filters Name=private-ip-address,Values=${host(m3)} Name=tag:KubernetesCluster,Values=dev.k8s.local`,
+    );
+    // The three left take writes.
+    expect(etcdctl(`${m1.clientUrl},${m2.clientUrl}`, "put", "after", "1").status).to.equal(0);
+  });
+
+  it("a removal that would lose quorum is refused, tried again, logged, and does not fail the node", async () => {
+    const [m1, m2, m3] = await startAt(3);
+    const host = (m: EtcdMember) => m.peerUrl.split(/[/:]/)[3];
+    // m2's instance is gone; m3 is live but down for now: removing m2 would leave one healthy member of two.
+    await Promise.all([stopMember(m2), stopMember(m3)]);
+    const r = await onFirstNode(
+      [`${host(m1)} running us-east-1a`, `${host(m3)} running us-east-1c`],
+      "etcd_remove_departed",
+    );
+    expect(r.status, r.stderr).to.equal(0);
+    expect(r.stderr.match(/refusing to remove/g)).to.have.length(2);
+    expect(r.stderr).to.match(/ERROR: departed etcd members \w+ stay/);
+    expect(peerUrls()).to.have.length(3);
+  });
+});
