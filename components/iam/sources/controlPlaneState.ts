@@ -3,7 +3,13 @@
  * control-plane role only.
  */
 import type { ClusterSpec } from "../../../spec/types";
-import { ETCD_MEMBER_TAG, ETCD_STATE_TAG, ETCD_STATES, etcdMembers, INIT_RECORD_PARAMETER } from "../../nodes/controlPlaneState";
+import {
+  ETCD_MEMBER_TAG,
+  ETCD_STATE_TAG,
+  ETCD_STATES,
+  etcdMembers,
+  INIT_RECORD_PARAMETER,
+} from "../../nodes/controlPlaneState";
 import { backupBucketName, LATEST_SNAPSHOT_KEY, SNAPSHOT_PREFIX } from "../../controlPlane/backupBucket";
 import { parameterPrefix } from "../../secrets/paths";
 import type { Statement } from "../policyDocument";
