@@ -20,6 +20,7 @@ import {
   stopAll,
   stopMember,
   waitHealthy,
+  debianEtcdToolsDir,
 } from "./realEtcd";
 
 const ZONES = ["us-east-1a", "us-east-1b", "us-east-1c"];
@@ -105,6 +106,7 @@ describe("departed etcd members leave when a control-plane node has joined, agai
         ETCDCTL_CACERT: "",
         ETCDCTL_CERT: "",
         ETCDCTL_KEY: "",
+        ETCD_TOOLS_DIR: debianEtcdToolsDir(),
       },
     });
     let stderr = "";

@@ -11,7 +11,7 @@ import { tmpdir } from "os";
 import { join } from "path";
 import { renderControlPlaneTools } from "../../components/nodes/controlPlaneTools";
 import { requireDebianTool } from "../debianTools";
-import { EtcdMember, etcdctl, freePortOn, stopAll } from "./realEtcd";
+import { debianEtcdToolsDir, EtcdMember, etcdctl, freePortOn, stopAll } from "./realEtcd";
 
 const ZONES = ["us-east-1a", "us-east-1b", "us-east-1c"];
 const memberName = (zone: string) => `etcd-${zone}.internal.dev.k8s.local`;
@@ -151,6 +151,7 @@ describe("etcd members by name, against a real etcd: every member moves at once"
         ETCDCTL_CACERT: "",
         ETCDCTL_CERT: "",
         ETCDCTL_KEY: "",
+        ETCD_TOOLS_DIR: debianEtcdToolsDir(),
       },
     });
     let stderr = "";
