@@ -46,13 +46,17 @@ case "$1 $2" in
 *) exit 1;;
 esac`;
 
-function run(script: string, args: string[], env: NodeJS.ProcessEnv): Promise<{ status: number | null; err: string }> {
-  return new Promise((resolve) => {
-    const child = spawn("bash", [script, ...args], { env });
+/** Runs the script; `stop` ends it (a test that fails while the script still waits must not leave it running). */
+function run(script: string, args: string[], env: NodeJS.ProcessEnv) {
+  let stop = () => {};
+  const done = new Promise<{ status: number | null; err: string }>((resolve) => {
+    const child = spawn("bash", [script, ...args], { env, detached: true });
+    stop = () => process.kill(-child.pid!, "SIGTERM");
     let err = "";
     child.stderr.on("data", (d) => (err += d));
     child.on("close", (status) => resolve({ status, err }));
   });
+  return { done, stop };
 }
 
 describe("etcd-lifecycle on a terminating control-plane node, against a real etcd", function () {
@@ -104,8 +108,12 @@ describe("etcd-lifecycle on a terminating control-plane node, against a real etc
       ETCDCTL_KEY: "",
       ...env,
     });
-    if (whileWaiting) await whileWaiting(log);
-    const r = await watch;
+    if (whileWaiting)
+      await whileWaiting(log).catch((e) => {
+        watch.stop();
+        throw e;
+      });
+    const r = await watch.done;
     expect(r.status, r.err).to.equal(0);
     return readFileSync(log, "utf8");
   }

@@ -48,7 +48,7 @@ etcd_ready_with_member() {
     [ "$id" = "$self" ] || continue
     found=yes
     if [ "$status" != started ] || [ "$name" = - ] || [ "$client" = - ]; then
-      log "etcd member $self has not started (${status:-no status}, name '${name}', client URLs '${client}')"
+      log "etcd member $self has not started ($status, name $name, client URLs $client)"
       return 1
     fi
     if [ "$learner" != false ]; then
@@ -77,13 +77,12 @@ etcd_ready_with_member() {
 # the launch hook's join deadline abandons an instance that never gets there. A check started before the
 # bound may take up to about 20 s more with members unreachable (etcdctl's timeouts).
 etcd_await_ready() {
-  local deadline=$((SECONDS + ${ETCD_READY_SECONDS:-300})) checks=1
+  local deadline=$((SECONDS + ${ETCD_READY_SECONDS:-300}))
   until etcd_ready_with_member; do
     if [ "$SECONDS" -ge "$deadline" ]; then
-      log "etcd not healthy with this node's member after $checks checks in ${ETCD_READY_SECONDS:-300} s"
+      log "etcd not healthy with this node's member after ${ETCD_READY_SECONDS:-300} s"
       return 1
     fi
-    checks=$((checks + 1))
     sleep "${ETCD_READY_INTERVAL:-5}"
   done
 }
@@ -98,15 +97,12 @@ etcd_member_may_go_down() {
     log "etcd does not answer at $ETCD_LOCAL: this member is down already"
     return 0
   fi
-  if ! rows=$(etcd_member_rows); then
-    log "etcd does not list its members"
-    return 1
-  fi
+  rows=$(etcd_member_rows) || return 1
   while read -r id _ _ peer client _; do
     if [ "$id" != "$self" ] && ! etcd_member_healthy "$client"; then down+=("$id ($peer)"); fi
   done <<<"$rows"
   if [ "${#down[@]}" -gt 0 ]; then
-    log "etcd members not healthy besides this one: ${down[*]}"
+    log "etcd members not healthy: ${down[*]}"
     return 1
   fi
 }

@@ -36,10 +36,10 @@ etcd_hold_while_peers_down() {
   local deadline=$((SECONDS + ${ETCD_PEERS_WAIT_SECONDS:-1800}))
   until etcd_member_may_go_down; do
     if [ "$SECONDS" -ge "$deadline" ]; then
-      log "etcd members still down after ${ETCD_PEERS_WAIT_SECONDS:-1800} s: letting the instance go anyway"
+      log "another etcd member still down: letting the instance go anyway"
       return 0
     fi
-    log "keeping the instance while another etcd member is down"
+    log "keeping the instance until the other etcd members are back"
     aws autoscaling record-lifecycle-action-heartbeat --region "$REGION" --lifecycle-hook-name "$1" \
       --auto-scaling-group-name "$2" --instance-id "$(imds instance-id)"
     sleep "${ETCD_LEAVE_RETRY_SECONDS:-30}"
