@@ -5,7 +5,7 @@
  * controlPlane`) before it goes on to the next group, which depends on this wait.
  * What `Successful` means: a refresh counts an instance only once it is InService, which it is only once its
  * launch hook is completed, and a control-plane node completes it only once etcd is healthy with its member
- * in it: started, voting, and every member of the cluster answering (bootstrap/etcd-health.sh). This machine
+ * in it: started, voting, healthy, with a quorum of members healthy (bootstrap/etcd-health.sh). This machine
  * cannot reach etcd; the new node judges it, and a refresh that succeeded had etcd healthy with the new member.
  * A group with no refresh yet (a new group) has nothing to wait for here.
  * A failed refresh, ten minutes in which nothing answers at the API, or a timeout stops `pulumi up` with an

@@ -6,9 +6,15 @@
  *   already (a stack created before the hooks) and `pulumi preview` shows them. PutLifecycleHook creates or
  *   updates the hook of that name (terraform-provider-aws `lifecycle_hook.go` uses it for both), so a hook
  *   that is there already is updated in place, never duplicated;
- * - in the group's `initialLifecycleHooks`, so a NEW group's first instances launch with them: the
- *   provider creates such a group at size 0, puts those hooks, then sets its size (`group.go`, two phases),
- *   whereas a LifecycleHook resource is created only after the group, when its first instances are launching.
+ * - in the group's `initialLifecycleHooks`, so a group created new (no earlier state of that resource)
+ *   launches its first instances with them: the provider creates such a group at size 0, puts those hooks,
+ *   then sets its size (`group.go`, two phases), whereas a LifecycleHook resource is created only after the
+ *   group, when its first instances are launching. Not a group REPLACED: Pulumi applies the group's
+ *   ignoreChanges to the replacement's create too (the engine resets an ignored key to its old-state value,
+ *   PropertyPath.Reset, and deletes it when the old state lacks it), so a replacement gets the initial hooks
+ *   the old state holds: none on a stack created before the hooks. Its first instances then launch without
+ *   them (no launch hook: in service before they join; no etcd hook) until the LifecycleHook resources are
+ *   put on the new group, and the hooks hold only instances launching or terminating after that.
  *
  * `initialLifecycleHooks` is ForceNew and never read back from AWS (`group.go`: every field of
  * `initial_lifecycle_hook` is ForceNew and `resourceGroupRead` does not set it): a group whose state holds

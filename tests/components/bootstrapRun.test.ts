@@ -373,17 +373,29 @@ describe("node bootstrap, run as cloud-init and systemd run it", function () {
     expect(completions(node)).to.have.length(3);
   });
 
-  it("a node whose instance waits on no launch-hook action (launched before its group had the hook) still succeeds", async () => {
-    // Auto Scaling reports Pending:Wait, but CompleteLifecycleAction finds no action of the hook for it.
-    const { node, service } = await boot(userDataFor(specWith({}), "nodes"), { STANDIN_LAUNCH_HOOK: "" }, 2);
+  it("a node whose completion answer was lost finds the action completed, from its state, and succeeds", async () => {
+    const { node, service } = await boot(userDataFor(specWith({}), "nodes"), { STANDIN_HOOK_ANSWERS_LOST: "1" }, 2);
     expect(service.status, service.stderr).to.equal(0);
     expect(service.runs).to.equal(1);
-    expect(service.stderr).to.contain(
-      "waits on no action of the launch hook cilium-cluster-joined: nothing to complete",
-    );
-    // Answered once and not retried: that answer does not change.
-    expect(completions(node)).to.have.length(1);
+    // The retry finds no action left, and the instance InService.
+    expect(completions(node)).to.have.length(2);
+    expect(service.stderr).to.contain("is InService: its launch hook cilium-cluster-joined was completed already");
+    expect(node.file("../state/lifecycle")).to.equal("InService\n");
     expect(node.exists(JOINED_MARKER)).to.equal(true);
+  });
+
+  it("a completion Auto Scaling refuses while the instance still waits (a wrong group or hook name) fails the run", async () => {
+    const { node, service } = await boot(
+      userDataFor(specWith({}), "nodes"),
+      { STANDIN_LAUNCH_HOOK: "another-hook", BOOTSTRAP_TRIES: "2" },
+      2,
+    );
+    expect(service.status).not.to.equal(0);
+    expect(service.runs).to.equal(2);
+    expect(service.stderr).to.contain("step launch-hook: start");
+    expect(service.stderr).not.to.contain("step launch-hook: done");
+    // Still waiting on its hook: the join deadline abandons it unless a later run completes it.
+    expect(node.exists("../state/lifecycle"), "no completion reached Auto Scaling").to.equal(false);
   });
 });
 
@@ -420,10 +432,11 @@ describe("control-plane bootstrap and the cluster's state, run as systemd runs i
   });
 
   it("completes its launch hook only once etcd is healthy with its member: the gate of the control plane's refresh", async () => {
-    const unhealthy = { STANDIN_ETCD_UNHEALTHY: "1", ETCD_READY_TRIES: "2", ETCD_READY_INTERVAL: "0" };
+    const unhealthy = { STANDIN_ETCD_UNHEALTHY: "1", ETCD_READY_SECONDS: "0", ETCD_READY_INTERVAL: "0" };
     const { node, service } = await boot(userDataFor(specWith({}), FIRST), unhealthy, 2);
     expect(service.status).not.to.equal(0);
     expect(service.stderr).to.contain("etcd members not healthy: 8e9e05c52164694d (https://10.0.12.34:2380)");
+    expect(service.stderr).to.contain("etcd has no quorum: 0 of 1 members healthy");
     expect(service.stderr).to.contain("step etcd-healthy: start");
     expect(service.stderr).not.to.contain("step launch-hook: start");
     expect(calls(node, "aws autoscaling complete-lifecycle-action")).to.deep.equal([]);

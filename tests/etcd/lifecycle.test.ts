@@ -53,15 +53,15 @@ case "$1 $2" in
 *) exit 1;;
 esac`;
 
-/** Runs the script; one still running after `limitMs` is killed (status null): a watcher that hangs fails. */
-function run(
-  script: string,
-  args: string[],
-  env: NodeJS.ProcessEnv,
-  limitMs = 100000,
-): Promise<{ status: number | null; err: string }> {
-  return new Promise((resolve) => {
+/**
+ * Runs the script; `stop` ends it (a test that fails while the script still waits must not leave it
+ * running), and one still running after `limitMs` is killed (status null): a watcher that hangs fails.
+ */
+function run(script: string, args: string[], env: NodeJS.ProcessEnv, limitMs = 100000) {
+  let stop = () => {};
+  const done = new Promise<{ status: number | null; err: string }>((resolve) => {
     const child = spawn("bash", [script, ...args], { env, detached: true });
+    stop = () => process.kill(-child.pid!, "SIGTERM");
     const timer = setTimeout(() => process.kill(-child.pid!, "SIGKILL"), limitMs);
     let err = "";
     child.stderr.on("data", (d) => (err += d));
@@ -70,6 +70,7 @@ function run(
       resolve({ status, err });
     });
   });
+  return { done, stop };
 }
 
 describe("etcd-lifecycle on a terminating control-plane node, against a real etcd", function () {
@@ -101,8 +102,8 @@ describe("etcd-lifecycle on a terminating control-plane node, against a real etc
   async function terminate(
     capacity: string,
     whileWaiting?: (log: string) => Promise<void>,
-    env: Record<string, string> = {},
-  ) {
+    env: NodeJS.ProcessEnv = {},
+  ): Promise<string> {
     const log = join(dir, `log-${capacity}-${Object.values(env).join("-")}`);
     writeFileSync(log, "");
     const watch = run(join(dir, "control-plane-tools"), ["etcd_lifecycle_watch", ETCD_LIFECYCLE_HOOK], {
@@ -123,8 +124,12 @@ describe("etcd-lifecycle on a terminating control-plane node, against a real etc
       BOOTSTRAP_TRIES: "2",
       ...env,
     });
-    if (whileWaiting) await whileWaiting(log);
-    const r = await watch;
+    if (whileWaiting)
+      await whileWaiting(log).catch((e) => {
+        watch.stop();
+        throw e;
+      });
+    const r = await watch.done;
     expect(r.status, r.err).to.equal(0);
     return readFileSync(log, "utf8");
   }
@@ -180,6 +185,34 @@ describe("etcd-lifecycle on a terminating control-plane node, against a real etc
     expect(await settled(2)).to.equal(3);
     expect(log).to.contain("complete-lifecycle-action");
     expect(log).not.to.contain("create-tags");
+    expect(log, "every other member healthy: nothing to wait for").not.to.contain("heartbeat");
+  });
+
+  const HEARTBEAT = `aws autoscaling record-lifecycle-action-heartbeat --region us-east-1 --lifecycle-hook-name ${ETCD_LIFECYCLE_HOOK} --auto-scaling-group-name control-plane-us-east-1c.dev.k8s.local --instance-id i-0123456789abcdef0`;
+
+  it("a replacement while another member is down keeps the instance (heartbeats) until that member is back", async () => {
+    await stopMember(members[0]);
+    const log = await terminate("1", async (path) => {
+      // m1 down, m3 replaced: m3 going now would leave m2 alone, without quorum.
+      for (let i = 0; i < 300 && (readFileSync(path, "utf8").match(/heartbeat/g) ?? []).length < 2; i++)
+        await new Promise((r) => setTimeout(r, 100));
+      expect(readFileSync(path, "utf8")).to.contain(HEARTBEAT);
+      expect(readFileSync(path, "utf8")).not.to.contain("complete-lifecycle-action");
+      startMember(members[0], initialCluster(members), "existing");
+      await waitHealthy(members);
+    });
+    expect(log.indexOf("complete-lifecycle-action")).to.be.above(log.lastIndexOf(HEARTBEAT));
+    expect(await settled(3), "the member stays for the replacement").to.equal(3);
+    expect(log).not.to.contain("create-tags");
+  });
+
+  it("a replacement while another member stays down lets the instance go once the bound has passed", async () => {
+    await stopMember(members[0]);
+    const start = Date.now();
+    const log = await terminate("1", undefined, { ETCD_PEERS_WAIT_SECONDS: "3" });
+    expect(Date.now() - start).to.be.within(3000, 60000);
+    expect(log).to.contain(HEARTBEAT);
+    expect(log.indexOf("complete-lifecycle-action")).to.be.above(log.lastIndexOf(HEARTBEAT));
   });
 
   it("a removal that would lose quorum keeps the instance (heartbeats) until the member can leave", async () => {

@@ -166,12 +166,18 @@ case "$1 $2" in
   while [ $# -gt 0 ]; do case "$1" in
     --auto-scaling-group-name) group=$2;; --lifecycle-hook-name) hook=$2;; --instance-id) id=$2;;
     --lifecycle-action-result) result=$2;; esac; shift; done
-  # Auto Scaling's CompleteLifecycleAction: only an instance waiting on that hook of that group.
+  # Auto Scaling's CompleteLifecycleAction: only an instance waiting on that hook of that group. An instance
+  # no longer waiting gets this ValidationError; so does a wrong group or hook name here (Auto Scaling's text
+  # for that case is not documented: the tests of a wrong name check the node's state, not the message).
   if [ "$group/$hook/$id" != "$STANDIN_GROUP/$STANDIN_LAUNCH_HOOK/${METADATA["instance-id"]}" ] ||
     [ "$(cat "$STANDIN_STATE/lifecycle" 2>/dev/null || echo Pending:Wait)" != Pending:Wait ]; then
     echo "An error occurred (ValidationError) when calling the CompleteLifecycleAction operation: No active Lifecycle Action found with instance ID $id" >&2; exit 254
   fi
-  case "$result" in CONTINUE) echo InService;; ABANDON) echo Terminating;; *) exit 252;; esac >"$STANDIN_STATE/lifecycle";;
+  case "$result" in CONTINUE) echo InService;; ABANDON) echo Terminating;; *) exit 252;; esac >"$STANDIN_STATE/lifecycle"
+  # The answer lost on its way back (STANDIN_HOOK_ANSWERS_LOST times): the action is completed all the same.
+  if [ "$(count lost)" -lt "\${STANDIN_HOOK_ANSWERS_LOST:-0}" ]; then
+    echo 'Connection was closed before we received a valid response from endpoint URL: "https://autoscaling.us-east-1.amazonaws.com/".' >&2; exit 255
+  fi;;
 *) exit 1;;
 esac`,
   snap: `[ "$1 $2 $3" = "install aws-cli --classic" ] || exit 1

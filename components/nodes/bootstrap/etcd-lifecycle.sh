@@ -31,6 +31,27 @@ etcd_leave_if_scaled_down() {
   etcd_volume_mark removed
 }
 
+# etcd_hold_while_peers_down HOOK GROUP: a group that keeps capacity replaces this instance, and its member
+# is down until the replacement comes back on the volume. While another member is down too (a zone out, or
+# another group's replacement still joining) that would leave three members without quorum, so the instance
+# stays in Terminating:Wait (heartbeats) until every other member answers. Bounded by ETCD_PEERS_WAIT_SECONDS
+# (1800: six of the hook's 300 s heartbeat timeouts, more than a replacement's 20-minute join deadline),
+# then it goes on: a member down for longer (a zone out for hours) must not block every replacement forever,
+# and going on costs quorum only until the replacement is back, no data.
+etcd_hold_while_peers_down() {
+  local deadline=$((SECONDS + ${ETCD_PEERS_WAIT_SECONDS:-1800}))
+  until etcd_member_may_go_down; do
+    if [ "$SECONDS" -ge "$deadline" ]; then
+      log "another etcd member still down: letting the instance go anyway"
+      return 0
+    fi
+    log "keeping the instance until the other etcd members are back"
+    aws autoscaling record-lifecycle-action-heartbeat --region "$REGION" --lifecycle-hook-name "$1" \
+      --auto-scaling-group-name "$2" --instance-id "$(imds instance-id)"
+    sleep "${ETCD_LEAVE_RETRY_SECONDS:-30}"
+  done
+}
+
 # etcd_lifecycle_watch HOOK: waits for the termination hook, handles the member, lets the termination go on.
 # While the member cannot leave (its removal would lose quorum, or etcd does not answer) the instance stays
 # in Terminating:Wait: a heartbeat restarts the hook's timeout and the removal is tried again. If the
@@ -41,6 +62,7 @@ etcd_lifecycle_watch() {
   until [ "$(imds autoscaling/target-lifecycle-state 2>/dev/null || true)" = Terminated ]; do sleep 5; done
   log "instance terminating"
   read -r group capacity <<<"$(etcd_group_capacity)"
+  if [ "$capacity" != 0 ]; then etcd_hold_while_peers_down "$1" "$group"; fi
   until etcd_leave_if_scaled_down; do
     log "etcd member not removed yet: keeping the instance, trying again"
     aws autoscaling record-lifecycle-action-heartbeat --region "$REGION" --lifecycle-hook-name "$1" \

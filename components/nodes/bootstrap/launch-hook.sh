@@ -24,22 +24,28 @@ complete_launch_hook() {
   retry complete_launch_action "$group" "$id"
 }
 
-# complete_launch_action GROUP ID: CompleteLifecycleAction, where an instance that waits on no action of
-# this hook is done, not failed. Auto Scaling answers it with ValidationError "No active Lifecycle Action
-# found with instance ID ...": the instance launched before its group had the hook (a group created by an
-# earlier version gets it from the pulumi up that adds it, lifecycleHooks.ts), the action was completed
-# already (by hand, or by a run whose answer was lost), or another hook holds it in Pending:Wait. Nothing is
-# left to complete then; any other failure (throttling, the network) is retried.
+# complete_launch_action GROUP ID: CompleteLifecycleAction. Auto Scaling answers ValidationError "No active
+# Lifecycle Action found with instance ID ..." when it finds no action of that hook of that group for the
+# instance: the action was completed already (by hand, or by a run whose answer was lost), but also a wrong
+# group or hook name, or an action not yet visible (Auto Scaling is eventually consistent). Only the first
+# is done: the instance's lifecycle state is read again and the answer accepted only if it has left
+# Pending:Wait; otherwise it fails (retried, then systemd runs the bootstrap again).
 complete_launch_action() {
-  local err
+  local err found state
   if err=$(aws autoscaling complete-lifecycle-action --region "$REGION" --auto-scaling-group-name "$1" \
     --lifecycle-hook-name "$LAUNCH_HOOK" --instance-id "$2" --lifecycle-action-result CONTINUE 2>&1 >/dev/null); then
     return 0
   fi
   case "$err" in
   *"No active Lifecycle Action found"*)
-    log "instance $2 waits on no action of the launch hook $LAUNCH_HOOK: nothing to complete"
-    return 0
+    found=$(aws autoscaling describe-auto-scaling-instances --region "$REGION" --instance-ids "$2" \
+      --query 'AutoScalingInstances[0].[AutoScalingGroupName,LifecycleState]' --output text) || return 1
+    read -r _ state <<<"$found"
+    if [ -n "$state" ] && [ "$state" != Pending:Wait ]; then
+      log "instance $2 is $state: its launch hook $LAUNCH_HOOK was completed already"
+      return 0
+    fi
+    log "instance $2 is ${state:-in no state} yet Auto Scaling finds no action of the launch hook $LAUNCH_HOOK of $1"
     ;;
   esac
   printf '%s\n' "$err" >&2
