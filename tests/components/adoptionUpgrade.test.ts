@@ -10,7 +10,7 @@ import { renderUserData } from "../../components/nodes/userData";
 import type { ClusterSpec } from "../../spec/types";
 import { requireDebianTool } from "../debianTools";
 import { specWith } from "../fixtures";
-import { AdoptionAws } from "../standins/adoptionAws";
+import { ACCOUNT, AdoptionAws } from "../standins/adoptionAws";
 import { makeSecrets, newNode, runService, runUserData, startImds } from "../standins/node";
 
 const RECORD = "/cilium-cluster/dev.k8s.local/control-plane/initialized-test";
@@ -45,6 +45,7 @@ describe("upgrading a stack created before the init record: the replacement cont
     const said = await adoptExistingCluster(
       {
         region: "us-east-1",
+        accountId: ACCOUNT,
         clusterName: "dev.k8s.local",
         initRecord: RECORD,
         script: "echo uploaded etcd snapshot etcd/20261130T180000Z.db",

@@ -10,7 +10,7 @@ import { join } from "path";
 import { renderAdoptionSnapshotScript } from "../../components/controlPlane/adoptionSnapshotScript";
 import { adoptExistingCluster } from "../../components/controlPlane/existingClusterAdoption";
 import { requireDebianTool } from "../debianTools";
-import { AdoptionAws } from "../standins/adoptionAws";
+import { ACCOUNT, AdoptionAws } from "../standins/adoptionAws";
 import { EtcdMember, etcdctl, newMember, startCluster, startMember, stopAll, waitHealthy } from "./realEtcd";
 
 const BUCKET = "etcd-backups-dev-k8s-local-123456789012-us-east-1";
@@ -102,6 +102,7 @@ describe("the adoption snapshot against a real etcd, run through Run Command", f
     const script = renderAdoptionSnapshotScript({ region: "us-east-1", backupBucket: BUCKET });
     const inputs = {
       region: "us-east-1",
+      accountId: ACCOUNT,
       clusterName: "dev.k8s.local",
       initRecord: RECORD,
       script,
