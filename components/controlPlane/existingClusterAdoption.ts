@@ -62,7 +62,7 @@ export interface AdoptionInputs {
   initRecord: string;
   /** The snapshot script (adoptionSnapshotScript.ts), rendered for this cluster's bucket. */
   script: string;
-  /** How long a node may take to become SSM-managed (its role gets the permissions in the same update). */
+  /** How long a node may take to become SSM-managed (an agent that registers late, or is restarted). */
   managedTimeoutSeconds: number;
   commandTimeoutSeconds: number;
   pollSeconds: number;
