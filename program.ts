@@ -91,7 +91,7 @@ export async function program(): Promise<Record<string, unknown>> {
 
   const controlPlaneGroups = groups.filter((g) => g.group.role === "control-plane");
   // A cluster created before the init record is snapshotted and recorded before its control plane changes,
-  // by its nodes' role (Run Command, the bucket upload) as this update grants it: as late as it can be, after
+  // by its nodes' role (Run Command; the bucket upload, which this update grants): as late as it can be, after
   // everything the control-plane groups wait for, so that nothing else can fail between the snapshot and
   // the groups' change (a stale snapshot, restored days later, would lose what happened meanwhile).
   adoptionDeclared(
