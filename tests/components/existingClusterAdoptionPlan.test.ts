@@ -80,6 +80,7 @@ describe("existing-cluster adoption in the plan", () => {
 function awsEndpoint(
   record: string | undefined,
   account = MOCK_ACCOUNT,
+  running: string[] = [],
 ): Promise<{ server: Server; url: string; targets: string[]; regions: Set<string> }> {
   const targets: string[] = [];
   const regions = new Set<string>();
@@ -116,7 +117,23 @@ function awsEndpoint(
         .writeHead(200, { "content-type": "text/xml" })
         .end(
           '<DescribeInstancesResponse xmlns="http://ec2.amazonaws.com/doc/2016-11-15/"><requestId>r</requestId>' +
-            "<reservationSet/></DescribeInstancesResponse>",
+            "<reservationSet>" +
+            running
+              .map(
+                (id) =>
+                  `<item><reservationId>r-1</reservationId><instancesSet><item><instanceId>${id}</instanceId>` +
+                  "<instanceState><code>16</code><name>running</name></instanceState></item></instancesSet></item>",
+              )
+              .join("") +
+            "</reservationSet></DescribeInstancesResponse>",
+        );
+    // No member volume anywhere (a cluster from before them).
+    else if (target === "DescribeVolumes")
+      res
+        .writeHead(200, { "content-type": "text/xml" })
+        .end(
+          '<DescribeVolumesResponse xmlns="http://ec2.amazonaws.com/doc/2016-11-15/"><requestId>r</requestId>' +
+            "<volumeSet/></DescribeVolumesResponse>",
         );
     else res.writeHead(400).end();
   });
@@ -190,6 +207,19 @@ describe("existing-cluster adoption as the engine runs it", () => {
     expect(await provider.diff!("id", olds, args)).to.deep.equal({ changes: false });
     adopted.server.close();
     expect(adopted.targets).to.deep.equal(["GetCallerIdentity", "AmazonSSM.GetParameter", "DescribeInstances"]);
+
+    // ... and while an old control-plane instance runs (no member volume attached), it is a change: the
+    // update snapshots again before the groups change.
+    const stale = await awsEndpoint("adopted 2026-11-20T00:00:00Z", MOCK_ACCOUNT, ["i-0old"]);
+    process.env.AWS_ENDPOINT_URL = stale.url;
+    expect(await provider.diff!("id", olds, args)).to.deep.equal({ changes: true });
+    stale.server.close();
+    expect(stale.targets).to.deep.equal([
+      "GetCallerIdentity",
+      "AmazonSSM.GetParameter",
+      "DescribeInstances",
+      "DescribeVolumes",
+    ]);
 
     // Credentials for another account: it stops, saying so, before reading anything.
     const other = await awsEndpoint(undefined, "210987654321");
