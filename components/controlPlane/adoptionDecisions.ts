@@ -19,6 +19,24 @@ export function adoptionPlan(record: string | undefined, running: string[]): Ado
   return { adopt: true, candidates: [...running].sort() };
 }
 
+/** The init record's value when adoption (or an operator, by hand) created it: `adopted <time>`. */
+export function wasAdopted(record: string | undefined): boolean {
+  return record?.startsWith("adopted ") ?? false;
+}
+
+/**
+ * Whether what adoption said when it was created (its `adoption` output) means the record is an adoption
+ * record: it adopted the cluster, or found the record an operator created by hand.
+ */
+export function adoptedBefore(said: string): boolean {
+  return said.startsWith("adopted ") || said.includes("the init record exists (adopted ");
+}
+
+/** The running control-plane instances no etcd member volume is attached to (etcd on their root disks). */
+export function oldGeneration(running: string[], attached: string[]): string[] {
+  return running.filter((id) => !attached.includes(id)).sort();
+}
+
 /** The first of `candidates` that is SSM-managed and online (DescribeInstanceInformation's PingStatus). */
 export function firstManaged(
   list: { InstanceId?: string; PingStatus?: string }[],

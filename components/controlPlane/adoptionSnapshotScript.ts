@@ -43,8 +43,9 @@ if [ -z "$container" ]; then
   echo "no running etcd container on this node" >&2
   exit 1
 fi
-# Each command in the container within 5 minutes (etcdctl waits for an etcd that does not answer).
-in_etcd() { crictl --runtime-endpoint "$runtime" exec --timeout 300 "$container" "$@"; }
+# Each command in the container within 5 minutes (etcdctl waits for an etcd that does not answer): crictl
+# applies --timeout only to a synchronous exec (--sync, the CRI's ExecSync).
+in_etcd() { crictl --runtime-endpoint "$runtime" exec --sync --timeout 300 "$container" "$@"; }
 
 stamp=$(date -u +%Y%m%dT%H%M%SZ)
 file="$data_dir/adoption-$stamp.db"
@@ -52,7 +53,8 @@ file="$data_dir/adoption-$stamp.db"
 trap 'rm -f "$root$file" "$root$file.part"' EXIT
 in_etcd etcdctl --endpoints https://127.0.0.1:${ETCD_CLIENT} --cacert "$pki/ca.crt" --cert "$pki/server.crt" \\
   --key "$pki/server.key" snapshot save "$file" >/dev/null
-# etcdutl's (etcd 3.5 on; 3.6 dropped etcdctl's), else etcdctl's. The image has no shell to ask which.
+# etcdutl's (etcd 3.5 on; 3.6 dropped etcdctl's), else etcdctl's: trying one, then the other, needs no shell
+# in the container.
 in_etcd etcdutl snapshot status "$file" -w simple >/dev/null 2>&1 ||
   in_etcd etcdctl snapshot status "$file" -w simple >/dev/null
 

@@ -5,21 +5,36 @@
  * Created once per stack, before any control-plane group changes: when no init record exists but the
  * cluster's control-plane instances run, it snapshots etcd on one of them (SSM Run Command, the script of
  * adoptionSnapshotScript.ts) into the backup bucket, then creates the init record. A replacement then joins
- * the running members or restores that snapshot; it never runs `kubeadm init`. Later updates do nothing.
+ * the running members or restores that snapshot; it never runs `kubeadm init`. An update that stopped
+ * before the groups changed leaves the snapshot behind while the old cluster runs on: as long as old
+ * control-plane instances (no etcd volume attached) run, every update snapshots again before the groups
+ * change (diff asks AWS). Otherwise updates do nothing.
  */
 import * as pulumi from "@pulumi/pulumi";
 import type * as ec2 from "@aws-sdk/client-ec2";
 import type * as ssm from "@aws-sdk/client-ssm";
+import type * as sts from "@aws-sdk/client-sts";
 import { existsSync, readFileSync } from "fs";
 import { join } from "path";
-import { adoptionPlan, commandOutcome, firstManaged } from "./adoptionDecisions";
+import { ETCD_MEMBER_TAG } from "../nodes/controlPlaneState";
+import {
+  adoptedBefore,
+  adoptionPlan,
+  commandOutcome,
+  firstManaged,
+  oldGeneration,
+  wasAdopted,
+} from "./adoptionDecisions";
+import { UPLOADED_PREFIX } from "./adoptionSnapshotScript";
 import { waitUntil } from "./refreshWait";
 
 /** The AWS calls adoption makes, in the SDK's shapes (and errors: `name` is the AWS error code). */
 export interface AdoptionClient {
+  getCallerIdentity(input: sts.GetCallerIdentityCommandInput): Promise<sts.GetCallerIdentityCommandOutput>;
   getParameter(input: ssm.GetParameterCommandInput): Promise<ssm.GetParameterCommandOutput>;
   putParameter(input: ssm.PutParameterCommandInput): Promise<ssm.PutParameterCommandOutput>;
   describeInstances(input: ec2.DescribeInstancesCommandInput): Promise<ec2.DescribeInstancesCommandOutput>;
+  describeVolumes(input: ec2.DescribeVolumesCommandInput): Promise<ec2.DescribeVolumesCommandOutput>;
   describeInstanceInformation(
     input: ssm.DescribeInstanceInformationCommandInput,
   ): Promise<ssm.DescribeInstanceInformationCommandOutput>;
@@ -29,9 +44,11 @@ export interface AdoptionClient {
 
 /** The IAM actions the deploying machine needs for adoption (docs/operations.md lists them). */
 export const DEPLOYER_ACTIONS = [
+  "sts:GetCallerIdentity",
   "ssm:GetParameter",
   "ssm:PutParameter",
   "ec2:DescribeInstances",
+  "ec2:DescribeVolumes",
   "ssm:DescribeInstanceInformation",
   "ssm:SendCommand",
   "ssm:GetCommandInvocation",
@@ -39,11 +56,13 @@ export const DEPLOYER_ACTIONS = [
 
 export interface AdoptionInputs {
   region: string;
+  /** The stack's account: the provider's own credentials must be for it (they need not be the stack's). */
+  accountId: string;
   clusterName: string;
   initRecord: string;
   /** The snapshot script (adoptionSnapshotScript.ts), rendered for this cluster's bucket. */
   script: string;
-  /** How long a node may take to become SSM-managed (its role gets the permissions in the same update). */
+  /** How long a node may take to become SSM-managed (an agent that registers late, or is restarted). */
   managedTimeoutSeconds: number;
   commandTimeoutSeconds: number;
   pollSeconds: number;
@@ -76,6 +95,35 @@ async function runningControlPlane(client: AdoptionClient, clusterName: string):
     NextToken = page.NextToken;
   } while (NextToken);
   return ids;
+}
+
+/** The instances the cluster's etcd member volumes are attached to. */
+async function memberVolumeInstances(client: AdoptionClient, clusterName: string): Promise<string[]> {
+  const ids: string[] = [];
+  let NextToken: string | undefined;
+  do {
+    const page = await client.describeVolumes({
+      Filters: [
+        { Name: "tag:KubernetesCluster", Values: [clusterName] },
+        { Name: "tag-key", Values: [ETCD_MEMBER_TAG] },
+      ],
+      NextToken,
+    });
+    for (const v of page.Volumes ?? []) for (const a of v.Attachments ?? []) if (a.InstanceId) ids.push(a.InstanceId);
+    NextToken = page.NextToken;
+  } while (NextToken);
+  return ids;
+}
+
+/** Fails unless the provider's credentials (the SDK's default chain, not the stack's) are the stack's account. */
+async function checkAccount(client: AdoptionClient, inputs: AdoptionInputs): Promise<void> {
+  const account = (await client.getCallerIdentity({})).Account;
+  if (account !== inputs.accountId)
+    throw new Error(
+      `its AWS credentials (the AWS SDK's default chain: AWS_PROFILE, AWS_ACCESS_KEY_ID, ...; not the stack's ` +
+        `aws:profile or assumeRole) are for account ${account ?? "(none)"}, the stack's account is ` +
+        `${inputs.accountId}: run pulumi with credentials for ${inputs.accountId}`,
+    );
 }
 
 async function readRecord(client: AdoptionClient, name: string): Promise<string | undefined> {
@@ -139,7 +187,12 @@ async function snapshotOn(
     now,
     sleep,
   );
-  return { instanceId, uploaded: (last?.StandardOutputContent ?? "").trim().split("\n").pop() ?? "" };
+  const uploaded = (last?.StandardOutputContent ?? "").trim().split("\n").pop() ?? "";
+  if (!uploaded.startsWith(UPLOADED_PREFIX))
+    throw new Error(
+      `the snapshot command on ${instanceId} succeeded without saying it uploaded a snapshot: "${uploaded}"`,
+    );
+  return { instanceId, uploaded };
 }
 
 /** What adoption did, for the resource's outputs and pulumi up's log. */
@@ -149,7 +202,8 @@ export async function adoptExistingCluster(
   sleep: (ms: number) => Promise<void> = (ms) => new Promise((r) => setTimeout(r, ms)),
   now: () => number = Date.now,
 ): Promise<string> {
-  try {
+  return explained(inputs, async () => {
+    await checkAccount(client, inputs);
     const record = await readRecord(client, inputs.initRecord);
     const running = record === undefined ? await runningControlPlane(client, inputs.clusterName) : [];
     const plan = adoptionPlan(record, running);
@@ -167,6 +221,13 @@ export async function adoptExistingCluster(
       if ((error as Error).name !== "ParameterAlreadyExists") throw error;
     }
     return `adopted the running cluster from ${instanceId}: ${uploaded}`;
+  });
+}
+
+/** Runs `work`, its error saying what failed and what to do. */
+async function explained<T>(inputs: AdoptionInputs, work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
   } catch (error) {
     throw new Error(
       `adopting the running cluster ${inputs.clusterName} before its control plane is replaced: ` +
@@ -176,18 +237,52 @@ export async function adoptExistingCluster(
   }
 }
 
+/**
+ * The old control-plane instances (no etcd member volume attached: their etcd is on the root disk) of an
+ * adopted cluster: while one runs, the groups have not all changed and adoption's snapshot ages; the next
+ * update takes a fresh one first. None for a cluster whose record a node created.
+ */
+export async function oldControlPlane(inputs: AdoptionInputs, client: AdoptionClient): Promise<string[]> {
+  return explained(inputs, async () => {
+    await checkAccount(client, inputs);
+    if (!wasAdopted(await readRecord(client, inputs.initRecord))) return [];
+    const running = await runningControlPlane(client, inputs.clusterName);
+    if (running.length === 0) return [];
+    return oldGeneration(running, await memberVolumeInstances(client, inputs.clusterName));
+  });
+}
+
+/** A fresh snapshot on an old control-plane instance, if one still runs; what it did, or undefined. */
+export async function snapshotAgain(
+  inputs: AdoptionInputs,
+  client: AdoptionClient,
+  sleep: (ms: number) => Promise<void> = (ms) => new Promise((r) => setTimeout(r, ms)),
+  now: () => number = Date.now,
+): Promise<string | undefined> {
+  const old = await oldControlPlane(inputs, client);
+  if (old.length === 0) return undefined;
+  return explained(inputs, async () => {
+    const { instanceId, uploaded } = await snapshotOn(client, inputs, old, sleep, now);
+    return `adopted the running cluster again from ${instanceId} (old control-plane instances run): ${uploaded}`;
+  });
+}
+
 // Runs in the engine's dynamic-provider host: what it uses it requires itself.
 function awsClient(region: string): AdoptionClient {
   /* eslint-disable @typescript-eslint/no-require-imports */
   const ssmSdk = require("@aws-sdk/client-ssm") as typeof import("@aws-sdk/client-ssm");
   const ec2Sdk = require("@aws-sdk/client-ec2") as typeof import("@aws-sdk/client-ec2");
+  const stsSdk = require("@aws-sdk/client-sts") as typeof import("@aws-sdk/client-sts");
   /* eslint-enable @typescript-eslint/no-require-imports */
   const ssmClient = new ssmSdk.SSMClient({ region });
   const ec2Client = new ec2Sdk.EC2Client({ region });
+  const stsClient = new stsSdk.STSClient({ region });
   return {
+    getCallerIdentity: (i) => stsClient.send(new stsSdk.GetCallerIdentityCommand(i)),
     getParameter: (i) => ssmClient.send(new ssmSdk.GetParameterCommand(i)),
     putParameter: (i) => ssmClient.send(new ssmSdk.PutParameterCommand(i)),
     describeInstances: (i) => ec2Client.send(new ec2Sdk.DescribeInstancesCommand(i)),
+    describeVolumes: (i) => ec2Client.send(new ec2Sdk.DescribeVolumesCommand(i)),
     describeInstanceInformation: (i) => ssmClient.send(new ssmSdk.DescribeInstanceInformationCommand(i)),
     sendCommand: (i) => ssmClient.send(new ssmSdk.SendCommandCommand(i)),
     getCommandInvocation: (i) => ssmClient.send(new ssmSdk.GetCommandInvocationCommand(i)),
@@ -199,14 +294,21 @@ export const adoptionProvider: pulumi.dynamic.ResourceProvider = {
     const adoption = await adoptExistingCluster(inputs, awsClient(inputs.region));
     return { id: inputs.initRecord, outs: { ...inputs, adoption } };
   },
-  // Once per stack: a stack adopted (or created) with this resource has its record; nothing to do again.
-  async diff() {
-    return { changes: false };
+  // A stack created with its record never asks AWS again. An adopted one does (pulumi preview too), and
+  // changes only while old control-plane instances run: the update snapshots again before the groups change.
+  async diff(_id: string, olds: AdoptionInputs & { adoption?: string }, news: AdoptionInputs) {
+    if (!adoptedBefore(olds.adoption ?? "")) return { changes: false };
+    return { changes: (await oldControlPlane(news, awsClient(news.region))).length > 0 };
+  },
+  async update(_id: string, olds: { adoption: string }, news: AdoptionInputs) {
+    const again = await snapshotAgain(news, awsClient(news.region));
+    return { outs: { ...news, adoption: again ?? olds.adoption } };
   },
 };
 
 export interface ExistingClusterAdoptionArgs {
   region: pulumi.Input<string>;
+  accountId: pulumi.Input<string>;
   clusterName: pulumi.Input<string>;
   initRecord: pulumi.Input<string>;
   script: pulumi.Input<string>;

@@ -10,7 +10,7 @@ import { renderUserData } from "../../components/nodes/userData";
 import type { ClusterSpec } from "../../spec/types";
 import { requireDebianTool } from "../debianTools";
 import { specWith } from "../fixtures";
-import { AdoptionAws } from "../standins/adoptionAws";
+import { ACCOUNT, AdoptionAws } from "../standins/adoptionAws";
 import { makeSecrets, newNode, runService, runUserData, startImds } from "../standins/node";
 
 const RECORD = "/cilium-cluster/dev.k8s.local/control-plane/initialized-test";
@@ -45,6 +45,7 @@ describe("upgrading a stack created before the init record: the replacement cont
     const said = await adoptExistingCluster(
       {
         region: "us-east-1",
+        accountId: ACCOUNT,
         clusterName: "dev.k8s.local",
         initRecord: RECORD,
         script: "echo uploaded etcd snapshot etcd/20261130T180000Z.db",
@@ -125,5 +126,38 @@ describe("upgrading a stack created before the init record: the replacement cont
     expect(kubeadm).to.deep.equal([`kubeadm join --config ${node.root}/etc/kubernetes/kubeadm.yaml`]);
     expect(node.log()).not.to.contain("snapshot restore");
     expect(node.log()).not.to.contain("put-parameter");
+  });
+
+  it("after adoption, with three members, the first zone's replacement joins even when the API misses its probe", async () => {
+    const { record, key } = await adopted();
+    // The old members of the other zones run on their root disks: no member volume is in use anywhere else.
+    const { node, kubeadm } = await replacement(
+      specWith({ controlPlane: { count: 3 } }),
+      "control-plane-us-east-1a",
+      { STANDIN_API_READY_AFTER: NEVER, STANDIN_NEWEST_SNAPSHOT: key, STANDIN_OTHER_CONTROL_PLANE: "i-0oldb i-0oldc" },
+      record,
+    );
+    expect(node.log()).to.contain("aws ec2 describe-instances");
+    expect(node.log()).not.to.contain("snapshot restore");
+    expect(kubeadm.filter((l) => l.startsWith("kubeadm init"))).to.deep.equal([]);
+    expect(node.log()).not.to.contain("put-parameter");
+  });
+
+  it("it still restores beside new control-plane instances: their volumes attached, holding no member", async () => {
+    const { record, key } = await adopted();
+    const { node, service } = await replacement(
+      specWith({ controlPlane: { count: 3 } }),
+      "control-plane-us-east-1a",
+      {
+        STANDIN_API_READY_AFTER: NEVER,
+        STANDIN_NEWEST_SNAPSHOT: key,
+        // New instances of the other zones, their volumes attached and marked joining (no member's data).
+        STANDIN_OTHER_CONTROL_PLANE: "i-0newb i-0newc",
+        STANDIN_OTHER_VOLUMES: "vol-b\tin-use\ti-0newb\tjoining\nvol-c\tin-use\ti-0newc\tjoining",
+      },
+      record,
+    );
+    expect(service.status, service.stderr).to.equal(0);
+    expect(node.log()).to.match(/^etcdutl snapshot restore /m);
   });
 });

@@ -50,6 +50,8 @@ describe("control-plane state IAM, simulated", () => {
     expect(await may(cp, "ec2:AttachVolume", VOLUME)).to.equal(false);
     expect(await may(cp, "ec2:DetachVolume", VOLUME, ours)).to.equal(false);
     expect(await may(cp, "ec2:DescribeVolumes", "*")).to.equal(true);
+    // Before a restore: the cluster's control-plane instances whose etcd is on their root disk.
+    expect(await may(cp, "ec2:DescribeInstances", "*")).to.equal(true);
     expect(await may(node, "ec2:AttachVolume", VOLUME, ours)).to.equal(false);
   });
 

@@ -5,19 +5,23 @@ import { expect } from "chai";
 import { readFileSync } from "fs";
 import { join } from "path";
 import {
+  adoptedBefore,
   adoptionPlan,
   AdoptionPlan,
   commandOutcome,
   firstManaged,
+  oldGeneration,
 } from "../../components/controlPlane/adoptionDecisions";
+import { ETCD_MEMBER_TAG } from "../../components/nodes/controlPlaneState";
 import {
   adoptExistingCluster,
   AdoptionInputs,
   DEPLOYER_ACTIONS,
   runShellScriptCommand,
+  snapshotAgain,
 } from "../../components/controlPlane/existingClusterAdoption";
 import type { Outcome } from "../../components/controlPlane/refreshWait";
-import { AdoptionAws, StandInInstance, StandInOptions } from "../standins/adoptionAws";
+import { ACCOUNT, AdoptionAws, StandInInstance, StandInOptions } from "../standins/adoptionAws";
 
 const RECORD = "/cilium-cluster/dev.k8s.local/control-plane/initialized-0a1b2c3d4e5f";
 const CLUSTER = "dev.k8s.local";
@@ -33,8 +37,12 @@ const running = (id: string, managedAfter = 0): StandInInstance => ({
   managedAfter,
 });
 
+/** A command that succeeds, as the snapshot script ends. */
+const SUCCESS = { statuses: ["Success"], stdout: "uploaded etcd snapshot etcd/20260101T000000Z.db\n" };
+
 const inputs: AdoptionInputs = {
   region: "us-east-1",
+  accountId: ACCOUNT,
   clusterName: CLUSTER,
   initRecord: RECORD,
   script: "echo uploaded etcd snapshot etcd/20260101T000000Z.db",
@@ -44,14 +52,18 @@ const inputs: AdoptionInputs = {
 };
 
 /** Adoption against the stand-in on a fake clock: sleeping moves the clock on (and lets a command run). */
-async function adopt(options: StandInOptions, overrides: Partial<AdoptionInputs> = {}) {
+async function adopt(
+  options: StandInOptions,
+  overrides: Partial<AdoptionInputs> = {},
+  run: typeof adoptExistingCluster | typeof snapshotAgain = adoptExistingCluster,
+) {
   const aws = new AdoptionAws(options);
   let clock = Date.parse("2026-11-30T18:00:00Z");
   const sleep = async (ms: number) => {
     clock += ms;
     await new Promise((r) => setImmediate(r));
   };
-  const result = await adoptExistingCluster({ ...inputs, ...overrides }, aws, sleep, () => clock).then(
+  const result = await run({ ...inputs, ...overrides }, aws, sleep, () => clock).then(
     (said) => ({ said, error: undefined }),
     (error: Error) => ({ said: undefined, error: error.message }),
   );
@@ -122,10 +134,10 @@ describe("existing-cluster adoption against AWS's contracts", () => {
     const r = await adopt({
       parameters: { [RECORD]: "i-0aaa 2026-01-01T00:00:00Z" },
       instances: [running("i-0bbb")],
-      command: { statuses: ["Success"] },
+      command: SUCCESS,
     });
     expect(r.said).to.equal("nothing to adopt: the init record exists (i-0aaa 2026-01-01T00:00:00Z)");
-    expect(r.ops).to.deep.equal(["GetParameter"]);
+    expect(r.ops).to.deep.equal(["GetCallerIdentity", "GetParameter"]);
   });
 
   it("does nothing for a new cluster: no running control-plane instance of this cluster", async () => {
@@ -135,10 +147,10 @@ describe("existing-cluster adoption against AWS's contracts", () => {
         { id: "i-0stopped", state: "stopped", tags: controlPlaneTags() },
         { id: "i-0other", state: "running", tags: controlPlaneTags("other.k8s.local") },
       ],
-      command: { statuses: ["Success"] },
+      command: SUCCESS,
     });
     expect(r.said).to.equal("nothing to adopt: no control-plane instance runs: a new cluster");
-    expect(r.ops).to.deep.equal(["GetParameter", "DescribeInstances"]);
+    expect(r.ops).to.deep.equal(["GetCallerIdentity", "GetParameter", "DescribeInstances"]);
     expect(r.aws.parameters.has(RECORD)).to.equal(false);
   });
 
@@ -165,7 +177,7 @@ describe("existing-cluster adoption against AWS's contracts", () => {
   it("snapshots on another node when the first one's agent never comes online", async () => {
     const r = await adopt({
       instances: [running("i-0bbb", 1000), running("i-0ccc", 2)],
-      command: { statuses: ["Success"] },
+      command: SUCCESS,
     });
     expect(r.error).to.equal(undefined);
     expect(r.said).to.match(/^adopted the running cluster from i-0ccc: /);
@@ -174,7 +186,7 @@ describe("existing-cluster adoption against AWS's contracts", () => {
   });
 
   it("the record appearing meanwhile (a node created it) is no failure", async () => {
-    const aws = new AdoptionAws({ instances: [running("i-0bbb")], command: { statuses: ["Success"] } });
+    const aws = new AdoptionAws({ instances: [running("i-0bbb")], command: SUCCESS });
     const put = aws.putParameter.bind(aws);
     aws.putParameter = async (i) => {
       aws.parameters.set(RECORD, "i-0bbb 2026-11-30T18:00:00Z");
@@ -201,13 +213,14 @@ describe("existing-cluster adoption against AWS's contracts", () => {
   }
 
   it("stops, sending nothing, when the node never becomes SSM-managed in the time given", async () => {
-    const r = await adopt({ instances: [running("i-0bbb", 1000)], command: { statuses: ["Success"] } });
+    const r = await adopt({ instances: [running("i-0bbb", 1000)], command: SUCCESS });
     expect(r.error).to.contain("waiting for one of i-0bbb to be SSM-managed (Run Command): not done after 900s");
-    expect(r.ops).not.to.include.members(["SendCommand", "PutParameter"]);
+    expect(r.ops).not.to.include("SendCommand");
+    expect(r.ops).not.to.include("PutParameter");
   });
 
   it("an SSM answer other than ParameterNotFound is no 'no record': it stops", async () => {
-    const aws = new AdoptionAws({ instances: [], command: { statuses: ["Success"] } });
+    const aws = new AdoptionAws({ instances: [], command: SUCCESS });
     aws.getParameter = async () => {
       throw Object.assign(new Error("User is not authorized to perform: ssm:GetParameter"), {
         name: "AccessDeniedException",
@@ -222,12 +235,143 @@ describe("existing-cluster adoption against AWS's contracts", () => {
     expect(command).to.match(/^bash -c "\$\(printf %s '[A-Za-z0-9+/=]+' \| base64 -d\)" adoption-snapshot$/);
   });
 
-  it("the deployer's permissions in docs/operations.md cover every call adoption makes", async () => {
-    const r = await adopt({ instances: [running("i-0bbb", 1)], command: { statuses: ["Success"] } });
-    const service = (op: string) => (op === "DescribeInstances" ? "ec2" : "ssm");
-    const used = new Set(r.ops.map((op) => `${service(op)}:${op}`));
+  it("the deployer's permissions in docs/operations.md and README.md cover every call adoption makes", async () => {
+    const first = await adopt({ instances: [running("i-0bbb", 1)], command: SUCCESS });
+    const again = await adopt(
+      {
+        parameters: { [RECORD]: "adopted 2026-11-29T00:00:00Z" },
+        instances: [running("i-0bbb")],
+        command: SUCCESS,
+      },
+      {},
+      snapshotAgain,
+    );
+    const service = (op: string) =>
+      op.startsWith("Describe") && op !== "DescribeInstanceInformation"
+        ? "ec2"
+        : op === "GetCallerIdentity"
+          ? "sts"
+          : "ssm";
+    const used = new Set([...first.ops, ...again.ops].map((op) => `${service(op)}:${op}`));
     expect([...used].sort()).to.deep.equal([...DEPLOYER_ACTIONS].sort());
-    const docs = readFileSync(join(__dirname, "../../docs/operations.md"), "utf8");
-    for (const action of DEPLOYER_ACTIONS) expect(docs, action).to.contain(`\`${action}\``);
+    for (const doc of ["../../docs/operations.md", "../../README.md"]) {
+      const text = readFileSync(join(__dirname, doc), "utf8");
+      for (const action of DEPLOYER_ACTIONS) expect(text, `${doc}: ${action}`).to.contain(`\`${action}\``);
+    }
+  });
+});
+
+describe("existing-cluster adoption: the credentials and what the command says", () => {
+  it("stops, reading nothing else, when the credentials are for another account than the stack's", async () => {
+    const r = await adopt({
+      account: "210987654321",
+      instances: [running("i-0bbb")],
+      command: SUCCESS,
+    });
+    expect(r.error).to.contain("are for account 210987654321, the stack's account is 123456789012");
+    expect(r.ops).to.deep.equal(["GetCallerIdentity"]);
+    const again = await adopt(
+      {
+        account: "210987654321",
+        parameters: { [RECORD]: "adopted 2026-11-29T00:00:00Z" },
+        command: SUCCESS,
+      },
+      {},
+      snapshotAgain,
+    );
+    expect(again.error).to.contain("are for account 210987654321");
+  });
+
+  it("a command that succeeds without saying it uploaded the snapshot creates no record", async () => {
+    const r = await adopt(
+      { instances: [running("i-0bbb")], command: { env: process.env } },
+      { script: "echo saved somewhere", pollSeconds: 0.01 },
+    );
+    expect(r.error).to.contain('succeeded without saying it uploaded a snapshot: "saved somewhere"');
+    expect(r.ops).not.to.include("PutParameter");
+    expect(r.aws.parameters.has(RECORD)).to.equal(false);
+  });
+});
+
+describe("existing-cluster adoption: a fresh snapshot while old control-plane instances run", () => {
+  const adoptedRecord = { [RECORD]: "adopted 2026-11-20T00:00:00Z" };
+  const memberVolume = (id: string, zone: string, attachedTo?: string) => ({
+    id,
+    tags: { KubernetesCluster: CLUSTER, [ETCD_MEMBER_TAG]: zone },
+    attachedTo,
+  });
+
+  it("snapshots again on an old instance (no member volume attached), leaving the record as it is", async () => {
+    const r = await adopt(
+      {
+        parameters: adoptedRecord,
+        // The first zone's replacement has its volume; the other zones' old instances have none.
+        instances: [running("i-0new"), running("i-0oldc"), running("i-0oldb")],
+        volumes: [
+          memberVolume("vol-a", "us-east-1a", "i-0new"),
+          memberVolume("vol-b", "us-east-1b"),
+          memberVolume("vol-c", "us-east-1c"),
+          {
+            id: "vol-x",
+            tags: { KubernetesCluster: "other.k8s.local", [ETCD_MEMBER_TAG]: "us-east-1b" },
+            attachedTo: "i-0oldb",
+          },
+        ],
+        command: { env: process.env },
+      },
+      { pollSeconds: 0.01 },
+      snapshotAgain,
+    );
+    expect(r.error).to.equal(undefined);
+    expect(r.said).to.equal(
+      "adopted the running cluster again from i-0oldb (old control-plane instances run): uploaded etcd snapshot etcd/20260101T000000Z.db",
+    );
+    const send = r.aws.calls.find((c) => c.op === "SendCommand")!.input as { InstanceIds: string[] };
+    expect(send.InstanceIds).to.deep.equal(["i-0oldb"]);
+    expect(r.ops).not.to.include("PutParameter");
+    expect(r.aws.parameters.get(RECORD)).to.equal("adopted 2026-11-20T00:00:00Z");
+  });
+
+  it("does nothing once every control-plane instance has its member volume, nor for a record a node created", async () => {
+    const upgraded = await adopt(
+      {
+        parameters: adoptedRecord,
+        instances: [running("i-0a"), running("i-0b")],
+        volumes: [memberVolume("vol-a", "us-east-1a", "i-0a"), memberVolume("vol-b", "us-east-1b", "i-0b")],
+        command: SUCCESS,
+      },
+      {},
+      snapshotAgain,
+    );
+    expect(upgraded.error).to.equal(undefined);
+    expect(upgraded.said).to.equal(undefined);
+    expect(upgraded.ops).not.to.include("SendCommand");
+    const created = await adopt(
+      {
+        parameters: { [RECORD]: "i-0a 2026-11-20T00:00:00Z" },
+        instances: [running("i-0a")],
+        command: SUCCESS,
+      },
+      {},
+      snapshotAgain,
+    );
+    expect(created.said).to.equal(undefined);
+    expect(created.ops).to.deep.equal(["GetCallerIdentity", "GetParameter"]);
+  });
+
+  it("says which outputs mean the record is an adoption record", () => {
+    const table: [string, boolean][] = [
+      ["adopted the running cluster from i-0bbb: uploaded etcd snapshot etcd/x.db", true],
+      [
+        "adopted the running cluster again from i-0bbb (old control-plane instances run): uploaded etcd snapshot x",
+        true,
+      ],
+      ["nothing to adopt: the init record exists (adopted 2026-11-20T00:00:00Z)", true],
+      ["nothing to adopt: the init record exists (i-0aaa 2026-01-01T00:00:00Z)", false],
+      ["nothing to adopt: no control-plane instance runs: a new cluster", false],
+      ["", false],
+    ];
+    for (const [said, adopted] of table) expect(adoptedBefore(said), said).to.equal(adopted);
+    expect(oldGeneration(["i-3", "i-1", "i-2"], ["i-2", "i-9"])).to.deep.equal(["i-1", "i-3"]);
   });
 });

@@ -10,7 +10,7 @@ import { join } from "path";
 import { renderAdoptionSnapshotScript } from "../../components/controlPlane/adoptionSnapshotScript";
 import { adoptExistingCluster } from "../../components/controlPlane/existingClusterAdoption";
 import { requireDebianTool } from "../debianTools";
-import { AdoptionAws } from "../standins/adoptionAws";
+import { ACCOUNT, AdoptionAws } from "../standins/adoptionAws";
 import { EtcdMember, etcdctl, newMember, startCluster, startMember, stopAll, waitHealthy } from "./realEtcd";
 
 const BUCKET = "etcd-backups-dev-k8s-local-123456789012-us-east-1";
@@ -20,14 +20,22 @@ const RECORD = "/cilium-cluster/dev.k8s.local/control-plane/initialized-test";
  * crictl on a node running kubeadm's etcd pod: `ps` names the etcd container (none when STANDIN_NO_ETCD=1);
  * `exec` runs the command as inside it: etcd at https://127.0.0.1:2379 is the test's member (plain HTTP on
  * loopback, so the TLS flags are logged and dropped), /var/lib/etcd is the node's (the pod's hostPath
- * mount); a binary the image lacks fails as crictl reports it; `--timeout` ends a command that hangs.
+ * mount); a binary the image lacks fails as crictl reports it. As cri-tools' cmd/crictl/exec.go does,
+ * `--timeout` applies only with `--sync` (ExecSync: the command's output, stderr after stdout, on stdout; a
+ * non-zero exit or the timeout is an error, exit status 1); without it, the streaming exec waits for ever.
  */
 const CRICTL = `echo "crictl $*" >>"$STUB_LOG"
 [ "$1" = --runtime-endpoint ] && [ "$2" = unix:///run/containerd/containerd.sock ] || exit 1
 shift 2
 case "$1" in
 ps) [ "\${STANDIN_NO_ETCD:-0}" = 1 ] || echo 3f2a9c0d1e4b; exit 0;;
-exec) [ "$2 $3" = "--timeout 300" ] && [ "$4" = 3f2a9c0d1e4b ] || exit 1; shift 4;;
+exec) shift; sync=0; limit=0
+  while [ $# -gt 0 ]; do
+    case "$1" in --sync|-s) sync=1;; --timeout) limit=$2; shift;; -*) exit 1;; *) break;; esac
+    shift
+  done
+  [ "$1" = 3f2a9c0d1e4b ] || exit 1
+  shift;;
 *) exit 1;;
 esac
 command -v "$1" >/dev/null || { echo "exec failed: executable file not found in \\$PATH: $1" >&2; exit 1; }
@@ -41,8 +49,16 @@ while [ $# -gt 0 ]; do
   esac
   shift
 done
-# crictl's --timeout ends the command (STANDIN_EXEC_TIMEOUT seconds here, not 300).
-exec timeout "\${STANDIN_EXEC_TIMEOUT:-300}" "\${args[@]}"`;
+[ "$sync" = 1 ] || exec "\${args[@]}"
+out=$(mktemp) err=$(mktemp)
+# ExecSync's timeout: STANDIN_EXEC_TIMEOUT seconds here stand for the ones asked.
+if [ "$limit" -gt 0 ]; then timeout "\${STANDIN_EXEC_TIMEOUT:-$limit}" "\${args[@]}"; else "\${args[@]}"; fi >"$out" 2>"$err"
+code=$?
+if [ "$code" -ne 0 ]; then
+  echo "execing command in container 3f2a9c0d1e4b synchronously: command '\${args[*]}' exited with $code: $(cat "$err")" >&2
+  exit 1
+fi
+cat "$out"; echo; cat "$err"; echo`;
 
 /** S3 as the CLI uses it: `s3 cp FILE s3://BUCKET/KEY` under STUB_S3, refused without SSE-KMS. */
 const AWS = `echo "aws $*" >>"$STUB_LOG"
@@ -102,6 +118,7 @@ describe("the adoption snapshot against a real etcd, run through Run Command", f
     const script = renderAdoptionSnapshotScript({ region: "us-east-1", backupBucket: BUCKET });
     const inputs = {
       region: "us-east-1",
+      accountId: ACCOUNT,
       clusterName: "dev.k8s.local",
       initRecord: RECORD,
       script,
@@ -177,7 +194,10 @@ describe("the adoption snapshot against a real etcd, run through Run Command", f
       "the snapshot command Failed (Failed): crictl is not installed on this node",
     );
     writeFileSync(join(dir, "bin/crictl"), `#!/bin/bash\n${CRICTL}\n`, { mode: 0o755 });
+    // An etcdctl that never returns (etcd accepts but does not answer): ended by ExecSync's timeout.
+    writeFileSync(join(dir, "bin/etcdctl"), "#!/bin/bash\nexec /bin/sleep 90\n", { mode: 0o755 });
     const silent = await adopt("http://127.0.0.1:9", { STANDIN_EXEC_TIMEOUT: "3" });
+    rmSync(join(dir, "bin/etcdctl"));
     expect(String(silent.said), String(silent.said)).to.contain("the snapshot command Failed");
     expect(silent.aws.parameters.size).to.equal(0);
     expect(existsSync(join(dir, "s3"))).to.equal(false);

@@ -3,8 +3,9 @@
  * - SSM GetParameter of a missing name throws ParameterNotFound; PutParameter without Overwrite of an
  *   existing name throws ParameterAlreadyExists, and a new parameter needs a Type (the SDK's own exception
  *   classes, so errors have the SDK's shape).
+ * - STS GetCallerIdentity answers the account of the credentials in use.
  * - EC2 DescribeInstances applies `tag:<key>` and `instance-state-name` filters and pages its answer
- *   (NextToken).
+ *   (NextToken); DescribeVolumes applies `tag:<key>` and `tag-key` filters, and pages likewise.
  * - DescribeInstanceInformation lists an instance only once its agent has registered (`managedAfter` calls).
  * - SendCommand refuses an instance that is not managed (InvalidInstanceId), an unknown document or a command
  *   without `commands`; a Comment is at most 100 characters, executionTimeout a number of seconds.
@@ -25,14 +26,32 @@ export interface StandInInstance {
   managedAfter?: number;
 }
 
+export interface StandInVolume {
+  id: string;
+  tags: Record<string, string>;
+  attachedTo?: string;
+}
+
 export interface StandInOptions {
+  /** The account of the credentials (GetCallerIdentity); ACCOUNT unless given. */
+  account?: string;
   parameters?: Record<string, string>;
   instances?: StandInInstance[];
-  /** How a sent command goes: run for real with this environment, or these statuses one per poll. */
-  command: { env: NodeJS.ProcessEnv } | { statuses: string[] };
+  volumes?: StandInVolume[];
+  /** How a sent command goes: run for real with this environment, or these statuses one per poll (and output). */
+  command: { env: NodeJS.ProcessEnv } | { statuses: string[]; stdout?: string };
 }
 
 const meta = { $metadata: {} };
+
+/** The account the stand-in's credentials are for, unless a test says otherwise. */
+export const ACCOUNT = "123456789012";
+
+/** One item a page: every answer but the last carries a NextToken (as AWS pages, in its own sizes). */
+function paged<T>(found: T[], token: string | undefined): { page: T[]; next?: string } {
+  const start = Number(token ?? 0);
+  return { page: found.slice(start, start + 1), next: start + 1 < found.length ? String(start + 1) : undefined };
+}
 
 export class AdoptionAws implements AdoptionClient {
   readonly parameters: Map<string, string>;
@@ -46,6 +65,12 @@ export class AdoptionAws implements AdoptionClient {
 
   private log(op: string, input: unknown) {
     this.calls.push({ op, input });
+  }
+
+  async getCallerIdentity(input: object) {
+    this.log("GetCallerIdentity", input);
+    const Account = this.options.account ?? ACCOUNT;
+    return { Account, Arn: `arn:aws:iam::${Account}:user/deployer`, UserId: "AIDAEXAMPLE", ...meta };
   }
 
   async getParameter(input: ssmSdk.GetParameterCommandInput) {
@@ -73,13 +98,30 @@ export class AdoptionAws implements AdoptionClient {
         if (!f.Name!.startsWith("tag:") && f.Name !== "instance-state-name") throw new Error(`filter ${f.Name}`);
         return value !== undefined && (f.Values ?? []).includes(value);
       });
-    const found = (this.options.instances ?? []).filter(matches);
-    // One instance a page: every answer but the last carries a NextToken.
-    const start = Number(input.NextToken ?? 0);
-    const page = found.slice(start, start + 1);
-    const next = start + 1 < found.length ? String(start + 1) : undefined;
+    const { page, next } = paged((this.options.instances ?? []).filter(matches), input.NextToken);
     return {
       Reservations: page.map((i) => ({ Instances: [{ InstanceId: i.id, State: { Name: i.state } }] })),
+      NextToken: next,
+      ...meta,
+    };
+  }
+
+  async describeVolumes(input: ec2.DescribeVolumesCommandInput): Promise<ec2.DescribeVolumesCommandOutput> {
+    this.log("DescribeVolumes", input);
+    const matches = (v: StandInVolume) =>
+      (input.Filters ?? []).every((f) => {
+        if (f.Name === "tag-key") return Object.keys(v.tags).some((k) => (f.Values ?? []).includes(k));
+        if (!f.Name!.startsWith("tag:")) throw new Error(`filter ${f.Name}`);
+        const value = v.tags[f.Name!.slice(4)];
+        return value !== undefined && (f.Values ?? []).includes(value);
+      });
+    const { page, next } = paged((this.options.volumes ?? []).filter(matches), input.NextToken);
+    return {
+      Volumes: page.map((v) => ({
+        VolumeId: v.id,
+        State: v.attachedTo ? ("in-use" as const) : ("available" as const),
+        Attachments: v.attachedTo ? [{ InstanceId: v.attachedTo, VolumeId: v.id, State: "attached" as const }] : [],
+      })),
       NextToken: next,
       ...meta,
     };
@@ -139,6 +181,7 @@ export class AdoptionAws implements AdoptionClient {
     if ("statuses" in this.options.command) {
       const statuses = this.options.command.statuses;
       Status = statuses[Math.min(poll - 1, statuses.length - 1)];
+      invocation.out = this.options.command.stdout ?? "";
     } else if (poll === 1) Status = "Pending";
     else if (invocation.exit === undefined) Status = "InProgress";
     else Status = invocation.exit === 0 ? "Success" : "Failed";

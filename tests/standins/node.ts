@@ -110,6 +110,14 @@ case "$1 $2" in
     echo "An error occurred (ParameterAlreadyExists) when calling the PutParameter operation: The parameter already exists." >&2; exit 254
   fi
   mkdir -p "$STANDIN_STATE/parameters"; while [ $# -gt 0 ]; do [ "$1" = --value ] && echo "$2" >"$created"; shift; done;;
+"ec2 describe-instances")
+  # The cluster's control-plane instances (the fixtures' cluster), pending or running: this node and
+  # STANDIN_OTHER_CONTROL_PLANE (ids, space-separated), tab-separated as --query '...InstanceId' --output text.
+  case "$*" in
+  *"Name=tag:KubernetesCluster,Values=dev.k8s.local Name=tag:k8s.io/role/control-plane,Values=1 Name=instance-state-name,Values=pending,running"*)
+    echo "${METADATA["instance-id"]} \${STANDIN_OTHER_CONTROL_PLANE:-}" | xargs -n 1 | paste -sd '\\t';;
+  *) exit 252;;
+  esac;;
 "ec2 describe-instance-types") printf '3\\t12\\n';;
 "ec2 describe-volumes")
   # The member volume's state tag: set by create-tags, at first STANDIN_VOLUME_STATE_TAG ("None": no tag).
@@ -119,6 +127,10 @@ case "$1 $2" in
   *attachment.instance-id*) printf 'vol-0123456789abcdef0\\t%s\\n' "$tag";;
   # Every member volume of the cluster: this node's, attached to it, and STANDIN_OTHER_VOLUMES (rows of
   # "VOLUME_ID STATE ATTACHED_TO STATE_TAG", as the CLI prints them).
+  # The instances member volumes are attached to (--query 'Volumes[].Attachments[].InstanceId'): this node
+  # and the third column of STANDIN_OTHER_VOLUMES' attached rows, tab-separated as the CLI prints a list.
+  *"Volumes[].Attachments[].InstanceId"*) { echo "${METADATA["instance-id"]}"
+    [ -z "\${STANDIN_OTHER_VOLUMES:-}" ] || printf '%s\\n' "$STANDIN_OTHER_VOLUMES" | awk '$2 == "in-use" { print $3 }'; } | paste -sd '\\t';;
   *"Volumes[]."*) printf 'vol-0123456789abcdef0\\tin-use\\t%s\\t%s\\n' "${METADATA["instance-id"]}" "$tag"
     [ -z "\${STANDIN_OTHER_VOLUMES:-}" ] || printf '%s\\n' "$STANDIN_OTHER_VOLUMES";;
   *) printf 'vol-0123456789abcdef0\\t%s\\t%s\\n' "\${STANDIN_VOLUME_STATE:-available}" "\${STANDIN_VOLUME_ATTACHED_TO:-None}";;

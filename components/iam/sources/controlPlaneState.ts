@@ -135,6 +135,14 @@ function controlPlaneStateStatements(spec: ClusterSpec, at: AwsCoordinates, ids:
       Resource: "*",
       Condition: clusterTag(spec),
     },
+    {
+      // A node about to restore a snapshot first looks for control-plane instances of the cluster whose
+      // etcd is on their root disk (cluster-state.sh other_control_plane_running; no resource scope).
+      Sid: "ControlPlaneStateInstanceDescribe",
+      Effect: "Allow",
+      Action: ["ec2:DescribeInstances"],
+      Resource: "*",
+    },
   ];
 }
 

@@ -155,17 +155,41 @@ etcd_member_volumes_elsewhere() {
 
 # cluster_state: "RECORD ETCD_DATA MEMBER_ELSEWHERE SNAPSHOT" for join_mode. MEMBER_ELSEWHERE and SNAPSHOT are
 # looked up only when a restore could follow (the record exists and this node has no member's data), and
-# are "no" otherwise; SNAPSHOT only when no member's data survives elsewhere either.
+# are "no" otherwise; SNAPSHOT only when no member's data survives elsewhere either, nor runs on an old
+# instance's root disk (other_control_plane_running).
 cluster_state() {
-  local record data elsewhere=no snapshot=no newest
+  local record data elsewhere=no others=no snapshot=no newest
   record=$(init_record_exists) || return 1
   data=$(etcd_data_present)
   if [ "$record" = yes ] && [ "$data" = no ]; then
     elsewhere=$(etcd_member_volumes_elsewhere) || return 1
-    if [ "$elsewhere" = no ]; then
+    if [ "$elsewhere" = no ]; then others=$(other_control_plane_running) || return 1; fi
+    if [ "$elsewhere" = no ] && [ "$others" = no ]; then
       newest=$(etcd_newest_snapshot) || return 1
       if [ -n "$newest" ]; then snapshot=yes; fi
     fi
   fi
   echo "$record $data $elsewhere $snapshot"
+}
+
+# other_control_plane_running: yes when another pending or running control-plane instance of the cluster
+# has no member volume attached: a member of a cluster from before the etcd volumes (its data on the root
+# disk, which etcd_member_volumes_elsewhere cannot see) during the upgrade. Its cluster lives on: this node
+# joins it (waiting for the API) rather than restore a snapshot beside it. Instances with a volume count there.
+other_control_plane_running() {
+  local self ids attached id
+  self=$(imds instance-id)
+  ids=$(retry aws ec2 describe-instances --region "$REGION" --filters "Name=tag:KubernetesCluster,Values=$CLUSTER_NAME" \
+    "Name=tag:k8s.io/role/control-plane,Values=1" "Name=instance-state-name,Values=pending,running" \
+    --query 'Reservations[].Instances[].InstanceId' --output text) || return 1
+  attached=$(retry aws ec2 describe-volumes --region "$REGION" --filters "Name=tag:KubernetesCluster,Values=$CLUSTER_NAME" \
+    "Name=tag-key,Values=cilium-cluster/etcd-member" --query 'Volumes[].Attachments[].InstanceId' --output text) || return 1
+  attached=" ${attached//[$'\t\n']/ } "
+  for id in $ids; do
+    if [ "$id" = "$self" ] || [ "$id" = None ] || [[ $attached == *" $id "* ]]; then continue; fi
+    log "control-plane instance $id runs without an etcd volume: its member's data is on its root disk"
+    echo yes
+    return 0
+  done
+  echo no
 }
