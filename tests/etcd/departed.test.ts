@@ -1,7 +1,8 @@
 // etcd_remove_departed (bootstrap/etcd-members.sh), run by a control-plane node once it joined: against a
 // real five-member etcd on loopback addresses, a fake instance-metadata service and a stand-in AWS CLI that
 // answers DescribeInstances as EC2 does (the instances of the cluster at an address, with their state and
-// zone; nothing when none is there).
+// zone; nothing when none is there). An etcdctl wrapping the real one stands for a member that does not answer
+// its status.
 import { expect } from "chai";
 import { spawn } from "child_process";
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "fs";
@@ -86,6 +87,11 @@ describe("departed etcd members leave when a control-plane node has joined, agai
 
   /** The tools bundle's FUNCTION ARGS on m1's node (zone us-east-1a), EC2 holding INSTANCES. */
   function onFirstNode(instances: string[], fn: string, ...args: string[]) {
+    return onFirstNodeWith({}, instances, fn, ...args);
+  }
+
+  /** onFirstNode with ENV over the node's environment. */
+  function onFirstNodeWith(env: Record<string, string>, instances: string[], fn: string, ...args: string[]) {
     const log = join(dir, `aws-${Date.now()}`);
     writeFileSync(log, "");
     const child = spawn("bash", [join(dir, "control-plane-tools"), fn, ...args], {
@@ -107,6 +113,7 @@ describe("departed etcd members leave when a control-plane node has joined, agai
         ETCDCTL_CERT: "",
         ETCDCTL_KEY: "",
         ETCD_TOOLS_DIR: debianEtcdToolsDir(),
+        ...env,
       },
     });
     let stderr = "";
@@ -191,5 +198,46 @@ describe("departed etcd members leave when a control-plane node has joined, agai
     expect(r.stderr.match(/refusing to remove/g)).to.have.length(2);
     expect(r.stderr).to.match(/ERROR: departed etcd members \w+ stay/);
     expect(peerUrls()).to.have.length(3);
+  });
+
+  /** A directory whose etcdctl runs Debian's, except `endpoint status`, which fails as it does when the member does not answer. */
+  function etcdctlWithoutStatus(): string {
+    const tools = mkdtempSync(join(dir, "etcd-tools-"));
+    writeFileSync(
+      join(tools, "etcdctl"),
+      `#!/bin/bash\ncase "$*" in *"endpoint status"*) echo "Error: context deadline exceeded" >&2; exit 1;; esac\nexec "${join(debianEtcdToolsDir(), "etcdctl")}" "$@"\n`,
+    );
+    chmodSync(join(tools, "etcdctl"), 0o755);
+    return tools;
+  }
+
+  it("removes nothing, and fails, when its own member does not give its ID", async () => {
+    const [m1, m2, m3] = await startAt(3);
+    const host = (m: EtcdMember) => m.peerUrl.split(/[/:]/)[3];
+    // m1 is at its address in this node's zone, where a member other than its own would be its predecessor.
+    const r = await onFirstNodeWith(
+      { ETCD_TOOLS_DIR: etcdctlWithoutStatus() },
+      [`${host(m1)} running us-east-1a`, `${host(m2)} running us-east-1b`, `${host(m3)} running us-east-1c`],
+      "etcd_remove_departed",
+    );
+    expect(r.status, r.stderr).to.not.equal(0);
+    expect(peerUrls()).to.deep.equal([m1.peerUrl, m2.peerUrl, m3.peerUrl].sort());
+  });
+
+  it("settling its name removes nothing, and fails, when its own member does not give its ID", async () => {
+    const [m1, ...others] = await startAt(5);
+    // A rejoin: m1, this node's member, already holds its zone's name.
+    const port = m1.peerUrl.split(":")[2];
+    const named = `http://etcd-us-east-1a.internal.dev.k8s.local:${port}`;
+    const m1Id = etcdctl(m1.clientUrl, "endpoint", "status", "-w", "simple").out.split(", ")[1];
+    expect(etcdctl(m1.clientUrl, "member", "update", m1Id, `--peer-urls=${named}`).status).to.equal(0);
+    const r = await onFirstNodeWith(
+      { ETCD_TOOLS_DIR: etcdctlWithoutStatus(), ETCD_PEER_SCHEME: "http", ETCD_PEER_PORT: port, ETCD_PEER_CERT: "" },
+      [],
+      "etcd_member_settle",
+    );
+    expect(r.status, r.stderr).to.not.equal(0);
+    expect(r.stderr).to.not.contain("before this one");
+    expect(peerUrls()).to.deep.equal([named, ...others.map((m) => m.peerUrl)].sort());
   });
 });

@@ -24,7 +24,7 @@ etcd_leave_if_scaled_down() {
     return 0
   fi
   if [ -z "${ETCD_MEMBER_REMOVED:-}" ]; then
-    id=$(etcd_local_member "$ETCD_LOCAL")
+    id=$(etcd_local_member "$ETCD_LOCAL") || return 1
     etcd_member_remove "$id" || return
     ETCD_MEMBER_REMOVED=$id
   fi

@@ -86,9 +86,16 @@ etcd_member_update_peer() {
 }
 
 # etcd_local_member CLIENT_URL: the ID of the member serving CLIENT_URL (this node's: https://127.0.0.1:2379).
+# Fails when that member does not answer: callers tell their own member from others by this ID, and an empty
+# one would make this node's member look like any other (a predecessor, a departed member) and remove it.
 etcd_local_member() {
-  local id
-  IFS=', ' read -r _ id _ < <(etcdctl_at "$1" endpoint status -w simple)
+  local status id
+  status=$(etcdctl_at "$1" endpoint status -w simple) || return 1
+  IFS=', ' read -r _ id _ <<<"$status"
+  if [ -z "$id" ]; then
+    log "the etcd member at $1 did not give its ID"
+    return 1
+  fi
   echo "$id"
 }
 
@@ -126,7 +133,7 @@ etcd_peer_departed() {
 etcd_remove_departed() {
   local zone self id peer refused tries=0
   zone=$(imds placement/availability-zone)
-  self=$(etcd_local_member "$ETCD_LOCAL")
+  self=$(etcd_local_member "$ETCD_LOCAL") || return 1
   while :; do
     refused=()
     while read -r id peer _; do

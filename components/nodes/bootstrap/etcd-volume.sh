@@ -97,7 +97,7 @@ etcd_member_settle() {
     log "this member's peer certificate does not name $name: it keeps its address"
     return 0
   fi
-  id=$(etcd_local_member "$ETCD_LOCAL")
+  id=$(etcd_local_member "$ETCD_LOCAL") || return 1
   while read -r member peer _; do
     if [ "$member" != "$id" ] && [ "$peer" = "$url" ]; then
       log "etcd member $member held $url before this one"
