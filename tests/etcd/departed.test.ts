@@ -30,10 +30,11 @@ const ETCD_MEMBERS = ZONES.map((z) => `${z}=etcd-${z}.internal.dev.k8s.local`).j
 /**
  * EC2's DescribeInstances with --filters Name=private-ip-address,Values=IP Name=tag:KubernetesCluster,Values=C
  * and the node's --query ([State.Name, Placement.AvailabilityZone], text): STUB_INSTANCES holds the cluster's
- * instances as "IP STATE ZONE" lines.
+ * instances as "IP STATE ZONE" lines. STUB_EC2_DOWN: EC2 answers with an error (the CLI exits non-zero).
  */
 const AWS_STUB = `echo "aws $*" >> "$STUB_LOG"
 [ "$1 $2" = "ec2 describe-instances" ] || exit 1
+if [ -n "$STUB_EC2_DOWN" ]; then echo "An error occurred (RequestLimitExceeded) when calling the DescribeInstances operation" >&2; exit 254; fi
 for a in "$@"; do case "$a" in
 Name=private-ip-address,Values=*) ip=\${a#*Values=};; Name=tag:KubernetesCluster,Values=*) cluster=\${a#*Values=};;
 esac; done
@@ -109,6 +110,8 @@ describe("departed etcd members leave when a control-plane node has joined, agai
         ETCD_DEPARTED_TRIES: "2",
         ETCD_DEPARTED_INTERVAL: "0",
         ETCD_RETRIES: "3",
+        BOOTSTRAP_TRIES: "2",
+        BOOTSTRAP_RETRY_DELAY: "0",
         ETCDCTL_CACERT: "",
         ETCDCTL_CERT: "",
         ETCDCTL_KEY: "",
@@ -239,5 +242,24 @@ describe("departed etcd members leave when a control-plane node has joined, agai
     expect(r.status, r.stderr).to.not.equal(0);
     expect(r.stderr).to.not.contain("before this one");
     expect(peerUrls()).to.deep.equal([named, ...others.map((m) => m.peerUrl)].sort());
+  });
+
+  it("takes no member at an address for departed while EC2 does not answer", async () => {
+    const [m1, m2, m3] = await startAt(3);
+    const host = (m: EtcdMember) => m.peerUrl.split(/[/:]/)[3];
+    const pure = await onFirstNodeWith(
+      { STUB_EC2_DOWN: "1" },
+      [],
+      "etcd_peer_departed",
+      "https://10.0.1.11:2380",
+      "us-east-1a",
+    );
+    expect(pure.status, pure.stderr).to.equal(1);
+    // m3 is down for now: were it taken for departed, the two healthy members would let it go.
+    await stopMember(m3);
+    const r = await onFirstNodeWith({ STUB_EC2_DOWN: "1" }, [], "etcd_remove_departed");
+    expect(r.status, r.stderr).to.equal(0);
+    expect(r.stderr).to.contain(`could not list the instances at ${host(m3)}: its etcd member is kept this time`);
+    expect(peerUrls()).to.deep.equal([m1.peerUrl, m2.peerUrl, m3.peerUrl].sort());
   });
 });

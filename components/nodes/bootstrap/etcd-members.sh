@@ -109,19 +109,24 @@ etcd_instance_states() {
 # etcd_peer_departed PEER_URL ZONE: whether the member at PEER_URL is gone for good, seen from the member
 # of ZONE. A member at a name that is no current member's (its zone left the control plane before the
 # termination hook could remove it). A member at an address (from before stable names) whose instance no
-# longer exists, is going, or is in ZONE (the one this node replaces: one member a zone).
+# longer exists, is going, or is in ZONE (the one this node replaces: one member a zone). When EC2 does not
+# answer, no member is departed this time: an empty answer would look like every instance gone.
 etcd_peer_departed() {
-  local host=${1#*://} state zone
+  local host=${1#*://} states state zone
   host=${host%:*}
   if [[ ! $host =~ ^[0-9.]+$ ]]; then
     if etcd_member_names | grep -qxF "$host"; then return 1; fi
     return 0
   fi
+  if ! states=$(etcd_instance_states "$host"); then
+    log "could not list the instances at $host: its etcd member is kept this time"
+    return 1
+  fi
   while read -r state zone; do
     case "$state" in
     pending | running | stopping | stopped) if [ "$zone" != "$2" ]; then return 1; fi ;;
     esac
-  done < <(etcd_instance_states "$host")
+  done <<<"$states"
   return 0
 }
 
