@@ -30,16 +30,21 @@ const ETCD_MEMBERS = ZONES.map((z) => `${z}=etcd-${z}.internal.dev.k8s.local`).j
 /**
  * EC2's DescribeInstances with --filters Name=private-ip-address,Values=IP Name=tag:KubernetesCluster,Values=C
  * and the node's --query ([State.Name, Placement.AvailabilityZone], text): STUB_INSTANCES holds the cluster's
- * instances as "IP STATE ZONE" lines. STUB_EC2_DOWN: EC2 answers with an error (the CLI exits non-zero).
+ * instances as "IP STATE ZONE [ROLE]" lines (ROLE: control-plane, the default, or worker; the
+ * k8s.io/role/control-plane=1 filter keeps control-plane ones), also filtered by availability-zone. STUB_EC2_DOWN: EC2 answers with an error (the CLI exits non-zero).
  */
 const AWS_STUB = `echo "aws $*" >> "$STUB_LOG"
 [ "$1 $2" = "ec2 describe-instances" ] || exit 1
 if [ -n "$STUB_EC2_DOWN" ]; then echo "An error occurred (RequestLimitExceeded) when calling the DescribeInstances operation" >&2; exit 254; fi
+ip=; zone=; role=; cluster=
 for a in "$@"; do case "$a" in
 Name=private-ip-address,Values=*) ip=\${a#*Values=};; Name=tag:KubernetesCluster,Values=*) cluster=\${a#*Values=};;
+Name=availability-zone,Values=*) zone=\${a#*Values=};; Name=tag:k8s.io/role/control-plane,Values=1) role=control-plane;;
+Name=*) echo "unknown filter $a" >&2; exit 252;;
 esac; done
 [ "$cluster" = dev.k8s.local ] || exit 0
-printf '%s\\n' "$STUB_INSTANCES" | awk -v ip="$ip" '$1 == ip { print $2 "\\t" $3 }'`;
+printf '%s\\n' "$STUB_INSTANCES" | awk -v ip="$ip" -v zone="$zone" -v role="$role" \\
+  'NF && (ip == "" || $1 == ip) && (zone == "" || $3 == zone) && (role == "" || ($4 == "" ? "control-plane" : $4) == role) { print $2 "\\t" $3 }'`;
 
 function startImds(metadata: Record<string, string>): Promise<Server> {
   const server = createServer((req, res) => {
@@ -140,11 +145,19 @@ describe("departed etcd members leave when a control-plane node has joined, agai
       "10.0.1.12 shutting-down us-east-1c",
       "10.0.1.13 stopped us-east-1c",
       "10.0.1.14 running us-east-1a",
+      // A zone no longer among the members, its control-plane instance still running (a scale-down whose
+      // groups are being replaced): its member leaves through its own termination hook.
+      "10.0.1.20 running us-east-1e",
+      // Only a worker runs in us-east-1f, and us-east-1d's control-plane instance is going.
+      "10.0.1.21 running us-east-1f worker",
+      "10.0.1.22 shutting-down us-east-1d",
     ];
     const table: [string, boolean][] = [
       ["https://etcd-us-east-1b.internal.dev.k8s.local:2380", false],
       ["https://etcd-us-east-1d.internal.dev.k8s.local:2380", true],
-      ["https://etcd-us-east-1b.internal.other.k8s.local:2380", true],
+      ["https://etcd-us-east-1e.internal.dev.k8s.local:2380", false],
+      ["https://etcd-us-east-1f.internal.dev.k8s.local:2380", true],
+      ["https://etcd-us-east-1g.internal.other.k8s.local:2380", true],
       ["https://10.0.1.10:2380", false],
       ["https://10.0.1.11:2380", true],
       ["https://10.0.1.12:2380", true],
@@ -255,11 +268,42 @@ describe("departed etcd members leave when a control-plane node has joined, agai
       "us-east-1a",
     );
     expect(pure.status, pure.stderr).to.equal(1);
+    const named = await onFirstNodeWith(
+      { STUB_EC2_DOWN: "1" },
+      [],
+      "etcd_peer_departed",
+      "https://etcd-us-east-1d.internal.dev.k8s.local:2380",
+      "us-east-1a",
+    );
+    expect(named.status, named.stderr).to.equal(1);
     // m3 is down for now: were it taken for departed, the two healthy members would let it go.
     await stopMember(m3);
     const r = await onFirstNodeWith({ STUB_EC2_DOWN: "1" }, [], "etcd_remove_departed");
     expect(r.status, r.stderr).to.equal(0);
     expect(r.stderr).to.contain(`could not list the instances at ${host(m3)}: its etcd member is kept this time`);
     expect(peerUrls()).to.deep.equal([m1.peerUrl, m2.peerUrl, m3.peerUrl].sort());
+  });
+
+  it("keeps a member at a name no zone holds while a control-plane instance still runs in its zone", async () => {
+    const [m1, m2, m3] = await startAt(3);
+    const host = (m: EtcdMember) => m.peerUrl.split(/[/:]/)[3];
+    // A scale-down: m3's zone left the member list, its instance not replaced yet (down for this test, so
+    // that the two healthy members would let it go).
+    await stopMember(m3);
+    const m3Id = etcdctl(m1.clientUrl, "member", "list", "-w", "simple")
+      .out.split("\n")
+      .find((l) => l.includes(m3.peerUrl))!
+      .split(", ")[0];
+    const named = m3.peerUrl.replace(host(m3), "etcd-us-east-1e.internal.dev.k8s.local");
+    expect(etcdctl(m1.clientUrl, "member", "update", m3Id, `--peer-urls=${named}`).status).to.equal(0);
+    const r = await onFirstNode(
+      [`${host(m1)} running us-east-1a`, `${host(m2)} running us-east-1b`, "10.0.1.30 running us-east-1e"],
+      "etcd_remove_departed",
+    );
+    expect(r.status, r.stderr).to.equal(0);
+    expect(peerUrls()).to.deep.equal([m1.peerUrl, m2.peerUrl, named].sort());
+    expect(r.aws).to.contain(
+      "aws ec2 describe-instances --region us-east-1 --filters Name=availability-zone,Values=us-east-1e Name=tag:KubernetesCluster,Values=dev.k8s.local Name=tag:k8s.io/role/control-plane,Values=1",
+    );
   });
 });

@@ -106,17 +106,39 @@ etcd_instance_states() {
     --query 'Reservations[].Instances[].[State.Name,Placement.AvailabilityZone]' --output text
 }
 
+# etcd_zone_has_control_plane ZONE: whether a pending or running control-plane instance of this cluster is in
+# ZONE; fails when EC2 does not answer.
+etcd_zone_has_control_plane() {
+  local states
+  states=$(retry aws ec2 describe-instances --region "$REGION" --filters "Name=availability-zone,Values=$1" \
+    "Name=tag:KubernetesCluster,Values=$CLUSTER_NAME" "Name=tag:k8s.io/role/control-plane,Values=1" \
+    --query 'Reservations[].Instances[].[State.Name,Placement.AvailabilityZone]' --output text) || return 2
+  grep -qE '^(pending|running)[[:space:]]' <<<"$states"
+}
+
 # etcd_peer_departed PEER_URL ZONE: whether the member at PEER_URL is gone for good, seen from the member
-# of ZONE. A member at a name that is no current member's (its zone left the control plane before the
-# termination hook could remove it). A member at an address (from before stable names) whose instance no
+# of ZONE. A member at a name that is no current member's and whose zone has no pending or running
+# control-plane instance (its zone left the control plane before the termination hook could remove it; while
+# an instance still runs there, as during a scale-down whose groups are still being replaced, its own
+# termination hook removes it). A member at an address (from before stable names) whose instance no
 # longer exists, is going, or is in ZONE (the one this node replaces: one member a zone). When EC2 does not
 # answer, no member is departed this time: an empty answer would look like every instance gone.
 etcd_peer_departed() {
-  local host=${1#*://} states state zone
+  local host=${1#*://} states state zone live=0
   host=${host%:*}
   if [[ ! $host =~ ^[0-9.]+$ ]]; then
     if etcd_member_names | grep -qxF "$host"; then return 1; fi
-    return 0
+    zone=${host#etcd-}
+    zone=${zone%%.*}
+    etcd_zone_has_control_plane "$zone" || live=$?
+    case $live in
+    0) return 1 ;;
+    1) return 0 ;;
+    *)
+      log "could not list the control-plane instances in $zone: its etcd member is kept this time"
+      return 1
+      ;;
+    esac
   fi
   if ! states=$(etcd_instance_states "$host"); then
     log "could not list the instances at $host: its etcd member is kept this time"
