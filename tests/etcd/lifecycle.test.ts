@@ -85,6 +85,7 @@ describe("etcd-lifecycle on a terminating control-plane node, against a real etc
     imds = await startImds({
       "instance-id": "i-0123456789abcdef0",
       "autoscaling/target-lifecycle-state": "Terminated",
+      "local-ipv4": "127.0.0.1",
     });
     dir = mkdtempSync(join(tmpdir(), "etcd-lifecycle-"));
     mkdirSync(join(dir, "bin"));
@@ -104,7 +105,7 @@ describe("etcd-lifecycle on a terminating control-plane node, against a real etc
     whileWaiting?: (log: string) => Promise<void>,
     env: NodeJS.ProcessEnv = {},
   ): Promise<string> {
-    const log = join(dir, `log-${capacity}-${Object.values(env).join("-")}`);
+    const log = join(dir, `log-${capacity}-${Object.values(env).join("-")}`.replace(/[^\w.-]/g, "_"));
     writeFileSync(log, "");
     const watch = run(join(dir, "control-plane-tools"), ["etcd_lifecycle_watch", ETCD_LIFECYCLE_HOOK], {
       ETCD_LEAVE_RETRY_SECONDS: "1",
@@ -234,5 +235,28 @@ describe("etcd-lifecycle on a terminating control-plane node, against a real etc
     expect(log.indexOf("complete-lifecycle-action")).to.be.above(heartbeat);
     expect(await settled(2)).to.equal(2);
     expect(memberList()).not.to.contain(members[2].peerUrl);
+  });
+
+  it("a member a peer already removed (its zone left the control plane): the hook completes", async () => {
+    const [m1, m2, m3] = members;
+    const m3Id = etcdctl(m3.clientUrl, "endpoint", "status", "-w", "simple").out.split(", ")[1];
+    // etcd refuses membership changes until its members have been connected a few seconds.
+    let remove = etcdctl(m1.clientUrl, "member", "remove", m3Id);
+    for (let i = 0; i < 50 && remove.status !== 0; i++) {
+      await new Promise((r) => setTimeout(r, 200));
+      remove = etcdctl(m1.clientUrl, "member", "remove", m3Id);
+    }
+    expect(remove.status, remove.err).to.equal(0);
+    expect(await settled(2)).to.equal(2);
+    // A removed member stops serving.
+    await stopMember(m3);
+    const log = await terminate("0", undefined, {
+      ETCD_PEER_ENDPOINTS: `${m1.clientUrl},${m2.clientUrl}`,
+      ETCD_PEER_SCHEME: "http",
+      ETCD_PEER_PORT: m3.peerUrl.split(":")[2],
+    });
+    expect(log).to.contain(REMOVED_TAG);
+    expect(log).to.contain("complete-lifecycle-action");
+    expect(log).not.to.contain("record-lifecycle-action-heartbeat");
   });
 });

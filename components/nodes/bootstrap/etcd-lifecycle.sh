@@ -14,7 +14,7 @@ etcd_group_capacity() {
 # etcd_leave_if_scaled_down: removes this node's member (through a healthy peer, keeping quorum) when its
 # group no longer wants an instance, and marks its volume removed; a replacement of the same member keeps it.
 # Fails when either is not done, so the watcher tries again. A removed member stops serving, so a later try
-# cannot ask it its ID: the removal is remembered (ETCD_MEMBER_REMOVED, in the watcher's shell) and a try
+# cannot ask it its ID: the removal (or finding the member already gone) is remembered (ETCD_MEMBER_REMOVED, in the watcher's shell) and a try
 # after it only marks the volume.
 etcd_leave_if_scaled_down() {
   local group capacity id
@@ -24,11 +24,57 @@ etcd_leave_if_scaled_down() {
     return 0
   fi
   if [ -z "${ETCD_MEMBER_REMOVED:-}" ]; then
-    id=$(etcd_local_member "$ETCD_LOCAL") || return 1
-    etcd_member_remove "$id" || return
-    ETCD_MEMBER_REMOVED=$id
+    etcd_leave || return
+    ETCD_MEMBER_REMOVED=yes
   fi
   etcd_volume_mark removed
+}
+
+# etcd_leave: removes this node's member; done too when it is no longer a member (a peer removed it, as a
+# joining node does with a member whose zone left the control plane): its etcd then stops answering, and a
+# peer, asked by name, no longer lists it.
+etcd_leave() {
+  local id rc=0
+  if id=$(etcd_local_member "$ETCD_LOCAL"); then
+    etcd_member_remove "$id" || rc=$?
+  else
+    etcd_own_member_listed || rc=$?
+    case $rc in
+    0) return 1 ;;
+    1) rc=2 ;;
+    esac
+  fi
+  if [ "$rc" = 2 ]; then
+    log "this node's etcd member is no longer a member: nothing to remove"
+    return 0
+  fi
+  return "$rc"
+}
+
+# etcd_peer_client_urls: the other members' client URLs, by name, comma separated (ETCD_PEER_ENDPOINTS in
+# tests, where names do not resolve).
+etcd_peer_client_urls() {
+  if [ -n "${ETCD_PEER_ENDPOINTS:-}" ]; then
+    echo "$ETCD_PEER_ENDPOINTS"
+    return 0
+  fi
+  local own name urls=()
+  own=$(etcd_member_name "$(imds placement/availability-zone)") || own=
+  while read -r name; do
+    if [ "$name" != "$own" ]; then urls+=("https://$name:2379"); fi
+  done < <(etcd_member_names)
+  local IFS=,
+  echo "${urls[*]}"
+}
+
+# etcd_own_member_listed: whether a peer lists this node's member (its peer URL by name or by address):
+# 0 listed, 1 not listed, 2 no peer answered.
+etcd_own_member_listed() {
+  local list by_name by_address
+  list=$(etcdctl_at "$(etcd_peer_client_urls)" member list -w simple) || return 2
+  by_name=$(etcd_own_peer_url 2>/dev/null) || by_name=-
+  by_address=$(etcd_peer_url "$(imds local-ipv4)")
+  awk -F', ' -v a="$by_name" -v b="$by_address" '$4 == a || $4 == b { found = 1 } END { exit !found }' <<<"$list"
 }
 
 # etcd_hold_while_peers_down HOOK GROUP: a group that keeps capacity replaces this instance, and its member

@@ -44,6 +44,7 @@ etcd_healthy_endpoints() {
 }
 
 # etcd_member_remove ID: removes member ID through a healthy member, only when the members left keep quorum.
+# Returns 2 when ID is not a member, 3 when the removal would lose quorum.
 etcd_member_remove() {
   local target="$1" id peer client total=0 healthy_left=0 found=no
   while read -r id peer client; do
@@ -56,7 +57,7 @@ etcd_member_remove() {
   done < <(etcd_members)
   if [ "$found" = no ]; then
     log "etcd member $target is not a member"
-    return 1
+    return 2
   fi
   if [ "$healthy_left" -lt "$(etcd_quorum $((total - 1)))" ]; then
     log "refusing to remove etcd member $target: $healthy_left healthy members would be left of $((total - 1))"
