@@ -86,8 +86,9 @@ function controlPlaneStateStatements(spec: ClusterSpec, at: AwsCoordinates, ids:
       Resource: "*",
     },
     {
-      // A node that joined finds whether the instance behind a member's old address still exists
-      // (etcd_remove_departed); describe calls take no resource scope.
+      // A node that joined finds whether the instance behind a member's old address still exists, and whether
+      // a control-plane instance still runs in a dropped zone (etcd_remove_departed); describe calls take no
+      // resource scope.
       Sid: "ControlPlaneStateMembersDescribe",
       Effect: "Allow",
       Action: ["ec2:DescribeInstances"],
