@@ -259,4 +259,31 @@ describe("etcd-lifecycle on a terminating control-plane node, against a real etc
     expect(log).to.contain("complete-lifecycle-action");
     expect(log).not.to.contain("record-lifecycle-action-heartbeat");
   });
+
+  for (const [peers, which] of [
+    ["listed", (m: EtcdMember[]) => `${m[0].clientUrl},${m[1].clientUrl}`],
+    ["no peer answering", () => "http://127.0.0.1:1"],
+  ] as const)
+    it(`a member that is down, ${peers}, is not taken for removed: the instance waits until it can leave`, async () => {
+      const m3 = members[2];
+      await stopMember(m3);
+      const log = await terminate(
+        "0",
+        async (path) => {
+          for (let i = 0; i < 300 && (readFileSync(path, "utf8").match(/heartbeat/g) ?? []).length < 2; i++)
+            await new Promise((r) => setTimeout(r, 100));
+          expect(readFileSync(path, "utf8")).to.contain(HEARTBEAT);
+          expect(readFileSync(path, "utf8")).not.to.contain("complete-lifecycle-action");
+          startMember(m3, initialCluster(members), "existing");
+        },
+        {
+          ETCD_PEER_ENDPOINTS: which(members),
+          ETCD_PEER_SCHEME: "http",
+          ETCD_PEER_PORT: m3.peerUrl.split(":")[2],
+        },
+      );
+      expect(log.indexOf("complete-lifecycle-action")).to.be.above(log.lastIndexOf(HEARTBEAT));
+      expect(await settled(2)).to.equal(2);
+      expect(memberList()).not.to.contain(m3.peerUrl);
+    });
 });

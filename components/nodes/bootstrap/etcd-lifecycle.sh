@@ -14,10 +14,10 @@ etcd_group_capacity() {
 # etcd_leave_if_scaled_down: removes this node's member (through a healthy peer, keeping quorum) when its
 # group no longer wants an instance, and marks its volume removed; a replacement of the same member keeps it.
 # Fails when either is not done, so the watcher tries again. A removed member stops serving, so a later try
-# cannot ask it its ID: the removal (or finding the member already gone) is remembered (ETCD_MEMBER_REMOVED, in the watcher's shell) and a try
-# after it only marks the volume.
+# cannot ask it its ID: the removal (or finding the member already gone) is remembered (ETCD_MEMBER_REMOVED,
+# in the watcher's shell) and a try after it only marks the volume.
 etcd_leave_if_scaled_down() {
-  local group capacity id
+  local group capacity
   read -r group capacity <<<"$(etcd_group_capacity)"
   if [ "$capacity" != 0 ]; then
     log "group $group keeps $capacity instance: its replacement takes over this etcd member"
@@ -38,11 +38,10 @@ etcd_leave() {
   if id=$(etcd_local_member "$ETCD_LOCAL"); then
     etcd_member_remove "$id" || rc=$?
   else
+    # Still listed, or no peer answered: not done.
     etcd_own_member_listed || rc=$?
-    case $rc in
-    0) return 1 ;;
-    1) rc=2 ;;
-    esac
+    if [ "$rc" != 1 ]; then return 1; fi
+    rc=2
   fi
   if [ "$rc" = 2 ]; then
     log "this node's etcd member is no longer a member: nothing to remove"
