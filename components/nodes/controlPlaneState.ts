@@ -22,7 +22,13 @@ export const TOOLS_MODULES = [
 ] as const;
 
 /** systemd units (files under bootstrap/units/) the bundle installs (`install_units`). */
-export const TOOLS_UNITS = ["etcd-lifecycle.service", "etcd-backup.service", "etcd-backup.timer"] as const;
+export const TOOLS_UNITS = [
+  "etcd-lifecycle.service",
+  "etcd-backup.service",
+  "etcd-backup.timer",
+  "etcd-name.service",
+  "etcd-name.timer",
+] as const;
 
 /** Where a control-plane node keeps the bundle; units run it as `/bin/bash <path> FUNCTION ARGS...`. */
 export const TOOLS_PATH = "/usr/local/lib/cilium-cluster/control-plane-tools";

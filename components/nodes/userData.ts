@@ -14,7 +14,7 @@ import { shellQuote } from "./shell";
 import { BOOTSTRAP_SCRIPT, BOOTSTRAP_SERVICE, systemdUnits } from "./systemdUnits";
 
 /** The shell variable of each bootstrap-config field: the compiler rejects a field left out. */
-const SHELL_VARIABLES: { [K in keyof BootstrapConfig]-?: string } = {
+export const SHELL_VARIABLES: { [K in keyof BootstrapConfig]-?: string } = {
   clusterName: "CLUSTER_NAME",
   instanceGroup: "INSTANCE_GROUP",
   role: "ROLE",

@@ -213,7 +213,7 @@ describe("node bootstrap, run as cloud-init and systemd run it", function () {
         readFileSync(recordFile(node), "utf8").trim(),
     ]);
     expect(readFileSync(recordFile(node), "utf8")).to.match(/^i-0123456789abcdef0 \d{4}-/);
-    expect(calls(node, "systemctl")).to.include("systemctl enable --now etcd-lifecycle.service etcd-backup.timer");
+    expect(calls(node, "systemctl")).to.include("systemctl enable --now etcd-lifecycle.service etcd-backup.timer etcd-name.timer");
     // etcd's tools are those of the etcd image kubeadm runs (its static pod's), copied out of the image, not a
     // Debian package of another release.
     expect(calls(node, "apt-get").some((l) => /etcd-client/.test(l))).to.equal(false);
@@ -240,9 +240,11 @@ describe("node bootstrap, run as cloud-init and systemd run it", function () {
     );
     expect(node.file("etc/systemd/system/etcd-lifecycle.service")).to.contain("etcd_lifecycle_watch");
     expect(statSync(join(node.root, "usr/local/lib/cilium-cluster/control-plane-tools")).mode & 0o777).to.equal(0o755);
-    expect(node.file("etc/cilium-cluster/control-plane-tools.env")).to.equal(
-      "REGION=us-east-1\nBACKUP_BUCKET=etcd-backups-test\n",
-    );
+    // What the units' functions read (the bundle's test keeps the list complete), as the user data says it.
+    const env = node.file("etc/cilium-cluster/control-plane-tools.env");
+    expect(env).to.contain('REGION="us-east-1"\nSECRETS_PREFIX="/cilium-cluster/dev.k8s.local/control-plane/"');
+    expect(env).to.contain('CLUSTER_NAME="dev.k8s.local"');
+    expect(env).to.match(/^ETCD_MEMBERS="us-east-1a=etcd-us-east-1a\.internal\.dev\.k8s\.local"$/m);
     expect(node.log()).not.to.match(/^kubeadm reset/m);
   });
 
@@ -296,7 +298,7 @@ describe("node bootstrap, run as cloud-init and systemd run it", function () {
     expect(service.status, service.stderr).to.equal(0);
     expect(service.runs).to.equal(2);
     expect(calls(node, "systemctl enable --now")).to.deep.equal(
-      Array(2).fill("systemctl enable --now etcd-lifecycle.service etcd-backup.timer"),
+      Array(2).fill("systemctl enable --now etcd-lifecycle.service etcd-backup.timer etcd-name.timer"),
     );
     // kubeadm's own state says joined: the second run neither resets nor creates the cluster again.
     expect(calls(node, "kubeadm").map((l) => l.split(" ")[1])).to.deep.equal(["init"]);

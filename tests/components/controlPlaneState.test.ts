@@ -14,6 +14,7 @@ import {
 } from "../../components/nodes/controlPlaneState";
 import { requireDebianTool } from "../debianTools";
 import { decodeUserData } from "../../components/nodes/userDataEncoding";
+import { SHELL_VARIABLES } from "../../components/nodes/userData";
 import { ETCD_VOLUME_GIB } from "../../components/controlPlane/controlPlaneState";
 import { backupBucketName, LATEST_SNAPSHOT_KEY } from "../../components/controlPlane/backupBucket";
 import {
@@ -73,6 +74,31 @@ describe("control-plane state: units", () => {
 });
 
 describe("control-plane tools bundle", () => {
+  it("runs in its units with every bootstrap variable it reads (their EnvironmentFile), quoted as systemd reads them", function () {
+    const bundle = renderControlPlaneTools();
+    const read = Object.values(SHELL_VARIABLES).filter((v) => new RegExp(`\\$\\{?${v}\\b`).test(bundle));
+    expect(read).to.include.members(["CLUSTER_NAME", "REGION", "ETCD_MEMBERS", "PRIVATE_ZONE_ID"]);
+    const module = readFileSync(join(__dirname, "../../components/nodes/bootstrap/control-plane-tools.sh"), "utf8");
+    const env = spawnSync("bash", ["-c", `${module}\ntools_environment`], {
+      encoding: "utf8",
+      env: { ...Object.fromEntries(read.map((v) => [v, `${v.toLowerCase()} value`])) },
+    });
+    expect(env.status, env.stderr).to.equal(0);
+    expect(env.stdout.trim().split("\n").sort()).to.deep.equal(
+      read.map((v) => `${v}="${v.toLowerCase()} value"`).sort(),
+    );
+    for (const u of UNITS.filter((u) => u.endsWith(".service"))) {
+      expect(readFileSync(join(UNIT_DIR, u), "utf8"), u).to.contain(
+        "EnvironmentFile=/etc/cilium-cluster/control-plane-tools.env",
+      );
+    }
+  });
+
+  it("points the member's name at its node again every 10 minutes (an update of the record writes a placeholder)", () => {
+    expect(readFileSync(join(UNIT_DIR, "etcd-name.service"), "utf8")).to.match(/^ExecStart=.* etcd_dns_claim$/m);
+    expect(readFileSync(join(UNIT_DIR, "etcd-name.timer"), "utf8")).to.match(/^OnUnitActiveSec=10min$/m);
+  });
+
   it("is shellcheck clean as a whole, and runs only what it is asked", function () {
     requireDebianTool(this, "shellcheck", "shellcheck");
     const dir = mkdtempSync(join(tmpdir(), "tools-"));

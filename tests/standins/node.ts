@@ -245,7 +245,7 @@ echo "modprobe: FATAL: Module $1 not found in directory /lib/modules/6.8.0-1015-
   // Enabling the etcd units can fail (STANDIN_ETCD_ENABLE_FAILURES times), as a unit systemd has not loaded
   // yet does.
   systemctl: `${COUNT}
-if [ "$*" = "enable --now etcd-lifecycle.service etcd-backup.timer" ] && [ "$(count enable)" -lt "\${STANDIN_ETCD_ENABLE_FAILURES:-0}" ]; then
+if [[ "$*" == "enable --now etcd-lifecycle.service "* ]] && [ "$(count enable)" -lt "\${STANDIN_ETCD_ENABLE_FAILURES:-0}" ]; then
   echo "Failed to enable unit: Unit file etcd-lifecycle.service does not exist." >&2; exit 1
 fi`,
   // Reads the key it is given, as the real gpg does.

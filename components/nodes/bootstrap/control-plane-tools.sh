@@ -11,6 +11,15 @@ control_plane_tools_encoded() {
   for ((part = 1; part < CONTROL_PLANE_TOOLS_PARTS; part++)); do secret "control-plane-tools-$part"; done
 }
 
+# tools_environment: the bootstrap variables the bundle's functions read, for the units that run them
+# (EnvironmentFile=; systemd takes double-quoted values with spaces). A test keeps the list complete.
+tools_environment() {
+  local name
+  for name in CLUSTER_NAME KUBERNETES_VERSION REGION SECRETS_PREFIX INIT_RECORD BACKUP_BUCKET PRIVATE_ZONE_ID ETCD_MEMBERS; do
+    printf '%s="%s"\n' "$name" "${!name}"
+  done
+}
+
 fetch_control_plane_tools() {
   local path=/usr/local/lib/cilium-cluster/control-plane-tools
   control_plane_tools_encoded | tr -d '\n' | base64 -d | gunzip | write_file "$path" 0755
@@ -18,7 +27,7 @@ fetch_control_plane_tools() {
     log "the control-plane tools in SSM are not the ones this launch template names"
     return 1
   fi
-  printf 'REGION=%s\nBACKUP_BUCKET=%s\n' "$REGION" "$BACKUP_BUCKET" | write_file /etc/cilium-cluster/control-plane-tools.env
+  tools_environment | write_file /etc/cilium-cluster/control-plane-tools.env
   # shellcheck source=/dev/null
   source "${BOOTSTRAP_ROOT:-}$path"
 }

@@ -22,5 +22,5 @@ settle_etcd() {
   init_record_ensure
   install_units
   install_backup_timer "$BACKUP_INTERVAL_MINUTES"
-  systemctl enable --now etcd-lifecycle.service etcd-backup.timer
+  systemctl enable --now etcd-lifecycle.service etcd-backup.timer etcd-name.timer
 }
