@@ -213,7 +213,9 @@ describe("node bootstrap, run as cloud-init and systemd run it", function () {
         readFileSync(recordFile(node), "utf8").trim(),
     ]);
     expect(readFileSync(recordFile(node), "utf8")).to.match(/^i-0123456789abcdef0 \d{4}-/);
-    expect(calls(node, "systemctl")).to.include("systemctl enable --now etcd-lifecycle.service etcd-backup.timer etcd-name.timer");
+    expect(calls(node, "systemctl")).to.include(
+      "systemctl enable --now etcd-lifecycle.service etcd-backup.timer etcd-name.timer",
+    );
     // etcd's tools are those of the etcd image kubeadm runs (its static pod's), copied out of the image, not a
     // Debian package of another release.
     expect(calls(node, "apt-get").some((l) => /etcd-client/.test(l))).to.equal(false);
