@@ -6,7 +6,8 @@
 import { expect } from "chai";
 import { spawn } from "child_process";
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "fs";
-import { createServer, Server } from "http";
+import type { Server } from "http";
+import { startImds } from "./imds";
 import { AddressInfo } from "net";
 import { tmpdir } from "os";
 import { join } from "path";
@@ -45,16 +46,6 @@ esac; done
 [ "$cluster" = dev.k8s.local ] || exit 0
 printf '%s\\n' "$STUB_INSTANCES" | awk -v ip="$ip" -v zone="$zone" -v role="$role" \\
   'NF && (ip == "" || $1 == ip) && (zone == "" || $3 == zone) && (role == "" || ($4 == "" ? "control-plane" : $4) == role) { print $2 "\\t" $3 }'`;
-
-function startImds(metadata: Record<string, string>): Promise<Server> {
-  const server = createServer((req, res) => {
-    const key = req.url?.replace("/latest/meta-data/", "") ?? "";
-    if (req.method === "PUT" && req.url === "/latest/api/token") res.end("token");
-    else if (!(key in metadata)) res.writeHead(404).end();
-    else res.end(metadata[key]);
-  });
-  return new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve(server)));
-}
 
 describe("departed etcd members leave when a control-plane node has joined, against a real etcd", function () {
   this.timeout(120000);

@@ -5,7 +5,8 @@ import { expect } from "chai";
 import { requireDebianTool } from "../debianTools";
 import { spawn } from "child_process";
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "fs";
-import { createServer, Server } from "http";
+import type { Server } from "http";
+import { startImds } from "./imds";
 import { AddressInfo } from "net";
 import { tmpdir } from "os";
 import { join } from "path";
@@ -22,16 +23,6 @@ import {
   stopMember,
   waitHealthy,
 } from "./realEtcd";
-
-function startImds(metadata: Record<string, string>): Promise<Server> {
-  const server = createServer((req, res) => {
-    const key = req.url?.replace("/latest/meta-data/", "") ?? "";
-    if (req.method === "PUT" && req.url === "/latest/api/token") res.end("token");
-    else if (!(key in metadata)) res.writeHead(404).end();
-    else res.end(metadata[key]);
-  });
-  return new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve(server)));
-}
 
 /**
  * Auto Scaling as the AWS CLI reports it: the instance's group and that group's desired capacity. EC2 can

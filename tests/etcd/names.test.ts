@@ -5,7 +5,8 @@
 import { expect } from "chai";
 import { spawn, spawnSync } from "child_process";
 import { chmodSync, mkdtempSync, writeFileSync } from "fs";
-import { createServer as createHttpServer, Server } from "http";
+import type { Server } from "http";
+import { startImds } from "./imds";
 import { AddressInfo } from "net";
 import { tmpdir } from "os";
 import { join } from "path";
@@ -22,16 +23,6 @@ const ETCD_MEMBERS = ZONES.map((z) => `${z}=${memberName(z)}`).join(" ");
 function namespacesAllowed(): boolean {
   const r = spawnSync("unshare", ["--user", "--map-root-user", "--mount", "true"], { encoding: "utf8" });
   return r.status === 0;
-}
-
-function startImds(metadata: Record<string, string>): Promise<Server> {
-  const server = createHttpServer((req, res) => {
-    const key = req.url?.replace("/latest/meta-data/", "") ?? "";
-    if (req.method === "PUT" && req.url === "/latest/api/token") res.end("token");
-    else if (!(key in metadata)) res.writeHead(404).end();
-    else res.end(metadata[key]);
-  });
-  return new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve(server)));
 }
 
 describe("etcd members by name, against a real etcd: every member moves at once", function () {
