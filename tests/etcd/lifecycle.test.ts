@@ -48,7 +48,7 @@ esac`;
  * Runs the script; `stop` ends it (a test that fails while the script still waits must not leave it
  * running), and one still running after `limitMs` is killed (status null): a watcher that hangs fails.
  */
-function run(script: string, args: string[], env: NodeJS.ProcessEnv, limitMs = 100000) {
+function run(script: string, args: string[], env: NodeJS.ProcessEnv, limitMs = 240000) {
   let stop = () => {};
   const done = new Promise<{ status: number | null; err: string }>((resolve) => {
     const child = spawn("bash", [script, ...args], { env, detached: true });
@@ -65,7 +65,7 @@ function run(script: string, args: string[], env: NodeJS.ProcessEnv, limitMs = 1
 }
 
 describe("etcd-lifecycle on a terminating control-plane node, against a real etcd", function () {
-  this.timeout(120000);
+  this.timeout(300000);
   let members: EtcdMember[] = [];
   let imds: Server;
   let dir: string;
@@ -186,7 +186,7 @@ describe("etcd-lifecycle on a terminating control-plane node, against a real etc
     await stopMember(members[0]);
     const log = await terminate("1", async (path) => {
       // m1 down, m3 replaced: m3 going now would leave m2 alone, without quorum.
-      for (let i = 0; i < 300 && (readFileSync(path, "utf8").match(/heartbeat/g) ?? []).length < 2; i++)
+      for (let i = 0; i < 900 && (readFileSync(path, "utf8").match(/heartbeat/g) ?? []).length < 2; i++)
         await new Promise((r) => setTimeout(r, 100));
       expect(readFileSync(path, "utf8")).to.contain(HEARTBEAT);
       expect(readFileSync(path, "utf8")).not.to.contain("complete-lifecycle-action");
@@ -212,7 +212,7 @@ describe("etcd-lifecycle on a terminating control-plane node, against a real etc
       // Both peers down: removing m3 would leave no healthy member. The watch must neither remove it nor let
       // the instance go.
       await Promise.all([stopMember(members[0]), stopMember(members[1])]);
-      for (let i = 0; i < 300 && (readFileSync(path, "utf8").match(/heartbeat/g) ?? []).length < 2; i++)
+      for (let i = 0; i < 900 && (readFileSync(path, "utf8").match(/heartbeat/g) ?? []).length < 2; i++)
         await new Promise((r) => setTimeout(r, 100));
       expect(readFileSync(path, "utf8")).not.to.contain("complete-lifecycle-action");
       expect(readFileSync(path, "utf8"), "the member is still there").not.to.contain("create-tags");
@@ -261,7 +261,7 @@ describe("etcd-lifecycle on a terminating control-plane node, against a real etc
       const log = await terminate(
         "0",
         async (path) => {
-          for (let i = 0; i < 300 && (readFileSync(path, "utf8").match(/heartbeat/g) ?? []).length < 2; i++)
+          for (let i = 0; i < 900 && (readFileSync(path, "utf8").match(/heartbeat/g) ?? []).length < 2; i++)
             await new Promise((r) => setTimeout(r, 100));
           expect(readFileSync(path, "utf8")).to.contain(HEARTBEAT);
           expect(readFileSync(path, "utf8")).not.to.contain("complete-lifecycle-action");
