@@ -87,8 +87,9 @@ function controlPlaneStateStatements(spec: ClusterSpec, at: AwsCoordinates, ids:
     },
     {
       // A node that joined finds whether the instance behind a member's old address still exists, and whether
-      // a control-plane instance still runs in a dropped zone (etcd_remove_departed); describe calls take no
-      // resource scope.
+      // a control-plane instance still runs in a dropped zone (etcd_remove_departed); a node about to restore
+      // looks for control-plane instances whose etcd is on their root disk (other_control_plane_running).
+      // Describe calls take no resource scope.
       Sid: "ControlPlaneStateMembersDescribe",
       Effect: "Allow",
       Action: ["ec2:DescribeInstances"],
@@ -135,14 +136,6 @@ function controlPlaneStateStatements(spec: ClusterSpec, at: AwsCoordinates, ids:
       Action: ["autoscaling:CompleteLifecycleAction", "autoscaling:RecordLifecycleActionHeartbeat"],
       Resource: "*",
       Condition: clusterTag(spec),
-    },
-    {
-      // A node about to restore a snapshot first looks for control-plane instances of the cluster whose
-      // etcd is on their root disk (cluster-state.sh other_control_plane_running; no resource scope).
-      Sid: "ControlPlaneStateInstanceDescribe",
-      Effect: "Allow",
-      Action: ["ec2:DescribeInstances"],
-      Resource: "*",
     },
   ];
 }
