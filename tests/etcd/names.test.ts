@@ -12,7 +12,7 @@ import { tmpdir } from "os";
 import { join } from "path";
 import { renderControlPlaneTools } from "../../components/nodes/controlPlaneTools";
 import { requireDebianTool } from "../debianTools";
-import { debianEtcdToolsDir, EtcdMember, etcdctl, freePortOn, stopAll } from "./realEtcd";
+import { debianEtcdToolsDir, EtcdMember, etcdArgs, etcdctl, freePortOn, stopAll } from "./realEtcd";
 
 const ZONES = ["us-east-1a", "us-east-1b", "us-east-1c"];
 const memberName = (zone: string) => `etcd-${zone}.internal.dev.k8s.local`;
@@ -68,20 +68,7 @@ describe("etcd members by name, against a real etcd: every member moves at once"
       clientUrl: `http://${address}:${clientPort}`,
       dataDir: join(dir, `m${i + 1}`),
     };
-    const args = [
-      `--name=${m.name}`,
-      `--data-dir=${m.dataDir}`,
-      `--listen-peer-urls=${m.peerUrl}`,
-      `--initial-advertise-peer-urls=${m.peerUrl}`,
-      `--listen-client-urls=${m.clientUrl}`,
-      `--advertise-client-urls=${m.clientUrl}`,
-      `--initial-cluster=${initialCluster}`,
-      "--initial-cluster-state=new",
-      "--initial-cluster-token=cilium-cluster-test",
-      "--heartbeat-interval=100",
-      "--election-timeout=1000",
-      "--log-level=error",
-    ];
+    const args = etcdArgs(m, initialCluster, "new");
     m.process = spawn(
       "unshare",
       [

@@ -45,26 +45,27 @@ export async function newMember(name: string, dir: string): Promise<EtcdMember> 
   };
 }
 
-/** Starts etcd for a member; `initialCluster` as etcd's --initial-cluster, `state` new or existing. */
+/** etcd's flags for a member; `initialCluster` as etcd's --initial-cluster, `state` new or existing. */
+export function etcdArgs(m: EtcdMember, initialCluster: string, state: "new" | "existing"): string[] {
+  return [
+    `--name=${m.name}`,
+    `--data-dir=${m.dataDir}`,
+    `--listen-peer-urls=${m.peerUrl}`,
+    `--initial-advertise-peer-urls=${m.peerUrl}`,
+    `--listen-client-urls=${m.clientUrl}`,
+    `--advertise-client-urls=${m.clientUrl}`,
+    `--initial-cluster=${initialCluster}`,
+    `--initial-cluster-state=${state}`,
+    "--initial-cluster-token=cilium-cluster-test",
+    "--heartbeat-interval=100",
+    "--election-timeout=1000",
+    "--log-level=error",
+  ];
+}
+
+/** Starts etcd for a member (etcdArgs). */
 export function startMember(m: EtcdMember, initialCluster: string, state: "new" | "existing"): void {
-  m.process = spawn(
-    "etcd",
-    [
-      `--name=${m.name}`,
-      `--data-dir=${m.dataDir}`,
-      `--listen-peer-urls=${m.peerUrl}`,
-      `--initial-advertise-peer-urls=${m.peerUrl}`,
-      `--listen-client-urls=${m.clientUrl}`,
-      `--advertise-client-urls=${m.clientUrl}`,
-      `--initial-cluster=${initialCluster}`,
-      `--initial-cluster-state=${state}`,
-      "--initial-cluster-token=cilium-cluster-test",
-      "--heartbeat-interval=100",
-      "--election-timeout=1000",
-      "--log-level=error",
-    ],
-    { stdio: "ignore" },
-  );
+  m.process = spawn("etcd", etcdArgs(m, initialCluster, state), { stdio: "ignore" });
 }
 
 /** Stops a member's process and waits for it to exit. */
