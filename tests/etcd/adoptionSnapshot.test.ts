@@ -10,6 +10,7 @@ import { join } from "path";
 import { renderAdoptionSnapshotScript } from "../../components/controlPlane/adoptionSnapshotScript";
 import { adoptExistingCluster } from "../../components/controlPlane/existingClusterAdoption";
 import { requireDebianTool } from "../debianTools";
+import { binaryPath, requireBinary } from "../kubernetes/binaries";
 import { ACCOUNT, AdoptionAws } from "../standins/adoptionAws";
 import { EtcdMember, etcdctl, newMember, startCluster, startMember, stopAll, waitHealthy } from "./realEtcd";
 
@@ -73,8 +74,8 @@ describe("the adoption snapshot against a real etcd, run through Run Command", f
   let dir: string;
 
   before(function () {
-    requireDebianTool(this, "etcd", "etcd-server");
-    requireDebianTool(this, "etcdctl", "etcd-client");
+    requireBinary(this, "etcd");
+    requireBinary(this, "etcdctl");
   });
   beforeEach(() => {
     dir = mkdtempSync(join(tmpdir(), "adoption-"));
@@ -157,7 +158,7 @@ describe("the adoption snapshot against a real etcd, run through Run Command", f
 
     const restored = await newMember("restored", dir);
     const r = spawnSync(
-      "etcdctl",
+      binaryPath("etcdutl"),
       [
         "snapshot",
         "restore",

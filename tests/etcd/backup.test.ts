@@ -2,7 +2,7 @@
 // leader's snapshot is saved, verified and uploaded (to a stand-in for `aws s3 cp`), and a fresh data
 // directory restored from it serves the keys written before.
 import { expect } from "chai";
-import { requireDebianTool } from "../debianTools";
+import { requireBinary } from "../kubernetes/binaries";
 import { spawnSync } from "child_process";
 import {
   chmodSync,
@@ -20,7 +20,7 @@ import { join } from "path";
 import { renderControlPlaneTools } from "../../components/nodes/controlPlaneTools";
 import { LATEST_SNAPSHOT_KEY } from "../../components/controlPlane/backupBucket";
 import {
-  debianEtcdToolsDir,
+  etcdToolsDir,
   EtcdMember,
   etcdctl,
   newMember,
@@ -44,7 +44,7 @@ const toolsEnv = (dir: string) => ({
   REGION: "us-east-1",
   BACKUP_BUCKET: "etcd-backups-test",
   STUB_S3: join(dir, "s3"),
-  ETCD_TOOLS_DIR: debianEtcdToolsDir(),
+  ETCD_TOOLS_DIR: etcdToolsDir(),
 });
 
 describe("etcd backup and restore against a real etcd", function () {
@@ -54,8 +54,8 @@ describe("etcd backup and restore against a real etcd", function () {
   let tools: string;
 
   before(function () {
-    requireDebianTool(this, "etcd", "etcd-server");
-    requireDebianTool(this, "etcdctl", "etcd-client");
+    requireBinary(this, "etcd");
+    requireBinary(this, "etcdctl");
     dir = mkdtempSync(join(tmpdir(), "etcd-backup-"));
     tools = join(dir, "control-plane-tools");
     writeFileSync(tools, renderControlPlaneTools());

@@ -12,7 +12,7 @@ import { AddressInfo } from "net";
 import { tmpdir } from "os";
 import { join } from "path";
 import { renderControlPlaneTools } from "../../components/nodes/controlPlaneTools";
-import { requireDebianTool } from "../debianTools";
+import { requireBinary } from "../kubernetes/binaries";
 import {
   EtcdMember,
   etcdctl,
@@ -22,7 +22,7 @@ import {
   stopAll,
   stopMember,
   waitHealthy,
-  debianEtcdToolsDir,
+  etcdToolsDir,
 } from "./realEtcd";
 
 const ZONES = ["us-east-1a", "us-east-1b", "us-east-1c"];
@@ -54,8 +54,8 @@ describe("departed etcd members leave when a control-plane node has joined, agai
   let members: EtcdMember[] = [];
 
   before(async function () {
-    requireDebianTool(this, "etcd", "etcd-server");
-    requireDebianTool(this, "etcdctl", "etcd-client");
+    requireBinary(this, "etcd");
+    requireBinary(this, "etcdctl");
     imds = await startImds({ "placement/availability-zone": "us-east-1a" });
     dir = mkdtempSync(join(tmpdir(), "etcd-departed-"));
     mkdirSync(join(dir, "bin"));
@@ -111,7 +111,7 @@ describe("departed etcd members leave when a control-plane node has joined, agai
         ETCDCTL_CACERT: "",
         ETCDCTL_CERT: "",
         ETCDCTL_KEY: "",
-        ETCD_TOOLS_DIR: debianEtcdToolsDir(),
+        ETCD_TOOLS_DIR: etcdToolsDir(),
         ...env,
       },
     });
@@ -212,7 +212,7 @@ describe("departed etcd members leave when a control-plane node has joined, agai
     const tools = mkdtempSync(join(dir, "etcd-tools-"));
     writeFileSync(
       join(tools, "etcdctl"),
-      `#!/bin/bash\ncase "$*" in *"endpoint status"*) echo "Error: context deadline exceeded" >&2; exit 1;; esac\nexec "${join(debianEtcdToolsDir(), "etcdctl")}" "$@"\n`,
+      `#!/bin/bash\ncase "$*" in *"endpoint status"*) echo "Error: context deadline exceeded" >&2; exit 1;; esac\nexec "${join(etcdToolsDir(), "etcdctl")}" "$@"\n`,
     );
     chmodSync(join(tools, "etcdctl"), 0o755);
     return tools;

@@ -7,10 +7,10 @@ import { chmodSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "
 import { tmpdir } from "os";
 import { join } from "path";
 import { renderControlPlaneTools } from "../../components/nodes/controlPlaneTools";
-import { requireDebianTool } from "../debianTools";
+import { requireBinary } from "../kubernetes/binaries";
 import {
   EtcdMember,
-  debianEtcdToolsDir,
+  etcdToolsDir,
   etcdctl,
   initialCluster,
   newMember,
@@ -28,8 +28,8 @@ describe("the control plane's launch-hook gate against a real etcd", function ()
   let tools: string;
 
   before(function () {
-    requireDebianTool(this, "etcd", "etcd-server");
-    requireDebianTool(this, "etcdctl", "etcd-client");
+    requireBinary(this, "etcd");
+    requireBinary(this, "etcdctl");
     tools = join(mkdtempSync(join(tmpdir(), "etcd-health-")), "control-plane-tools");
     writeFileSync(tools, renderControlPlaneTools());
   });
@@ -45,7 +45,7 @@ describe("the control plane's launch-hook gate against a real etcd", function ()
    * The gate as this node runs it: its own member at ETCD_LOCAL, the cluster through ETCD_ENDPOINTS, checking
    * for `seconds` (0: one check); `toolsDir` holds the etcdctl it runs (Debian's by default).
    */
-  function gate(local: EtcdMember, seconds = 0, toolsDir = debianEtcdToolsDir()) {
+  function gate(local: EtcdMember, seconds = 0, toolsDir = etcdToolsDir()) {
     const r = spawnSync("bash", [tools, "etcd_await_ready"], {
       encoding: "utf8",
       env: {
@@ -146,7 +146,7 @@ describe("the control plane's launch-hook gate against a real etcd", function ()
   function toolsWith(memberList: string): { dir: string; calls: () => string } {
     const dir = mkdtempSync(join(tmpdir(), "etcd-tools-"));
     mkdirSync(join(dir, "state"));
-    const real = join(debianEtcdToolsDir(), "etcdctl");
+    const real = join(etcdToolsDir(), "etcdctl");
     writeFileSync(
       join(dir, "etcdctl"),
       `#!/bin/bash\necho "$*" >>"${dir}/state/calls"\ncase "$*" in\n*"member list"*) ${memberList};;\nesac\nexec "${real}" "$@"\n`,

@@ -2,7 +2,7 @@
 // a real three-member etcd, a fake instance-metadata service and a stand-in AWS CLI that answers as Auto
 // Scaling does for an instance in Terminating:Wait.
 import { expect } from "chai";
-import { requireDebianTool } from "../debianTools";
+import { requireBinary } from "../kubernetes/binaries";
 import { spawn } from "child_process";
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "fs";
 import type { Server } from "http";
@@ -13,7 +13,7 @@ import { join } from "path";
 import { ETCD_LIFECYCLE_HOOK } from "../../components/nodes/controlPlaneState";
 import { renderControlPlaneTools } from "../../components/nodes/controlPlaneTools";
 import {
-  debianEtcdToolsDir,
+  etcdToolsDir,
   EtcdMember,
   etcdctl,
   initialCluster,
@@ -71,8 +71,8 @@ describe("etcd-lifecycle on a terminating control-plane node, against a real etc
   let dir: string;
 
   before(async function () {
-    requireDebianTool(this, "etcd", "etcd-server");
-    requireDebianTool(this, "etcdctl", "etcd-client");
+    requireBinary(this, "etcd");
+    requireBinary(this, "etcdctl");
     imds = await startImds({
       "instance-id": "i-0123456789abcdef0",
       "autoscaling/target-lifecycle-state": "Terminated",
@@ -108,7 +108,7 @@ describe("etcd-lifecycle on a terminating control-plane node, against a real etc
       // This node's member is m3; the TLS files of a node do not exist here.
       ETCD_LOCAL: members[2].clientUrl,
       ETCD_ENDPOINTS: members[2].clientUrl,
-      ETCD_TOOLS_DIR: debianEtcdToolsDir(),
+      ETCD_TOOLS_DIR: etcdToolsDir(),
       ETCDCTL_CACERT: "",
       ETCDCTL_CERT: "",
       ETCDCTL_KEY: "",

@@ -1,7 +1,7 @@
 // The control plane's etcd membership functions (bootstrap/etcd-members.sh, the text control-plane nodes
 // install) against a real three-member etcd on loopback.
 import { expect } from "chai";
-import { requireDebianTool } from "../debianTools";
+import { requireBinary } from "../kubernetes/binaries";
 import { spawnSync } from "child_process";
 import { join } from "path";
 import {
@@ -47,8 +47,8 @@ describe("etcd membership against a real etcd", function () {
   let cluster: { dir: string; members: EtcdMember[] };
 
   before(function () {
-    requireDebianTool(this, "etcd", "etcd-server");
-    requireDebianTool(this, "etcdctl", "etcd-client");
+    requireBinary(this, "etcd");
+    requireBinary(this, "etcdctl");
   });
   beforeEach(async () => {
     cluster = await startCluster(3);

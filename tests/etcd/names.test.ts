@@ -11,8 +11,8 @@ import { AddressInfo } from "net";
 import { tmpdir } from "os";
 import { join } from "path";
 import { renderControlPlaneTools } from "../../components/nodes/controlPlaneTools";
-import { requireDebianTool } from "../debianTools";
-import { debianEtcdToolsDir, EtcdMember, etcdArgs, etcdctl, freePortOn, stopAll } from "./realEtcd";
+import { requireBinary } from "../kubernetes/binaries";
+import { ETCD, etcdToolsDir, EtcdMember, etcdArgs, etcdctl, freePortOn, stopAll } from "./realEtcd";
 
 const ZONES = ["us-east-1a", "us-east-1b", "us-east-1c"];
 const memberName = (zone: string) => `etcd-${zone}.internal.dev.k8s.local`;
@@ -36,8 +36,8 @@ describe("etcd members by name, against a real etcd: every member moves at once"
   const metadata: Record<string, string> = {};
 
   before(async function () {
-    requireDebianTool(this, "etcd", "etcd-server");
-    requireDebianTool(this, "etcdctl", "etcd-client");
+    requireBinary(this, "etcd");
+    requireBinary(this, "etcdctl");
     if (!namespacesAllowed()) {
       process.stderr.write(`skipped "${this.test?.parent?.fullTitle()}": the kernel refuses user namespaces\n`);
       this.skip();
@@ -77,11 +77,11 @@ describe("etcd members by name, against a real etcd: every member moves at once"
         "--mount",
         "bash",
         "-c",
-        'mount --bind "$0" /etc/hosts && exec etcd "$@"',
+        'mount --bind "$0" /etc/hosts && exec "$ETCD" "$@"',
         hosts,
         ...args,
       ],
-      { stdio: "ignore" },
+      { stdio: "ignore", env: { ...process.env, ETCD } },
     );
     return m;
   }
@@ -129,7 +129,7 @@ describe("etcd members by name, against a real etcd: every member moves at once"
         ETCDCTL_CACERT: "",
         ETCDCTL_CERT: "",
         ETCDCTL_KEY: "",
-        ETCD_TOOLS_DIR: debianEtcdToolsDir(),
+        ETCD_TOOLS_DIR: etcdToolsDir(),
       },
     });
     let stderr = "";

@@ -1,12 +1,17 @@
 /**
- * A real etcd cluster on loopback for tests: Debian's etcd-server (`etcd`) and etcd-client (`etcdctl`), each
- * member on free ports, its data in a scratch directory. Tests start and stop their own processes.
+ * A real etcd cluster on loopback for tests: etcd and etcdctl at the version kubeadm deploys, built from
+ * source (`npm run build:kubernetes`), each member on free ports, its data in a scratch directory. Tests
+ * start and stop their own processes.
  */
 import { ChildProcess, spawn, spawnSync } from "child_process";
 import { mkdtempSync } from "fs";
 import { AddressInfo, createServer, Server } from "net";
 import { tmpdir } from "os";
 import { dirname, join } from "path";
+import { binaryPath } from "../kubernetes/binaries";
+
+export const ETCD = binaryPath("etcd");
+const ETCDCTL = binaryPath("etcdctl");
 
 export interface EtcdMember {
   name: string;
@@ -65,7 +70,7 @@ export function etcdArgs(m: EtcdMember, initialCluster: string, state: "new" | "
 
 /** Starts etcd for a member (etcdArgs). */
 export function startMember(m: EtcdMember, initialCluster: string, state: "new" | "existing"): void {
-  m.process = spawn("etcd", etcdArgs(m, initialCluster, state), { stdio: "ignore" });
+  m.process = spawn(ETCD, etcdArgs(m, initialCluster, state), { stdio: "ignore" });
 }
 
 /** Stops a member's process and waits for it to exit. */
@@ -79,7 +84,7 @@ export async function stopMember(m: EtcdMember): Promise<void> {
 }
 
 export function etcdctl(endpoints: string, ...args: string[]): { status: number | null; out: string; err: string } {
-  const r = spawnSync("etcdctl", [`--endpoints=${endpoints}`, "--command-timeout=3s", ...args], {
+  const r = spawnSync(ETCDCTL, [`--endpoints=${endpoints}`, "--command-timeout=3s", ...args], {
     encoding: "utf8",
     env: { ...process.env, ETCDCTL_API: "3" },
   });
@@ -123,12 +128,10 @@ export async function stopAll(members: EtcdMember[]): Promise<void> {
 }
 
 /**
- * The directory of Debian's etcdctl, for ETCD_TOOLS_DIR: on a node the control-plane tools take etcdctl and
- * etcdutl from the etcd image kubeadm runs; here, Debian's etcd 3.4 (no etcdutl: its etcdctl restores).
+ * The directory of etcdctl and etcdutl, for ETCD_TOOLS_DIR: on a node the control-plane tools take them from
+ * the etcd image kubeadm runs; here, the same version built from source.
  */
-export function debianEtcdToolsDir(): string {
-  return dirname(spawnSync("bash", ["-c", "command -v etcdctl"], { encoding: "utf8" }).stdout.trim());
-}
+export const etcdToolsDir = (): string => dirname(ETCDCTL);
 
 /** A port free on each of the addresses. */
 export async function freePortOn(addresses: string[]): Promise<number> {

@@ -8,7 +8,7 @@ describe("defaults", () => {
     expect(spec).to.deep.include({
       clusterName: "a.b",
       region: "us-east-1",
-      kubernetesVersion: "1.35.2",
+      kubernetesVersion: "1.35.4",
       cloudProvider: "aws",
       topology: "private",
       kubeProxy: { enabled: true },

@@ -1,0 +1,120 @@
+/**
+ * A real control plane built from the program's own kubeadm configuration, on a NodeHost: kubeadm's init
+ * phases write the certificates, kubeconfigs and static pod manifests, and each manifest's container command
+ * then runs as a process (the kubelet would run it as a container; this sandbox has no container runtime).
+ * The API is reached as on a node: `controlPlaneEndpoint` resolves to the instance and a forwarder plays the
+ * load balancer's listener (443 to the API server's 6443).
+ */
+import { parse } from "yaml";
+import { layerBinary } from "../helm";
+import { clusterPki, KUBEADM_PKI_PATH } from "../standins/pki";
+import type { Binary } from "./binaries";
+import { NodeHost } from "./nodeHost";
+import { fillAsTheNode, generatedToken } from "./renderedKubeadm";
+
+export const NODE_IP = "10.0.1.10";
+export const NODE_NAME = "ip-10-0-1-10.ec2.internal";
+const KUBEADM_CONFIG = "/etc/kubernetes/kubeadm.yaml";
+const MANIFESTS = ["etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler"] as const;
+
+/** A TCP forwarder, run with Node inside the host: the API load balancer's listener. */
+const FORWARDER = `const net = require("net");
+const [listenHost, listenPort, toHost, toPort] = process.argv.slice(1);
+net.createServer((c) => { const u = net.connect(+toPort, toHost); c.pipe(u).pipe(c); u.on("error", () => c.destroy()); c.on("error", () => u.destroy()); })
+  .listen(+listenPort, listenHost);`;
+
+export interface ControlPlane {
+  host: NodeHost;
+  /** kubectl inside the host with the admin kubeconfig; throws on failure. */
+  kubectl(args: string[], input?: string): string;
+  /** The same, returning the exit status and output instead of throwing. */
+  tryKubectl(args: string[], input?: string): { status: number | null; out: string };
+  kubeadm(args: string[]): string;
+  bootstrapToken: string;
+  /** The API's `host:port` from the configuration (`api.internal.<cluster>:443`). */
+  endpoint: string;
+  kubectlPath: string;
+}
+
+/** Each static pod manifest's container command, its binary replaced by the one built from source. */
+function manifestCommands(host: NodeHost, binaries: Record<Binary, string>): [string, string[]][] {
+  return MANIFESTS.map((name) => {
+    const pod = parse(host.must(["cat", `/etc/kubernetes/manifests/${name}.yaml`]));
+    const [command, ...args] = pod.spec.containers[0].command as string[];
+    const binary = binaries[command as Binary];
+    if (!binary) throw new Error(`${name}.yaml runs ${command}, which is not built`);
+    return [name, [binary, ...args]];
+  });
+}
+
+/** Polls `check` every half second until it returns true, or throws `what` after `timeoutMs`. */
+export async function waitFor(what: string, check: () => boolean, timeoutMs = 120_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 500));
+  }
+}
+
+/**
+ * Runs `kubeadm init`'s phases with the rendered InitConfiguration: certs, kubeconfig, etcd local and
+ * control-plane; starts what the manifests say; then the phases that need only the API (upload-config,
+ * bootstrap-token, mark-control-plane once `registerNode` has made the Node, addon).
+ */
+export async function startControlPlane(
+  initConfiguration: string,
+  binaries: Record<Binary, string>,
+  registerNode: (cp: ControlPlane) => void,
+): Promise<ControlPlane> {
+  const config = initConfiguration.split("\n---\n").map((d) => parse(d));
+  const cluster = config.find((d) => d.kind === "ClusterConfiguration");
+  const init = config.find((d) => d.kind === "InitConfiguration");
+  const endpoint = cluster.controlPlaneEndpoint as string;
+  const [apiHost, apiPort] = endpoint.split(":");
+  const host = NodeHost.create({
+    ip: NODE_IP,
+    hostname: NODE_NAME,
+    hosts: [`${NODE_IP} ${apiHost}`, `${NODE_IP} ${NODE_NAME}`],
+  });
+  try {
+    // What the bootstrap fetches from SSM before kubeadm runs: the cluster's CAs and service-account key.
+    const pki = clusterPki();
+    for (const [name, path] of Object.entries(KUBEADM_PKI_PATH))
+      host.writeFile(`/etc/kubernetes/pki/${path}`, pki[name], "0600");
+    const bootstrapToken = generatedToken(binaries.kubeadm);
+    const filled = fillAsTheNode(initConfiguration, { bootstrapToken, caCert: pki["ca.crt"], nodeIp: NODE_IP });
+    host.writeFile(KUBEADM_CONFIG, filled, "0600");
+    // The bootstrap's configure_kubelet makes the patches directory the configuration names (bootstrap/kubelet.sh).
+    host.must(["mkdir", "-p", "/etc/kubernetes/patches"]);
+
+    const kubectlPath = layerBinary("kubectl");
+    const kubeadm = (args: string[]) => host.must([binaries.kubeadm, ...args, "--config", KUBEADM_CONFIG]);
+    const tryKubectl = (args: string[], input?: string) => {
+      const r = host.run([kubectlPath, "--kubeconfig", "/etc/kubernetes/admin.conf", ...args], { input });
+      return { status: r.status, out: `${r.stdout}${r.stderr}` };
+    };
+    const kubectl = (args: string[], input?: string) => {
+      const r = tryKubectl(args, input);
+      if (r.status !== 0) throw new Error(`kubectl ${args.join(" ")}: ${r.out}`);
+      return r.out;
+    };
+    const cp: ControlPlane = { host, kubectl, tryKubectl, kubeadm, bootstrapToken, endpoint, kubectlPath };
+
+    for (const phase of ["certs all", "kubeconfig all", "etcd local", "control-plane all"])
+      kubeadm(["init", "phase", ...phase.split(" ")]);
+    for (const [name, command] of manifestCommands(host, binaries)) host.start(name, command);
+    host.start("load-balancer", [process.execPath, "-e", FORWARDER, NODE_IP, apiPort, NODE_IP, "6443"]);
+    await waitFor("the API server's /readyz", () => tryKubectl(["get", "--raw", "/readyz"]).status === 0);
+
+    for (const phase of ["upload-config all", "bootstrap-token"]) kubeadm(["init", "phase", ...phase.split(" ")]);
+    registerNode(cp);
+    kubeadm(["init", "phase", "mark-control-plane"]);
+    const skipped = (init.skipPhases ?? []) as string[];
+    for (const addon of ["coredns", "kube-proxy"])
+      if (!skipped.includes(`addon/${addon}`)) kubeadm(["init", "phase", "addon", addon]);
+    return cp;
+  } catch (e) {
+    host.stop();
+    throw e;
+  }
+}

@@ -1,0 +1,529 @@
+// The real control plane judges what the program renders: kubeadm 1.35, etcd 3.6, the API server, the
+// controller manager and the scheduler, built from source, started from the dev stack's own kubeadm
+// configuration (controlPlane.ts). Every example's Kubernetes objects are then applied through the program's
+// own apply script, placed by the real scheduler on Node objects shaped as the bootstrap makes them, and
+// their service accounts asked of the real authorizer; workers and control-plane nodes discover the cluster
+// with kubeadm's own join. One file, so the API server starts once.
+import { expect } from "chai";
+import { dirname } from "path";
+import { parse, parseAllDocuments } from "yaml";
+import { applyScript } from "../../components/k8s/applyScript";
+import type { K8sObject } from "../../components/k8s/object";
+import { architectureOf } from "../../spec/instanceTypes";
+import { requireDebianTool } from "../debianTools";
+import { cases, chartObjects } from "../parity/cases";
+import type { KubeObject } from "../parity/compare";
+import { explain } from "../parity/intendedDifferences";
+import { clusterPki } from "../standins/pki";
+import { Binary, requireBinary } from "./binaries";
+import { ControlPlane, NODE_IP, NODE_NAME, startControlPlane, waitFor } from "./controlPlane";
+import { caCertHash, fillAsTheNode, renderedExamples } from "./renderedKubeadm";
+
+const BINARIES: Binary[] = ["kubeadm", "kube-apiserver", "kube-controller-manager", "kube-scheduler", "etcd"];
+
+interface NodeShape {
+  name: string;
+  arch: "amd64" | "arm64";
+  labels?: Record<string, string>;
+  taints: { key: string; effect: string; value?: string }[];
+}
+
+/** What a kubelet that has just registered reports: not ready, because no CNI has written its config yet. */
+function nodeStatus(node: NodeShape, ip: string) {
+  const now = new Date().toISOString().replace(/\.\d+Z$/, "Z");
+  const condition = (type: string, status: string, reason: string, message: string) => ({
+    type,
+    status,
+    reason,
+    message,
+    lastHeartbeatTime: now,
+    lastTransitionTime: now,
+  });
+  const resources = { cpu: "4", memory: "16Gi", pods: "110", "ephemeral-storage": "100Gi" };
+  return {
+    status: {
+      addresses: [
+        { type: "InternalIP", address: ip },
+        { type: "Hostname", address: node.name },
+      ],
+      capacity: resources,
+      allocatable: resources,
+      conditions: [
+        condition("MemoryPressure", "False", "KubeletHasSufficientMemory", "kubelet has sufficient memory available"),
+        condition("DiskPressure", "False", "KubeletHasNoDiskPressure", "kubelet has no disk pressure"),
+        condition("PIDPressure", "False", "KubeletHasSufficientPID", "kubelet has sufficient PID available"),
+        condition(
+          "Ready",
+          "False",
+          "KubeletNotReady",
+          "container runtime network not ready: NetworkReady=false reason:NetworkPluginNotReady message:Network plugin returns error: cni plugin not initialized",
+        ),
+      ],
+      nodeInfo: { kubeletVersion: "v1.35.4", architecture: node.arch, operatingSystem: "linux" },
+    },
+  };
+}
+
+let nextAddress = 20;
+
+/**
+ * Registers a Node as its kubelet would (the labels the kubelet sets, `--register-with-taints` from the
+ * node's kubeadm nodeRegistration, a NotReady status) and the Lease it renews; the heartbeat keeps it fresh.
+ */
+function registerNode(cp: ControlPlane, node: NodeShape, ip = `10.0.2.${nextAddress++}`): void {
+  const labels = {
+    "kubernetes.io/hostname": node.name,
+    "kubernetes.io/os": "linux",
+    "kubernetes.io/arch": node.arch,
+    "beta.kubernetes.io/os": "linux",
+    "beta.kubernetes.io/arch": node.arch,
+    ...node.labels,
+  };
+  cp.kubectl(
+    ["create", "-f", "-"],
+    JSON.stringify({
+      apiVersion: "v1",
+      kind: "Node",
+      metadata: { name: node.name, labels },
+      spec: { taints: node.taints },
+    }),
+  );
+  cp.kubectl([
+    "patch",
+    "node",
+    node.name,
+    "--subresource=status",
+    "--type=merge",
+    "-p",
+    JSON.stringify(nodeStatus(node, ip)),
+  ]);
+  cp.kubectl(
+    ["create", "-f", "-"],
+    JSON.stringify({
+      apiVersion: "coordination.k8s.io/v1",
+      kind: "Lease",
+      metadata: { name: node.name, namespace: "kube-node-lease" },
+      spec: {
+        holderIdentity: node.name,
+        leaseDurationSeconds: 40,
+        renewTime: new Date().toISOString().replace(/Z$/, "000Z"),
+      },
+    }),
+  );
+}
+
+/** The kubelets' heartbeat: every node's Lease renewed every 5 seconds, as the kubelet renews its own. */
+const HEARTBEAT = `while sleep 5; do
+  now=$(date -u +%Y-%m-%dT%H:%M:%S.%6NZ)
+  for n in $("$KUBECTL" get nodes -o 'jsonpath={.items[*].metadata.name}'); do
+    "$KUBECTL" -n kube-node-lease patch lease "$n" --type=merge -p "{\\"spec\\":{\\"renewTime\\":\\"$now\\"}}" >/dev/null
+  done
+done`;
+
+/** The taints of a rendered kubeadm configuration's nodeRegistration. */
+const registrationTaints = (text: string) =>
+  (parseAllDocuments(text)
+    .map((d) => d.toJS())
+    .find((d) => d.kind === "JoinConfiguration" || d.kind === "InitConfiguration").nodeRegistration.taints ??
+    []) as NodeShape["taints"];
+
+interface Pod {
+  metadata: {
+    name: string;
+    namespace: string;
+    labels?: Record<string, string>;
+    ownerReferences?: { kind: string }[];
+    deletionTimestamp?: string;
+  };
+  spec: { nodeName?: string };
+  status: { conditions?: { type: string; status: string; reason?: string; message?: string }[] };
+}
+
+const pods = (cp: ControlPlane): Pod[] => JSON.parse(cp.kubectl(["get", "pods", "-A", "-o", "json"])).items;
+
+/** Why the scheduler left a pod unbound, from its PodScheduled condition. */
+const unscheduledReason = (pod: Pod) =>
+  pod.status.conditions?.find((c) => c.type === "PodScheduled" && c.status === "False")?.message;
+
+/** Sets every node's Ready condition as its kubelet reports it: not ready before a CNI config exists, then ready. */
+function setReady(cp: ControlPlane, names: string[], ready: boolean): void {
+  const now = new Date().toISOString().replace(/\.\d+Z$/, "Z");
+  const condition = ready
+    ? { type: "Ready", status: "True", reason: "KubeletReady", message: "kubelet is posting ready status" }
+    : nodeStatus({ name: "", arch: "amd64", taints: [] }, "").status.conditions.find((c) => c.type === "Ready")!;
+  for (const name of names) {
+    const patch = { status: { conditions: [{ ...condition, lastHeartbeatTime: now, lastTransitionTime: now }] } };
+    cp.kubectl(["patch", "node", name, "--subresource=status", "--type=strategic", "-p", JSON.stringify(patch)]);
+  }
+}
+
+/**
+ * Whether the node lifecycle controller has tainted a node `node.kubernetes.io/not-ready:NoSchedule`. (Not
+ * NoExecute: with every node of the zone not ready, the controller is in full disruption and evicts nothing.)
+ */
+const taintedNotReady = (cp: ControlPlane, name: string): boolean =>
+  (JSON.parse(cp.kubectl(["get", "node", name, "-o", "json"])).spec.taints ?? []).some(
+    (t: { key: string; effect: string }) => t.key === "node.kubernetes.io/not-ready" && t.effect === "NoSchedule",
+  );
+
+/**
+ * An example's add-on objects and the script that applies them. With `addons.applyFrom: controlPlane`, the
+ * SSM document's own command, exactly as the control-plane node runs it; otherwise the program's apply
+ * script (kubectl apply --server-side) over the objects the Kubernetes provider would declare.
+ */
+function addonApply(stack: Map<string, string>): { script: string; objects: K8sObject[] } {
+  const fromProvider = [...stack]
+    .filter(([name]) => name.startsWith("kubernetes/"))
+    .map(([, t]) => parse(t) as K8sObject);
+  if (fromProvider.length > 0) return { script: applyScript("cilium", fromProvider), objects: fromProvider };
+  const resources = JSON.parse(stack.get("resources.json")!) as { type: string; inputs: { content?: string } }[];
+  const documents = resources
+    .filter((r) => r.type === "aws:ssm/document:Document")
+    .map((r) => JSON.parse(r.inputs.content!))
+    .filter((d) => /add-on/.test(d.description));
+  expect(documents.length, "the add-on's SSM documents").to.equal(1);
+  const script = (documents[0].mainSteps[0].inputs.runCommand as string[]).join("\n");
+  const manifest = /<<'CILIUM_CLUSTER_MANIFEST'\n([\s\S]*)\nCILIUM_CLUSTER_MANIFEST\n/.exec(script)![1];
+  return { script, objects: parseAllDocuments(manifest).map((d) => d.toJS() as K8sObject) };
+}
+
+/** (API group, resource, verb, namespace, name) grants of a set of RBAC rules. */
+interface Call {
+  group: string;
+  resource: string;
+  verb: string;
+  namespace?: string;
+  name?: string;
+}
+interface Rule {
+  apiGroups?: string[];
+  resources?: string[];
+  verbs: string[];
+  resourceNames?: string[];
+}
+const callsOf = (rules: Rule[], namespace?: string): Call[] =>
+  rules.flatMap((r) =>
+    (r.apiGroups ?? [""]).flatMap((group) =>
+      (r.resources ?? []).flatMap((resource) =>
+        r.verbs.flatMap((verb) =>
+          (r.resourceNames?.length ? r.resourceNames : [undefined]).map((name) => ({
+            group,
+            resource,
+            verb,
+            namespace,
+            name,
+          })),
+        ),
+      ),
+    ),
+  );
+
+/** The calls the chart's roles bound to a service account grant it, but for the parity test's intended differences. */
+function chartGrants(chart: KubeObject[], serviceAccount: string): Call[] {
+  const objects = chart.filter((o) => !explain(`${o.kind}/${o.metadata.name}`));
+  const bound = (kind: string) =>
+    objects.filter(
+      (o) =>
+        o.kind === kind &&
+        (o.subjects as { kind: string; name: string }[] | undefined)?.some(
+          (s) => s.kind === "ServiceAccount" && s.name === serviceAccount,
+        ),
+    );
+  const role = (kind: string, name: string, namespace?: string) =>
+    objects.find((o) => o.kind === kind && o.metadata.name === name && o.metadata.namespace === namespace);
+  return [
+    ...bound("ClusterRoleBinding").flatMap((b) => {
+      const ref = b.roleRef as { name: string };
+      return callsOf((role("ClusterRole", ref.name)?.rules ?? []) as Rule[]);
+    }),
+    ...bound("RoleBinding").flatMap((b) => {
+      const ref = b.roleRef as { kind: string; name: string };
+      const ns = b.metadata.namespace;
+      const source = ref.kind === "ClusterRole" ? role("ClusterRole", ref.name) : role("Role", ref.name, ns);
+      return callsOf((source?.rules ?? []) as Rule[], ns);
+    }),
+  ];
+}
+
+/** The real authorizer's answers for a service account, in one request per call (SubjectAccessReview). */
+function allowed(cp: ControlPlane, serviceAccount: string, calls: Call[]): boolean[] {
+  const reviews = calls.map((c) => ({
+    apiVersion: "authorization.k8s.io/v1",
+    kind: "SubjectAccessReview",
+    spec: {
+      user: `system:serviceaccount:kube-system:${serviceAccount}`,
+      groups: ["system:serviceaccounts", "system:serviceaccounts:kube-system", "system:authenticated"],
+      resourceAttributes: {
+        group: c.group,
+        resource: c.resource.split("/")[0],
+        subresource: c.resource.split("/")[1],
+        verb: c.verb,
+        namespace: c.namespace,
+        name: c.name,
+      },
+    },
+  }));
+  const out = cp.kubectl(
+    ["create", "-o", 'jsonpath={.status.allowed}{"\\n"}', "-f", "-"],
+    JSON.stringify({ apiVersion: "v1", kind: "List", items: reviews }),
+  );
+  const answers = out.trim().split("\n");
+  expect(answers.length, "one answer per call").to.equal(calls.length);
+  return answers.map((a) => a === "true");
+}
+
+/** Calls neither Cilium's agent nor its operator makes, nor the chart grants them. */
+const NEVER: Call[] = [
+  { group: "", resource: "secrets", verb: "list", namespace: "kube-system" },
+  { group: "", resource: "pods/exec", verb: "create", namespace: "default" },
+  { group: "", resource: "serviceaccounts/token", verb: "create", namespace: "kube-system" },
+  { group: "rbac.authorization.k8s.io", resource: "clusterrolebindings", verb: "create" },
+  { group: "rbac.authorization.k8s.io", resource: "clusterroles", verb: "escalate" },
+  { group: "", resource: "users", verb: "impersonate" },
+  { group: "", resource: "namespaces", verb: "delete" },
+  { group: "apps", resource: "deployments", verb: "update", namespace: "kube-system" },
+];
+
+/** Whether a grant covers a call (`*` wildcards; a grant without a name covers every name). */
+const covers = (grant: Call, call: Call) =>
+  [grant.group === "*" || grant.group === call.group, grant.resource === "*" || grant.resource === call.resource]
+    .concat([grant.verb === "*" || grant.verb === call.verb, !grant.namespace || grant.namespace === call.namespace])
+    .concat([!grant.name || grant.name === call.name])
+    .every(Boolean);
+
+describe("the real control plane (kubeadm, etcd, API server, controller manager, scheduler built from source)", function () {
+  this.timeout(900_000);
+  let cp: ControlPlane;
+  let binaries: Record<Binary, string>;
+  let stacks: Map<string, Map<string, string>>;
+
+  before(async function () {
+    requireDebianTool(this, "openssl", "openssl");
+    binaries = Object.fromEntries(BINARIES.map((b) => [b, requireBinary(this, b)])) as Record<Binary, string>;
+    stacks = await renderedExamples();
+    const dev = stacks.get("dev")!;
+    const init = [...dev].find(([name]) => /^kubeadm\/control-plane-.*-init\.yaml$/.test(name))![1];
+    cp = await startControlPlane(init, binaries, (plane) =>
+      registerNode(plane, { name: NODE_NAME, arch: "amd64", taints: registrationTaints(init) }, NODE_IP),
+    );
+    // What the bootstrap's role.sh records first; the apply script reads it.
+    cp.host.writeFile("/etc/cilium-cluster/node-role", "control-plane\n");
+    cp.host.start("heartbeat", [
+      "env",
+      `KUBECTL=${cp.kubectlPath}`,
+      "KUBECONFIG=/etc/kubernetes/admin.conf",
+      "bash",
+      "-c",
+      HEARTBEAT,
+    ]);
+  });
+
+  after(() => cp?.host.stop());
+
+  it("runs etcd at the version kubeadm pins, and kubeadm marked the node it initialised as a control-plane node", function () {
+    const images = cp.host.must([
+      binaries.kubeadm,
+      "config",
+      "images",
+      "list",
+      "--config",
+      "/etc/kubernetes/kubeadm.yaml",
+    ]);
+    const pinned = /registry\.k8s\.io\/etcd:(\S+)-0/.exec(images)![1];
+    expect(cp.host.must([binaries.etcd, "--version"])).to.contain(`etcd Version: ${pinned}`);
+    const node = JSON.parse(cp.kubectl(["get", "node", NODE_NAME, "-o", "json"]));
+    expect(node.metadata.labels).to.have.property("node-role.kubernetes.io/control-plane", "");
+    expect(node.spec.taints.map((t: { key: string; effect: string }) => `${t.key}:${t.effect}`)).to.include(
+      "node-role.kubernetes.io/control-plane:NoSchedule",
+    );
+  });
+
+  it("lets a worker and a control-plane node discover the cluster with the token and CA hash, and no one else", async function () {
+    const dev = stacks.get("dev")!;
+    const ca = clusterPki()["ca.crt"];
+    const run = (text: string, values: { bootstrapToken: string; caCert: string }) => {
+      const filled = fillAsTheNode(text, { ...values, nodeIp: "10.0.1.11" });
+      // A joining node's own /etc/kubernetes and /var/lib/kubelet: kubeadm's discovery, then its fetch of the
+      // cluster's configuration with the bootstrap token, are what this checks; the kubelet it then starts
+      // does not exist here, so kubeadm is stopped once it has written the kubelet's bootstrap kubeconfig,
+      // or after 10 seconds (it retries discovery until its own 5-minute timeout).
+      return cp.host.run(
+        [
+          "unshare",
+          "--mount",
+          "--propagation",
+          "private",
+          "bash",
+          "-c",
+          `own=$(mktemp -d)
+# A control-plane node fetches the cluster's shared CAs and service-account key before it joins (bootstrap/pki.sh).
+if [ "$1" = preflight ]; then
+  for f in ca.crt ca.key sa.key sa.pub front-proxy-ca.crt front-proxy-ca.key etcd/ca.crt etcd/ca.key; do
+    install -D /etc/kubernetes/pki/$f "$own/pki/$f"
+  done
+fi
+mount --bind "$own" /etc/kubernetes && mkdir -p /var/lib/kubelet && mount -t tmpfs tmpfs /var/lib/kubelet
+cat >/etc/kubernetes/join.yaml && mkdir -p /etc/kubernetes/patches
+"$0" join phase "$@" --config /etc/kubernetes/join.yaml --v=1 >"$own/log" 2>&1 &
+kubeadm=$!
+for _ in $(seq 20); do
+  if [ -s /etc/kubernetes/bootstrap-kubelet.conf ] || ! kill -0 "$kubeadm" 2>/dev/null; then break; fi
+  sleep 0.5
+done
+kill "$kubeadm" 2>/dev/null
+wait "$kubeadm"
+status=$?
+cat "$own/log"
+test -s /etc/kubernetes/bootstrap-kubelet.conf && echo "bootstrap kubeconfig written"
+exit $status`,
+          binaries.kubeadm,
+          ...(/controlPlane:/.test(text) ? ["preflight", "--ignore-preflight-errors=all"] : ["kubelet-start"]),
+        ],
+        { input: filled, timeout: 60_000 },
+      );
+    };
+    const worker = dev.get("kubeadm/nodes-template-join.yaml")!;
+    const controlPlane = [...dev].find(([n]) => /^kubeadm\/control-plane-.*-join\.yaml$/.test(n))![1];
+    const good = { bootstrapToken: cp.bootstrapToken, caCert: ca };
+
+    const joined = run(worker, good);
+    expect(joined.stdout, "a worker: discovery, then the bootstrap kubeconfig").to.contain(
+      "bootstrap kubeconfig written",
+    );
+    const cpJoin = run(controlPlane, good);
+    expect(cpJoin.stdout, cpJoin.stdout).to.contain("[preflight] Fetching init configuration");
+    expect(cpJoin.status, cpJoin.stdout).to.equal(0);
+
+    const otherCa = clusterPki()["front-proxy-ca.crt"];
+    expect(caCertHash(otherCa)).to.not.equal(caCertHash(ca));
+    const wrongHash = run(worker, { ...good, caCert: otherCa });
+    expect(wrongHash.stdout).to.not.contain("bootstrap kubeconfig written");
+    expect(wrongHash.stdout).to.match(/none of the public keys .* are pinned/);
+
+    // A token that has expired: the token cleaner deletes it and the bootstrap signer drops its signature.
+    const expired = cp.host.must([binaries.kubeadm, "token", "create", "--ttl", "1s"]).trim().split("\n").pop()!;
+    const tokenGone = () => !cp.host.must([binaries.kubeadm, "token", "list"]).includes(expired.split(".")[0]);
+    await waitFor("the expired token's removal", tokenGone, 60_000);
+    const stale = run(worker, { ...good, bootstrapToken: expired });
+    expect(stale.stdout).to.not.contain("bootstrap kubeconfig written");
+    expect(stale.stdout).to.contain(
+      `Waiting for the cluster-info ConfigMap to receive a JWS signature for token ID "${expired.split(".")[0]}"`,
+    );
+    expect(stale.stdout).to.not.contain("Cluster info signature and contents are valid");
+  });
+
+  for (const exampleCase of cases().filter((c) => !c.name.includes(","))) {
+    const example = exampleCase.name;
+    it(`${example}: every object applies through the program's apply script; the scheduler places Cilium; RBAC holds`, async function () {
+      const stack = stacks.get(example)!;
+      const { script, objects } = addonApply(stack);
+      const spec = exampleCase.spec;
+      const eni = spec.networking.cilium.ipam === "eni";
+
+      // The nodes of this example beside the control-plane node kubeadm made: its other control-plane nodes
+      // (marked by kubeadm join as by init) and one node of each group, registered with their configurations' taints.
+      const joins = [...stack].filter(([name]) => name.endsWith("-join.yaml"));
+      const controlPlaneJoin = joins.find(([n]) => n.includes("control-plane-"))![1];
+      const archOf = (instanceType: string) => (architectureOf(instanceType) === "arm64" ? "arm64" : "amd64");
+      const nodes: NodeShape[] = [
+        ...Array.from({ length: spec.controlPlane.count - 1 }, (_, i) => ({
+          name: `${example}-control-plane-${i + 2}`,
+          arch: archOf(spec.controlPlane.instanceType),
+          labels: {
+            "node-role.kubernetes.io/control-plane": "",
+            "node.kubernetes.io/exclude-from-external-load-balancers": "",
+          },
+          taints: registrationTaints(controlPlaneJoin),
+        })),
+        ...spec.nodeGroups.map((g) => ({
+          name: `${example}-${g.name}`,
+          arch: archOf(g.instanceType),
+          taints: registrationTaints(stack.get(`kubeadm/${g.name}-template-join.yaml`)!),
+        })),
+      ];
+      setReady(cp, [NODE_NAME], false);
+      for (const node of nodes) registerNode(cp, node);
+      const allNodes = [NODE_NAME, ...nodes.map((n) => n.name)];
+      try {
+        // As on a new cluster: the node lifecycle controller has tainted every node not-ready before Cilium runs.
+        await waitFor("not-ready taints on every node", () => allNodes.every((n) => taintedNotReady(cp, n)));
+        const applied = cp.host.run(["sh", "-c", script], {
+          env: { ...process.env, PATH: `${dirname(cp.kubectlPath)}:${process.env.PATH}` },
+        });
+        expect(applied.status, `${applied.stdout}${applied.stderr}`).to.equal(0);
+
+        const daemonSets = objects.filter((o) => o.kind === "DaemonSet").map((o) => o.metadata.name);
+        expect(daemonSets).to.include("cilium");
+        const daemonSetPods = (all: Pod[], ds: string) =>
+          all.filter(
+            (p) => p.metadata.ownerReferences?.[0]?.kind === "DaemonSet" && p.metadata.name.startsWith(`${ds}-`),
+          );
+        const operatorPods = (all: Pod[]) => all.filter((p) => p.metadata.labels?.["io.cilium/app"] === "operator");
+        const placed = (all: Pod[]) =>
+          daemonSets.every((ds) => allNodes.every((n) => daemonSetPods(all, ds).some((p) => p.spec.nodeName === n))) &&
+          operatorPods(all).length > 0 &&
+          operatorPods(all).every((p) => p.spec.nodeName);
+        // Cilium must be placed while every node is still not ready: it is what makes them ready.
+        await waitFor(`${example}: Cilium's pods bound on not-ready nodes`, () => placed(pods(cp)), 90_000).catch(
+          () => undefined,
+        );
+        const all = pods(cp);
+        for (const ds of daemonSets) {
+          const on = daemonSetPods(all, ds).map((p) => p.spec.nodeName);
+          expect(
+            allNodes.filter((n) => !on.includes(n)),
+            `${ds} has no pod bound on`,
+          ).to.deep.equal([]);
+        }
+        const operators = operatorPods(all);
+        expect(operators.length, "operator pods").to.be.greaterThan(0);
+        const controlPlaneNodes = new Set([NODE_NAME, ...nodes.filter((n) => n.labels).map((n) => n.name)]);
+        for (const p of operators) {
+          expect(p.spec.nodeName, `${p.metadata.name}: ${unscheduledReason(p)}`).to.be.a("string");
+          if (eni)
+            expect(
+              controlPlaneNodes.has(p.spec.nodeName!),
+              `${p.metadata.name} on the control plane in ENI mode`,
+            ).to.equal(true);
+        }
+
+        // Once the kubelets report ready (Cilium has written the CNI configuration), nothing stays unscheduled.
+        setReady(cp, allNodes, true);
+        const unbound = () => pods(cp).filter((p) => !p.spec.nodeName && !p.metadata.deletionTimestamp);
+        await waitFor(`${example}: every pod bound on ready nodes`, () => unbound().length === 0, 90_000).catch(
+          () => undefined,
+        );
+        expect(
+          unbound().map((p) => `${p.metadata.name}: ${unscheduledReason(p) ?? "not yet tried"}`),
+          "pods the scheduler leaves unbound on ready nodes",
+        ).to.deep.equal([]);
+
+        // RBAC: every call the chart's roles grant the agent and the operator, and none of a sample they never make.
+        const chart = chartObjects(spec);
+        for (const sa of ["cilium", "cilium-operator"]) {
+          const grants = chartGrants(chart, sa).filter((c) => !c.resource.includes("*"));
+          expect(grants.length, `${sa}: the chart's grants`).to.be.greaterThan(5);
+          const answers = allowed(cp, sa, grants);
+          expect(
+            grants.filter((_, i) => !answers[i]),
+            `${sa}: calls the chart grants that are denied`,
+          ).to.deep.equal([]);
+          const never = NEVER.filter((call) => !grants.some((g) => covers(g, call)));
+          expect(never.length, `${sa}: the sample of calls never made`).to.be.greaterThan(5);
+          const denied = allowed(cp, sa, never);
+          expect(
+            never.filter((_, i) => denied[i]),
+            `${sa}: calls it never makes that are allowed`,
+          ).to.deep.equal([]);
+        }
+      } finally {
+        const yaml = objects.map((o) => JSON.stringify(o)).join("\n");
+        cp.tryKubectl(["delete", "--wait=false", "--ignore-not-found", "-f", "-"], yaml);
+        cp.tryKubectl(["delete", "pods", "-A", "--all", "--force", "--grace-period=0"]);
+        for (const node of nodes) cp.tryKubectl(["delete", "node", node.name, "--wait=false"]);
+        for (const node of nodes)
+          cp.tryKubectl(["delete", "lease", "-n", "kube-node-lease", node.name, "--wait=false"]);
+      }
+    });
+  }
+});

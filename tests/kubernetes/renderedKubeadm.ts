@@ -1,0 +1,84 @@
+/**
+ * The kubeadm configurations every example renders (the plan's kubeadm/ files), and their placeholders filled
+ * the way the node fills them: by the bootstrap's own `fill_placeholders` (bootstrap/kubeadm.sh) and
+ * `ca_cert_hash` (bootstrap/pki.sh), not by a copy of them here.
+ */
+import { execFileSync, spawnSync } from "child_process";
+import { join } from "path";
+import { parseAllDocuments } from "yaml";
+import { examples } from "../../plan/examples";
+import { renderStackFiles } from "../../plan/render";
+
+const BOOTSTRAP = join(__dirname, "..", "..", "components", "nodes", "bootstrap");
+
+export interface RenderedKubeadmFile {
+  example: string;
+  /** The file's name in the plan, e.g. `kubeadm/nodes-template-join.yaml`. */
+  name: string;
+  text: string;
+  /** `v1.35.4`: the example's Kubernetes version, from its ClusterConfiguration. */
+  kubernetesVersion: string;
+}
+
+/** Every example's rendered files, once per test process (rendering runs the whole program). */
+let rendered: Promise<Map<string, Map<string, string>>> | undefined;
+export function renderedExamples(): Promise<Map<string, Map<string, string>>> {
+  rendered ??= (async () => {
+    const all = new Map<string, Map<string, string>>();
+    for (const e of examples()) all.set(e.name, await renderStackFiles(e.file, e.name));
+    return all;
+  })();
+  return rendered;
+}
+
+export async function renderedKubeadmFiles(): Promise<RenderedKubeadmFile[]> {
+  const files: RenderedKubeadmFile[] = [];
+  for (const [example, stack] of await renderedExamples()) {
+    const kubeadm = [...stack].filter(([name]) => name.startsWith("kubeadm/"));
+    const cluster = kubeadm
+      .flatMap(([, text]) => parseAllDocuments(text).map((d) => d.toJS()))
+      .find((d) => d?.kind === "ClusterConfiguration");
+    if (!cluster) throw new Error(`${example} renders no ClusterConfiguration`);
+    for (const [name, text] of kubeadm)
+      files.push({ example, name, text, kubernetesVersion: cluster.kubernetesVersion as string });
+  }
+  return files;
+}
+
+/** What the node fills in at boot (bootstrap/kubeadm.sh kubeadm_config). */
+export interface NodeValues {
+  bootstrapToken: string;
+  /** The cluster CA certificate (PEM): its public-key hash fills @CA_CERT_HASH@. */
+  caCert: string;
+  nodeIp: string;
+}
+
+const bash = (script: string, args: string[], input: string) => {
+  const r = spawnSync("bash", ["-c", `source "${BOOTSTRAP}/lib.sh"; ${script}`, "bash", ...args], {
+    input,
+    encoding: "utf8",
+  });
+  if (r.status !== 0) throw new Error(`${script}: ${r.stderr}`);
+  return r.stdout;
+};
+
+/** The CA's public-key hash, as the node computes it (`ca_cert_hash`). */
+export const caCertHash = (caCert: string): string =>
+  bash(`source "${BOOTSTRAP}/pki.sh"; ca_cert_hash`, [], caCert).trim();
+
+/** The configuration with every placeholder filled, by the node's own `fill_placeholders`. */
+export function fillAsTheNode(text: string, values: NodeValues): string {
+  return bash(
+    `source "${BOOTSTRAP}/kubeadm.sh"; fill_placeholders "$@"`,
+    [
+      `BOOTSTRAP_TOKEN=${values.bootstrapToken}`,
+      `CA_CERT_HASH=${caCertHash(values.caCert)}`,
+      `NODE_IP=${values.nodeIp}`,
+    ],
+    text,
+  );
+}
+
+/** A fresh bootstrap token from kubeadm itself (`kubeadm token generate`), in the form the program's has. */
+export const generatedToken = (kubeadm: string): string =>
+  execFileSync(kubeadm, ["token", "generate"], { encoding: "utf8" }).trim();
