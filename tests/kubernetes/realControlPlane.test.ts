@@ -424,7 +424,8 @@ exit $status`,
       // (marked by kubeadm join as by init) and one node of each group, registered with their configurations' taints.
       const joins = [...stack].filter(([name]) => name.endsWith("-join.yaml"));
       const controlPlaneJoin = joins.find(([n]) => n.includes("control-plane-"))![1];
-      const archOf = (instanceType: string) => (architectureOf(instanceType) === "arm64" ? "arm64" : "amd64");
+      const archOf = (instanceType: string): NodeShape["arch"] =>
+        architectureOf(instanceType) === "arm64" ? "arm64" : "amd64";
       const nodes: NodeShape[] = [
         ...Array.from({ length: spec.controlPlane.count - 1 }, (_, i) => ({
           name: `${example}-control-plane-${i + 2}`,
