@@ -341,12 +341,12 @@ describe("the real control plane (kubeadm, etcd, API server, controller manager,
   it("lets a worker and a control-plane node discover the cluster with the token and CA hash, and no one else", async function () {
     const dev = stacks.get("dev")!;
     const ca = clusterPki()["ca.crt"];
-    const run = (text: string, values: { bootstrapToken: string; caCert: string }) => {
+    const run = (text: string, values: { bootstrapToken: string; caCert: string }, seconds = 60) => {
       const filled = fillAsTheNode(text, { ...values, nodeIp: "10.0.1.11" });
       // A joining node's own /etc/kubernetes and /var/lib/kubelet: kubeadm's discovery, then its fetch of the
       // cluster's configuration with the bootstrap token, are what this checks; the kubelet it then starts
       // does not exist here, so kubeadm is stopped once it has written the kubelet's bootstrap kubeconfig,
-      // or after 10 seconds (it retries discovery until its own 5-minute timeout).
+      // or after `seconds` (it retries discovery until its own 5-minute timeout).
       return cp.host.run(
         [
           "unshare",
@@ -366,7 +366,7 @@ mount --bind "$own" /etc/kubernetes && mkdir -p /var/lib/kubelet && mount -t tmp
 cat >/etc/kubernetes/join.yaml && mkdir -p /etc/kubernetes/patches
 "$0" join phase "$@" --config /etc/kubernetes/join.yaml --v=1 >"$own/log" 2>&1 &
 kubeadm=$!
-for _ in $(seq 20); do
+for _ in $(seq "$((2 * SECONDS_))"); do
   if [ -s /etc/kubernetes/bootstrap-kubelet.conf ] || ! kill -0 "$kubeadm" 2>/dev/null; then break; fi
   sleep 0.5
 done
@@ -379,7 +379,7 @@ exit $status`,
           binaries.kubeadm,
           ...(/controlPlane:/.test(text) ? ["preflight", "--ignore-preflight-errors=all"] : ["kubelet-start"]),
         ],
-        { input: filled, timeout: 60_000 },
+        { input: filled, timeout: 90_000, env: { ...process.env, SECONDS_: String(seconds) } },
       );
     };
     const worker = dev.get("kubeadm/nodes-template-join.yaml")!;
@@ -396,7 +396,7 @@ exit $status`,
 
     const otherCa = clusterPki()["front-proxy-ca.crt"];
     expect(caCertHash(otherCa)).to.not.equal(caCertHash(ca));
-    const wrongHash = run(worker, { ...good, caCert: otherCa });
+    const wrongHash = run(worker, { ...good, caCert: otherCa }, 10);
     expect(wrongHash.stdout).to.not.contain("bootstrap kubeconfig written");
     expect(wrongHash.stdout).to.match(/none of the public keys .* are pinned/);
 
@@ -404,7 +404,7 @@ exit $status`,
     const expired = cp.host.must([binaries.kubeadm, "token", "create", "--ttl", "1s"]).trim().split("\n").pop()!;
     const tokenGone = () => !cp.host.must([binaries.kubeadm, "token", "list"]).includes(expired.split(".")[0]);
     await waitFor("the expired token's removal", tokenGone, 60_000);
-    const stale = run(worker, { ...good, bootstrapToken: expired });
+    const stale = run(worker, { ...good, bootstrapToken: expired }, 10);
     expect(stale.stdout).to.not.contain("bootstrap kubeconfig written");
     expect(stale.stdout).to.contain(
       `Waiting for the cluster-info ConfigMap to receive a JWS signature for token ID "${expired.split(".")[0]}"`,

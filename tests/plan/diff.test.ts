@@ -157,13 +157,13 @@ describe("plan diff", () => {
     const old = configWith({ kubernetesVersion: "1.33.5" });
     const jump = diffPlans(await planWith({}, old), dev);
     expect(texts(jump)[0]).to.equal(
-      "error: kubernetesVersion jumps 1.33.5 → 1.35.2: Kubernetes upgrades one minor version at a time; go to 1.34 first.",
+      "error: kubernetesVersion jumps 1.33.5 → 1.35.4: Kubernetes upgrades one minor version at a time; go to 1.34 first.",
     );
     const down = diffPlans(dev, await planWith({ kubernetesVersion: "1.34.3" }));
     expect(texts(down)[0]).to.equal(
-      "error: kubernetesVersion goes down, 1.35.2 → 1.34.3: Kubernetes cannot be downgraded in place.",
+      "error: kubernetesVersion goes down, 1.35.4 → 1.34.3: Kubernetes cannot be downgraded in place.",
     );
-    const patch = diffPlans(dev, await planWith({ kubernetesVersion: "1.35.3" }));
+    const patch = diffPlans(dev, await planWith({ kubernetesVersion: "1.35.5" }));
     expect(texts(patch).filter((r) => r.startsWith("error"))).to.deep.equal([]);
   });
 
