@@ -10,6 +10,19 @@ import { mkdirSync, mkdtempSync, openSync } from "fs";
 import { tmpdir } from "os";
 import { join } from "path";
 
+/**
+ * Skips the calling hook unless this process may make network and mount namespaces (root, with unshare from
+ * util-linux and ip from iproute2); with `CI=true` it fails instead.
+ */
+export function requireNamespaces(context: Mocha.Context): void {
+  const probe = spawnSync("unshare", ["--net", "--mount", "ip", "link", "show", "lo"], { encoding: "utf8" });
+  if (probe.status === 0) return;
+  const reason = `no network and mount namespaces (run as root, with util-linux and iproute2): ${probe.stderr || probe.error}`;
+  if (process.env.CI === "true") throw new Error(`${reason} (required when CI=true)`);
+  process.stderr.write(`skipped "${context.test?.fullTitle()}": ${reason}\n`);
+  context.skip();
+}
+
 export interface HostOptions {
   /** The instance's private IPv4, e.g. 10.0.1.10. */
   ip: string;

@@ -17,6 +17,7 @@ import { explain } from "../parity/intendedDifferences";
 import { clusterPki } from "../standins/pki";
 import { Binary, requireBinary } from "./binaries";
 import { ControlPlane, NODE_IP, NODE_NAME, startControlPlane, waitFor } from "./controlPlane";
+import { requireNamespaces } from "./nodeHost";
 import { caCertHash, fillAsTheNode, renderedExamples } from "./renderedKubeadm";
 
 const BINARIES: Binary[] = ["kubeadm", "kube-apiserver", "kube-controller-manager", "kube-scheduler", "etcd"];
@@ -299,6 +300,7 @@ describe("the real control plane (kubeadm, etcd, API server, controller manager,
 
   before(async function () {
     requireDebianTool(this, "openssl", "openssl");
+    requireNamespaces(this);
     binaries = Object.fromEntries(BINARIES.map((b) => [b, requireBinary(this, b)])) as Record<Binary, string>;
     stacks = await renderedExamples();
     const dev = stacks.get("dev")!;
