@@ -52,7 +52,10 @@ function run(script: string, args: string[], env: NodeJS.ProcessEnv, limitMs = 2
   let stop = () => {};
   const done = new Promise<{ status: number | null; err: string }>((resolve) => {
     const child = spawn("bash", [script, ...args], { env, detached: true });
-    stop = () => process.kill(-child.pid!, "SIGTERM");
+    // A script that has already ended has no process group left to signal.
+    stop = () => {
+      if (child.exitCode === null && child.signalCode === null) process.kill(-child.pid!, "SIGTERM");
+    };
     const timer = setTimeout(() => process.kill(-child.pid!, "SIGKILL"), limitMs);
     let err = "";
     child.stderr.on("data", (d) => (err += d));

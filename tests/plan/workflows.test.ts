@@ -91,8 +91,11 @@ describe("pull-request workflows", () => {
     const upload = testAndPlan.steps.findIndex((s) => s.uses?.startsWith("actions/upload-artifact"));
     expect(index(/npm run plan/)).to.be.greaterThan(index(/^npm ci$/));
     expect(upload).to.be.lessThan(index(/^npm run lint$/));
-    expect(upload).to.be.lessThan(index(/^npm test$/));
-    for (const pattern of [/^npm run lint$/, /^npm test$/]) {
+    // The tests run as root (the real control plane's namespaces): `sudo ... npm test`.
+    const test = /^sudo --preserve-env env "PATH=\$PATH" npm test$/;
+    expect(upload).to.be.lessThan(index(test));
+    expect(index(/^npm run build:kubernetes$/)).to.be.within(0, index(test) - 1);
+    for (const pattern of [/^npm run lint$/, test, /^npm run build:kubernetes$/]) {
       expect(testAndPlan.steps[index(pattern)].if).to.equal("${{ !cancelled() }}");
     }
     const [download, comment] = Object.values(planComment.jobs)[0].steps as (Step & Record<string, unknown>)[];
@@ -133,7 +136,7 @@ describe("pull-request workflows", () => {
   it("test with the Debian tools, diff against the base branch, and run the policy pack on every plan", () => {
     expect(runs).to.contain("apt-get install -y -q shellcheck cloud-init openssl");
     expect(runs).to.match(/^npm ci$/m);
-    expect(runs).to.match(/^npm test$/m);
+    expect(runs).to.match(/ npm test$/m);
     expect(runs).to.contain("--against");
     expect(runs).to.contain("--format markdown");
     expect(runs).to.contain('npm run policy -- "$RUNNER_TEMP"/head/*');
