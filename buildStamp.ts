@@ -14,6 +14,7 @@ export const STAMP_FILE = "build-stamp.json";
 export const COMPILED_ROOTS = [
   "index.ts",
   "buildGuard.ts",
+  "runtimeSettings.ts",
   "buildStamp.ts",
   "program.ts",
   "spec",

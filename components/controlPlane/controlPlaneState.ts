@@ -5,7 +5,8 @@
  * lock). The name carries an id of this stack's cluster, so a cluster destroyed and created again under
  * the same name starts with no record.
  */
-import * as aws from "@pulumi/aws";
+import * as ebs from "@pulumi/aws/ebs";
+import * as ssm from "@pulumi/aws/ssm";
 import * as pulumi from "@pulumi/pulumi";
 import * as random from "@pulumi/random";
 import type { ClusterSpec } from "../../spec/types";
@@ -42,7 +43,7 @@ export class ControlPlaneState extends pulumi.ComponentResource {
     // The bundle in as many parameters as it takes; the first keeps the resource name it always had.
     controlPlaneToolsParts().forEach((value, index) => {
       const parameter = toolsPartParameter(index);
-      new aws.ssm.Parameter(
+      new ssm.Parameter(
         index === 0 ? `${name}-tools` : `${name}-tools-${index}`,
         {
           name: `${parameterPrefix(spec.clusterName, "control-plane")}${parameter}`,
@@ -63,7 +64,7 @@ export class ControlPlaneState extends pulumi.ComponentResource {
     for (const group of instanceGroups(spec).filter((g) => g.role === "control-plane")) {
       const zone = group.zones[0];
       const volumeName = `etcd-${zone}.${spec.clusterName}`;
-      new aws.ebs.Volume(
+      new ebs.Volume(
         `${name}-etcd-${zone}`,
         {
           availabilityZone: zone,

@@ -6,7 +6,7 @@
  * every request without TLS. `pulumi destroy` leaves the bucket and its settings in place (retainOnDelete):
  * backups outlive the cluster.
  */
-import * as aws from "@pulumi/aws";
+import * as s3 from "@pulumi/aws/s3";
 import * as pulumi from "@pulumi/pulumi";
 import type { ClusterSpec } from "../../spec/types";
 import { clusterTags } from "../tags";
@@ -21,12 +21,12 @@ export function declareBackupBucket(
 ): pulumi.Output<string> {
   const opts = { parent, retainOnDelete: true };
   const bucketName = coordinates.apply((c) => backupBucketName(spec.clusterName, c.accountId, c.region));
-  const bucket = new aws.s3.Bucket(
+  const bucket = new s3.Bucket(
     `${name}-backups`,
     { bucket: bucketName, tags: bucketName.apply((n) => clusterTags(spec, n)) },
     opts,
   );
-  new aws.s3.BucketPublicAccessBlock(
+  new s3.BucketPublicAccessBlock(
     `${name}-backups`,
     {
       bucket: bucket.id,
@@ -37,17 +37,17 @@ export function declareBackupBucket(
     },
     opts,
   );
-  new aws.s3.BucketOwnershipControls(
+  new s3.BucketOwnershipControls(
     `${name}-backups`,
     { bucket: bucket.id, rule: { objectOwnership: "BucketOwnerEnforced" } },
     opts,
   );
-  new aws.s3.BucketVersioning(
+  new s3.BucketVersioning(
     `${name}-backups`,
     { bucket: bucket.id, versioningConfiguration: { status: "Enabled" } },
     opts,
   );
-  new aws.s3.BucketServerSideEncryptionConfiguration(
+  new s3.BucketServerSideEncryptionConfiguration(
     `${name}-backups`,
     {
       bucket: bucket.id,
@@ -55,12 +55,12 @@ export function declareBackupBucket(
     },
     opts,
   );
-  new aws.s3.BucketLifecycleConfiguration(
+  new s3.BucketLifecycleConfiguration(
     `${name}-backups`,
     { bucket: bucket.id, rules: backupLifecycleRules(spec.controlPlane.backupRetentionDays) },
     opts,
   );
-  new aws.s3.BucketPolicy(
+  new s3.BucketPolicy(
     `${name}-backups`,
     {
       bucket: bucket.id,

@@ -3,7 +3,7 @@
  * `MasterIamRole` (control plane) and `NodeIamRole` (workers) are the two kinds; the policy documents
  * are composed in `policies.ts` from the statement sources of `sources/`, one per feature.
  */
-import * as aws from "@pulumi/aws";
+import * as iam from "@pulumi/aws/iam";
 import * as pulumi from "@pulumi/pulumi";
 import type { ClusterSpec } from "../../spec/types";
 import { awsName } from "../naming";
@@ -40,7 +40,7 @@ abstract class InstanceRole extends pulumi.ComponentResource {
     const { spec } = args;
     const physical = roleName(physicalPrefix, spec.clusterName);
     const parent = { parent: this };
-    const role = new aws.iam.Role(
+    const role = new iam.Role(
       `${name}-role`,
       {
         name: physical,
@@ -52,7 +52,7 @@ abstract class InstanceRole extends pulumi.ComponentResource {
       },
       parent,
     );
-    new aws.iam.RolePolicy(
+    new iam.RolePolicy(
       `${name}-policy`,
       {
         name: physical,
@@ -63,7 +63,7 @@ abstract class InstanceRole extends pulumi.ComponentResource {
       },
       parent,
     );
-    const profile = new aws.iam.InstanceProfile(
+    const profile = new iam.InstanceProfile(
       `${name}-profile`,
       { name: physical, path: spec.iam.path, role: role.name, tags: clusterTags(spec, physical) },
       parent,

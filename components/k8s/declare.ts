@@ -4,7 +4,10 @@
  * so a preview lists every object), and once when those values are known. The two renders are joined by
  * object identity (`kind/namespace/name`), so reordering a renderer's output never mixes objects up.
  */
-import * as k8s from "@pulumi/kubernetes";
+import * as apps from "@pulumi/kubernetes/apps";
+import * as core from "@pulumi/kubernetes/core";
+import * as policy from "@pulumi/kubernetes/policy";
+import * as rbac from "@pulumi/kubernetes/rbac";
 import * as pulumi from "@pulumi/pulumi";
 import { K8sObject, objectKey } from "./object";
 
@@ -14,18 +17,17 @@ type Declare = (name: string, object: ObjectInputs, opts: pulumi.CustomResourceO
 
 /** The typed resource class for each kind an add-on may render. */
 const DECLARE = {
-  ServiceAccount: (n, o, opts) =>
-    new k8s.core.v1.ServiceAccount(n, o as unknown as k8s.core.v1.ServiceAccountArgs, opts),
-  ConfigMap: (n, o, opts) => new k8s.core.v1.ConfigMap(n, o as unknown as k8s.core.v1.ConfigMapArgs, opts),
-  ClusterRole: (n, o, opts) => new k8s.rbac.v1.ClusterRole(n, o as unknown as k8s.rbac.v1.ClusterRoleArgs, opts),
+  ServiceAccount: (n, o, opts) => new core.v1.ServiceAccount(n, o as unknown as core.v1.ServiceAccountArgs, opts),
+  ConfigMap: (n, o, opts) => new core.v1.ConfigMap(n, o as unknown as core.v1.ConfigMapArgs, opts),
+  ClusterRole: (n, o, opts) => new rbac.v1.ClusterRole(n, o as unknown as rbac.v1.ClusterRoleArgs, opts),
   ClusterRoleBinding: (n, o, opts) =>
-    new k8s.rbac.v1.ClusterRoleBinding(n, o as unknown as k8s.rbac.v1.ClusterRoleBindingArgs, opts),
-  Role: (n, o, opts) => new k8s.rbac.v1.Role(n, o as unknown as k8s.rbac.v1.RoleArgs, opts),
-  RoleBinding: (n, o, opts) => new k8s.rbac.v1.RoleBinding(n, o as unknown as k8s.rbac.v1.RoleBindingArgs, opts),
-  DaemonSet: (n, o, opts) => new k8s.apps.v1.DaemonSet(n, o as unknown as k8s.apps.v1.DaemonSetArgs, opts),
-  Deployment: (n, o, opts) => new k8s.apps.v1.Deployment(n, o as unknown as k8s.apps.v1.DeploymentArgs, opts),
+    new rbac.v1.ClusterRoleBinding(n, o as unknown as rbac.v1.ClusterRoleBindingArgs, opts),
+  Role: (n, o, opts) => new rbac.v1.Role(n, o as unknown as rbac.v1.RoleArgs, opts),
+  RoleBinding: (n, o, opts) => new rbac.v1.RoleBinding(n, o as unknown as rbac.v1.RoleBindingArgs, opts),
+  DaemonSet: (n, o, opts) => new apps.v1.DaemonSet(n, o as unknown as apps.v1.DaemonSetArgs, opts),
+  Deployment: (n, o, opts) => new apps.v1.Deployment(n, o as unknown as apps.v1.DeploymentArgs, opts),
   PodDisruptionBudget: (n, o, opts) =>
-    new k8s.policy.v1.PodDisruptionBudget(n, o as unknown as k8s.policy.v1.PodDisruptionBudgetArgs, opts),
+    new policy.v1.PodDisruptionBudget(n, o as unknown as policy.v1.PodDisruptionBudgetArgs, opts),
 } satisfies Record<string, Declare>;
 
 export type DeclarableKind = keyof typeof DECLARE;

@@ -6,7 +6,7 @@
  * kubeconfig (kOps's channels tool does the same); `pulumi up` then needs only the AWS API, and waits,
  * through the association, until the objects are applied.
  */
-import * as aws from "@pulumi/aws";
+import * as ssm from "@pulumi/aws/ssm";
 import * as pulumi from "@pulumi/pulumi";
 import { awsName } from "../naming";
 import type { Tags } from "../tags";
@@ -69,7 +69,7 @@ export function fromControlPlane(args: ControlPlaneDeliveryArgs): AddonDelivery 
     declare(name, stages, parent, dependsOn) {
       const objects = pulumi.all(stages.map((s) => s.rendered)).apply((r) => r.flat());
       const documentName = awsName(`${args.clusterName}-${name}-addon`, 128, /[^A-Za-z0-9_.-]/g);
-      const document = new aws.ssm.Document(
+      const document = new ssm.Document(
         `${name}-addon`,
         {
           name: documentName,
@@ -80,7 +80,7 @@ export function fromControlPlane(args: ControlPlaneDeliveryArgs): AddonDelivery 
         },
         { parent },
       );
-      new aws.ssm.Association(
+      new ssm.Association(
         `${name}-addon`,
         {
           name: document.name,

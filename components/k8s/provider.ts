@@ -3,7 +3,7 @@
  * `providers`: the program's admin kubeconfig, a stable `clusterIdentifier` (a computed kubeconfig never
  * forces replacements), server-side apply, and ConfigMaps updated in place rather than replaced.
  */
-import * as k8s from "@pulumi/kubernetes";
+import { Provider } from "@pulumi/kubernetes/provider";
 import type * as pulumi from "@pulumi/pulumi";
 
 export interface ClusterProviderArgs {
@@ -11,12 +11,8 @@ export interface ClusterProviderArgs {
   kubeconfig: pulumi.Input<string>;
 }
 
-export function clusterProvider(
-  name: string,
-  args: ClusterProviderArgs,
-  opts: pulumi.CustomResourceOptions,
-): k8s.Provider {
-  return new k8s.Provider(
+export function clusterProvider(name: string, args: ClusterProviderArgs, opts: pulumi.CustomResourceOptions): Provider {
+  return new Provider(
     name,
     {
       kubeconfig: args.kubeconfig,

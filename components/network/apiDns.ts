@@ -6,7 +6,7 @@
  * The zone also holds the etcd members' names (`etcd-<zone>.internal.<clusterName>`): declared here, so a
  * plan shows them and a destroy removes them, and pointed by each control-plane node at itself.
  */
-import * as aws from "@pulumi/aws";
+import * as route53 from "@pulumi/aws/route53";
 import * as pulumi from "@pulumi/pulumi";
 import type { ClusterSpec } from "../../spec/types";
 import { clusterTags } from "../tags";
@@ -38,7 +38,7 @@ export class ApiDns extends pulumi.ComponentResource {
     super("cilium-cluster:network:ApiDns", name, {}, opts);
     const { spec } = args;
     const parent = { parent: this };
-    const zone = new aws.route53.Zone(
+    const zone = new route53.Zone(
       `${name}-zone`,
       {
         name: spec.clusterName,
@@ -51,7 +51,7 @@ export class ApiDns extends pulumi.ComponentResource {
       },
       parent,
     );
-    new aws.route53.Record(
+    new route53.Record(
       `${name}-api-internal`,
       {
         zoneId: zone.zoneId,
@@ -62,7 +62,7 @@ export class ApiDns extends pulumi.ComponentResource {
       parent,
     );
     for (const member of etcdMembers(spec)) {
-      new aws.route53.Record(
+      new route53.Record(
         `${name}-etcd-${member.zone}`,
         {
           zoneId: zone.zoneId,

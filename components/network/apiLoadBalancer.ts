@@ -1,5 +1,5 @@
 /** A network load balancer for the Kubernetes API: TCP 443 to the control plane's 6443. */
-import * as aws from "@pulumi/aws";
+import * as awsLb from "@pulumi/aws/lb";
 import * as pulumi from "@pulumi/pulumi";
 import { awsName } from "../naming";
 import type { Tags } from "../tags";
@@ -30,7 +30,7 @@ export function declareApiLoadBalancer(
 ): ApiLoadBalancer {
   const opts = { parent };
   const lbName = awsName(`${args.role}-${args.clusterName}`, 32);
-  const lb = new aws.lb.LoadBalancer(
+  const lb = new awsLb.LoadBalancer(
     `${name}-${args.role}`,
     {
       name: lbName,
@@ -44,7 +44,7 @@ export function declareApiLoadBalancer(
     opts,
   );
   const targetGroupName = awsName(`${args.role}-tcp-${args.clusterName}`, 32);
-  const targetGroup = new aws.lb.TargetGroup(
+  const targetGroup = new awsLb.TargetGroup(
     `${name}-${args.role}`,
     {
       name: targetGroupName,
@@ -69,7 +69,7 @@ export function declareApiLoadBalancer(
     },
     opts,
   );
-  new aws.lb.Listener(
+  new awsLb.Listener(
     `${name}-${args.role}-${API_LISTENER}`,
     {
       loadBalancerArn: lb.arn,

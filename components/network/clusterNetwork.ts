@@ -3,7 +3,8 @@
  * tables, the security groups of the control plane, nodes and API load balancer with one resource per
  * rule, and the API network load balancer. A thin layer over `planSubnets` and `securityRules`.
  */
-import * as aws from "@pulumi/aws";
+import * as ec2 from "@pulumi/aws/ec2";
+import * as awsVpc from "@pulumi/aws/vpc";
 import * as pulumi from "@pulumi/pulumi";
 import type { ClusterSpec } from "../../spec/types";
 import { clusterTags, NODE_SUBNET_TAG, Tags } from "../tags";
@@ -51,20 +52,20 @@ export class ClusterNetwork extends pulumi.ComponentResource {
     const plan = planSubnets(cidr, availabilityZones, spec.topology, subnetSlots);
     if ("error" in plan) throw new Error(`subnet plan: ${plan.error}`); // validation rejects this config first
 
-    const vpc = new aws.ec2.Vpc(
+    const vpc = new ec2.Vpc(
       `${name}-vpc`,
       { cidrBlock: spec.network.cidr, enableDnsHostnames: true, enableDnsSupport: true, tags: tags(cluster) },
       parent,
     );
-    const igw = new aws.ec2.InternetGateway(`${name}-igw`, { vpcId: vpc.id, tags: tags(cluster) }, parent);
+    const igw = new ec2.InternetGateway(`${name}-igw`, { vpcId: vpc.id, tags: tags(cluster) }, parent);
 
-    const subnets = new Map<string, aws.ec2.Subnet>();
+    const subnets = new Map<string, ec2.Subnet>();
     const key = (s: Pick<PlannedSubnet, "role" | "zone">) => `${s.role}-${s.zone}`;
     for (const s of plan.subnets) {
       const subnetName = `${s.zone}.${s.role}.${cluster}`;
       subnets.set(
         key(s),
-        new aws.ec2.Subnet(
+        new ec2.Subnet(
           `${name}-${key(s)}`,
           {
             vpcId: vpc.id,
@@ -78,12 +79,12 @@ export class ClusterNetwork extends pulumi.ComponentResource {
       );
     }
 
-    const publicRoutes = new aws.ec2.RouteTable(
+    const publicRoutes = new ec2.RouteTable(
       `${name}-public`,
       { vpcId: vpc.id, tags: tags(`public.${cluster}`) },
       parent,
     );
-    const publicDefault = new aws.ec2.Route(
+    const publicDefault = new ec2.Route(
       `${name}-public-default`,
       { routeTableId: publicRoutes.id, destinationCidrBlock: "0.0.0.0/0", gatewayId: igw.id },
       parent,
@@ -92,7 +93,7 @@ export class ClusterNetwork extends pulumi.ComponentResource {
       .filter((p) => p.role !== "private")
       .map(
         (s) =>
-          new aws.ec2.RouteTableAssociation(
+          new ec2.RouteTableAssociation(
             `${name}-${key(s)}`,
             { subnetId: subnets.get(key(s))!.id, routeTableId: publicRoutes.id },
             parent,
@@ -148,24 +149,24 @@ export class ClusterNetwork extends pulumi.ComponentResource {
   private declareNat(
     name: string,
     spec: ClusterSpec,
-    subnets: Map<string, aws.ec2.Subnet>,
-    vpc: aws.ec2.Vpc,
+    subnets: Map<string, ec2.Subnet>,
+    vpc: ec2.Vpc,
     tags: (n: string, extra?: Tags) => Tags,
-    igw: aws.ec2.InternetGateway,
+    igw: ec2.InternetGateway,
   ): void {
     const parent = { parent: this };
     const zones = spec.network.availabilityZones;
     const natZones = spec.network.natGateways === "single" ? zones.slice(0, 1) : zones;
-    const nats = new Map<string, aws.ec2.NatGateway>();
+    const nats = new Map<string, ec2.NatGateway>();
     for (const zone of natZones) {
-      const eip = new aws.ec2.Eip(
+      const eip = new ec2.Eip(
         `${name}-nat-${zone}`,
         { domain: "vpc", tags: tags(`${zone}.${spec.clusterName}`) },
         parent,
       );
       nats.set(
         zone,
-        new aws.ec2.NatGateway(
+        new ec2.NatGateway(
           `${name}-${zone}`,
           {
             allocationId: eip.id,
@@ -178,17 +179,17 @@ export class ClusterNetwork extends pulumi.ComponentResource {
     }
     for (const zone of zones) {
       const nat = nats.get(zone) ?? nats.get(natZones[0])!;
-      const table = new aws.ec2.RouteTable(
+      const table = new ec2.RouteTable(
         `${name}-private-${zone}`,
         { vpcId: vpc.id, tags: tags(`private-${zone}.${spec.clusterName}`) },
         parent,
       );
-      const route = new aws.ec2.Route(
+      const route = new ec2.Route(
         `${name}-private-${zone}-default`,
         { routeTableId: table.id, destinationCidrBlock: "0.0.0.0/0", natGatewayId: nat.id },
         parent,
       );
-      const association = new aws.ec2.RouteTableAssociation(
+      const association = new ec2.RouteTableAssociation(
         `${name}-private-${zone}`,
         { subnetId: subnets.get(`private-${zone}`)!.id, routeTableId: table.id },
         parent,
@@ -200,7 +201,7 @@ export class ClusterNetwork extends pulumi.ComponentResource {
   private declareSecurityGroups(
     name: string,
     spec: ClusterSpec,
-    vpc: aws.ec2.Vpc,
+    vpc: ec2.Vpc,
     tags: (n: string, extra?: Tags) => Tags,
   ): Record<GroupRole, pulumi.Output<string>> {
     const parent = { parent: this };
@@ -216,7 +217,7 @@ export class ClusterNetwork extends pulumi.ComponentResource {
     };
     const ids = {} as Record<GroupRole, pulumi.Output<string>>;
     for (const role of ["controlPlane", "nodes", "apiLb"] as const) {
-      const group = new aws.ec2.SecurityGroup(
+      const group = new ec2.SecurityGroup(
         `${name}-${role}`,
         { name: groupNames[role], description: descriptions[role], vpcId: vpc.id, tags: tags(groupNames[role]) },
         parent,
@@ -235,8 +236,8 @@ export class ClusterNetwork extends pulumi.ComponentResource {
         tags: tags(rule.name),
       };
       const opts = { parent: this, aliases: rule.formerNames?.map((former) => ({ name: `${name}-${former}` })) };
-      if (rule.direction === "ingress") new aws.vpc.SecurityGroupIngressRule(`${name}-${rule.name}`, common, opts);
-      else new aws.vpc.SecurityGroupEgressRule(`${name}-${rule.name}`, common, opts);
+      if (rule.direction === "ingress") new awsVpc.SecurityGroupIngressRule(`${name}-${rule.name}`, common, opts);
+      else new awsVpc.SecurityGroupEgressRule(`${name}-${rule.name}`, common, opts);
     }
     return ids;
   }

@@ -2,7 +2,8 @@
  * The default image: the latest Ubuntu 24.04 LTS (Noble) server AMI from Canonical for the architecture,
  * resolved once per group and kept (`pinnedImage`).
  */
-import * as aws from "@pulumi/aws";
+import * as ec2 from "@pulumi/aws/ec2";
+import * as ssm from "@pulumi/aws/ssm";
 import * as pulumi from "@pulumi/pulumi";
 import { architectureOf } from "../../spec/instanceTypes";
 import type { ClusterSpec } from "../../spec/types";
@@ -24,7 +25,7 @@ export function ubuntuAmiFilters(instanceType: string): { name: string; values: 
 /** The group's `imageId` when set, else a lookup of the newest Canonical image. */
 export function imageFor(instanceType: string, imageId: string, opts: pulumi.InvokeOptions): pulumi.Output<string> {
   if (imageId) return pulumi.output(imageId);
-  return aws.ec2.getAmiOutput(
+  return ec2.getAmiOutput(
     { owners: [CANONICAL_OWNER], mostRecent: true, filters: ubuntuAmiFilters(instanceType) },
     opts,
   ).id;
@@ -45,7 +46,7 @@ export function pinnedImage(
   if (group.imageId) return pulumi.output(group.imageId);
   const arch = architectureOf(group.instanceType) === "arm64" ? "arm64" : "amd64";
   const parameterName = `/cilium-cluster/${spec.clusterName}/images/${group.name}/${arch}`;
-  const pin = new aws.ssm.Parameter(
+  const pin = new ssm.Parameter(
     `${name}-image`,
     {
       name: parameterName,

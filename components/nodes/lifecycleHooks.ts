@@ -2,7 +2,7 @@
  * An instance group's lifecycle hooks (the launch hook of every group, launchHook.ts; the etcd termination
  * hook of control-plane groups, etcdLifecycleHook.ts), declared twice on purpose:
  *
- * - as `aws.autoscaling.LifecycleHook` resources, one per hook, so `pulumi up` puts them on groups that exist
+ * - as `autoscaling.LifecycleHook` resources, one per hook, so `pulumi up` puts them on groups that exist
  *   already (a stack created before the hooks) and `pulumi preview` shows them. PutLifecycleHook creates or
  *   updates the hook of that name (terraform-provider-aws `lifecycle_hook.go` uses it for both), so a hook
  *   that is there already is updated in place, never duplicated;
@@ -24,14 +24,15 @@
  * its hook back by name. The resources go with their group (`deletedWith`): deleting the group drains its
  * instances first, and the etcd hook must still hold them then (docs/operations.md, scaling down).
  */
-import * as aws from "@pulumi/aws";
+import * as autoscaling from "@pulumi/aws/autoscaling";
+import type * as awsInput from "@pulumi/aws/types/input";
 import type * as pulumi from "@pulumi/pulumi";
 import { etcdLifecycleHooks } from "./etcdLifecycleHook";
 import type { InstanceGroup } from "./instanceGroups";
 import { launchLifecycleHook } from "./launchHook";
 
 /** A hook as the group declares it, without the group: the input of both ways of declaring it. */
-export type LifecycleHookSpec = aws.types.input.autoscaling.GroupInitialLifecycleHook & { name: string };
+export type LifecycleHookSpec = awsInput.autoscaling.GroupInitialLifecycleHook & { name: string };
 
 /** The hooks of a group: the launch hook, then (control plane) the etcd termination hook. Pure. */
 export function groupLifecycleHooks(group: InstanceGroup): LifecycleHookSpec[] {
@@ -42,12 +43,12 @@ export function groupLifecycleHooks(group: InstanceGroup): LifecycleHookSpec[] {
 export function declareLifecycleHooks(
   name: string,
   group: InstanceGroup,
-  asg: aws.autoscaling.Group,
+  asg: autoscaling.Group,
   parent: pulumi.Resource,
-): aws.autoscaling.LifecycleHook[] {
+): autoscaling.LifecycleHook[] {
   return groupLifecycleHooks(group).map(
     (hook) =>
-      new aws.autoscaling.LifecycleHook(
+      new autoscaling.LifecycleHook(
         `${name}-${hook.name}`,
         { autoscalingGroupName: asg.name, ...hook },
         { parent, deletedWith: asg },

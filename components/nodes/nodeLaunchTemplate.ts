@@ -3,7 +3,8 @@
  * groups, IMDSv2, encrypted root volume, tags, bootstrap user data) and its Auto Scaling group, which
  * pins the template's latest version and rolls its instances by instance refresh when it changes.
  */
-import * as aws from "@pulumi/aws";
+import * as autoscaling from "@pulumi/aws/autoscaling";
+import * as ec2 from "@pulumi/aws/ec2";
 import * as pulumi from "@pulumi/pulumi";
 import type { ClusterSpec } from "../../spec/types";
 import { awsName } from "../naming";
@@ -46,7 +47,7 @@ const templateName = (group: string, cluster: string) => awsName(`${group}.${clu
 
 export class NodeLaunchTemplate extends pulumi.ComponentResource {
   /** The launch template alone (depending on the component would wait for the group too). */
-  readonly launchTemplate: aws.ec2.LaunchTemplate;
+  readonly launchTemplate: ec2.LaunchTemplate;
   readonly launchTemplateId: pulumi.Output<string>;
   readonly latestVersion: pulumi.Output<number>;
   readonly autoScalingGroupName: pulumi.Output<string>;
@@ -62,7 +63,7 @@ export class NodeLaunchTemplate extends pulumi.ComponentResource {
       .output({ api: args.api, state: args.state })
       .apply(({ api, state }) => encodeUserData(renderUserData(bootstrapConfig(spec, group, api, state))));
 
-    const template = new aws.ec2.LaunchTemplate(
+    const template = new ec2.LaunchTemplate(
       `${name}-template`,
       {
         name: physical,
@@ -101,7 +102,7 @@ export class NodeLaunchTemplate extends pulumi.ComponentResource {
     const zones = spec.network.availabilityZones;
     const subnets = group.zones.map((z) => args.subnetIds[zones.indexOf(z)]);
     const controlPlane = group.role === "control-plane";
-    const asg = new aws.autoscaling.Group(
+    const asg = new autoscaling.Group(
       `${name}-group`,
       {
         name: physical,

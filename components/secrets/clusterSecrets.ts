@@ -4,7 +4,7 @@
  * (workers can read only `node/`). Also the admin kubeconfig, a secret output. No secret value ever goes
  * into user data: nodes fetch them at boot with their instance role.
  */
-import * as aws from "@pulumi/aws";
+import * as ssm from "@pulumi/aws/ssm";
 import * as pulumi from "@pulumi/pulumi";
 import * as random from "@pulumi/random";
 import * as tls from "@pulumi/tls";
@@ -63,7 +63,7 @@ export class ClusterSecrets extends pulumi.ComponentResource {
     const joinToken = pulumi.secret(pulumi.interpolate`${tokenId.result}.${tokenSecret.result}`);
 
     const parameter = (audience: SecretAudience, file: string, value: pulumi.Input<string>) =>
-      new aws.ssm.Parameter(
+      new ssm.Parameter(
         `${name}-${audience}-${file}`,
         {
           name: `${parameterPrefix(spec.clusterName, audience)}${file}`,
