@@ -62,6 +62,10 @@ const sumOf = (dir) =>
     .digest("hex");
 
 function main() {
+  if (spawnSync("go", ["version"]).status !== 0) {
+    process.stderr.write("build:kubernetes needs the Go toolchain (1.25 or newer) on PATH and the Go module proxy\n");
+    process.exit(1);
+  }
   const all = commands();
   const started = Date.now();
   all.forEach((command, i) => {

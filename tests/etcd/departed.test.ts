@@ -211,7 +211,7 @@ describe("departed etcd members leave when a control-plane node has joined, agai
     },
   );
 
-  /** A directory whose etcdctl runs Debian's, except `endpoint status`, which fails as it does when the member does not answer. */
+  /** A directory whose etcdctl runs the built one, except `endpoint status`, which fails as it does when the member does not answer. */
   function etcdctlWithoutStatus(): string {
     const tools = mkdtempSync(join(dir, "etcd-tools-"));
     writeFileSync(

@@ -44,7 +44,7 @@ describe("the control plane's launch-hook gate against a real etcd", function ()
 
   /**
    * The gate as this node runs it: its own member at ETCD_LOCAL, the cluster through ETCD_ENDPOINTS, checking
-   * for `seconds` (0: one check); `toolsDir` holds the etcdctl it runs (Debian's by default).
+   * for `seconds` (0: one check); `toolsDir` holds the etcdctl it runs (the built etcd 3.6's by default).
    */
   function gate(local: EtcdMember, seconds = 0, toolsDir = etcdToolsDir()) {
     const r = spawnSync("bash", [tools, "etcd_await_ready"], {
@@ -143,7 +143,7 @@ describe("the control plane's launch-hook gate against a real etcd", function ()
     expect(started.status, started.err).to.equal(0);
   });
 
-  /** A directory whose etcdctl runs Debian's, logging each call, with `memberList` in place of `member list`. */
+  /** A directory whose etcdctl runs the built one, logging each call, with `memberList` in place of `member list`. */
   function toolsWith(memberList: string): { dir: string; calls: () => string } {
     const dir = mkdtempSync(join(tmpdir(), "etcd-tools-"));
     mkdirSync(join(dir, "state"));

@@ -1,6 +1,6 @@
 /**
- * Tests of the hand-built etcd tools that fail on etcd 3.6, the version kubeadm 1.35 deploys (they passed on
- * Debian's etcd 3.4). The tools are replaced by etcd-manager under the issue named here, not repaired, so
+ * Tests of the hand-built etcd tools that fail on etcd 3.6, the version kubeadm 1.35 deploys, every time or
+ * on a loaded machine (they passed on Debian's etcd 3.4). The tools are replaced by etcd-manager under the issue named here, not repaired, so
  * each such test is pending under that title until the issue deletes it with the code it tests.
  */
 export const PROVEN_ENGINES_ISSUE = "A control plane on proven engines";

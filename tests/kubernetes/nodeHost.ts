@@ -65,6 +65,11 @@ export class NodeHost {
     const host = new NodeHost(root, options, holder);
     // unshare execs sleep once the namespaces exist: wait until the holder is no longer unshare itself.
     for (let i = 0; i < 100 && !host.inNamespaces(); i++) spawnSync("sleep", ["0.05"]);
+    // Never set up in this machine's own namespaces: that would rename it and overlay its /etc.
+    if (!host.inNamespaces()) {
+      host.stop();
+      throw new Error("the test host's namespaces did not appear within 5 seconds");
+    }
     const setup = host.run(["bash", "-c", SETUP, "setup", ...options.hosts], {
       env: { ...process.env, IP: options.ip, HOSTNAME_: options.hostname, ROOT: root },
     });
