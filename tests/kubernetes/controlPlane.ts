@@ -29,10 +29,7 @@ export interface ControlPlane {
   kubectl(args: string[], input?: string): string;
   /** The same, returning the exit status and output instead of throwing. */
   tryKubectl(args: string[], input?: string): { status: number | null; out: string };
-  kubeadm(args: string[]): string;
   bootstrapToken: string;
-  /** The API's `host:port` from the configuration (`api.internal.<cluster>:443`). */
-  endpoint: string;
   kubectlPath: string;
 }
 
@@ -98,7 +95,7 @@ export async function startControlPlane(
       if (r.status !== 0) throw new Error(`kubectl ${args.join(" ")}: ${r.out}`);
       return r.out;
     };
-    const cp: ControlPlane = { host, kubectl, tryKubectl, kubeadm, bootstrapToken, endpoint, kubectlPath };
+    const cp: ControlPlane = { host, kubectl, tryKubectl, bootstrapToken, kubectlPath };
 
     for (const phase of ["certs all", "kubeconfig all", "etcd local", "control-plane all"])
       kubeadm(["init", "phase", ...phase.split(" ")]);

@@ -130,13 +130,6 @@ export class NodeHost {
     return child;
   }
 
-  /** A path of the host's /etc or /var/lib, as seen from outside it. */
-  outside = (path: string): string => {
-    const m = /^\/(etc|var\/lib)\/(.*)$/.exec(path);
-    if (!m) throw new Error(`${path} is not under /etc or /var/lib`);
-    return join(this.root, `${m[1]}-upper`, m[2]);
-  };
-
   stop(): void {
     for (const child of this.background) child.kill("SIGKILL");
     this.holder.kill("SIGKILL");
