@@ -12,121 +12,15 @@ import type { K8sObject } from "../../components/k8s/object";
 import { architectureOf } from "../../spec/instanceTypes";
 import { requireDebianTool } from "../debianTools";
 import { cases, chartObjects } from "../parity/cases";
-import type { KubeObject } from "../parity/compare";
-import { explain } from "../parity/intendedDifferences";
 import { clusterPki } from "../standins/pki";
 import { Binary, requireBinary } from "./binaries";
 import { ControlPlane, NODE_IP, NODE_NAME, startControlPlane, waitFor } from "./controlPlane";
+import { HEARTBEAT, NodeShape, registerNode, registrationTaints, setReady, taintedNotReady } from "./kubeletStandIn";
 import { requireNamespaces } from "./nodeHost";
+import { allowed, chartGrants, covers, NEVER } from "./rbacCalls";
 import { caCertHash, fillAsTheNode, renderedExamples } from "./renderedKubeadm";
 
 const BINARIES: Binary[] = ["kubeadm", "kube-apiserver", "kube-controller-manager", "kube-scheduler", "etcd"];
-
-interface NodeShape {
-  name: string;
-  arch: "amd64" | "arm64";
-  labels?: Record<string, string>;
-  taints: { key: string; effect: string; value?: string }[];
-}
-
-/** What a kubelet that has just registered reports: not ready, because no CNI has written its config yet. */
-function nodeStatus(node: NodeShape, ip: string) {
-  const now = new Date().toISOString().replace(/\.\d+Z$/, "Z");
-  const condition = (type: string, status: string, reason: string, message: string) => ({
-    type,
-    status,
-    reason,
-    message,
-    lastHeartbeatTime: now,
-    lastTransitionTime: now,
-  });
-  const resources = { cpu: "4", memory: "16Gi", pods: "110", "ephemeral-storage": "100Gi" };
-  return {
-    status: {
-      addresses: [
-        { type: "InternalIP", address: ip },
-        { type: "Hostname", address: node.name },
-      ],
-      capacity: resources,
-      allocatable: resources,
-      conditions: [
-        condition("MemoryPressure", "False", "KubeletHasSufficientMemory", "kubelet has sufficient memory available"),
-        condition("DiskPressure", "False", "KubeletHasNoDiskPressure", "kubelet has no disk pressure"),
-        condition("PIDPressure", "False", "KubeletHasSufficientPID", "kubelet has sufficient PID available"),
-        condition(
-          "Ready",
-          "False",
-          "KubeletNotReady",
-          "container runtime network not ready: NetworkReady=false reason:NetworkPluginNotReady message:Network plugin returns error: cni plugin not initialized",
-        ),
-      ],
-      nodeInfo: { kubeletVersion: "v1.35.4", architecture: node.arch, operatingSystem: "linux" },
-    },
-  };
-}
-
-let nextAddress = 20;
-
-/**
- * Registers a Node as its kubelet would (the labels the kubelet sets, `--register-with-taints` from the
- * node's kubeadm nodeRegistration, a NotReady status) and the Lease it renews; the heartbeat keeps it fresh.
- */
-function registerNode(cp: ControlPlane, node: NodeShape, ip = `10.0.2.${nextAddress++}`): void {
-  const labels = {
-    "kubernetes.io/hostname": node.name,
-    "kubernetes.io/os": "linux",
-    "kubernetes.io/arch": node.arch,
-    "beta.kubernetes.io/os": "linux",
-    "beta.kubernetes.io/arch": node.arch,
-    ...node.labels,
-  };
-  cp.kubectl(
-    ["create", "-f", "-"],
-    JSON.stringify({
-      apiVersion: "v1",
-      kind: "Node",
-      metadata: { name: node.name, labels },
-      spec: { taints: node.taints },
-    }),
-  );
-  cp.kubectl([
-    "patch",
-    "node",
-    node.name,
-    "--subresource=status",
-    "--type=merge",
-    "-p",
-    JSON.stringify(nodeStatus(node, ip)),
-  ]);
-  cp.kubectl(
-    ["create", "-f", "-"],
-    JSON.stringify({
-      apiVersion: "coordination.k8s.io/v1",
-      kind: "Lease",
-      metadata: { name: node.name, namespace: "kube-node-lease" },
-      spec: {
-        holderIdentity: node.name,
-        leaseDurationSeconds: 40,
-        renewTime: new Date().toISOString().replace(/Z$/, "000Z"),
-      },
-    }),
-  );
-}
-
-/** The kubelets' heartbeat: every node's Lease renewed every 5 seconds, as the kubelet renews its own. */
-const HEARTBEAT = `while sleep 5; do
-  now=$(date -u +%Y-%m-%dT%H:%M:%S.%6NZ)
-  for n in $("$KUBECTL" get nodes -o 'jsonpath={.items[*].metadata.name}'); do
-    "$KUBECTL" -n kube-node-lease patch lease "$n" --type=merge -p "{\\"spec\\":{\\"renewTime\\":\\"$now\\"}}" >/dev/null
-  done
-done`;
-
-/** The taints of a rendered kubeadm configuration's nodeRegistration. */
-const registrationTaints = (text: string) =>
-  (parseAllDocuments(text)
-    .map((d) => d.toJS())
-    .find((d) => d.kind === "JoinConfiguration" || d.kind === "InitConfiguration").nodeRegistration.taints ??
-    []) as NodeShape["taints"];
 
 interface Pod {
   metadata: {
@@ -145,27 +39,6 @@ const pods = (cp: ControlPlane): Pod[] => JSON.parse(cp.kubectl(["get", "pods", 
 /** Why the scheduler left a pod unbound, from its PodScheduled condition. */
 const unscheduledReason = (pod: Pod) =>
   pod.status.conditions?.find((c) => c.type === "PodScheduled" && c.status === "False")?.message;
-
-/** Sets every node's Ready condition as its kubelet reports it: not ready before a CNI config exists, then ready. */
-function setReady(cp: ControlPlane, names: string[], ready: boolean): void {
-  const now = new Date().toISOString().replace(/\.\d+Z$/, "Z");
-  const condition = ready
-    ? { type: "Ready", status: "True", reason: "KubeletReady", message: "kubelet is posting ready status" }
-    : nodeStatus({ name: "", arch: "amd64", taints: [] }, "").status.conditions.find((c) => c.type === "Ready")!;
-  for (const name of names) {
-    const patch = { status: { conditions: [{ ...condition, lastHeartbeatTime: now, lastTransitionTime: now }] } };
-    cp.kubectl(["patch", "node", name, "--subresource=status", "--type=strategic", "-p", JSON.stringify(patch)]);
-  }
-}
-
-/**
- * Whether the node lifecycle controller has tainted a node `node.kubernetes.io/not-ready:NoSchedule`. (Not
- * NoExecute: with every node of the zone not ready, the controller is in full disruption and evicts nothing.)
- */
-const taintedNotReady = (cp: ControlPlane, name: string): boolean =>
-  (JSON.parse(cp.kubectl(["get", "node", name, "-o", "json"])).spec.taints ?? []).some(
-    (t: { key: string; effect: string }) => t.key === "node.kubernetes.io/not-ready" && t.effect === "NoSchedule",
-  );
 
 /**
  * An example's add-on objects and the script that applies them. With `addons.applyFrom: controlPlane`, the
@@ -188,91 +61,6 @@ function addonApply(stack: Map<string, string>): { script: string; objects: K8sO
   return { script, objects: parseAllDocuments(manifest).map((d) => d.toJS() as K8sObject) };
 }
 
-/** (API group, resource, verb, namespace, name) grants of a set of RBAC rules. */
-interface Call {
-  group: string;
-  resource: string;
-  verb: string;
-  namespace?: string;
-  name?: string;
-}
-interface Rule {
-  apiGroups?: string[];
-  resources?: string[];
-  verbs: string[];
-  resourceNames?: string[];
-}
-const callsOf = (rules: Rule[], namespace?: string): Call[] =>
-  rules.flatMap((r) =>
-    (r.apiGroups ?? [""]).flatMap((group) =>
-      (r.resources ?? []).flatMap((resource) =>
-        r.verbs.flatMap((verb) =>
-          (r.resourceNames?.length ? r.resourceNames : [undefined]).map((name) => ({
-            group,
-            resource,
-            verb,
-            namespace,
-            name,
-          })),
-        ),
-      ),
-    ),
-  );
-
-/** The calls the chart's roles bound to a service account grant it, but for the parity test's intended differences. */
-function chartGrants(chart: KubeObject[], serviceAccount: string): Call[] {
-  const objects = chart.filter((o) => !explain(`${o.kind}/${o.metadata.name}`));
-  const bound = (kind: string) =>
-    objects.filter(
-      (o) =>
-        o.kind === kind &&
-        (o.subjects as { kind: string; name: string }[] | undefined)?.some(
-          (s) => s.kind === "ServiceAccount" && s.name === serviceAccount,
-        ),
-    );
-  const role = (kind: string, name: string, namespace?: string) =>
-    objects.find((o) => o.kind === kind && o.metadata.name === name && o.metadata.namespace === namespace);
-  return [
-    ...bound("ClusterRoleBinding").flatMap((b) => {
-      const ref = b.roleRef as { name: string };
-      return callsOf((role("ClusterRole", ref.name)?.rules ?? []) as Rule[]);
-    }),
-    ...bound("RoleBinding").flatMap((b) => {
-      const ref = b.roleRef as { kind: string; name: string };
-      const ns = b.metadata.namespace;
-      const source = ref.kind === "ClusterRole" ? role("ClusterRole", ref.name) : role("Role", ref.name, ns);
-      return callsOf((source?.rules ?? []) as Rule[], ns);
-    }),
-  ];
-}
-
-/** The real authorizer's answers for a service account, in one request per call (SubjectAccessReview). */
-function allowed(cp: ControlPlane, serviceAccount: string, calls: Call[]): boolean[] {
-  const reviews = calls.map((c) => ({
-    apiVersion: "authorization.k8s.io/v1",
-    kind: "SubjectAccessReview",
-    spec: {
-      user: `system:serviceaccount:kube-system:${serviceAccount}`,
-      groups: ["system:serviceaccounts", "system:serviceaccounts:kube-system", "system:authenticated"],
-      resourceAttributes: {
-        group: c.group,
-        resource: c.resource.split("/")[0],
-        subresource: c.resource.split("/")[1],
-        verb: c.verb,
-        namespace: c.namespace,
-        name: c.name,
-      },
-    },
-  }));
-  const out = cp.kubectl(
-    ["create", "-o", 'jsonpath={.status.allowed}{"\\n"}', "-f", "-"],
-    JSON.stringify({ apiVersion: "v1", kind: "List", items: reviews }),
-  );
-  const answers = out.trim().split("\n");
-  expect(answers.length, "one answer per call").to.equal(calls.length);
-  return answers.map((a) => a === "true");
-}
-
 /**
  * The preflight checks a control-plane join cannot pass here, and only those: no container runtime or
  * kubelet on this machine, and the joining node shares its network and /var/lib with the running one.
@@ -290,25 +78,6 @@ const NOT_HERE = [
   "Port-2380",
   "DirAvailable--var-lib-etcd-data",
 ];
-
-/** Calls neither Cilium's agent nor its operator makes, nor the chart grants them. */
-const NEVER: Call[] = [
-  { group: "", resource: "secrets", verb: "list", namespace: "kube-system" },
-  { group: "", resource: "pods/exec", verb: "create", namespace: "default" },
-  { group: "", resource: "serviceaccounts/token", verb: "create", namespace: "kube-system" },
-  { group: "rbac.authorization.k8s.io", resource: "clusterrolebindings", verb: "create" },
-  { group: "rbac.authorization.k8s.io", resource: "clusterroles", verb: "escalate" },
-  { group: "", resource: "users", verb: "impersonate" },
-  { group: "", resource: "namespaces", verb: "delete" },
-  { group: "apps", resource: "deployments", verb: "update", namespace: "kube-system" },
-];
-
-/** Whether a grant covers a call (`*` wildcards; a grant without a name covers every name). */
-const covers = (grant: Call, call: Call) =>
-  [grant.group === "*" || grant.group === call.group, grant.resource === "*" || grant.resource === call.resource]
-    .concat([grant.verb === "*" || grant.verb === call.verb, !grant.namespace || grant.namespace === call.namespace])
-    .concat([!grant.name || grant.name === call.name])
-    .every(Boolean);
 
 describe("the real control plane (kubeadm, etcd, API server, controller manager, scheduler built from source)", function () {
   this.timeout(900_000);
