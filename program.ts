@@ -29,9 +29,8 @@ export async function program(): Promise<Record<string, unknown>> {
     vpcId: network.vpcId,
     loadBalancer: { dnsName: network.apiInternalEndpoint, zoneId: network.apiInternalZoneId },
   });
-  const privateZoneId = apiDns.zoneId;
-  const controlPlaneRole = new MasterIamRole("control-plane", { spec, coordinates, privateZoneId });
-  const nodeRole = new NodeIamRole("nodes", { spec, coordinates, privateZoneId });
+  const controlPlaneRole = new MasterIamRole("control-plane", { spec, coordinates });
+  const nodeRole = new NodeIamRole("nodes", { spec, coordinates });
   const secrets = new ClusterSecrets("secrets", { spec, apiEndpoint: network.apiEndpoint });
   const controlPlaneState = new ControlPlaneState("control-plane-state", {
     spec,
@@ -56,13 +55,9 @@ export async function program(): Promise<Record<string, unknown>> {
       api: { internal: apiDns.internalName, public: network.apiEndpoint },
       apiTargetGroupArns: controlPlane ? network.apiTargetGroupArns : [],
       state: controlPlane
-        ? {
-            initRecord: controlPlaneState.initRecord,
-            backupBucket: controlPlaneState.backupBucket,
-            privateZoneId: apiDns.zoneId,
-          }
+        ? { initRecord: controlPlaneState.initRecord, backupBucket: controlPlaneState.backupBucket }
         : undefined,
-      // Nodes fetch their secrets (and control-plane nodes their tools) at boot and resolve the API's name;
+      // Nodes fetch their secrets at boot and resolve the API's name;
       // a control-plane group waits for the previous group's refresh (one member at a time).
       launchAfter: [
         controlPlane ? controlPlaneRole : nodeRole,

@@ -5,8 +5,12 @@
 
 /** The API as users, kubelets and Cilium reach it: the load balancers' listener. */
 export const API_LISTENER = 443;
-/** kube-apiserver on each control-plane node (kubeadm's default `bindPort`): the listener's target. */
-export const KUBE_APISERVER = 6443;
+/**
+ * kube-apiserver on each control-plane node (kubeadm's `bindPort`; kOps's `--secure-port`), the listener's
+ * target: the same port as the listener, so that a control-plane node reaches the API's name, pinned to
+ * itself, at its own API server (bootstrap/control-plane.sh).
+ */
+export const KUBE_APISERVER = API_LISTENER;
 /** etcd's client, peer and (kubeadm's `--listen-metrics-urls`) metrics ports on the control plane. */
 export const ETCD_CLIENT = 2379;
 export const ETCD_PEER = 2380;

@@ -24,7 +24,6 @@ export const TAGGABLE: ReadonlySet<string> = new Set([
   "aws:ssm/parameter:Parameter",
   "aws:ssm/document:Document",
   "aws:ssm/association:Association",
-  "aws:ebs/volume:Volume",
   "aws:s3/bucket:Bucket",
   "aws:route53/zone:Zone",
 ]);

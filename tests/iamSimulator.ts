@@ -8,8 +8,8 @@ export async function may(
   policy: PolicyDocument,
   action: string,
   resource: string,
-  /** Request context keys; a multi-valued key (one value per change of a Route53 batch) as an array. */
-  context: Record<string, string | string[]> = {},
+  /** Request context keys, e.g. the resource's tags. */
+  context: Record<string, string> = {},
 ): Promise<boolean> {
   const result = await runSimulation(
     {

@@ -19,8 +19,15 @@ function sources(): string[] {
 }
 
 describe("well-known ports", () => {
+  it("has the API server listen on the load balancers' port, not kubeadm's default 6443", () => {
+    // A control-plane node reaches the API's name pinned to itself: at its own API server, on the same port.
+    expect(ports.KUBE_APISERVER).to.equal(ports.API_LISTENER);
+    expect(ports.KUBE_APISERVER).to.equal(443);
+    expect(WELL_KNOWN.has(6443)).to.equal(false);
+  });
+
   it("are written only in components/wellKnownPorts.ts", () => {
-    expect(WELL_KNOWN).to.include.members([443, 6443, 2379, 2380, 10250, 4240, 8472, 6081, 9879, 9234]);
+    expect(WELL_KNOWN).to.include.members([443, 2379, 2380, 10250, 4240, 8472, 6081, 9879, 9234]);
     const found: string[] = [];
     for (const file of sources().filter((f) => !f.endsWith("wellKnownPorts.ts"))) {
       const source = ts.createSourceFile(file, readFileSync(file, "utf8"), ts.ScriptTarget.Latest);

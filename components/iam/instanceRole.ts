@@ -15,8 +15,6 @@ import type { AwsCoordinates, RoleKind } from "./statementSource";
 export interface InstanceRoleArgs {
   spec: ClusterSpec;
   coordinates: pulumi.Output<AwsCoordinates & { dnsSuffix: string }>;
-  /** The cluster's private hosted zone (ApiDns): control-plane nodes claim their etcd member's name in it. */
-  privateZoneId: pulumi.Input<string>;
 }
 
 /** IAM role names: `[\w+=,.@-]`, at most 64 characters. */
@@ -57,9 +55,7 @@ abstract class InstanceRole extends pulumi.ComponentResource {
       {
         name: physical,
         role: role.name,
-        policy: pulumi
-          .all([args.coordinates, args.privateZoneId])
-          .apply(([c, privateZoneId]) => JSON.stringify(rolePolicy(kind, spec, c, { privateZoneId }))),
+        policy: args.coordinates.apply((c) => JSON.stringify(rolePolicy(kind, spec, c))),
       },
       parent,
     );

@@ -5,15 +5,10 @@
 import type { ClusterSpec } from "../../spec/types";
 import { policyDocument, PolicyDocument } from "./policyDocument";
 import { STATEMENT_SOURCES } from "./sources";
-import type { AwsCoordinates, ClusterResourceIds, RoleKind } from "./statementSource";
+import type { AwsCoordinates, RoleKind } from "./statementSource";
 
-export type { AwsCoordinates, ClusterResourceIds, RoleKind } from "./statementSource";
+export type { AwsCoordinates, RoleKind } from "./statementSource";
 
-export function rolePolicy(
-  role: RoleKind,
-  spec: ClusterSpec,
-  at: AwsCoordinates,
-  ids: ClusterResourceIds,
-): PolicyDocument {
-  return policyDocument(STATEMENT_SOURCES.flatMap((source) => source.statements(role, spec, at, ids)));
+export function rolePolicy(role: RoleKind, spec: ClusterSpec, at: AwsCoordinates): PolicyDocument {
+  return policyDocument(STATEMENT_SOURCES.flatMap((source) => source.statements(role, spec, at)));
 }

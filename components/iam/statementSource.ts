@@ -13,12 +13,6 @@ export interface AwsCoordinates {
   accountId: string;
 }
 
-/** Ids of the cluster's own resources a statement may be scoped to, known only once they exist. */
-export interface ClusterResourceIds {
-  /** The cluster's Route53 private hosted zone (ApiDns). */
-  privateZoneId: string;
-}
-
 /** The two instance roles: `control-plane` (`MasterIamRole`) and `node` (`NodeIamRole`). */
 export type RoleKind = "control-plane" | "node";
 
@@ -27,5 +21,5 @@ export interface StatementSource {
    * feature each statement serves and two sources can never claim one `Sid`. */
   sidPrefix: string;
   /** The statements the feature needs on `role` for this spec; none when it does not run there. */
-  statements(role: RoleKind, spec: ClusterSpec, at: AwsCoordinates, ids: ClusterResourceIds): Statement[];
+  statements(role: RoleKind, spec: ClusterSpec, at: AwsCoordinates): Statement[];
 }

@@ -1,4 +1,4 @@
-/** A network load balancer for the Kubernetes API: TCP 443 to the control plane's 6443. */
+/** A network load balancer for the Kubernetes API: TCP 443 to the control plane's API servers on 443. */
 import * as awsLb from "@pulumi/aws/lb";
 import * as pulumi from "@pulumi/pulumi";
 import { awsName } from "../naming";
@@ -53,8 +53,9 @@ export function declareApiLoadBalancer(
       vpcId: args.vpcId,
       targetType: "instance",
       connectionTermination: true,
-      // Control-plane nodes reach the API through the load balancer too; with client IPs preserved, a
-      // node routed to itself would drop the connection (NLB hairpinning).
+      // With client IPs preserved, a target routed to itself drops the connection (NLB hairpinning):
+      // control-plane nodes reach the API at their own API server (bootstrap/control-plane.sh), but a
+      // control-plane node's pods (Cilium's agent, say) dial the load balancer.
       preserveClientIp: "false",
       deregistrationDelay: 30,
       healthCheck: {

@@ -8,8 +8,6 @@ import { CILIUM_RESERVED_IPS, hostNetworkPods } from "../../spec/instanceTypes";
 import type { ClusterSpec } from "../../spec/types";
 import { parameterPrefix } from "../secrets/paths";
 import { API_LISTENER } from "../wellKnownPorts";
-import { etcdMembers } from "./controlPlaneState";
-import { controlPlaneToolsParts, controlPlaneToolsSha256 } from "./controlPlaneTools";
 import type { InstanceGroup } from "./instanceGroups";
 import { LAUNCH_HOOK_NAME } from "./launchHook";
 
@@ -56,14 +54,6 @@ export interface BootstrapConfig {
   /** The bucket of etcd snapshots and the minutes between them; empty and 0 for workers. */
   backupBucket: string;
   backupIntervalMinutes: number;
-  /** The private hosted zone holding the etcd members' names (control plane; empty for workers). */
-  privateZoneId: string;
-  /** The etcd members as `ZONE=NAME` (control plane; empty for workers): the node claims its zone's name. */
-  etcdMembers: string[];
-  /** SHA-256 of the control-plane tools bundle a control-plane node fetches; empty for workers. */
-  controlPlaneToolsSha256: string;
-  /** How many SSM parameters the bundle takes (controlPlaneTools.ts); 0 for workers. */
-  controlPlaneToolsParts: number;
 }
 
 /** The two API endpoints: `internal` for the cluster itself, `public` for users (the same with an internal API). */
@@ -72,18 +62,17 @@ export interface ApiEndpoints {
   public: string;
 }
 
-/** Names of this cluster's control-plane state (ControlPlaneState, and the private zone of ApiDns) a control-plane node is told. */
+/** Names of this cluster's control-plane state (ControlPlaneState) a control-plane node is told. */
 export interface ControlPlaneStateNames {
   initRecord: string;
   backupBucket: string;
-  privateZoneId: string;
 }
 
 export function bootstrapConfig(
   spec: ClusterSpec,
   group: InstanceGroup,
   api: ApiEndpoints,
-  state: ControlPlaneStateNames = { initRecord: "", backupBucket: "", privateZoneId: "" },
+  state: ControlPlaneStateNames = { initRecord: "", backupBucket: "" },
 ): BootstrapConfig {
   const controlPlane = group.role === "control-plane";
   const eni = usesSecondaryIP(spec);
@@ -111,10 +100,6 @@ export function bootstrapConfig(
     initRecord: controlPlane ? state.initRecord : "",
     backupBucket: controlPlane ? state.backupBucket : "",
     backupIntervalMinutes: controlPlane ? spec.controlPlane.backupIntervalMinutes : 0,
-    privateZoneId: controlPlane ? state.privateZoneId : "",
-    etcdMembers: controlPlane ? etcdMembers(spec).map((m) => `${m.zone}=${m.name}`) : [],
-    controlPlaneToolsSha256: controlPlane ? controlPlaneToolsSha256() : "",
-    controlPlaneToolsParts: controlPlane ? controlPlaneToolsParts().length : 0,
   };
 }
 

@@ -17,23 +17,24 @@ export type BootstrapModule =
   | "kubeadm"
   | "control-plane"
   | "etcd"
-  | "launch-hook"
-  | "control-plane-tools";
+  | "launch-hook";
 
 export interface BootstrapStep {
   /** The step's name in the node's log. */
   name: string;
-  /** The module that defines `run` (`control-plane-tools`: the bundle that module fetches and sources). */
+  /** The module that defines `run`. */
   module: BootstrapModule;
   /** The shell function the step runs. */
   run: string;
 }
 
-/** Modules a module calls into, beyond `lib`: kubeadm hashes the CA (pki); init is kubeadm's too. */
+/**
+ * Modules a module calls into, beyond `lib`: kubeadm hashes the CA (pki); a control-plane node's join and
+ * init are kubeadm's too, and its join first removes departed etcd members (etcd).
+ */
 export const MODULE_DEPENDENCIES: Partial<Record<BootstrapModule, BootstrapModule[]>> = {
   kubeadm: ["pki"],
-  "control-plane": ["kubeadm"],
-  etcd: ["control-plane-tools"],
+  "control-plane": ["kubeadm", "etcd"],
 };
 
 export function bootstrapSteps(config: BootstrapConfig): BootstrapStep[] {
@@ -45,13 +46,10 @@ export function bootstrapSteps(config: BootstrapConfig): BootstrapStep[] {
     { name: "packages", module: "packages", run: "install_packages" },
     { name: "containerd", module: "runtime", run: "configure_containerd" },
     controlPlane && { name: "control-plane-pki", module: "control-plane", run: "fetch_control_plane_pki" },
-    controlPlane && { name: "control-plane-tools", module: "control-plane-tools", run: "fetch_control_plane_tools" },
     { name: "kubelet", module: "kubelet", run: "configure_kubelet" },
-    controlPlane && { name: "etcd-volume", module: "etcd", run: "prepare_etcd" },
     { name: "join", module: "kubeadm", run: "join_cluster" },
-    controlPlane && { name: "etcd", module: "etcd", run: "settle_etcd" },
-    // The launch hook's gate on the control plane: etcd healthy with this member (the tools bundle's).
-    controlPlane && { name: "etcd-healthy", module: "control-plane-tools", run: "etcd_await_ready" },
+    // kubeadm join returns once etcd is healthy with this node's member, promoted: the control plane's gate.
+    controlPlane && { name: "control-plane-services", module: "control-plane", run: "start_control_plane_services" },
     // Last: the instance goes InService only once every other step has succeeded.
     { name: "launch-hook", module: "launch-hook", run: "complete_launch_hook" },
   ];

@@ -1,7 +1,8 @@
 /**
  * The termination lifecycle hook of control-plane groups: Auto Scaling holds a terminating control-plane
- * instance in Terminating:Wait until its etcd-lifecycle service has handled the member (bootstrap/
- * etcd-lifecycle.sh) and completes the action, or the heartbeat runs out.
+ * instance in Terminating:Wait until its etcd member has left (the etcd-leave service runs kubeadm's
+ * remove-etcd-member phase, bootstrap/control-plane.sh) and the node completes the action, or the
+ * heartbeat timeout runs out and Auto Scaling goes on.
  */
 import { ETCD_LIFECYCLE_HOOK } from "./controlPlaneState";
 import type { InstanceGroup } from "./instanceGroups";

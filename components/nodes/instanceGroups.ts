@@ -14,7 +14,11 @@ export interface InstanceGroup {
   rootVolumeSize: number;
   minSize: number;
   maxSize: number;
+  /** Set for control-plane groups, whose size nothing else changes; node groups' is left to autoscalers. */
+  desiredCapacity?: number;
+  /** An instance refresh's bounds, in percent of the desired capacity. */
   minHealthyPercentage: number;
+  maxHealthyPercentage: number;
 }
 
 export function instanceGroups(spec: ClusterSpec): InstanceGroup[] {
@@ -26,11 +30,13 @@ export function instanceGroups(spec: ClusterSpec): InstanceGroup[] {
     instanceType: spec.controlPlane.instanceType,
     imageId: spec.controlPlane.imageId,
     rootVolumeSize: spec.controlPlane.rootVolumeSize,
+    // One member; the second instance is the replacement an instance refresh launches first: it joins
+    // etcd before the old node leaves (its termination hook), so the member count never drops.
     minSize: 1,
-    maxSize: 1,
-    // The member's etcd volume attaches to one instance at a time: the old node goes first, then its
-    // replacement comes back as the same member (one group, one member at a time).
-    minHealthyPercentage: 0,
+    maxSize: 2,
+    desiredCapacity: 1,
+    minHealthyPercentage: 100,
+    maxHealthyPercentage: 200,
   }));
   const nodes = spec.nodeGroups.map((g): InstanceGroup => ({
     name: g.name,
@@ -42,6 +48,7 @@ export function instanceGroups(spec: ClusterSpec): InstanceGroup[] {
     minSize: g.minSize,
     maxSize: g.maxSize,
     minHealthyPercentage: g.minHealthyPercentage,
+    maxHealthyPercentage: 100,
   }));
   return [...controlPlane, ...nodes];
 }

@@ -6,7 +6,7 @@
 import { stringify } from "yaml";
 import { parseSemver } from "../../spec/ciliumVersions";
 import type { BootstrapConfig } from "./bootstrapConfig";
-import { ETCD_DATA_DIR } from "./controlPlaneState";
+import { KUBE_APISERVER } from "../wellKnownPorts";
 
 /** Filled on the node: the join token (from SSM), the CA's public-key hash, the instance's private IPv4. */
 export const PLACEHOLDERS = {
@@ -48,8 +48,11 @@ function nodeRegistration(config: BootstrapConfig): NodeRegistration {
   return registration;
 }
 
-/** The etcd members' names, from `ZONE=NAME` pairs. */
-const memberNames = (config: BootstrapConfig) => config.etcdMembers.map((m) => m.slice(m.indexOf("=") + 1));
+/**
+ * The API server listens on the load balancer's port (kOps's too): a control-plane node reaches
+ * `controlPlaneEndpoint` at its own API server (bootstrap/control-plane.sh `pin_api_endpoint`).
+ */
+const LOCAL_API_ENDPOINT = { bindPort: KUBE_APISERVER };
 
 const kubeadmApi = (config: BootstrapConfig) => `kubeadm.k8s.io/${kubeadmApiVersion(config.kubernetesVersion)}`;
 const endpoint = (config: BootstrapConfig) => `${config.apiEndpoint}:${config.apiPort}`;
@@ -67,6 +70,7 @@ export function initConfiguration(config: BootstrapConfig): Record<string, unkno
       },
     ],
     nodeRegistration: nodeRegistration(config),
+    localAPIEndpoint: LOCAL_API_ENDPOINT,
     patches: { directory: PATCHES_DIRECTORY },
     ...(config.kubeProxy ? {} : { skipPhases: ["addon/kube-proxy"] }),
   };
@@ -80,17 +84,7 @@ export function clusterConfiguration(config: BootstrapConfig): Record<string, un
     kubernetesVersion: `v${config.kubernetesVersion}`,
     controlPlaneEndpoint: endpoint(config),
     apiServer: { certSANs: config.apiCertSans },
-    etcd: {
-      local: {
-        // On the member's own volume (mounted at /var/lib/etcd), which holds a file system's lost+found too.
-        dataDir: ETCD_DATA_DIR,
-        // Members reach each other at their stable names (peer URLs https://<name>:2380): a member's peer
-        // certificate must carry its name, and a peer verifies it when it dials. Every member's name, as
-        // this configuration is the whole cluster's (kubeadm join reads it from the cluster).
-        peerCertSANs: memberNames(config),
-        serverCertSANs: memberNames(config),
-      },
-    },
+    // Stacked etcd, kubeadm's default: a member on each control-plane node, in /var/lib/etcd on its root volume.
     networking: {
       serviceSubnet: config.serviceCIDR,
       ...(config.podCIDR ? { podSubnet: config.podCIDR } : {}),
@@ -121,7 +115,7 @@ export function joinConfiguration(config: BootstrapConfig): Record<string, unkno
     },
     nodeRegistration: nodeRegistration(config),
     patches: { directory: PATCHES_DIRECTORY },
-    ...(config.role === "control-plane" ? { controlPlane: {} } : {}),
+    ...(config.role === "control-plane" ? { controlPlane: { localAPIEndpoint: LOCAL_API_ENDPOINT } } : {}),
   };
 }
 

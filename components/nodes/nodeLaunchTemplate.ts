@@ -30,7 +30,6 @@ export interface NodeLaunchTemplateArgs {
   state?: {
     initRecord: pulumi.Input<string>;
     backupBucket: pulumi.Input<string>;
-    privateZoneId: pulumi.Input<string>;
   };
   /** The API load balancers' target groups, for control-plane groups. */
   apiTargetGroupArns: pulumi.Input<string>[];
@@ -108,6 +107,7 @@ export class NodeLaunchTemplate extends pulumi.ComponentResource {
         name: physical,
         minSize: group.minSize,
         maxSize: group.maxSize,
+        desiredCapacity: group.desiredCapacity,
         vpcZoneIdentifiers: subnets,
         // Pinned to the template's newest version (never $Latest, which would not trigger a refresh).
         launchTemplate: { id: template.id, version: pulumi.interpolate`${template.latestVersion}` },
@@ -127,8 +127,8 @@ export class NodeLaunchTemplate extends pulumi.ComponentResource {
           strategy: "Rolling",
           preferences: {
             minHealthyPercentage: group.minHealthyPercentage,
-            // Control-plane groups (one node each) terminate the old node first: its etcd volume moves over.
-            maxHealthyPercentage: 100,
+            // Control-plane groups (one node each) launch the replacement first (instanceGroups.ts).
+            maxHealthyPercentage: group.maxHealthyPercentage,
             // An instance is InService only once it has joined (the launch hook): a broken change stops
             // at the first instances it replaces, which never get there.
             instanceWarmup: String(INSTANCE_WARMUP_SECONDS),

@@ -1,10 +1,12 @@
 /**
  * The systemd units user data installs: the bootstrap as a service that systemd runs again until it
- * succeeds (kOps runs nodeup the same way; cloud-init runs user data once and never again). Nothing here
- * touches etcd at shutdown: the control-plane tools' etcd-lifecycle.service handles a member only when its
- * instance terminates (controlPlaneTools.ts). Pure: config in, unit files out.
+ * succeeds (kOps runs nodeup the same way; cloud-init runs user data once and never again), and on the
+ * control plane the units that run the bootstrap's own functions later (`cilium-cluster-bootstrap
+ * FUNCTION`): etcd snapshots, the member's leaving when Auto Scaling terminates the instance, and the
+ * certificates' renewal. Nothing touches etcd at a reboot or a stop. Pure: config in, unit files out.
  */
 import type { BootstrapConfig } from "./bootstrapConfig";
+import { ETCD_LIFECYCLE_HOOK } from "./controlPlaneState";
 
 export const BOOTSTRAP_SCRIPT = "/usr/local/sbin/cilium-cluster-bootstrap";
 export const BOOTSTRAP_SERVICE = "cilium-cluster-bootstrap.service";
@@ -33,6 +35,44 @@ const unit = (sections: Record<string, string[]>) =>
     .map(([name, lines]) => [`[${name}]`, ...lines].join("\n"))
     .join("\n\n") + "\n";
 
+/** The control plane's units, started by the bootstrap once the node has joined (start_control_plane_services). */
+function controlPlaneUnits(config: BootstrapConfig): Record<string, string> {
+  const runs = (fn: string) => [
+    ...ENVIRONMENT.map((e) => `Environment=${e}`),
+    `ExecStart=${BOOTSTRAP_SCRIPT} ${fn}`,
+    `SyslogIdentifier=cilium-cluster-${fn.replace(/_/g, "-")}`,
+  ];
+  return {
+    "etcd-backup.service": unit({
+      Unit: ["Description=Upload an etcd snapshot to the cluster's backup bucket when this member leads"],
+      Service: ["Type=oneshot", ...runs("etcd_backup")],
+    }),
+    "etcd-backup.timer": unit({
+      Unit: [`Description=An etcd snapshot every ${config.backupIntervalMinutes} minutes`],
+      Timer: ["OnBootSec=5min", `OnUnitActiveSec=${config.backupIntervalMinutes}min`, "RandomizedDelaySec=30s"],
+      Install: ["WantedBy=timers.target"],
+    }),
+    "etcd-leave.service": unit({
+      Unit: [
+        "Description=Remove this node's etcd member when Auto Scaling terminates the instance",
+        "Documentation=https://docs.aws.amazon.com/autoscaling/ec2/userguide/lifecycle-hooks.html",
+        "After=kubelet.service",
+      ],
+      Service: [...runs(`leave_etcd_on_termination ${ETCD_LIFECYCLE_HOOK}`), "Restart=on-failure", "RestartSec=10s"],
+      Install: ["WantedBy=multi-user.target"],
+    }),
+    "certificate-renewal.service": unit({
+      Unit: ["Description=Renew the control plane's kubeadm certificates when they expire within 90 days"],
+      Service: ["Type=oneshot", ...runs("renew_certificates_if_due")],
+    }),
+    "certificate-renewal.timer": unit({
+      Unit: ["Description=Check the control plane's certificates daily"],
+      Timer: ["OnBootSec=1h", "OnUnitActiveSec=1d", "RandomizedDelaySec=1h"],
+      Install: ["WantedBy=timers.target"],
+    }),
+  };
+}
+
 export function systemdUnits(config: BootstrapConfig): Record<string, string> {
   return {
     [BOOTSTRAP_SERVICE]: unit({
@@ -55,5 +95,6 @@ export function systemdUnits(config: BootstrapConfig): Record<string, string> {
       ],
       Install: ["WantedBy=multi-user.target"],
     }),
+    ...(config.role === "control-plane" ? controlPlaneUnits(config) : {}),
   };
 }

@@ -37,10 +37,6 @@ export const SHELL_VARIABLES: { [K in keyof BootstrapConfig]-?: string } = {
   initRecord: "INIT_RECORD",
   backupBucket: "BACKUP_BUCKET",
   backupIntervalMinutes: "BACKUP_INTERVAL_MINUTES",
-  privateZoneId: "PRIVATE_ZONE_ID",
-  etcdMembers: "ETCD_MEMBERS",
-  controlPlaneToolsSha256: "CONTROL_PLANE_TOOLS_SHA256",
-  controlPlaneToolsParts: "CONTROL_PLANE_TOOLS_PARTS",
 };
 
 const MODULE_DIR = join(__dirname, "bootstrap");
@@ -107,7 +103,11 @@ function data(config: BootstrapConfig): string {
   );
 }
 
-/** `run_steps`: the role's steps in order, and the joined marker once every one has succeeded. */
+/**
+ * `run_steps`: the role's steps in order, and the joined marker once every one has succeeded. The script
+ * runs them when started without arguments (the bootstrap service); with arguments it runs that one
+ * function of its modules (the control plane's units: systemdUnits.ts).
+ */
 function runSteps(config: BootstrapConfig): string {
   const steps = bootstrapSteps(config).map((s) => `  step ${s.name} ${s.run}`);
   return [
@@ -123,7 +123,7 @@ function runSteps(config: BootstrapConfig): string {
     '  log "done"',
     "}",
     "",
-    "run_steps",
+    'if [ "$#" -gt 0 ]; then "$@"; else run_steps; fi',
     "",
   ].join("\n");
 }

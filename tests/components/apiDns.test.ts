@@ -6,7 +6,7 @@ import { decodeUserData } from "../../components/nodes/userDataEncoding";
 import { diffPlans } from "../../plan/diff";
 import type { Plan } from "../../plan/run";
 import { parse } from "yaml";
-import { inputs, named, ofType, planWith } from "../planHelpers";
+import { declaredBy, inputs, named, ofType, planWith } from "../planHelpers";
 
 const LT = "aws:ec2/launchTemplate:LaunchTemplate";
 const userData = (plan: Plan, template: string) => decodeUserData(inputs(named(plan, LT, template)).userData);
@@ -67,25 +67,34 @@ describe("ApiDns: api.internal.<clusterName>", () => {
     expect(userData(internal, "nodes-template")).to.equal(userData(dev, "nodes-template"));
   });
 
-  it("one record per etcd member in the zone, its address the node's: the plan shows it, destroy removes it", async () => {
+  it("holds the API's alias only, however many control-plane members: nodes are told no zone to write in", async () => {
     const ha = await planWith({ "controlPlane.count": "3" });
-    const zones = ["us-east-1a", "us-east-1b", "us-east-1c"];
-    for (const z of zones) {
-      const record = inputs(named(ha, "aws:route53/record:Record", `api-dns-etcd-${z}`));
-      expect(record).to.deep.include({
-        name: `etcd-${z}.internal.dev.k8s.local`,
-        type: "A",
-        ttl: 30,
-        records: ["203.0.113.123"],
-        allowOverwrite: true,
-      });
-      expect(record.zoneId).to.match(/^ZMOCK/);
+    for (const plan of [dev, ha]) {
+      const declared = declaredBy(plan, "cilium-cluster:network:ApiDns", "api-dns").map((r) => `${r.type} ${r.name}`);
+      expect(declared.sort()).to.deep.equal([
+        "aws:route53/record:Record api-dns-api-internal",
+        "aws:route53/zone:Zone api-dns-zone",
+      ]);
+      expect(ofType(plan, "aws:route53/record:Record").map((r) => r.name)).to.deep.equal(["api-dns-api-internal"]);
     }
-    expect(ofType(ha, "aws:route53/record:Record").filter((r) => r.name.startsWith("api-dns-etcd-"))).to.have.length(3);
-    // A record a node wrote after its resource went does not keep the zone from going.
-    expect(inputs(named(ha, "aws:route53/zone:Zone", "api-dns-zone")).forceDestroy).to.equal(true);
-    const cp = userData(ha, "control-plane-us-east-1b-template");
-    expect(cp).to.contain(`ETCD_MEMBERS='${zones.map((z) => `${z}=etcd-${z}.internal.dev.k8s.local`).join(" ")}'`);
-    expect(cp).to.match(/PRIVATE_ZONE_ID='ZMOCK/);
+    // Only Pulumi writes the zone's records, so a destroy deletes it without forcing.
+    expect(inputs(named(ha, "aws:route53/zone:Zone", "api-dns-zone")).forceDestroy ?? false).to.equal(false);
+    for (const lt of ofType(ha, LT)) expect(decodeUserData(inputs(lt).userData), lt.name).not.to.match(/ZMOCK/);
+  });
+
+  it("on a control-plane node is its own API server, which listens on the name's port", () => {
+    const port = (endpoint: string) => Number(endpoint.split(":").pop());
+    const cp = kubeadmConfigsOf(userData(dev, "control-plane-us-east-1a-template"));
+    const docs = cp.init.split("---\n").map((d) => parse(d));
+    const cluster = docs.find((d) => d.kind === "ClusterConfiguration");
+    const init = docs.find((d) => d.kind === "InitConfiguration");
+    expect(init.localAPIEndpoint.bindPort).to.equal(port(cluster.controlPlaneEndpoint));
+    // A control-plane node that joins binds the same port; a worker runs no API server.
+    const join = parse(cp.join);
+    expect(join.controlPlane.localAPIEndpoint.bindPort).to.equal(port(join.discovery.bootstrapToken.apiServerEndpoint));
+    expect(parse(kubeadmConfigsOf(userData(dev, "nodes-template")).join)).not.to.have.property("controlPlane");
+    // The load balancers forward to that port.
+    const target = inputs(named(dev, "aws:lb/targetGroup:TargetGroup", "network-api-internal"));
+    expect(target.port).to.equal(init.localAPIEndpoint.bindPort);
   });
 });

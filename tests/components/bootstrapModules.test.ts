@@ -3,16 +3,14 @@
 import { expect } from "chai";
 import { spawnSync } from "child_process";
 import { createHash, X509Certificate } from "crypto";
-import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "fs";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "fs";
 import { tmpdir } from "os";
 import { join } from "path";
 import { requireDebianTool } from "../debianTools";
 import { bootstrapConfig } from "../../components/nodes/bootstrapConfig";
 import { BootstrapModule, bootstrapSteps, modulesFor } from "../../components/nodes/bootstrapSteps";
-import { ETCD_DATA_DIR, ETCD_STATE_TAG, ETCD_STATES, TOOLS_MODULES } from "../../components/nodes/controlPlaneState";
-import { renderControlPlaneTools } from "../../components/nodes/controlPlaneTools";
 import { instanceGroups } from "../../components/nodes/instanceGroups";
-import { BOOTSTRAP_SERVICE, systemdUnits } from "../../components/nodes/systemdUnits";
+import { BOOTSTRAP_SCRIPT, BOOTSTRAP_SERVICE, systemdUnits } from "../../components/nodes/systemdUnits";
 import { renderBootstrapScript, renderUserData, withoutComments } from "../../components/nodes/userData";
 import { validateConfig } from "../../spec/validation";
 import { baseConfig, REGION } from "../fixtures";
@@ -24,10 +22,11 @@ const MODULES = readdirSync(MODULE_DIR)
   .map((f) => f.replace(/\.sh$/, ""));
 const modulePath = (m: string) => join(MODULE_DIR, `${m}.sh`);
 
+const sources = (modules: string[]) => modules.map((m) => `source ${JSON.stringify(modulePath(m))}`).join("; ");
+
 /** Runs FUNCTION ARGS in bash with the given modules sourced; stdout, stderr and status. */
 function call(modules: string[], fn: string, args: string[], input = "") {
-  const sources = modules.map((m) => `source ${JSON.stringify(modulePath(m))}`).join("; ");
-  const r = spawnSync("bash", ["-c", `set -euo pipefail; ${sources}; ${fn} "$@"`, "bash", ...args], {
+  const r = spawnSync("bash", ["-c", `set -euo pipefail; ${sources(modules)}; ${fn} "$@"`, "bash", ...args], {
     input,
     encoding: "utf8",
   });
@@ -48,13 +47,12 @@ const controlPlane = bootstrapConfig(
   API,
 );
 
+/** The functions a script or module defines. */
+const definedIn = (text: string) => new Set([...text.matchAll(/^(\w+)\(\) \{/gm)].map((m) => m[1]));
+
 describe("bootstrap modules", () => {
   it("are the files the steps name, and define functions only: sourcing one runs nothing", () => {
-    const named = new Set<string>([
-      ...modulesFor(bootstrapSteps(worker)),
-      ...modulesFor(bootstrapSteps(controlPlane)),
-      ...TOOLS_MODULES,
-    ]);
+    const named = new Set<string>([...modulesFor(bootstrapSteps(worker)), ...modulesFor(bootstrapSteps(controlPlane))]);
     expect([...named].sort()).to.deep.equal([...MODULES].sort());
     for (const m of MODULES) {
       // With PATH empty no command can run; `set -u` fails on any variable read at source time.
@@ -67,8 +65,7 @@ describe("bootstrap modules", () => {
       expect(r.status, `${m}: ${r.stderr}`).to.equal(0);
       expect(r.stderr, m).to.equal("");
       expect(r.stdout.trim(), `${m} sets variables when sourced`).to.equal("");
-      const definitions = [...readFileSync(modulePath(m), "utf8").matchAll(/^(\w+)\(\) \{/gm)].length;
-      expect(definitions, `${m} defines functions`).to.be.greaterThan(0);
+      expect(definedIn(readFileSync(modulePath(m), "utf8")).size, `${m} defines functions`).to.be.greaterThan(0);
     }
   });
 
@@ -83,98 +80,52 @@ describe("bootstrap modules", () => {
     expect(result.stdout + result.stderr).to.equal("");
   });
 
-  it("etcd_volume_holds_member: a volume tagged member, or untagged and attached; never removed or joining", () => {
-    // EC2 state, state tag ("None": no tag), holds a member's data
-    const table: [string, string, string][] = [
-      ["available", "member", "yes"],
-      ["in-use", "member", "yes"],
-      ["available", "removed", "no"],
-      ["in-use", "removed", "no"],
-      ["available", "joining", "no"],
-      ["in-use", "joining", "no"],
-      ["in-use", "None", "yes"],
-      ["available", "None", "no"],
-      ["creating", "None", "no"],
-    ];
-    for (const [state, tag, holds] of table) {
-      const r = call(["lib", "cluster-state"], "etcd_volume_holds_member", [state, tag]);
-      expect([r.status, r.out], `${state} ${tag}`).to.deep.equal([0, `${holds}\n`]);
-    }
-    // The tag and values the nodes set are the ones the program ignores and IAM allows.
-    expect(call(["lib", "cluster-state"], "etcd_state_tag", []).out).to.equal(`${ETCD_STATE_TAG}\n`);
-    expect([...new Set(table.map(([, tag]) => tag).filter((t) => t !== "None"))].sort()).to.deep.equal(
-      [...ETCD_STATES].sort(),
-    );
-  });
-
   it("join_mode: none once joined, reset after a half-done join, init only while no cluster was ever created", () => {
-    // role, in the init zone, API answers, kubeadm state, init record exists, etcd data on the node, another
-    // member volume may hold a member's data, snapshot
-    type Row = [string, string, string, string, string, string, string, string, string];
+    // role, in the init zone, API answers, kubeadm state, init record exists (another instance's)
+    type Row = [string, string, string, string, string, string];
     const table: Row[] = [
-      ["control-plane", "yes", "no", "fresh", "no", "no", "no", "no", "init"],
-      ["control-plane", "yes", "no", "fresh", "no", "no", "no", "yes", "init"],
-      ["control-plane", "yes", "yes", "fresh", "no", "no", "no", "no", "join"],
-      ["control-plane", "no", "no", "fresh", "no", "no", "no", "no", "join"],
-      // The record exists: never init, whatever the probe of the API says.
-      ["control-plane", "yes", "no", "fresh", "yes", "no", "no", "no", "join"],
-      ["control-plane", "yes", "no", "fresh", "yes", "no", "no", "yes", "restore"],
-      // Another member's data survives on its volume: wait for that member (join), never restore.
-      ["control-plane", "yes", "no", "fresh", "yes", "no", "yes", "yes", "join"],
-      ["control-plane", "yes", "no", "fresh", "yes", "no", "yes", "no", "join"],
-      ["control-plane", "no", "no", "fresh", "yes", "no", "no", "yes", "join"],
-      ["control-plane", "yes", "yes", "fresh", "yes", "no", "no", "yes", "join"],
-      ["control-plane", "no", "yes", "fresh", "yes", "no", "no", "no", "join"],
-      // A member's data on the node: it comes back as that member.
-      ["control-plane", "yes", "no", "fresh", "yes", "yes", "no", "yes", "rejoin"],
-      ["control-plane", "yes", "no", "fresh", "yes", "yes", "yes", "no", "rejoin"],
-      ["control-plane", "no", "yes", "fresh", "yes", "yes", "no", "no", "rejoin"],
-      ["node", "yes", "no", "fresh", "no", "no", "no", "no", "join"],
-      ["node", "no", "no", "fresh", "no", "no", "no", "no", "join"],
-      ["node", "no", "yes", "fresh", "no", "no", "no", "no", "join"],
-      // A half-done join is undone first, whatever else holds; a joined node does nothing.
-      ["control-plane", "yes", "no", "partial", "no", "no", "no", "no", "reset"],
-      ["control-plane", "yes", "no", "partial", "yes", "yes", "no", "no", "reset"],
-      ["node", "no", "yes", "partial", "no", "no", "no", "no", "reset"],
-      ["control-plane", "yes", "no", "joined", "no", "no", "no", "no", "none"],
-      ["control-plane", "no", "yes", "joined", "yes", "yes", "yes", "yes", "none"],
-      ["node", "no", "yes", "joined", "no", "no", "no", "no", "none"],
+      ["control-plane", "yes", "no", "fresh", "no", "init"],
+      ["control-plane", "yes", "yes", "fresh", "no", "join"],
+      ["control-plane", "no", "no", "fresh", "no", "join"],
+      // The record exists: never init, whatever the probe of the API says (the join waits for it).
+      ["control-plane", "yes", "no", "fresh", "yes", "join"],
+      ["control-plane", "yes", "yes", "fresh", "yes", "join"],
+      ["node", "yes", "no", "fresh", "no", "join"],
+      ["node", "no", "yes", "fresh", "no", "join"],
+      // A half-done join or init is undone first, whatever else holds; a joined node does nothing.
+      ["control-plane", "yes", "no", "partial", "no", "reset"],
+      ["control-plane", "no", "yes", "partial", "yes", "reset"],
+      ["node", "no", "yes", "partial", "no", "reset"],
+      ["control-plane", "yes", "no", "joined", "no", "none"],
+      ["control-plane", "no", "yes", "joined", "yes", "none"],
+      ["node", "no", "yes", "joined", "no", "none"],
     ];
-    for (const [role, zone, api, state, record, data, elsewhere, snapshot, mode] of table) {
-      const args = [role, zone, api, state, record, data, elsewhere, snapshot];
+    for (const [role, zone, api, state, record, mode] of table) {
+      const args = [role, zone, api, state, record];
       const r = call(["lib", "kubeadm"], "join_mode", args);
       expect([r.status, r.out], args.join(" ")).to.deep.equal([0, `${mode}\n`]);
     }
-    // Every input combination: init only without the record, and only on a fresh node; restore only in the
-    // init zone, with the record, no API, no member's data here or on another volume, and a snapshot.
+    // Every input combination: init only on the init zone's fresh control-plane node, with no API and no record.
     const yn = ["yes", "no"];
-    const combinations = (n: number): string[][] =>
-      n === 0 ? [[]] : combinations(n - 1).flatMap((c) => yn.map((v) => [...c, v]));
-    for (const state of ["fresh", "partial", "joined"])
-      for (const [zone, api, record, data, elsewhere, snapshot] of combinations(6)) {
-        const args = ["control-plane", zone, api, state, record, data, elsewhere, snapshot];
-        const r = call(["lib", "kubeadm"], "join_mode", args);
-        const at = args.join(" ");
-        expect(r.status, at).to.equal(0);
-        if (record === "yes" || state !== "fresh") expect(r.out, at).not.to.equal("init\n");
-        const restore =
-          state === "fresh" &&
-          zone === "yes" &&
-          api === "no" &&
-          record === "yes" &&
-          data === "no" &&
-          elsewhere === "no" &&
-          snapshot === "yes";
-        expect(r.out === "restore\n", at).to.equal(restore);
-      }
+    for (const role of ["control-plane", "node"])
+      for (const state of ["fresh", "partial", "joined"])
+        for (const zone of yn)
+          for (const api of yn)
+            for (const record of yn) {
+              const args = [role, zone, api, state, record];
+              const r = call(["lib", "kubeadm"], "join_mode", args);
+              expect(r.status, args.join(" ")).to.equal(0);
+              const init =
+                role === "control-plane" && state === "fresh" && zone === "yes" && api === "no" && record === "no";
+              expect(r.out === "init\n", args.join(" ")).to.equal(init);
+            }
     for (const bad of [
-      ["master", "yes", "no", "fresh", "no", "no", "no", "no"],
-      ["control-plane", "true", "no", "fresh", "no", "no", "no", "no"],
-      ["node", "no", "no", "half", "no", "no", "no", "no"],
-      ["control-plane", "yes", "no", "fresh", "no", "maybe", "no", "no"],
-      ["control-plane", "yes", "no", "fresh", "no", "no", "maybe", "no"],
-      ["control-plane", "yes", "no", "fresh", "no", "no", "no"],
-      ["node", "no", "no", "fresh"],
+      ["master", "yes", "no", "fresh", "no"],
+      ["control-plane", "true", "no", "fresh", "no"],
+      ["node", "no", "no", "half", "no"],
+      ["control-plane", "yes", "no", "fresh", "maybe"],
+      ["control-plane", "yes", "no", "fresh"],
+      ["control-plane", "yes", "no", "fresh", "no", "no"],
     ]) {
       const r = call(["lib", "kubeadm"], "join_mode", bad);
       expect(r.status, bad.join(" ")).to.equal(2);
@@ -182,7 +133,27 @@ describe("bootstrap modules", () => {
     }
   });
 
-  it("kubeadm_state: what kubeadm left decides; the CA a control plane fetches and a member's etcd data do not", () => {
+  it("init_record_exists: yes only for another instance's record; fails when SSM cannot say", () => {
+    // What `aws ssm get-parameter` prints and its status.
+    const exists = (out: string, status: number) =>
+      call(
+        ["lib", "control-plane"],
+        `REGION=us-east-1; INIT_RECORD=/record; imds() { echo i-0aaaaaaaaaaaaaaaa; }; aws() { echo ${JSON.stringify(out)}; return ${status}; }; init_record_exists`,
+        [],
+      );
+    const at = "2026-01-01T00:00:00Z";
+    expect(exists(`i-0bbbbbbbbbbbbbbbb ${at}`, 0).out).to.equal("yes\n");
+    // Its own record: a kubeadm init of this instance failed before, and it may init again.
+    expect(exists(`i-0aaaaaaaaaaaaaaaa ${at}`, 0).out).to.equal("no\n");
+    const missing =
+      "An error occurred (ParameterNotFound) when calling the GetParameter operation: Parameter not found";
+    expect(exists(missing, 254).out).to.equal("no\n");
+    // Never taken for "no": that could create a second cluster.
+    const denied = exists("An error occurred (AccessDeniedException) when calling the GetParameter operation", 254);
+    expect([denied.status, denied.out]).to.deep.equal([1, ""]);
+  });
+
+  it("kubeadm_state: what kubeadm left decides; the CA a control plane fetches does not", () => {
     const root = mkdtempSync(join(tmpdir(), "state-"));
     const state = (role: string) =>
       spawnSync("bash", ["-c", `source ${JSON.stringify(modulePath("kubeadm"))}; kubeadm_state ${role}`], {
@@ -196,16 +167,12 @@ describe("bootstrap modules", () => {
     expect([state("node"), state("control-plane")]).to.deep.equal(["fresh", "fresh"]);
     put("etc/kubernetes/pki/ca.crt");
     expect([state("node"), state("control-plane")]).to.deep.equal(["partial", "fresh"]);
-    // The member's volume, mounted at /var/lib/etcd, holds a file system's lost+found: not kubeadm's.
-    mkdirSync(join(root, "var/lib/etcd/lost+found"), { recursive: true });
+    // etcd's data directory on the root volume: only a join or init that stopped half-way leaves anything there.
+    mkdirSync(join(root, "var/lib/etcd"), { recursive: true });
     expect(state("control-plane")).to.equal("fresh");
-    // A member's data (it rejoins with it) is not a half-done join; anything else in the data directory is.
-    put("var/lib/etcd/data/member/snap/db");
-    expect(state("control-plane")).to.equal("fresh");
-    rmSync(join(root, "var/lib/etcd/data/member"), { recursive: true });
-    put("var/lib/etcd/data/leftover");
+    put("var/lib/etcd/member/snap/db");
     expect(state("control-plane")).to.equal("partial");
-    rmSync(join(root, "var/lib/etcd/data"), { recursive: true });
+    rmSync(join(root, "var/lib/etcd/member"), { recursive: true });
     put("etc/kubernetes/manifests/etcd.yaml");
     expect(state("control-plane")).to.equal("partial");
     put("etc/kubernetes/kubelet.conf");
@@ -221,64 +188,87 @@ describe("bootstrap modules", () => {
     expect([state("node"), state("control-plane")]).to.deep.equal(["fresh", "fresh"]);
   });
 
-  it("kubeadm_reset undoes a half-done join without kubeadm reset, keeping a member's etcd data", () => {
-    const bin = mkdtempSync(join(tmpdir(), "bin-"));
-    for (const tool of ["systemctl", "kubeadm"]) {
-      writeFileSync(join(bin, tool), `#!/bin/sh\necho "${tool} $*" >>"${bin}/calls"\n`);
-      chmodSync(join(bin, tool), 0o755);
-    }
-    const reset = (role: string, files: string[]) => {
-      const root = mkdtempSync(join(tmpdir(), "reset-"));
-      for (const f of files) {
-        mkdirSync(join(root, f, ".."), { recursive: true });
-        writeFileSync(join(root, f), "x");
-      }
-      const r = spawnSync(
-        "bash",
-        [
-          "-c",
-          `source ${JSON.stringify(modulePath("lib"))}; source ${JSON.stringify(modulePath("kubeadm"))}; kubeadm_reset`,
-        ],
-        {
-          encoding: "utf8",
-          env: { ...process.env, PATH: `${bin}:${process.env.PATH}`, BOOTSTRAP_ROOT: root, ROLE: role },
-        },
-      );
-      const state = spawnSync(
-        "bash",
-        ["-c", `source ${JSON.stringify(modulePath("kubeadm"))}; kubeadm_state ${role}`],
-        {
-          encoding: "utf8",
-          env: { ...process.env, BOOTSTRAP_ROOT: root },
-        },
-      ).stdout.trim();
-      return { status: r.status, root, state };
-    };
-    const left = [
-      "etc/kubernetes/manifests/etcd.yaml",
-      "etc/kubernetes/admin.conf",
-      "etc/kubernetes/bootstrap-kubelet.conf",
-      "var/lib/kubelet/config.yaml",
-      "etc/kubernetes/pki/ca.key",
-    ];
-    const member = reset("control-plane", [...left, "var/lib/etcd/data/member/snap/db"]);
-    // The run fails, so systemd starts the bootstrap again from its first step; the node is fresh then.
-    expect([member.status, member.state]).to.deep.equal([1, "fresh"]);
-    expect(readFileSync(join(member.root, "var/lib/etcd/data/member/snap/db"), "utf8")).to.equal("x");
-    expect(readFileSync(join(member.root, "etc/kubernetes/pki/ca.key"), "utf8")).to.equal("x");
-    const leftover = reset("control-plane", [...left, "var/lib/etcd/data/wal/0.wal"]);
-    expect([leftover.status, leftover.state]).to.deep.equal([1, "fresh"]);
-    expect(readdirSync(join(leftover.root, "var/lib/etcd"))).to.deep.equal([]);
-    const worker = reset("node", ["etc/kubernetes/pki/ca.crt", "etc/kubernetes/bootstrap-kubelet.conf"]);
-    expect([worker.status, worker.state]).to.deep.equal([1, "fresh"]);
-    expect(readFileSync(join(bin, "calls"), "utf8")).not.to.contain("kubeadm");
+  /** /etc/hosts of a node before the bootstrap touches it. */
+  const HOSTS = "127.0.0.1 localhost\n10.0.0.9 other.internal\n";
+  const API_NAME = "api.internal.dev.k8s.local";
+  const hostsRoot = () => {
+    const root = mkdtempSync(join(tmpdir(), "hosts-"));
+    mkdirSync(join(root, "etc"));
+    writeFileSync(join(root, "etc/hosts"), HOSTS);
+    return root;
+  };
+  const inRoot = (root: string, fn: string, env: Record<string, string> = {}) =>
+    spawnSync("bash", ["-c", `set -euo pipefail; ${sources(["lib", "control-plane", "kubeadm"])}; ${fn}`], {
+      encoding: "utf8",
+      env: { ...process.env, BOOTSTRAP_ROOT: root, API_ENDPOINT: API_NAME, ...env },
+    });
+
+  it("pin_api_endpoint resolves the API's name to this node first, once however often it runs; unpin undoes it", () => {
+    const root = hostsRoot();
+    const hosts = () => readFileSync(join(root, "etc/hosts"), "utf8");
+    for (let i = 0; i < 2; i++) expect(inRoot(root, "pin_api_endpoint").status).to.equal(0);
+    const [first, ...rest] = hosts().split("\n");
+    // The first line for a name wins (glibc's files lookup), before DNS ("files dns").
+    expect(first.split(/\s+/).slice(0, 2)).to.deep.equal(["127.0.0.1", API_NAME]);
+    expect(rest.join("\n")).to.equal(HOSTS);
+    expect(inRoot(root, "unpin_api_endpoint").status).to.equal(0);
+    expect(hosts()).to.equal(HOSTS);
+    const none = mkdtempSync(join(tmpdir(), "hosts-"));
+    expect(inRoot(none, "unpin_api_endpoint").status).to.equal(0);
+    expect(readdirSync(none)).to.deep.equal([]);
   });
 
-  it("kubeadm.sh's etcd data directory is the one kubeadm's configuration names", () => {
-    const r = spawnSync("bash", ["-c", `source ${JSON.stringify(modulePath("kubeadm"))}; etcd_data_dir`], {
-      encoding: "utf8",
-    });
-    expect(r.stdout.trim()).to.equal(ETCD_DATA_DIR);
+  it("kubeadm_reset undoes a half-done join with kubeadm reset, the API's name back to the load balancer first", () => {
+    // The commands kubeadm_reset ran, each with how many lines of /etc/hosts named the API then.
+    const reset = (role: string) => {
+      const root = hostsRoot();
+      if (role === "control-plane") expect(inRoot(root, "pin_api_endpoint").status).to.equal(0);
+      const r = inRoot(
+        root,
+        `kubeadm() { { echo "kubeadm $*"; grep -c ${API_NAME} "$BOOTSTRAP_ROOT/etc/hosts" || true; } >>"$BOOTSTRAP_ROOT/calls"; }; kubeadm_reset`,
+        { ROLE: role },
+      );
+      return {
+        status: r.status,
+        calls: readFileSync(join(root, "calls"), "utf8"),
+        hosts: readFileSync(join(root, "etc/hosts"), "utf8"),
+      };
+    };
+    // The run fails, so systemd starts the bootstrap again from its first step, which fetches again what
+    // kubeadm reset removed. A control-plane node's reset reaches the cluster through the load balancer.
+    for (const role of ["control-plane", "node"])
+      expect(reset(role), role).to.deep.equal({ status: 1, calls: "kubeadm reset --force\n0\n", hosts: HOSTS });
+  });
+
+  it("renew_certificates_if_due renews and restarts the control plane only when its certificate expires soon", function () {
+    requireDebianTool(this, "openssl", "openssl");
+    const renew = (days: number) => {
+      const root = mkdtempSync(join(tmpdir(), "renew-"));
+      const pki = join(root, "etc/kubernetes/pki");
+      mkdirSync(pki, { recursive: true });
+      const args = `req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days ${days} -subj /CN=apiserver`;
+      const out = ["-keyout", join(root, "key"), "-out", join(pki, "apiserver.crt")];
+      const cert = spawnSync("openssl", [...args.split(" "), ...out], { encoding: "utf8" });
+      expect(cert.status, cert.stderr).to.equal(0);
+      const bin = join(root, "bin");
+      mkdirSync(bin);
+      const calls = join(root, "calls");
+      for (const tool of ["kubeadm", "crictl"])
+        writeFileSync(
+          join(bin, tool),
+          `#!/bin/bash\necho "${tool} $*" >>${calls}\nif [ "$1" = ps ]; then echo "c-\${3//[^a-z-]/}"; fi\n`,
+          { mode: 0o755 },
+        );
+      const r = inRoot(root, "renew_certificates_if_due", { PATH: `${bin}:${process.env.PATH}` });
+      expect(r.status, r.stderr).to.equal(0);
+      return existsSync(calls) ? readFileSync(calls, "utf8").trim().split("\n") : [];
+    };
+    expect(renew(200)).to.deep.equal([]);
+    const due = renew(30);
+    expect(due[0]).to.equal("kubeadm certs renew all");
+    // The static pods' containers stop, and the kubelet starts them again on the new certificates.
+    const stopped = due.filter((c) => c.startsWith("crictl stop")).map((c) => c.split(" ")[2]);
+    expect(stopped).to.have.members(["c-kube-apiserver", "c-kube-controller-manager", "c-kube-scheduler", "c-etcd"]);
   });
 
   it("retry runs a program until it succeeds, at most BOOTSTRAP_TRIES times, and passes on only its output", () => {
@@ -396,55 +386,62 @@ describe("bootstrap steps and assembly per role", () => {
       "packages",
       "containerd",
       "control-plane-pki",
-      "control-plane-tools",
       "kubelet",
-      "etcd-volume",
       "join",
-      "etcd",
-      "etcd-healthy",
+      "control-plane-services",
       "launch-hook",
     ]);
   });
 
   it("a worker's user data carries no control-plane code; a control-plane node's carries what it runs", () => {
-    const text = renderUserData(worker);
     const controlPlaneOnly = [
       "kubeadm_init",
       "fetch_control_plane_pki",
-      "settle_etcd",
-      "etcd_await_ready",
-      "InitConfiguration",
+      "etcd_remove_departed",
+      "etcd_backup",
+      "leave_etcd_on_termination",
+      "renew_certificates_if_due",
+      "start_control_plane_services",
     ];
-    for (const absent of [...controlPlaneOnly, "ca.key"]) {
-      expect(text, absent).not.to.contain(absent);
-    }
+    const text = renderUserData(worker);
+    for (const absent of ["InitConfiguration", "ca.key"]) expect(text, absent).not.to.contain(absent);
+    const workerDefines = definedIn(renderBootstrapScript(worker));
+    for (const fn of controlPlaneOnly) expect(workerDefines.has(fn), fn).to.equal(false);
     expect(modulesFor(bootstrapSteps(worker))).not.to.include.members(["control-plane", "etcd"] as BootstrapModule[]);
-    const cp = renderUserData(controlPlane);
-    for (const present of [
-      "kubeadm_init()",
-      "fetch_control_plane_pki()",
-      "kind: InitConfiguration",
-      "prepare_etcd()",
-      "settle_etcd()",
-      "fetch_control_plane_tools()",
-    ])
-      expect(cp, present).to.contain(present);
+    // The control plane's join removes departed etcd members first: etcd.sh comes with control-plane.sh.
+    expect(modulesFor(bootstrapSteps(controlPlane))).to.include.members(["control-plane", "etcd"] as BootstrapModule[]);
+    expect(renderUserData(controlPlane)).to.contain("kind: InitConfiguration");
+    const controlPlaneDefines = definedIn(renderBootstrapScript(controlPlane));
+    for (const fn of controlPlaneOnly) expect(controlPlaneDefines.has(fn), fn).to.equal(true);
+  });
+
+  it("calls only functions its own script defines, but for a worker's control-plane branches", () => {
+    const every = new Map(
+      MODULES.flatMap((m) => [...definedIn(readFileSync(modulePath(m), "utf8"))].map((f) => [f, m])),
+    );
+    for (const config of [worker, controlPlane]) {
+      const modules = modulesFor(bootstrapSteps(config));
+      const own = definedIn(renderBootstrapScript(config));
+      const lacking = [...every.keys()].filter((f) => !own.has(f));
+      for (const m of modules) {
+        const lines = readFileSync(modulePath(m), "utf8")
+          .split("\n")
+          .filter((l) => !/^\s*#/.test(l));
+        for (const fn of lacking)
+          for (const line of lines.filter((l) => new RegExp(`(^|[^\\w-])${fn}($|[^\\w-])`).test(l))) {
+            // A worker runs kubeadm.sh's control-plane branches never; the control plane's script lacks nothing.
+            expect(config.role, `${m} calls ${fn} (${every.get(fn)}): ${line.trim()}`).to.equal("node");
+            expect(line, `${m} calls ${fn}`).to.match(/^\s*if \[ "\$ROLE" = control-plane \]( && .*)?; then /);
+          }
+      }
+    }
   });
 
   it("every step's function is defined in the modules a role's script carries, and run_steps runs them in order", () => {
     for (const config of [worker, controlPlane]) {
-      const text = renderUserData(config);
-      const steps = bootstrapSteps(config);
-      const defines = (script: string, fn: string) => new RegExp(`^${fn}\\(\\) \\{`, "m").test(script);
-      const fetched = steps.findIndex((s) => s.run === "fetch_control_plane_tools");
-      for (const s of steps.filter((s) => !defines(text, s.run))) {
-        // Not in the user data: a function of the tools bundle, run after the step that fetches and sources it.
-        expect(s.module, s.name).to.equal("control-plane-tools");
-        expect(defines(renderControlPlaneTools(), s.run), s.run).to.equal(true);
-        expect(fetched, s.name).to.be.within(0, steps.indexOf(s) - 1);
-      }
       const script = renderBootstrapScript(config);
-      expect(script, "the script ends by running its steps").to.match(/\n\}\n\nrun_steps\n$/);
+      const steps = bootstrapSteps(config);
+      for (const s of steps) expect(definedIn(script).has(s.run), `${config.role}: ${s.run}`).to.equal(true);
       const main = /^run_steps\(\) \{\n([\s\S]*?)\n\}\n/m.exec(script);
       expect(main, "run_steps").not.to.equal(null);
       expect(
@@ -454,6 +451,61 @@ describe("bootstrap steps and assembly per role", () => {
           .map((l) => l.trim()),
       ).to.deep.equal(steps.map((s) => `step ${s.name} ${s.run}`));
     }
+  });
+
+  it("runs one function of its modules when given one, and no step", () => {
+    const dir = mkdtempSync(join(tmpdir(), "script-"));
+    for (const config of [worker, controlPlane]) {
+      const file = join(dir, config.role);
+      writeFileSync(file, renderBootstrapScript(config));
+      const r = spawnSync("bash", [file, "join_mode", config.role, "no", "no", "fresh", "no"], { encoding: "utf8" });
+      expect([r.status, r.stdout, r.stderr], config.role).to.deep.equal([0, "join\n", ""]);
+      // A function that fails fails the script, as a unit sees it.
+      const failed = spawnSync("bash", [file, "join_mode", "master"], { encoding: "utf8" });
+      expect(failed.status, config.role).to.equal(2);
+    }
+  });
+
+  it("installs on the control plane units that each run a function of its script; on workers none", () => {
+    expect(Object.keys(systemdUnits(worker))).to.deep.equal([BOOTSTRAP_SERVICE]);
+    const units = systemdUnits(controlPlane);
+    const own = definedIn(renderBootstrapScript(controlPlane));
+    const runs = Object.entries(units)
+      .filter(([name]) => name !== BOOTSTRAP_SERVICE)
+      .flatMap(([name, text]) => [...text.matchAll(/^ExecStart=(\S+) (\w+)/gm)].map((m) => [name, m[1], m[2]]));
+    expect(runs.map(([name]) => name).sort()).to.deep.equal(
+      Object.keys(units)
+        .filter((n) => n.endsWith(".service") && n !== BOOTSTRAP_SERVICE)
+        .sort(),
+    );
+    for (const [name, script, fn] of runs) {
+      expect(script, name).to.equal(BOOTSTRAP_SCRIPT);
+      expect(own.has(fn), `${name} runs ${fn}`).to.equal(true);
+    }
+    // Each timer starts a service of its name.
+    for (const timer of Object.keys(units).filter((n) => n.endsWith(".timer")))
+      expect(units, timer).to.have.property(timer.replace(/\.timer$/, ".service"));
+  });
+
+  it("start_control_plane_services enables every control-plane unit with an [Install] section, and only those", () => {
+    const root = mkdtempSync(join(tmpdir(), "services-"));
+    const r = spawnSync(
+      "bash",
+      [
+        "-c",
+        `${sources(["lib", "control-plane"])}; systemctl() { echo "$*" >>${root}/calls; }; start_control_plane_services`,
+      ],
+      { encoding: "utf8" },
+    );
+    expect(r.status, r.stderr).to.equal(0);
+    const [reload, enable] = readFileSync(join(root, "calls"), "utf8").trim().split("\n");
+    expect(reload).to.equal("daemon-reload");
+    const [verb, now, ...enabled] = enable.split(" ");
+    expect([verb, now]).to.deep.equal(["enable", "--now"]);
+    const installable = Object.entries(systemdUnits(controlPlane))
+      .filter(([name, text]) => name !== BOOTSTRAP_SERVICE && /^\[Install\]$/m.test(text))
+      .map(([name]) => name);
+    expect(enabled.sort()).to.deep.equal(installable.sort());
   });
 
   it("drops comment lines outside here-documents only", () => {

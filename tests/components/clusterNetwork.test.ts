@@ -145,7 +145,7 @@ describe("ClusterNetwork", () => {
         inputs(r).securityGroupId === "mock-securitygroup-network-controlPlane" &&
         inputs(r).referencedSecurityGroupId === "mock-securitygroup-network-nodes",
     );
-    for (const port of [53, 443, 6443, 8080, 10250])
+    for (const port of [53, 443, 8080, 10250])
       expect(
         fromNodes.some((r) => coversPort(r, port, "tcp")),
         `${port}`,
@@ -171,10 +171,20 @@ describe("ClusterNetwork", () => {
     expect(lb(publicPlan).internal).to.equal(true);
     const listener = inputs(named(eni, "aws:lb/listener:Listener", "network-api-443"));
     expect(listener).to.include({ port: 443, protocol: "TCP" });
-    expect(inputs(named(eni, "aws:lb/targetGroup:TargetGroup", "network-api"))).to.include({
-      port: 6443,
-      protocol: "TCP",
-    });
+    // The API servers listen on the listener's own port (a control-plane node reaches the name at itself).
+    const target = inputs(named(eni, "aws:lb/targetGroup:TargetGroup", "network-api"));
+    expect(target).to.include({ port: 443, protocol: "TCP" });
+    expect(target.healthCheck).to.include({ protocol: "HTTPS", port: "443", path: "/readyz" });
+    // The load balancer may reach them on that port, and nothing else.
+    const egress = inputs(
+      named(eni, "aws:vpc/securityGroupEgressRule:SecurityGroupEgressRule", "network-api-lb-to-control-plane"),
+    );
+    const ingress = inputs(
+      named(eni, "aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule", "network-control-plane-api-from-lb"),
+    );
+    for (const rule of [egress, ingress]) expect(rule).to.include({ ipProtocol: "tcp", fromPort: 443, toPort: 443 });
+    expect(egress.referencedSecurityGroupId).to.equal("mock-securitygroup-network-controlPlane");
+    expect(ingress.referencedSecurityGroupId).to.equal("mock-securitygroup-network-apiLb");
   });
 
   it("gives the cluster itself an internal API load balancer its nodes may reach", () => {
@@ -189,7 +199,7 @@ describe("ClusterNetwork", () => {
     );
     // With api.loadBalancer internal, the one load balancer serves both.
     expect(lbs(publicPlan)).to.deep.equal([["network-api", true]]);
-    const fromCluster = rules(eni).filter(
+    const fromCluster = ofType(eni, "aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule").filter(
       (r) =>
         inputs(r).securityGroupId === "mock-securitygroup-network-apiLb" &&
         inputs(r).referencedSecurityGroupId !== undefined &&

@@ -1,138 +1,108 @@
-// The control plane's state on the node side and in the plan: the systemd units it ships, the termination
-// hook, and what never happens on shutdown.
+// The control plane's state in the plan (the init record's name, the backup bucket, nothing per member) and
+// on the node: the termination hook and the unit that waits in it, and what never happens at a stop.
 import { expect } from "chai";
 import { spawnSync } from "child_process";
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "fs";
+import { existsSync, mkdtempSync, readFileSync } from "fs";
 import { tmpdir } from "os";
 import { join } from "path";
-import {
-  ETCD_LIFECYCLE_HOOK,
-  ETCD_MEMBER_TAG,
-  ETCD_STATE_TAG,
-  TOOLS_PARAMETER,
-  TOOLS_UNITS,
-} from "../../components/nodes/controlPlaneState";
-import { requireDebianTool } from "../debianTools";
+import { ETCD_LIFECYCLE_HOOK, INIT_RECORD_PARAMETER } from "../../components/nodes/controlPlaneState";
 import { decodeUserData } from "../../components/nodes/userDataEncoding";
-import { SHELL_VARIABLES } from "../../components/nodes/userData";
-import { ETCD_VOLUME_GIB } from "../../components/controlPlane/controlPlaneState";
+import { filesOf } from "../../components/nodes/userData";
+import { bootstrapConfig } from "../../components/nodes/bootstrapConfig";
+import { instanceGroups } from "../../components/nodes/instanceGroups";
+import { BOOTSTRAP_SCRIPT, systemdUnits } from "../../components/nodes/systemdUnits";
 import { backupBucketName, LATEST_SNAPSHOT_KEY } from "../../components/controlPlane/backupBucket";
-import {
-  controlPlaneToolsParts,
-  controlPlaneToolsSha256,
-  renderControlPlaneTools,
-  toolsPartParameter,
-} from "../../components/nodes/controlPlaneTools";
 import { ETCD_LEAVE_TIMEOUT_SECONDS } from "../../components/nodes/etcdLifecycleHook";
-import { examples, GOLDEN_DIR } from "../../plan/examples";
 import type { Plan } from "../../plan/run";
-import { inputs, named, ofType, planWith } from "../planHelpers";
+import { validateConfig } from "../../spec/validation";
+import { baseConfig, REGION } from "../fixtures";
+import { declaredBy, inputs, named, ofType, planWith } from "../planHelpers";
 
-const UNIT_DIR = join(__dirname, "../../components/nodes/bootstrap/units");
-const UNITS = readdirSync(UNIT_DIR);
 const ASG = "aws:autoscaling/group:Group";
+const LT = "aws:ec2/launchTemplate:LaunchTemplate";
+const MODULE_DIR = join(__dirname, "../../components/nodes/bootstrap");
 
-/** Every golden user data of every example. */
-const goldenUserData = () =>
-  examples().flatMap((e) =>
-    readdirSync(join(GOLDEN_DIR, e.name, "userdata")).map((f) => ({
-      group: `${e.name}/${f}`,
-      text: readFileSync(join(GOLDEN_DIR, e.name, "userdata", f), "utf8"),
-    })),
+const spec = validateConfig(baseConfig(), REGION).spec;
+const configOf = (role: string) =>
+  bootstrapConfig(
+    spec,
+    instanceGroups(spec).find((g) => g.role === role)!,
+    { internal: "api.internal.dev.k8s.local", public: "api.dev.k8s.local" },
+    { initRecord: "/cilium-cluster/dev.k8s.local/control-plane/initialized-0123456789ab", backupBucket: "backups" },
   );
 
-describe("control-plane state: units", () => {
-  it("every unit file is shipped in the tools bundle, and passes systemd-analyze verify", function () {
-    expect([...UNITS].sort()).to.deep.equal([...TOOLS_UNITS].sort());
-    requireDebianTool(this, "systemd-analyze", "systemd");
-    const dir = mkdtempSync(join(tmpdir(), "units-"));
-    for (const u of UNITS) writeFileSync(join(dir, u), readFileSync(join(UNIT_DIR, u)));
-    const r = spawnSync("systemd-analyze", ["verify", "--man=no", ...UNITS.map((u) => join(dir, u))], {
-      encoding: "utf8",
-    });
-    expect(r.status, r.stderr).to.equal(0);
-    expect(r.stderr).to.equal("");
-  });
-
-  it("no unit, user data or tool runs kubeadm reset: a reboot or stop never wipes etcd", () => {
-    for (const u of UNITS) expect(readFileSync(join(UNIT_DIR, u), "utf8"), u).not.to.match(/kubeadm\s+reset/);
-    const all = [...goldenUserData(), { group: "tools", text: renderControlPlaneTools() }];
-    expect(all.length).to.be.greaterThan(10);
-    for (const { group, text } of all) {
-      expect(text, group).not.to.match(/kubeadm\s+reset/);
-      // A unit's ExecStop runs on every shutdown: none of the units the bootstrap writes has one.
-      for (const unit of text.matchAll(/<<'UNIT'\n([\s\S]*?)\nUNIT\n/g))
-        expect(unit[1], group).not.to.contain("ExecStop");
+describe("control-plane state: on the node", () => {
+  it("runs nothing at a stop or reboot: no unit the bootstrap installs has a stop command", () => {
+    for (const role of ["control-plane", "node"]) {
+      for (const [name, text] of Object.entries(systemdUnits(configOf(role))))
+        expect(text, `${role} ${name}`).not.to.match(/^ExecStop/m);
     }
   });
 
-  it("the etcd-lifecycle service completes the hook the groups declare", () => {
-    expect(readFileSync(join(UNIT_DIR, "etcd-lifecycle.service"), "utf8")).to.match(
-      new RegExp(`^ExecStart=.* etcd_lifecycle_watch ${ETCD_LIFECYCLE_HOOK}$`, "m"),
+  it("the etcd-leave service waits in the hook the control-plane groups declare", () => {
+    expect(systemdUnits(configOf("control-plane"))["etcd-leave.service"]).to.match(
+      new RegExp(`^ExecStart=${BOOTSTRAP_SCRIPT} leave_etcd_on_termination ${ETCD_LIFECYCLE_HOOK}$`, "m"),
     );
   });
-});
 
-describe("control-plane tools bundle", () => {
-  it("runs in its units with every bootstrap variable it reads (their EnvironmentFile), quoted as systemd reads them", function () {
-    const bundle = renderControlPlaneTools();
-    const read = Object.values(SHELL_VARIABLES).filter((v) => new RegExp(`\\$\\{?${v}\\b`).test(bundle));
-    expect(read).to.include.members(["CLUSTER_NAME", "REGION", "ETCD_MEMBERS", "PRIVATE_ZONE_ID"]);
-    const module = readFileSync(join(__dirname, "../../components/nodes/bootstrap/control-plane-tools.sh"), "utf8");
-    const env = spawnSync("bash", ["-c", `${module}\ntools_environment`], {
+  /**
+   * leave_etcd_on_termination HOOK with IMDS reporting `states` one read at a time, kubeadm failing when
+   * `kubeadmFails`: the commands it ran, in order.
+   */
+  function leave(states: string[], kubeadmFails = false) {
+    const dir = mkdtempSync(join(tmpdir(), "leave-"));
+    const calls = join(dir, "calls");
+    const script = [
+      `source ${JSON.stringify(join(MODULE_DIR, "lib.sh"))}`,
+      `source ${JSON.stringify(join(MODULE_DIR, "control-plane.sh"))}`,
+      `states=(${states.join(" ")})`,
+      `read_count() { cat ${dir}/n 2>/dev/null || echo 0; }`,
+      "imds() {",
+      '  case "$1" in',
+      `  autoscaling/target-lifecycle-state) n=$(read_count); echo $((n + 1)) >${dir}/n; echo "\${states[$n]:-\${states[-1]}}" ;;`,
+      "  instance-id) echo i-0123456789abcdef0 ;;",
+      "  esac",
+      "}",
+      "sleep() { :; }",
+      `kubeadm() { echo "kubeadm $* after $(read_count) reads" >>${calls}; ${kubeadmFails ? "return 1" : "return 0"}; }`,
+      `aws() { echo "aws $*" >>${calls}; if [ "$2" = describe-auto-scaling-instances ]; then echo control-plane-us-east-1a.dev.k8s.local; fi; }`,
+      `leave_etcd_on_termination ${ETCD_LIFECYCLE_HOOK}`,
+    ].join("\n");
+    const r = spawnSync("bash", ["-c", `set -euo pipefail\n${script}`], {
       encoding: "utf8",
-      env: { ...Object.fromEntries(read.map((v) => [v, `${v.toLowerCase()} value`])) },
+      env: {
+        ...process.env,
+        REGION: "us-east-1",
+        BOOTSTRAP_ROOT: dir,
+        BOOTSTRAP_RETRY_DELAY: "0",
+        BOOTSTRAP_TRIES: "2",
+      },
     });
-    expect(env.status, env.stderr).to.equal(0);
-    expect(env.stdout.trim().split("\n").sort()).to.deep.equal(
-      read.map((v) => `${v}="${v.toLowerCase()} value"`).sort(),
-    );
-    for (const u of UNITS.filter((u) => u.endsWith(".service"))) {
-      expect(readFileSync(join(UNIT_DIR, u), "utf8"), u).to.contain(
-        "EnvironmentFile=/etc/cilium-cluster/control-plane-tools.env",
-      );
-    }
-  });
-
-  it("points the member's name at its node again every 10 minutes (an update of the record writes a placeholder)", () => {
-    expect(readFileSync(join(UNIT_DIR, "etcd-name.service"), "utf8")).to.match(/^ExecStart=.* etcd_dns_claim$/m);
-    expect(readFileSync(join(UNIT_DIR, "etcd-name.timer"), "utf8")).to.match(/^OnUnitActiveSec=10min$/m);
-  });
-
-  it("is shellcheck clean as a whole, and runs only what it is asked", function () {
-    requireDebianTool(this, "shellcheck", "shellcheck");
-    const dir = mkdtempSync(join(tmpdir(), "tools-"));
-    const file = join(dir, "control-plane-tools");
-    writeFileSync(file, renderControlPlaneTools());
-    const r = spawnSync("shellcheck", ["--severity=style", "--exclude=SC2154", file], { encoding: "utf8" });
-    expect(r.stdout + r.stderr).to.equal("");
-    const none = spawnSync("bash", [file], { encoding: "utf8", env: { PATH: "/usr/bin:/bin" } });
-    expect([none.status, none.stdout, none.stderr]).to.deep.equal([0, "", ""]);
-    const quorum = spawnSync("bash", [file, "etcd_quorum", "3"], { encoding: "utf8" });
-    expect(quorum.stdout).to.equal("2\n");
-  });
-});
-
-type Inputs = Record<string, Record<string, unknown> | unknown>;
-
-/**
- * Pulumi's engine before it diffs a resource (pkg/resource/deploy/step_generator.go, processIgnoreChanges): for
- * each ignoreChanges path, the old inputs' value there replaces the new inputs' (it is set when only the old
- * inputs have it, removed when only the new ones do). The model covers paths of the form `prop["key"]`, the
- * property-path form of a map key holding "/" (sdk/go/common/resource/properties_path.go).
- */
-function withIgnoredChanges(news: Inputs, olds: Inputs, paths: string[]): Inputs {
-  const out = structuredClone(news) as Record<string, Record<string, unknown>>;
-  for (const path of paths) {
-    const m = /^(\w+)\["([^"]+)"\]$/.exec(path);
-    if (!m) throw new Error(`the model covers prop["key"] paths only: ${path}`);
-    const [, prop, key] = m;
-    const old = (olds[prop] as Record<string, unknown> | undefined)?.[key];
-    if (old !== undefined) out[prop] = { ...out[prop], [key]: old };
-    else if (out[prop]) delete out[prop][key];
+    const lines = existsSync(calls) ? readFileSync(calls, "utf8").trim().split("\n") : [];
+    return { status: r.status, stderr: r.stderr, lines };
   }
-  return out;
-}
+
+  it("the member leaves only once Auto Scaling terminates the instance, and then the termination goes on", () => {
+    const complete =
+      `aws autoscaling complete-lifecycle-action --region us-east-1 --lifecycle-hook-name ${ETCD_LIFECYCLE_HOOK}` +
+      " --auto-scaling-group-name control-plane-us-east-1a.dev.k8s.local --instance-id i-0123456789abcdef0" +
+      " --lifecycle-action-result CONTINUE";
+    const terminated = leave(["InService", "InService", "Terminated"]);
+    expect(terminated.status, terminated.stderr).to.equal(0);
+    expect(terminated.lines[0]).to.match(
+      /^kubeadm reset phase remove-etcd-member --kubeconfig \S+\/etc\/kubernetes\/admin.conf after 3 reads$/,
+    );
+    expect(terminated.lines.slice(1)).to.deep.equal([
+      "aws autoscaling describe-auto-scaling-instances --region us-east-1 --instance-ids i-0123456789abcdef0 --query AutoScalingInstances[0].AutoScalingGroupName --output text",
+      complete,
+    ]);
+    // A member that cannot leave is the next joining node's to remove: the instance goes anyway.
+    const failing = leave(["Terminated"], true);
+    expect(failing.status, failing.stderr).to.equal(0);
+    expect(failing.lines.filter((l) => l.startsWith("kubeadm"))).to.have.length(2);
+    expect(failing.lines[failing.lines.length - 1]).to.equal(complete);
+  });
+});
 
 describe("control-plane state: plan", () => {
   let ha: Plan;
@@ -140,63 +110,35 @@ describe("control-plane state: plan", () => {
     ha = await planWith({ "controlPlane.count": "3" });
   });
 
-  it("ships the tools bundle the control-plane user data names by its SHA-256, in parameters SSM accepts", () => {
-    const parts = controlPlaneToolsParts();
-    const stored = ofType(ha, "aws:ssm/parameter:Parameter")
-      .filter((p) => inputs(p).name.includes(`/control-plane/${TOOLS_PARAMETER}`))
-      .map(inputs);
-    expect(stored.map((p) => p.name)).to.deep.equal(
-      parts.map((_, i) => `/cilium-cluster/dev.k8s.local/control-plane/${toolsPartParameter(i)}`),
-    );
-    expect(inputs(named(ha, "aws:ssm/parameter:Parameter", "control-plane-state-tools")).name).to.equal(
-      `/cilium-cluster/dev.k8s.local/control-plane/${TOOLS_PARAMETER}`,
-    );
-    // SSM's advanced tier holds at most 8 KB a value (the plan writes the values as secrets); the node joins
-    // the parts and decodes them back to the text its hash names.
-    for (const p of stored) expect(p.type).to.equal("String");
-    for (const part of parts) expect(Buffer.byteLength(part)).to.be.at.most(8192);
-    expect(decodeUserData(parts.join(""))).to.equal(renderControlPlaneTools());
-    const sha = controlPlaneToolsSha256();
-    for (const lt of ofType(ha, "aws:ec2/launchTemplate:LaunchTemplate")) {
-      const text = decodeUserData(inputs(lt).userData);
-      const controlPlane = lt.name.startsWith("control-plane-");
-      expect(text, lt.name).to.contain(`CONTROL_PLANE_TOOLS_SHA256='${controlPlane ? sha : ""}'`);
-      expect(text, lt.name).to.contain(`CONTROL_PLANE_TOOLS_PARTS='${controlPlane ? parts.length : 0}'`);
+  it("declares the init record's name, with an id of the cluster, and the backup bucket: nothing per member", () => {
+    const declared = declaredBy(ha, "cilium-cluster:controlPlane:ControlPlaneState", "control-plane-state");
+    const id = declared.filter((r) => r.type === "random:index/randomId:RandomId");
+    expect(id.map((r) => [r.name, inputs(r).byteLength])).to.deep.equal([["control-plane-state-cluster-id", 6]]);
+    for (const r of declared.filter((x) => !id.includes(x))) {
+      expect(r.type, r.name).to.match(/^aws:s3\//);
+      expect(r.name).to.equal("control-plane-state-backups");
     }
-  });
-
-  it("declares an encrypted etcd volume per member, in its zone, tagged for the cluster and member", () => {
-    const volumes = ofType(ha, "aws:ebs/volume:Volume");
-    expect(volumes.map((v) => inputs(v).availabilityZone).sort()).to.deep.equal([
-      "us-east-1a",
-      "us-east-1b",
-      "us-east-1c",
-    ]);
-    for (const v of volumes) {
-      const i = inputs(v);
-      expect(i).to.include({ encrypted: true, type: "gp3", size: ETCD_VOLUME_GIB });
-      expect(i.tags).to.include({
-        KubernetesCluster: "dev.k8s.local",
-        [ETCD_MEMBER_TAG]: i.availabilityZone,
-        "k8s.io/role/control-plane": "1",
-      });
-      // The state tag is the nodes' alone: not declared, and a refreshed value of it is kept by the engine
-      // (ignoreChanges on that map key; Pulumi's property paths quote a key holding "/").
-      expect(i.tags).not.to.have.property(ETCD_STATE_TAG);
-      expect(v.ignoreChanges).to.deep.equal(['tags["cilium-cluster/etcd-state"]']);
-      // A preview after the node tagged the volume and a refresh read the tag back into the state: no diff.
-      // Without ignoreChanges, the program's tags would remove the node's.
-      const refreshed = { ...i, tags: { ...i.tags, [ETCD_STATE_TAG]: "member" } };
-      expect(withIgnoredChanges(i, refreshed, v.ignoreChanges!)).to.deep.equal(refreshed);
-      expect(withIgnoredChanges(i, refreshed, [])).not.to.deep.equal(refreshed);
-      // A volume no node has tagged yet (no refresh since): nothing changes either.
-      expect(withIgnoredChanges(i, i, v.ignoreChanges!)).to.deep.equal(i);
-    }
-    // The instance attaches it: the launch template's root volume stays the only one it declares.
-    for (const lt of ofType(ha, "aws:ec2/launchTemplate:LaunchTemplate"))
+    // etcd is on each node's root volume: the launch template's only volume, deleted with the instance.
+    expect(ofType(ha, "aws:ebs/volume:Volume")).to.deep.equal([]);
+    for (const lt of ofType(ha, LT).filter((t) => t.name.startsWith("control-plane-")))
       expect(
         inputs(lt).blockDeviceMappings.map((b: { ebs: { deleteOnTermination: string } }) => b.ebs.deleteOnTermination),
+        lt.name,
       ).to.deep.equal(["true"]);
+    // One record for the whole cluster, named by the id, told to every control-plane node and no worker.
+    const records = ofType(ha, LT).map((lt) => [
+      lt.name,
+      /^\s*INIT_RECORD='([^']*)'$/m.exec(decodeUserData(inputs(lt).userData))![1],
+    ]);
+    const pattern = new RegExp(
+      `^/cilium-cluster/dev\\.k8s\\.local/control-plane/${INIT_RECORD_PARAMETER}-[0-9a-f]{12}$`,
+    );
+    const controlPlane = records.filter(([name]) => name.startsWith("control-plane-"));
+    expect(controlPlane).to.have.length(3);
+    expect(new Set(controlPlane.map(([, record]) => record)).size).to.equal(1);
+    expect(controlPlane[0][1]).to.match(pattern);
+    for (const [name, record] of records.filter(([n]) => !n.startsWith("control-plane-")))
+      expect(record, name).to.equal("");
   });
 
   it("keeps backups in a versioned, encrypted, private bucket with a retention lifecycle", async () => {
@@ -248,19 +190,29 @@ describe("control-plane state: plan", () => {
     ).rules;
     expect(weekRules[0].expiration).to.deep.equal({ days: 7 });
     expect(weekRules[1].noncurrentVersionExpiration).to.deep.equal({ noncurrentDays: 1, newerNoncurrentVersions: 3 });
-    const cpData = decodeUserData(
-      inputs(named(week, "aws:ec2/launchTemplate:LaunchTemplate", "control-plane-us-east-1a-template")).userData,
-    );
-    expect(cpData).to.contain("BACKUP_INTERVAL_MINUTES='60'");
+    // The control plane's timer uploads at the interval, to the bucket its nodes are told.
+    const cpData = decodeUserData(inputs(named(week, LT, "control-plane-us-east-1a-template")).userData);
     expect(cpData).to.contain(`BACKUP_BUCKET='${bucket.bucket}'`);
+    const files = filesOf(cpData);
+    expect(files["/etc/systemd/system/etcd-backup.timer"]).to.match(/^OnUnitActiveSec=60min$/m);
+    expect(files["/etc/systemd/system/etcd-backup.service"]).to.match(
+      new RegExp(`^ExecStart=${BOOTSTRAP_SCRIPT} etcd_backup$`, "m"),
+    );
+    const latest = spawnSync("bash", ["-c", `source ${JSON.stringify(join(MODULE_DIR, "etcd.sh"))}; etcd_latest_key`], {
+      encoding: "utf8",
+    });
+    expect(latest.stdout).to.equal(`${LATEST_SNAPSHOT_KEY}\n`);
   });
 
-  it("control-plane groups replace their one node old-first, so the volume moves to the replacement", () => {
-    for (const asg of ofType(ha, ASG).filter((a) => a.name.startsWith("control-plane-")))
-      expect(inputs(asg).instanceRefresh.preferences, asg.name).to.include({
-        minHealthyPercentage: 0,
-        maxHealthyPercentage: 100,
+  it("control-plane groups launch the replacement first: it joins etcd before the old member leaves", () => {
+    for (const asg of ofType(ha, ASG).filter((a) => a.name.startsWith("control-plane-"))) {
+      const i = inputs(asg);
+      expect(i, asg.name).to.include({ minSize: 1, desiredCapacity: 1, maxSize: 2 });
+      expect(i.instanceRefresh.preferences, asg.name).to.include({
+        minHealthyPercentage: 100,
+        maxHealthyPercentage: 200,
       });
+    }
   });
 
   it("control-plane groups hold terminating instances for the etcd member; worker groups do not", () => {

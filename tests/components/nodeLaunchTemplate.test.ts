@@ -12,13 +12,21 @@ import type { PlannedResource } from "../../plan/run";
 import { USER_DATA_BUDGET_BYTES, USER_DATA_LIMIT_BYTES } from "../../components/nodes/userDataBudget";
 import { decodeUserData } from "../../components/nodes/userDataEncoding";
 import { filesOf } from "../../components/nodes/userData";
-import { BOOTSTRAP_SCRIPT } from "../../components/nodes/systemdUnits";
+import { BOOTSTRAP_SCRIPT, BOOTSTRAP_SERVICE } from "../../components/nodes/systemdUnits";
 import { LAUNCH_HOOK_NAME } from "../../components/nodes/launchHook";
 import { requireDebianTool } from "../debianTools";
 import { configWith, inputs, named, NON_ENI, ofType, planWith } from "../planHelpers";
 
 const LT = "aws:ec2/launchTemplate:LaunchTemplate";
 const ASG = "aws:autoscaling/group:Group";
+/** The units a control-plane node has beside the bootstrap's service (systemdUnits.ts). */
+const CONTROL_PLANE_UNITS = [
+  "etcd-backup.service",
+  "etcd-backup.timer",
+  "etcd-leave.service",
+  "certificate-renewal.service",
+  "certificate-renewal.timer",
+];
 const userData = (plan: Plan, group: string) => decodeUserData(inputs(named(plan, LT, `${group}-template`)).userData);
 
 describe("NodeLaunchTemplate", () => {
@@ -102,18 +110,21 @@ describe("NodeLaunchTemplate", () => {
       expect(i.instanceRefresh.strategy).to.equal("Rolling");
     }
     const cp = inputs(named(ha, ASG, "control-plane-us-east-1b-group"));
-    expect(cp).to.include({ minSize: 1, maxSize: 1, healthCheckType: "EC2" });
+    // One node; a second only while an instance refresh replaces it (new first, below).
+    expect(cp).to.include({ minSize: 1, maxSize: 2, desiredCapacity: 1, healthCheckType: "EC2" });
     expect(cp.targetGroupArns).to.deep.equal([
       "arn:aws:lb:us-east-1:000000000000:TargetGroup/network-api",
       "arn:aws:lb:us-east-1:000000000000:TargetGroup/network-api-internal",
     ]);
     expect(cp.vpcZoneIdentifiers).to.deep.equal(["mock-subnet-network-private-us-east-1b"]);
-    // Old node first: its etcd volume moves to the replacement.
-    expect(cp.instanceRefresh.preferences).to.include({ minHealthyPercentage: 0, maxHealthyPercentage: 100 });
+    // The replacement first: it joins etcd before the old node leaves, so no member is ever missing.
+    expect(cp.instanceRefresh.preferences).to.include({ minHealthyPercentage: 100, maxHealthyPercentage: 200 });
     const nodes = inputs(named(ha, ASG, "nodes-group"));
     expect(nodes.targetGroupArns).to.deep.equal([]);
     expect(nodes.vpcZoneIdentifiers).to.have.length(3);
-    expect(nodes.instanceRefresh.preferences).to.include({ minHealthyPercentage: 90 });
+    // Workers within their size: old nodes first, at most a tenth at a time; their size is the autoscaler's.
+    expect(nodes.instanceRefresh.preferences).to.include({ minHealthyPercentage: 90, maxHealthyPercentage: 100 });
+    expect(nodes.desiredCapacity).to.equal(undefined);
   });
 
   it("uses EC2 health checks everywhere and holds each new instance on a launch hook its bootstrap completes", () => {
@@ -136,7 +147,7 @@ describe("NodeLaunchTemplate", () => {
       ]);
       const script = filesOf(userData(ha, asg.name.replace(/-group$/, "")))[BOOTSTRAP_SCRIPT];
       expect(script, asg.name).to.contain(`LAUNCH_HOOK='${LAUNCH_HOOK_NAME}'`);
-      expect(script, asg.name).to.match(/step launch-hook complete_launch_hook\n[^]*\n\}\n\nrun_steps\n$/);
+      expect(script, asg.name).to.match(/\n {2}step launch-hook complete_launch_hook\n {2}mark_joined\n/);
       expect(i.instanceRefresh.preferences, asg.name).to.include({ instanceWarmup: "120" });
       expect(i.waitForCapacityTimeout, asg.name).to.equal("0");
     }
@@ -194,7 +205,7 @@ describe("NodeLaunchTemplate", () => {
       expect(JSON.stringify(plan.resources)).not.to.contain(FAKE_SECRET_MARKER);
       expect(JSON.stringify(plan.resources)).not.to.contain(FAKE_SECRET_MARKER.toLowerCase());
       expect(plan.outputs.kubeconfig).to.equal("[secret]");
-      // ClusterSecrets' parameters; the control-plane tools bundle is no secret.
+      // ClusterSecrets' parameters.
       for (const p of ofType(plan, "aws:ssm/parameter:Parameter").filter((r) => r.name.startsWith("secrets-")))
         expect(inputs(p)).to.include({ type: "SecureString", value: "[secret]" });
     }
@@ -309,10 +320,12 @@ describe("user data of every example", () => {
         mkdirSync(join(root, program, ".."), { recursive: true });
         writeFileSync(join(root, program), "", { mode: 0o755 });
       }
-      const units = readdirSync(join(root, "etc/systemd/system")).map((u) => join(root, "etc/systemd/system", u));
-      // Only the bootstrap's service: no unit touches etcd at shutdown; the control plane's etcd units come
-      // with its tools bundle.
-      expect(units.length, group).to.equal(1);
+      const names = readdirSync(join(root, "etc/systemd/system")).sort();
+      // Workers: the bootstrap's service only; the control plane also its etcd and certificate units.
+      expect(names, group).to.deep.equal(
+        group.includes("/control-plane-") ? [...CONTROL_PLANE_UNITS, BOOTSTRAP_SERVICE].sort() : [BOOTSTRAP_SERVICE],
+      );
+      const units = names.map((u) => join(root, "etc/systemd/system", u));
       const result = spawnSync("systemd-analyze", ["verify", `--root=${root}`, ...units], { encoding: "utf8" });
       expect(result.error).to.equal(undefined);
       expect(result.stdout + result.stderr, group).to.equal("");

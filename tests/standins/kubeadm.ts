@@ -2,19 +2,15 @@
  * `kubeadm` for the bootstrap tests: refuses what real kubeadm refuses (kubeadmContract.ts), and otherwise
  * leaves on the node the files real kubeadm leaves, so that running it twice fails as it would. Run as
  * `kubeadm init|join --config FILE [--ignore-preflight-errors=CHECK,...]`, `kubeadm reset --force`,
+ * `kubeadm reset phase remove-etcd-member`, `kubeadm init phase certs etcd-healthcheck-client`,
  * `kubeadm config images list --kubernetes-version vX.Y.Z`.
  *
  * Environment: STANDIN_ROOT (the node's `/`), STANDIN_STATE (counters and copies of each configuration),
- * KUBEADM_VERSION, STANDIN_CLUSTER_ETCD_DATA_DIR (the cluster's etcd data directory, for control-plane
- * joins), STANDIN_API_READY_AFTER (the API answers once /readyz has been asked that many times;
+ * KUBEADM_VERSION, STANDIN_API_READY_AFTER (the API answers once /readyz has been asked that many times;
  * the curl stand-in counts), STANDIN_KUBEADM_FAILURES (the first N inits or joins stop half-way, as a
- * timed-out TLS bootstrap does, leaving their files behind), STANDIN_CLUSTER_PEER_CERT_SANS (the
- * comma-separated etcd.local.peerCertSANs of the cluster's stored ClusterConfiguration, which a control-plane
- * join uses; unset: a cluster whose configuration has none).
+ * timed-out TLS bootstrap does, leaving their files behind).
  */
-import { execFileSync } from "child_process";
-import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "fs";
-import { tmpdir } from "os";
+import { appendFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "fs";
 import { dirname, join } from "path";
 import { Command, etcdDataDir, parseConfig, preflight } from "./kubeadmContract";
 
@@ -79,7 +75,10 @@ function run(command: Command, configPath: string, ignored: (error: string) => b
   const text = readFileSync(configPath, "utf8");
   const n = counter("kubeadm-runs", true);
   writeFileSync(join(state, `kubeadm-${n}-${command}.yaml`), text);
-  const node = { root, version, clusterEtcdDataDir: process.env.STANDIN_CLUSTER_ETCD_DATA_DIR };
+  // What the node's /etc/hosts said when kubeadm ran: where its phases reach controlPlaneEndpoint.
+  const hosts = join(root, "/etc/hosts");
+  writeFileSync(join(state, `kubeadm-${n}-${command}.hosts`), existsSync(hosts) ? readFileSync(hosts, "utf8") : "");
+  const node = { root, version };
   const config = parseConfig(command, text, node);
   if (config.errors.length > 0)
     fail(`error: invalid configuration for kubeadm ${command}:\n\t${config.errors.join("\n\t")}`);
@@ -101,12 +100,6 @@ function run(command: Command, configPath: string, ignored: (error: string) => b
   // kubelet.conf once the kubelet has its certificate (kubelet-start). A join adds the etcd member and its
   // manifest only after that (control-plane-join); etcd writes its data once the kubelet runs its pod.
   if (!existsSync(join(root, "/etc/kubernetes/pki/ca.crt"))) write("/etc/kubernetes/pki/ca.crt", "discovered CA\n");
-  if (controlPlane) {
-    // The certs phase: a join issues from the cluster's stored ClusterConfiguration, init from its own.
-    const local = (config.documents.ClusterConfiguration?.etcd as { local?: { peerCertSANs?: string[] } })?.local;
-    const stored = process.env.STANDIN_CLUSTER_PEER_CERT_SANS;
-    writeEtcdPeerCert(command === "init" ? (local?.peerCertSANs ?? []) : stored ? stored.split(",") : []);
-  }
   const manifests = ["kube-apiserver", "kube-controller-manager", "kube-scheduler"];
   if (command === "init") manifests.push("etcd");
   const etcdManifest = `apiVersion: v1\nkind: Pod\nspec:\n  containers:\n  - name: etcd\n    image: ${etcdImage(version)}\n`;
@@ -122,55 +115,10 @@ function run(command: Command, configPath: string, ignored: (error: string) => b
   write("/var/lib/kubelet/config.yaml");
   if (controlPlane) {
     if (command === "join") write("/etc/kubernetes/manifests/etcd.yaml", etcdManifest);
-    const dataDir = etcdDataDir(config, node);
+    const dataDir = etcdDataDir(config);
     if (!existsSync(join(root, dataDir, "member"))) write(`${dataDir}/member/snap/db`);
     write("/etc/kubernetes/admin.conf");
   }
-}
-
-/**
- * The certs phase's etcd peer certificate (pkiutil.GetEtcdPeerAltNames): signed by the etcd CA on disk, for
- * localhost, 127.0.0.1, ::1 and the ClusterConfiguration's etcd.local.peerCertSANs (the node's name and
- * address too, which the bootstrap does not read). An existing certificate is used as it is.
- */
-function writeEtcdPeerCert(peerCertSans: string[]): void {
-  const pki = join(root, "/etc/kubernetes/pki/etcd");
-  if (existsSync(join(pki, "peer.crt"))) return;
-  const dir = mkdtempSync(join(tmpdir(), "etcd-peer-"));
-  const sans = ["DNS:localhost", "IP:127.0.0.1", "IP:0:0:0:0:0:0:0:1", ...peerCertSans.map((n) => `DNS:${n}`)];
-  writeFileSync(join(dir, "ext"), `subjectAltName=${sans.join(",")}\n`);
-  const openssl = (...args: string[]) => execFileSync("openssl", args, { cwd: dir, stdio: "ignore" });
-  openssl(
-    "req",
-    "-new",
-    "-newkey",
-    "rsa:2048",
-    "-nodes",
-    "-subj",
-    "/CN=node",
-    "-keyout",
-    "peer.key",
-    "-out",
-    "peer.csr",
-  );
-  openssl(
-    "x509",
-    "-req",
-    "-in",
-    "peer.csr",
-    "-CA",
-    join(pki, "ca.crt"),
-    "-CAkey",
-    join(pki, "ca.key"),
-    "-CAcreateserial",
-    "-days",
-    "1",
-    "-extfile",
-    "ext",
-    "-out",
-    join(pki, "peer.crt"),
-  );
-  writeFileSync(join(pki, "peer.key"), readFileSync(join(dir, "peer.key")));
 }
 
 /** kubeadm reset --force: removes what init and join leave (phases/reset/cleanupnode.go), etcd's data too. */
@@ -190,7 +138,17 @@ function reset(): void {
 
 const [command, ...args] = process.argv.slice(2);
 appendFileSync(join(state, "kubeadm-calls"), `${[command, ...args].join(" ")}\n`);
-if (command === "init" || command === "join")
+// The remove-etcd-member phase of kubeadm reset, as the etcd-leave service runs it: through admin.conf.
+if (`${command} ${args.slice(0, 2).join(" ")}` === "reset phase remove-etcd-member") {
+  const kubeconfig = args[args.indexOf("--kubeconfig") + 1];
+  if (!kubeconfig || !existsSync(kubeconfig)) fail(`failed to load admin kubeconfig: open ${kubeconfig}: no such file`);
+}
+// The certs phase's health-check client certificate, signed by the etcd CA in --cert-dir.
+else if (`${command} ${args.slice(0, 3).join(" ")}` === "init phase certs etcd-healthcheck-client") {
+  const dir = args[args.indexOf("--cert-dir") + 1];
+  if (!existsSync(join(dir, "etcd/ca.key"))) fail(`couldn't load the etcd CA: open ${dir}/etcd/ca.key: no such file`);
+  for (const f of ["healthcheck-client.crt", "healthcheck-client.key"]) writeFileSync(join(dir, "etcd", f), `${f}\n`);
+} else if (command === "init" || command === "join")
   run(command, args[args.indexOf("--config") + 1] ?? "", ignoredChecks(args));
 else if (command === "reset" && args.includes("--force")) reset();
 else if (command === "config" && args[0] === "images" && args[1] === "list") imagesList(args);

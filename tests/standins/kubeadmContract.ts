@@ -39,18 +39,13 @@ export interface Node {
   root: string;
   /** kubeadm's version, X.Y.Z. */
   version: string;
-  /**
-   * etcd's data directory in the cluster's ClusterConfiguration (the kubeadm-config ConfigMap), which a
-   * control-plane join reads from the cluster; kubeadm's default when not given.
-   */
-  clusterEtcdDataDir?: string;
 }
 
 /** The etcd data directory kubeadm `command` uses on this node with this configuration. */
-export function etcdDataDir(config: ParsedConfig, node: Node): string {
+export function etcdDataDir(config: ParsedConfig): string {
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   const cluster = config.documents.ClusterConfiguration as any;
-  return cluster?.etcd?.local?.dataDir ?? node.clusterEtcdDataDir ?? "/var/lib/etcd";
+  return cluster?.etcd?.local?.dataDir ?? "/var/lib/etcd";
 }
 
 type Schema = "string" | "bool" | "int" | "any" | { [field: string]: Schema } | { map: Schema } | { list: Schema };
@@ -348,7 +343,7 @@ export function preflight(command: Command, config: ParsedConfig, node: Node): s
     fileAvailable(root, join_?.caCertPath ?? "/etc/kubernetes/pki/ca.crt", errors);
   if (controlPlane) {
     for (const m of MANIFESTS) fileAvailable(root, m, errors);
-    dirAvailable(root, etcdDataDir(config, node), errors);
+    dirAvailable(root, etcdDataDir(config), errors);
   }
   if (command === "init") {
     const forward = join(root, "/proc/sys/net/ipv4/ip_forward");

@@ -5,8 +5,8 @@
  * asked for into the scratch root and can fail with dpkg's lock error; `aws` exists only once the packages
  * step has installed its snap, can throttle, and holds the instance on its launch hook; `/readyz` can
  * answer only after a number of tries; `sysctl --system` applies the sysctl.d files to the scratch /proc;
- * SSM keeps the parameters a node creates, EC2 has the member's etcd volume, S3 the newest snapshot, `ctr`
- * mounts the etcd image, whose `etcdctl` answers as this node's member and whose `etcdutl` restores.
+ * SSM keeps the parameters a node creates, EC2 lists the cluster's control-plane instances, S3 keeps
+ * uploads, `ctr` mounts the etcd image, whose `etcdctl` answers as the cluster's etcd members.
  * User data runs as cloud-init runs it (once, as root's script), the bootstrap as systemd runs its service:
  * ExecStart with the unit's Environment, again after each failure while Restart=on-failure.
  */
@@ -16,9 +16,8 @@ import { createServer, Server } from "http";
 import { AddressInfo } from "net";
 import { tmpdir } from "os";
 import { join, relative } from "path";
-import { ETCD_DATA_DIR } from "../../components/nodes/controlPlaneState";
-import { controlPlaneToolsParts, toolsPartParameter } from "../../components/nodes/controlPlaneTools";
 import { BOOTSTRAP_SERVICE } from "../../components/nodes/systemdUnits";
+import { ETCD_LIFECYCLE_HOOK } from "../../components/nodes/controlPlaneState";
 import { LAUNCH_HOOK_NAME } from "../../components/nodes/launchHook";
 import { clusterPki } from "./pki";
 
@@ -30,6 +29,8 @@ export const METADATA: Record<string, string> = {
   "instance-type": "t3.large",
   "instance-id": "i-0123456789abcdef0",
   "placement/availability-zone": "us-east-1a",
+  // Only the etcd-leave service reads it, and its test is of an instance Auto Scaling terminates.
+  "autoscaling/target-lifecycle-state": "Terminated",
 };
 const TOKEN = "fake-imds-token";
 
@@ -111,65 +112,26 @@ case "$1 $2" in
   fi
   mkdir -p "$STANDIN_STATE/parameters"; while [ $# -gt 0 ]; do [ "$1" = --value ] && echo "$2" >"$created"; shift; done;;
 "ec2 describe-instances")
-  # The cluster's control-plane instances (the fixtures' cluster), pending or running: this node and
-  # STANDIN_OTHER_CONTROL_PLANE (ids, space-separated), tab-separated as --query '...InstanceId' --output text.
+  # The cluster's control-plane instances, pending or running: this node and
+  # STANDIN_OTHER_CONTROL_PLANE (addresses, space-separated), tab-separated as
+  # --query 'Reservations[].Instances[].PrivateIpAddress' --output text prints them.
   case "$*" in
-  *"Name=tag:KubernetesCluster,Values=dev.k8s.local Name=tag:k8s.io/role/control-plane,Values=1 Name=instance-state-name,Values=pending,running"*)
-    echo "${METADATA["instance-id"]} \${STANDIN_OTHER_CONTROL_PLANE:-}" | xargs -n 1 | paste -sd '\\t';;
+  *"Name=tag:KubernetesCluster,Values="*" Name=tag:k8s.io/role/control-plane,Values=1 Name=instance-state-name,Values=pending,running"*PrivateIpAddress*)
+    [ "\${STANDIN_EC2_FAILS:-0}" = 1 ] && { echo "An error occurred (RequestLimitExceeded) when calling the DescribeInstances operation" >&2; exit 254; }
+    echo "${METADATA["local-ipv4"]} \${STANDIN_OTHER_CONTROL_PLANE:-}" | xargs -n 1 | paste -sd '\\t';;
   *) exit 252;;
   esac;;
 "ec2 describe-instance-types") printf '3\\t12\\n';;
-"ec2 describe-volumes")
-  # The member volume's state tag: set by create-tags, at first STANDIN_VOLUME_STATE_TAG ("None": no tag).
-  tag=$(cat "$STANDIN_STATE/volume-state-tag" 2>/dev/null || echo "\${STANDIN_VOLUME_STATE_TAG:-None}")
-  case "$*" in
-  # This instance's volume (filter attachment.instance-id): "VOLUME_ID STATE_TAG".
-  *attachment.instance-id*) printf 'vol-0123456789abcdef0\\t%s\\n' "$tag";;
-  # Every member volume of the cluster: this node's, attached to it, and STANDIN_OTHER_VOLUMES (rows of
-  # "VOLUME_ID STATE ATTACHED_TO STATE_TAG", as the CLI prints them).
-  # The instances member volumes are attached to (--query 'Volumes[].Attachments[].InstanceId'): this node
-  # and the third column of STANDIN_OTHER_VOLUMES' attached rows, tab-separated as the CLI prints a list.
-  *"Volumes[].Attachments[].InstanceId"*) { echo "${METADATA["instance-id"]}"
-    [ -z "\${STANDIN_OTHER_VOLUMES:-}" ] || printf '%s\\n' "$STANDIN_OTHER_VOLUMES" | awk '$2 == "in-use" { print $3 }'; } | paste -sd '\\t';;
-  *"Volumes[]."*) printf 'vol-0123456789abcdef0\\tin-use\\t%s\\t%s\\n' "${METADATA["instance-id"]}" "$tag"
-    [ -z "\${STANDIN_OTHER_VOLUMES:-}" ] || printf '%s\\n' "$STANDIN_OTHER_VOLUMES";;
-  *) printf 'vol-0123456789abcdef0\\t%s\\t%s\\n' "\${STANDIN_VOLUME_STATE:-available}" "\${STANDIN_VOLUME_ATTACHED_TO:-None}";;
-  esac;;
-"ec2 create-tags")
-  # CreateTags on the member volume: only its state tag (what the node's IAM statement allows).
-  while [ $# -gt 0 ]; do case "$1" in --resources) resource=$2;; --tags) tags=$2;; esac; shift; done
-  [ "$resource" = vol-0123456789abcdef0 ] || exit 254
-  # The first STANDIN_MEMBER_TAG_FAILURES calls tagging it member fail, as a throttled call does.
-  if [ "$tags" = Key=cilium-cluster/etcd-state,Value=member ] && [ "$(count member-tag)" -lt "\${STANDIN_MEMBER_TAG_FAILURES:-0}" ]; then
-    echo "An error occurred (RequestLimitExceeded) when calling the CreateTags operation: Request limit exceeded." >&2; exit 254
-  fi
-  case "$tags" in Key=cilium-cluster/etcd-state,Value=*) echo "\${tags##*Value=}" >"$STANDIN_STATE/volume-state-tag";; *) exit 254;; esac;;
-"ec2 attach-volume") ;;
-"ec2 describe-instances") ;; # no instance of the cluster at the address asked for
-"route53 change-resource-record-sets")
-  # ChangeResourceRecordSets: the batch is applied to the zone and the change is PENDING until Route53's
-  # servers have it; --query ChangeInfo.Id --output text prints the change's id.
-  while [ $# -gt 0 ]; do case "$1" in --hosted-zone-id) zone=$2;; --change-batch) batch=$2;; esac; shift; done
-  [ -n "$zone" ] || { echo "aws: error: the following arguments are required: --hosted-zone-id" >&2; exit 252; }
-  mkdir -p "$STANDIN_STATE/route53-zones"; echo "$batch" >"$STANDIN_STATE/route53-zones/$zone"
-  echo /change/C0123456789STANDIN;;
-"route53 get-change")
-  # GetChange: PENDING for the first STANDIN_ROUTE53_PENDING asks (default 1), then INSYNC.
-  if [ "$(count route53-changes)" -lt "\${STANDIN_ROUTE53_PENDING:-1}" ]; then echo PENDING; else echo INSYNC; fi;;
-"s3api list-objects-v2")
-  # --query 'Contents[].[LastModified, Key]' --output text: one row a snapshot under --prefix, "None" for none.
-  while [ $# -gt 0 ]; do [ "$1" = --prefix ] && prefix=$2; shift; done
-  case "\${STANDIN_NEWEST_SNAPSHOT:-}" in
-  "") echo None;;
-  "$prefix"*) printf '2026-01-01T00:00:00+00:00\\t%s\\n' "$STANDIN_NEWEST_SNAPSHOT";;
-  *) echo None;;
-  esac;;
-"s3 cp") echo snapshot >"\${@: -1}";;
+"s3 cp") mkdir -p "$STANDIN_STATE/s3"; cp "\${@: -2:1}" "$STANDIN_STATE/s3/$(basename "\${@: -1}")";;
 "autoscaling describe-auto-scaling-instances")
   # The instance's group and its lifecycle state (Pending:Wait until the launch hook completes), as
   # --query 'AutoScalingInstances[0].[AutoScalingGroupName,LifecycleState]' --output text prints them.
+  query="$*"
   while [ $# -gt 0 ]; do [ "$1" = --instance-ids ] && id=$2; shift; done
   [ "$id" = "${METADATA["instance-id"]}" ] || { echo None; exit 0; }
+  # The first STANDIN_PENDING_ASKS asks find it Pending: Auto Scaling has not put it in its launch hook yet.
+  if [ "$(count pending)" -lt "\${STANDIN_PENDING_ASKS:-0}" ]; then printf '%s\\tPending\\n' "$STANDIN_GROUP"; exit 0; fi
+  case "$query" in *LifecycleState*) ;; *) echo "$STANDIN_GROUP"; exit 0;; esac
   printf '%s\\t%s\\n' "$STANDIN_GROUP" "$(cat "$STANDIN_STATE/lifecycle" 2>/dev/null || echo Pending:Wait)";;
 "autoscaling complete-lifecycle-action")
   if [ "$(count hook)" -lt "\${STANDIN_HOOK_THROTTLES:-0}" ]; then
@@ -178,6 +140,11 @@ case "$1 $2" in
   while [ $# -gt 0 ]; do case "$1" in
     --auto-scaling-group-name) group=$2;; --lifecycle-hook-name) hook=$2;; --instance-id) id=$2;;
     --lifecycle-action-result) result=$2;; esac; shift; done
+  # The termination hook of control-plane groups (the instance in Terminating:Wait).
+  if [ "$hook" = "$STANDIN_TERMINATION_HOOK" ]; then
+    [ "$group/$id/$result" = "$STANDIN_GROUP/${METADATA["instance-id"]}/CONTINUE" ] || exit 254
+    echo Terminating:Proceed >"$STANDIN_STATE/lifecycle"; exit 0
+  fi
   # Auto Scaling's CompleteLifecycleAction: only an instance waiting on that hook of that group. An instance
   # no longer waiting gets this ValidationError; so does a wrong group or hook name here (Auto Scaling's text
   # for that case is not documented: the tests of a wrong name check the node's state, not the message).
@@ -242,11 +209,12 @@ esac; done; fi`,
   // A kernel without the module (STANDIN_MODPROBE_MISSING names it), as modprobe reports it.
   modprobe: `[ "$1" = "\${STANDIN_MODPROBE_MISSING:-}" ] || exit 0
 echo "modprobe: FATAL: Module $1 not found in directory /lib/modules/6.8.0-1015-aws" >&2; exit 1`,
-  // Enabling the etcd units can fail (STANDIN_ETCD_ENABLE_FAILURES times), as a unit systemd has not loaded
-  // yet does.
+  // Enabling the control plane's units can fail (STANDIN_UNIT_ENABLE_FAILURES times), as a unit systemd has
+  // not loaded does; a unit user data did not install always fails.
   systemctl: `${COUNT}
-if [[ "$*" == "enable --now etcd-lifecycle.service "* ]] && [ "$(count enable)" -lt "\${STANDIN_ETCD_ENABLE_FAILURES:-0}" ]; then
-  echo "Failed to enable unit: Unit file etcd-lifecycle.service does not exist." >&2; exit 1
+if [ "$1 $2" = "enable --now" ]; then
+  if [ "$(count enable)" -lt "\${STANDIN_UNIT_ENABLE_FAILURES:-0}" ]; then echo "Failed to enable unit: Unit file $3 does not exist." >&2; exit 1; fi
+  for u in "\${@:3}"; do [ -f "$STANDIN_ROOT/etc/systemd/system/$u" ] || { echo "Failed to enable unit: Unit file $u does not exist." >&2; exit 1; }; done
 fi`,
   // Reads the key it is given, as the real gpg does.
   gpg: "cat >/dev/null",
@@ -258,26 +226,26 @@ cat "$STANDIN_ROOT"/etc/sysctl.d/*.conf 2>/dev/null | while IFS='= ' read -r key
 done`,
   kubeadm: `exec node -r "${PROJECT}/node_modules/ts-node/register/transpile-only" "${PROJECT}/tests/standins/kubeadm.ts" "$@"`,
 };
-const NOOP = ["apt-mark", "mkfs.ext4"];
+const NOOP = ["apt-mark"];
 
 /** etcdctl and etcdutl in the etcd image (registry.k8s.io/etcd: /usr/local/bin), not on the node's PATH. */
 const ETCD_IMAGE_TOOLS: Record<string, string> = {
-  // etcd as this node's member answers: its ID, and its peer URL in the membership (STANDIN_MEMBER_PEER);
-  // its health check, as etcdctl reports a member that cannot commit (STANDIN_ETCD_UNHEALTHY=1).
-  etcdctl: `case "$*" in
-*"endpoint health"*) [ "\${STANDIN_ETCD_UNHEALTHY:-0}" = 1 ] || exit 0
-  echo "https://10.0.12.34:2379 is unhealthy: failed to commit proposal: context deadline exceeded" >&2
-  echo "Error: unhealthy cluster" >&2; exit 1;;
-*"endpoint status"*) echo "https://127.0.0.1:2379, 8e9e05c52164694d, 3.5.21, 20 kB, true, false, 2, 8, 8, ";;
-*"member list"*) echo "8e9e05c52164694d, started, ip-10-0-12-34, \${STANDIN_MEMBER_PEER:-https://10.0.12.34:2380}, https://10.0.12.34:2379, false";;
-*"snapshot restore"*|*"snapshot status"*)
-  # etcd 3.5's etcdctl still restores (deprecated); 3.6's has no such command (STANDIN_ETCDCTL_VERSION).
-  if [ "\${STANDIN_ETCDCTL_VERSION:-3.6}" != 3.5 ]; then echo 'Error: unknown command "'"$2"'" for "etcdctl snapshot"' >&2; exit 1; fi
-  echo "Deprecated: Use 'etcdutl snapshot $2' instead." >&2
-  case "$*" in *"snapshot restore"*) while [ $# -gt 0 ]; do [ "$1" = --data-dir ] && mkdir -p "$2/member/snap"; shift; done;; esac;;
+  // etcd as the cluster's members answer: STANDIN_ETCD_MEMBERS ("HEX_ID=PEER_URL ..."), in etcdctl's JSON
+  // (member IDs as hex strings with --hex); no answer at all with STANDIN_ETCD_DOWN=1. A removal is kept in
+  // the state directory, so the next list no longer has the member.
+  etcdctl: `[ "\${STANDIN_ETCD_DOWN:-0}" = 1 ] && { echo "Error: context deadline exceeded" >&2; exit 1; }
+removed=$(cat "$STANDIN_STATE/etcd-removed" 2>/dev/null)
+case "$*" in
+*"member list -w json --hex"*)
+  rows=(); for m in \${STANDIN_ETCD_MEMBERS:-}; do
+    [[ " $removed " == *" \${m%%=*} "* ]] || rows+=("{\\"ID\\":\\"\${m%%=*}\\",\\"peerURLs\\":[\\"\${m#*=}\\"]}"); done
+  (IFS=,; echo "{\\"header\\":{},\\"members\\":[\${rows[*]}]}");;
+*"member remove "*) echo "\${@: -1}" >>"$STANDIN_STATE/etcd-removed";;
+*"endpoint status -w json"*) echo "[{\\"Endpoint\\":\\"https://127.0.0.1:2379\\",\\"Status\\":{\\"header\\":{\\"member_id\\":10276657743932975437},\\"leader\\":\${STANDIN_ETCD_LEADER:-10276657743932975437}}}]";;
+*"snapshot save "*) echo snapshot >"\${@: -1}";;
+*) exit 1;;
 esac`,
   etcdutl: `case "$*" in
-"snapshot restore "*) while [ $# -gt 0 ]; do [ "$1" = --data-dir ] && mkdir -p "$2/member/snap"; shift; done;;
 "snapshot status "*) ;;
 *) exit 1;;
 esac`,
@@ -294,6 +262,8 @@ export interface Node {
   exists: (path: string) => boolean;
   /** The configurations kubeadm was given, in order. */
   kubeadmConfigs: () => string[];
+  /** What /etc/hosts said at each of those runs, in the same order. */
+  kubeadmHosts: () => string[];
   /** Every file below the root with its content, to compare two moments. */
   snapshot: () => Record<string, string>;
 }
@@ -318,9 +288,6 @@ export function newNode(options: Options): Node {
   for (const d of [root, bin, state]) mkdirSync(d);
   mkdirSync(join(root, "sys/class/net/ens5"), { recursive: true });
   writeFileSync(join(root, "sys/class/net/ens5/address"), `${METADATA.mac}\n`);
-  // The member's etcd volume once attached (NVMe names it by its id).
-  mkdirSync(join(root, "dev/disk/by-id"), { recursive: true });
-  writeFileSync(join(root, "dev/disk/by-id/nvme-Amazon_Elastic_Block_Store_vol0123456789abcdef0"), "");
   for (const [name, value] of Object.entries(options.parameters ?? {})) {
     mkdirSync(join(state, "parameters"), { recursive: true });
     writeFileSync(join(state, "parameters", name.split("/").pop()!), `${value}\n`);
@@ -355,7 +322,6 @@ export function newNode(options: Options): Node {
     BOOTSTRAP_ROOT: root,
     BOOTSTRAP_RETRY_DELAY: "0",
     API_WAIT_INTERVAL: "0",
-    ETCD_DNS_INTERVAL: "0",
     API_WAIT_TRIES: "20",
     STUB_LOG: log,
     STUB_SECRETS: options.secrets,
@@ -366,9 +332,8 @@ export function newNode(options: Options): Node {
     // had the hook, or it was completed already), while Auto Scaling may still report it Pending:Wait.
     STANDIN_GROUP: "nodes.dev.k8s.local",
     STANDIN_LAUNCH_HOOK: LAUNCH_HOOK_NAME,
+    STANDIN_TERMINATION_HOOK: ETCD_LIFECYCLE_HOOK,
     KUBEADM_VERSION: options.kubernetesVersion,
-    // The cluster's ClusterConfiguration is the one every control-plane group's init configuration holds.
-    STANDIN_CLUSTER_ETCD_DATA_DIR: ETCD_DATA_DIR,
     TS_NODE_PROJECT: join(PROJECT, "tsconfig.json"),
     ...options.env,
   };
@@ -382,14 +347,18 @@ export function newNode(options: Options): Node {
     log: () => (existsSync(log) ? readFileSync(log, "utf8") : ""),
     file: (path) => readFileSync(join(root, path), "utf8"),
     exists: (path) => existsSync(join(root, path)),
-    kubeadmConfigs: () =>
-      readdirSync(state)
-        .filter((f) => /^kubeadm-\d+-\w+\.yaml$/.test(f))
-        .sort((a, b) => Number(a.split("-")[1]) - Number(b.split("-")[1]))
-        .map((f) => readFileSync(join(state, f), "utf8")),
+    kubeadmConfigs: () => kubeadmRuns(state, "yaml"),
+    kubeadmHosts: () => kubeadmRuns(state, "hosts"),
     snapshot: () => Object.fromEntries(walk(root).map((f) => [relative(root, f), readFileSync(f, "utf8")])),
   };
 }
+
+/** The kubeadm stand-in's copies of one kind (`yaml`, `hosts`), in the order of its runs. */
+const kubeadmRuns = (state: string, kind: string) =>
+  readdirSync(state)
+    .filter((f) => new RegExp(`^kubeadm-\\d+-\\w+\\.${kind}$`).test(f))
+    .sort((a, b) => Number(a.split("-")[1]) - Number(b.split("-")[1]))
+    .map((f) => readFileSync(join(state, f), "utf8"));
 
 export interface Exit {
   status: number | null;
@@ -440,7 +409,6 @@ export function makeSecrets(): { dir: string; caHash: string } {
   const dir = mkdtempSync(join(tmpdir(), "secrets-"));
   for (const [name, text] of Object.entries(clusterPki())) writeFileSync(join(dir, name), text);
   writeFileSync(join(dir, "bootstrap-token"), "abcdef.0123456789abcdef\n");
-  controlPlaneToolsParts().forEach((part, i) => writeFileSync(join(dir, toolsPartParameter(i)), `${part}\n`));
   const caHash = execFileSync(
     "bash",
     [

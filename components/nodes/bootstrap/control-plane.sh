@@ -1,4 +1,5 @@
-# control-plane.sh: what only control-plane nodes do: fetch the cluster's shared keys, create the cluster.
+# control-plane.sh: what only control-plane nodes do: fetch the cluster's shared keys, create the cluster
+# once, reach their own API server, leave etcd when Auto Scaling terminates them, renew their certificates.
 
 # The cluster's CAs and the service-account key, shared by every control-plane node, from SSM. kubeadm
 # init uses them instead of creating its own; kubeadm join --control-plane requires them (no certificateKey).
@@ -11,12 +12,110 @@ fetch_control_plane_pki() {
   secret etcd-ca.key | write_file /etc/kubernetes/pki/etcd/ca.key 0600
 }
 
+# The init record (INIT_RECORD, an SSM parameter): created by the one node that runs kubeadm init, without
+# --overwrite, which SSM makes atomic: of two nodes racing, one creates it and the other fails. Once it
+# exists no other node creates a cluster: with every member lost the cluster is restored by hand
+# (docs/operations.md), never created again beside its backups.
+
+# init_record_owner: the instance that created the init record, or "none". Fails when SSM cannot say
+# (never taken for "none": that would create a second cluster).
+init_record_owner() {
+  local out
+  if out=$(aws ssm get-parameter --region "$REGION" --name "$INIT_RECORD" --query Parameter.Value --output text 2>&1); then
+    echo "${out%% *}"
+  elif [[ $out == *ParameterNotFound* ]]; then
+    echo none
+  else
+    log "cannot read the init record $INIT_RECORD: $out"
+    return 1
+  fi
+}
+
+# init_record_exists: yes when another instance created the record. This instance's own record (its
+# bootstrap retried after a kubeadm init that failed) lets it init again.
+init_record_exists() {
+  local owner
+  owner=$(init_record_owner) || return 1
+  if [ "$owner" = none ] || [ "$owner" = "$(imds instance-id)" ]; then echo no; else echo yes; fi
+}
+
+# claim_init_record: creates the record, or finds it this instance's own.
+claim_init_record() {
+  if aws ssm put-parameter --region "$REGION" --name "$INIT_RECORD" --type String \
+    --value "$(imds instance-id) $(date -u +%Y-%m-%dT%H:%M:%SZ)" >/dev/null; then
+    return 0
+  fi
+  [ "$(init_record_owner)" = "$(imds instance-id)" ]
+}
+
 kubeadm_init() {
   if ! claim_init_record; then
     log "another node holds the init record $INIT_RECORD: not creating a second cluster"
     return 1
   fi
   log "no cluster was ever created: creating it"
+  pin_api_endpoint
   kubeadm_config kubeadm_init_configuration | write_file /etc/kubernetes/kubeadm.yaml 0600
   kubeadm init --config "${BOOTSTRAP_ROOT:-}/etc/kubernetes/kubeadm.yaml"
+}
+
+# The API's name (API_ENDPOINT, kubeadm's controlPlaneEndpoint) is an alias of the API load balancer, which
+# sends a connection only to an instance in service, registered once its launch hook is completed: the
+# first node's kubeadm init would find no target at all. So a control-plane node reaches the name at its
+# own API server, which listens on the same port (kOps does the same): kubeadm init's phases after the
+# static pods start, and everything later that uses admin.conf. Written before kubeadm init, and after
+# kubeadm join (which reaches the cluster through the load balancer, at the nodes in service).
+api_pin_mark() { echo cilium-cluster-own-api-server; }
+
+# pin_api_endpoint: the name at 127.0.0.1 in /etc/hosts, first, so it wins over DNS (nsswitch "files dns").
+pin_api_endpoint() {
+  local hosts="${BOOTSTRAP_ROOT:-}/etc/hosts" rest
+  rest=$(grep -v "# $(api_pin_mark)\$" "$hosts" || true)
+  printf '127.0.0.1 %s # %s\n%s\n' "$API_ENDPOINT" "$(api_pin_mark)" "$rest" >"$hosts"
+}
+
+unpin_api_endpoint() {
+  local hosts="${BOOTSTRAP_ROOT:-}/etc/hosts" rest
+  if [ ! -e "$hosts" ]; then return 0; fi
+  rest=$(grep -v "# $(api_pin_mark)\$" "$hosts" || true)
+  printf '%s\n' "$rest" >"$hosts"
+}
+
+# leave_etcd_on_termination HOOK: waits until Auto Scaling terminates this instance (it then waits in the
+# group's termination hook HOOK), removes this node's etcd member the way kubeadm reset does (its
+# remove-etcd-member phase, through the local API server), and lets the termination go on. A replacement
+# joined before (instance refresh launches first), so the member count is back to the group's. A removal
+# that keeps failing is left to the next joining node (etcd_remove_departed), and the instance goes anyway.
+leave_etcd_on_termination() {
+  local id group
+  until [ "$(imds autoscaling/target-lifecycle-state 2>/dev/null || true)" = Terminated ]; do sleep 5; done
+  id=$(imds instance-id)
+  log "instance $id terminating: its etcd member leaves"
+  retry kubeadm reset phase remove-etcd-member --kubeconfig "${BOOTSTRAP_ROOT:-}/etc/kubernetes/admin.conf" ||
+    log "the etcd member did not leave: the next control-plane node to join removes it"
+  group=$(retry aws autoscaling describe-auto-scaling-instances --region "$REGION" --instance-ids "$id" \
+    --query 'AutoScalingInstances[0].AutoScalingGroupName' --output text)
+  retry aws autoscaling complete-lifecycle-action --region "$REGION" --lifecycle-hook-name "$1" \
+    --auto-scaling-group-name "$group" --instance-id "$id" --lifecycle-action-result CONTINUE
+}
+
+# renew_certificates_if_due: kubeadm's leaf certificates last a year (certificateValidityPeriod). When the
+# API server's expires within RENEW_BEFORE_DAYS (the timer checks daily), `kubeadm certs renew all`
+# renews every one of them and the kubeconfigs, and the static pods' containers are stopped so that the
+# kubelet starts them again on the new files (kubeadm's documented step after a renewal).
+renew_certificates_if_due() {
+  local cert="${BOOTSTRAP_ROOT:-}/etc/kubernetes/pki/apiserver.crt" name
+  if openssl x509 -in "$cert" -noout -checkend $((${RENEW_BEFORE_DAYS:-90} * 86400)) >/dev/null; then return 0; fi
+  log "the control plane's certificates expire within ${RENEW_BEFORE_DAYS:-90} days: renewing them"
+  kubeadm certs renew all
+  for name in kube-apiserver kube-controller-manager kube-scheduler etcd; do
+    crictl ps --name "^$name\$" -q | xargs -r crictl stop >/dev/null
+  done
+}
+
+# start_control_plane_services: the units user data installed for the control plane (systemdUnits.ts): the
+# backup timer, the termination watcher and the certificate renewal timer.
+start_control_plane_services() {
+  systemctl daemon-reload
+  systemctl enable --now etcd-backup.timer etcd-leave.service certificate-renewal.timer
 }

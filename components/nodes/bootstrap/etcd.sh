@@ -1,26 +1,162 @@
-# etcd.sh: this control-plane node's etcd member across its life; the work is in the control-plane tools.
+# etcd.sh: this control-plane node's etcd member. kubeadm keeps it, stacked on the root volume as Cluster
+# API's kubeadm control plane keeps it: `kubeadm join --control-plane` adds the member (a learner, then
+# promoted) and waits for etcd to be healthy with it; `kubeadm reset` removes it. What kubeadm leaves to the
+# caller is here: members whose instances are gone leave before a join (kubeadm's check-etcd phase needs
+# every voting member to answer), and the leader's snapshots go to the backup bucket. Restore is manual
+# (docs/operations.md).
 
-# Before kubeadm: the member's own EBS volume at /var/lib/etcd (etcd's data directory is /var/lib/etcd/data on
-# it); a removed member's data on it is set aside, and the volume is tagged by what it holds (member or
-# joining) before the node waits for anything; the member's name is pointed at this instance, on every path
-# (init, join, rejoin, restore) before etcd starts. etcd itself runs in kubeadm's static pod, and the tools
-# take etcdctl and etcdutl from its image (etcd-backup.sh).
-prepare_etcd() {
-  etcd_volume_mount /var/lib/etcd
-  etcd_removed_data_aside /var/lib/etcd
-  etcd_volume_mark_contents
-  etcd_dns_claim
+# etcd's own tools are those of the etcd image kubeadm runs (registry.k8s.io/etcd holds etcdctl and etcdutl
+# in /usr/local/bin), copied out of it: the tools always match the member they talk to.
+
+# etcd_image: the etcd image kubeadm runs: its static pod's, or before kubeadm wrote it (a joining node),
+# the one kubeadm uses for this Kubernetes release (the ClusterConfiguration names no other).
+etcd_image() {
+  local manifest="${BOOTSTRAP_ROOT:-}/etc/kubernetes/manifests/etcd.yaml" image
+  if [ -f "$manifest" ]; then
+    image=$(sed -n 's/^ *image: *//p' "$manifest" | head -n 1)
+  else
+    image=$(kubeadm config images list --kubernetes-version "v$KUBERNETES_VERSION" | grep '/etcd:' || true)
+  fi
+  if [ -z "$image" ]; then
+    log "cannot tell which etcd image kubeadm runs"
+    return 1
+  fi
+  echo "$image"
 }
 
-# After kubeadm: the member's peer URL becomes its name; members whose instances are gone leave; a cluster
-# created before the init record existed gets it; the termination watcher and the backup timer start.
-# Nothing on this node wipes or removes its member when it stops or reboots: only the watcher handles the
-# member, when Auto Scaling terminates the instance.
-settle_etcd() {
-  etcd_member_settle
-  etcd_remove_departed
-  init_record_ensure
-  install_units
-  install_backup_timer "$BACKUP_INTERVAL_MINUTES"
-  systemctl enable --now etcd-lifecycle.service etcd-backup.timer etcd-name.timer
+# etcd_tools_install IMAGE DIR: etcdctl and etcdutl copied out of IMAGE (in the kubelet's image store,
+# mounted read-only with containerd's ctr: the image has no shell to copy with) into DIR. The image is
+# pulled only when the store lacks it. Two callers at once (the bootstrap, a timer) each copy to their own
+# directory; the first renamed into place wins.
+etcd_tools_install() {
+  local mnt copy="$2.$$" status=0 tool
+  if [ -z "$(ctr -n k8s.io images ls -q "name==$1" 2>/dev/null)" ]; then
+    retry ctr -n k8s.io images pull "$1" >/dev/null || return 1
+  fi
+  mnt=$(mktemp -d)
+  if ! ctr -n k8s.io images mount "$1" "$mnt" >/dev/null; then
+    rmdir "$mnt"
+    return 1
+  fi
+  mkdir -p "$copy"
+  for tool in etcdctl etcdutl; do cp "$mnt/usr/local/bin/$tool" "$copy/" || status=1; done
+  ctr -n k8s.io images unmount --rm "$mnt" >/dev/null || status=1
+  rmdir "$mnt" || true
+  if [ "$status" -eq 0 ] && ! mv -T "$copy" "$2" 2>/dev/null && [ ! -x "$2/etcdctl" ]; then status=1; fi
+  rm -rf "$copy"
+  if [ "$status" -ne 0 ]; then
+    log "cannot copy etcd's tools out of $1"
+    return 1
+  fi
+}
+
+# etcd_tools_dir: where etcdctl and etcdutl are: ETCD_TOOLS_DIR when set (tests), else the tools of the etcd
+# image kubeadm runs, installed on first use (again after an upgrade changes the image).
+etcd_tools_dir() {
+  if [ -n "${ETCD_TOOLS_DIR:-}" ]; then
+    echo "$ETCD_TOOLS_DIR"
+    return 0
+  fi
+  local image dir
+  image=$(etcd_image) || return 1
+  dir="${BOOTSTRAP_ROOT:-}/usr/local/lib/cilium-cluster/etcd/${image##*:}"
+  if [ ! -x "$dir/etcdctl" ]; then etcd_tools_install "$image" "$dir" || return 1; fi
+  echo "$dir"
+}
+
+# etcdctl_at ENDPOINTS ARGS...: etcdctl against those comma-separated client URLs, with the health-check
+# client certificate kubeadm issues from the etcd CA.
+etcdctl_at() {
+  local dir pki="${BOOTSTRAP_ROOT:-}/etc/kubernetes/pki/etcd"
+  dir=$(etcd_tools_dir) || return 1
+  "$dir/etcdctl" --endpoints="$1" --cacert="$pki/ca.crt" --cert="$pki/healthcheck-client.crt" \
+    --key="$pki/healthcheck-client.key" --dial-timeout=3s --command-timeout=10s "${@:2}"
+}
+
+# etcd_client_certificate: the health-check client certificate, issued by kubeadm from the etcd CA the node
+# fetched (kubeadm join's own certs phase then uses it as it is), for a joining node to ask the members.
+etcd_client_certificate() {
+  local pki="${BOOTSTRAP_ROOT:-}/etc/kubernetes/pki"
+  if [ -e "$pki/etcd/healthcheck-client.crt" ]; then return 0; fi
+  kubeadm init phase certs etcd-healthcheck-client --cert-dir "$pki" >/dev/null
+}
+
+# etcd_json_rows PROGRAM: etcdctl's JSON output on standard input, one line per row that the Python
+# expression PROGRAM yields from `data` (member IDs are 64-bit: no JSON tool that reads numbers as doubles).
+etcd_json_rows() {
+  python3 -c 'import json, sys
+data = json.load(sys.stdin)
+for row in eval(sys.argv[1]): print(*row)' "$1"
+}
+
+# etcd_control_plane_addresses: the private addresses of the cluster's pending and running control-plane
+# instances, this one among them. Fails when EC2 does not answer: an empty answer would look like every
+# instance gone.
+etcd_control_plane_addresses() {
+  retry aws ec2 describe-instances --region "$REGION" \
+    --filters "Name=tag:KubernetesCluster,Values=$CLUSTER_NAME" "Name=tag:k8s.io/role/control-plane,Values=1" \
+    "Name=instance-state-name,Values=pending,running" \
+    --query 'Reservations[].Instances[].PrivateIpAddress' --output text
+}
+
+# etcd_remove_departed: before this node joins, removes every member whose instance is gone: its peer URL's
+# address is no pending or running control-plane instance's (the instance died, or its termination hook
+# ran out before it left). A member of this very address is kubeadm's business: kubeadm join skips adding
+# a member whose peer URL exists, and a half-done join of this node was undone by `kubeadm reset`, which
+# removes it. Nothing to do when no other control-plane instance runs (the first node). Fails when etcd
+# does not answer or refuses a removal (no quorum), and the bootstrap tries again: joining then would fail.
+etcd_remove_departed() {
+  local own found addresses=" " address endpoints="" list id peer
+  own=$(imds local-ipv4)
+  found=$(etcd_control_plane_addresses) || return 1
+  for address in $found; do
+    addresses+="$address "
+    if [ "$address" != "$own" ]; then endpoints+="${endpoints:+,}https://$address:2379"; fi
+  done
+  if [ -z "$endpoints" ]; then return 0; fi
+  etcd_client_certificate
+  list=$(etcdctl_at "$endpoints" member list -w json --hex) || return 1
+  while read -r id peer; do
+    address=${peer#*://}
+    address=${address%:*}
+    if [[ $addresses == *" $address "* ]]; then continue; fi
+    log "etcd member $id at $peer has no control-plane instance: removing it"
+    etcdctl_at "$endpoints" member remove "$id" >/dev/null || return 1
+  done < <(etcd_json_rows '((m["ID"], m["peerURLs"][0]) for m in data["members"])' <<<"$list")
+}
+
+# etcd_leads ENDPOINT: "yes" when the member at ENDPOINT leads the cluster, else "no", from `endpoint
+# status`'s JSON (its columns in simple output change between releases). Fails when the member does not answer.
+etcd_leads() {
+  local status member leader
+  status=$(etcdctl_at "$1" endpoint status -w json) || return 1
+  read -r member leader < <(etcd_json_rows '[(data[0]["Status"]["header"]["member_id"], data[0]["Status"]["leader"])]' <<<"$status")
+  if [ "$member" = "$leader" ]; then echo yes; else echo no; fi
+}
+
+# etcd_latest_key: the fixed key every upload also writes (backupBucket.ts LATEST_SNAPSHOT_KEY). The bucket
+# keeps its current version whatever its age; snapshots named by time expire after the retention period.
+etcd_latest_key() { echo latest/etcd.db; }
+
+# etcd_backup: on the leader (the timer runs on every control-plane node), a snapshot of this node's member
+# (ETCD_LOCAL, tests only) saved, verified by etcdutl, and uploaded (server-side encrypted) named by time,
+# then under the fixed key. Fails when this member cannot say whether it leads, so a member that never
+# answers shows as a failed unit.
+etcd_backup() {
+  local endpoint="${ETCD_LOCAL:-https://127.0.0.1:2379}" leads dir file key
+  leads=$(etcd_leads "$endpoint") || return 1
+  if [ "$leads" = no ]; then
+    log "this etcd member does not lead: no snapshot from here"
+    return 0
+  fi
+  dir=$(mktemp -d)
+  # shellcheck disable=SC2064 # the directory of this run, now
+  trap "rm -rf '$dir'" EXIT
+  file="$dir/snapshot.db"
+  etcdctl_at "$endpoint" snapshot save "$file" >/dev/null
+  "$(etcd_tools_dir)/etcdutl" snapshot status "$file" -w json >/dev/null
+  key="etcd/$(date -u +%Y%m%dT%H%M%SZ).db"
+  aws s3 cp --region "$REGION" --only-show-errors --sse aws:kms "$file" "s3://$BACKUP_BUCKET/$key"
+  aws s3 cp --region "$REGION" --only-show-errors --sse aws:kms "$file" "s3://$BACKUP_BUCKET/$(etcd_latest_key)"
+  log "uploaded etcd snapshot $key (and as $(etcd_latest_key))"
 }

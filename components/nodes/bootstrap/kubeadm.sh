@@ -2,45 +2,34 @@
 # config (the kubeadm_*_configuration functions of the script), its placeholders filled at boot. Safe to run
 # again: a node that joined does nothing, a half-done join is reset first.
 
-# etcd_data_dir: etcd's data directory on a control-plane node (controlPlaneState.ts ETCD_DATA_DIR), on the
-# member's volume.
-etcd_data_dir() { echo /var/lib/etcd/data; }
-
 # The file that says kubeadm joined (or created) the cluster: what kubeadm_state trusts.
 kubeadm_marker() { echo "${BOOTSTRAP_ROOT:-}/var/lib/cilium-cluster/kubeadm-joined"; }
 # The file that says every step succeeded, with the config hash: written last by run_steps (mark_joined), so a
-# step that failed after the join (settling etcd, the launch hook) runs again at the next try.
+# step that failed after the join (the control plane's services, the launch hook) runs again at the next try.
 joined_marker() { echo "${BOOTSTRAP_ROOT:-}/var/lib/cilium-cluster/joined"; }
 
-# join_mode ROLE IN_INIT_ZONE API_READY STATE INIT_RECORD ETCD_DATA MEMBER_ELSEWHERE SNAPSHOT: what this node
-# does with kubeadm. STATE is kubeadm_state's; the last four are cluster_state's on the control plane ("no no
-# no no" on a worker).
-#   none:    it has joined (STATE joined);
-#   reset:   a join, init or rejoin stopped half-way (STATE partial) and is undone before it is tried again;
-#   rejoin:  a control-plane node whose etcd volume holds a member's data comes back as that member;
-#   join:    a worker; a control-plane node when the API answers, or that waits for it to answer;
-#   init:    the init zone's control-plane node when no cluster was ever created (no init record);
-#   restore: the init zone's control-plane node when the record says a cluster exists but no member
-#            answers, its volume is empty, no other member volume may hold a member's data
-#            (MEMBER_ELSEWHERE no: that member comes back instead, and this node waits for it) and a
-#            snapshot exists.
+# join_mode ROLE IN_INIT_ZONE API_READY STATE RECORD: what this node does with kubeadm. STATE is
+# kubeadm_state's; RECORD is init_record_exists's on the control plane ("no" on a worker).
+#   none:  it has joined (STATE joined);
+#   reset: a join or init stopped half-way (STATE partial) and is undone before it is tried again;
+#   join:  a worker; a control-plane node when the API answers, or that waits for it to answer;
+#   init:  the init zone's control-plane node when no API answers and no cluster was ever created.
 # Once the record exists, no input gives init: a node never creates a second cluster.
 join_mode() {
-  if [ "$#" -ne 8 ] || [[ ! $1 =~ ^(control-plane|node)$ ]] || [[ ! "$2/$3/$5/$6/$7/$8" =~ ^((yes|no)/){5}(yes|no)$ ]]; then
+  if [ "$#" -ne 5 ] || [[ ! $1 =~ ^(control-plane|node)$ ]] || [[ ! "$2/$3/$5" =~ ^((yes|no)/){2}(yes|no)$ ]]; then
     log "join_mode: unknown input: $*"
     return 2
   fi
-  local role=$1 in_init_zone=$2 api_ready=$3 state=$4 record=$5 member_data=$6 elsewhere=$7 snapshot=$8
+  local role=$1 in_init_zone=$2 api_ready=$3 state=$4 record=$5
   case "$state" in
   joined) echo none ;;
   partial) echo reset ;;
   fresh)
-    if [ "$role" = node ]; then echo join
-    elif [ "$member_data" = yes ]; then echo rejoin
-    elif [ "$api_ready" = yes ]; then echo join
-    elif [ "$in_init_zone" = yes ] && [ "$record" = no ]; then echo init
-    elif [ "$in_init_zone" = yes ] && [ "$elsewhere" = no ] && [ "$snapshot" = yes ]; then echo restore
-    else echo join; fi
+    if [ "$role" = control-plane ] && [ "$api_ready" = no ] && [ "$in_init_zone" = yes ] && [ "$record" = no ]; then
+      echo init
+    else
+      echo join
+    fi
     ;;
   *)
     log "join_mode: unknown state: $state"
@@ -50,11 +39,9 @@ join_mode() {
 }
 
 # kubeadm_state ROLE: joined, partial (kubeadm left files behind but did not finish) or fresh. The CA a
-# control-plane node fetches itself does not count; on a worker only kubeadm writes it. A member's data in
-# etcd's data directory does not count either (join_mode rejoins with it); anything else there does.
+# control-plane node fetches itself does not count; on a worker only kubeadm writes it.
 kubeadm_state() {
-  local root="${BOOTSTRAP_ROOT:-}" path data
-  data="$root$(etcd_data_dir)"
+  local root="${BOOTSTRAP_ROOT:-}" path
   if [ -e "$(kubeadm_marker)" ] && [ -e "$root/etc/kubernetes/kubelet.conf" ]; then
     echo joined
     return
@@ -68,8 +55,7 @@ kubeadm_state() {
       return
     fi
   done
-  if [ -n "$(ls -A "$root/etc/kubernetes/manifests" 2>/dev/null)" ] ||
-    { [ -n "$(ls -A "$data" 2>/dev/null)" ] && [ ! -d "$data/member" ]; }; then
+  if [ -n "$(ls -A "$root/etc/kubernetes/manifests" 2>/dev/null)" ] || [ -n "$(ls -A "$root/var/lib/etcd" 2>/dev/null)" ]; then
     echo partial
     return
   fi
@@ -139,49 +125,43 @@ kubeadm_config() {
 
 kubeadm_join() {
   wait_for_api
+  # kubeadm's check-etcd phase needs every voting member to answer: members whose instances are gone leave first.
+  if [ "$ROLE" = control-plane ]; then etcd_remove_departed; fi
   kubeadm_config kubeadm_join_configuration | write_file /etc/kubernetes/kubeadm.yaml 0600
   kubeadm join --config "${BOOTSTRAP_ROOT:-}/etc/kubernetes/kubeadm.yaml"
+  if [ "$ROLE" = control-plane ]; then pin_api_endpoint; fi
 }
 
 kubeadm_none() {
   log "this node has joined the cluster"
 }
 
-# A half-done join is undone, and this run fails: the service starts again from the first step, which
-# fetches again what is removed here. Not `kubeadm reset`, which deletes etcd's data directory: a member's
-# data on its volume is kept (the next run rejoins with it); a data directory without a member goes.
+# A half-done join or init is undone by `kubeadm reset`: the static pods' containers (which would hold the
+# control plane's ports), kubeadm's files and certificates, a control-plane node's etcd member (kubeadm
+# removes it from the cluster before it deletes its data: the next try joins as a new member) and the
+# kubelet's state. This run then fails: the service starts again from the first step, which fetches again
+# what was removed. The name of the API goes back to the load balancer first, for the next join.
 kubeadm_reset() {
-  local root="${BOOTSTRAP_ROOT:-}" f data
-  data="$root$(etcd_data_dir)"
-  log "kubeadm stopped half-way before: undoing what it left"
-  systemctl stop kubelet
-  rm -rf "$root/etc/kubernetes/manifests" "$root/var/lib/kubelet/config.yaml" "$root/var/lib/kubelet/pki"
-  for f in admin super-admin kubelet bootstrap-kubelet controller-manager scheduler; do
-    rm -f "$root/etc/kubernetes/$f.conf"
-  done
-  if [ "$ROLE" = node ]; then rm -rf "$root/etc/kubernetes/pki"; fi
-  if [ ! -d "$data/member" ]; then rm -rf "$data"; fi
+  log "kubeadm stopped half-way before: undoing what it left with kubeadm reset"
+  if [ "$ROLE" = control-plane ]; then unpin_api_endpoint; fi
+  kubeadm reset --force
   return 1
 }
 
 # join_cluster: runs kubeadm_<mode> for the mode join_mode decides. A worker's script holds no
 # kubeadm_init, so it cannot create a cluster.
 join_cluster() {
-  local zone in_init_zone=no ready=no kubeadm mode cluster="no no no no"
+  local zone in_init_zone=no ready=no kubeadm mode record=no
   zone=$(imds placement/availability-zone)
   if [ "$zone" = "$INIT_ZONE" ]; then in_init_zone=yes; fi
   if api_ready; then ready=yes; fi
   kubeadm=$(kubeadm_state "$ROLE")
-  if [ "$ROLE" = control-plane ]; then cluster=$(cluster_state); fi
-  # shellcheck disable=SC2086 # the four words of cluster_state
-  mode=$(join_mode "$ROLE" "$in_init_zone" "$ready" "$kubeadm" $cluster)
+  if [ "$ROLE" = control-plane ] && [ "$kubeadm" = fresh ]; then record=$(init_record_exists); fi
+  mode=$(join_mode "$ROLE" "$in_init_zone" "$ready" "$kubeadm" "$record")
   if ! declare -F "kubeadm_$mode" >/dev/null; then
     log "this node's bootstrap cannot $mode"
     return 1
   fi
   "kubeadm_$mode"
   write_file /var/lib/cilium-cluster/kubeadm-joined <<<"$BOOTSTRAP_CONFIG_HASH"
-  # The member's data is on its volume now: a restore elsewhere waits for it (cluster-state.sh). Tagged after
-  # the marker: a tag that fails fails this run, and the next one (mode none) tags again, without a reset.
-  if [ "$ROLE" = control-plane ]; then etcd_volume_ensure member; fi
 }

@@ -1,21 +1,35 @@
 # launch-hook.sh: tells Auto Scaling this instance has joined, so it goes InService. Until then it waits on
 # its group's launch lifecycle hook, which abandons (terminates) it at the join deadline (launchHook.ts).
 
-# complete_launch_hook: completes the hook if this instance still waits on it. The group comes from Auto
-# Scaling itself, asked by instance id: the aws:autoscaling:groupName tag could be read from instance
-# metadata only with metadata tags enabled, which EC2 refuses for instances whose tag keys hold a "/" (the
-# cluster's do). The lifecycle state makes it safe to run again: a node that rejoins after a reboot is
-# InService already, and Auto Scaling would refuse a second completion.
+# launch_hook_state ID: "GROUP STATE" of instance ID once Auto Scaling has it past Pending. Fails while the
+# instance is in no group yet, or Pending: Auto Scaling has not put it in its launch hook yet, and would
+# take a completion now as nothing to complete (retry asks again).
+launch_hook_state() {
+  local found group state
+  found=$(aws autoscaling describe-auto-scaling-instances --region "$REGION" --instance-ids "$1" \
+    --query 'AutoScalingInstances[0].[AutoScalingGroupName,LifecycleState]' --output text) || return 1
+  read -r group state <<<"$found"
+  if [ -z "$group" ] || [ "$group" = None ]; then
+    log "instance $1 is in no Auto Scaling group yet"
+    return 1
+  fi
+  if [ "$state" = Pending ]; then
+    log "instance $1 of $group is Pending: its launch hook does not wait yet"
+    return 1
+  fi
+  echo "$group $state"
+}
+
+# complete_launch_hook: completes the hook if this instance waits on it. The group comes from Auto Scaling
+# itself, asked by instance id: the aws:autoscaling:groupName tag could be read from instance metadata only
+# with metadata tags enabled, which EC2 refuses for instances whose tag keys hold a "/" (the cluster's do).
+# The lifecycle state makes it safe to run again: a node that rejoins after a reboot is InService already,
+# and Auto Scaling would refuse a second completion.
 complete_launch_hook() {
   local id found group state
   id=$(imds instance-id)
-  found=$(retry aws autoscaling describe-auto-scaling-instances --region "$REGION" --instance-ids "$id" \
-    --query 'AutoScalingInstances[0].[AutoScalingGroupName,LifecycleState]' --output text)
+  found=$(retry launch_hook_state "$id") || return 1
   read -r group state <<<"$found"
-  if [ -z "$group" ] || [ "$group" = None ]; then
-    log "instance $id is in no Auto Scaling group yet"
-    return 1
-  fi
   if [ "$state" != Pending:Wait ]; then
     log "instance $id of $group is $state: no launch hook to complete"
     return 0
