@@ -111,11 +111,11 @@ case "$1 $2" in
   fi
   mkdir -p "$STANDIN_STATE/parameters"; while [ $# -gt 0 ]; do [ "$1" = --value ] && echo "$2" >"$created"; shift; done;;
 "ec2 describe-instances")
-  # The cluster's control-plane instances (the fixtures' cluster), pending or running: this node and
-  # STANDIN_OTHER_CONTROL_PLANE (ids, space-separated), tab-separated as --query '...InstanceId' --output text.
+  # The cluster's control-plane instances (the fixtures' cluster), pending or running: this node, as
+  # --query '...InstanceId' --output text prints it.
   case "$*" in
   *"Name=tag:KubernetesCluster,Values=dev.k8s.local Name=tag:k8s.io/role/control-plane,Values=1 Name=instance-state-name,Values=pending,running"*)
-    echo "${METADATA["instance-id"]} \${STANDIN_OTHER_CONTROL_PLANE:-}" | xargs -n 1 | paste -sd '\\t';;
+    echo "${METADATA["instance-id"]}";;
   *) exit 252;;
   esac;;
 "ec2 describe-instance-types") printf '3\\t12\\n';;
