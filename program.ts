@@ -4,7 +4,7 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import { lookupCoordinates } from "./components/awsCoordinates";
-import { CiliumAddon, formerProviderUrn } from "./components/cilium/ciliumAddon";
+import { CiliumAddon } from "./components/cilium/ciliumAddon";
 import { ciliumClusterName } from "./components/cilium/clusterName";
 import { MasterIamRole, NodeIamRole } from "./components/iam/instanceRole";
 import { clusterAddons } from "./components/k8s/clusterAddons";
@@ -98,7 +98,6 @@ export async function program(): Promise<Record<string, unknown>> {
     // at once, not after a wait.
     controlPlane: controlPlaneGroups.map((g) => g.template),
     controlPlaneGroupNames: controlPlaneGroups.map((g) => g.template.autoScalingGroupName),
-    providerAliases: [formerProviderUrn("cilium")],
   });
   const cilium = new CiliumAddon(
     "cilium",
