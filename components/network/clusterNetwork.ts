@@ -235,9 +235,8 @@ export class ClusterNetwork extends pulumi.ComponentResource {
         referencedSecurityGroupId: "group" in rule.peer ? ids[rule.peer.group] : undefined,
         tags: tags(rule.name),
       };
-      const opts = { parent: this, aliases: rule.formerNames?.map((former) => ({ name: `${name}-${former}` })) };
-      if (rule.direction === "ingress") new awsVpc.SecurityGroupIngressRule(`${name}-${rule.name}`, common, opts);
-      else new awsVpc.SecurityGroupEgressRule(`${name}-${rule.name}`, common, opts);
+      if (rule.direction === "ingress") new awsVpc.SecurityGroupIngressRule(`${name}-${rule.name}`, common, parent);
+      else new awsVpc.SecurityGroupEgressRule(`${name}-${rule.name}`, common, parent);
     }
     return ids;
   }
