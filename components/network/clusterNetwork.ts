@@ -48,8 +48,8 @@ export class ClusterNetwork extends pulumi.ComponentResource {
     const tags = (resourceName: string, extra: Tags = {}) => clusterTags(spec, resourceName, extra);
     const cluster = spec.clusterName;
 
-    const { cidr, availabilityZones, subnetSlots } = spec.network;
-    const plan = planSubnets(cidr, availabilityZones, spec.topology, subnetSlots);
+    const { cidr, availabilityZones } = spec.network;
+    const plan = planSubnets(cidr, availabilityZones, spec.topology);
     if ("error" in plan) throw new Error(`subnet plan: ${plan.error}`); // validation rejects this config first
 
     const vpc = new ec2.Vpc(
