@@ -4,7 +4,7 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import { lookupCoordinates } from "./components/awsCoordinates";
-import { CiliumAddon, formerProviderUrn } from "./components/cilium/ciliumAddon";
+import { CiliumAddon } from "./components/cilium/ciliumAddon";
 import { ciliumClusterName } from "./components/cilium/clusterName";
 import { MasterIamRole, NodeIamRole } from "./components/iam/instanceRole";
 import { clusterAddons } from "./components/k8s/clusterAddons";
@@ -16,8 +16,6 @@ import { ClusterSecrets } from "./components/secrets/clusterSecrets";
 import { API_LISTENER } from "./components/wellKnownPorts";
 import { ControlPlaneState } from "./components/controlPlane/controlPlaneState";
 import { ControlPlaneRefreshWait } from "./components/controlPlane/refreshWait";
-import { renderAdoptionSnapshotScript } from "./components/controlPlane/adoptionSnapshotScript";
-import { ExistingClusterAdoption } from "./components/controlPlane/existingClusterAdoption";
 import { loadSpec } from "./spec/load";
 
 export async function program(): Promise<Record<string, unknown>> {
@@ -37,10 +35,6 @@ export async function program(): Promise<Record<string, unknown>> {
     coordinates,
     controlPlaneRoleArn: controlPlaneRole.roleArn,
   });
-
-  // Adoption is declared after the launch templates it waits for; the groups wait for it through this promise.
-  let adoptionDeclared!: (adoption: pulumi.Resource) => void;
-  const adoption = new Promise<pulumi.Resource>((resolve) => (adoptionDeclared = resolve));
 
   // Control-plane groups one after another: each waits for the previous group's refresh and a healthy API.
   let previousMember: pulumi.Resource | undefined;
@@ -64,7 +58,7 @@ export async function program(): Promise<Record<string, unknown>> {
         secrets,
         ...network.egress,
         apiDns,
-        ...(controlPlane ? [controlPlaneState, adoption, ...(previousMember ? [previousMember] : [])] : []),
+        ...(controlPlane ? [controlPlaneState, ...(previousMember ? [previousMember] : [])] : []),
       ],
     });
     if (controlPlane) {
@@ -90,34 +84,6 @@ export async function program(): Promise<Record<string, unknown>> {
   });
 
   const controlPlaneGroups = groups.filter((g) => g.group.role === "control-plane");
-  // A cluster created before the init record is snapshotted and recorded before its control plane changes,
-  // by its nodes' role (Run Command; the bucket upload, which this update grants): as late as it can be, after
-  // everything the control-plane groups wait for, so that nothing else can fail between the snapshot and
-  // the groups' change (a stale snapshot, restored days later, would lose what happened meanwhile).
-  adoptionDeclared(
-    new ExistingClusterAdoption(
-      "existing-cluster-adoption",
-      {
-        region: spec.region,
-        accountId: coordinates.accountId,
-        clusterName: spec.clusterName,
-        initRecord: controlPlaneState.initRecord,
-        script: controlPlaneState.backupBucket.apply((b) =>
-          renderAdoptionSnapshotScript({ region: spec.region, backupBucket: b }),
-        ),
-      },
-      {
-        dependsOn: [
-          controlPlaneState,
-          controlPlaneRole,
-          secrets,
-          ...network.egress,
-          apiDns,
-          ...controlPlaneGroups.map((g) => g.template.launchTemplate),
-        ],
-      },
-    ),
-  );
   const addons = clusterAddons({
     spec,
     apiEndpoint: network.apiEndpoint,
@@ -127,7 +93,6 @@ export async function program(): Promise<Record<string, unknown>> {
     // at once, not after a wait.
     controlPlane: controlPlaneGroups.map((g) => g.template),
     controlPlaneGroupNames: controlPlaneGroups.map((g) => g.template.autoScalingGroupName),
-    providerAliases: [formerProviderUrn("cilium")],
   });
   const cilium = new CiliumAddon(
     "cilium",

@@ -9,7 +9,6 @@ import program from "../index";
 import { ConfigValidationError } from "../spec/validation/report";
 import type { FieldError } from "../spec/validation/fieldErrors";
 import { PROJECT } from "../spec/read";
-import { Alias, aliasUrn, NewUrn } from "./aliases";
 import { planMocks } from "./mocks";
 import { StackConfig, toRuntimeConfig } from "./stackConfig";
 
@@ -27,8 +26,6 @@ export interface PlannedResource {
   provider?: string;
   /** URNs the resource depends on. Kept in memory for tests, not written to resources.json. */
   dependencies?: string[];
-  /** URNs an existing stack may hold the resource under (its aliases). In memory only, like `provider`. */
-  aliases?: string[];
   /** Resource options the engine acts on in `pulumi up` (in memory only, like `provider`). */
   replaceOnChanges?: string[];
   deleteBeforeReplace?: boolean;
@@ -81,7 +78,6 @@ interface RegisterRequest {
   getObject(): Struct;
   getProvider(): string;
   getDependenciesList(): string[];
-  getAliasesList(): Alias[];
   getReplaceonchangesList(): string[];
   getIgnorechangesList(): string[];
   getDeletebeforereplace(): boolean;
@@ -98,7 +94,6 @@ function recordRegistrations(
 ): void {
   const monitor = pulumi.runtime.getMonitor() as unknown as Record<string, (req: unknown, cb: Callback) => void>;
   const register = monitor.registerResource.bind(monitor);
-  const newUrn = (monitor.newUrn as unknown as NewUrn).bind(monitor);
   monitor.registerResource = (req, callback) => {
     const request = req as RegisterRequest;
     register(req, (err, resp) => {
@@ -112,11 +107,6 @@ function recordRegistrations(
           inputs: redact(rpc.deserializeProperties(request.getObject())),
           provider: request.getProvider() || undefined,
           dependencies: request.getDependenciesList(),
-          aliases: request
-            .getAliasesList()
-            .map((a) =>
-              aliasUrn(a, { type: request.getType(), name: request.getName(), parent: request.getParent() }, newUrn),
-            ),
           replaceOnChanges: request.getReplaceonchangesList(),
           deleteBeforeReplace: request.getDeletebeforereplace(),
           retainOnDelete: request.getRetainondelete() ?? false,

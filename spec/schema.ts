@@ -75,16 +75,6 @@ export const CONFIG_SCHEMA: FieldsFor<ConfigKeys> = {
           "each zone owns the subnet slot of its letter, so adding, removing or reordering zones never moves another zone's subnets",
         ],
       },
-      subnetSlots: {
-        kind: "string",
-        default: "zoneLetter",
-        enum: ["zoneLetter", "listPosition"],
-        description:
-          "How zones get their slot of the VPC. `zoneLetter`: the slot of the zone's letter (`…a` 0, `…b` 1, …), so no zone's " +
-          "subnets depend on the others. `listPosition`: the zone's position in `availabilityZones`, the earlier scheme, for a " +
-          "stack created with zones not listed `a, b, c, …` in order; with it the list is append-only (removing or reordering " +
-          "zones renumbers the subnets after them).",
-      },
       natGateways: {
         kind: "string",
         default: "perZone",

@@ -6,12 +6,10 @@
  * removing one deletes its subnets, reordering moves nothing. `private`: a zone's private subnet is its slot
  * (1/8 of the VPC, where nodes and, in ENI mode, every pod take their addresses); the last slot is cut into
  * eight again and the zone's utility subnet (NAT gateway, public load balancers) is the one of its letter.
- * `public`: a zone's public subnet is its slot. `listPosition` keeps the earlier scheme, a zone's slot by
- * its place in the list, for stacks created with zones not listed a, b, c… in order (for those that are,
- * both schemes give the same CIDRs).
+ * `public`: a zone's public subnet is its slot.
  */
 import { Cidr, formatCidr, parseCidr, subnet } from "./cidr";
-import type { SubnetSlots, Topology } from "./types";
+import type { Topology } from "./types";
 
 export type SubnetRole = "private" | "utility" | "public";
 
@@ -36,12 +34,7 @@ export const zoneSlot = (zone: string): number => ZONE_LETTERS.indexOf(zone.slic
 
 export type SubnetPlan = { subnets: PlannedSubnet[] } | { error: string };
 
-export function planSubnets(
-  vpcCidr: string,
-  zones: readonly string[],
-  topology: Topology,
-  slots: SubnetSlots = "zoneLetter",
-): SubnetPlan {
+export function planSubnets(vpcCidr: string, zones: readonly string[], topology: Topology): SubnetPlan {
   const vpc = parseCidr(vpcCidr);
   if (!vpc) return { error: `not an IPv4 CIDR` };
   if (zones.length > MAX_ZONES) return { error: `the plan has room for at most ${MAX_ZONES} zones` };
@@ -56,17 +49,16 @@ export function planSubnets(
         `below AWS's minimum of /${SMALLEST_SUBNET_PREFIX}; use a /${largest} or larger`,
     };
   }
-  const slotOf = (zone: string) => (slots === "listPosition" ? zones.indexOf(zone) : zoneSlot(zone));
-  const noSlot = slots === "listPosition" ? [] : zones.filter((z) => zoneSlot(z) < 0);
+  const noSlot = zones.filter((z) => zoneSlot(z) < 0);
   if (noSlot.length) return { error: `zones must end in a letter a to g to own a subnet slot: ${noSlot.join(", ")}` };
   const letters = zones.map((z) => z.slice(-1));
-  const shared = slots === "listPosition" ? [] : zones.filter((z, i) => letters.indexOf(z.slice(-1)) !== i);
+  const shared = zones.filter((z, i) => letters.indexOf(z.slice(-1)) !== i);
   if (shared.length)
     return { error: `two zones end in the same letter, so they would share subnets: ${shared.join(", ")}` };
   const subnets: PlannedSubnet[] = [];
   const utilitySlot: Cidr = subnet(vpc, slotPrefix, 2 ** SLOT_BITS - 1);
   zones.forEach((zone) => {
-    const i = slotOf(zone);
+    const i = zoneSlot(zone);
     const slot = formatCidr(subnet(vpc, slotPrefix, i));
     if (topology === "public") {
       subnets.push({ role: "public", zone, cidr: slot });

@@ -28,8 +28,6 @@ export interface CiliumSpec {
   extraConfig: Record<string, string>;
 }
 
-export type SubnetSlots = "zoneLetter" | "listPosition";
-
 export interface NetworkSpec {
   /** The VPC's IPv4 CIDR. */
   cidr: string;
@@ -37,8 +35,6 @@ export interface NetworkSpec {
   availabilityZones: string[];
   /** One NAT gateway per zone, or a single shared one. */
   natGateways: NatGateways;
-  /** Which VPC slot a zone's subnets take: its letter's, or its list position's (the earlier scheme). */
-  subnetSlots: SubnetSlots;
   /** Pod address range for the non-ENI IPAM modes. */
   podCIDR: string;
   /** Kubernetes service address range. */

@@ -18,13 +18,6 @@ export interface CiliumAddonArgs {
 
 const TYPE = "cilium-cluster:cilium:CiliumAddon";
 
-/**
- * The URN the cluster's Kubernetes provider had when CiliumAddon made its own (`<name>-provider`, a
- * child of the add-on): the provider's alias, so existing stacks keep it and every object it manages.
- */
-export const formerProviderUrn = (name: string): pulumi.Output<string> =>
-  pulumi.createUrn(`${name}-provider`, "pulumi:providers:kubernetes", pulumi.createUrn(name, TYPE));
-
 export class CiliumAddon extends pulumi.ComponentResource {
   /** SHA-256 of the rendered cilium-config data; a change rolls the agent and operator pods. */
   readonly configChecksum: pulumi.Output<string>;

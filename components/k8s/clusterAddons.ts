@@ -24,8 +24,6 @@ export interface ClusterAddonsArgs {
   controlPlane: pulumi.Resource[];
   /** Their Auto Scaling groups' names: `controlPlane` targets exactly their instances. */
   controlPlaneGroupNames: pulumi.Input<string>[];
-  /** Former URNs of the Kubernetes provider, so existing stacks keep it. */
-  providerAliases: pulumi.Input<string>[];
 }
 
 export interface ClusterAddons {
@@ -69,7 +67,7 @@ export function clusterAddons(args: ClusterAddonsArgs): ClusterAddons {
   const kubernetes = clusterProvider(
     "kubernetes",
     { clusterName: spec.clusterName, kubeconfig: args.kubeconfig },
-    { dependsOn: [apiReady], aliases: args.providerAliases },
+    { dependsOn: [apiReady] },
   );
   return { delivery: throughProvider, opts: { providers: [kubernetes], dependsOn: [apiReady] } };
 }

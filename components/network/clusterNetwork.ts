@@ -48,8 +48,8 @@ export class ClusterNetwork extends pulumi.ComponentResource {
     const tags = (resourceName: string, extra: Tags = {}) => clusterTags(spec, resourceName, extra);
     const cluster = spec.clusterName;
 
-    const { cidr, availabilityZones, subnetSlots } = spec.network;
-    const plan = planSubnets(cidr, availabilityZones, spec.topology, subnetSlots);
+    const { cidr, availabilityZones } = spec.network;
+    const plan = planSubnets(cidr, availabilityZones, spec.topology);
     if ("error" in plan) throw new Error(`subnet plan: ${plan.error}`); // validation rejects this config first
 
     const vpc = new ec2.Vpc(
@@ -235,9 +235,8 @@ export class ClusterNetwork extends pulumi.ComponentResource {
         referencedSecurityGroupId: "group" in rule.peer ? ids[rule.peer.group] : undefined,
         tags: tags(rule.name),
       };
-      const opts = { parent: this, aliases: rule.formerNames?.map((former) => ({ name: `${name}-${former}` })) };
-      if (rule.direction === "ingress") new awsVpc.SecurityGroupIngressRule(`${name}-${rule.name}`, common, opts);
-      else new awsVpc.SecurityGroupEgressRule(`${name}-${rule.name}`, common, opts);
+      if (rule.direction === "ingress") new awsVpc.SecurityGroupIngressRule(`${name}-${rule.name}`, common, parent);
+      else new awsVpc.SecurityGroupEgressRule(`${name}-${rule.name}`, common, parent);
     }
     return ids;
   }

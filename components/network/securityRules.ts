@@ -27,8 +27,6 @@ export interface SecurityRule {
   /** Another group of the cluster, or a CIDR. */
   peer: { group: GroupRole } | { cidr: string };
   description: string;
-  /** Names the rule had in earlier versions, kept as aliases so existing stacks keep the resource. */
-  formerNames?: string[];
 }
 
 /** An `api.access` rule is named by the CIDR it admits (`/` as `-`), never by its place in the list. */
@@ -47,11 +45,9 @@ export function securityRules(spec: ClusterSpec): SecurityRule[] {
   const cilium = spec.networking.cilium;
   const rules: SecurityRule[] = [];
 
-  spec.api.access.forEach((cidr, i) =>
+  spec.api.access.forEach((cidr) =>
     rules.push({
       name: apiAccessRuleName(cidr),
-      // Named by list position before: a stack created then holds this CIDR's rule under its index.
-      formerNames: [`api-lb-https-from-access-${i}`],
       group: "apiLb",
       direction: "ingress",
       protocol: "tcp",

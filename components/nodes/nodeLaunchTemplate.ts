@@ -36,17 +36,14 @@ export interface NodeLaunchTemplateArgs {
   /**
    * What must exist before the group launches an instance: the instance role's policy, the secrets the
    * bootstrap reads and the subnets' way out, so the first boot never races IAM propagation or egress.
-   * A promise stands for a resource declared after this one that depends on the launch template alone.
    */
-  launchAfter: pulumi.Input<pulumi.Resource>[];
+  launchAfter: pulumi.Resource[];
 }
 
 /** Launch template names: `[A-Za-z0-9().-/_]`, at most 128 characters. */
 const templateName = (group: string, cluster: string) => awsName(`${group}.${cluster}`, 128, /[^A-Za-z0-9().\-/_]/g);
 
 export class NodeLaunchTemplate extends pulumi.ComponentResource {
-  /** The launch template alone (depending on the component would wait for the group too). */
-  readonly launchTemplate: ec2.LaunchTemplate;
   readonly launchTemplateId: pulumi.Output<string>;
   readonly latestVersion: pulumi.Output<number>;
   readonly autoScalingGroupName: pulumi.Output<string>;
@@ -145,7 +142,6 @@ export class NodeLaunchTemplate extends pulumi.ComponentResource {
     );
     declareLifecycleHooks(name, group, asg, this);
 
-    this.launchTemplate = template;
     this.launchTemplateId = template.id;
     this.latestVersion = template.latestVersion;
     this.autoScalingGroupName = asg.name;

@@ -73,7 +73,7 @@ function validateZones(spec: ClusterSpec): FieldError[] {
     if (seen.has(zone)) errors.push(invalid(path, zone, "duplicate zone"));
     else if (spec.region && !new RegExp(`^${spec.region}[a-z]$`).test(zone)) {
       errors.push(invalid(path, zone, `not an availability zone of the stack's region ${spec.region} (aws:region)`));
-    } else if (spec.network.subnetSlots === "zoneLetter" && zoneSlot(zone) < 0) {
+    } else if (zoneSlot(zone) < 0) {
       errors.push(
         invalid(path, zone, `has no subnet slot: zones ending in a to ${ZONE_LETTERS.slice(-1)} are supported`),
       );
@@ -86,7 +86,7 @@ function validateZones(spec: ClusterSpec): FieldError[] {
 /** The subnet plan must fit the VPC, and in ENI mode each private subnet must hold its zone's pods. */
 function validatePlan(spec: ClusterSpec): FieldError[] {
   const { network } = spec;
-  const plan = planSubnets(network.cidr, network.availabilityZones, spec.topology, network.subnetSlots);
+  const plan = planSubnets(network.cidr, network.availabilityZones, spec.topology);
   if ("error" in plan) return [invalid("network.cidr", network.cidr, plan.error)];
   if (spec.networking.cilium.ipam !== "eni") return [];
 

@@ -29,7 +29,6 @@ describe("defaults", () => {
       cidr: "10.0.0.0/16",
       availabilityZones: ["us-east-1a"],
       natGateways: "perZone",
-      subnetSlots: "zoneLetter",
       podCIDR: "100.96.0.0/11",
       serviceCIDR: "100.64.0.0/13",
     });

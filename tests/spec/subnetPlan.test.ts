@@ -82,7 +82,7 @@ describe("subnet planner: a zone's subnets do not depend on the other zones", ()
     });
   }
 
-  it("zones listed a, b, c in order keep the CIDRs they had by list position", () => {
+  it("zones a, b and c take the first three slots, their utility subnets the first three eighths of the last", () => {
     expect([...cidrsOf(["us-east-1a", "us-east-1b", "us-east-1c"], "private").values()]).to.deep.equal([
       "10.0.0.0/19",
       "10.0.224.0/22",
@@ -93,6 +93,15 @@ describe("subnet planner: a zone's subnets do not depend on the other zones", ()
     ]);
   });
 
+  it("gives a zone its letter's slot wherever it is listed", () => {
+    expect(planSubnets("10.0.0.0/16", ["us-east-1d", "us-east-1b"], "public")).to.deep.equal({
+      subnets: [
+        { role: "public", zone: "us-east-1d", cidr: "10.0.96.0/19" },
+        { role: "public", zone: "us-east-1b", cidr: "10.0.32.0/19" },
+      ],
+    });
+  });
+
   it("refuses zones without a slot, or two zones with one letter", () => {
     expect(planSubnets("10.0.0.0/16", ["us-east-1h"], "private")).to.deep.equal({
       error: "zones must end in a letter a to g to own a subnet slot: us-east-1h",
@@ -100,24 +109,5 @@ describe("subnet planner: a zone's subnets do not depend on the other zones", ()
     expect(planSubnets("10.0.0.0/16", ["us-east-1a", "us-west-2a"], "public"))
       .to.have.property("error")
       .that.contains("same letter");
-  });
-});
-
-describe("subnet planner: listPosition, the earlier scheme", () => {
-  it("gives each zone the slot of its place in the list, as stacks created before zone-letter slots have", () => {
-    const plan = planSubnets("10.0.0.0/16", ["us-east-1b", "us-east-1d"], "public", "listPosition");
-    expect(plan).to.deep.equal({
-      subnets: [
-        { role: "public", zone: "us-east-1b", cidr: "10.0.0.0/19" },
-        { role: "public", zone: "us-east-1d", cidr: "10.0.32.0/19" },
-      ],
-    });
-    const byLetter = planSubnets("10.0.0.0/16", ["us-east-1b", "us-east-1d"], "public");
-    expect(byLetter).to.deep.equal({
-      subnets: [
-        { role: "public", zone: "us-east-1b", cidr: "10.0.32.0/19" },
-        { role: "public", zone: "us-east-1d", cidr: "10.0.96.0/19" },
-      ],
-    });
   });
 });
