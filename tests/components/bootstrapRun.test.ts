@@ -123,17 +123,6 @@ describe("node bootstrap, run as cloud-init and systemd run it", function () {
     });
   }
 
-  it("the previous bootstrap (the CA written before join) fails kubeadm's preflight on every worker", async () => {
-    // The dev stack's worker user data as the program rendered it before the bootstrap became a service.
-    const previous = readFileSync(join(__dirname, "../standins/previous-worker-user-data.txt"), "utf8");
-    const node = newNode({ imdsUrl, secrets: secrets.dir, kubernetesVersion: "1.33.5" });
-    const result = await runUserData(node, previous);
-    expect(result.status).not.to.equal(0);
-    expect(result.stderr).to.contain(
-      "[ERROR FileAvailable--etc-kubernetes-pki-ca.crt]: /etc/kubernetes/pki/ca.crt already exists",
-    );
-  });
-
   it("a worker computes the CA hash in memory, fetches only its own secrets and joins", async () => {
     const { node, service } = await boot(userDataFor(specWith({}), "nodes"));
     expect(service.status, service.stderr).to.equal(0);

@@ -2,9 +2,12 @@
  * A real control plane built from the program's own kubeadm configuration, on a NodeHost: kubeadm's init
  * phases write the certificates, kubeconfigs and static pod manifests, and each manifest's container command
  * then runs as a process (the kubelet would run it as a container; this sandbox has no container runtime).
- * The API is reached as on a node: `controlPlaneEndpoint` resolves to the instance and a forwarder plays the
- * load balancer's listener (443 to the API server's 6443).
+ * The API's name resolves as on a node, to the API load balancer: a model that sends a connection only to a
+ * target in service (registered when its launch hook completes, ELB and Auto Scaling's documented order) and
+ * never from a target to itself (every client here is the node). The node's bootstrap pins the name to its
+ * own API server before kubeadm init (bootstrap/control-plane.sh), as it does on an instance.
  */
+import { join } from "path";
 import { parse } from "yaml";
 import { layerBinary } from "../helm";
 import { clusterPki, KUBEADM_PKI_PATH } from "../standins/pki";
@@ -17,11 +20,39 @@ export const NODE_NAME = "ip-10-0-1-10.ec2.internal";
 const KUBEADM_CONFIG = "/etc/kubernetes/kubeadm.yaml";
 const MANIFESTS = ["etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler"] as const;
 
-/** A TCP forwarder, run with Node inside the host: the API load balancer's listener. */
-const FORWARDER = `const net = require("net");
-const [listenHost, listenPort, toHost, toPort] = process.argv.slice(1);
-net.createServer((c) => { const u = net.connect(+toPort, toHost); c.pipe(u).pipe(c); u.on("error", () => c.destroy()); c.on("error", () => u.destroy()); })
-  .listen(+listenPort, listenHost);`;
+/** The API load balancer's address: a network namespace of its own behind the host, what the API's name resolves to. */
+export const LOAD_BALANCER_IP = "10.0.2.1";
+
+/** Inside the host: the load balancer's namespace, joined to the host by a veth pair, then LOAD_BALANCER in it. */
+const LOAD_BALANCER_NET = `set -e
+ip link add lb0 type veth peer name lb1
+unshare --net sleep infinity & holder=$!
+sleep 0.5
+ip link set lb1 netns "$holder"
+ip addr add 10.0.2.2/24 dev lb0 && ip link set lb0 up
+exec nsenter -t "$holder" -n bash -c 'ip link set lo up; ip addr add ${LOAD_BALANCER_IP}/24 dev lb1; ip link set lb1 up
+ip route add default via 10.0.2.2; exec "$@"' lb "$@"`;
+
+/**
+ * The load balancer, run with Node inside the host: it forwards to a target listed in TARGETS (the
+ * instances in service) other than the client's own instance (SELF: every client here is the node), and
+ * drops the connection when there is none.
+ */
+const LOAD_BALANCER = `const net = require("net"), fs = require("fs");
+const [listenHost, port, targets, self] = process.argv.slice(1);
+net.createServer((c) => {
+  const to = fs.readFileSync(targets, "utf8").split("\\n").filter((t) => t && t !== self)[0];
+  if (!to) return c.destroy();
+  const u = net.connect(+port, to); c.pipe(u).pipe(c); u.on("error", () => c.destroy()); c.on("error", () => u.destroy());
+}).listen(+port, listenHost);`;
+
+/** The bootstrap's own modules that pin and unpin the API's name (bootstrap/control-plane.sh). */
+const BOOTSTRAP = join(__dirname, "../../components/nodes/bootstrap");
+export const apiPin = (apiHost: string, fn: "pin_api_endpoint" | "unpin_api_endpoint") => [
+  "bash",
+  "-c",
+  `set -euo pipefail; source ${BOOTSTRAP}/lib.sh; source ${BOOTSTRAP}/control-plane.sh; API_ENDPOINT=${apiHost}; ${fn}`,
+];
 
 export interface ControlPlane {
   host: NodeHost;
@@ -31,6 +62,10 @@ export interface ControlPlane {
   tryKubectl(args: string[], input?: string): { status: number | null; out: string };
   bootstrapToken: string;
   kubectlPath: string;
+  /** The API's name (controlPlaneEndpoint's host). */
+  apiHost: string;
+  /** The load balancer's registered targets, one address a line: the instances in service. */
+  targetsFile: string;
 }
 
 /** Each static pod manifest's container command, its binary replaced by the one built from source. */
@@ -71,7 +106,7 @@ export async function startControlPlane(
   const host = NodeHost.create({
     ip: NODE_IP,
     hostname: NODE_NAME,
-    hosts: [`${NODE_IP} ${apiHost}`, `${NODE_IP} ${NODE_NAME}`],
+    hosts: [`${LOAD_BALANCER_IP} ${apiHost}`, `${NODE_IP} ${NODE_NAME}`],
   });
   try {
     // What the bootstrap fetches from SSM before kubeadm runs: the cluster's CAs and service-account key.
@@ -95,12 +130,28 @@ export async function startControlPlane(
       if (r.status !== 0) throw new Error(`kubectl ${args.join(" ")}: ${r.out}`);
       return r.out;
     };
-    const cp: ControlPlane = { host, kubectl, tryKubectl, bootstrapToken, kubectlPath };
+    const targetsFile = join(host.root, "load-balancer-targets");
+    host.writeFile(targetsFile, "", "0644");
+    const cp: ControlPlane = { host, kubectl, tryKubectl, bootstrapToken, kubectlPath, apiHost, targetsFile };
+    // No target is in service: this instance registers only once its launch hook completes, after init.
+    host.start("load-balancer", [
+      "bash",
+      "-c",
+      LOAD_BALANCER_NET,
+      "lb",
+      process.execPath,
+      "-e",
+      LOAD_BALANCER,
+      LOAD_BALANCER_IP,
+      apiPort,
+      targetsFile,
+      NODE_IP,
+    ]);
+    host.must(apiPin(apiHost, "pin_api_endpoint"));
 
     for (const phase of ["certs all", "kubeconfig all", "etcd local", "control-plane all"])
       kubeadm(["init", "phase", ...phase.split(" ")]);
     for (const [name, command] of manifestCommands(host, binaries)) host.start(name, command);
-    host.start("load-balancer", [process.execPath, "-e", FORWARDER, NODE_IP, apiPort, NODE_IP, "6443"]);
     await waitFor("the API server's /readyz", () => tryKubectl(["get", "--raw", "/readyz"]).status === 0);
 
     for (const phase of ["upload-config all", "bootstrap-token"]) kubeadm(["init", "phase", ...phase.split(" ")]);

@@ -67,10 +67,13 @@ kubeadm_init() {
 # kubeadm join (which reaches the cluster through the load balancer, at the nodes in service).
 api_pin_mark() { echo cilium-cluster-own-api-server; }
 
-# pin_api_endpoint: the name at 127.0.0.1 in /etc/hosts, first, so it wins over DNS (nsswitch "files dns").
+# pin_api_endpoint: the name at 127.0.0.1 in /etc/hosts, which wins over DNS (nsswitch "files dns"), and
+# nowhere else there: a resolver that finds the name in the file returns every address it has for it.
 pin_api_endpoint() {
   local hosts="${BOOTSTRAP_ROOT:-}/etc/hosts" rest
-  rest=$(grep -v "# $(api_pin_mark)\$" "$hosts" || true)
+  rest=$(awk -v name="$API_ENDPOINT" -v mark="# $(api_pin_mark)" 'index($0, mark) == 0 {
+    for (i = 2; i <= NF && $i !~ /^#/; i++) if ($i == name) next
+    print }' "$hosts")
   printf '127.0.0.1 %s # %s\n%s\n' "$API_ENDPOINT" "$(api_pin_mark)" "$rest" >"$hosts"
 }
 
