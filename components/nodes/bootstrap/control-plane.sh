@@ -73,7 +73,7 @@ pin_api_endpoint() {
   local hosts="${BOOTSTRAP_ROOT:-}/etc/hosts" rest
   rest=$(awk -v name="$API_ENDPOINT" -v mark="# $(api_pin_mark)" 'index($0, mark) == 0 {
     for (i = 2; i <= NF && $i !~ /^#/; i++) if ($i == name) next
-    print }' "$hosts")
+    print }' "$hosts" 2>/dev/null || true)
   printf '127.0.0.1 %s # %s\n%s\n' "$API_ENDPOINT" "$(api_pin_mark)" "$rest" >"$hosts"
 }
 
