@@ -1,6 +1,8 @@
 /**
- * Runs the real program in-process under the Pulumi SDK's mock runtime and records every resource it
- * registers (with its parent and inputs) and the stack outputs. Nothing reaches a cloud.
+ * Runs the real program in-process under the Pulumi SDK's mock runtime, as a preview (what `pulumi preview`
+ * runs: `pulumi.runtime.isDryRun()` is true, so nothing the program does only during `pulumi up` runs), and
+ * records every resource it registers (with its parent and inputs) and the stack outputs. Nothing reaches a
+ * cloud.
  */
 import * as pulumi from "@pulumi/pulumi";
 import * as rpc from "@pulumi/pulumi/runtime/rpc";
@@ -147,7 +149,7 @@ export async function runPlan(config: StackConfig, stack: string): Promise<Plan>
   const runtimeConfig = toRuntimeConfig(config);
   const region = runtimeConfig["aws:region"] ?? "";
   const network = config[`${PROJECT}:network`] as { availabilityZones?: string[] } | undefined;
-  await pulumi.runtime.setMocks(planMocks(region, network?.availabilityZones ?? []), PROJECT, stack, false);
+  await pulumi.runtime.setMocks(planMocks(region, network?.availabilityZones ?? []), PROJECT, stack, true);
   pulumi.runtime.setAllConfig(runtimeConfig, []);
 
   const resources: PlannedResource[] = [];
