@@ -8,6 +8,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { ClusterSpec } from "../../spec/types";
 import { clusterTags } from "../tags";
+import { TIMEOUTS } from "../timeouts";
 import { ApiReady } from "./apiReady";
 import { AddonDelivery, fromControlPlane, throughProvider } from "./delivery";
 import { API_LISTENER } from "../wellKnownPorts";
@@ -34,7 +35,7 @@ export interface ClusterAddons {
   opts: pulumi.ComponentResourceOptions;
 }
 
-/** Objects wait this long for the API, or for the control plane to apply them. */
+/** ApiReady waits this long for the API. */
 const TIMEOUT_SECONDS = 1800;
 
 export function clusterAddons(args: ClusterAddonsArgs): ClusterAddons {
@@ -44,7 +45,7 @@ export function clusterAddons(args: ClusterAddonsArgs): ClusterAddons {
       clusterName: spec.clusterName,
       controlPlaneGroupNames: args.controlPlaneGroupNames,
       tags: (name) => clusterTags(spec, name),
-      timeoutSeconds: TIMEOUT_SECONDS,
+      timeoutSeconds: TIMEOUTS.addons.associationSeconds,
     });
     return { delivery, opts: { dependsOn: args.controlPlane } };
   }

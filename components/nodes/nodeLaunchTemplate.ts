@@ -9,10 +9,10 @@ import * as pulumi from "@pulumi/pulumi";
 import type { ClusterSpec } from "../../spec/types";
 import { awsName } from "../naming";
 import { clusterTags } from "../tags";
+import { TIMEOUTS } from "../timeouts";
 import { pinnedImage } from "./ami";
 import { bootstrapConfig } from "./bootstrapConfig";
 import type { InstanceGroup } from "./instanceGroups";
-import { INSTANCE_WARMUP_SECONDS } from "./joinDeadline";
 import { declareLifecycleHooks, groupLifecycleHooks } from "./lifecycleHooks";
 import { renderUserData } from "./userData";
 import { encodeUserData } from "./userDataEncoding";
@@ -121,8 +121,8 @@ export class NodeLaunchTemplate extends pulumi.ComponentResource {
         initialLifecycleHooks: groupLifecycleHooks(group),
         // Instances are InService only once joined (minutes, a worker after the control plane): pulumi up
         // does not wait for them here (its default of 10 minutes could fail a good first boot); api-ready does.
-        waitForCapacityTimeout: "0",
-        healthCheckGracePeriod: controlPlane ? 900 : 300,
+        waitForCapacityTimeout: String(TIMEOUTS.nodes.groupCapacityWaitSeconds),
+        healthCheckGracePeriod: TIMEOUTS.nodes.healthCheckGracePeriodSeconds[group.role],
         instanceRefresh: {
           strategy: "Rolling",
           preferences: {
@@ -131,7 +131,7 @@ export class NodeLaunchTemplate extends pulumi.ComponentResource {
             maxHealthyPercentage: 100,
             // An instance is InService only once it has joined (the launch hook): a broken change stops
             // at the first instances it replaces, which never get there.
-            instanceWarmup: String(INSTANCE_WARMUP_SECONDS),
+            instanceWarmup: String(TIMEOUTS.nodes.instanceWarmupSeconds),
           },
         },
         tags: Object.entries(tags).map(([key, value]) => ({ key, value, propagateAtLaunch: false })),

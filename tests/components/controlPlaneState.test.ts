@@ -23,7 +23,7 @@ import {
   renderControlPlaneTools,
   toolsPartParameter,
 } from "../../components/nodes/controlPlaneTools";
-import { ETCD_LEAVE_TIMEOUT_SECONDS } from "../../components/nodes/etcdLifecycleHook";
+import { TIMEOUTS } from "../../components/timeouts";
 import { examples, GOLDEN_DIR } from "../../plan/examples";
 import type { Plan } from "../../plan/run";
 import { inputs, named, ofType, planWith } from "../planHelpers";
@@ -274,7 +274,7 @@ describe("control-plane state: plan", () => {
           {
             name: ETCD_LIFECYCLE_HOOK,
             lifecycleTransition: "autoscaling:EC2_INSTANCE_TERMINATING",
-            heartbeatTimeout: ETCD_LEAVE_TIMEOUT_SECONDS,
+            heartbeatTimeout: TIMEOUTS.etcd.leaveHeartbeatSeconds,
             defaultResult: "CONTINUE",
           },
         ]);
