@@ -7,6 +7,7 @@
  * restore finds it. Pure: the same text for the same inputs.
  */
 import { shellQuote } from "../nodes/shell";
+import { TIMEOUTS } from "../timeouts";
 import { ETCD_CLIENT } from "../wellKnownPorts";
 
 export interface AdoptionSnapshotInputs {
@@ -43,9 +44,9 @@ if [ -z "$container" ]; then
   echo "no running etcd container on this node" >&2
   exit 1
 fi
-# Each command in the container within 5 minutes (etcdctl waits for an etcd that does not answer): crictl
+# Each command in the container within ${TIMEOUTS.adoption.etcdExecSeconds / 60} minutes (etcdctl waits for an etcd that does not answer): crictl
 # applies --timeout only to a synchronous exec (--sync, the CRI's ExecSync).
-in_etcd() { crictl --runtime-endpoint "$runtime" exec --sync --timeout 300 "$container" "$@"; }
+in_etcd() { crictl --runtime-endpoint "$runtime" exec --sync --timeout ${TIMEOUTS.adoption.etcdExecSeconds} "$container" "$@"; }
 
 stamp=$(date -u +%Y%m%dT%H%M%SZ)
 file="$data_dir/adoption-$stamp.db"

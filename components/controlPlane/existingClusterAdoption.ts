@@ -25,6 +25,7 @@ import {
   oldGeneration,
   wasAdopted,
 } from "./adoptionDecisions";
+import { TIMEOUTS } from "../timeouts";
 import { UPLOADED_PREFIX } from "./adoptionSnapshotScript";
 import { waitUntil } from "./refreshWait";
 
@@ -336,9 +337,9 @@ export class ExistingClusterAdoption extends pulumi.CustomResource {
       "pulumi-nodejs:dynamic:Resource",
       name,
       {
-        managedTimeoutSeconds: 900,
-        commandTimeoutSeconds: 600,
-        pollSeconds: 10,
+        managedTimeoutSeconds: TIMEOUTS.adoption.managedSeconds,
+        commandTimeoutSeconds: TIMEOUTS.adoption.commandSeconds,
+        pollSeconds: TIMEOUTS.adoption.pollSeconds,
         ...args,
         __provider: serialized,
       },
