@@ -63,6 +63,26 @@ export const TIMEOUTS = {
     /** etcd-lifecycle.sh `ETCD_LEAVE_RETRY_SECONDS`: between two heartbeats of that wait. */
     etcdLeaveRetrySeconds: 30,
   },
+  /** What `pulumi up` waits for (components/controlPlane/refreshWait.ts, components/k8s/apiReady.ts). */
+  deploy: {
+    /**
+     * After each control-plane group: until its newest instance refresh has succeeded and, with
+     * `addons.applyFrom: deployer`, the API answers `/readyz`. Covers a member's longest legitimate
+     * replacement (tests/timeouts.test.ts): the old instance held while another member is down, its
+     * shutdown, the new one's join deadline and warmup.
+     */
+    memberReplacementSeconds: 3600,
+    /** Between two DescribeInstanceRefreshes calls. */
+    refreshPollSeconds: 15,
+    /**
+     * Nothing at all answering at the API (no refusal, no TLS, no HTTP) for this long is an API this
+     * machine does not reach, not a slow one: the wait stops, saying what to do.
+     */
+    apiSilentLimitSeconds: 600,
+    /** Between two requests to `/readyz`, and the most each may take. */
+    apiPollSeconds: 10,
+    apiAttemptSeconds: 5,
+  },
   /** Add-ons applied by the control plane (`addons.applyFrom: controlPlane`, components/k8s). */
   addons: {
     /** `pulumi up` waits this long for a new association to succeed (delivery.ts). */

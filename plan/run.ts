@@ -141,15 +141,19 @@ function recordRegistrations(
 
 const RUNTIME_WARNING = "warning: [runtime] ";
 
-/** Plans the program for a stack config. Config errors come back in `errors`; anything else throws. */
-export async function runPlan(config: StackConfig, stack: string): Promise<Plan> {
+/**
+ * Plans the program for a stack config. Config errors come back in `errors`; anything else throws.
+ * `preview: false` runs it as `pulumi up` does instead, what the program does only then included (its waits,
+ * which call whatever AWS the environment points the SDK at): for tests.
+ */
+export async function runPlan(config: StackConfig, stack: string, preview = true): Promise<Plan> {
   // Run from the sources (tests), ts-node maps every stack trace to the TypeScript sources, and the SDK
   // captures one for each resource. The plan reports errors by message and needs none of them.
   (Error as { prepareStackTrace?: unknown }).prepareStackTrace = undefined;
   const runtimeConfig = toRuntimeConfig(config);
   const region = runtimeConfig["aws:region"] ?? "";
   const network = config[`${PROJECT}:network`] as { availabilityZones?: string[] } | undefined;
-  await pulumi.runtime.setMocks(planMocks(region, network?.availabilityZones ?? []), PROJECT, stack, true);
+  await pulumi.runtime.setMocks(planMocks(region, network?.availabilityZones ?? []), PROJECT, stack, preview);
   pulumi.runtime.setAllConfig(runtimeConfig, []);
 
   const resources: PlannedResource[] = [];

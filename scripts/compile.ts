@@ -22,12 +22,12 @@ function compilerOptions(root: string): ts.CompilerOptions {
 /**
  * The Pulumi SDK serializes a dynamic provider's code when one is declared, parsing it with TypeScript's
  * parser, which cost a plan or preview half a second. The build serializes it once; the compiled program
- * reads the result (see apiReady.ts, refreshWait.ts, existingClusterAdoption.ts).
+ * reads the result (see existingClusterAdoption.ts).
  */
 async function serializeDynamicProviders(out: string): Promise<void> {
+  // One module a line, so that entries come and go on lines of their own.
+  // prettier-ignore
   for (const module of [
-    ["components", "k8s", "apiReady.js"],
-    ["components", "controlPlane", "refreshWait.js"],
     ["components", "controlPlane", "existingClusterAdoption.js"],
   ]) {
     const dynamic = (await import(join(out, ...module))) as {

@@ -327,7 +327,7 @@ export async function serializeProvider(): Promise<string> {
 
 let serialized: string | Promise<string> | undefined;
 
-/** A `pulumi.dynamic.Resource` with the provider serialized by the build (as ControlPlaneRefreshWait's). */
+/** A `pulumi.dynamic.Resource` with the provider serialized by the build (scripts/compile.ts). */
 export class ExistingClusterAdoption extends pulumi.CustomResource {
   constructor(name: string, args: ExistingClusterAdoptionArgs, opts?: pulumi.CustomResourceOptions) {
     serialized ??= existsSync(SERIALIZED_PROVIDER_FILE)

@@ -51,6 +51,8 @@ export class NodeLaunchTemplate extends pulumi.ComponentResource {
   readonly launchTemplateId: pulumi.Output<string>;
   readonly latestVersion: pulumi.Output<number>;
   readonly autoScalingGroupName: pulumi.Output<string>;
+  /** The group's name once the group and its lifecycle hooks are in place: what a wait on its instances follows. */
+  readonly groupInPlace: pulumi.Output<string>;
 
   constructor(name: string, args: NodeLaunchTemplateArgs, opts?: pulumi.ComponentResourceOptions) {
     super("cilium-cluster:nodes:NodeLaunchTemplate", name, {}, opts);
@@ -120,7 +122,8 @@ export class NodeLaunchTemplate extends pulumi.ComponentResource {
         // resources below, which also put them on groups created before them (lifecycleHooks.ts).
         initialLifecycleHooks: groupLifecycleHooks(group),
         // Instances are InService only once joined (minutes, a worker after the control plane): pulumi up
-        // does not wait for them here (its default of 10 minutes could fail a good first boot); api-ready does.
+        // does not wait for them here (its default of 10 minutes could fail a good first boot); a control-plane
+        // group's member wait does (components/controlPlane/refreshWait.ts).
         waitForCapacityTimeout: String(TIMEOUTS.nodes.groupCapacityWaitSeconds),
         healthCheckGracePeriod: TIMEOUTS.nodes.healthCheckGracePeriodSeconds[group.role],
         instanceRefresh: {
@@ -143,12 +146,13 @@ export class NodeLaunchTemplate extends pulumi.ComponentResource {
         ignoreChanges: ["initialLifecycleHooks", ...(controlPlane ? [] : ["desiredCapacity"])],
       },
     );
-    declareLifecycleHooks(name, group, asg, this);
+    const hooks = declareLifecycleHooks(name, group, asg, this);
 
     this.launchTemplate = template;
     this.launchTemplateId = template.id;
     this.latestVersion = template.latestVersion;
     this.autoScalingGroupName = asg.name;
+    this.groupInPlace = pulumi.all([asg.name, ...hooks.map((h) => h.id)]).apply(([groupName]) => groupName);
     this.registerOutputs({ launchTemplateId: this.launchTemplateId, autoScalingGroupName: this.autoScalingGroupName });
   }
 }

@@ -34,15 +34,25 @@ describe("existing-cluster adoption in the plan", () => {
     const plan = await planWith({ "controlPlane.count": "3" });
     const [adoption] = adoptions(plan);
     const controlPlane = ofType(plan, "aws:autoscaling/group:Group").filter((g) => g.name.startsWith("control-plane-"));
-    // Everything a control-plane group waits for, itself and the previous group's refresh wait aside (those
-    // wait for it in turn), the launch templates included.
+    // Everything a control-plane group waits for, itself and the previous groups aside (each waits for it in
+    // turn, and the next follows its member wait), the launch templates included.
     const waitedFor = new Set(controlPlane.flatMap((g) => g.dependencies ?? []));
     waitedFor.delete(adoption.urn);
-    for (const r of plan.resources.filter((r) => r.type === "pulumi-nodejs:dynamic:Resource")) waitedFor.delete(r.urn);
+    const groupComponents = new Set(
+      ofType(plan, "cilium-cluster:nodes:NodeLaunchTemplate")
+        .filter((c) => c.name.startsWith("control-plane-"))
+        .map((c) => c.urn),
+    );
+    for (const r of plan.resources.filter((r) => r.parent && groupComponents.has(r.parent))) waitedFor.delete(r.urn);
     for (const urn of adoption.dependencies ?? []) waitedFor.delete(urn);
-    // Left: what the groups take as inputs (their subnets, the API's target groups), no step of their own.
+    // Left: what the groups take as inputs (their subnets, the API's target groups) and the API's load balancer,
+    // whose name a member wait reads: the network's, which the adoption's dependencies wait for already.
     const left = plan.resources.filter((r) => waitedFor.has(r.urn)).map((r) => r.type);
-    expect([...new Set(left)].sort()).to.deep.equal(["aws:ec2/subnet:Subnet", "aws:lb/targetGroup:TargetGroup"]);
+    expect([...new Set(left)].sort()).to.deep.equal([
+      "aws:ec2/subnet:Subnet",
+      "aws:lb/loadBalancer:LoadBalancer",
+      "aws:lb/targetGroup:TargetGroup",
+    ]);
     const templates = ofType(plan, "aws:ec2/launchTemplate:LaunchTemplate");
     for (const t of templates.filter((t) => t.name.startsWith("control-plane-")))
       expect(dependsOn(adoption, t), t.name).to.equal(true);
