@@ -23,11 +23,8 @@ export const COMPILED_ROOTS = [
   "scripts/plan.ts",
   "scripts/benchTarget.ts",
 ];
-/**
- * Inputs that shape the output without being compiled themselves. The lock file is one: the build
- * serializes a dynamic provider with the installed Pulumi SDK, so an upgrade must rebuild.
- */
-export const BUILD_INPUTS = ["tsconfig.json", "scripts/compile.ts", "package-lock.json"];
+/** Inputs that shape the output without being compiled themselves. */
+export const BUILD_INPUTS = ["tsconfig.json", "scripts/compile.ts"];
 
 export interface Stamp {
   /** Project-relative path → sha256 of the file, for every compiled root and build input. */

@@ -7,7 +7,7 @@ import { lookupCoordinates } from "./components/awsCoordinates";
 import { CiliumAddon } from "./components/cilium/ciliumAddon";
 import { ciliumClusterName } from "./components/cilium/clusterName";
 import { MasterIamRole, NodeIamRole } from "./components/iam/instanceRole";
-import { clusterAddons } from "./components/k8s/clusterAddons";
+import { clusterAddons, deployerApi } from "./components/k8s/clusterAddons";
 import { ApiDns } from "./components/network/apiDns";
 import { ClusterNetwork } from "./components/network/clusterNetwork";
 import { instanceGroups } from "./components/nodes/instanceGroups";
@@ -15,7 +15,9 @@ import { NodeLaunchTemplate } from "./components/nodes/nodeLaunchTemplate";
 import { ClusterSecrets } from "./components/secrets/clusterSecrets";
 import { API_LISTENER } from "./components/wellKnownPorts";
 import { ControlPlaneState } from "./components/controlPlane/controlPlaneState";
-import { ControlPlaneRefreshWait } from "./components/controlPlane/refreshWait";
+import { controlPlaneMemberReplaced } from "./components/controlPlane/refreshWait";
+import { afterWaits } from "./components/deployWait";
+import { stackAws } from "./components/stackAws";
 import { loadSpec } from "./spec/load";
 
 export async function program(): Promise<Record<string, unknown>> {
@@ -36,8 +38,11 @@ export async function program(): Promise<Record<string, unknown>> {
     controlPlaneRoleArn: controlPlaneRole.roleArn,
   });
 
-  // Control-plane groups one after another: each waits for the previous group's refresh and a healthy API.
-  let previousMember: pulumi.Resource | undefined;
+  // Control-plane groups one after another: each waits for the previous group's member wait (its refresh,
+  // then, when this machine applies the add-ons, a healthy API), which calls AWS as the stack's provider does.
+  const aws = stackAws(pulumi.runtime.allConfig());
+  const api = deployerApi(spec, network.apiEndpoint, secrets.caCertPem);
+  let previousMember: pulumi.Output<pulumi.Resource> | undefined;
   const groups = instanceGroups(spec).map((group) => {
     const controlPlane = group.role === "control-plane";
     const template = new NodeLaunchTemplate(group.name, {
@@ -61,38 +66,18 @@ export async function program(): Promise<Record<string, unknown>> {
         ...(controlPlane ? [controlPlaneState, ...(previousMember ? [previousMember] : [])] : []),
       ],
     });
-    if (controlPlane) {
-      previousMember = new ControlPlaneRefreshWait(
-        `${group.name}-healthy`,
-        {
-          region: spec.region,
-          groupName: template.autoScalingGroupName,
-          templateVersion: template.latestVersion,
-          // With addons.applyFrom controlPlane pulumi up needs only the AWS API: the refresh alone is waited for.
-          readyUrl:
-            spec.addons.applyFrom === "controlPlane"
-              ? ""
-              : pulumi.interpolate`https://${network.apiEndpoint}:${API_LISTENER}/readyz`,
-          caCertPem: secrets.caCertPem,
-          timeoutSeconds: 1800,
-          silentLimitSeconds: 600,
-        },
-        { dependsOn: [template] },
-      );
-    }
-    return { group, template };
+    const memberReplaced = controlPlane ? controlPlaneMemberReplaced(template, api, aws) : undefined;
+    if (memberReplaced) previousMember = memberReplaced.apply(() => template);
+    return { group, template, memberReplaced };
   });
 
   const controlPlaneGroups = groups.filter((g) => g.group.role === "control-plane");
   const addons = clusterAddons({
     spec,
-    apiEndpoint: network.apiEndpoint,
-    caCertPem: secrets.caCertPem,
     kubeconfig: secrets.kubeconfig,
-    // The groups, not their refresh waits: ApiReady's fast failures (an API this machine cannot reach) come
-    // at once, not after a wait.
     controlPlane: controlPlaneGroups.map((g) => g.template),
     controlPlaneGroupNames: controlPlaneGroups.map((g) => g.template.autoScalingGroupName),
+    membersReplaced: groups.flatMap((g) => (g.memberReplaced ? [g.memberReplaced] : [])),
   });
   const cilium = new CiliumAddon(
     "cilium",
@@ -108,7 +93,16 @@ export async function program(): Promise<Record<string, unknown>> {
     apiEndpoint: pulumi.interpolate`https://${network.apiEndpoint}:${API_LISTENER}`,
     controlPlaneRoleArn: controlPlaneRole.roleArn,
     nodeRoleArn: nodeRole.roleArn,
-    autoScalingGroups: Object.fromEntries(groups.map((g) => [g.group.name, g.template.autoScalingGroupName])),
+    // A control-plane group's name once its member is replaced: the outputs, and so pulumi up, end after the
+    // last group's wait too, which nothing else follows.
+    autoScalingGroups: Object.fromEntries(
+      groups.map((g) => [
+        g.group.name,
+        g.memberReplaced
+          ? afterWaits(g.template.autoScalingGroupName, [g.memberReplaced])
+          : g.template.autoScalingGroupName,
+      ]),
+    ),
     ciliumConfigChecksum: cilium.configChecksum,
     ciliumClusterName: ciliumClusterName(spec.clusterName),
     kubeconfig: secrets.kubeconfig,

@@ -48,8 +48,6 @@ export const REPLACE_ON_CHANGE: Record<string, readonly string[]> = {
   "random:index/randomPassword:RandomPassword": ["*"],
   // The provider is replaced only when its clusterIdentifier changes (the program always sets one).
   "pulumi:providers:kubernetes": ["clusterIdentifier"],
-  // ApiReady (components/k8s/apiReady.ts): its `diff` replaces it when the URL it waits for changes.
-  "pulumi-nodejs:dynamic:Resource": ["url"],
 };
 
 type Inputs = Record<string, unknown>;

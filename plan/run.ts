@@ -1,6 +1,8 @@
 /**
- * Runs the real program in-process under the Pulumi SDK's mock runtime and records every resource it
- * registers (with its parent and inputs) and the stack outputs. Nothing reaches a cloud.
+ * Runs the real program in-process under the Pulumi SDK's mock runtime, as a preview (what `pulumi preview`
+ * runs: `pulumi.runtime.isDryRun()` is true, so nothing the program does only during `pulumi up` runs), and
+ * records every resource it registers (with its parent and inputs) and the stack outputs. Nothing reaches a
+ * cloud.
  */
 import * as pulumi from "@pulumi/pulumi";
 import * as rpc from "@pulumi/pulumi/runtime/rpc";
@@ -129,15 +131,19 @@ function recordRegistrations(
 
 const RUNTIME_WARNING = "warning: [runtime] ";
 
-/** Plans the program for a stack config. Config errors come back in `errors`; anything else throws. */
-export async function runPlan(config: StackConfig, stack: string): Promise<Plan> {
+/**
+ * Plans the program for a stack config. Config errors come back in `errors`; anything else throws.
+ * `preview: false` runs it as `pulumi up` does instead, what the program does only then included (its waits,
+ * which call whatever AWS the environment points the SDK at): for tests.
+ */
+export async function runPlan(config: StackConfig, stack: string, preview = true): Promise<Plan> {
   // Run from the sources (tests), ts-node maps every stack trace to the TypeScript sources, and the SDK
   // captures one for each resource. The plan reports errors by message and needs none of them.
   (Error as { prepareStackTrace?: unknown }).prepareStackTrace = undefined;
   const runtimeConfig = toRuntimeConfig(config);
   const region = runtimeConfig["aws:region"] ?? "";
   const network = config[`${PROJECT}:network`] as { availabilityZones?: string[] } | undefined;
-  await pulumi.runtime.setMocks(planMocks(region, network?.availabilityZones ?? []), PROJECT, stack, false);
+  await pulumi.runtime.setMocks(planMocks(region, network?.availabilityZones ?? []), PROJECT, stack, preview);
   pulumi.runtime.setAllConfig(runtimeConfig, []);
 
   const resources: PlannedResource[] = [];

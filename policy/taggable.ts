@@ -50,7 +50,6 @@ export const UNTAGGED: Readonly<Record<string, string>> = {
   "aws:route53/record:Record": "a DNS record takes no tags; its hosted zone carries them",
   "aws:autoscaling/lifecycleHook:LifecycleHook": "a setting of its Auto Scaling group, which carries the tags",
   "pulumi:providers:kubernetes": "a provider, nothing in AWS",
-  "pulumi-nodejs:dynamic:Resource": "ApiReady and ControlPlaneRefreshWait wait; nothing in AWS",
 };
 
 /** Kubernetes objects live in the cluster and carry labels, not AWS tags. */

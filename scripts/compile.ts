@@ -19,24 +19,6 @@ function compilerOptions(root: string): ts.CompilerOptions {
   return { ...options, noEmit: false, sourceMap: false, inlineSourceMap: false, declaration: false };
 }
 
-/**
- * The Pulumi SDK serializes a dynamic provider's code when one is declared, parsing it with TypeScript's
- * parser, which cost a plan or preview half a second. The build serializes it once; the compiled program
- * reads the result (see apiReady.ts, refreshWait.ts).
- */
-async function serializeDynamicProviders(out: string): Promise<void> {
-  for (const module of [
-    ["components", "k8s", "apiReady.js"],
-    ["components", "controlPlane", "refreshWait.js"],
-  ]) {
-    const dynamic = (await import(join(out, ...module))) as {
-      SERIALIZED_PROVIDER_FILE: string;
-      serializeProvider(): Promise<string>;
-    };
-    writeFileSync(dynamic.SERIALIZED_PROVIDER_FILE, await dynamic.serializeProvider());
-  }
-}
-
 /** Rebuilds `root/bin` from scratch unless it matches the sources; returns whether it built. */
 export async function build(root: string): Promise<boolean> {
   if (!staleBuild(root)) return false;
@@ -65,7 +47,6 @@ export async function build(root: string): Promise<boolean> {
     }
     writeFileSync(target, outputText);
   }
-  await serializeDynamicProviders(out);
   // Written last: an interrupted build has no stamp, so the program refuses to run it.
   writeFileSync(join(out, STAMP_FILE), `${JSON.stringify(stamp, null, 2)}\n`);
   return true;

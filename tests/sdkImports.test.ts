@@ -1,5 +1,6 @@
 // Product code loads only the SDK namespaces it declares (`@pulumi/aws/ec2`, `@pulumi/kubernetes/core`),
-// never a package root, which would load every namespace of the AWS or Kubernetes SDK.
+// never a package root, which would load every namespace of the AWS or Kubernetes SDK; and the AWS SDK's
+// clients only when pulumi up calls AWS itself.
 import { expect } from "chai";
 import { spawnSync } from "child_process";
 import { readFileSync } from "fs";
@@ -8,6 +9,8 @@ import { compiledSources } from "../buildStamp";
 
 const ROOT = join(__dirname, "..");
 const ROOTS = ["@pulumi/aws", "@pulumi/kubernetes"];
+/** Loaded only when `pulumi up` calls AWS itself (the control-plane member wait): never by a preview. */
+const AWS_CLIENTS = ["@aws-sdk/client-auto-scaling", "@aws-sdk/client-sts"];
 
 describe("SDK imports", () => {
   it("product code imports no AWS or Kubernetes SDK package root", () => {
@@ -21,9 +24,9 @@ describe("SDK imports", () => {
     expect(rootImports).to.deep.equal([]);
   });
 
-  it("loading the program loads neither package root", () => {
+  it("loading the program loads neither package root, nor the AWS SDK clients it calls during pulumi up", () => {
     const script = `require(${JSON.stringify(join(ROOT, "program.ts"))});
-const roots = ${JSON.stringify(ROOTS)}.map((r) => require.resolve(r));
+const roots = ${JSON.stringify([...ROOTS, ...AWS_CLIENTS])}.map((r) => require.resolve(r));
 process.stdout.write(JSON.stringify(roots.filter((r) => require.cache[r])));`;
     const r = spawnSync(process.execPath, ["-r", "ts-node/register/transpile-only", "-e", script], {
       cwd: ROOT,

@@ -1,20 +1,24 @@
 /**
- * ControlPlaneRefreshWait: one control-plane member at a time. After a control-plane group is created or
- * changed, `pulumi up` waits until the group's newest instance refresh has succeeded (DescribeInstanceRefreshes)
- * and the API answers `/readyz` (skipped when pulumi up does not reach the API, with `addons.applyFrom:
- * controlPlane`) before it goes on to the next group, which depends on this wait.
+ * One control-plane member at a time. After each control-plane group is created or changed, `pulumi up`
+ * waits until the group's newest instance refresh has succeeded (DescribeInstanceRefreshes, with the stack's
+ * AWS config: components/stackAws.ts) and, when this machine applies the add-ons, the API answers `/readyz`
+ * (components/k8s/apiReady.ts); the next control-plane group, and the stack's outputs, wait for it.
  * What `Successful` means: a refresh counts an instance only once it is InService, which it is only once its
  * launch hook is completed, and a control-plane node completes it only once etcd is healthy with its member
  * in it: started, voting, healthy, with a quorum of members healthy (bootstrap/etcd-health.sh). This machine
  * cannot reach etcd; the new node judges it, and a refresh that succeeded had etcd healthy with the new member.
- * A group with no refresh yet (a new group) has nothing to wait for here.
- * A failed refresh, ten minutes in which nothing answers at the API, or a timeout stops `pulumi up` with an
- * error that names the group.
+ * A group with no refresh yet (a new group) has nothing to wait for here. The wait runs on every `pulumi up`
+ * (components/deployWait.ts), so a refresh still in progress after an interrupted update is waited for too.
+ * A failed refresh, the API out of this machine's reach, or the deadline (components/timeouts.ts) stops
+ * `pulumi up` with an error that names the group.
  * Deletions run in the reverse order, so scaling the control plane down removes one member at a time.
  */
+import type { AutoScalingClient } from "@aws-sdk/client-auto-scaling";
 import * as pulumi from "@pulumi/pulumi";
-import { existsSync, readFileSync } from "fs";
-import { join } from "path";
+import { waitDuringUpdate } from "../deployWait";
+import { ApiTarget, ApiTiming, waitForApi } from "../k8s/apiReady";
+import type { StackAws } from "../stackAws";
+import { TIMEOUTS } from "../timeouts";
 
 /** Instance refresh statuses (Auto Scaling API `InstanceRefreshStatus`). */
 const IN_PROGRESS = ["Pending", "InProgress", "Cancelling", "RollbackInProgress", "Baking"];
@@ -30,7 +34,8 @@ export type Outcome = "done" | "wait" | { failed: string };
 
 /** What the newest of a group's instance refreshes means for the wait. No refresh at all: nothing to wait for. */
 export function refreshOutcome(refreshes: RefreshSummary[]): Outcome {
-  const newest = [...refreshes].sort((a, b) => String(b.StartTime ?? "").localeCompare(String(a.StartTime ?? "")))[0];
+  const time = (r: RefreshSummary) => (r.StartTime === undefined ? 0 : new Date(r.StartTime).getTime());
+  const newest = [...refreshes].sort((a, b) => time(b) - time(a))[0];
   if (!newest || newest.Status === "Successful") return "done";
   if (FAILED.includes(newest.Status ?? ""))
     return { failed: `${newest.Status}: ${newest.StatusReason ?? "no reason given"}` };
@@ -57,124 +62,88 @@ export async function waitUntil(
   }
 }
 
-interface Inputs {
-  region: string;
-  groupName: string;
-  /** The group's launch template version: a new one means a refresh to wait for. */
-  templateVersion: number;
-  /** The API's /readyz as the deployer reaches it; empty when pulumi up does not reach the API. */
-  readyUrl: string;
-  caCertPem: string;
-  timeoutSeconds: number;
-  /** Seconds without any answer at readyUrl after which the wait fails. */
-  silentLimitSeconds: number;
+/** Seconds (components/timeouts.ts, `deploy`). */
+export interface MemberTiming extends ApiTiming {
+  memberReplacementSeconds: number;
+  refreshPollSeconds: number;
 }
 
-/**
- * One look at the API's `/readyz`: done on 200, wait otherwise. As ApiReady, `silentLimitMs` in which nothing
- * at all answers (no refusal, no TLS, no HTTP) is an API this machine does not reach, not a slow one: failed
- * (docs/operations.md, "When pulumi up cannot reach the API"). Runs in the dynamic-provider host.
- */
-export function apiReadiness(
-  url: string,
-  caCertPem: string,
-  silentLimitMs: number,
-  attemptMs: number,
-): () => Promise<Outcome> {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const https = require("https") as typeof import("https");
-  let lastAnswer = Date.now();
-  return () =>
-    new Promise<Outcome>((resolve) => {
-      const request = https.get(url, { ca: caCertPem, timeout: attemptMs }, (res) => {
-        lastAnswer = Date.now();
-        res.resume();
-        resolve(res.statusCode === 200 ? "done" : "wait");
-      });
-      request.on("error", (error: NodeJS.ErrnoException) => {
-        if (error.code === "ECONNREFUSED" || error.code === "ECONNRESET" || /certificate|TLS|SSL/i.test(error.message))
-          lastAnswer = Date.now();
-        if (Date.now() - lastAnswer < silentLimitMs) resolve("wait");
-        else
-          resolve({
-            failed:
-              `nothing answered for ${Math.round(silentLimitMs / 1000)}s: this machine does not reach the API; ` +
-              "run pulumi up from one that does, or set addons.applyFrom controlPlane (docs/operations.md)",
-          });
-      });
-      // A timeout is silence, not an answer (destroy() alone would report it as a reset connection).
-      request.on("timeout", () => request.destroy(Object.assign(new Error("no answer"), { code: "ETIMEDOUT" })));
-    });
-}
-
-// Runs in the engine's dynamic-provider host: what it uses it requires itself.
-async function waitForGroup(inputs: Inputs): Promise<void> {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const sdk = require("@aws-sdk/client-auto-scaling") as typeof import("@aws-sdk/client-auto-scaling");
-  const client = new sdk.AutoScalingClient({ region: inputs.region });
-  const deadline = Date.now() + inputs.timeoutSeconds * 1000;
-  const remaining = () => Math.max(deadline - Date.now(), 0);
-  await waitUntil(
-    `instance refresh of ${inputs.groupName}`,
-    async () => {
-      const out = await client.send(
-        new sdk.DescribeInstanceRefreshesCommand({ AutoScalingGroupName: inputs.groupName, MaxRecords: 5 }),
-      );
-      return refreshOutcome(out.InstanceRefreshes ?? []);
-    },
-    remaining(),
-    15000,
-  );
-  const ready = apiReadiness(inputs.readyUrl, inputs.caCertPem, inputs.silentLimitSeconds * 1000, 5000);
-  if (inputs.readyUrl) await waitUntil(`API (${inputs.readyUrl}) after ${inputs.groupName}`, ready, remaining(), 10000);
-}
-
-const provider: pulumi.dynamic.ResourceProvider = {
-  async create(inputs: Inputs) {
-    await waitForGroup(inputs);
-    return { id: inputs.groupName, outs: inputs };
-  },
-  async diff(_id: string, olds: Inputs, news: Inputs) {
-    const changed = (Object.keys(news) as (keyof Inputs)[]).some((k) => olds[k] !== news[k]);
-    return { changes: changed };
-  },
-  async update(_id: string, _olds: Inputs, news: Inputs) {
-    await waitForGroup(news);
-    return { outs: news };
-  },
-};
-
-export interface ControlPlaneRefreshWaitArgs {
-  region: pulumi.Input<string>;
-  groupName: pulumi.Input<string>;
-  templateVersion: pulumi.Input<number>;
-  readyUrl: pulumi.Input<string>;
-  caCertPem: pulumi.Input<string>;
-  timeoutSeconds: pulumi.Input<number>;
-  silentLimitSeconds: pulumi.Input<number>;
-}
-
-/** Where the build writes the serialized provider, beside the compiled module (scripts/compile.ts). */
-export const SERIALIZED_PROVIDER_FILE = join(__dirname, "refreshWait.provider.js");
-
-/** The provider as the engine's dynamic-provider host loads it (what `pulumi.dynamic.Resource` sends). */
-export async function serializeProvider(): Promise<string> {
-  // A local binding, as `pulumi.dynamic.Resource` captures its provider argument, not the module's exports.
-  const local = provider;
-  return (await pulumi.runtime.serializeFunction(() => local, { allowSecrets: true })).text;
-}
-
-let serialized: string | Promise<string> | undefined;
-
-/**
- * A `pulumi.dynamic.Resource`, declared as that class declares it, with the provider serialized by the build
- * (as ApiReady's, components/k8s/apiReady.ts); run from the sources (tests), serialized once per process.
- */
-export class ControlPlaneRefreshWait extends pulumi.CustomResource {
-  constructor(name: string, args: ControlPlaneRefreshWaitArgs, opts?: pulumi.CustomResourceOptions) {
-    serialized ??= existsSync(SERIALIZED_PROVIDER_FILE)
-      ? readFileSync(SERIALIZED_PROVIDER_FILE, "utf8")
-      : serializeProvider();
-    super("pulumi-nodejs:dynamic:Resource", name, { ...args, __provider: serialized }, opts);
+/** The newest instance refresh of `groupName`, as Auto Scaling reports it; a failed call is a failure. */
+async function refreshOf(client: AutoScalingClient, groupName: string, aws: StackAws): Promise<Outcome> {
+  // Loaded only when `pulumi up` calls AWS: a preview never needs the SDK.
+  const { DescribeInstanceRefreshesCommand } = await import("@aws-sdk/client-auto-scaling");
+  try {
+    const out = await client.send(
+      new DescribeInstanceRefreshesCommand({ AutoScalingGroupName: groupName, MaxRecords: 5 }),
+    );
+    return refreshOutcome(out.InstanceRefreshes ?? []);
+  } catch (error) {
+    const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+    return {
+      failed: `autoscaling:DescribeInstanceRefreshes failed with the stack's AWS config (${aws.description}): ${message}`,
+    };
   }
+}
+
+/**
+ * Waits until the newest instance refresh of `groupName` has succeeded and then, with `api`, until the API
+ * answers: at most `memberReplacementSeconds` in all. `report` hears once of each part that has to wait.
+ */
+export async function waitForMember(
+  groupName: string,
+  api: ApiTarget | undefined,
+  aws: StackAws,
+  timing: MemberTiming = TIMEOUTS.deploy,
+  report: (message: string) => void = () => undefined,
+): Promise<void> {
+  const { AutoScalingClient } = await import("@aws-sdk/client-auto-scaling");
+  const client = new AutoScalingClient({ region: aws.region, profile: aws.profile, credentials: aws.credentials });
+  const deadline = Date.now() + timing.memberReplacementSeconds * 1000;
+  let reported = false;
+  const check = async () => {
+    const outcome = await refreshOf(client, groupName, aws);
+    if (outcome === "wait" && !reported) {
+      reported = true;
+      report(
+        `waiting for the instance refresh of ${groupName} to succeed (at most ${timing.memberReplacementSeconds}s)`,
+      );
+    }
+    return outcome;
+  };
+  try {
+    await waitUntil(
+      `the instance refresh of ${groupName}`,
+      check,
+      timing.memberReplacementSeconds * 1000,
+      timing.refreshPollSeconds * 1000,
+    );
+  } catch (error) {
+    throw new Error(
+      `${error instanceof Error ? error.message : String(error)}. The next control-plane group waits until a ` +
+        `refresh of this one succeeds: aws autoscaling describe-instance-refreshes --auto-scaling-group-name ` +
+        `${groupName} (docs/operations.md, "Replacing a control-plane node")`,
+      { cause: error },
+    );
+  } finally {
+    client.destroy();
+  }
+  if (api) {
+    const remaining = Math.max(Math.round((deadline - Date.now()) / 1000), 0);
+    await waitForApi(`the API after ${groupName}`, api, remaining, timing, report);
+  }
+}
+
+/**
+ * `group`'s Auto Scaling group name, once its member is replaced: during `pulumi up`, after the group and its
+ * lifecycle hooks are in place, `waitForMember`. Give the next group, and the stack's outputs, this output.
+ */
+export function controlPlaneMemberReplaced(
+  group: { groupInPlace: pulumi.Output<string> } & pulumi.Resource,
+  api: pulumi.Input<ApiTarget> | undefined,
+  aws: StackAws,
+  timing?: MemberTiming,
+): pulumi.Output<string> {
+  return waitDuringUpdate(pulumi.all([group.groupInPlace, api]), group, ([groupName, target], report) =>
+    waitForMember(groupName, target, aws, timing, report),
+  ).apply(([groupName]) => groupName);
 }

@@ -1,56 +1,42 @@
 /**
- * ApiReady: waits, during `pulumi up`, until the new cluster's API server answers `/readyz` through the
- * load balancer, so the add-ons are applied to a cluster that exists. Nodes boot for minutes after their
- * Auto Scaling group is created; without this the Kubernetes provider would fail at once.
+ * The wait, during `pulumi up`, until the cluster's API answers `/readyz` through the load balancer, from
+ * the machine running `pulumi up` (components/controlPlane/refreshWait.ts runs it after each control-plane
+ * group, when that machine applies the add-ons).
  *
  * It fails fast, saying what to do, when this machine cannot reach the API: at once when its public
- * address is outside `api.access`, and after `silentLimitSeconds` when nothing at all answered at the
- * load balancer's addresses (an internal load balancer seen from outside the VPC), instead of waiting
- * out the whole timeout.
+ * address is outside `api.access`, and after `apiSilentLimitSeconds` when nothing at all answered at the
+ * load balancer's addresses (an internal load balancer seen from outside the VPC), instead of waiting out
+ * the whole timeout.
  */
-import * as pulumi from "@pulumi/pulumi";
-import { existsSync, readFileSync } from "fs";
-import { join } from "path";
+import { get as httpGet } from "http";
+import { get as httpsGet } from "https";
 
-export interface ApiReadyArgs {
-  url: pulumi.Input<string>;
-  caCertPem: pulumi.Input<string>;
-  /** Give up after this many seconds. */
-  timeoutSeconds: pulumi.Input<number>;
-  /** Give up after this many seconds when nothing answered at all: the API is out of this machine's reach. */
-  silentLimitSeconds: pulumi.Input<number>;
-  /** CIDRs admitted to the API when not everyone is (`api.access`): this machine's address is checked first. */
-  access: pulumi.Input<string[]>;
-  /** What the user can do when this machine cannot reach the API. */
-  remedies: pulumi.Input<string>;
-  /** Answers with the caller's public IPv4 address as text. */
-  addressLookupUrl?: pulumi.Input<string>;
-  /** Seconds between attempts, and for each attempt. */
-  pollSeconds?: pulumi.Input<number>;
-  attemptSeconds?: pulumi.Input<number>;
-}
-
-export interface ApiReadyInputs {
+/** The API as the machine running `pulumi up` reaches it. */
+export interface ApiTarget {
+  /** `https://<api>:<port>/readyz`. */
   url: string;
   caCertPem: string;
-  timeoutSeconds: number;
-  silentLimitSeconds: number;
-  access: string[];
+  /** CIDRs admitted to the API when not everyone is (`api.access`): this machine's address is checked first. */
+  access: readonly string[];
+  /** What the user can do when this machine cannot reach the API. */
   remedies: string;
-  addressLookupUrl: string;
-  pollSeconds: number;
-  attemptSeconds: number;
 }
+
+/** Seconds (components/timeouts.ts, `deploy`). */
+export interface ApiTiming {
+  apiSilentLimitSeconds: number;
+  apiPollSeconds: number;
+  apiAttemptSeconds: number;
+}
+
+/** Answers with the caller's public IPv4 address as text. */
+export const ADDRESS_LOOKUP_URL = "https://checkip.amazonaws.com";
 
 interface Answer {
   status?: number;
   body: string;
   code?: string;
 }
-
-// The two helpers below run in the engine's dynamic-provider host, serialized by value with the provider:
-// function declarations that use nothing but their arguments, so the serialized text is complete and the
-// same on every run.
 
 /** True when `address` (dotted IPv4) lies in one of `cidrs`; false for anything unparseable. */
 export function admitted(address: string, cidrs: readonly string[]): boolean {
@@ -80,97 +66,72 @@ export function attemptOutcome(errorCode: string | undefined): "answered" | "sil
   return errorCode !== undefined && silent.includes(errorCode) ? "silent" : "answered";
 }
 
-export const apiReadyProvider: pulumi.dynamic.ResourceProvider = {
-  async create(inputs: ApiReadyInputs) {
-    const get = (url: string, ca?: string) =>
-      new Promise<Answer>((resolve) => {
-        // eslint-disable-next-line @typescript-eslint/no-require-imports
-        const client = require(url.startsWith("http:") ? "http" : "https") as typeof import("https");
-        const request = client.get(url, { ca, timeout: inputs.attemptSeconds * 1000 }, (res) => {
-          let body = "";
-          res.on("data", (chunk) => (body += chunk));
-          res.on("end", () => resolve({ status: res.statusCode, body }));
-          res.on("error", () => resolve({ status: res.statusCode, body }));
-        });
-        request.on("error", (err: NodeJS.ErrnoException) => resolve({ body: "", code: err.code ?? err.message }));
-        request.on("timeout", () => request.destroy(Object.assign(new Error("timeout"), { code: "TIMEOUT" })));
-      });
-    const host = new URL(inputs.url).host;
-
-    if (inputs.access.length > 0) {
-      const lookup = await get(inputs.addressLookupUrl);
-      const address = lookup.status === 200 ? lookup.body.trim() : undefined;
-      if (address && !admitted(address, inputs.access)) {
-        throw new Error(
-          `this machine's address ${address} is not in api.access (${inputs.access.join(", ")}), so pulumi up ` +
-            `cannot reach the API at ${host} to apply the add-ons: ${inputs.remedies}`,
-        );
-      }
-    }
-
-    const start = Date.now();
-    let answered = false;
-    for (;;) {
-      const attempt = await get(inputs.url, inputs.caCertPem);
-      if (attempt.status === 200) return { id: inputs.url, outs: inputs };
-      answered ||= attemptOutcome(attempt.code) === "answered";
-      const last = attempt.code ?? `HTTP ${attempt.status}`;
-      const elapsed = (Date.now() - start) / 1000;
-      if (!answered && elapsed >= inputs.silentLimitSeconds) {
-        throw new Error(
-          `nothing answered at ${host} for ${inputs.silentLimitSeconds}s (last: ${last}): this machine cannot ` +
-            `reach the API to apply the add-ons: ${inputs.remedies}`,
-        );
-      }
-      if (elapsed >= inputs.timeoutSeconds) {
-        throw new Error(
-          `${inputs.url} answered but did not become ready in ${inputs.timeoutSeconds}s (last: ${last}): the ` +
-            "control plane did not come up; read a control-plane instance's console output (docs/operations.md)",
-        );
-      }
-      await new Promise((r) => setTimeout(r, inputs.pollSeconds * 1000));
-    }
-  },
-  // A new endpoint means a new load balancer: wait again. Anything else changes nothing to wait for.
-  async diff(_id: string, olds: ApiReadyInputs, news: ApiReadyInputs) {
-    const moved = olds.url !== news.url;
-    return { changes: moved, replaces: moved ? ["url"] : [] };
-  },
-};
-
-/** Where the build writes the serialized provider, beside the compiled module (scripts/compile.ts). */
-export const SERIALIZED_PROVIDER_FILE = join(__dirname, "apiReady.provider.js");
-
-/** The provider as the engine's dynamic-provider host loads it (what `pulumi.dynamic.Resource` sends). */
-export async function serializeProvider(): Promise<string> {
-  // A local binding, as `pulumi.dynamic.Resource` captures its provider argument, not the module's exports.
-  const provider = apiReadyProvider;
-  return (await pulumi.runtime.serializeFunction(() => provider, { allowSecrets: true })).text;
+function get(url: string, attemptSeconds: number, ca?: string): Promise<Answer> {
+  return new Promise<Answer>((resolve) => {
+    const options = { ca, timeout: attemptSeconds * 1000 };
+    const request = (url.startsWith("http:") ? httpGet : httpsGet)(url, options, (res) => {
+      let body = "";
+      res.on("data", (chunk) => (body += chunk));
+      res.on("end", () => resolve({ status: res.statusCode, body }));
+      res.on("error", () => resolve({ status: res.statusCode, body }));
+    });
+    request.on("error", (err: NodeJS.ErrnoException) => resolve({ body: "", code: err.code ?? err.message }));
+    // A timeout is silence, not an answer (destroy() alone would report it as a reset connection).
+    request.on("timeout", () => request.destroy(Object.assign(new Error("timeout"), { code: "TIMEOUT" })));
+  });
 }
 
-let serialized: string | Promise<string> | undefined;
-
 /**
- * A `pulumi.dynamic.Resource`, declared as that class declares it, with the provider serialized by the
- * build: serializing it here costs a plan or preview half a second. Run from the sources (tests), it is
- * serialized once per process, as `pulumi.dynamic.Resource` does.
+ * Waits until `target` answers 200, at most `timeoutSeconds`; `what` (the wait's purpose) starts every
+ * error. Throws when this machine is outside `api.access`, when nothing answered for the silent limit, and
+ * at the deadline. `report` hears once that it has to wait.
  */
-export class ApiReady extends pulumi.CustomResource {
-  constructor(name: string, args: ApiReadyArgs, opts?: pulumi.CustomResourceOptions) {
-    serialized ??= existsSync(SERIALIZED_PROVIDER_FILE)
-      ? readFileSync(SERIALIZED_PROVIDER_FILE, "utf8")
-      : serializeProvider();
-    super(
-      "pulumi-nodejs:dynamic:Resource",
-      name,
-      {
-        addressLookupUrl: "https://checkip.amazonaws.com",
-        pollSeconds: 10,
-        attemptSeconds: 5,
-        ...args,
-        __provider: serialized,
-      },
-      opts,
-    );
+export async function waitForApi(
+  what: string,
+  target: ApiTarget,
+  timeoutSeconds: number,
+  timing: ApiTiming,
+  report: (message: string) => void = () => undefined,
+  addressLookupUrl: string = ADDRESS_LOOKUP_URL,
+): Promise<void> {
+  const host = new URL(target.url).host;
+  if (target.access.length > 0) {
+    const lookup = await get(addressLookupUrl, timing.apiAttemptSeconds);
+    const address = lookup.status === 200 ? lookup.body.trim() : undefined;
+    if (address && !admitted(address, target.access)) {
+      throw new Error(
+        `${what}: this machine's address ${address} is not in api.access (${target.access.join(", ")}), so ` +
+          `pulumi up cannot reach the API at ${host}: ${target.remedies}`,
+      );
+    }
+  }
+
+  const start = Date.now();
+  let answered = false;
+  let reported = false;
+  for (;;) {
+    const attempt = await get(target.url, timing.apiAttemptSeconds, target.caCertPem);
+    if (attempt.status === 200) return;
+    answered ||= attemptOutcome(attempt.code) === "answered";
+    const last = attempt.code ?? `HTTP ${attempt.status}`;
+    const elapsed = (Date.now() - start) / 1000;
+    if (!reported) {
+      reported = true;
+      report(`waiting for ${target.url} to be ready (last: ${last}; at most ${timeoutSeconds}s)`);
+    }
+    // Silent until the deadline, however short what is left of it: unreachable, as at the silent limit.
+    if (!answered && (elapsed >= timing.apiSilentLimitSeconds || elapsed >= timeoutSeconds)) {
+      throw new Error(
+        `${what}: nothing answered at ${host} for ${Math.min(timing.apiSilentLimitSeconds, timeoutSeconds)}s ` +
+          `(last: ${last}): this machine cannot reach the API: ${target.remedies}`,
+      );
+    }
+    if (elapsed >= timeoutSeconds) {
+      throw new Error(
+        `${what}: ${target.url} answered but did not become ready in ${timeoutSeconds}s (last: ${last}): the ` +
+          "control plane did not come up; read a control-plane instance's console output (docs/operations.md)",
+      );
+    }
+    await new Promise((r) => setTimeout(r, timing.apiPollSeconds * 1000));
   }
 }

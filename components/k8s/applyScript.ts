@@ -4,6 +4,7 @@
  * API server and applies them with the node's admin kubeconfig. Pure.
  */
 import { stringify } from "yaml";
+import { TIMEOUTS } from "../timeouts";
 import type { K8sObject } from "./object";
 
 /** Where the bootstrap records the node's role (components/nodes/bootstrap/role.sh) before anything else. */
@@ -18,13 +19,14 @@ export const manifestYaml = (objects: readonly K8sObject[]): string =>
   objects.map((o) => stringify(o, { lineWidth: 0 })).join("---\n");
 
 /**
- * Waits up to 25 minutes for the local API (`/readyz` with `admin.conf`), then applies the stream. A node
+ * Waits for the local API (`/readyz` with `admin.conf`; `TIMEOUTS.addons`), then applies the stream. A node
  * whose bootstrap recorded another role than control-plane has nothing to do. The role marker decides, not
  * the files kubeadm writes: `kubeadm init` writes kubelet.conf before the API server's manifest, so those
  * would make a control-plane node look like a worker for a moment.
  */
 export function applyScript(addon: string, objects: readonly K8sObject[]): string {
   const yaml = manifestYaml(objects);
+  const { localApiWaitSeconds, localApiPollSeconds } = TIMEOUTS.addons;
   if (yaml.split("\n").includes(END)) throw new Error(`${addon}: a manifest line equals the here-document's end`);
   return [
     "#!/bin/sh",
@@ -41,11 +43,11 @@ export function applyScript(addon: string, objects: readonly K8sObject[]): strin
     "    exit 0",
     "  fi",
     "  tries=$((tries + 1))",
-    '  if [ "$tries" -gt 150 ]; then',
-    '    echo "the local API server did not become ready in 25 minutes" >&2',
+    `  if [ "$tries" -gt ${localApiWaitSeconds / localApiPollSeconds} ]; then`,
+    `    echo "the local API server did not become ready in ${localApiWaitSeconds / 60} minutes" >&2`,
     "    exit 1",
     "  fi",
-    "  sleep 10",
+    `  sleep ${localApiPollSeconds}`,
     "done",
     `kubectl apply --server-side --force-conflicts --field-manager=${FIELD_MANAGER} -f - <<'${END}'`,
     yaml.replace(/\n$/, ""),
@@ -64,7 +66,10 @@ export function applyDocument(addon: string, objects: readonly K8sObject[]): str
         action: "aws:runShellScript",
         name: "apply",
         precondition: { StringEquals: ["platformType", "Linux"] },
-        inputs: { runCommand: applyScript(addon, objects).split("\n"), timeoutSeconds: "1800" },
+        inputs: {
+          runCommand: applyScript(addon, objects).split("\n"),
+          timeoutSeconds: String(TIMEOUTS.addons.applyStepSeconds),
+        },
       },
     ],
   });

@@ -1,29 +1,34 @@
 /**
  * Where the program's add-ons go, per `addons.applyFrom`: the delivery each add-on declares through and
- * the resource options it gets. `deployer`: ApiReady waits for the API, then the cluster's one Kubernetes
- * provider applies (and a preview warns when config limits who reaches the API). `controlPlane`: the
- * control-plane nodes apply the objects themselves (Systems Manager runs the apply on them; every role's
- * Session Manager statement already lets the SSM agent register and run State Manager associations).
+ * the resource options it gets. `deployer`: the cluster's one Kubernetes provider applies, configured once
+ * each control-plane group's member wait has seen the API answer (components/controlPlane/refreshWait.ts);
+ * a preview warns when config limits who reaches the API. `controlPlane`: the control-plane nodes apply the
+ * objects themselves (Systems Manager runs the apply on them; every role's Session Manager statement already
+ * lets the SSM agent register and run State Manager associations).
  */
 import * as pulumi from "@pulumi/pulumi";
 import type { ClusterSpec } from "../../spec/types";
+import { afterWaits } from "../deployWait";
 import { clusterTags } from "../tags";
-import { ApiReady } from "./apiReady";
-import { AddonDelivery, fromControlPlane, throughProvider } from "./delivery";
+import { TIMEOUTS } from "../timeouts";
 import { API_LISTENER } from "../wellKnownPorts";
+import type { ApiTarget } from "./apiReady";
+import { AddonDelivery, fromControlPlane, throughProvider } from "./delivery";
 import { clusterProvider } from "./provider";
 import { deployerReachNotice, reachRemedies } from "./reach";
 
 export interface ClusterAddonsArgs {
   spec: ClusterSpec;
-  /** The API as users reach it (`api.loadBalancer`): what the deployer connects to. */
-  apiEndpoint: pulumi.Input<string>;
-  caCertPem: pulumi.Input<string>;
   kubeconfig: pulumi.Input<string>;
   /** The control plane's instance groups: nothing is applied before they exist. */
   controlPlane: pulumi.Resource[];
   /** Their Auto Scaling groups' names: `controlPlane` targets exactly their instances. */
   controlPlaneGroupNames: pulumi.Input<string>[];
+  /**
+   * The groups' member waits (`controlPlaneMemberReplaced`), which end, with `deployer`, once the API
+   * answers: the Kubernetes provider is configured after them.
+   */
+  membersReplaced: pulumi.Input<string>[];
 }
 
 export interface ClusterAddons {
@@ -32,8 +37,25 @@ export interface ClusterAddons {
   opts: pulumi.ComponentResourceOptions;
 }
 
-/** Objects wait this long for the API, or for the control plane to apply them. */
-const TIMEOUT_SECONDS = 1800;
+/**
+ * The API as the machine running `pulumi up` reaches it (`api.loadBalancer`), which the member waits wait
+ * for when that machine applies the add-ons; undefined when the control plane applies them. A public API
+ * that does not admit everyone has this machine's address checked against `api.access` first.
+ */
+export function deployerApi(
+  spec: ClusterSpec,
+  apiEndpoint: pulumi.Input<string>,
+  caCertPem: pulumi.Input<string>,
+): pulumi.Output<ApiTarget> | undefined {
+  if (spec.addons.applyFrom === "controlPlane") return undefined;
+  const limited = spec.api.loadBalancer === "public" && !spec.api.access.includes("0.0.0.0/0");
+  return pulumi.output({
+    url: pulumi.interpolate`https://${apiEndpoint}:${API_LISTENER}/readyz`,
+    caCertPem,
+    access: limited ? spec.api.access : [],
+    remedies: reachRemedies(spec),
+  });
+}
 
 export function clusterAddons(args: ClusterAddonsArgs): ClusterAddons {
   const { spec } = args;
@@ -42,32 +64,17 @@ export function clusterAddons(args: ClusterAddonsArgs): ClusterAddons {
       clusterName: spec.clusterName,
       controlPlaneGroupNames: args.controlPlaneGroupNames,
       tags: (name) => clusterTags(spec, name),
-      timeoutSeconds: TIMEOUT_SECONDS,
+      timeoutSeconds: TIMEOUTS.addons.associationSeconds,
     });
     return { delivery, opts: { dependsOn: args.controlPlane } };
   }
-  const apiReady = new ApiReady(
-    "api-ready",
-    {
-      url: pulumi.interpolate`https://${args.apiEndpoint}:${API_LISTENER}/readyz`,
-      caCertPem: args.caCertPem,
-      timeoutSeconds: TIMEOUT_SECONDS,
-      silentLimitSeconds: 600,
-      // A public API admitting only some addresses: this machine's address is checked before the wait.
-      // Sorted: the list's order means nothing, so reordering api.access changes nothing here either.
-      access:
-        spec.api.loadBalancer === "public" && !spec.api.access.includes("0.0.0.0/0") ? [...spec.api.access].sort() : [],
-      remedies: reachRemedies(spec),
-    },
-    { dependsOn: args.controlPlane },
-  );
-  const notice = deployerReachNotice(spec);
-  if (notice) void pulumi.log.warn(notice, apiReady);
   // One Kubernetes provider for the cluster, configured once the API answers; every add-on gets it.
   const kubernetes = clusterProvider(
     "kubernetes",
-    { clusterName: spec.clusterName, kubeconfig: args.kubeconfig },
-    { dependsOn: [apiReady] },
+    { clusterName: spec.clusterName, kubeconfig: afterWaits(args.kubeconfig, args.membersReplaced) },
+    {},
   );
-  return { delivery: throughProvider, opts: { providers: [kubernetes], dependsOn: [apiReady] } };
+  const notice = deployerReachNotice(spec);
+  if (notice) void pulumi.log.warn(notice, kubernetes);
+  return { delivery: throughProvider, opts: { providers: [kubernetes] } };
 }

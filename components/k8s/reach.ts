@@ -40,6 +40,7 @@ export function deployerReachNotice(spec: ClusterSpec): string | undefined {
   if (spec.addons.applyFrom !== "deployer" || limits.length === 0) return undefined;
   return (
     `pulumi up applies the add-ons from the machine running it, through the API load balancer, and ` +
-    `${limits.join("; ")}. If this machine is not admitted, pulumi up stops at api-ready: ${reachRemedies(spec)}.`
+    `${limits.join("; ")}. If this machine is not admitted, pulumi up stops at the wait after the first ` +
+    `control-plane group: ${reachRemedies(spec)}.`
   );
 }

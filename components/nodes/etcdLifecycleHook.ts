@@ -4,12 +4,10 @@
  * remove-etcd-member phase, bootstrap/control-plane.sh) and the node completes the action, or the
  * heartbeat timeout runs out and Auto Scaling goes on.
  */
+import { TIMEOUTS } from "../timeouts";
 import { ETCD_LIFECYCLE_HOOK } from "./controlPlaneState";
 import type { InstanceGroup } from "./instanceGroups";
 import type { LifecycleHookSpec } from "./lifecycleHooks";
-
-/** Seconds a terminating member may take to leave etcd before Auto Scaling goes on anyway. */
-export const ETCD_LEAVE_TIMEOUT_SECONDS = 300;
 
 export function etcdLifecycleHooks(group: InstanceGroup): LifecycleHookSpec[] {
   if (group.role !== "control-plane") return [];
@@ -17,7 +15,7 @@ export function etcdLifecycleHooks(group: InstanceGroup): LifecycleHookSpec[] {
     {
       name: ETCD_LIFECYCLE_HOOK,
       lifecycleTransition: "autoscaling:EC2_INSTANCE_TERMINATING",
-      heartbeatTimeout: ETCD_LEAVE_TIMEOUT_SECONDS,
+      heartbeatTimeout: TIMEOUTS.etcd.leaveHeartbeatSeconds,
       defaultResult: "CONTINUE",
     },
   ];

@@ -5,6 +5,7 @@
  */
 import { stringify } from "yaml";
 import { parseSemver } from "../../spec/ciliumVersions";
+import { TIMEOUTS } from "../timeouts";
 import type { BootstrapConfig } from "./bootstrapConfig";
 import { KUBE_APISERVER } from "../wellKnownPorts";
 
@@ -97,8 +98,8 @@ export function kubeletConfiguration(): Record<string, unknown> {
     apiVersion: "kubelet.config.k8s.io/v1beta1",
     kind: "KubeletConfiguration",
     cgroupDriver: "systemd",
-    shutdownGracePeriod: "60s",
-    shutdownGracePeriodCriticalPods: "20s",
+    shutdownGracePeriod: `${TIMEOUTS.nodes.kubeletShutdownGracePeriodSeconds}s`,
+    shutdownGracePeriodCriticalPods: `${TIMEOUTS.nodes.kubeletShutdownGracePeriodCriticalPodsSeconds}s`,
   };
 }
 

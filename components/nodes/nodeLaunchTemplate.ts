@@ -9,10 +9,10 @@ import * as pulumi from "@pulumi/pulumi";
 import type { ClusterSpec } from "../../spec/types";
 import { awsName } from "../naming";
 import { clusterTags } from "../tags";
+import { TIMEOUTS } from "../timeouts";
 import { pinnedImage } from "./ami";
 import { bootstrapConfig } from "./bootstrapConfig";
 import type { InstanceGroup } from "./instanceGroups";
-import { INSTANCE_WARMUP_SECONDS } from "./joinDeadline";
 import { declareLifecycleHooks, groupLifecycleHooks } from "./lifecycleHooks";
 import { renderUserData } from "./userData";
 import { encodeUserData } from "./userDataEncoding";
@@ -37,7 +37,7 @@ export interface NodeLaunchTemplateArgs {
    * What must exist before the group launches an instance: the instance role's policy, the secrets the
    * bootstrap reads and the subnets' way out, so the first boot never races IAM propagation or egress.
    */
-  launchAfter: pulumi.Resource[];
+  launchAfter: pulumi.Input<pulumi.Resource>[];
 }
 
 /** Launch template names: `[A-Za-z0-9().-/_]`, at most 128 characters. */
@@ -47,6 +47,8 @@ export class NodeLaunchTemplate extends pulumi.ComponentResource {
   readonly launchTemplateId: pulumi.Output<string>;
   readonly latestVersion: pulumi.Output<number>;
   readonly autoScalingGroupName: pulumi.Output<string>;
+  /** The group's name once the group and its lifecycle hooks are in place: what a wait on its instances follows. */
+  readonly groupInPlace: pulumi.Output<string>;
 
   constructor(name: string, args: NodeLaunchTemplateArgs, opts?: pulumi.ComponentResourceOptions) {
     super("cilium-cluster:nodes:NodeLaunchTemplate", name, {}, opts);
@@ -117,9 +119,10 @@ export class NodeLaunchTemplate extends pulumi.ComponentResource {
         // resources below, which also put them on groups created before them (lifecycleHooks.ts).
         initialLifecycleHooks: groupLifecycleHooks(group),
         // Instances are InService only once joined (minutes, a worker after the control plane): pulumi up
-        // does not wait for them here (its default of 10 minutes could fail a good first boot); api-ready does.
-        waitForCapacityTimeout: "0",
-        healthCheckGracePeriod: controlPlane ? 900 : 300,
+        // does not wait for them here (its default of 10 minutes could fail a good first boot); a control-plane
+        // group's member wait does (components/controlPlane/refreshWait.ts).
+        waitForCapacityTimeout: String(TIMEOUTS.nodes.groupCapacityWaitSeconds),
+        healthCheckGracePeriod: TIMEOUTS.nodes.healthCheckGracePeriodSeconds[group.role],
         instanceRefresh: {
           strategy: "Rolling",
           preferences: {
@@ -128,7 +131,7 @@ export class NodeLaunchTemplate extends pulumi.ComponentResource {
             maxHealthyPercentage: group.maxHealthyPercentage,
             // An instance is InService only once it has joined (the launch hook): a broken change stops
             // at the first instances it replaces, which never get there.
-            instanceWarmup: String(INSTANCE_WARMUP_SECONDS),
+            instanceWarmup: String(TIMEOUTS.nodes.instanceWarmupSeconds),
           },
         },
         tags: Object.entries(tags).map(([key, value]) => ({ key, value, propagateAtLaunch: false })),
@@ -140,11 +143,12 @@ export class NodeLaunchTemplate extends pulumi.ComponentResource {
         ignoreChanges: ["initialLifecycleHooks", ...(controlPlane ? [] : ["desiredCapacity"])],
       },
     );
-    declareLifecycleHooks(name, group, asg, this);
+    const hooks = declareLifecycleHooks(name, group, asg, this);
 
     this.launchTemplateId = template.id;
     this.latestVersion = template.latestVersion;
     this.autoScalingGroupName = asg.name;
+    this.groupInPlace = pulumi.all([asg.name, ...hooks.map((h) => h.id)]).apply(([groupName]) => groupName);
     this.registerOutputs({ launchTemplateId: this.launchTemplateId, autoScalingGroupName: this.autoScalingGroupName });
   }
 }

@@ -5,6 +5,7 @@
  * FUNCTION`): etcd snapshots, the member's leaving when Auto Scaling terminates the instance, and the
  * certificates' renewal. Nothing touches etcd at a reboot or a stop. Pure: config in, unit files out.
  */
+import { TIMEOUTS } from "../timeouts";
 import type { BootstrapConfig } from "./bootstrapConfig";
 import { ETCD_LIFECYCLE_HOOK } from "./controlPlaneState";
 
@@ -12,16 +13,6 @@ export const BOOTSTRAP_SCRIPT = "/usr/local/sbin/cilium-cluster-bootstrap";
 export const BOOTSTRAP_SERVICE = "cilium-cluster-bootstrap.service";
 /** Written by the bootstrap once every step has succeeded (bootstrap/kubeadm.sh `joined_marker`). */
 export const JOINED_MARKER = "/var/lib/cilium-cluster/joined";
-
-/**
- * How long one run of the bootstrap may take before systemd stops it (and runs it again): longer than its
- * longest step, the join (bootstrap/kubeadm.sh `wait_for_api`, 15 minutes at most, and kubeadm's own
- * timeouts, 10 more).
- */
-export const BOOTSTRAP_TIMEOUT_MINUTES = 30;
-
-/** Seconds between two runs of a failed bootstrap. Each download and AWS call also backs off inside a run. */
-export const BOOTSTRAP_RESTART_SECONDS = 30;
 
 /** The service's environment: the AWS CLI (a snap) on PATH, and the CLI's own retries of throttled calls. */
 const ENVIRONMENT = [
@@ -88,8 +79,9 @@ export function systemdUnits(config: BootstrapConfig): Record<string, string> {
         "RemainAfterExit=yes",
         `ExecStart=${BOOTSTRAP_SCRIPT}`,
         "Restart=on-failure",
-        `RestartSec=${BOOTSTRAP_RESTART_SECONDS}s`,
-        `TimeoutStartSec=${BOOTSTRAP_TIMEOUT_MINUTES}min`,
+        `RestartSec=${TIMEOUTS.nodes.bootstrapRestartSeconds}s`,
+        // The most one run may take, and the pause between runs (components/timeouts.ts).
+        `TimeoutStartSec=${TIMEOUTS.nodes.bootstrapRunMinutes}min`,
         ...ENVIRONMENT.map((e) => `Environment=${e}`),
         "SyslogIdentifier=cilium-cluster-bootstrap",
       ],

@@ -229,8 +229,6 @@ describe("CiliumAddon under mocks", () => {
       expect(o.provider, o.name).to.equal(`${provider.urn}::${mockId(provider.type, provider.name)}`);
     const isWorkload = (o: PlannedResource) => /DaemonSet|Deployment|PodDisruptionBudget/.test(o.type);
     const foundation = objects.filter((o) => !isWorkload(o)).map((o) => o.urn);
-    const apiReady = named(plan, "pulumi-nodejs:dynamic:Resource", "api-ready").urn;
-    for (const o of objects.filter((o) => !isWorkload(o))) expect(o.dependencies, o.name).to.include(apiReady);
     for (const workload of objects.filter(isWorkload)) {
       expect(workload.dependencies, workload.name).to.include.members(foundation);
     }

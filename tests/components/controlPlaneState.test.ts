@@ -12,7 +12,7 @@ import { bootstrapConfig } from "../../components/nodes/bootstrapConfig";
 import { instanceGroups } from "../../components/nodes/instanceGroups";
 import { BOOTSTRAP_SCRIPT, systemdUnits } from "../../components/nodes/systemdUnits";
 import { backupBucketName, LATEST_SNAPSHOT_KEY } from "../../components/controlPlane/backupBucket";
-import { ETCD_LEAVE_TIMEOUT_SECONDS } from "../../components/nodes/etcdLifecycleHook";
+import { TIMEOUTS } from "../../components/timeouts";
 import type { Plan } from "../../plan/run";
 import { validateConfig } from "../../spec/validation";
 import { baseConfig, REGION } from "../fixtures";
@@ -226,7 +226,7 @@ describe("control-plane state: plan", () => {
           {
             name: ETCD_LIFECYCLE_HOOK,
             lifecycleTransition: "autoscaling:EC2_INSTANCE_TERMINATING",
-            heartbeatTimeout: ETCD_LEAVE_TIMEOUT_SECONDS,
+            heartbeatTimeout: TIMEOUTS.etcd.leaveHeartbeatSeconds,
             defaultResult: "CONTINUE",
           },
         ]);

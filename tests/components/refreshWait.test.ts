@@ -1,14 +1,89 @@
-// One control-plane member at a time: the wait between control-plane groups, its decisions and its order.
+// One control-plane member at a time: the wait after each control-plane group, run as pulumi up runs it
+// (against an AWS stand-in reached through AWS_ENDPOINT_URL, and a local /readyz), as a preview runs it, its
+// decisions and the order it puts the groups in.
 import { expect } from "chai";
-import { createServer, Server } from "net";
-import { apiReadiness, refreshOutcome, waitUntil, Outcome } from "../../components/controlPlane/refreshWait";
+import { createServer, Server } from "http";
+import type { AddressInfo } from "net";
+import * as pulumi from "@pulumi/pulumi";
+import {
+  controlPlaneMemberReplaced,
+  MemberTiming,
+  Outcome,
+  refreshOutcome,
+  waitForMember,
+  waitUntil,
+} from "../../components/controlPlane/refreshWait";
+import { stackAws } from "../../components/stackAws";
 import type { Plan, PlannedResource } from "../../plan/run";
-import { ofType, planWith } from "../planHelpers";
+import { configWith, ofType, planWith } from "../planHelpers";
+import { runPlan } from "../../plan/run";
+import { AMBIENT_KEY, awsEnvironment } from "../standins/awsEnvironment";
+import { refreshStandIn } from "../standins/refreshAws";
 
-describe("control-plane refresh wait", () => {
+const REGION = "us-east-1";
+const STACK_KEY = "AKIASTACKPROFILE";
+const STACK_AWS = { "aws:region": REGION, "aws:profile": "stack" };
+const FAST: MemberTiming = {
+  memberReplacementSeconds: 5,
+  refreshPollSeconds: 0.05,
+  apiSilentLimitSeconds: 1,
+  apiPollSeconds: 0.05,
+  apiAttemptSeconds: 0.3,
+};
+
+const valueOf = <T>(output: pulumi.Output<T>): Promise<T> => new Promise((resolve) => output.apply(resolve));
+
+async function runtime(preview: boolean): Promise<void> {
+  await pulumi.runtime.setMocks(
+    { newResource: (args) => ({ id: `${args.name}-id`, state: args.inputs }), call: (args) => args.inputs },
+    "project",
+    "stack",
+    preview,
+  );
+}
+
+/** A group as NodeLaunchTemplate gives it: a resource, and its name once it is in place. */
+function group(name: string) {
+  return Object.assign(new pulumi.ComponentResource("test:index:Group", name), { groupInPlace: pulumi.output(name) });
+}
+
+/** A /readyz answering each request with the next status (the last repeats). */
+async function readyz(statuses: number[]): Promise<{ url: string; server: Server; hits: number[] }> {
+  const hits: number[] = [];
+  const server = createServer((_req, res) => {
+    hits.push(Date.now());
+    res.writeHead(statuses[Math.min(hits.length - 1, statuses.length - 1)]).end();
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/readyz`, server, hits };
+}
+
+const target = (url: string) => ({ url, caCertPem: "", access: [], remedies: "REMEDY" });
+
+/**
+ * What the Pulumi CLI reports of a failed output: the SDK hands its error to the process's unhandled
+ * rejection handlers, which the CLI turns into the update's error. Collected here instead, until one comes.
+ */
+async function reportedFailure(declare: () => unknown): Promise<unknown> {
+  const listeners = process.listeners("unhandledRejection");
+  process.removeAllListeners("unhandledRejection");
+  const reported: unknown[] = [];
+  process.on("unhandledRejection", (reason) => reported.push(reason));
+  try {
+    declare();
+    for (let i = 0; i < 200 && reported.length === 0; i++) await new Promise((r) => setTimeout(r, 50));
+    await new Promise((r) => setTimeout(r, 50));
+    return reported[0];
+  } finally {
+    process.removeAllListeners("unhandledRejection");
+    for (const l of listeners) process.on("unhandledRejection", l);
+  }
+}
+
+describe("control-plane member wait", () => {
   it("reads the newest instance refresh (Auto Scaling's statuses)", () => {
     const at = (day: number) => `2026-01-0${day}T00:00:00Z`;
-    const table: [{ Status: string; StatusReason?: string; StartTime: string }[], Outcome][] = [
+    const table: [{ Status: string; StatusReason?: string; StartTime: string | Date }[], Outcome][] = [
       [[], "done"],
       [[{ Status: "Successful", StartTime: at(1) }], "done"],
       [
@@ -26,6 +101,14 @@ describe("control-plane refresh wait", () => {
         ],
         "done",
       ],
+      // As the SDK gives them: Dates, newest by time (Friday the 2nd after Thursday the 1st).
+      [
+        [
+          { Status: "Failed", StartTime: new Date(at(1)) },
+          { Status: "Successful", StartTime: new Date(at(2)) },
+        ],
+        "done",
+      ],
       [
         [{ Status: "Failed", StatusReason: "instances did not become healthy", StartTime: at(2) }],
         { failed: "Failed: instances did not become healthy" },
@@ -37,7 +120,7 @@ describe("control-plane refresh wait", () => {
       expect(refreshOutcome(refreshes), JSON.stringify(refreshes)).to.deep.equal(outcome);
   });
 
-  it("waits until done, and fails clearly on a failed refresh or at the deadline", async () => {
+  it("polls until done, and fails clearly on a failure or at the deadline", async () => {
     let clock = 0;
     const now = () => clock;
     const sleep = async (ms: number) => {
@@ -56,47 +139,206 @@ describe("control-plane refresh wait", () => {
     expect(error).to.equal("refresh of g: Failed: x");
   });
 
-  it("fails at the API once nothing has answered for the silent limit, and keeps waiting on a refusal", async () => {
-    // A listener that accepts and never answers: what a load balancer this machine does not reach looks like.
-    const sockets: import("net").Socket[] = [];
-    const silent: Server = createServer((socket) => sockets.push(socket));
-    await new Promise<void>((r) => silent.listen(0, "127.0.0.1", r));
-    const port = (silent.address() as import("net").AddressInfo).port;
+  describe("during pulumi up", () => {
+    let restore: (() => void) | undefined;
+    const closing: (() => unknown)[] = [];
+    // What the update's display shows while a wait lasts: without an engine, the SDK prints it.
+    const INFO = "info: [runtime] ";
+    const consoleLog = console.log;
+    let shown: string[] = [];
+    beforeEach(() => {
+      shown = [];
+      console.log = (...args: unknown[]) => {
+        const text = args.map(String).join(" ");
+        if (text.startsWith(INFO)) shown.push(text.slice(INFO.length));
+        else consoleLog(...args);
+      };
+    });
+    afterEach(async () => {
+      console.log = consoleLog;
+      restore?.();
+      restore = undefined;
+      for (const close of closing.splice(0)) await close();
+    });
+
+    it("ends once the group's refresh has succeeded and then the API answers, calling AWS as the stack's profile", async () => {
+      await runtime(false);
+      const aws = await refreshStandIn({
+        region: REGION,
+        autoScalingKey: STACK_KEY,
+        refreshes: { g: ["InProgress", "InProgress", "Successful"] },
+      });
+      const api = await readyz([503, 200]);
+      closing.push(aws.close, () => api.server.close());
+      restore = awsEnvironment(aws.url, { stack: STACK_KEY });
+
+      const replaced = controlPlaneMemberReplaced(group("g"), target(api.url), stackAws(STACK_AWS), FAST);
+      expect(await valueOf(replaced)).to.equal("g");
+      expect(aws.calls.map((c) => [c.action, c.params.AutoScalingGroupName, c.accessKeyId, c.region])).to.deep.equal(
+        Array(3).fill(["DescribeInstanceRefreshes", "g", STACK_KEY, REGION]),
+      );
+      expect(api.hits).to.have.length(2);
+      expect(api.hits[0]).to.be.at.least(aws.calls[2].answered);
+      expect(shown).to.have.length(2);
+      expect(shown[0]).to.equal("waiting for the instance refresh of g to succeed (at most 5s)");
+      // What is left of the member's deadline.
+      expect(shown[1]).to.match(new RegExp(`^waiting for ${api.url} to be ready \\(last: HTTP 503; at most [45]s\\)$`));
+
+      // The SDK's default chain finds the machine's ambient identity and region: the stand-in, as AWS would,
+      // takes it for someone else, and the wait says with what it called.
+      const ambient = await waitForMember("g", undefined, stackAws({ "aws:region": REGION }), FAST).catch(
+        (e: Error) => e.message,
+      );
+      expect(aws.calls[3]).to.include({ accessKeyId: AMBIENT_KEY, refused: "InvalidClientTokenId" });
+      expect(ambient).to.contain(
+        "the instance refresh of g: autoscaling:DescribeInstanceRefreshes failed with the stack's AWS config " +
+          "(region us-east-1, the default credential chain): InvalidClientTokenId",
+      );
+    });
+
+    it("assumes the stack's aws:assumeRoles in turn, each with the previous one's credentials", async () => {
+      await runtime(false);
+      const first = { accessKeyId: "ASIAFIRSTROLE", secretAccessKey: "s1" };
+      const second = { accessKeyId: "ASIASECONDROLE", secretAccessKey: "s2" };
+      const aws = await refreshStandIn({
+        region: REGION,
+        autoScalingKey: second.accessKeyId,
+        refreshes: { g: ["Successful"] },
+        roles: {
+          "arn:aws:iam::111111111111:role/hop": { trusts: STACK_KEY, issues: first },
+          "arn:aws:iam::222222222222:role/deploy": { trusts: first.accessKeyId, issues: second },
+        },
+      });
+      closing.push(aws.close);
+      restore = awsEnvironment(aws.url, { stack: STACK_KEY });
+      const roles = [
+        { roleArn: "arn:aws:iam::111111111111:role/hop", duration: "1h", externalId: "ext" },
+        { roleArn: "arn:aws:iam::222222222222:role/deploy", sessionName: "deployer" },
+      ];
+      const config = stackAws({ ...STACK_AWS, "aws:assumeRoles": JSON.stringify(roles) });
+      expect(await valueOf(controlPlaneMemberReplaced(group("g"), undefined, config, FAST))).to.equal("g");
+      expect(aws.calls.map((c) => [c.action, c.accessKeyId, c.params.RoleArn])).to.deep.equal([
+        ["AssumeRole", STACK_KEY, roles[0].roleArn],
+        ["AssumeRole", first.accessKeyId, roles[1].roleArn],
+        ["DescribeInstanceRefreshes", second.accessKeyId, undefined],
+      ]);
+      expect(aws.calls[0].params).to.include({ DurationSeconds: "3600", ExternalId: "ext" });
+      expect(aws.calls[1].params).to.include({ RoleSessionName: "deployer" });
+    });
+
+    it("stops pulumi up on a failed refresh, on the group, saying what comes next", async () => {
+      await runtime(false);
+      const aws = await refreshStandIn({
+        region: REGION,
+        autoScalingKey: STACK_KEY,
+        refreshes: { g: ["InProgress", { Status: "Failed", StatusReason: "instances did not become healthy" }] },
+      });
+      closing.push(aws.close);
+      restore = awsEnvironment(aws.url, { stack: STACK_KEY });
+      const g = group("g");
+      const failure = await reportedFailure(() => controlPlaneMemberReplaced(g, undefined, stackAws(STACK_AWS), FAST));
+      expect(pulumi.ResourceError.isInstance(failure)).to.equal(true);
+      expect((failure as pulumi.ResourceError).resource).to.equal(g);
+      expect((failure as Error).message).to.match(
+        /^the instance refresh of g: Failed: instances did not become healthy\. The next control-plane group waits until a refresh of this one succeeds: aws autoscaling describe-instance-refreshes --auto-scaling-group-name g/,
+      );
+    });
+
+    it("stops at the deadline, naming what it waited for: the refresh, or the API after it", async () => {
+      await runtime(false);
+      const aws = await refreshStandIn({
+        region: REGION,
+        autoScalingKey: STACK_KEY,
+        refreshes: { slow: ["InProgress"], g: ["Successful"] },
+      });
+      const api = await readyz([503]);
+      closing.push(aws.close, () => api.server.close());
+      restore = awsEnvironment(aws.url, { stack: STACK_KEY });
+      const timing = { ...FAST, memberReplacementSeconds: 1 };
+      const refresh = await reportedFailure(() =>
+        controlPlaneMemberReplaced(group("slow"), undefined, stackAws(STACK_AWS), timing),
+      );
+      expect((refresh as Error).message).to.match(/^the instance refresh of slow: not done after 1s\. /);
+      const started = Date.now();
+      const ready = await reportedFailure(() =>
+        controlPlaneMemberReplaced(group("g"), target(api.url), stackAws(STACK_AWS), timing),
+      );
+      expect(Date.now() - started).to.be.lessThan(3000);
+      expect((ready as Error).message).to.match(
+        /^the API after g: http:\/\/127\.0\.0\.1:\d+\/readyz answered but did not become ready in 1s \(last: HTTP 503\)/,
+      );
+    });
+  });
+
+  it("does nothing in a preview: no AWS call, no request to the API", async () => {
+    await runtime(true);
+    const aws = await refreshStandIn({ region: REGION, autoScalingKey: STACK_KEY, refreshes: { g: ["InProgress"] } });
+    const api = await readyz([503]);
+    const restore = awsEnvironment(aws.url, { stack: STACK_KEY });
     try {
-      const look = apiReadiness(`https://127.0.0.1:${port}/readyz`, "", 300, 100);
-      expect(await look()).to.equal("wait");
-      await new Promise((r) => setTimeout(r, 300));
-      const outcome = await look();
-      expect(outcome).to.have.property("failed").that.contains("nothing answered for 0s");
-      // A refused connection is an answer (the API is down, not unreachable): the wait goes on.
-      const closed = apiReadiness("https://127.0.0.1:1/readyz", "", 300, 100);
-      await new Promise((r) => setTimeout(r, 400));
-      expect(await closed()).to.equal("wait");
+      const replaced = controlPlaneMemberReplaced(group("g"), target(api.url), stackAws(STACK_AWS), FAST);
+      expect(await valueOf(replaced)).to.equal("g");
+      await new Promise((r) => setTimeout(r, 200));
+      expect(aws.calls).to.deep.equal([]);
+      expect(api.hits).to.deep.equal([]);
     } finally {
-      for (const s of sockets) s.destroy();
-      silent.close();
+      restore();
+      await aws.close();
+      api.server.close();
     }
   });
 
-  it("orders the control-plane groups: each after the previous group's wait", async () => {
+  it("orders the control-plane groups: each after the previous group's wait, as pulumi up runs the program", async () => {
+    const groups = ["us-east-1a", "us-east-1b", "us-east-1c"].map((z) => `control-plane-${z}.dev.k8s.local`);
+    // Every group's refresh succeeded, each answer taking a while: a wait that did not hold the next group
+    // back would overlap the previous one's.
+    const aws = await refreshStandIn({
+      region: REGION,
+      autoScalingKey: STACK_KEY,
+      refreshes: Object.fromEntries(groups.map((g) => [g, ["Successful"]])),
+      delayMs: 300,
+    });
+    const restore = awsEnvironment(aws.url, { stack: STACK_KEY });
+    try {
+      // pulumi up reaches only the AWS API there: no /readyz to wait for.
+      const config = configWith({
+        "controlPlane.count": "3",
+        "addons.applyFrom": "controlPlane",
+        "api.loadBalancer": "internal",
+        "aws:profile": "stack",
+      });
+      const up = await runPlan(config, "test", false);
+      expect(aws.calls.map((c) => c.params.AutoScalingGroupName)).to.deep.equal(groups);
+      for (let i = 1; i < groups.length; i++)
+        expect(aws.calls[i].received, groups[i]).to.be.at.least(aws.calls[i - 1].answered);
+      expect(new Set(aws.calls.map((c) => `${c.accessKeyId} ${c.region}`))).to.deep.equal(
+        new Set([`${STACK_KEY} ${REGION}`]),
+      );
+      // The stack's outputs follow the last group's wait, which nothing else does.
+      expect(up.outputs.autoScalingGroups).to.include({ "control-plane-us-east-1c": groups[2] });
+    } finally {
+      restore();
+      await aws.close();
+    }
+  });
+
+  it("declares each control-plane group after the previous one's group and hooks, and workers apart", async () => {
     const ha: Plan = await planWith({ "controlPlane.count": "3" });
-    const waits = ha.resources.filter((r) => r.name.endsWith("-healthy"));
-    expect(waits.map((w) => w.name)).to.deep.equal([
-      "control-plane-us-east-1a-healthy",
-      "control-plane-us-east-1b-healthy",
-      "control-plane-us-east-1c-healthy",
-    ]);
-    // A group's Auto Scaling group depends on the previous group's wait (its launch ordering).
     const asg = (group: string): PlannedResource =>
       ofType(ha, "aws:autoscaling/group:Group").find((g) => g.name === `${group}-group`)!;
+    const hooks = (group: string) =>
+      ofType(ha, "aws:autoscaling/lifecycleHook:LifecycleHook").filter((h) => h.name.startsWith(`${group}-`));
     const dependsOn = (r: PlannedResource, other: PlannedResource) => (r.dependencies ?? []).includes(other.urn);
-    expect(dependsOn(asg("control-plane-us-east-1b"), waits[0]), "1b after 1a's wait").to.equal(true);
-    expect(dependsOn(asg("control-plane-us-east-1c"), waits[1]), "1c after 1b's wait").to.equal(true);
-    expect(dependsOn(asg("control-plane-us-east-1a"), waits[1])).to.equal(false);
-    // Each wait follows its own group's Auto Scaling group (and so its refresh).
-    for (const [i, zone] of ["us-east-1a", "us-east-1b", "us-east-1c"].entries())
-      expect(dependsOn(waits[i], asg(`control-plane-${zone}`)), zone).to.equal(true);
+    const [a, b, c] = ["a", "b", "c"].map((z) => `control-plane-us-east-1${z}`);
+    for (const [later, earlier] of [
+      [b, a],
+      [c, b],
+    ]) {
+      expect(dependsOn(asg(later), asg(earlier)), `${later} after ${earlier}`).to.equal(true);
+      for (const h of hooks(earlier)) expect(dependsOn(asg(later), h), `${later} after ${h.name}`).to.equal(true);
+    }
+    expect(dependsOn(asg(a), asg(b))).to.equal(false);
     // Workers do not wait for the control plane's roll.
-    for (const w of waits) expect(dependsOn(asg("nodes"), w)).to.equal(false);
+    for (const g of [a, b, c]) expect(dependsOn(asg("nodes"), asg(g))).to.equal(false);
   });
 });

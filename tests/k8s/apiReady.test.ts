@@ -1,17 +1,16 @@
-// ApiReady's wait, run for real against local servers (one that never answers): ready, still starting,
-// never ready, unreachable, and a deploying machine outside api.access. Then what config tells a preview.
+// The API wait of pulumi up, run for real against local servers (one that never answers): ready, still
+// starting, never ready, unreachable, and a deploying machine outside api.access. Then what config tells a
+// preview.
 import { expect } from "chai";
 import { createServer, Server } from "http";
-import { mkdtempSync, writeFileSync } from "fs";
 import { AddressInfo, createServer as createNetServer } from "net";
-import { tmpdir } from "os";
-import { join } from "path";
-import { admitted, ApiReadyInputs, apiReadyProvider, attemptOutcome } from "../../components/k8s/apiReady";
+import { admitted, ApiTarget, ApiTiming, attemptOutcome, waitForApi } from "../../components/k8s/apiReady";
+import { clusterAddons, deployerApi } from "../../components/k8s/clusterAddons";
 import { deployerReachNotice, reachRemedies } from "../../components/k8s/reach";
 import { main } from "../../plan/cli";
-import { forcesReplacement } from "../../plan/replaceKeys";
 import { specWith } from "../fixtures";
-import { configWith, inputs, named, planWith } from "../planHelpers";
+import { configWith, planWith } from "../planHelpers";
+import * as pulumi from "@pulumi/pulumi";
 
 /** An HTTP server answering each request with the next status (the last one repeats) or a fixed body. */
 async function serve(statuses: number[], body = ""): Promise<{ url: string; server: Server; hits: () => number }> {
@@ -24,38 +23,45 @@ async function serve(statuses: number[], body = ""): Promise<{ url: string; serv
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server, hits: () => hits };
 }
 
-const wait = (overrides: Partial<ApiReadyInputs>) =>
-  apiReadyProvider.create({
-    url: "http://127.0.0.1:9/readyz",
-    caCertPem: "",
-    timeoutSeconds: 5,
-    silentLimitSeconds: 1,
-    access: [],
-    remedies: "REMEDY",
-    addressLookupUrl: "http://127.0.0.1:9/",
-    pollSeconds: 0.05,
-    attemptSeconds: 0.3,
-    ...overrides,
-  } satisfies ApiReadyInputs);
+const TIMING: ApiTiming = { apiSilentLimitSeconds: 1, apiPollSeconds: 0.05, apiAttemptSeconds: 0.3 };
+// Port 9 on loopback refuses: the path exists, the API is not there yet.
+const REFUSING = "http://127.0.0.1:9";
 
-describe("ApiReady's wait", () => {
+/** What the waits told the update's display. */
+let reports: string[] = [];
+
+const wait = (target: Partial<ApiTarget>, timeoutSeconds = 5, timing = TIMING, lookup = `${REFUSING}/`) => {
+  reports = [];
+  return waitForApi(
+    "the API after g",
+    { url: `${REFUSING}/readyz`, caCertPem: "", access: [], remedies: "REMEDY", ...target },
+    timeoutSeconds,
+    timing,
+    (message) => reports.push(message),
+    lookup,
+  );
+};
+
+describe("the API wait", () => {
   const servers: Server[] = [];
   after(() => servers.forEach((s) => s.close()));
 
   it("ends when /readyz answers 200, after answers that are not yet ready", async () => {
     const api = await serve([500, 503, 200]);
     servers.push(api.server);
-    const result = await wait({ url: `${api.url}/readyz` });
-    expect(result.id).to.equal(`${api.url}/readyz`);
+    await wait({ url: `${api.url}/readyz` });
     expect(api.hits()).to.equal(3);
+    // Once, while it waits.
+    expect(reports).to.deep.equal([`waiting for ${api.url}/readyz to be ready (last: HTTP 500; at most 5s)`]);
   });
 
-  it("keeps waiting while something answers, and then says the control plane did not come up", async () => {
-    // Port 9 on loopback refuses: the path exists, the API is not there yet.
+  it("keeps waiting while something answers, and then says what it waited for and that the control plane did not come up", async () => {
     const started = Date.now();
-    const error = await wait({ silentLimitSeconds: 0.2, timeoutSeconds: 1 }).catch((e: Error) => e);
+    const error = await wait({}, 1, { ...TIMING, apiSilentLimitSeconds: 0.2 }).catch((e: Error) => e);
     expect(Date.now() - started).to.be.greaterThan(900);
-    expect(String(error)).to.match(/answered but did not become ready in 1s \(last: ECONNREFUSED\)/);
+    expect(String(error)).to.match(
+      /^Error: the API after g: http:\/\/127\.0\.0\.1:9\/readyz answered but did not become ready in 1s \(last: ECONNREFUSED\): the control plane did not come up/,
+    );
     expect(String(error)).not.to.contain("REMEDY");
   });
 
@@ -67,77 +73,89 @@ describe("ApiReady's wait", () => {
     await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
     const port = (silent.address() as AddressInfo).port;
     const started = Date.now();
-    const error = await wait({ url: `https://127.0.0.1:${port}/readyz`, timeoutSeconds: 1800 }).catch((e: Error) => e);
+    const error = await wait({ url: `https://127.0.0.1:${port}/readyz` }, 1800).catch((e: Error) => e);
     silent.close();
     expect(Date.now() - started).to.be.lessThan(10000);
-    expect(String(error)).to.match(/nothing answered at 127\.0\.0\.1:\d+ for 1s .*cannot reach the API .*: REMEDY/);
+    expect(String(error)).to.match(
+      /the API after g: nothing answered at 127\.0\.0\.1:\d+ for 1s .*cannot reach the API: REMEDY$/,
+    );
   });
 
   it("fails at once when this machine's address is outside api.access, and goes on when it is inside", async () => {
     const lookup = await serve([200], "203.0.113.7\n");
     const api = await serve([200]);
     servers.push(lookup.server, api.server);
-    const outside = await wait({ access: ["10.0.0.0/8"], addressLookupUrl: lookup.url }).catch((e: Error) => e);
-    expect(String(outside)).to.match(/address 203\.0\.113\.7 is not in api\.access \(10\.0\.0\.0\/8\).*: REMEDY/);
-    const inside = await wait({ url: `${api.url}/readyz`, access: ["203.0.113.0/24"], addressLookupUrl: lookup.url });
-    expect(inside.id).to.equal(`${api.url}/readyz`);
+    const outside = await wait({ access: ["10.0.0.0/8"] }, 5, TIMING, lookup.url).catch((e: Error) => e);
+    expect(String(outside)).to.match(
+      /the API after g: this machine's address 203\.0\.113\.7 is not in api\.access \(10\.0\.0\.0\/8\).*: REMEDY$/,
+    );
+    expect(api.hits()).to.equal(0);
+    await wait({ url: `${api.url}/readyz`, access: ["203.0.113.0/24"] }, 5, TIMING, lookup.url);
+    expect(api.hits()).to.equal(1);
+    expect(reports).to.deep.equal([]);
   });
 
-  it("works as the engine runs it: serialized, loaded on its own, in a fresh module", async () => {
-    const plan = await planWith();
-    const serialized = inputs(named(plan, "pulumi-nodejs:dynamic:Resource", "api-ready")).__provider as string;
-    const file = join(mkdtempSync(join(tmpdir(), "api-ready-")), "provider.js");
-    writeFileSync(file, serialized);
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const provider = (require(file) as { handler(): typeof apiReadyProvider }).handler();
-    const lookup = await serve([200], "203.0.113.7");
-    const api = await serve([200]);
-    servers.push(lookup.server, api.server);
-    const base = { caCertPem: "", timeoutSeconds: 5, silentLimitSeconds: 1, remedies: "REMEDY", pollSeconds: 0.05 };
-    const inside = { ...base, url: `${api.url}/readyz`, access: ["203.0.113.0/24"], addressLookupUrl: lookup.url };
-    expect((await provider.create({ ...inside, attemptSeconds: 1 })).id).to.equal(`${api.url}/readyz`);
-    const outside = { ...inside, access: ["10.0.0.0/8"], attemptSeconds: 1 };
-    expect(String(await provider.create(outside).catch((e: Error) => e))).to.contain("not in api.access");
-  });
-
-  it("waits again only when the endpoint moves", async () => {
-    const base = { url: "https://a/readyz", access: [] } as unknown as ApiReadyInputs;
-    expect(await apiReadyProvider.diff!("id", base, { ...base, access: ["10.0.0.0/8"] })).to.deep.equal({
-      changes: false,
-      replaces: [],
-    });
-    expect(await apiReadyProvider.diff!("id", base, { ...base, url: "https://b/readyz" })).to.deep.equal({
-      changes: true,
-      replaces: ["url"],
-    });
-  });
-  it("is replaced, in the plan's table too, exactly when its diff says so, input by input", async () => {
-    const base: ApiReadyInputs = {
-      url: "https://a/readyz",
+  it("is the deployer's: the load balancer's /readyz, api.access checked only for a public API that limits it", async () => {
+    const target = (edits: Record<string, unknown>) =>
+      new Promise<ApiTarget | undefined>((resolve) => {
+        const api = deployerApi(specWith(edits), "api.example", "CA");
+        if (api) api.apply(resolve);
+        else resolve(undefined);
+      });
+    await pulumi.runtime.setMocks({ newResource: () => ({ id: "x", state: {} }), call: () => ({}) }, "p", "s", true);
+    expect(await target({ api: { access: ["203.0.113.0/24"] } })).to.deep.include({
+      url: "https://api.example:443/readyz",
       caCertPem: "CA",
-      timeoutSeconds: 1800,
-      silentLimitSeconds: 600,
-      access: [],
-      remedies: "REMEDY",
-      addressLookupUrl: "https://checkip.example",
-      pollSeconds: 10,
-      attemptSeconds: 10,
-    };
-    const edits: Partial<ApiReadyInputs> = {
-      url: "https://b/readyz",
-      caCertPem: "CA2",
-      timeoutSeconds: 60,
-      silentLimitSeconds: 5,
-      access: ["10.0.0.0/8"],
-      remedies: "OTHER",
-      addressLookupUrl: "https://other.example",
-      pollSeconds: 1,
-      attemptSeconds: 1,
-    };
-    for (const [key, value] of Object.entries(edits)) {
-      const diff = await apiReadyProvider.diff!("id", base, { ...base, [key]: value });
-      expect(forcesReplacement("pulumi-nodejs:dynamic:Resource", key), key).to.equal(diff.replaces!.includes(key));
-    }
+      access: ["203.0.113.0/24"],
+    });
+    expect((await target({}))?.access).to.deep.equal([]);
+    expect((await target({ api: { loadBalancer: "internal", access: ["10.0.0.0/8"] } }))?.access).to.deep.equal([]);
+    expect(await target({ addons: { applyFrom: "controlPlane" } })).to.equal(undefined);
+  });
+});
+
+describe("the Kubernetes provider", () => {
+  /** When the provider registers, and with what kubeconfig, while the one member wait takes 200 ms. */
+  async function provider(preview: boolean): Promise<{ waitDone: boolean; kubeconfig: unknown }> {
+    let seen: { waitDone: boolean; kubeconfig: unknown } | undefined;
+    let waitDone = false;
+    await pulumi.runtime.setMocks(
+      {
+        newResource: (args) => {
+          if (args.type === "pulumi:providers:kubernetes") seen = { waitDone, kubeconfig: args.inputs.kubeconfig };
+          return { id: `${args.name}-id`, state: args.inputs };
+        },
+        call: () => ({}),
+      },
+      "project",
+      "stack",
+      preview,
+    );
+    const wait = pulumi.output(
+      new Promise<string>((resolve) =>
+        setTimeout(() => {
+          waitDone = true;
+          resolve("g");
+        }, 200),
+      ),
+    );
+    clusterAddons({
+      spec: specWith({}),
+      kubeconfig: "KUBECONFIG",
+      controlPlane: [],
+      controlPlaneGroupNames: [],
+      membersReplaced: [wait],
+    });
+    for (let i = 0; i < 100 && !seen; i++) await new Promise((r) => setTimeout(r, 20));
+    return seen!;
+  }
+
+  it("is configured, during pulumi up, only once the control plane's member waits are done", async () => {
+    expect(await provider(false)).to.deep.equal({ waitDone: true, kubeconfig: "KUBECONFIG" });
+  });
+
+  it("is configured at once in a preview, with the kubeconfig as it is", async () => {
+    expect(await provider(true)).to.deep.equal({ waitDone: false, kubeconfig: "KUBECONFIG" });
   });
 });
 

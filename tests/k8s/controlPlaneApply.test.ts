@@ -134,13 +134,9 @@ describe("add-ons applied from the control plane: the node's script", () => {
 describe("add-ons applied from the control plane: the plan", () => {
   const CONTROL_PLANE = { "addons.applyFrom": "controlPlane", "api.loadBalancer": "internal" };
 
-  it("declares no Kubernetes provider, no objects and no API wait; Cilium is an SSM document and association", async () => {
+  it("declares no Kubernetes provider and no objects; Cilium is an SSM document and association", async () => {
     const plan = await planWith({}, configWith(CONTROL_PLANE));
     expect(plan.resources.filter((r) => /^(kubernetes:|pulumi:providers:kubernetes)/.test(r.type))).to.deep.equal([]);
-    // The only waits are the control plane's refresh waits, and they do not reach the API either.
-    const waits = ofType(plan, "pulumi-nodejs:dynamic:Resource");
-    expect(waits.map((w) => w.name)).to.deep.equal(["control-plane-us-east-1a-healthy"]);
-    expect(inputs(waits[0]).readyUrl).to.equal("");
     const children = declaredBy(plan, "cilium-cluster:cilium:CiliumAddon", "cilium");
     expect(children.map((c) => c.type).sort()).to.deep.equal([
       "aws:ssm/association:Association",

@@ -8,6 +8,11 @@ import { examples, PROJECT_DIR } from "../../plan/examples";
 import { forcesReplacement } from "../../plan/replaceKeys";
 import { Plan, PlannedResource, runPlan } from "../../plan/run";
 import { loadStackConfig } from "../../plan/stackConfig";
+import * as pulumi from "@pulumi/pulumi";
+import { instanceGroups } from "../../components/nodes/instanceGroups";
+import { NodeLaunchTemplate } from "../../components/nodes/nodeLaunchTemplate";
+import { planMocks } from "../../plan/mocks";
+import { specWith } from "../fixtures";
 import { inputs, ofType } from "../planHelpers";
 
 const ASG = "aws:autoscaling/group:Group";
@@ -80,16 +85,39 @@ describe("lifecycle hooks as resources", function () {
     }
   });
 
-  it("each control-plane group's refresh wait comes after its hooks: the refresh it waits for counts gated instances", async () => {
-    const ha = await planOf("ha");
-    const waits = ha.resources.filter(
-      (r) => r.type === "pulumi-nodejs:dynamic:Resource" && r.name.endsWith("-healthy"),
+  it("a group is in place, for the wait on its instances (its member wait), only once its hooks are", async () => {
+    const spec = specWith({});
+    const [controlPlane] = instanceGroups(spec);
+    const mocks = planMocks(spec.region, spec.network.availabilityZones);
+    const created: string[] = [];
+    // As pulumi up, where each resource's outputs come once the engine has created it: the hooks slowly.
+    await pulumi.runtime.setMocks(
+      {
+        ...mocks,
+        newResource: async (args) => {
+          if (args.type === HOOK) await new Promise((r) => setTimeout(r, 300));
+          created.push(args.type);
+          return mocks.newResource(args);
+        },
+      },
+      "project",
+      "stack",
+      false,
     );
-    expect(waits.length).to.equal(3);
-    for (const wait of waits) {
-      const asg = ofType(ha, ASG).find((g) => g.name === wait.name.replace(/-healthy$/, "-group"))!;
-      expect(wait.dependencies, wait.name).to.include.members(hooksOf(ha, asg).map((h) => h.urn));
-    }
+    const template = new NodeLaunchTemplate(controlPlane.name, {
+      spec,
+      group: controlPlane,
+      subnetIds: spec.network.availabilityZones.map((z) => `subnet-${z}`),
+      securityGroupId: "sg-1",
+      instanceProfileName: "profile",
+      api: { internal: "api.internal.example", public: "api.example" },
+      apiTargetGroupArns: [],
+      state: { initRecord: "/record", backupBucket: "bucket" },
+      launchAfter: [],
+    });
+    const name = await new Promise<string>((resolve) => template.groupInPlace.apply(resolve));
+    expect(name).to.equal(`${controlPlane.name}.${spec.clusterName}`);
+    expect(created.filter((t) => t === HOOK)).to.have.length(expectedHooks(true).length);
   });
 
   it("a stack whose groups existed before the hooks gets the hooks as new resources and keeps its groups", async () => {

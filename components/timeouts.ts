@@ -1,0 +1,101 @@
+/**
+ * Every timeout of the program in one table: each wait, deadline, heartbeat and grace period it sets or
+ * renders, what enforces it, and where it is used. The unit is in each name. Constants only; the code that
+ * applies a value imports it from here, and tests/timeouts.test.ts checks how they fit together: the
+ * `pulumi up` wait outlasts the longest legitimate replacement of a control-plane member.
+ *
+ * Values the node's bash reads as literals (components/nodes/bootstrap/, not rendered by the program) are
+ * mirrored in `bootstrapScripts`; the test checks each against its script, so change both together. The
+ * scripts' other bounds (apt's lock wait, kubeadm's own timeouts) lie within a bootstrap run and the join
+ * deadline, which bound them here. Cilium's own settings (probes, agent options) follow its chart and stay
+ * in components/cilium.
+ */
+export const TIMEOUTS = {
+  /** New nodes and their groups (components/nodes). */
+  nodes: {
+    /**
+     * The join deadline: the launch lifecycle hook's heartbeat timeout (launchHook.ts), after which Auto
+     * Scaling abandons and terminates an instance that has not joined and completed the hook. Packages,
+     * images and kubeadm take about 5 minutes on a worker, `kubeadm init` about 8.
+     */
+    joinDeadlineSeconds: { "control-plane": 1200, node: 900 },
+    /**
+     * The instance refresh's warmup (nodeLaunchTemplate.ts): how long after a new instance is `InService`
+     * (which it is only once it has joined) the refresh waits before it counts it healthy and replaces more:
+     * the kubelet and the Cilium agent starting on the joined node.
+     */
+    instanceWarmupSeconds: 120,
+    /** The Auto Scaling groups' health check grace period (nodeLaunchTemplate.ts). */
+    healthCheckGracePeriodSeconds: { "control-plane": 900, node: 300 },
+    /**
+     * `pulumi up` does not wait for a group's instances to be in service (the provider's
+     * `waitForCapacityTimeout`, 0 disables it): they are in service only once joined, minutes later, and the
+     * control-plane member wait (`deploy.memberReplacement`) waits for what matters.
+     */
+    groupCapacityWaitSeconds: 0,
+    /**
+     * How long one run of the bootstrap service may take before systemd stops it and runs it again
+     * (`TimeoutStartSec`, systemdUnits.ts): longer than its longest step, the join (kubeadm.sh's
+     * `wait_for_api`, 15 minutes at most, and kubeadm's own timeouts, 10 more).
+     */
+    bootstrapRunMinutes: 30,
+    /** Seconds between two runs of a failed bootstrap (`RestartSec`). Each download and AWS call also backs off inside a run. */
+    bootstrapRestartSeconds: 30,
+    /** The kubelet's graceful node shutdown (kubeadmConfig.ts): pods, then critical pods, before the node powers off. */
+    kubeletShutdownGracePeriodSeconds: 60,
+    kubeletShutdownGracePeriodCriticalPodsSeconds: 20,
+  },
+  /** A terminating control-plane member (etcdLifecycleHook.ts). */
+  etcd: {
+    /**
+     * The termination lifecycle hook's heartbeat timeout: how long Auto Scaling holds a terminating
+     * control-plane instance while its etcd-leave service removes the member (bootstrap/control-plane.sh),
+     * before it goes on anyway.
+     */
+    leaveHeartbeatSeconds: 300,
+  },
+  /** Literals of the node's bash (see above): mirrored, not applied, by the program. */
+  bootstrapScripts: {
+    /**
+     * lib.sh `retry`: at most `BOOTSTRAP_TRIES` tries, waiting `BOOTSTRAP_RETRY_DELAY` seconds, doubled after
+     * each try up to `retryMaxDelaySeconds`. The etcd-leave service's removal is retried so.
+     */
+    retryTries: 8,
+    retryFirstDelaySeconds: 2,
+    retryMaxDelaySeconds: 60,
+    /** kubeadm.sh `wait_for_api`: `API_WAIT_TRIES` looks at /readyz, each up to 5 s, `API_WAIT_INTERVAL` apart. */
+    apiWaitTries: 60,
+    apiWaitIntervalSeconds: 10,
+    apiWaitAttemptSeconds: 5,
+  },
+  /** What `pulumi up` waits for (components/controlPlane/refreshWait.ts, components/k8s/apiReady.ts). */
+  deploy: {
+    /**
+     * After each control-plane group: until its newest instance refresh has succeeded and, with
+     * `addons.applyFrom: deployer`, the API answers `/readyz`. Covers a member's longest legitimate
+     * replacement (tests/timeouts.test.ts): the new instance's join deadline and warmup, then the old one's
+     * leaving (its termination hook) and shutdown.
+     */
+    memberReplacementSeconds: 3600,
+    /** Between two DescribeInstanceRefreshes calls. */
+    refreshPollSeconds: 15,
+    /**
+     * Nothing at all answering at the API (no refusal, no TLS, no HTTP) for this long is an API this
+     * machine does not reach, not a slow one: the wait stops, saying what to do.
+     */
+    apiSilentLimitSeconds: 600,
+    /** Between two requests to `/readyz`, and the most each may take. */
+    apiPollSeconds: 10,
+    apiAttemptSeconds: 5,
+  },
+  /** Add-ons applied by the control plane (`addons.applyFrom: controlPlane`, components/k8s). */
+  addons: {
+    /** `pulumi up` waits this long for a new association to succeed (delivery.ts). */
+    associationSeconds: 1800,
+    /** The SSM document step's own timeout, after which SSM stops the script (applyScript.ts). */
+    applyStepSeconds: 1800,
+    /** The script waits this long for its node's API server, polling every `localApiPollSeconds`. */
+    localApiWaitSeconds: 1500,
+    localApiPollSeconds: 10,
+  },
+} as const;

@@ -1,0 +1,78 @@
+// The program's timeouts (components/timeouts.ts): pulumi up's wait outlasts a control-plane member's longest
+// legitimate replacement, and the bash literals the table mirrors are the scripts'.
+import { expect } from "chai";
+import { readFileSync } from "fs";
+import { join } from "path";
+import { TIMEOUTS } from "../components/timeouts";
+
+const BOOTSTRAP = join(__dirname, "..", "components", "nodes", "bootstrap");
+
+/** Every default the script gives `${NAME:-default}`: the literals bash falls back to. */
+function bashDefaults(script: string, name: string): number[] {
+  const text = readFileSync(join(BOOTSTRAP, script), "utf8");
+  return [...text.matchAll(new RegExp(`\\$\\{${name}:-(\\d+)\\}`, "g"))].map((m) => Number(m[1]));
+}
+
+/** A `retry` of `tries` tries: the seconds it sleeps in all when every try fails (lib.sh). */
+function retrySleeps(tries: number, first: number, max: number): number {
+  let total = 0;
+  for (let i = 1, delay = first; i < tries; i++, delay = Math.min(delay * 2, max)) total += delay;
+  return total;
+}
+
+describe("the timeouts table", () => {
+  it("lets pulumi up wait out the longest legitimate replacement of a control-plane member", () => {
+    const { nodes, etcd, deploy } = TIMEOUTS;
+    // New first (instanceGroups.ts): the replacement joins by its deadline (later, Auto Scaling abandons it:
+    // not legitimate) and warms up; then the old instance leaves etcd within its termination hook and shuts
+    // down, draining its pods.
+    const joined = nodes.joinDeadlineSeconds["control-plane"] + nodes.instanceWarmupSeconds;
+    const left = etcd.leaveHeartbeatSeconds + nodes.kubeletShutdownGracePeriodSeconds;
+    // The wait sees it at its next look at the refresh, then at /readyz.
+    const seen = deploy.refreshPollSeconds + deploy.apiPollSeconds + deploy.apiAttemptSeconds;
+    // The rest of the hour is for what no timeout of the program bounds: EC2 launching and stopping instances.
+    expect(deploy.memberReplacementSeconds).to.be.at.least(joined + left + seen);
+    // A new cluster's first node: no refresh, the API within its join deadline; the same wait covers it.
+    expect(deploy.memberReplacementSeconds).to.be.at.least(nodes.joinDeadlineSeconds["control-plane"] + seen);
+  });
+
+  it("gives the leaving member's retried removal its termination hook's time, and the API wait a bootstrap run's", () => {
+    const {
+      retryTries,
+      retryFirstDelaySeconds,
+      retryMaxDelaySeconds,
+      apiWaitTries,
+      apiWaitIntervalSeconds,
+      apiWaitAttemptSeconds,
+    } = TIMEOUTS.bootstrapScripts;
+    // The removal's retries sleep less than the hook holds the instance (each try is a short kubeadm call).
+    expect(retrySleeps(retryTries, retryFirstDelaySeconds, retryMaxDelaySeconds)).to.be.lessThan(
+      TIMEOUTS.etcd.leaveHeartbeatSeconds,
+    );
+    // wait_for_api, then kubeadm join's own discovery and TLS bootstrap (5 minutes each), fit in one run.
+    const apiWait = apiWaitTries * (apiWaitIntervalSeconds + apiWaitAttemptSeconds);
+    expect(apiWait + 600).to.be.lessThan(TIMEOUTS.nodes.bootstrapRunMinutes * 60);
+  });
+
+  it("mirrors the literals the node's bash reads", () => {
+    const bash = TIMEOUTS.bootstrapScripts;
+    const mirrored: [string, string, number][] = [
+      ["lib.sh", "BOOTSTRAP_TRIES", bash.retryTries],
+      ["lib.sh", "BOOTSTRAP_RETRY_DELAY", bash.retryFirstDelaySeconds],
+      ["kubeadm.sh", "API_WAIT_TRIES", bash.apiWaitTries],
+      ["kubeadm.sh", "API_WAIT_INTERVAL", bash.apiWaitIntervalSeconds],
+    ];
+    for (const [script, name, value] of mirrored) {
+      const defaults = bashDefaults(script, name);
+      expect(defaults.length, `${script} ${name}`).to.be.greaterThan(0);
+      expect(new Set(defaults), `${script} ${name}`).to.deep.equal(new Set([value]));
+    }
+    // The two literals without a variable: the retry's cap and curl's limit.
+    expect(readFileSync(join(BOOTSTRAP, "lib.sh"), "utf8")).to.contain(
+      `delay * 2 > ${bash.retryMaxDelaySeconds} ? ${bash.retryMaxDelaySeconds}`,
+    );
+    expect(readFileSync(join(BOOTSTRAP, "kubeadm.sh"), "utf8")).to.contain(
+      `curl -sk --max-time ${bash.apiWaitAttemptSeconds} `,
+    );
+  });
+});
