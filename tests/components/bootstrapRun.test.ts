@@ -461,6 +461,53 @@ describe("control-plane bootstrap and the cluster's state, run as systemd runs i
     );
   });
 
+  // The bootstrap killed in the middle of a step (power lost, systemd's timeout), then run again as systemd
+  // runs it: each time it ends joined, in service once, its name pinned, and the departed member gone.
+  const KILLED_JOIN = [
+    "apt-get -o DPkg::Lock::Timeout=600 -q install",
+    "aws ssm get-parameter",
+    "kubeadm init phase certs etcd-healthcheck-client",
+    "etcdctl",
+    "kubeadm join",
+    "kubeadm reset",
+    "systemctl enable --now etcd-backup.timer",
+    "aws autoscaling complete-lifecycle-action",
+  ];
+  for (const at of KILLED_JOIN) {
+    it(`a joining control-plane node killed at \`${at}\` converges when systemd runs it again`, async () => {
+      zone = "us-east-1b";
+      // A half-done join first (its kubeadm stops after kubelet-start), so that the reset is on the path too.
+      const { node, service } = await boot(userDataFor(specWith({ controlPlane: { count: 3 } }), JOINING), {
+        ...CLUSTER,
+        STANDIN_KUBEADM_FAILURES: "1",
+        STANDIN_KILL_AT: at,
+      });
+      expect(existsSync(join(node.state, "killed")), "killed").to.equal(true);
+      expect(service.status, service.stderr).to.equal(0);
+      expect(node.exists(JOINED_MARKER)).to.equal(true);
+      expect(readFileSync(join(node.state, "lifecycle"), "utf8").trim()).to.equal("InService");
+      expect(removed(node)).to.deep.equal(["b2"]);
+      expect(node.file("etc/hosts")).to.match(/^127\.0\.0\.1 api\.example\.test # /);
+      // Every join ran with the name on the load balancer, every one after a reset of what the last left.
+      for (const hosts of node.kubeadmHosts()) expect(hosts).to.not.contain("api.example.test");
+    });
+  }
+
+  for (const at of ["aws ssm put-parameter", "kubeadm init --config", "systemctl enable --now etcd-backup.timer"]) {
+    it(`the first control-plane node killed at \`${at}\` creates the cluster once when systemd runs it again`, async () => {
+      const { node, service } = await boot(userDataFor(specWith({}), FIRST), {
+        STANDIN_API_READY_AFTER: NEVER,
+        STANDIN_KILL_AT: at,
+      });
+      expect(existsSync(join(node.state, "killed")), "killed").to.equal(true);
+      expect(service.status, service.stderr).to.equal(0);
+      expect(readFileSync(recordFile(node), "utf8")).to.match(/^i-0123456789abcdef0 /);
+      expect(calls(node, "kubeadm").filter((l) => l.startsWith("kubeadm init --config"))).to.have.length.within(1, 2);
+      expect(node.exists(JOINED_MARKER)).to.equal(true);
+      expect(readFileSync(join(node.state, "lifecycle"), "utf8").trim()).to.equal("InService");
+    });
+  }
+
   it("an init that stopped half-way is undone and run again: the init record is its own", async () => {
     const { node, service } = await boot(userDataFor(specWith({}), FIRST), {
       STANDIN_API_READY_AFTER: NEVER,

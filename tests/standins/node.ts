@@ -79,6 +79,15 @@ const SNAP_BIN = "/snap/bin";
 /** A counter in the state directory, shared by the stand-ins: `n=$(count NAME)` is the calls before this one. */
 const COUNT = `count() { local n; n=$(cat "$STANDIN_STATE/$1" 2>/dev/null || echo 0); echo $((n + 1)) >"$STANDIN_STATE/$1"; echo "$n"; }`;
 
+/**
+ * The machine losing power (or systemd killing the service) in the middle of a command: the first call whose
+ * `NAME ARGS` holds STANDIN_KILL_AT kills the bootstrap's whole process group, itself included, before it
+ * does anything. `run` starts each program in a process group of its own.
+ */
+const KILL = `if [ -n "\${STANDIN_KILL_AT:-}" ] && [[ "$(basename "$0") $*" == *"$STANDIN_KILL_AT"* ]] && mkdir "$STANDIN_STATE/killed" 2>/dev/null; then
+  kill -KILL -- "-$(ps -o pgid= $$ | tr -d ' ')"
+fi`;
+
 const STUBS: Record<string, string> = {
   // Real curl for the fake metadata service; the Kubernetes apt key and the API's /readyz are faked.
   curl: `${COUNT}
@@ -304,13 +313,13 @@ export function newNode(options: Options): Node {
   for (const [name, body] of [...Object.entries(STUBS), ...NOOP.map((n) => [n, ""])]) {
     // The AWS CLI is a snap: it reaches PATH only when the packages step installs it.
     const path = name === "aws" ? join(state, "aws-cli") : join(bin, name);
-    writeFileSync(path, `#!/bin/bash\necho "${name} $*" >> "$STUB_LOG"\n${body}\n`);
+    writeFileSync(path, `#!/bin/bash\necho "${name} $*" >> "$STUB_LOG"\n${KILL}\n${body}\n`);
     chmodSync(path, 0o755);
   }
   mkdirSync(join(state, "etcd-image"));
   for (const [name, body] of Object.entries(ETCD_IMAGE_TOOLS)) {
     const path = join(state, "etcd-image", name);
-    writeFileSync(path, `#!/bin/bash\necho "${name} $*" >> "$STUB_LOG"\n${body}\n`);
+    writeFileSync(path, `#!/bin/bash\necho "${name} $*" >> "$STUB_LOG"\n${KILL}\n${body}\n`);
     chmodSync(path, 0o755);
   }
   // Until then `aws` is a command bash does not find (an AWS CLI of the machine running the tests is no node's).
@@ -368,7 +377,7 @@ export interface Exit {
 /** Runs a program asynchronously: the metadata server lives in this process and must keep answering. */
 export function run(program: string, args: string[], env: NodeJS.ProcessEnv): Promise<Exit> {
   return new Promise((resolve) => {
-    const child = spawn(program, args, { env, stdio: ["ignore", "ignore", "pipe"] });
+    const child = spawn(program, args, { env, stdio: ["ignore", "ignore", "pipe"], detached: true });
     let stderr = "";
     child.stderr.on("data", (d) => (stderr += d));
     child.on("close", (status) => resolve({ status, stderr }));
