@@ -58,7 +58,7 @@ export const TIMEOUTS = {
   bootstrapScripts: {
     /**
      * lib.sh `retry`: at most `BOOTSTRAP_TRIES` tries, waiting `BOOTSTRAP_RETRY_DELAY` seconds, doubled after
-     * each try up to `retryMaxDelaySeconds`. The etcd-leave service's removal is retried so.
+     * each try up to `retryMaxDelaySeconds`.
      */
     retryTries: 8,
     retryFirstDelaySeconds: 2,
@@ -67,6 +67,11 @@ export const TIMEOUTS = {
     apiWaitTries: 60,
     apiWaitIntervalSeconds: 10,
     apiWaitAttemptSeconds: 5,
+    /**
+     * control-plane.sh `ETCD_LEAVE_RETRY_SECONDS`: a terminating member that has not left tries again this
+     * often, each time with a heartbeat of its termination hook.
+     */
+    etcdLeaveRetrySeconds: 30,
   },
   /** What `pulumi up` waits for (components/controlPlane/refreshWait.ts, components/k8s/apiReady.ts). */
   deploy: {

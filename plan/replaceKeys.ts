@@ -29,7 +29,6 @@ export const REPLACE_ON_CHANGE: Record<string, readonly string[]> = {
   "aws:ssm/document:Document": ["name"],
   // documentVersion: the program's replaceOnChanges, so a new document version is applied and waited for.
   "aws:ssm/association:Association": ["name", "instanceId", "documentVersion"],
-  // A member's etcd volume: replacing it empties the member (docs/operations.md).
   "aws:s3/bucket:Bucket": ["bucket", "bucketPrefix"],
   "aws:s3/bucketPublicAccessBlock:BucketPublicAccessBlock": ["bucket"],
   "aws:s3/bucketOwnershipControls:BucketOwnershipControls": ["bucket"],

@@ -36,21 +36,15 @@ describe("the timeouts table", () => {
     expect(deploy.memberReplacementSeconds).to.be.at.least(nodes.joinDeadlineSeconds["control-plane"] + seen);
   });
 
-  it("gives the leaving member's retried removal its termination hook's time, and the API wait a bootstrap run's", () => {
-    const {
-      retryTries,
-      retryFirstDelaySeconds,
-      retryMaxDelaySeconds,
-      apiWaitTries,
-      apiWaitIntervalSeconds,
-      apiWaitAttemptSeconds,
-    } = TIMEOUTS.bootstrapScripts;
-    // The removal's retries sleep less than the hook holds the instance (each try is a short kubeadm call).
-    expect(retrySleeps(retryTries, retryFirstDelaySeconds, retryMaxDelaySeconds)).to.be.lessThan(
-      TIMEOUTS.etcd.leaveHeartbeatSeconds,
-    );
+  it("keeps a leaving member's instance with a heartbeat inside its hook, and the API wait inside a bootstrap run", () => {
+    const bash = TIMEOUTS.bootstrapScripts;
+    // One try of the removal: EC2's answer (retried), three etcdctl calls (list, remove, list again; each at
+    // most its dial and command timeouts, etcd.sh), then the pause before the next heartbeat.
+    const ec2 = retrySleeps(bash.retryTries, bash.retryFirstDelaySeconds, bash.retryMaxDelaySeconds);
+    const etcdctl = 3 * (3 + 10);
+    expect(ec2 + etcdctl + bash.etcdLeaveRetrySeconds).to.be.lessThan(TIMEOUTS.etcd.leaveHeartbeatSeconds);
     // wait_for_api, then kubeadm join's own discovery and TLS bootstrap (5 minutes each), fit in one run.
-    const apiWait = apiWaitTries * (apiWaitIntervalSeconds + apiWaitAttemptSeconds);
+    const apiWait = bash.apiWaitTries * (bash.apiWaitIntervalSeconds + bash.apiWaitAttemptSeconds);
     expect(apiWait + 600).to.be.lessThan(TIMEOUTS.nodes.bootstrapRunMinutes * 60);
   });
 
@@ -61,6 +55,7 @@ describe("the timeouts table", () => {
       ["lib.sh", "BOOTSTRAP_RETRY_DELAY", bash.retryFirstDelaySeconds],
       ["kubeadm.sh", "API_WAIT_TRIES", bash.apiWaitTries],
       ["kubeadm.sh", "API_WAIT_INTERVAL", bash.apiWaitIntervalSeconds],
+      ["control-plane.sh", "ETCD_LEAVE_RETRY_SECONDS", bash.etcdLeaveRetrySeconds],
     ];
     for (const [script, name, value] of mirrored) {
       const defaults = bashDefaults(script, name);

@@ -123,6 +123,12 @@ export class NodeLaunchTemplate extends pulumi.ComponentResource {
         // group's member wait does (components/controlPlane/refreshWait.ts).
         waitForCapacityTimeout: String(TIMEOUTS.nodes.groupCapacityWaitSeconds),
         healthCheckGracePeriod: TIMEOUTS.nodes.healthCheckGracePeriodSeconds[group.role],
+        // Auto Scaling's own replacements (an unhealthy or stopped instance, a rebalancing) keep the same
+        // bounds as a refresh: on the control plane, the new member joins before the old leaves.
+        instanceMaintenancePolicy: {
+          minHealthyPercentage: group.minHealthyPercentage,
+          maxHealthyPercentage: group.maxHealthyPercentage,
+        },
         instanceRefresh: {
           strategy: "Rolling",
           preferences: {

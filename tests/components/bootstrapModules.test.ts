@@ -397,7 +397,7 @@ describe("bootstrap steps and assembly per role", () => {
     const controlPlaneOnly = [
       "kubeadm_init",
       "fetch_control_plane_pki",
-      "etcd_remove_departed",
+      "etcd_remove_members",
       "etcd_backup",
       "leave_etcd_on_termination",
       "renew_certificates_if_due",

@@ -236,8 +236,8 @@ describe("node bootstrap, run as cloud-init and systemd run it", function () {
       STANDIN_KUBEADM_FAILURES: "1",
     });
     expect(service.status, service.stderr).to.equal(0);
-    // The join that stopped half-way fails the run; the next run undoes it (not with kubeadm reset) and
-    // fails; the third joins.
+    // The join that stopped half-way fails the run; the next run undoes it with kubeadm reset and fails; the
+    // third joins.
     expect(service.runs).to.equal(3);
     expect(calls(node, "kubeadm").map((l) => l.split(" ")[1])).to.deep.equal(["join", "reset", "join"]);
     expect(service.stderr).to.contain("kubeadm stopped half-way before: undoing what it left");
@@ -404,7 +404,7 @@ describe("control-plane bootstrap and the cluster's state, run as systemd runs i
     expect(indexOf(node, "kubeadm join")).to.be.greaterThan(lines(node).findIndex((l) => /member remove b2$/.test(l)));
     // It asked with the health-check client certificate kubeadm issued from the fetched etcd CA.
     expect(node.log()).to.match(
-      /^kubeadm init phase certs etcd-healthcheck-client --cert-dir \S+\/etc\/kubernetes\/pki$/m,
+      /^kubeadm init phase certs etcd-healthcheck-client --cert-dir \S+\/etc\/kubernetes\/pki --kubernetes-version v1\.35\.4$/m,
     );
     // kubeadm join reached the cluster through the load balancer; the node's own API server answers the name after.
     expect(node.kubeadmHosts()[0]).to.not.contain("api.example.test");
@@ -476,17 +476,18 @@ describe("control-plane bootstrap and the cluster's state, run as systemd runs i
   for (const at of KILLED_JOIN) {
     it(`a joining control-plane node killed at \`${at}\` converges when systemd runs it again`, async () => {
       zone = "us-east-1b";
-      // A half-done join first (its kubeadm stops after kubelet-start), so that the reset is on the path too.
+      // A half-done join first (its kubeadm stops after its member was added, before the kubelet registered),
+      // so that the member's leaving and the reset are on the path too.
       const { node, service } = await boot(userDataFor(specWith({ controlPlane: { count: 3 } }), JOINING), {
         ...CLUSTER,
-        STANDIN_KUBEADM_FAILURES: "1",
+        STANDIN_KUBEADM_FAILURES_AFTER_MEMBER: "1",
         STANDIN_KILL_AT: at,
       });
       expect(existsSync(join(node.state, "killed")), "killed").to.equal(true);
       expect(service.status, service.stderr).to.equal(0);
       expect(node.exists(JOINED_MARKER)).to.equal(true);
       expect(readFileSync(join(node.state, "lifecycle"), "utf8").trim()).to.equal("InService");
-      expect(removed(node)).to.deep.equal(["b2"]);
+      expect(removed(node)).to.deep.equal(["b2", "self"]);
       expect(node.file("etc/hosts")).to.match(/^127\.0\.0\.1 api\.example\.test # /);
       // Every join ran with the name on the load balancer, every one after a reset of what the last left.
       for (const hosts of node.kubeadmHosts()) expect(hosts).to.not.contain("api.example.test");
@@ -507,6 +508,40 @@ describe("control-plane bootstrap and the cluster's state, run as systemd runs i
       expect(readFileSync(join(node.state, "lifecycle"), "utf8").trim()).to.equal("InService");
     });
   }
+
+  it("a join stopped after its member was added leaves etcd before kubeadm reset wipes its data, and joins again", async () => {
+    zone = "us-east-1b";
+    const { node, service } = await boot(userDataFor(specWith({ controlPlane: { count: 3 } }), JOINING), {
+      ...CLUSTER,
+      STANDIN_KUBEADM_FAILURES_AFTER_MEMBER: "1",
+    });
+    expect(service.status, service.stderr).to.equal(0);
+    // The member left through the running member, then the reset, then a join that passed check-etcd.
+    expect(removed(node)).to.deep.equal(["b2", "self"]);
+    const selfRemoved = lines(node).findIndex((l) => /^etcdctl .* member remove self$/.test(l));
+    expect(selfRemoved).to.be.greaterThan(-1);
+    expect(selfRemoved).to.be.lessThan(indexOf(node, "kubeadm reset --force"));
+    expect(
+      calls(node, "kubeadm")
+        .filter((l) => /^kubeadm (join|reset)/.test(l))
+        .map((l) => l.split(" ")[1]),
+    ).to.deep.equal(["join", "reset", "join"]);
+  });
+
+  it("a join stopped after its member was added is not reset while etcd cannot remove the member", async () => {
+    zone = "us-east-1b";
+    const { node, service } = await boot(
+      userDataFor(specWith({ controlPlane: { count: 3 } }), JOINING),
+      { ...CLUSTER, STANDIN_KUBEADM_FAILURES_AFTER_MEMBER: "1" },
+      1,
+    );
+    expect(service.status).to.not.equal(0);
+    node.env.STANDIN_ETCD_DOWN = "1";
+    const again = await runService(node, 1);
+    expect(again.status).to.not.equal(0);
+    expect(node.log()).not.to.match(/^kubeadm reset/m);
+    expect(node.exists("var/lib/etcd/member/snap/db")).to.equal(true);
+  });
 
   it("an init that stopped half-way is undone and run again: the init record is its own", async () => {
     const { node, service } = await boot(userDataFor(specWith({}), FIRST), {
@@ -542,22 +577,44 @@ describe("control-plane bootstrap and the cluster's state, run as systemd runs i
     expect(silent.status).to.not.equal(0);
   });
 
-  it("a terminating member leaves etcd through kubeadm's remove-etcd-member phase, then lets the termination go on", async () => {
-    const { node, service } = await boot(userDataFor(specWith({}), FIRST), { STANDIN_API_READY_AFTER: NEVER });
+  it("a terminating member leaves etcd through a running member, is checked gone, then lets the termination go on", async () => {
+    // The first node, its replacement (10.0.12.50) joined already: the refresh launched it first.
+    const replaced = {
+      STANDIN_API_READY_AFTER: NEVER,
+      STANDIN_OTHER_CONTROL_PLANE: "10.0.12.50",
+      STANDIN_ETCD_MEMBERS: "a1=https://10.0.12.50:2380 me=https://10.0.12.34:2380",
+    };
+    const { node, service } = await boot(userDataFor(specWith({}), FIRST), replaced);
     expect(service.status, service.stderr).to.equal(0);
     const [, script, args] = /^ExecStart=(\S+) (.+)$/m.exec(node.file("etc/systemd/system/etcd-leave.service"))!;
     const leave = await run(join(node.root, script), args.split(" "), node.env);
     expect(leave.status, leave.stderr).to.equal(0);
-    const remove = indexOf(node, "kubeadm reset phase remove-etcd-member");
-    expect(lines(node)[remove]).to.equal(
-      `kubeadm reset phase remove-etcd-member --kubeconfig ${node.root}/etc/kubernetes/admin.conf`,
+    expect(removed(node)).to.deep.equal(["me"]);
+    const remove = lines(node).findIndex((l) =>
+      /^etcdctl --endpoints=https:\/\/10\.0\.12\.50:2379 .* member remove me$/.test(l),
     );
+    expect(remove).to.be.greaterThan(-1);
     const completed = lines(node)
       .map((l) => l.startsWith("aws autoscaling complete-lifecycle-action"))
       .lastIndexOf(true);
     expect(completed).to.be.greaterThan(remove);
     expect(lines(node)[completed]).to.contain("--lifecycle-hook-name etcd-member ");
     expect(readFileSync(join(node.state, "lifecycle"), "utf8").trim()).to.equal("Terminating:Proceed");
+  });
+
+  it("a terminating member that cannot leave keeps its instance, with heartbeats, and never completes the hook", async () => {
+    const { node, service } = await boot(userDataFor(specWith({}), FIRST), {
+      STANDIN_API_READY_AFTER: NEVER,
+      STANDIN_OTHER_CONTROL_PLANE: "10.0.12.50",
+    });
+    expect(service.status, service.stderr).to.equal(0);
+    const [, script, args] = /^ExecStart=(\S+) (.+)$/m.exec(node.file("etc/systemd/system/etcd-leave.service"))!;
+    const env = { ...node.env, STANDIN_ETCD_DOWN: "1", ETCD_LEAVE_RETRY_SECONDS: "0.2" };
+    await run("timeout", ["5", join(node.root, script), ...args.split(" ")], env);
+    expect(calls(node, "aws autoscaling record-lifecycle-action-heartbeat").length).to.be.greaterThan(1);
+    expect(
+      calls(node, "aws autoscaling complete-lifecycle-action").filter((l) => l.includes("etcd-member")),
+    ).to.deep.equal([]);
   });
 
   it("a node Auto Scaling has not put in its launch hook yet (Pending) waits for the hook, then completes it", async () => {

@@ -5,7 +5,7 @@
 // restored with the runbook's command (docs/operations.md) and nothing committed is lost.
 import { expect } from "chai";
 import { ChildProcess, spawn, spawnSync } from "child_process";
-import { chmodSync, mkdirSync, mkdtempSync, readdirSync, writeFileSync } from "fs";
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "fs";
 import { Server } from "http";
 import { tmpdir } from "os";
 import { join } from "path";
@@ -31,7 +31,7 @@ interface Member {
 /** EC2 and S3 as the bootstrap calls them: the control-plane instances' addresses (AWS_INSTANCES), uploads kept in S3_DIR. */
 const AWS_STUB = `case "$1 $2" in
 "ec2 describe-instances") echo "$AWS_INSTANCES" | xargs -n 1 | paste -sd '\\t';;
-"s3 cp") mkdir -p "$S3_DIR"; cp "\${@: -2:1}" "$S3_DIR/$(basename "\${@: -1}")";;
+"s3 cp") mkdir -p "$S3_DIR"; echo "\${@: -1}" >>"$S3_DIR.calls"; cp "\${@: -2:1}" "$S3_DIR/$(basename "\${@: -1}")";;
 *) exit 1;;
 esac`;
 
@@ -98,8 +98,8 @@ describe("stacked etcd as kubeadm keeps it, on etcd 3.6 and kubeadm's certificat
    * A bootstrap function of the control-plane script, as the units run it: `cilium-cluster-bootstrap
    * FUNCTION`. Asynchronous: the metadata service answers from this process.
    */
-  function bootstrap(fn: string, env: Record<string, string>): Promise<{ status: number | null; stderr: string }> {
-    const child = spawn("bash", [script, fn], {
+  function bootstrap(fn: string[], env: Record<string, string>): Promise<{ status: number | null; stderr: string }> {
+    const child = spawn("bash", [script, ...fn], {
       stdio: ["ignore", "ignore", "pipe"],
       env: {
         ...process.env,
@@ -115,12 +115,12 @@ describe("stacked etcd as kubeadm keeps it, on etcd 3.6 and kubeadm's certificat
     child.stderr.on("data", (d) => (stderr += d));
     return new Promise((resolve) => child.on("close", (status) => resolve({ status, stderr })));
   }
-  /** etcd_remove_departed run by the joining node, with these control-plane instances running. */
-  async function removeDeparted(instances: string[]) {
+  /** etcd_remove_members MODE, run by the joining node, with these control-plane instances running. */
+  async function removeMembers(instances: string[], mode: "departed" | "self" = "departed") {
     imds?.close();
     imds = await startImds({ "local-ipv4": JOINING, "instance-id": "i-0joining" });
     const url = `http://127.0.0.1:${(imds.address() as { port: number }).port}`;
-    return bootstrap("etcd_remove_departed", { IMDS_ENDPOINT: url, AWS_INSTANCES: instances.join(" ") });
+    return bootstrap(["etcd_remove_members", mode], { IMDS_ENDPOINT: url, AWS_INSTANCES: instances.join(" ") });
   }
   const peers = () =>
     (
@@ -212,10 +212,10 @@ describe("stacked etcd as kubeadm keeps it, on etcd 3.6 and kubeadm's certificat
     await stop(members[2]);
     expect(everyMemberAnswers(), "check-etcd with a departed member").to.equal(false);
     // A member at a pending or running instance (a reboot) is kept, even while it does not answer.
-    const kept = await removeDeparted([ADDRESSES[0], ADDRESSES[1], ADDRESSES[2], JOINING]);
+    const kept = await removeMembers([ADDRESSES[0], ADDRESSES[1], ADDRESSES[2], JOINING]);
     expect(kept.status, kept.stderr).to.equal(0);
     expect(peers()).to.have.length(3);
-    const removed = await removeDeparted([ADDRESSES[0], ADDRESSES[1], JOINING]);
+    const removed = await removeMembers([ADDRESSES[0], ADDRESSES[1], JOINING]);
     expect(removed.status, removed.stderr).to.equal(0);
     expect(peers()).to.deep.equal(["http://127.0.0.11:2380", "http://127.0.0.12:2380"]);
     expect(everyMemberAnswers(), "check-etcd once it left").to.equal(true);
@@ -237,7 +237,7 @@ describe("stacked etcd as kubeadm keeps it, on etcd 3.6 and kubeadm's certificat
     );
     expect(blocked.status).to.not.equal(0);
     expect(blocked.stderr).to.contain("too many learner members in cluster");
-    const removed = await removeDeparted([ADDRESSES[0], ADDRESSES[1], JOINING]);
+    const removed = await removeMembers([ADDRESSES[0], ADDRESSES[1], JOINING]);
     expect(removed.status, removed.stderr).to.equal(0);
     expect(peers()).to.deep.equal(["http://127.0.0.11:2380", "http://127.0.0.12:2380"]);
     const next = etcdctl(
@@ -249,20 +249,24 @@ describe("stacked etcd as kubeadm keeps it, on etcd 3.6 and kubeadm's certificat
       `--peer-urls=http://${JOINING}:2380`,
     );
     expect(next.status, next.stderr).to.equal(0);
-    // Not started: the next removal (no instance at its address any more) takes it out again.
-    expect((await removeDeparted([ADDRESSES[0], ADDRESSES[1]])).status).to.equal(0);
-    expect(peers()).to.have.length(2);
+    // This node's join stops half-way (its learner never started): before kubeadm reset wipes its data, the
+    // node removes its own member, and finds it gone; the members of the other instances stay.
+    const self = await removeMembers([ADDRESSES[0], ADDRESSES[1], JOINING], "self");
+    expect(self.status, self.stderr).to.equal(0);
+    expect(peers()).to.deep.equal(["http://127.0.0.11:2380", "http://127.0.0.12:2380"]);
   });
 
   it("only the leader uploads a snapshot, and the runbook's restore serves every key written before", async () => {
     const ran = await Promise.all(
-      members.slice(0, 2).map((m) => bootstrap("etcd_backup", { ETCD_LOCAL: clientUrl(m) })),
+      members.slice(0, 2).map((m) => bootstrap(["etcd_backup"], { ETCD_LOCAL: clientUrl(m) })),
     );
     for (const r of ran) expect(r.status, r.stderr).to.equal(0);
-    const uploads = readdirSync(join(dir, "s3")).sort();
-    // One snapshot named by time, and the same under the fixed key: from one member only.
+    // One member leads and uploads a snapshot named by time, then the same under the fixed key; the other none.
+    expect(ran.filter((r) => r.stderr.includes("does not lead"))).to.have.length(1);
+    const uploads = readFileSync(join(dir, "s3.calls"), "utf8").trim().split("\n");
     expect(uploads).to.have.length(2);
-    expect(uploads).to.include("etcd.db");
+    expect(uploads[0]).to.match(/^s3:\/\/b\/etcd\/\d{8}T\d{6}Z\.db$/);
+    expect(uploads[1]).to.equal("s3://b/latest/etcd.db");
     // All lost: the documented restore (docs/operations.md), one new member from the snapshot.
     await Promise.all(members.map(stop));
     const restored = join(dir, "restored");

@@ -142,7 +142,12 @@ describe("the real control plane (kubeadm, etcd, API server, controller manager,
       expect(readyz(), "through the load balancer, no target in service").to.not.equal(0);
       cp.host.writeFile(cp.targetsFile, `${NODE_IP}\n`);
       expect(readyz(), "through the load balancer, to itself").to.not.equal(0);
+      // Another instance in service (here the same API server at a second address): the load balancer forwards.
+      cp.host.must(["ip", "addr", "add", "10.0.1.11/24", "dev", "eth0"]);
+      cp.host.writeFile(cp.targetsFile, `${NODE_IP}\n10.0.1.11\n`);
+      expect(readyz(), "through the load balancer, to another instance in service").to.equal(0);
     } finally {
+      cp.host.run(["ip", "addr", "del", "10.0.1.11/24", "dev", "eth0"]);
       cp.host.writeFile(cp.targetsFile, "");
       cp.host.must(apiPin(cp.apiHost, "pin_api_endpoint"));
     }

@@ -1,7 +1,6 @@
-// The groups' lifecycle hooks as resources of their own: every group of every example has them, and a stack
-// whose groups were created before the hooks gets them as new resources without losing its groups.
+// The groups' lifecycle hooks as resources of their own: every group of every example has them, and a hook
+// changed since its group was created is updated as its own resource, never by replacing the group.
 import { expect } from "chai";
-import { readFileSync } from "fs";
 import { join } from "path";
 import { diffPlans } from "../../plan/diff";
 import { examples, PROJECT_DIR } from "../../plan/examples";
@@ -120,43 +119,32 @@ describe("lifecycle hooks as resources", function () {
     expect(created.filter((t) => t === HOOK)).to.have.length(expectedHooks(true).length);
   });
 
-  it("a stack whose groups existed before the hooks gets the hooks as new resources and keeps its groups", async () => {
+  it("a hook changed since its group was created is updated as its own resource; the group is never replaced", async () => {
     const ha = await planOf("ha");
-    // The ha example's groups as the program recorded them before any lifecycle hook (tests/golden/ha).
-    const recorded = JSON.parse(
-      readFileSync(join(__dirname, "fixtures", "ha-groups-before-lifecycle-hooks.json"), "utf8"),
-    ) as PlannedResource[];
-    expect(recorded.map((g) => g.urn).sort()).to.deep.equal(
-      ofType(ha, ASG)
-        .map((g) => g.urn)
-        .sort(),
-    );
-    for (const g of recorded) expect(inputs(g).initialLifecycleHooks, g.name).to.equal(undefined);
+    // The stack as created with another heartbeat: the groups' initial hooks and the hook resources had it.
+    const older = (h: Record<string, unknown>) => ({ ...h, heartbeatTimeout: Number(h.heartbeatTimeout) + 60 });
     const before: Plan = {
       ...ha,
-      resources: [...ha.resources.filter((r) => r.type !== ASG && r.type !== HOOK), ...recorded],
+      resources: ha.resources.map((r) => {
+        if (r.type === HOOK) return { ...r, inputs: older(inputs(r)) };
+        if (r.type !== ASG) return r;
+        const initial = (inputs(r).initialLifecycleHooks as Record<string, unknown>[] | undefined) ?? [];
+        return { ...r, inputs: { ...inputs(r), initialLifecycleHooks: initial.map(older) } };
+      }),
     };
     const diff = diffPlans(before, ha);
     const groups = diff.changes.filter((c) => c.type === ASG);
-    // The groups are updated in place (their refresh preferences moved on since), never replaced for the hooks.
-    expect(groups.map((c) => c.op)).to.deep.equal(Array(recorded.length).fill("update"));
-    for (const c of groups)
-      expect(c.changes.map((p) => p.path).filter((p) => p.startsWith("initialLifecycleHooks"))).to.deep.equal([]);
-    const created = diff.changes.filter((c) => c.type === HOOK);
-    expect(created.map((c) => c.op)).to.deep.equal(Array(ofType(ha, HOOK).length).fill("create"));
-    expect(created.map((c) => c.name).sort()).to.deep.equal(
-      ofType(ha, HOOK)
-        .map((h) => h.name)
-        .sort(),
-    );
+    expect(groups.map((c) => c.op)).to.deep.equal([]);
+    const hooks = diff.changes.filter((c) => c.type === HOOK);
+    expect(hooks.map((c) => c.op)).to.deep.equal(Array(ofType(ha, HOOK).length).fill("update"));
     // What the group's ignoreChanges is there for: the provider replaces a group whose initial hooks change.
-    expect(forcesReplacement(ASG, "initialLifecycleHooks[0].name")).to.equal(true);
+    expect(forcesReplacement(ASG, "initialLifecycleHooks[0].heartbeatTimeout")).to.equal(true);
     const unignored = diffPlans(before, {
       ...ha,
       resources: ha.resources.map((r) => (r.type === ASG ? { ...r, ignoreChanges: [] } : r)),
     });
     expect(unignored.changes.filter((c) => c.type === ASG).map((c) => c.op)).to.deep.equal(
-      Array(recorded.length).fill("replace"),
+      Array(ofType(ha, ASG).length).fill("replace"),
     );
   });
 });

@@ -32,12 +32,12 @@ function write(path: string, text = "stand-in\n"): void {
 
 /**
  * The etcd image kubeadm runs for a Kubernetes release: `SupportedEtcdVersion` of
- * cmd/kubeadm/app/constants/constants.go (release 1.34: 1.31–1.33 → 3.5.24-0, 1.34 → 3.6.5-0); a release
+ * cmd/kubeadm/app/constants/constants.go (release 1.35: 1.33 → 3.5.24-0, 1.34 and 1.35 → 3.6.6-0); a release
  * outside the map gets the nearest entry, as `EtcdSupportedVersion` does.
  */
 function etcdImage(kubernetes: string): string {
   const minor = Number(kubernetes.replace(/^v/, "").split(".")[1]);
-  return `registry.k8s.io/etcd:${minor >= 34 ? "3.6.5-0" : "3.5.24-0"}`;
+  return `registry.k8s.io/etcd:${minor >= 34 ? "3.6.6-0" : "3.5.24-0"}`;
 }
 
 /** `kubeadm config images list --kubernetes-version V`: the images of that release, one a line. */
@@ -90,6 +90,18 @@ function run(command: Command, configPath: string, ignored: (error: string) => b
     );
   }
   const controlPlane = command === "init" || config.documents.JoinConfiguration?.controlPlane !== undefined;
+  // check-etcd (phases/join/checketcd.go): every started voter answers Status. A member at this node's own
+  // peer URL whose data is gone (a reset wiped it) is a voter that never answers.
+  const ownPeer = process.env.STANDIN_OWN_PEER ?? "";
+  if (
+    command === "join" &&
+    controlPlaneJoin(config) &&
+    members().includes(ownPeer) &&
+    !existsSync(join(root, "/var/lib/etcd/member"))
+  )
+    fail(
+      `error execution phase check-etcd: etcd cluster is not healthy: failed to dial endpoint ${ownPeer.replace(":2380", ":2379")}`,
+    );
   if (command === "join") {
     const after = Number(process.env.STANDIN_API_READY_AFTER ?? "0");
     if (counter("readyz", false) < after)
@@ -114,14 +126,44 @@ function run(command: Command, configPath: string, ignored: (error: string) => b
   write("/etc/kubernetes/kubelet.conf");
   write("/var/lib/kubelet/config.yaml");
   if (controlPlane) {
-    if (command === "join") write("/etc/kubernetes/manifests/etcd.yaml", etcdManifest);
+    write("/etc/kubernetes/admin.conf");
+    // control-plane-join: the member added (a learner, promoted) and its pod's manifest.
+    if (command === "join") {
+      if (!members().includes(ownPeer)) appendFileSync(join(state, "etcd-added"), `self=${ownPeer}\n`);
+      write("/etc/kubernetes/manifests/etcd.yaml", etcdManifest);
+    }
     const dataDir = etcdDataDir(config);
     if (!existsSync(join(root, dataDir, "member"))) write(`${dataDir}/member/snap/db`);
-    write("/etc/kubernetes/admin.conf");
+    // Stopped before the kubelet registered the Node (kubelet-wait-bootstrap): kubeadm reset then cannot read
+    // this node's configuration from the cluster and leaves its member (cmd/reset.go).
+    if (
+      command === "join" &&
+      counter("member-failures", false) < Number(process.env.STANDIN_KUBEADM_FAILURES_AFTER_MEMBER ?? "0")
+    ) {
+      counter("member-failures", true);
+      fail("error execution phase kubelet-wait-bootstrap: timed out waiting for the condition");
+    }
   }
 }
 
-/** kubeadm reset --force: removes what init and join leave (phases/reset/cleanupnode.go), etcd's data too. */
+/** Whether a JoinConfiguration joins the control plane. */
+const controlPlaneJoin = (config: ReturnType<typeof parseConfig>) =>
+  config.documents.JoinConfiguration?.controlPlane !== undefined;
+
+/** The etcd members' peer URLs, as the etcdctl stand-in lists them (node.ts): given, added, not removed. */
+function members(): string[] {
+  const read = (f: string) =>
+    existsSync(join(state, f)) ? readFileSync(join(state, f), "utf8").split(/\s+/).filter(Boolean) : [];
+  const removed = read("etcd-removed");
+  return [...(process.env.STANDIN_ETCD_MEMBERS ?? "").split(" ").filter(Boolean), ...read("etcd-added")]
+    .filter((m) => !removed.includes(m.split("=")[0]))
+    .map((m) => m.slice(m.indexOf("=") + 1));
+}
+
+/**
+ * kubeadm reset --force: removes what init and join leave (phases/reset/cleanupnode.go), etcd's data too.
+ * Its member stays: the stand-in models the reset of a node kubeadm cannot read the configuration of.
+ */
 function reset(): void {
   for (const dir of ["/etc/kubernetes/manifests", "/etc/kubernetes/pki", "/var/lib/kubelet", "/var/lib/etcd"])
     rmSync(join(root, dir), { recursive: true, force: true });

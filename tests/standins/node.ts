@@ -142,6 +142,7 @@ case "$1 $2" in
   if [ "$(count pending)" -lt "\${STANDIN_PENDING_ASKS:-0}" ]; then printf '%s\\tPending\\n' "$STANDIN_GROUP"; exit 0; fi
   case "$query" in *LifecycleState*) ;; *) echo "$STANDIN_GROUP"; exit 0;; esac
   printf '%s\\t%s\\n' "$STANDIN_GROUP" "$(cat "$STANDIN_STATE/lifecycle" 2>/dev/null || echo Pending:Wait)";;
+"autoscaling record-lifecycle-action-heartbeat") ;;
 "autoscaling complete-lifecycle-action")
   if [ "$(count hook)" -lt "\${STANDIN_HOOK_THROTTLES:-0}" ]; then
     echo "An error occurred (Throttling) when calling the CompleteLifecycleAction operation: Rate exceeded" >&2; exit 254
@@ -174,10 +175,6 @@ mkdir -p "$STANDIN_ROOT${SNAP_BIN}" && cp "$STANDIN_STATE/aws-cli" "$STANDIN_ROO
   // `dpkg --configure -a` has finished it.
   dpkg: `[ "$*" = "--configure -a" ] || exit 2
 rm -f "$STANDIN_ROOT"/var/lib/dpkg/updates/*`,
-  // The member's volume: a new one holds no file system; a member's does (STANDIN_VOLUME_FORMATTED=1).
-  blkid: '[ "${STANDIN_VOLUME_FORMATTED:-0}" = 1 ] || exit 2',
-  mount: 'touch "$STANDIN_STATE/mounted"',
-  mountpoint: '[ -e "$STANDIN_STATE/mounted" ]',
   // containerd's ctr for images in the kubelet's namespace: an image is mounted only once in the store (ctr
   // images mount unpacks a local image): pulled, or there before (STANDIN_IMAGES_PRESENT, one a line: pulled by
   // the kubelet, through a registry mirror say). A pull fails when the registry cannot be reached
@@ -243,10 +240,10 @@ const ETCD_IMAGE_TOOLS: Record<string, string> = {
   // (member IDs as hex strings with --hex); no answer at all with STANDIN_ETCD_DOWN=1. A removal is kept in
   // the state directory, so the next list no longer has the member.
   etcdctl: `[ "\${STANDIN_ETCD_DOWN:-0}" = 1 ] && { echo "Error: context deadline exceeded" >&2; exit 1; }
-removed=$(cat "$STANDIN_STATE/etcd-removed" 2>/dev/null)
+removed=$(cat "$STANDIN_STATE/etcd-removed" 2>/dev/null | tr '\\n' ' ')
 case "$*" in
 *"member list -w json --hex"*)
-  rows=(); for m in \${STANDIN_ETCD_MEMBERS:-}; do
+  rows=(); for m in \${STANDIN_ETCD_MEMBERS:-} $(cat "$STANDIN_STATE/etcd-added" 2>/dev/null); do
     [[ " $removed " == *" \${m%%=*} "* ]] || rows+=("{\\"ID\\":\\"\${m%%=*}\\",\\"peerURLs\\":[\\"\${m#*=}\\"]}"); done
   (IFS=,; echo "{\\"header\\":{},\\"members\\":[\${rows[*]}]}");;
 *"member remove "*) echo "\${@: -1}" >>"$STANDIN_STATE/etcd-removed";;
@@ -342,6 +339,8 @@ export function newNode(options: Options): Node {
     STANDIN_GROUP: "nodes.dev.k8s.local",
     STANDIN_LAUNCH_HOOK: LAUNCH_HOOK_NAME,
     STANDIN_TERMINATION_HOOK: ETCD_LIFECYCLE_HOOK,
+    // This node's etcd peer URL, as kubeadm gives it (its address): kubeadm's stand-in adds it on join.
+    STANDIN_OWN_PEER: `https://${METADATA["local-ipv4"]}:2380`,
     KUBEADM_VERSION: options.kubernetesVersion,
     TS_NODE_PROJECT: join(PROJECT, "tsconfig.json"),
     ...options.env,

@@ -31,7 +31,7 @@ function controlPlaneStateStatements(spec: ClusterSpec, at: AwsCoordinates): Sta
     },
     {
       // A joining node finds the control-plane instances that still exist: an etcd member at no such
-      // instance's address has departed (etcd_remove_departed). Describe calls take no resource scope.
+      // instance's address has departed (etcd_remove_members departed). Describe calls take no resource scope.
       Sid: "ControlPlaneStateMembersDescribe",
       Effect: "Allow",
       Action: ["ec2:DescribeInstances"],
@@ -45,10 +45,10 @@ function controlPlaneStateStatements(spec: ClusterSpec, at: AwsCoordinates): Sta
       Resource: "*",
     },
     {
-      // ... and lets the termination go on once the member has left.
+      // ... keeps the instance while the member has not left, and lets the termination go on once it has.
       Sid: "ControlPlaneStateLifecycleComplete",
       Effect: "Allow",
-      Action: ["autoscaling:CompleteLifecycleAction"],
+      Action: ["autoscaling:CompleteLifecycleAction", "autoscaling:RecordLifecycleActionHeartbeat"],
       Resource: "*",
       Condition: { StringEquals: { "aws:ResourceTag/KubernetesCluster": spec.clusterName } },
     },

@@ -14,5 +14,5 @@ export const STATEMENT_SOURCES: readonly StatementSource[] = [
   containerImages, // both roles: ECR pulls
   ciliumEni, // control plane, ENI mode: the Cilium operator
   sessionManager, // both roles: getting onto a node without SSH
-  controlPlaneState, // control plane: etcd volumes, termination hook, backups, init record
+  controlPlaneState, // control plane: departed members, termination hook, backups, init record
 ];

@@ -85,19 +85,25 @@ unpin_api_endpoint() {
 }
 
 # leave_etcd_on_termination HOOK: waits until Auto Scaling terminates this instance (it then waits in the
-# group's termination hook HOOK), removes this node's etcd member the way kubeadm reset does (its
-# remove-etcd-member phase, through the local API server), and lets the termination go on. A replacement
-# joined before (instance refresh launches first), so the member count is back to the group's. A removal
-# that keeps failing is left to the next joining node (etcd_remove_departed), and the instance goes anyway.
+# group's termination hook HOOK), removes this node's etcd member through the other members and checks it
+# gone, then lets the termination go on. A replacement joined before (instance refresh and instance
+# maintenance launch first), so the member count is back to the group's. While the member cannot leave
+# (etcd does not answer, no quorum) the instance stays, with a heartbeat every ETCD_LEAVE_RETRY_SECONDS:
+# going anyway would leave a dead voter that a two-member cluster (a one-node control plane mid-refresh)
+# cannot lose. Auto Scaling ends the wait at the hook's global timeout.
 leave_etcd_on_termination() {
   local id group
   until [ "$(imds autoscaling/target-lifecycle-state 2>/dev/null || true)" = Terminated ]; do sleep 5; done
   id=$(imds instance-id)
-  log "instance $id terminating: its etcd member leaves"
-  retry kubeadm reset phase remove-etcd-member --kubeconfig "${BOOTSTRAP_ROOT:-}/etc/kubernetes/admin.conf" ||
-    log "the etcd member did not leave: the next control-plane node to join removes it"
   group=$(retry aws autoscaling describe-auto-scaling-instances --region "$REGION" --instance-ids "$id" \
     --query 'AutoScalingInstances[0].AutoScalingGroupName' --output text)
+  log "instance $id terminating: its etcd member leaves"
+  until etcd_remove_members self; do
+    log "the etcd member has not left: keeping the instance"
+    aws autoscaling record-lifecycle-action-heartbeat --region "$REGION" --lifecycle-hook-name "$1" \
+      --auto-scaling-group-name "$group" --instance-id "$id" || true
+    sleep "${ETCD_LEAVE_RETRY_SECONDS:-30}"
+  done
   retry aws autoscaling complete-lifecycle-action --region "$REGION" --lifecycle-hook-name "$1" \
     --auto-scaling-group-name "$group" --instance-id "$id" --lifecycle-action-result CONTINUE
 }

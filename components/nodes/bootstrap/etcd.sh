@@ -78,7 +78,7 @@ etcdctl_at() {
 etcd_client_certificate() {
   local pki="${BOOTSTRAP_ROOT:-}/etc/kubernetes/pki"
   if [ -e "$pki/etcd/healthcheck-client.crt" ]; then return 0; fi
-  kubeadm init phase certs etcd-healthcheck-client --cert-dir "$pki" >/dev/null
+  kubeadm init phase certs etcd-healthcheck-client --cert-dir "$pki" --kubernetes-version "v$KUBERNETES_VERSION" >/dev/null
 }
 
 # etcd_json_rows PROGRAM: etcdctl's JSON output on standard input, one line per row that the Python
@@ -99,13 +99,16 @@ etcd_control_plane_addresses() {
     --query 'Reservations[].Instances[].PrivateIpAddress' --output text
 }
 
-# etcd_remove_departed: before this node joins, removes every member whose instance is gone: its peer URL's
-# address is no pending or running control-plane instance's (the instance died, or its termination hook
-# ran out before it left). A member of this very address is kubeadm's business: kubeadm join skips adding
-# a member whose peer URL exists, and a half-done join of this node was undone by `kubeadm reset`, which
-# removes it. Nothing to do when no other control-plane instance runs (the first node). Fails when etcd
-# does not answer or refuses a removal (no quorum), and the bootstrap tries again: joining then would fail.
-etcd_remove_departed() {
+# etcd_remove_members departed|self: removes, through the members at the other pending and running
+# control-plane instances, every member whose peer URL's address is
+#   departed: no such instance's (the instance died, or stopped: Auto Scaling replaces a stopped one), before
+#             this node joins: kubeadm's check-etcd phase needs every started voter to answer, and a learner
+#             left by an abandoned join would block this one (etcd takes one learner at a time);
+#   self:     this node's (a join that stopped half-way, or the instance terminating), checked gone after.
+# kubeadm's peer URLs are addresses (https://IP:2380). Nothing to do when no other control-plane instance
+# runs (the first node). Fails when etcd does not answer or refuses a removal (no quorum): the caller tries
+# again, and never goes on as if the member were gone.
+etcd_remove_members() {
   local own found addresses=" " address endpoints="" list id peer
   own=$(imds local-ipv4)
   found=$(etcd_control_plane_addresses) || return 1
@@ -119,10 +122,20 @@ etcd_remove_departed() {
   while read -r id peer; do
     address=${peer#*://}
     address=${address%:*}
-    if [[ $addresses == *" $address "* ]]; then continue; fi
-    log "etcd member $id at $peer has no control-plane instance: removing it"
+    case "$1" in
+    departed) if [[ $addresses == *" $address "* ]]; then continue; fi ;;
+    self) if [ "$address" != "$own" ]; then continue; fi ;;
+    esac
+    log "etcd member $id at $peer ($1): removing it"
     etcdctl_at "$endpoints" member remove "$id" >/dev/null || return 1
   done < <(etcd_json_rows '((m["ID"], m["peerURLs"][0]) for m in data["members"])' <<<"$list")
+  if [ "$1" = self ]; then
+    list=$(etcdctl_at "$endpoints" member list -w json --hex) || return 1
+    if etcd_json_rows '((m["peerURLs"][0],) for m in data["members"])' <<<"$list" | grep -q "://$own:"; then
+      log "this node's etcd member is still listed"
+      return 1
+    fi
+  fi
 }
 
 # etcd_leads ENDPOINT: "yes" when the member at ENDPOINT leads the cluster, else "no", from `endpoint

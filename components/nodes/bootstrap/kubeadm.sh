@@ -126,7 +126,7 @@ kubeadm_config() {
 kubeadm_join() {
   wait_for_api
   # kubeadm's check-etcd phase needs every voting member to answer: members whose instances are gone leave first.
-  if [ "$ROLE" = control-plane ]; then etcd_remove_departed; fi
+  if [ "$ROLE" = control-plane ]; then etcd_remove_members departed; fi
   kubeadm_config kubeadm_join_configuration | write_file /etc/kubernetes/kubeadm.yaml 0600
   kubeadm join --config "${BOOTSTRAP_ROOT:-}/etc/kubernetes/kubeadm.yaml"
   if [ "$ROLE" = control-plane ]; then pin_api_endpoint; fi
@@ -137,13 +137,22 @@ kubeadm_none() {
 }
 
 # A half-done join or init is undone by `kubeadm reset`: the static pods' containers (which would hold the
-# control plane's ports), kubeadm's files and certificates, a control-plane node's etcd member (kubeadm
-# removes it from the cluster before it deletes its data: the next try joins as a new member) and the
-# kubelet's state. This run then fails: the service starts again from the first step, which fetches again
-# what was removed. The name of the API goes back to the load balancer first, for the next join.
+# control plane's ports), kubeadm's files and certificates, /var/lib/etcd and the kubelet's state. kubeadm
+# removes the node's etcd member only when it can read the node's configuration from the cluster, which a
+# join stopped before the kubelet registered cannot give: so a joining control-plane node removes its
+# member first (etcd_remove_members self), and is not reset while it cannot (its data would go, its member
+# stay, and no later join would pass check-etcd). The node that created the cluster (its init record) has
+# no one to leave. The name of the API goes back to the load balancer, for the next join. This run then
+# fails: the service starts again from the first step, which fetches again what was removed.
 kubeadm_reset() {
   log "kubeadm stopped half-way before: undoing what it left with kubeadm reset"
-  if [ "$ROLE" = control-plane ]; then unpin_api_endpoint; fi
+  if [ "$ROLE" = control-plane ]; then
+    unpin_api_endpoint
+    if [ "$(init_record_owner)" != "$(imds instance-id)" ] && ! etcd_remove_members self; then
+      log "cannot remove this node's etcd member: not resetting yet"
+      return 1
+    fi
+  fi
   kubeadm reset --force
   return 1
 }
