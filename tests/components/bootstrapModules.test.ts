@@ -218,14 +218,20 @@ describe("bootstrap modules", () => {
     expect(readdirSync(none)).to.deep.equal([]);
   });
 
-  it("kubeadm_reset undoes a half-done join with kubeadm reset, the API's name back to the load balancer first", () => {
-    // The commands kubeadm_reset ran, each with how many lines of /etc/hosts named the API then.
-    const reset = (role: string) => {
+  it("kubeadm_reset undoes a half-done join with kubeadm reset, the API's name back and a joining member gone first", () => {
+    // The commands kubeadm_reset ran, each with how many lines of /etc/hosts named the API then. The init
+    // record's owner and the member's removal are what the node finds (stand-in functions).
+    const reset = (role: string, owner: string, removal: "ok" | "fails") => {
       const root = hostsRoot();
       if (role === "control-plane") expect(inRoot(root, "pin_api_endpoint").status).to.equal(0);
       const r = inRoot(
         root,
-        `kubeadm() { { echo "kubeadm $*"; grep -c ${API_NAME} "$BOOTSTRAP_ROOT/etc/hosts" || true; } >>"$BOOTSTRAP_ROOT/calls"; }; kubeadm_reset`,
+        [
+          `kubeadm() { { echo "kubeadm $*"; grep -c ${API_NAME} "$BOOTSTRAP_ROOT/etc/hosts" || true; } >>"$BOOTSTRAP_ROOT/calls"; }`,
+          `imds() { echo i-0self; }; init_record_owner() { echo ${owner}; }`,
+          `etcd_remove_members() { echo "etcd_remove_members $*" >>"$BOOTSTRAP_ROOT/calls"; [ ${removal} = ok ]; }`,
+          "touch $BOOTSTRAP_ROOT/calls; kubeadm_reset",
+        ].join("\n"),
         { ROLE: role },
       );
       return {
@@ -236,8 +242,25 @@ describe("bootstrap modules", () => {
     };
     // The run fails, so systemd starts the bootstrap again from its first step, which fetches again what
     // kubeadm reset removed. A control-plane node's reset reaches the cluster through the load balancer.
-    for (const role of ["control-plane", "node"])
-      expect(reset(role), role).to.deep.equal({ status: 1, calls: "kubeadm reset --force\n0\n", hosts: HOSTS });
+    const joining = reset("control-plane", "i-0other", "ok");
+    expect(joining).to.deep.equal({
+      status: 1,
+      calls: "etcd_remove_members self\nkubeadm reset --force\n0\n",
+      hosts: HOSTS,
+    });
+    // No reset while its member cannot leave: its data would go and its member stay.
+    expect(reset("control-plane", "i-0other", "fails").calls).to.equal("etcd_remove_members self\n");
+    // The node that created the cluster has no one to leave.
+    expect(reset("control-plane", "i-0self", "fails")).to.deep.equal({
+      status: 1,
+      calls: "kubeadm reset --force\n0\n",
+      hosts: HOSTS,
+    });
+    expect(reset("node", "none", "fails")).to.deep.equal({
+      status: 1,
+      calls: "kubeadm reset --force\n0\n",
+      hosts: HOSTS,
+    });
   });
 
   it("renew_certificates_if_due renews and restarts the control plane only when its certificate expires soon", function () {

@@ -46,10 +46,11 @@ describe("control-plane state: on the node", () => {
   });
 
   /**
-   * leave_etcd_on_termination HOOK with IMDS reporting `states` one read at a time, kubeadm failing when
-   * `kubeadmFails`: the commands it ran, in order.
+   * leave_etcd_on_termination HOOK with IMDS reporting `states` one read at a time, the member's removal
+   * (etcd.sh, tested against real etcd in tests/etcd/) failing its first `removalFailures` tries: the
+   * commands it ran, in order.
    */
-  function leave(states: string[], kubeadmFails = false) {
+  function leave(states: string[], removalFailures = 0) {
     const dir = mkdtempSync(join(tmpdir(), "leave-"));
     const calls = join(dir, "calls");
     const script = [
@@ -64,7 +65,7 @@ describe("control-plane state: on the node", () => {
       "  esac",
       "}",
       "sleep() { :; }",
-      `kubeadm() { echo "kubeadm $* after $(read_count) reads" >>${calls}; ${kubeadmFails ? "return 1" : "return 0"}; }`,
+      `etcd_remove_members() { echo "etcd_remove_members $* after $(read_count) reads" >>${calls}; tries=$(( \${tries:-0} + 1 )); [ "$tries" -gt ${removalFailures} ]; }`,
       `aws() { echo "aws $*" >>${calls}; if [ "$2" = describe-auto-scaling-instances ]; then echo control-plane-us-east-1a.dev.k8s.local; fi; }`,
       `leave_etcd_on_termination ${ETCD_LIFECYCLE_HOOK}`,
     ].join("\n");
@@ -89,18 +90,25 @@ describe("control-plane state: on the node", () => {
       " --lifecycle-action-result CONTINUE";
     const terminated = leave(["InService", "InService", "Terminated"]);
     expect(terminated.status, terminated.stderr).to.equal(0);
-    expect(terminated.lines[0]).to.match(
-      /^kubeadm reset phase remove-etcd-member --kubeconfig \S+\/etc\/kubernetes\/admin.conf after 3 reads$/,
-    );
-    expect(terminated.lines.slice(1)).to.deep.equal([
+    expect(terminated.lines).to.deep.equal([
       "aws autoscaling describe-auto-scaling-instances --region us-east-1 --instance-ids i-0123456789abcdef0 --query AutoScalingInstances[0].AutoScalingGroupName --output text",
+      "etcd_remove_members self after 3 reads",
       complete,
     ]);
-    // A member that cannot leave is the next joining node's to remove: the instance goes anyway.
-    const failing = leave(["Terminated"], true);
+    // A member that has not left keeps its instance, with a heartbeat each try, and the hook completes after.
+    const failing = leave(["Terminated"], 2);
     expect(failing.status, failing.stderr).to.equal(0);
-    expect(failing.lines.filter((l) => l.startsWith("kubeadm"))).to.have.length(2);
-    expect(failing.lines[failing.lines.length - 1]).to.equal(complete);
+    const heartbeat =
+      `aws autoscaling record-lifecycle-action-heartbeat --region us-east-1 --lifecycle-hook-name ${ETCD_LIFECYCLE_HOOK}` +
+      " --auto-scaling-group-name control-plane-us-east-1a.dev.k8s.local --instance-id i-0123456789abcdef0";
+    expect(failing.lines.slice(1)).to.deep.equal([
+      "etcd_remove_members self after 1 reads",
+      heartbeat,
+      "etcd_remove_members self after 1 reads",
+      heartbeat,
+      "etcd_remove_members self after 1 reads",
+      complete,
+    ]);
   });
 });
 

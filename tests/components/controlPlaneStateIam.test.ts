@@ -66,12 +66,13 @@ describe("control-plane state IAM, simulated", () => {
     expect(await may(cp, "s3:PutObject", `arn:aws:s3:::${other}/etcd/x.db`)).to.equal(false);
   });
 
-  it("completes lifecycle actions of the cluster's groups only, and neither extends nor scales them", async () => {
+  it("completes and extends lifecycle actions of the cluster's groups only, and never scales them", async () => {
     expect(await may(cp, "autoscaling:CompleteLifecycleAction", GROUP, ours)).to.equal(true);
     expect(await may(cp, "autoscaling:CompleteLifecycleAction", GROUP, theirs)).to.equal(false);
     expect(await may(cp, "autoscaling:DescribeAutoScalingInstances", "*")).to.equal(true);
-    // The member leaves within the hook's timeout, or the instance goes anyway: no heartbeat.
-    expect(await may(cp, "autoscaling:RecordLifecycleActionHeartbeat", GROUP, ours)).to.equal(false);
+    // A member that has not left keeps its instance: heartbeats, in this cluster's groups only.
+    expect(await may(cp, "autoscaling:RecordLifecycleActionHeartbeat", GROUP, ours)).to.equal(true);
+    expect(await may(cp, "autoscaling:RecordLifecycleActionHeartbeat", GROUP, theirs)).to.equal(false);
     expect(await may(cp, "autoscaling:DescribeAutoScalingGroups", "*")).to.equal(false);
     expect(await may(cp, "autoscaling:SetDesiredCapacity", GROUP, ours)).to.equal(false);
   });

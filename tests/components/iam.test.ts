@@ -216,6 +216,7 @@ describe("statement sources, one per feature", () => {
           "autoscaling:ResourceTag/KubernetesCluster": "dev.k8s.local",
         },
       ],
+      "autoscaling:RecordLifecycleActionHeartbeat": [GROUP, { "aws:ResourceTag/KubernetesCluster": "dev.k8s.local" }],
     };
     expect(calls).to.have.members(Object.keys(target));
     const policy = policyDocument(

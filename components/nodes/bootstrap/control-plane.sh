@@ -84,6 +84,20 @@ unpin_api_endpoint() {
   printf '%s\n' "$rest" >"$hosts"
 }
 
+# before_control_plane_reset: the name of the API goes back to the load balancer, for the next join; and a
+# joining node removes its etcd member. kubeadm reset removes it only when it can read the node's
+# configuration from the cluster, which a join stopped before the kubelet registered cannot give, and a
+# member left without its data (reset wipes /var/lib/etcd) fails every later join's check-etcd. So no reset
+# while the member cannot be removed. The node that created the cluster (its init record) has no one to leave.
+before_control_plane_reset() {
+  unpin_api_endpoint
+  if [ "$(init_record_owner)" = "$(imds instance-id)" ]; then return 0; fi
+  if ! etcd_remove_members self; then
+    log "cannot remove this node's etcd member: not resetting yet"
+    return 1
+  fi
+}
+
 # leave_etcd_on_termination HOOK: waits until Auto Scaling terminates this instance (it then waits in the
 # group's termination hook HOOK), removes this node's etcd member through the other members and checks it
 # gone, then lets the termination go on. A replacement joined before (instance refresh and instance

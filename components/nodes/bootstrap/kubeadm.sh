@@ -137,22 +137,12 @@ kubeadm_none() {
 }
 
 # A half-done join or init is undone by `kubeadm reset`: the static pods' containers (which would hold the
-# control plane's ports), kubeadm's files and certificates, /var/lib/etcd and the kubelet's state. kubeadm
-# removes the node's etcd member only when it can read the node's configuration from the cluster, which a
-# join stopped before the kubelet registered cannot give: so a joining control-plane node removes its
-# member first (etcd_remove_members self), and is not reset while it cannot (its data would go, its member
-# stay, and no later join would pass check-etcd). The node that created the cluster (its init record) has
-# no one to leave. The name of the API goes back to the load balancer, for the next join. This run then
-# fails: the service starts again from the first step, which fetches again what was removed.
+# control plane's ports), kubeadm's files and certificates, /var/lib/etcd and the kubelet's state; a
+# control-plane node first hands back what only it holds (before_control_plane_reset). This run then fails:
+# the service starts again from the first step, which fetches again what was removed.
 kubeadm_reset() {
   log "kubeadm stopped half-way before: undoing what it left with kubeadm reset"
-  if [ "$ROLE" = control-plane ]; then
-    unpin_api_endpoint
-    if [ "$(init_record_owner)" != "$(imds instance-id)" ] && ! etcd_remove_members self; then
-      log "cannot remove this node's etcd member: not resetting yet"
-      return 1
-    fi
-  fi
+  if [ "$ROLE" = control-plane ]; then before_control_plane_reset || return 1; fi
   kubeadm reset --force
   return 1
 }
