@@ -13,7 +13,7 @@ import { Plan, PlannedResource, runPlan } from "./run";
 import { loadStackConfig, setPath, StackConfig, UsageError } from "./stackConfig";
 
 export const USAGE =
-  "usage: npm run plan -- [--stack NAME | --config-file PATH] [--set PATH=VALUE]... [--out DIR] " +
+  "usage: npm run plan -- [--stack NAME | --config-file PATH]... [--set PATH=VALUE]... [--out DIR] " +
   "[--diff | --against DIR] [--format text|markdown]";
 
 export const HELP = `${USAGE}
@@ -30,6 +30,12 @@ The program's plan, offline: the real program under the Pulumi SDK's mock runtim
   --format FORMAT      text (default) or markdown, for a pull-request comment
   --help               this text
 
+Several stacks (--stack and --config-file repeated, in any mix) plan in one process, in the order given, each
+as a run of its own would: its output follows a heading, ==> FILE <== (in markdown, ## FILE), and
+--out DIR and --against DIR hold one directory per stack, named after its file with each / as _ (e.g.
+DIR/examples_Pulumi.ha.yaml). A stack with no plan under --against is planned in full. The exit code is 1
+when any stack's is, and a last line on stderr names those stacks.
+
 A diff starts with a summary: replacements, which node groups roll and why, zones added or removed, the
 control plane moving, data at risk, IAM permissions widened or narrowed, Kubernetes version skew (an error).
 
@@ -37,10 +43,19 @@ Exit codes: 0 planned; 1 the config is invalid (every field error on stderr) or 
 2 bad usage.
 `;
 
+/** A stack to plan, as the command line named it. */
+export interface StackSource {
+  file: string;
+  /** The stack's name: NAME of --stack, or the file's name between Pulumi. and .yaml. */
+  stack: string;
+  /** `Pulumi.NAME.yaml` for --stack, the path as given for --config-file: the heading of its output. */
+  label: string;
+}
+
 export interface Options {
   help?: boolean;
-  stack: string;
-  configFile?: string;
+  /** In the order given; the dev stack when none is. */
+  stacks: StackSource[];
   sets: string[];
   out?: string;
   diff: boolean;
@@ -49,8 +64,22 @@ export interface Options {
   format: Format;
 }
 
+function fromStackName(stack: string): StackSource {
+  return { file: join(PROJECT_DIR, `Pulumi.${stack}.yaml`), stack, label: `Pulumi.${stack}.yaml` };
+}
+
+function fromConfigFile(path: string): StackSource {
+  const stack = basename(path)
+    .replace(/^Pulumi\./, "")
+    .replace(/\.ya?ml$/, "");
+  return { file: resolve(path), stack, label: path };
+}
+
+/** With several stacks, the directory of a stack's plan under --out and --against. */
+export const stackKey = (source: StackSource): string => source.label.replace(/\//g, "_");
+
 export function parseArgs(argv: readonly string[]): Options {
-  const options: Options = { stack: "dev", sets: [], diff: false, format: "text" };
+  const options: Options = { stacks: [], sets: [], diff: false, format: "text" };
   for (let i = 0; i < argv.length; i++) {
     const flag = argv[i];
     const value = () => {
@@ -64,10 +93,10 @@ export function parseArgs(argv: readonly string[]): Options {
         options.help = true;
         break;
       case "--stack":
-        options.stack = value();
+        options.stacks.push(fromStackName(value()));
         break;
       case "--config-file":
-        options.configFile = value();
+        options.stacks.push(fromConfigFile(value()));
         break;
       case "--set": {
         const edit = value();
@@ -98,18 +127,11 @@ export function parseArgs(argv: readonly string[]): Options {
   if (options.diff && options.sets.length === 0)
     throw new UsageError("--diff compares against --set edits; give at least one");
   if (options.diff && options.against) throw new UsageError("--diff and --against are alternatives");
+  if (options.stacks.length === 0) options.stacks.push(fromStackName("dev"));
+  const keys = options.stacks.map(stackKey);
+  const twice = keys.find((key, i) => keys.indexOf(key) !== i);
+  if (twice !== undefined) throw new UsageError(`${twice} is given twice`);
   return options;
-}
-
-/** The stack file and the stack name it implies. */
-function stackSource(options: Options): { file: string; stack: string } {
-  if (options.configFile) {
-    const stack = basename(options.configFile)
-      .replace(/^Pulumi\./, "")
-      .replace(/\.ya?ml$/, "");
-    return { file: resolve(options.configFile), stack };
-  }
-  return { file: join(PROJECT_DIR, `Pulumi.${options.stack}.yaml`), stack: options.stack };
 }
 
 function applyEdits(config: StackConfig, sets: readonly string[]): StackConfig {
@@ -171,43 +193,63 @@ export interface Io {
   err: (text: string) => void;
 }
 
-export async function main(argv: readonly string[], io: Io): Promise<number> {
-  let options: Options;
-  let config: StackConfig;
-  let edited: StackConfig;
-  let stack: string;
-  let baseline: Plan | undefined;
-  try {
-    options = parseArgs(argv);
-    if (options.help) {
-      io.out(HELP);
-      return 0;
-    }
-    const source = stackSource(options);
-    stack = source.stack;
-    config = loadStackConfig(join(PROJECT_DIR, "Pulumi.yaml"), source.file);
-    edited = applyEdits(config, options.sets);
-    if (options.out) checkOutDir(resolve(options.out));
-    if (options.against) baseline = readPlan(resolve(options.against), stack);
-  } catch (err) {
-    if (!(err instanceof UsageError)) throw err;
-    io.err(`plan: ${err.message}\n${USAGE}\n`);
-    return 2;
-  }
+/** One stack's run, its inputs read and checked before any stack plans. */
+interface StackRun {
+  source: StackSource;
+  config: StackConfig;
+  edited: StackConfig;
+  /** Its --out directory. */
+  out?: string;
+  /** Its --against directory, and the plan there (none: a stack new since that plan, planned in full). */
+  against?: string;
+  baseline?: Plan;
+}
 
-  const plan = await runPlan(edited, stack);
+/**
+ * With several stacks, --out must be new, empty, or an earlier --out of several stacks (a directory of
+ * earlier --out directories): nothing else in it is replaced, and a mistyped `--out .` must not fill the
+ * project with plans.
+ */
+function checkOutRoot(dir: string): void {
+  if (!existsSync(dir)) return;
+  const entries = readdirSync(dir, { withFileTypes: true });
+  if (entries.some((e) => !e.isDirectory() || !existsSync(join(dir, e.name, "resources.json")))) {
+    throw new UsageError(
+      `--out ${dir}: refusing to write into a directory that is not an earlier --out of several stacks`,
+    );
+  }
+}
+
+function prepare(source: StackSource, options: Options, several: boolean): StackRun {
+  const config = loadStackConfig(join(PROJECT_DIR, "Pulumi.yaml"), source.file);
+  const run: StackRun = { source, config, edited: applyEdits(config, options.sets) };
+  if (options.out) {
+    run.out = several ? join(resolve(options.out), stackKey(source)) : resolve(options.out);
+    checkOutDir(run.out);
+  }
+  if (options.against) {
+    run.against = several ? join(resolve(options.against), stackKey(source)) : resolve(options.against);
+    // Alone, a missing plan is a mistake; among several, the stack is new since those plans were made.
+    if (!several || existsSync(join(run.against, "resources.json"))) run.baseline = readPlan(run.against, source.stack);
+  }
+  return run;
+}
+
+async function planStack(run: StackRun, options: Options, io: Io): Promise<number> {
+  const { source } = run;
+  const plan = await runPlan(run.edited, source.stack);
   for (const warning of plan.warnings) io.err(`warning: ${warning}\n`);
   if (plan.errors) {
     io.err(`${formatReport(plan.errors)}\n`);
     return 1;
   }
   let code = 0;
-  if (baseline) {
-    const diff = diffPlans(baseline, plan);
-    io.out(formatDiff(diff, `Changes against ${options.against}`, options.format));
+  if (run.baseline) {
+    const diff = diffPlans(run.baseline, plan);
+    io.out(formatDiff(diff, `Changes against ${run.against}`, options.format));
     if (hasErrors(diff)) code = 1;
   } else if (options.diff) {
-    const base = await runPlan(config, stack);
+    const base = await runPlan(run.config, source.stack);
     if (base.errors) {
       io.err(`Before the --set edits: ${formatReport(base.errors)}\n`);
       return 1;
@@ -217,8 +259,43 @@ export async function main(argv: readonly string[], io: Io): Promise<number> {
     io.out(formatDiff(diff, title, options.format));
     if (hasErrors(diff)) code = 1;
   } else {
+    if (run.against) io.out(`No plan of this stack in ${run.against} to compare with: its plan in full.\n\n`);
     io.out(formatPlan(plan, options.format));
   }
-  if (options.out) writeOut(resolve(options.out), planFiles(plan));
+  if (run.out) writeOut(run.out, planFiles(plan));
   return code;
+}
+
+const heading = (label: string, format: Format): string =>
+  format === "markdown" ? `## ${label}\n\n` : `==> ${label} <==\n`;
+
+export async function main(argv: readonly string[], io: Io): Promise<number> {
+  let options: Options;
+  let runs: StackRun[];
+  try {
+    options = parseArgs(argv);
+    if (options.help) {
+      io.out(HELP);
+      return 0;
+    }
+    const several = options.stacks.length > 1;
+    if (several && options.out) checkOutRoot(resolve(options.out));
+    if (several && options.against && !existsSync(resolve(options.against)))
+      throw new UsageError(`--against ${options.against}: no such directory`);
+    runs = options.stacks.map((source) => prepare(source, options, several));
+  } catch (err) {
+    if (!(err instanceof UsageError)) throw err;
+    io.err(`plan: ${err.message}\n${USAGE}\n`);
+    return 2;
+  }
+  if (runs.length === 1) return planStack(runs[0], options, io);
+  // Each stack as a process of its own would plan it: runPlan resets the SDK's mocks, settings and config.
+  const failed: string[] = [];
+  for (const run of runs) {
+    io.out(heading(run.source.label, options.format));
+    if ((await planStack(run, options, io)) !== 0) failed.push(run.source.label);
+  }
+  if (failed.length === 0) return 0;
+  io.err(`plan: ${failed.length} of ${runs.length} stacks did not plan cleanly: ${failed.join(", ")}\n`);
+  return 1;
 }

@@ -1,28 +1,30 @@
 /**
  * `npm run bench`: the compiled plan's wall time and peak memory for the dev stack and a large stack, each
- * as a ratio to a floor measured in the same run (scripts/benchTarget.ts), its warm per-resource cost, and
- * the type-check time on its own. Every measured process is plain Node running bin/. Runs are paired: each
+ * as a ratio to a floor measured in the same run (scripts/benchTarget.ts); the program under preview
+ * settings as a ratio to the dev plan; the warm cost per resource, fitted over the examples; and the
+ * type-check time on its own. Every measured process is plain Node running bin/. Runs are paired: each
  * round runs every scenario once, and a ratio is the median of the rounds' ratios, so load that comes and
- * goes on a shared machine hits both sides of a ratio alike. `--quick` does one round (CI: it must finish
- * and print every figure; speed is never asserted).
+ * goes on a shared machine hits both sides of a ratio alike. `--baseline DIR` also plans the dev stack with
+ * another checkout's build (DIR/bin, e.g. an earlier commit's) in every round, for the dev plan's ratio to
+ * it. `--quick` does one round (CI: it must finish and print every figure; speed is never asserted).
  */
 import { spawnSync } from "child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "fs";
 import { cpus, loadavg, tmpdir } from "os";
-import { join } from "path";
+import { join, resolve } from "path";
 import { BUILD_DIR } from "../buildStamp";
 import { PROJECT_DIR } from "../plan/examples";
 import { build } from "./compile";
 import { LARGE, TargetResult } from "./benchTarget";
 
-type Scenario = "floor" | "dev" | "large";
-type Round = Record<Scenario, TargetResult>;
+type Scenario = "floor" | "dev" | "large" | "preview" | "examples";
+type Round = Record<Scenario, TargetResult> & { baseline?: TargetResult };
 
-function measure(scenario: Scenario, modulesFile: string): TargetResult {
+function measure(scenario: Scenario, modulesFile: string, root = PROJECT_DIR): TargetResult {
   const child = spawnSync(
     process.execPath,
-    [join(PROJECT_DIR, BUILD_DIR, "scripts", "benchTarget.js"), scenario, modulesFile],
-    { cwd: PROJECT_DIR, encoding: "utf8", maxBuffer: 64 * 1024 * 1024 },
+    [join(root, BUILD_DIR, "scripts", "benchTarget.js"), scenario, modulesFile],
+    { cwd: root, encoding: "utf8", maxBuffer: 64 * 1024 * 1024 },
   );
   if (child.status !== 0) throw new Error(`${scenario} failed: ${child.stderr}`);
   return JSON.parse(child.stdout.trim().split("\n").pop()!) as TargetResult;
@@ -45,13 +47,27 @@ const median = (values: number[]): number => {
 
 const pad = (value: string | number, width: number) => String(value).padStart(width);
 
+/** Least squares: y ≈ intercept + slope · x, and R². */
+function fit(points: { x: number; y: number }[]): { slope: number; r2: number } {
+  const mean = (f: (p: { x: number; y: number }) => number) => points.reduce((s, p) => s + f(p), 0) / points.length;
+  const [mx, my] = [mean((p) => p.x), mean((p) => p.y)];
+  const sxy = mean((p) => (p.x - mx) * (p.y - my));
+  const sxx = mean((p) => (p.x - mx) ** 2);
+  const syy = mean((p) => (p.y - my) ** 2);
+  return { slope: sxy / sxx, r2: (sxy * sxy) / (sxx * syy) };
+}
+
 /** Every scenario once, each in a fresh process. */
-function round(modulesFile: string): Round {
+function round(modulesFile: string, baselineRoot: string | undefined): Round {
+  // The baseline's own target ignores the module list: it plans the dev stack.
+  const baseline = baselineRoot ? measure("dev", modulesFile, baselineRoot) : undefined;
   const dev = measure("dev", modulesFile);
+  const preview = measure("preview", modulesFile);
   const large = measure("large", modulesFile);
+  const examples = measure("examples", modulesFile);
   // The floor loads every SDK module file the plans loaded: the SDK code a plan cannot avoid.
   writeFileSync(modulesFile, JSON.stringify([...new Set([...dev.sdkModules, ...large.sdkModules])]));
-  return { floor: measure("floor", modulesFile), dev, large };
+  return { floor: measure("floor", modulesFile), dev, large, preview, examples, ...(baseline ? { baseline } : {}) };
 }
 
 function report(rounds: Round[], typeCheck: number, loadBefore: number): void {
@@ -69,10 +85,10 @@ function report(rounds: Round[], typeCheck: number, loadBefore: number): void {
       `${LARGE.zones} zones, ${LARGE.controlPlaneNodes} control-plane nodes, ${LARGE.nodeGroups} node groups\n`,
   );
   console.log("scenario  resources  wall ms  × floor  cpu × floor  peak MiB  × floor  warm plan ms  warm ms/resource");
-  for (const s of ["floor", "dev", "large"] as const) {
+  for (const s of ["floor", "dev", "large", "preview"] as const) {
     const resources = median_(s, (x) => x.resources);
     const warm = median_(s, (x) => x.warmPlanMs);
-    const [warmMs, perResource] = s === "floor" ? ["", ""] : [warm.toFixed(0), (warm / resources).toFixed(2)];
+    const [warmMs, perResource] = warm === 0 ? ["", ""] : [warm.toFixed(0), (warm / resources).toFixed(2)];
     console.log(
       [
         s.padEnd(8),
@@ -98,14 +114,30 @@ function report(rounds: Round[], typeCheck: number, loadBefore: number): void {
         .trimEnd(),
     );
   }
-  const [dev, large] = (["dev", "large"] as const).map((s) => ({
-    resources: median_(s, (x) => x.resources),
-    warm: median_(s, (x) => x.warmPlanMs),
-  }));
   console.log(
-    `\nlarge/dev: ${(large.resources / dev.resources).toFixed(2)}× the resources, ` +
-      `${(large.warm / dev.warm).toFixed(2)}× the warm plan time; each resource the large stack adds costs ` +
-      `${((large.warm - dev.warm) / (large.resources - dev.resources)).toFixed(2)} ms warm`,
+    `\npreview (the program as pulumi preview runs it, dev stack) × dev plan: ` +
+      `${median(rounds.map((r) => r.preview.cpuMs / r.dev.cpuMs)).toFixed(2)} cpu, ` +
+      `${median(rounds.map((r) => r.preview.wallMs / r.dev.wallMs)).toFixed(2)} wall`,
+  );
+  const baselines = rounds.flatMap((r) => (r.baseline ? [{ dev: r.dev, baseline: r.baseline }] : []));
+  if (baselines.length > 0) {
+    console.log(
+      `dev plan × baseline's dev plan (${baselines[0].baseline.resources} resources there): ` +
+        `${median(baselines.map((b) => b.dev.cpuMs / b.baseline.cpuMs)).toFixed(2)} cpu, ` +
+        `${median(baselines.map((b) => b.dev.wallMs / b.baseline.wallMs)).toFixed(2)} wall ` +
+        `(baseline cpu ${median(baselines.map((b) => b.baseline.cpuMs)).toFixed(0)} ms)`,
+    );
+  }
+  const names = rounds[0].examples.examples!.map((e) => e.name);
+  const points = names.map((name) => {
+    const runs = rounds.map((r) => r.examples.examples!.find((e) => e.name === name)!);
+    return { x: runs[0].resources, y: median(runs.map((e) => e.warmMs)) };
+  });
+  const { slope, r2 } = fit(points);
+  const xs = points.map((p) => p.x);
+  console.log(
+    `warm plan time over the ${points.length} examples (${Math.min(...xs)} to ${Math.max(...xs)} resources): ` +
+      `${slope.toFixed(2)} ms per resource, R² ${r2.toFixed(3)}`,
   );
   console.log(`type check (tsc --noEmit, in npm test and CI, never in a plan or preview): ${typeCheck.toFixed(1)} s`);
   const compiler = rounds.some((r) => Object.values(r).some((x) => x.typescriptCompiler));
@@ -115,13 +147,16 @@ function report(rounds: Round[], typeCheck: number, loadBefore: number): void {
 
 async function main(argv: string[]): Promise<void> {
   const quick = argv.includes("--quick");
+  const at = argv.indexOf("--baseline");
+  const baselineRoot = at >= 0 && argv[at + 1] ? resolve(argv[at + 1]) : undefined;
+  if (at >= 0 && !baselineRoot) throw new Error("--baseline takes a checkout's directory, built (npm run build)");
   const count = quick ? 1 : Number(process.env.BENCH_RUNS ?? 7);
   await build(PROJECT_DIR);
   const loadBefore = loadavg()[0];
   const scratch = mkdtempSync(join(tmpdir(), "bench-"));
   const rounds: Round[] = [];
   try {
-    for (let i = 0; i < count; i++) rounds.push(round(join(scratch, "sdk-modules.json")));
+    for (let i = 0; i < count; i++) rounds.push(round(join(scratch, "sdk-modules.json"), baselineRoot));
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }

@@ -1,17 +1,23 @@
 /**
  * One measured run for `npm run bench`, compiled to bin/ and run by plain Node in a process of its own.
  * `dev` and `large` plan those stacks as `npm run plan` does, then plan again in the same process (warm).
- * `floor` is what a plan cannot avoid: it loads every SDK module file a plan loaded (the bench passes the
- * list) and runs an empty program under the same mocks. Prints one JSON line.
+ * `floor` is what a plan cannot avoid: it loads the root of every Pulumi SDK package the program depends on,
+ * as a program importing `@pulumi/aws` does, then every SDK module file a plan loaded (the bench passes the
+ * list: each class the program declares), and runs an empty program under the same mocks. `preview` runs the
+ * compiled program as `pulumi preview` does (bin/index.js, with its runtime settings, after the source-map
+ * support Pulumi's Node.js runner registers), on the dev stack, under the plan's mocks. `examples` plans
+ * every example, then each again, timing each second (warm) plan. Prints one JSON line.
+ *
+ * Each scenario loads only what it measures: the plan's modules load in the scenarios that plan.
  */
 import * as pulumi from "@pulumi/pulumi";
 import { readFileSync } from "fs";
-import { join, sep } from "path";
-import { PROJECT_DIR } from "../plan/examples";
-import { formatPlan } from "../plan/format";
+import { dirname, join, sep } from "path";
+import { BUILD_DIR } from "../buildStamp";
+import { examples, PROJECT_DIR } from "../plan/examples";
 import { planMocks } from "../plan/mocks";
-import { runPlan } from "../plan/run";
-import { loadStackConfig, setPath, StackConfig } from "../plan/stackConfig";
+import { loadStackConfig, setPath, StackConfig, toRuntimeConfig } from "../plan/stackConfig";
+import { PROJECT } from "../spec/read";
 
 export interface TargetResult {
   resources: number;
@@ -27,6 +33,8 @@ export interface TargetResult {
   sdkModules: string[];
   /** Whether anything registered a TypeScript compiler (ts-node) for `.ts` files. */
   typescriptCompiler: boolean;
+  /** `examples`: each example's resources and warm plan time. */
+  examples?: { name: string; resources: number; warmMs: number }[];
 }
 
 export const LARGE = { zones: 6, controlPlaneNodes: 3, nodeGroups: 20 };
@@ -47,7 +55,16 @@ export function scenarioConfig(scenario: string): StackConfig {
 
 const SDK_DIR = `${sep}node_modules${sep}@pulumi${sep}`;
 
+/** The Pulumi SDK packages the program depends on (package.json), whose roots the floor loads. */
+function sdkPackages(): string[] {
+  const { dependencies } = JSON.parse(readFileSync(join(PROJECT_DIR, "package.json"), "utf8")) as {
+    dependencies: Record<string, string>;
+  };
+  return Object.keys(dependencies).filter((name) => name.startsWith("@pulumi/"));
+}
+
 async function floor(modulesFile: string): Promise<number> {
+  for (const root of sdkPackages()) await import(root);
   for (const file of JSON.parse(readFileSync(modulesFile, "utf8")) as string[]) await import(file);
   await pulumi.runtime.setMocks(planMocks("us-east-1", ["us-east-1a"]), "cilium-cluster", "floor", false);
   await pulumi.runtime.runInPulumiStack(async () => ({}));
@@ -56,21 +73,74 @@ async function floor(modulesFile: string): Promise<number> {
 }
 
 /** What `npm run plan` does: read the stack config, plan, render the text it prints. */
-async function plan(scenario: string): Promise<number> {
-  const result = await runPlan(scenarioConfig(scenario), scenario);
-  if (result.errors) throw new Error(`the ${scenario} config is invalid`);
+async function plan(config: StackConfig, stack: string): Promise<number> {
+  const [{ runPlan }, { formatPlan }] = await Promise.all([import("../plan/run"), import("../plan/format")]);
+  const result = await runPlan(config, stack);
+  if (result.errors) throw new Error(`the ${stack} config is invalid`);
   if (formatPlan(result, "text").length === 0) throw new Error("empty plan output");
   return result.resources.length;
 }
 
+/**
+ * The program side of `pulumi preview` on the dev stack: Pulumi's runner registers source-map support, then
+ * loads bin/index.js (which applies runtimeSettings.ts first) and runs its function, isDryRun true.
+ */
+async function preview(): Promise<number> {
+  const runner = dirname(require.resolve("@pulumi/pulumi/cmd/run"));
+  await import(require.resolve("source-map-support/register", { paths: [runner] }));
+  const { default: program } = (await import(join(PROJECT_DIR, BUILD_DIR, "index.js"))) as {
+    default: () => Promise<Record<string, unknown>>;
+  };
+  const config = scenarioConfig("dev");
+  const runtimeConfig = toRuntimeConfig(config);
+  const region = runtimeConfig["aws:region"] ?? "";
+  const network = config[`${PROJECT}:network`] as { availabilityZones?: string[] } | undefined;
+  const mocks = planMocks(region, network?.availabilityZones ?? []);
+  let resources = 0;
+  const newResource = mocks.newResource.bind(mocks);
+  mocks.newResource = (args) => {
+    resources++;
+    return newResource(args);
+  };
+  await pulumi.runtime.setMocks(mocks, PROJECT, "dev", true);
+  pulumi.runtime.setAllConfig(runtimeConfig, []);
+  await pulumi.runtime.runInPulumiStack(program);
+  await pulumi.runtime.disconnect();
+  return resources;
+}
+
+type Example = NonNullable<TargetResult["examples"]>[number];
+
+async function planExamples(): Promise<Example[]> {
+  const configs = examples().map((e) => ({
+    name: e.name,
+    config: loadStackConfig(join(PROJECT_DIR, "Pulumi.yaml"), e.file),
+  }));
+  for (const { name, config } of configs) await plan(config, name);
+  const measured: Example[] = [];
+  for (const { name, config } of configs) {
+    const start = performance.now();
+    const resources = await plan(config, name);
+    measured.push({ name, resources, warmMs: performance.now() - start });
+  }
+  return measured;
+}
+
 export async function measureScenario(scenario: string, modulesFile: string): Promise<void> {
-  const resources = scenario === "floor" ? await floor(modulesFile) : await plan(scenario);
+  let resources: number;
+  let measured: Example[] | undefined;
+  if (scenario === "floor") resources = await floor(modulesFile);
+  else if (scenario === "preview") resources = await preview();
+  else if (scenario === "examples") {
+    measured = await planExamples();
+    resources = measured.reduce((sum, e) => sum + e.resources, 0);
+  } else resources = await plan(scenarioConfig(scenario), scenario);
   // performance.now() counts from the start of the process.
   const wallMs = performance.now();
   const { userCPUTime, systemCPUTime, maxRSS: maxRssKb } = process.resourceUsage();
   let warmPlanMs = 0;
-  if (scenario !== "floor") {
-    await plan(scenario);
+  if (scenario === "dev" || scenario === "large") {
+    await plan(scenarioConfig(scenario), scenario);
     warmPlanMs = performance.now() - wallMs;
   }
   const result: TargetResult = {
@@ -81,6 +151,7 @@ export async function measureScenario(scenario: string, modulesFile: string): Pr
     warmPlanMs,
     sdkModules: Object.keys(require.cache).filter((file) => file.includes(SDK_DIR)),
     typescriptCompiler: require.extensions[".ts"] !== undefined,
+    examples: measured,
   };
   console.log(JSON.stringify(result));
 }

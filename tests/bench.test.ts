@@ -2,15 +2,16 @@
 // measured by the benchmark itself, never asserted here.
 import { expect } from "chai";
 import { spawnSync } from "child_process";
-import { PROJECT_DIR } from "../plan/examples";
+import { examples, PROJECT_DIR } from "../plan/examples";
 
 describe("npm run bench -- --quick", function () {
   this.timeout(300000);
 
-  it("completes and prints every figure for the floor, the dev stack and the large stack", () => {
+  // This checkout as its own baseline: the figure is printed, whatever it is.
+  it("completes and prints every figure: floor, dev, large, preview, the ratios and the fitted slope", () => {
     const run = spawnSync(
       process.execPath,
-      [require.resolve("ts-node/dist/bin"), "--transpile-only", "scripts/bench.ts", "--quick"],
+      [require.resolve("ts-node/dist/bin"), "--transpile-only", "scripts/bench.ts", "--quick", "--baseline", "."],
       { cwd: PROJECT_DIR, encoding: "utf8" },
     );
     expect(run.status, run.stderr).to.equal(0);
@@ -22,8 +23,19 @@ describe("npm run bench -- --quick", function () {
     // ... and for plans, the warm plan's ms and ms per resource
     expect(row("dev")).to.match(new RegExp(`^dev(\\s+${number}){8}$`));
     expect(row("large")).to.match(new RegExp(`^large(\\s+${number}){8}$`));
+    // The preview is one cold run: no warm figures.
+    expect(row("preview")).to.match(new RegExp(`^preview(\\s+${number}){6}$`));
     expect(run.stdout).to.match(/^plan benchmark .*node v\d+.*load average/m);
-    expect(run.stdout).to.match(new RegExp(`^large/dev: ${number}× the resources, ${number}× the warm plan time`, "m"));
+    expect(run.stdout).to.match(new RegExp(`^preview .* × dev plan: ${number} cpu, ${number} wall$`, "m"));
+    expect(run.stdout).to.match(
+      new RegExp(
+        `^warm plan time over the ${examples().length} examples .*: -?${number} ms per resource, R² ${number}$`,
+        "m",
+      ),
+    );
+    expect(run.stdout).to.match(
+      new RegExp(`^dev plan × baseline's dev plan \\(\\d+ resources there\\): ${number} cpu`, "m"),
+    );
     expect(run.stdout).to.match(new RegExp(`^type check .*: ${number} s$`, "m"));
     expect(run.stdout).to.contain("TypeScript compiler registered in a measured process: no");
   });

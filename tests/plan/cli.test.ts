@@ -1,11 +1,11 @@
 // `npm run plan` through its entry points: main() for every option, and the script itself for exit codes.
 import { expect } from "chai";
 import { spawnSync } from "child_process";
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "fs";
+import { closeSync, mkdtempSync, openSync, readdirSync, readFileSync, writeFileSync } from "fs";
 import { tmpdir } from "os";
-import { join } from "path";
+import { join, relative } from "path";
 import { main } from "../../plan/cli";
-import { PROJECT_DIR } from "../../plan/examples";
+import { examples, PROJECT_DIR } from "../../plan/examples";
 
 async function run(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
   let out = "";
@@ -175,6 +175,12 @@ describe("npm run plan", () => {
       "nodeGroups is a list: give an index, e.g. --set 'nodeGroups[0].instanceType=m5.large'",
     ],
     [["--set", "cloudLabels[0]=x"], "cloudLabels is not a list: use a key, not [0]"],
+    [["--stack", "dev", "--config-file", "Pulumi.dev.yaml"], "Pulumi.dev.yaml is given twice"],
+    [
+      ["--stack", "dev", "--config-file", "examples/Pulumi.ha.yaml", "--out", PROJECT_DIR],
+      "refusing to write into a directory that is not an earlier --out of several stacks",
+    ],
+    [["--stack", "dev", "--config-file", "examples/Pulumi.ha.yaml", "--against", "/nonexistent"], "no such directory"],
   ] as const) {
     it(`exits 2 with a usage line: ${argv.join(" ")}`, async () => {
       const { code, err } = await run(...argv);
@@ -183,6 +189,84 @@ describe("npm run plan", () => {
       expect(err).to.match(/^usage: npm run plan -- /m);
     });
   }
+
+  it("several stacks: a heading each, a plan of one directory each under --out and --against, new stacks in full", async () => {
+    const root = scratch();
+    const ha = join("examples", "Pulumi.ha.yaml");
+    const first = await run("--stack", "dev", "--out", root);
+    expect(first.code).to.equal(0);
+    // An earlier --out of one stack is not one of several.
+    expect((await run("--stack", "dev", "--config-file", ha, "--out", root)).code).to.equal(2);
+    const base = scratch();
+    expect((await run("--stack", "dev", "--out", join(base, "Pulumi.dev.yaml"))).code).to.equal(0);
+    const both = await run("--stack", "dev", "--config-file", ha, "--against", base, "--set", "cloudLabels.owner=sre");
+    expect(both.code).to.equal(0);
+    expect(both.out).to.match(
+      new RegExp(`^==> Pulumi.dev.yaml <==\nChanges against ${join(base, "Pulumi.dev.yaml")}:$`, "m"),
+    );
+    expect(both.out).to.contain('tags.owner: (none) → "sre"');
+    expect(both.out).to.contain(
+      `==> examples/Pulumi.ha.yaml <==\nNo plan of this stack in ${join(base, "examples_Pulumi.ha.yaml")} to compare with: its plan in full.\n\n`,
+    );
+    expect(both.out).to.match(/cilium-cluster-ha$/m);
+    const bad = join(scratch(), "Pulumi.bad.yaml");
+    writeFileSync(bad, "config:\n  aws:region: us-east-1\n  cilium-cluster:clusterName: Bad_Name\n");
+    const failing = await run("--config-file", bad, "--stack", "dev", "--format", "markdown");
+    expect(failing.code).to.equal(1);
+    expect(failing.out).to.match(new RegExp(`^## ${bad}\n\n## Pulumi.dev.yaml\n\n### Plan\n`));
+    expect(failing.err).to.contain("clusterName: Invalid value");
+    expect(failing.err).to.match(new RegExp(`^plan: 1 of 2 stacks did not plan cleanly: ${bad}\n$`, "m"));
+  });
+
+  it("several stacks in one process: output and files byte-identical to a process per stack, on every example", function () {
+    this.timeout(600000);
+    // The compiled entry point, as CI runs it (`npm test` builds bin/ first), its stdout and stderr into one
+    // file, as CI's comment takes them: each stack's warnings must come in its own section.
+    const logs = scratch();
+    const plan = (...args: string[]) => {
+      const log = join(logs, String(readdirSync(logs).length));
+      const fd = openSync(log, "a");
+      const child = spawnSync(process.execPath, [join(PROJECT_DIR, "bin", "scripts", "plan.js"), ...args], {
+        cwd: PROJECT_DIR,
+        stdio: ["ignore", fd, fd],
+      });
+      closeSync(fd);
+      const output = readFileSync(log, "utf8");
+      expect(child.status, output).to.equal(0);
+      return output;
+    };
+    const files = examples().map((e) => relative(PROJECT_DIR, e.file));
+    const key = (file: string) => file.replace(/\//g, "_");
+    const [together, apart] = [scratch(), scratch()];
+    // Plans, then diffs of an edit against them, as CI makes on the base branch and the pull request.
+    for (const [step, extra] of [
+      ["base", []],
+      ["head", ["--set", "cloudLabels.owner=sre", "--format", "markdown"]],
+    ] as const) {
+      const against = (dir: string) => (step === "head" ? ["--against", join(dir, "base")] : []);
+      const sections = plan(
+        ...files.flatMap((f) => ["--config-file", f]),
+        ...against(together),
+        ...extra,
+        "--out",
+        join(together, step),
+      ).split(/^(?:==> .* <==\n|## (?:Pulumi|examples)\S*\n\n)/m);
+      expect(sections.shift()).to.equal("");
+      expect(sections).to.have.length(files.length);
+      files.forEach((file, i) => {
+        const alone = plan(
+          "--config-file",
+          file,
+          ...(step === "head" ? ["--against", join(apart, "base", key(file))] : []),
+          ...extra,
+          "--out",
+          join(apart, step, key(file)),
+        );
+        expect(sections[i].replaceAll(join(together, "base"), join(apart, "base")), file).to.equal(alone);
+        expect(readTree(join(together, step, key(file))), file).to.deep.equal(readTree(join(apart, step, key(file))));
+      });
+    }
+  });
 
   it("the script exits 0, 1 and 2 as main() says, without a stack trace", () => {
     const script = (...args: string[]) =>

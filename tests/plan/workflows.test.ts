@@ -112,25 +112,33 @@ describe("pull-request workflows", () => {
     expect(script).to.contain("pr.head.sha !== run.head_sha");
   });
 
-  it("plan every Pulumi.<stack>.yaml a team keeps and the examples, not Pulumi.yaml", () => {
-    const loops = [...runs.matchAll(/^\s*for file in ([^;]+); do$/gm)].map((m) => m[1]);
+  it("plan every Pulumi.<stack>.yaml a team keeps and the examples, not Pulumi.yaml, in one process per branch", () => {
+    const loops = [...runs.matchAll(/^ *stacks=\(\)\n *for file in [^;]+; do\n[^\n]*\n *done$/gm)].map((m) => m[0]);
     expect(loops).to.have.length(2);
     const team = mkdtempSync(join(tmpdir(), "team-"));
     mkdirSync(join(team, "examples"));
     for (const f of ["Pulumi.yaml", "Pulumi.dev.yaml", "Pulumi.prod.yaml", "examples/Pulumi.ha.yaml"]) {
       writeFileSync(join(team, f), "config: {}\n");
     }
-    for (const glob of loops) {
-      const files = execFileSync("bash", ["-c", `for file in ${glob}; do [ -e "$file" ] && echo "$file"; done`], {
+    for (const loop of loops) {
+      // The workflow's own lines, as GitHub runs them (bash -e).
+      const args = execFileSync("bash", ["-ec", `${loop}\nprintf '%s\\n' "\${stacks[@]}"`], {
         cwd: team,
         encoding: "utf8",
       });
-      expect(files.trim().split("\n")).to.deep.equal([
+      expect(args.trim().split("\n")).to.deep.equal([
+        "--config-file",
         "Pulumi.dev.yaml",
+        "--config-file",
         "Pulumi.prod.yaml",
+        "--config-file",
         "examples/Pulumi.ha.yaml",
       ]);
     }
+    // Each branch's stacks in one `npm run plan` (the loops' one line only collects them).
+    const plans = runs.split("\n").filter((line) => line.includes("npm run plan"));
+    expect(plans).to.have.length(2);
+    for (const line of plans) expect(line).to.match(/^ *npm run plan --silent -- "\$\{stacks\[@\]\}" /);
   });
 
   it("test with the Debian tools, diff against the base branch, and run the policy pack on every plan", () => {
