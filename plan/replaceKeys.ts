@@ -30,6 +30,7 @@ export const REPLACE_ON_CHANGE: Record<string, readonly string[]> = {
   // documentVersion: the program's replaceOnChanges, so a new document version is applied and waited for.
   "aws:ssm/association:Association": ["name", "instanceId", "documentVersion"],
   "aws:s3/bucket:Bucket": ["bucket", "bucketPrefix"],
+  "aws:cloudwatch/metricAlarm:MetricAlarm": ["name"],
   "aws:s3/bucketPublicAccessBlock:BucketPublicAccessBlock": ["bucket"],
   "aws:s3/bucketOwnershipControls:BucketOwnershipControls": ["bucket"],
   "aws:s3/bucketVersioning:BucketVersioning": ["bucket"],

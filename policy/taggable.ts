@@ -26,6 +26,7 @@ export const TAGGABLE: ReadonlySet<string> = new Set([
   "aws:ssm/association:Association",
   "aws:s3/bucket:Bucket",
   "aws:route53/zone:Zone",
+  "aws:cloudwatch/metricAlarm:MetricAlarm",
 ]);
 
 /** Types that take no tags, and why. */

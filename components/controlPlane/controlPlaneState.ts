@@ -1,6 +1,6 @@
 /**
  * ControlPlaneState: what keeps the cluster's state beyond any one control-plane instance: the bucket of
- * etcd snapshots, and the name of the init record, the SSM parameter the node that creates the cluster
+ * etcd snapshots and the alarm on their age, and the name of the init record, the SSM parameter the node that creates the cluster
  * creates (never Pulumi: its existence is the lock). The name carries an id of this stack's cluster, so a
  * cluster destroyed and created again under the same name starts with no record.
  */
@@ -9,6 +9,7 @@ import * as random from "@pulumi/random";
 import type { ClusterSpec } from "../../spec/types";
 import { INIT_RECORD_PARAMETER } from "../nodes/controlPlaneState";
 import { parameterPrefix } from "../secrets/paths";
+import { declareBackupAlarm } from "./backupAlarm";
 import { declareBackupBucket } from "./etcdBackups";
 
 export interface ControlPlaneStateArgs {
@@ -32,6 +33,7 @@ export class ControlPlaneState extends pulumi.ComponentResource {
     const prefix = parameterPrefix(spec.clusterName, "control-plane");
     this.initRecord = pulumi.interpolate`${prefix}${INIT_RECORD_PARAMETER}-${clusterId.hex}`;
     this.backupBucket = declareBackupBucket(name, spec, args.coordinates, args.controlPlaneRoleArn, this);
+    declareBackupAlarm(name, spec, this);
     this.registerOutputs({ initRecord: this.initRecord, backupBucket: this.backupBucket });
   }
 }

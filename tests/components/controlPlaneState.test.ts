@@ -11,6 +11,7 @@ import { filesOf } from "../../components/nodes/userData";
 import { bootstrapConfig } from "../../components/nodes/bootstrapConfig";
 import { instanceGroups } from "../../components/nodes/instanceGroups";
 import { BOOTSTRAP_SCRIPT, systemdUnits } from "../../components/nodes/systemdUnits";
+import { SNAPSHOT_METRIC } from "../../components/controlPlane/backupAlarm";
 import { backupBucketName, LATEST_SNAPSHOT_KEY } from "../../components/controlPlane/backupBucket";
 import { TIMEOUTS } from "../../components/timeouts";
 import type { Plan } from "../../plan/run";
@@ -123,7 +124,7 @@ describe("control-plane state: plan", () => {
     const id = declared.filter((r) => r.type === "random:index/randomId:RandomId");
     expect(id.map((r) => [r.name, inputs(r).byteLength])).to.deep.equal([["control-plane-state-cluster-id", 6]]);
     for (const r of declared.filter((x) => !id.includes(x))) {
-      expect(r.type, r.name).to.match(/^aws:s3\//);
+      expect(r.type, r.name).to.match(/^aws:(s3\/|cloudwatch\/metricAlarm:)/);
       expect(r.name).to.equal("control-plane-state-backups");
     }
     // etcd is on each node's root volume: the launch template's only volume, deleted with the instance.
@@ -240,5 +241,28 @@ describe("control-plane state: plan", () => {
         ]);
       } else expect(hooks, asg.name).to.deep.equal([]);
     }
+  });
+});
+
+describe("control-plane state: the backups' alarm", () => {
+  it("goes off after two backup intervals without an upload, or with no data at all; the leader counts each upload", async () => {
+    const plan = await planWith({ "controlPlane.backupIntervalMinutes": "20" });
+    const [alarm] = ofType(plan, "aws:cloudwatch/metricAlarm:MetricAlarm");
+    expect(inputs(alarm)).to.deep.include({
+      namespace: SNAPSHOT_METRIC.namespace,
+      metricName: SNAPSHOT_METRIC.name,
+      dimensions: { [SNAPSHOT_METRIC.dimension]: "dev.k8s.local" },
+      statistic: "Sum",
+      period: 1200,
+      evaluationPeriods: 2,
+      comparisonOperator: "LessThanThreshold",
+      threshold: 1,
+      treatMissingData: "breaching",
+    });
+    // The node's bash names the same metric: the one count the alarm reads.
+    const etcdModule = readFileSync(join(MODULE_DIR, "etcd.sh"), "utf8");
+    expect(etcdModule).to.contain(
+      `--namespace ${SNAPSHOT_METRIC.namespace} --metric-name ${SNAPSHOT_METRIC.name} \\\n    --dimensions "${SNAPSHOT_METRIC.dimension}=$CLUSTER_NAME" --value 1`,
+    );
   });
 });

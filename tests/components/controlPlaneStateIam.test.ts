@@ -77,6 +77,14 @@ describe("control-plane state IAM, simulated", () => {
     expect(await may(cp, "autoscaling:SetDesiredCapacity", GROUP, ours)).to.equal(false);
   });
 
+  it("counts snapshots in the program's CloudWatch namespace only; workers count nothing", async () => {
+    expect(await may(cp, "cloudwatch:PutMetricData", "*", { "cloudwatch:namespace": "cilium-cluster" })).to.equal(true);
+    expect(await may(cp, "cloudwatch:PutMetricData", "*", { "cloudwatch:namespace": "AWS/EC2" })).to.equal(false);
+    expect(await may(node, "cloudwatch:PutMetricData", "*", { "cloudwatch:namespace": "cilium-cluster" })).to.equal(
+      false,
+    );
+  });
+
   it("finds the cluster's instances (departed members' addresses); workers do not", async () => {
     expect(await may(cp, "ec2:DescribeInstances", "*")).to.equal(true);
     expect(await may(node, "ec2:DescribeInstances", "*")).to.equal(false);

@@ -217,6 +217,7 @@ describe("statement sources, one per feature", () => {
         },
       ],
       "autoscaling:RecordLifecycleActionHeartbeat": [GROUP, { "aws:ResourceTag/KubernetesCluster": "dev.k8s.local" }],
+      "cloudwatch:PutMetricData": ["*", { "cloudwatch:namespace": "cilium-cluster" }],
     };
     expect(calls).to.have.members(Object.keys(target));
     const policy = policyDocument(

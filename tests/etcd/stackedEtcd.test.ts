@@ -10,6 +10,7 @@ import { Server } from "http";
 import { tmpdir } from "os";
 import { join } from "path";
 import { stringify } from "yaml";
+import { SNAPSHOT_METRIC } from "../../components/controlPlane/backupAlarm";
 import { bootstrapConfig } from "../../components/nodes/bootstrapConfig";
 import { instanceGroups } from "../../components/nodes/instanceGroups";
 import { renderBootstrapScript } from "../../components/nodes/userData";
@@ -31,6 +32,7 @@ interface Member {
 /** EC2 and S3 as the bootstrap calls them: the control-plane instances' addresses (AWS_INSTANCES), uploads kept in S3_DIR. */
 const AWS_STUB = `case "$1 $2" in
 "ec2 describe-instances") echo "$AWS_INSTANCES" | xargs -n 1 | paste -sd '\\t';;
+"cloudwatch put-metric-data") echo "$*" >>"$S3_DIR.metrics";;
 "s3 cp") mkdir -p "$S3_DIR"; echo "\${@: -1}" >>"$S3_DIR.calls"; cp "\${@: -2:1}" "$S3_DIR/$(basename "\${@: -1}")";;
 *) exit 1;;
 esac`;
@@ -267,6 +269,13 @@ describe("stacked etcd as kubeadm keeps it, on etcd 3.6 and kubeadm's certificat
     expect(uploads).to.have.length(2);
     expect(uploads[0]).to.match(/^s3:\/\/b\/etcd\/\d{8}T\d{6}Z\.db$/);
     expect(uploads[1]).to.equal("s3://b/latest/etcd.db");
+    // And counted once, for the backups' alarm (components/controlPlane/backupAlarm.ts).
+    const metrics = readFileSync(join(dir, "s3.metrics"), "utf8").trim().split("\n");
+    expect(metrics).to.have.length(1);
+    const metric = SNAPSHOT_METRIC;
+    expect(metrics[0]).to.contain(
+      `--namespace ${metric.namespace} --metric-name ${metric.name} --dimensions ${metric.dimension}=dev.k8s.local --value 1`,
+    );
     // All lost: the documented restore (docs/operations.md), one new member from the snapshot.
     await Promise.all(members.map(stop));
     const restored = join(dir, "restored");

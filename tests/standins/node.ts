@@ -143,6 +143,7 @@ case "$1 $2" in
   case "$query" in *LifecycleState*) ;; *) echo "$STANDIN_GROUP"; exit 0;; esac
   printf '%s\\t%s\\n' "$STANDIN_GROUP" "$(cat "$STANDIN_STATE/lifecycle" 2>/dev/null || echo Pending:Wait)";;
 "autoscaling record-lifecycle-action-heartbeat") ;;
+"cloudwatch put-metric-data") ;;
 "autoscaling complete-lifecycle-action")
   if [ "$(count hook)" -lt "\${STANDIN_HOOK_THROTTLES:-0}" ]; then
     echo "An error occurred (Throttling) when calling the CompleteLifecycleAction operation: Rate exceeded" >&2; exit 254

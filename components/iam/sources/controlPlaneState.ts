@@ -4,6 +4,7 @@
  */
 import type { ClusterSpec } from "../../../spec/types";
 import { INIT_RECORD_PARAMETER } from "../../nodes/controlPlaneState";
+import { SNAPSHOT_METRIC } from "../../controlPlane/backupAlarm";
 import { backupBucketName, LATEST_SNAPSHOT_KEY, SNAPSHOT_PREFIX } from "../../controlPlane/backupBucket";
 import { parameterPrefix } from "../../secrets/paths";
 import type { Statement } from "../policyDocument";
@@ -20,6 +21,14 @@ function controlPlaneStateStatements(spec: ClusterSpec, at: AwsCoordinates): Sta
       Effect: "Allow",
       Action: ["s3:PutObject"],
       Resource: [`${bucket}/${SNAPSHOT_PREFIX}*`, `${bucket}/${LATEST_SNAPSHOT_KEY}`],
+    },
+    {
+      // ... and counts each upload for the backups' alarm, in the program's namespace only.
+      Sid: "ControlPlaneStateBackupsCount",
+      Effect: "Allow",
+      Action: ["cloudwatch:PutMetricData"],
+      Resource: "*",
+      Condition: { StringEquals: { "cloudwatch:namespace": SNAPSHOT_METRIC.namespace } },
     },
     {
       // The node that creates the cluster creates the init record (without overwrite: the lock); the

@@ -153,7 +153,7 @@ etcd_latest_key() { echo latest/etcd.db; }
 
 # etcd_backup: on the leader (the timer runs on every control-plane node), a snapshot of this node's member
 # (ETCD_LOCAL, tests only) saved, verified by etcdutl, and uploaded (server-side encrypted) named by time,
-# then under the fixed key. Fails when this member cannot say whether it leads, so a member that never
+# then under the fixed key; then counted in CloudWatch, which alarms when the count stops. Fails when this member cannot say whether it leads, so a member that never
 # answers shows as a failed unit.
 etcd_backup() {
   local endpoint="${ETCD_LOCAL:-https://127.0.0.1:2379}" leads dir file key
@@ -171,5 +171,8 @@ etcd_backup() {
   key="etcd/$(date -u +%Y%m%dT%H%M%SZ).db"
   aws s3 cp --region "$REGION" --only-show-errors --sse aws:kms "$file" "s3://$BACKUP_BUCKET/$key"
   aws s3 cp --region "$REGION" --only-show-errors --sse aws:kms "$file" "s3://$BACKUP_BUCKET/$(etcd_latest_key)"
+  # What the backups' alarm counts (backupAlarm.ts SNAPSHOT_METRIC).
+  aws cloudwatch put-metric-data --region "$REGION" --namespace cilium-cluster --metric-name EtcdSnapshotsUploaded \
+    --dimensions "ClusterName=$CLUSTER_NAME" --value 1
   log "uploaded etcd snapshot $key (and as $(etcd_latest_key))"
 }
