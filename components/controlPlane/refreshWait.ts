@@ -4,9 +4,9 @@
  * AWS config: components/stackAws.ts) and, when this machine applies the add-ons, the API answers `/readyz`
  * (components/k8s/apiReady.ts); the next control-plane group, and the stack's outputs, wait for it.
  * What `Successful` means: a refresh counts an instance only once it is InService, which it is only once its
- * launch hook is completed, and a control-plane node completes it only once etcd is healthy with its member
- * in it: started, voting, healthy, with a quorum of members healthy (bootstrap/etcd-health.sh). This machine
- * cannot reach etcd; the new node judges it, and a refresh that succeeded had etcd healthy with the new member.
+ * launch hook is completed, and a control-plane node completes it only after `kubeadm join` returned, which
+ * it does once etcd is healthy with the new member promoted (bootstrap/kubeadm.sh). This machine cannot reach
+ * etcd; the new node judges it, and a refresh that succeeded had etcd healthy with the new member.
  * A group with no refresh yet (a new group) has nothing to wait for here. The wait runs on every `pulumi up`
  * (components/deployWait.ts), so a refresh still in progress after an interrupted update is waited for too.
  * A failed refresh, the API out of this machine's reach, or the deadline (components/timeouts.ts) stops
