@@ -5,7 +5,7 @@
 // restored with the runbook's command (docs/operations.md) and nothing committed is lost.
 import { expect } from "chai";
 import { ChildProcess, spawn, spawnSync } from "child_process";
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "fs";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "fs";
 import { Server } from "http";
 import { tmpdir } from "os";
 import { join } from "path";
@@ -203,6 +203,14 @@ describe("stacked etcd as kubeadm keeps it, on etcd 3.6 and kubeadm's certificat
     // A write without quorum times out (it may still commit once the members are back: not counted).
     const lost = etcdctl(clientUrl(members[0]), "put", "uncounted", "x", "--command-timeout=2s");
     expect(lost.status, "no quorum with one of three").to.not.equal(0);
+    // Its backup unit fails, uploading nothing: a member without a leader is no "not the leader" to skip.
+    await until(
+      "the member to lose its leader",
+      () => !/"leader"/.test(etcdctl(clientUrl(members[0]), "endpoint", "status", "-w", "json").stdout),
+    );
+    const backup = await bootstrap(["etcd_backup"], { ETCD_LOCAL: clientUrl(members[0]) });
+    expect(backup.status, backup.stderr).to.not.equal(0);
+    expect(existsSync(join(dir, "s3.calls"))).to.equal(false);
     const cluster = members.map((m) => `${m.name}=http://${m.address}:2380`).join(",");
     for (const m of members.slice(1)) start(m, cluster, "existing");
     await until("the members back", () => etcdctl(all(), "endpoint", "health").status === 0);

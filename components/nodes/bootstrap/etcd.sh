@@ -143,7 +143,12 @@ etcd_remove_members() {
 etcd_leads() {
   local status member leader
   status=$(etcdctl_at "$1" endpoint status -w json) || return 1
-  read -r member leader < <(etcd_json_rows '[(data[0]["Status"]["header"]["member_id"], data[0]["Status"]["leader"])]' <<<"$status")
+  # A member without a leader (no quorum) has no "leader" in its status: that is a failure, not "no".
+  read -r member leader < <(etcd_json_rows '[(data[0]["Status"]["header"]["member_id"], data[0]["Status"].get("leader", ""))]' <<<"$status")
+  if [ -z "$member" ] || [ -z "$leader" ]; then
+    log "etcd at $1 names no leader"
+    return 1
+  fi
   if [ "$member" = "$leader" ]; then echo yes; else echo no; fi
 }
 
@@ -153,8 +158,8 @@ etcd_latest_key() { echo latest/etcd.db; }
 
 # etcd_backup: on the leader (the timer runs on every control-plane node), a snapshot of this node's member
 # (ETCD_LOCAL, tests only) saved, verified by etcdutl, and uploaded (server-side encrypted) named by time,
-# then under the fixed key; then counted in CloudWatch, which alarms when the count stops. Fails when this member cannot say whether it leads, so a member that never
-# answers shows as a failed unit.
+# then under the fixed key; then counted in CloudWatch, which alarms when the count stops. Fails when this
+# member cannot say whether it leads, so a member that never answers shows as a failed unit.
 etcd_backup() {
   local endpoint="${ETCD_LOCAL:-https://127.0.0.1:2379}" leads dir file key
   leads=$(etcd_leads "$endpoint") || return 1
