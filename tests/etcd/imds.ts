@@ -1,5 +1,5 @@
 /**
- * EC2's instance metadata service as the control-plane tools reach it (IMDSv2: a token, then
+ * EC2's instance metadata service as the bootstrap's functions reach it (IMDSv2: a token, then
  * `/latest/meta-data/<key>`), answering the keys given and 404 for any other, as IMDS does.
  */
 import { createServer, Server } from "http";

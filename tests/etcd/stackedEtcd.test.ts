@@ -8,7 +8,7 @@ import { ChildProcess, spawn, spawnSync } from "child_process";
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "fs";
 import { Server } from "http";
 import { tmpdir } from "os";
-import { join } from "path";
+import { dirname, join } from "path";
 import { stringify } from "yaml";
 import { SNAPSHOT_METRIC } from "../../components/controlPlane/backupAlarm";
 import { bootstrapConfig } from "../../components/nodes/bootstrapConfig";
@@ -17,7 +17,12 @@ import { renderBootstrapScript } from "../../components/nodes/userData";
 import { specWith } from "../fixtures";
 import { binaryPath, requireBinary } from "../kubernetes/binaries";
 import { startImds } from "./imds";
-import { etcdToolsDir } from "./realEtcd";
+
+/**
+ * The directory of etcdctl and etcdutl, for ETCD_TOOLS_DIR: on a node the bootstrap copies them out of the
+ * etcd image kubeadm runs; here, the same version built from source.
+ */
+const etcdToolsDir = () => dirname(binaryPath("etcdctl"));
 
 const ADDRESSES = ["127.0.0.11", "127.0.0.12", "127.0.0.13"];
 /** The address of the node that joins (an instance of its own). */
@@ -124,6 +129,9 @@ describe("stacked etcd as kubeadm keeps it, on etcd 3.6 and kubeadm's certificat
     const url = `http://127.0.0.1:${(imds.address() as { port: number }).port}`;
     return bootstrap(["etcd_remove_members", mode], { IMDS_ENDPOINT: url, AWS_INSTANCES: instances.join(" ") });
   }
+  /** A learner added as kubeadm join adds one, at `address`, never started (the join went no further). */
+  const addLearner = (name: string, address: string) =>
+    etcdctl(clientUrl(members[0]), "member", "add", name, "--learner", `--peer-urls=http://${address}:2380`);
   const peers = () =>
     (
       JSON.parse(etcdctl(clientUrl(members[0]), "member", "list", "-w", "json").stdout).members as {
@@ -233,31 +241,14 @@ describe("stacked etcd as kubeadm keeps it, on etcd 3.6 and kubeadm's certificat
   });
 
   it("a learner leaked by an abandoned join blocks the next one (one learner at a time) until it is removed", async () => {
-    expect(
-      etcdctl(clientUrl(members[0]), "member", "add", "abandoned", "--learner", "--peer-urls=http://127.0.0.15:2380")
-        .status,
-    ).to.equal(0);
-    const blocked = etcdctl(
-      clientUrl(members[0]),
-      "member",
-      "add",
-      "next",
-      "--learner",
-      `--peer-urls=http://${JOINING}:2380`,
-    );
+    expect(addLearner("abandoned", "127.0.0.15").status).to.equal(0);
+    const blocked = addLearner("next", JOINING);
     expect(blocked.status).to.not.equal(0);
     expect(blocked.stderr).to.contain("too many learner members in cluster");
     const removed = await removeMembers([ADDRESSES[0], ADDRESSES[1], JOINING]);
     expect(removed.status, removed.stderr).to.equal(0);
     expect(peers()).to.deep.equal(["http://127.0.0.11:2380", "http://127.0.0.12:2380"]);
-    const next = etcdctl(
-      clientUrl(members[0]),
-      "member",
-      "add",
-      "next",
-      "--learner",
-      `--peer-urls=http://${JOINING}:2380`,
-    );
+    const next = addLearner("next", JOINING);
     expect(next.status, next.stderr).to.equal(0);
     // This node's join stops half-way (its learner never started): before kubeadm reset wipes its data, the
     // node removes its own member, and finds it gone; the members of the other instances stay.
