@@ -18,7 +18,7 @@ import { ControlPlaneState } from "./components/controlPlane/controlPlaneState";
 import { controlPlaneMemberReplaced } from "./components/controlPlane/refreshWait";
 import { afterWaits } from "./components/deployWait";
 import { stackAws } from "./components/stackAws";
-import { loadSpec } from "./spec/load";
+import { loadSpec } from "./config/load";
 
 export async function program(): Promise<Record<string, unknown>> {
   const spec = loadSpec();

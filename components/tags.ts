@@ -1,5 +1,5 @@
 /** The tags kOps puts on a cluster's AWS resources, plus the user's cloud labels. */
-import type { ClusterSpec } from "../spec/types";
+import type { ClusterSpec } from "../config/types";
 
 export type Tags = Record<string, string>;
 

@@ -14,7 +14,7 @@ export const TIMEOUTS = {
   /** New nodes and their groups (components/nodes). */
   nodes: {
     /**
-     * The join deadline: the launch lifecycle hook's heartbeat timeout (launchHook.ts), after which Auto
+     * The join deadline: the launch lifecycle hook's heartbeat timeout (lifecycleHooks.ts), after which Auto
      * Scaling abandons and terminates an instance that has not joined and completed the hook. Packages,
      * images and kubeadm take about 5 minutes on a worker, `kubeadm init` about 8.
      */
@@ -45,7 +45,7 @@ export const TIMEOUTS = {
     kubeletShutdownGracePeriodSeconds: 60,
     kubeletShutdownGracePeriodCriticalPodsSeconds: 20,
   },
-  /** A terminating control-plane member (etcdLifecycleHook.ts). */
+  /** A terminating control-plane member (lifecycleHooks.ts). */
   etcd: {
     /**
      * The termination lifecycle hook's heartbeat timeout: how long Auto Scaling holds a terminating

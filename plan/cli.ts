@@ -4,7 +4,7 @@
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "fs";
 import { basename, dirname, join, resolve } from "path";
-import { formatReport } from "../spec/validation/report";
+import { formatReport } from "../config/validation/report";
 import { planFiles } from "./artifacts";
 import { diffPlans } from "./diff";
 import { Format, formatDiff, formatPlan, hasErrors } from "./format";

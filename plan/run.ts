@@ -8,9 +8,9 @@ import * as pulumi from "@pulumi/pulumi";
 import * as rpc from "@pulumi/pulumi/runtime/rpc";
 // The program's entry point, the function the Pulumi CLI runs.
 import program from "../index";
-import { ConfigValidationError } from "../spec/validation/report";
-import type { FieldError } from "../spec/validation/fieldErrors";
-import { PROJECT } from "../spec/read";
+import { ConfigValidationError } from "../config/validation/report";
+import type { FieldError } from "../config/validation/fieldErrors";
+import { PROJECT } from "../config/read";
 import { planMocks } from "./mocks";
 import { StackConfig, toRuntimeConfig } from "./stackConfig";
 

@@ -4,7 +4,7 @@
  */
 import { readFileSync } from "fs";
 import { parse } from "yaml";
-import { PROJECT } from "../spec/read";
+import { PROJECT } from "../config/read";
 
 /** Config keyed by full name (`cilium-cluster:network`), values as YAML gives them. */
 export type StackConfig = Record<string, unknown>;

@@ -3,7 +3,7 @@
  * against a real preview: every policy's `validateResource` on every resource's inputs.
  */
 import type { ResourceValidationArgs } from "@pulumi/policy";
-import { policies } from "./policies";
+import { policies } from "./guardRails";
 
 export interface PlannedInputs {
   type: string;

@@ -17,7 +17,7 @@ import { BUILD_DIR } from "../buildStamp";
 import { examples, PROJECT_DIR } from "../plan/examples";
 import { planMocks } from "../plan/mocks";
 import { loadStackConfig, setPath, StackConfig, toRuntimeConfig } from "../plan/stackConfig";
-import { PROJECT } from "../spec/read";
+import { PROJECT } from "../config/read";
 
 export interface TargetResult {
   resources: number;

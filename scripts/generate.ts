@@ -1,8 +1,8 @@
 /** `npm run generate`: writes Pulumi.yaml and docs/cluster-config.md from the spec schema. */
 import { writeFileSync } from "fs";
 import { join } from "path";
-import { renderConfigDoc } from "../spec/generate/configDoc";
-import { renderPulumiYaml } from "../spec/generate/pulumiYaml";
+import { renderConfigDoc } from "../config/generate/configDoc";
+import { renderPulumiYaml } from "../config/generate/pulumiYaml";
 
 const root = join(__dirname, "..");
 writeFileSync(join(root, "Pulumi.yaml"), renderPulumiYaml());

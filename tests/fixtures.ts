@@ -1,6 +1,6 @@
 /** Shared test inputs: a valid raw config like the dev stack's, and a deep-merge helper to vary it. */
-import type { ClusterSpec } from "../spec/types";
-import { validateConfig } from "../spec/validation";
+import type { ClusterSpec } from "../config/types";
+import { validateConfig } from "../config/validation/validateConfig";
 
 export type Raw = Record<string, unknown>;
 

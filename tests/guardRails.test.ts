@@ -11,7 +11,7 @@ import { instanceGroups } from "../components/nodes/instanceGroups";
 import { renderCiliumManifests } from "../components/cilium/manifests";
 import { examples, GOLDEN_DIR, PROJECT_DIR } from "../plan/examples";
 import { FAKE_SECRET_MARKER } from "../plan/mocks";
-import { validateConfig } from "../spec/validation";
+import { validateConfig } from "../config/validation/validateConfig";
 import { parse } from "yaml";
 import { baseConfig, merge, REGION } from "./fixtures";
 import { hostileString } from "./fuzz/arbitraries";

@@ -7,7 +7,7 @@ import { join } from "path";
 import { examples, GOLDEN_DIR, PROJECT_DIR } from "../plan/examples";
 import type { PlannedResource } from "../plan/run";
 import { USER_DATA_BUDGET_BYTES, USER_DATA_LIMIT_BYTES } from "../components/nodes/userDataBudget";
-import { policies } from "../policy/policies";
+import { policies } from "../policy/guardRails";
 import { violations } from "../policy/offline";
 
 const base64 = (text: string) => Buffer.from(text).toString("base64");

@@ -4,7 +4,7 @@
  * Kubernetes layer's (the cluster's provider, given in `providers`, or the control plane).
  */
 import * as pulumi from "@pulumi/pulumi";
-import type { ClusterSpec } from "../../spec/types";
+import type { ClusterSpec } from "../../config/types";
 import type { AddonDelivery } from "../k8s/delivery";
 import { renderCiliumManifests } from "./manifests";
 

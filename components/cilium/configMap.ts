@@ -4,10 +4,10 @@
  * last so it overrides anything rendered here.
  */
 import { createHash } from "crypto";
-import type { ClusterSpec } from "../../spec/types";
+import type { ClusterSpec } from "../../config/types";
 import { NODE_SUBNET_TAG } from "../tags";
 import { ciliumClusterName } from "./clusterName";
-import { manifestsFor } from "./lines";
+import { manifestsFor } from "./lines/releaseLines";
 
 /** Cilium's own name for each IPAM mode of the spec. */
 export const CILIUM_IPAM_MODE = { "": "kubernetes", crd: "crd", eni: "eni" } as const;

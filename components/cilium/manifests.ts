@@ -2,12 +2,12 @@
  * Every Kubernetes object of the Cilium addon for a spec, in dependency order (accounts, RBAC and the
  * ConfigMap before the workloads). Pure; CiliumAddon declares what this returns.
  */
-import { recordedRelease } from "../../spec/ciliumVersions";
-import type { ClusterSpec } from "../../spec/types";
+import { recordedRelease } from "../../catalogs/ciliumVersions";
+import type { ClusterSpec } from "../../config/types";
 import { agentDaemonSet } from "./agent";
 import { configChecksum, renderCiliumConfig } from "./configMap";
 import type { K8sObject } from "../k8s/object";
-import { manifestsFor } from "./lines";
+import { manifestsFor } from "./lines/releaseLines";
 import { operatorObjects } from "./operator";
 import { rbac, serviceAccounts } from "./rbac";
 import type { WorkloadContext } from "./workloadContext";

@@ -1,5 +1,5 @@
 /** What the agent and operator renderers share: images, API endpoint environment, config checksum. */
-import type { PodTraits } from "./lines";
+import type { PodTraits } from "./lines/releaseLines";
 
 export interface WorkloadContext {
   namespace: string;

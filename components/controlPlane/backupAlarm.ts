@@ -6,7 +6,7 @@
  */
 import * as cloudwatch from "@pulumi/aws/cloudwatch";
 import type * as pulumi from "@pulumi/pulumi";
-import type { ClusterSpec } from "../../spec/types";
+import type { ClusterSpec } from "../../config/types";
 import { clusterTags } from "../tags";
 
 /** The metric the leader puts after each upload: namespace, name, and its one dimension. */

@@ -6,8 +6,8 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import * as random from "@pulumi/random";
-import type { ClusterSpec } from "../../spec/types";
-import { INIT_RECORD_PARAMETER } from "../nodes/controlPlaneState";
+import type { ClusterSpec } from "../../config/types";
+import { INIT_RECORD_PARAMETER } from "../nodes/controlPlaneNames";
 import { parameterPrefix } from "../secrets/paths";
 import { declareBackupAlarm } from "./backupAlarm";
 import { declareBackupBucket } from "./etcdBackups";

@@ -2,13 +2,13 @@
  * The etcd backup bucket: versioned, encrypted (SSE-KMS under the AWS-managed key), all public access
  * blocked, objects owned by the bucket, snapshots expiring after `controlPlane.backupRetentionDays`.
  * Control-plane nodes upload to it (the etcd-backup timer); only their role may write (IAM statements in
- * components/iam/controlPlaneState.ts), and the bucket policy denies every other writer, every deletion and
+ * components/iam/sources/controlPlaneStateAccess.ts), and the bucket policy denies every other writer, every deletion and
  * every request without TLS. `pulumi destroy` leaves the bucket and its settings in place (retainOnDelete):
  * backups outlive the cluster.
  */
 import * as s3 from "@pulumi/aws/s3";
 import * as pulumi from "@pulumi/pulumi";
-import type { ClusterSpec } from "../../spec/types";
+import type { ClusterSpec } from "../../config/types";
 import { clusterTags } from "../tags";
 import { backupBucketName, backupBucketPolicy, backupLifecycleRules } from "./backupBucket";
 

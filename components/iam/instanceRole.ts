@@ -5,11 +5,11 @@
  */
 import * as iam from "@pulumi/aws/iam";
 import * as pulumi from "@pulumi/pulumi";
-import type { ClusterSpec } from "../../spec/types";
+import type { ClusterSpec } from "../../config/types";
 import { awsName } from "../naming";
 import { clusterTags } from "../tags";
 import { ec2TrustPolicy } from "./policyDocument";
-import { rolePolicy } from "./policies";
+import { rolePolicy } from "./rolePolicies";
 import type { AwsCoordinates, RoleKind } from "./statementSource";
 
 export interface InstanceRoleArgs {

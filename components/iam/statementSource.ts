@@ -4,7 +4,7 @@
  * builder), so each feature brings its own statements with its own `Sid`s and no feature relies on a
  * permission another feature happens to hold.
  */
-import type { ClusterSpec } from "../../spec/types";
+import type { ClusterSpec } from "../../config/types";
 import type { Statement } from "./policyDocument";
 
 export interface AwsCoordinates {

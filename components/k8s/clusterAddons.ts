@@ -7,7 +7,7 @@
  * lets the SSM agent register and run State Manager associations).
  */
 import * as pulumi from "@pulumi/pulumi";
-import type { ClusterSpec } from "../../spec/types";
+import type { ClusterSpec } from "../../config/types";
 import { afterWaits } from "../deployWait";
 import { clusterTags } from "../tags";
 import { TIMEOUTS } from "../timeouts";

@@ -2,7 +2,7 @@
  * Whether the machine running `pulumi up` can reach the cluster's API, which the Kubernetes provider needs
  * to apply the add-ons. Pure: what config says, for the preview's notice and the wait's error.
  */
-import type { ClusterSpec } from "../../spec/types";
+import type { ClusterSpec } from "../../config/types";
 
 /** Why the deployer may not reach the API, from config alone; empty when anyone may reach it. */
 export function deployerReachLimits(spec: ClusterSpec): string[] {

@@ -7,7 +7,7 @@
  */
 import * as route53 from "@pulumi/aws/route53";
 import * as pulumi from "@pulumi/pulumi";
-import type { ClusterSpec } from "../../spec/types";
+import type { ClusterSpec } from "../../config/types";
 import { clusterTags } from "../tags";
 
 /** The API's name inside the cluster. */

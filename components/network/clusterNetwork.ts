@@ -6,10 +6,10 @@
 import * as ec2 from "@pulumi/aws/ec2";
 import * as awsVpc from "@pulumi/aws/vpc";
 import * as pulumi from "@pulumi/pulumi";
-import type { ClusterSpec } from "../../spec/types";
+import type { ClusterSpec } from "../../config/types";
 import { clusterTags, NODE_SUBNET_TAG, Tags } from "../tags";
 import { declareApiLoadBalancer } from "./apiLoadBalancer";
-import { planSubnets, PlannedSubnet, SubnetRole } from "../../spec/subnetPlan";
+import { planSubnets, PlannedSubnet, SubnetRole } from "../../config/subnetPlan";
 import { GroupRole, securityRules } from "./securityRules";
 
 export interface ClusterNetworkArgs {

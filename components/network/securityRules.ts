@@ -2,7 +2,7 @@
  * The security-group rules of the cluster, as narrow as a working cluster allows, each with the reason
  * it exists. Pure: the spec in, a list of rules out; ClusterNetwork declares one resource per rule.
  */
-import type { ClusterSpec } from "../../spec/types";
+import type { ClusterSpec } from "../../config/types";
 import {
   API_LISTENER,
   CILIUM_HEALTH,

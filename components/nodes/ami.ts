@@ -5,8 +5,8 @@
 import * as ec2 from "@pulumi/aws/ec2";
 import * as ssm from "@pulumi/aws/ssm";
 import * as pulumi from "@pulumi/pulumi";
-import { architectureOf } from "../../spec/instanceTypes";
-import type { ClusterSpec } from "../../spec/types";
+import { architectureOf } from "../../catalogs/instanceTypes";
+import type { ClusterSpec } from "../../config/types";
 import { clusterTags } from "../tags";
 import type { InstanceGroup } from "./instanceGroups";
 

@@ -4,12 +4,12 @@
  * is told changes the launch template and rolls the group.
  */
 import { createHash } from "crypto";
-import { CILIUM_RESERVED_IPS, hostNetworkPods } from "../../spec/instanceTypes";
-import type { ClusterSpec } from "../../spec/types";
+import { CILIUM_RESERVED_IPS, hostNetworkPods } from "../../catalogs/instanceTypes";
+import type { ClusterSpec } from "../../config/types";
 import { parameterPrefix } from "../secrets/paths";
 import { API_LISTENER } from "../wellKnownPorts";
 import type { InstanceGroup } from "./instanceGroups";
-import { LAUNCH_HOOK_NAME } from "./launchHook";
+import { LAUNCH_HOOK_NAME } from "./lifecycleHooks";
 
 /**
  * kOps's `UsesSecondaryIP()`: pods take secondary IPs of the node's ENIs (Cilium ENI IPAM), so the

@@ -2,7 +2,7 @@
  * The instance groups of a cluster, kOps style: one control-plane group of one node per zone the control
  * plane spans, and each node group as a group spread over every zone.
  */
-import type { ClusterSpec } from "../../spec/types";
+import type { ClusterSpec } from "../../config/types";
 
 export interface InstanceGroup {
   name: string;

@@ -4,7 +4,7 @@
  * `@NAME@` placeholders the bootstrap fills in (`fill_placeholders` in bootstrap/kubeadm.sh).
  */
 import { stringify } from "yaml";
-import { parseSemver } from "../../spec/ciliumVersions";
+import { parseSemver } from "../../catalogs/ciliumVersions";
 import { TIMEOUTS } from "../timeouts";
 import type { BootstrapConfig } from "./bootstrapConfig";
 import { KUBE_APISERVER } from "../wellKnownPorts";

@@ -1,6 +1,5 @@
 /**
- * An instance group's lifecycle hooks (the launch hook of every group, launchHook.ts; the etcd termination
- * hook of control-plane groups, etcdLifecycleHook.ts), declared twice on purpose:
+ * An instance group's lifecycle hooks, declared twice on purpose:
  *
  * - in the group's `initialLifecycleHooks`, so a new group launches its first instances with them: the
  *   provider creates such a group at size 0, puts those hooks, then sets its size (`group.go`, two phases),
@@ -17,12 +16,48 @@
 import * as autoscaling from "@pulumi/aws/autoscaling";
 import type * as awsInput from "@pulumi/aws/types/input";
 import type * as pulumi from "@pulumi/pulumi";
-import { etcdLifecycleHooks } from "./etcdLifecycleHook";
+import { TIMEOUTS } from "../timeouts";
 import type { InstanceGroup } from "./instanceGroups";
-import { launchLifecycleHook } from "./launchHook";
 
 /** A hook as the group declares it, without the group: the input of both ways of declaring it. */
 export type LifecycleHookSpec = awsInput.autoscaling.GroupInitialLifecycleHook & { name: string };
+
+/**
+ * The launch hook of every group: a new instance waits in `Pending:Wait` until its bootstrap has joined the
+ * cluster and completes the hook (bootstrap/launch-hook.sh); one that never gets that far is abandoned, and
+ * so terminated, by Auto Scaling when the join deadline passes (components/timeouts.ts). An instance is
+ * `InService` only once it has joined, which is what an instance refresh waits for. Its name is the same in
+ * every group (a hook's name is unique within its group only).
+ */
+export const LAUNCH_HOOK_NAME = "cilium-cluster-joined";
+
+/**
+ * The termination hook of control-plane groups: Auto Scaling holds a terminating control-plane instance in
+ * `Terminating:Wait` until its etcd member has left (the etcd-leave service, bootstrap/control-plane.sh) and
+ * the node completes the action, or the heartbeat timeout runs out and Auto Scaling goes on.
+ */
+export const ETCD_LIFECYCLE_HOOK = "etcd-member";
+
+function launchLifecycleHook(role: InstanceGroup["role"]): LifecycleHookSpec {
+  return {
+    name: LAUNCH_HOOK_NAME,
+    lifecycleTransition: "autoscaling:EC2_INSTANCE_LAUNCHING",
+    defaultResult: "ABANDON",
+    heartbeatTimeout: TIMEOUTS.nodes.joinDeadlineSeconds[role],
+  };
+}
+
+function etcdLifecycleHooks(group: InstanceGroup): LifecycleHookSpec[] {
+  if (group.role !== "control-plane") return [];
+  return [
+    {
+      name: ETCD_LIFECYCLE_HOOK,
+      lifecycleTransition: "autoscaling:EC2_INSTANCE_TERMINATING",
+      heartbeatTimeout: TIMEOUTS.etcd.leaveHeartbeatSeconds,
+      defaultResult: "CONTINUE",
+    },
+  ];
+}
 
 /** The hooks of a group: the launch hook, then (control plane) the etcd termination hook. Pure. */
 export function groupLifecycleHooks(group: InstanceGroup): LifecycleHookSpec[] {

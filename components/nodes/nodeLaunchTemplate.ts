@@ -6,7 +6,7 @@
 import * as autoscaling from "@pulumi/aws/autoscaling";
 import * as ec2 from "@pulumi/aws/ec2";
 import * as pulumi from "@pulumi/pulumi";
-import type { ClusterSpec } from "../../spec/types";
+import type { ClusterSpec } from "../../config/types";
 import { awsName } from "../naming";
 import { clusterTags } from "../tags";
 import { TIMEOUTS } from "../timeouts";

@@ -7,7 +7,7 @@
  */
 import { TIMEOUTS } from "../timeouts";
 import type { BootstrapConfig } from "./bootstrapConfig";
-import { ETCD_LIFECYCLE_HOOK } from "./controlPlaneState";
+import { ETCD_LIFECYCLE_HOOK } from "./lifecycleHooks";
 
 export const BOOTSTRAP_SCRIPT = "/usr/local/sbin/cilium-cluster-bootstrap";
 export const BOOTSTRAP_SERVICE = "cilium-cluster-bootstrap.service";

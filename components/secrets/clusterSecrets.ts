@@ -8,7 +8,7 @@ import * as ssm from "@pulumi/aws/ssm";
 import * as pulumi from "@pulumi/pulumi";
 import * as random from "@pulumi/random";
 import * as tls from "@pulumi/tls";
-import type { ClusterSpec } from "../../spec/types";
+import type { ClusterSpec } from "../../config/types";
 import { clusterTags } from "../tags";
 import { API_LISTENER } from "../wellKnownPorts";
 import { renderKubeconfig } from "./kubeconfig";

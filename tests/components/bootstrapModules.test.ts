@@ -12,7 +12,7 @@ import { BootstrapModule, bootstrapSteps, modulesFor } from "../../components/no
 import { instanceGroups } from "../../components/nodes/instanceGroups";
 import { BOOTSTRAP_SCRIPT, BOOTSTRAP_SERVICE, systemdUnits } from "../../components/nodes/systemdUnits";
 import { renderBootstrapScript, renderUserData, withoutComments } from "../../components/nodes/userData";
-import { validateConfig } from "../../spec/validation";
+import { validateConfig } from "../../config/validation/validateConfig";
 import { baseConfig, REGION } from "../fixtures";
 import { makeSecrets } from "../standins/node";
 

@@ -10,7 +10,7 @@ import { instanceGroups } from "../../components/nodes/instanceGroups";
 import { BOOTSTRAP_SCRIPT, JOINED_MARKER } from "../../components/nodes/systemdUnits";
 import { renderUserData } from "../../components/nodes/userData";
 import { examples, GOLDEN_DIR } from "../../plan/examples";
-import type { ClusterSpec } from "../../spec/types";
+import type { ClusterSpec } from "../../config/types";
 import { requireDebianTool } from "../debianTools";
 import { specWith } from "../fixtures";
 import { makeSecrets, newNode, Node, Options, run, runService, runUserData, startImds } from "../standins/node";

@@ -3,7 +3,7 @@ import { expect } from "chai";
 import { join } from "path";
 import { CILIUM_CLUSTER_NAME, CILIUM_CLUSTER_NAME_MAX, ciliumClusterName } from "../../components/cilium/clusterName";
 import { PROJECT_DIR } from "../../plan/examples";
-import { CILIUM_LINES } from "../../spec/ciliumVersions";
+import { CILIUM_LINES } from "../../catalogs/ciliumVersions";
 import { helmTemplate } from "../helm";
 
 /** The newest shipped line's published chart: its templates/validate.yaml holds Cilium's own rule. */

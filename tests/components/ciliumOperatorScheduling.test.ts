@@ -5,8 +5,8 @@
  */
 import { expect } from "chai";
 import { renderCiliumManifests } from "../../components/cilium/manifests";
-import type { ClusterSpec } from "../../spec/types";
-import { validateConfig } from "../../spec/validation";
+import type { ClusterSpec } from "../../config/types";
+import { validateConfig } from "../../config/validation/validateConfig";
 import { baseConfig, merge, Raw, REGION } from "../fixtures";
 
 interface Taint {

@@ -3,7 +3,7 @@ import { expect } from "chai";
 import type { Plan } from "../../plan/run";
 import { renderCiliumConfig } from "../../components/cilium/configMap";
 import { TAGGABLE } from "../../policy/taggable";
-import { validateConfig } from "../../spec/validation";
+import { validateConfig } from "../../config/validation/validateConfig";
 import { baseConfig, REGION } from "../fixtures";
 import { inputs, named, NON_ENI, ofType, planWith } from "../planHelpers";
 

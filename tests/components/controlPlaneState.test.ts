@@ -5,7 +5,8 @@ import { spawnSync } from "child_process";
 import { existsSync, mkdtempSync, readFileSync } from "fs";
 import { tmpdir } from "os";
 import { join } from "path";
-import { ETCD_LIFECYCLE_HOOK, INIT_RECORD_PARAMETER } from "../../components/nodes/controlPlaneState";
+import { INIT_RECORD_PARAMETER } from "../../components/nodes/controlPlaneNames";
+import { ETCD_LIFECYCLE_HOOK } from "../../components/nodes/lifecycleHooks";
 import { decodeUserData } from "../../components/nodes/userDataEncoding";
 import { filesOf } from "../../components/nodes/userData";
 import { bootstrapConfig } from "../../components/nodes/bootstrapConfig";
@@ -15,7 +16,7 @@ import { SNAPSHOT_METRIC } from "../../components/controlPlane/backupAlarm";
 import { backupBucketName, LATEST_SNAPSHOT_KEY } from "../../components/controlPlane/backupBucket";
 import { TIMEOUTS } from "../../components/timeouts";
 import type { Plan } from "../../plan/run";
-import { validateConfig } from "../../spec/validation";
+import { validateConfig } from "../../config/validation/validateConfig";
 import { baseConfig, REGION } from "../fixtures";
 import { declaredBy, inputs, named, ofType, planWith } from "../planHelpers";
 

@@ -3,9 +3,9 @@
 // of the cluster's groups; it touches no volume and no DNS record.
 import { expect } from "chai";
 import { may } from "../iamSimulator";
-import { AwsCoordinates, rolePolicy } from "../../components/iam/policies";
+import { AwsCoordinates, rolePolicy } from "../../components/iam/rolePolicies";
 import { backupBucketName, LATEST_SNAPSHOT_KEY } from "../../components/controlPlane/backupBucket";
-import { validateConfig } from "../../spec/validation";
+import { validateConfig } from "../../config/validation/validateConfig";
 import { baseConfig, REGION } from "../fixtures";
 
 const AT: AwsCoordinates = { partition: "aws", region: REGION, accountId: "000000000000" };

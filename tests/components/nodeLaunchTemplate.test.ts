@@ -13,7 +13,7 @@ import { USER_DATA_BUDGET_BYTES, USER_DATA_LIMIT_BYTES } from "../../components/
 import { decodeUserData } from "../../components/nodes/userDataEncoding";
 import { filesOf } from "../../components/nodes/userData";
 import { BOOTSTRAP_SCRIPT, BOOTSTRAP_SERVICE } from "../../components/nodes/systemdUnits";
-import { LAUNCH_HOOK_NAME } from "../../components/nodes/launchHook";
+import { LAUNCH_HOOK_NAME } from "../../components/nodes/lifecycleHooks";
 import { requireDebianTool } from "../debianTools";
 import { configWith, inputs, named, NON_ENI, ofType, planWith } from "../planHelpers";
 

@@ -1,6 +1,6 @@
 /** fast-check generators of stack configs: valid ones, and arbitrarily broken ones. */
 import fc from "fast-check";
-import { CILIUM_LINES, newestRelease, parseSemver } from "../../spec/ciliumVersions";
+import { CILIUM_LINES, newestRelease, parseSemver } from "../../catalogs/ciliumVersions";
 
 type Raw = Record<string, unknown>;
 

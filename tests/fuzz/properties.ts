@@ -2,10 +2,10 @@
 import { expect } from "chai";
 import fc from "fast-check";
 import { runPlan } from "../../plan/run";
-import { CONFIG_TREE } from "../../spec/schema";
-import type { AnyField } from "../../spec/schemaTypes";
-import { validateConfig } from "../../spec/validation";
-import { PROJECT, readRawConfig } from "../../spec/read";
+import { CONFIG_TREE } from "../../config/schema";
+import type { AnyField } from "../../config/schemaTypes";
+import { validateConfig } from "../../config/validation/validateConfig";
+import { PROJECT, readRawConfig } from "../../config/read";
 import { toRuntimeConfig } from "../../plan/stackConfig";
 import { brokenConfig, REGION, validConfig } from "./arbitraries";
 

@@ -11,9 +11,9 @@ import { applyScript, FIELD_MANAGER, NODE_ROLE_FILE } from "../../components/k8s
 import { requireDebianTool } from "../debianTools";
 import type { K8sObject } from "../../components/k8s/object";
 import { toRuntimeConfig } from "../../plan/stackConfig";
-import { readRawConfig } from "../../spec/read";
-import type { ClusterSpec } from "../../spec/types";
-import { validateConfig } from "../../spec/validation";
+import { readRawConfig } from "../../config/read";
+import type { ClusterSpec } from "../../config/types";
+import { validateConfig } from "../../config/validation/validateConfig";
 import { specWith } from "../fixtures";
 import { diffPlans } from "../../plan/diff";
 import { configWith, declaredBy, inputs, named, ofType, planWith } from "../planHelpers";

@@ -10,8 +10,8 @@ import { throughProvider } from "../../components/k8s/delivery";
 import { K8sObject, objectKey } from "../../components/k8s/object";
 import { examples, PROJECT_DIR } from "../../plan/examples";
 import { loadStackConfig, toRuntimeConfig } from "../../plan/stackConfig";
-import { readRawConfig } from "../../spec/read";
-import { validateConfig } from "../../spec/validation";
+import { readRawConfig } from "../../config/read";
+import { validateConfig } from "../../config/validation/validateConfig";
 import { SCHEMA_MODELS } from "../k8sSchemas";
 
 const configMap = (name: string, namespace: string, data: Record<string, string> = {}): K8sObject => ({

@@ -5,7 +5,7 @@
  */
 import { accessSync, constants, readdirSync } from "fs";
 import { join } from "path";
-import { DEFAULT_KUBERNETES_VERSION } from "../../spec/ciliumVersions";
+import { DEFAULT_KUBERNETES_VERSION } from "../../catalogs/ciliumVersions";
 
 const ROOT = join(__dirname, "..", "..");
 export const BINARY_CACHE = join(ROOT, ".cache", "kubernetes");

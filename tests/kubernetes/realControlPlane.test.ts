@@ -9,7 +9,7 @@ import { dirname } from "path";
 import { parse, parseAllDocuments } from "yaml";
 import { applyScript } from "../../components/k8s/applyScript";
 import type { K8sObject } from "../../components/k8s/object";
-import { architectureOf } from "../../spec/instanceTypes";
+import { architectureOf } from "../../catalogs/instanceTypes";
 import { requireDebianTool } from "../debianTools";
 import { cases, chartObjects } from "../parity/cases";
 import { clusterPki } from "../standins/pki";

@@ -7,7 +7,7 @@
 import { ciliumClusterName } from "../../components/cilium/clusterName";
 import { CILIUM_IPAM_MODE, eniTags } from "../../components/cilium/configMap";
 import { NODE_SUBNET_TAG } from "../../components/tags";
-import type { ClusterSpec } from "../../spec/types";
+import type { ClusterSpec } from "../../config/types";
 
 /**
  * What a chart user sets for the operator placement kept from kOps's design, written here as a literal and

@@ -7,7 +7,7 @@
 
 import { expect } from "chai";
 import { cases, chartObjects, programObjects } from "./cases";
-import type { ClusterSpec } from "../../spec/types";
+import type { ClusterSpec } from "../../config/types";
 import { compareObjects, Difference, KubeObject } from "./compare";
 import { explain, INTENDED_DIFFERENCES, IntendedDifference } from "./intendedDifferences";
 

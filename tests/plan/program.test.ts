@@ -1,8 +1,8 @@
 // The program under the mock runtime: a bad config stops it before any resource is declared.
 import { expect } from "chai";
 import { runPlan } from "../../plan/run";
-import { errorKey } from "../../spec/validation/fieldErrors";
-import { ConfigValidationError } from "../../spec/validation/report";
+import { errorKey } from "../../config/validation/fieldErrors";
+import { ConfigValidationError } from "../../config/validation/report";
 import { configWith } from "../planHelpers";
 import program from "../../index";
 import * as pulumi from "@pulumi/pulumi";

@@ -17,8 +17,8 @@ import { AddressInfo } from "net";
 import { tmpdir } from "os";
 import { join, relative } from "path";
 import { BOOTSTRAP_SERVICE } from "../../components/nodes/systemdUnits";
-import { ETCD_LIFECYCLE_HOOK } from "../../components/nodes/controlPlaneState";
-import { LAUNCH_HOOK_NAME } from "../../components/nodes/launchHook";
+import { ETCD_LIFECYCLE_HOOK } from "../../components/nodes/lifecycleHooks";
+import { LAUNCH_HOOK_NAME } from "../../components/nodes/lifecycleHooks";
 import { clusterPki } from "./pki";
 
 const PROJECT = join(__dirname, "../..");

@@ -1,5 +1,5 @@
 /** Cilium 1.18: the shared object set is complete; its chart's config keys of its own. */
-import type { CiliumLineManifests } from ".";
+import type { CiliumLineManifests } from "./releaseLines";
 import { AGENT_CAPABILITIES_1_18 } from "./agentCapabilities";
 import { CHART_CONFIG_COMMON } from "./chartConfig";
 

@@ -2,7 +2,7 @@
  * Cilium 1.19: the operator must always be able to manage the ztunnel DaemonSet in its namespace; the
  * `config` init container needs `NET_ADMIN`; the agent's health port is declared and named.
  */
-import type { CiliumLineManifests } from ".";
+import type { CiliumLineManifests } from "./releaseLines";
 import { roleWithBinding, rule } from "../rbac";
 import { AGENT_CAPABILITIES_1_19 } from "./agentCapabilities";
 import { CHART_CONFIG_COMMON } from "./chartConfig";

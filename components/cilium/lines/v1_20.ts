@@ -3,7 +3,7 @@
  * the operator's ztunnel Role also reads service accounts, pods state that they use the host's user
  * namespace, the agent's `config` step takes an API server list, and its chart has new config keys.
  */
-import type { CiliumLineManifests } from ".";
+import type { CiliumLineManifests } from "./releaseLines";
 import { roleWithBinding, rule } from "../rbac";
 import { line119 } from "./v1_19";
 

@@ -1,5 +1,5 @@
 /** The Cilium operator in ENI mode (it runs on the control plane): allocating pod addresses from ENIs. */
-import { parseSemver } from "../../../spec/ciliumVersions";
+import { parseSemver } from "../../../catalogs/ciliumVersions";
 import type { Statement } from "../policyDocument";
 import type { StatementSource } from "../statementSource";
 

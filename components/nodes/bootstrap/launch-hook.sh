@@ -1,5 +1,5 @@
 # launch-hook.sh: tells Auto Scaling this instance has joined, so it goes InService. Until then it waits on
-# its group's launch lifecycle hook, which abandons (terminates) it at the join deadline (launchHook.ts).
+# its group's launch lifecycle hook, which abandons (terminates) it at the join deadline (lifecycleHooks.ts).
 
 # launch_hook_state ID: "GROUP STATE" of instance ID once Auto Scaling has it past Pending. Fails while the
 # instance is in no group yet, or Pending: Auto Scaling has not put it in its launch hook yet, and would

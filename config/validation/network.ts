@@ -1,7 +1,7 @@
 /** Rules on the VPC, zones, address ranges and API access list. */
 import { planSubnets, usableAddresses, ZONE_LETTERS, zoneSlot } from "../subnetPlan";
 import { Cidr, isCanonical, overlaps, parseCidr } from "../cidr";
-import { eniSubnetAddressesPerNode, hostNetworkPods } from "../instanceTypes";
+import { eniSubnetAddressesPerNode, hostNetworkPods } from "../../catalogs/instanceTypes";
 import type { ClusterSpec } from "../types";
 import { FieldError, forbidden, index, invalid } from "./fieldErrors";
 

@@ -1,6 +1,6 @@
 // Defaulting: what a config that leaves keys out becomes.
 import { expect } from "chai";
-import { applyDefaults } from "../../spec/defaults";
+import { applyDefaults } from "../../config/defaults";
 
 describe("defaults", () => {
   it("fills every key left out", () => {

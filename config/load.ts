@@ -2,7 +2,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import { readRawConfig } from "./read";
 import type { ClusterSpec } from "./types";
-import { validateConfig } from "./validation";
+import { validateConfig } from "./validation/validateConfig";
 import { ConfigValidationError } from "./validation/report";
 
 /** Reads and validates the stack config; throws a ConfigValidationError listing every problem. */

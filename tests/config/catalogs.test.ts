@@ -1,7 +1,7 @@
 // Values checked against AWS's catalogs, and the errors that name the nearest valid values or the key to set.
 import { expect } from "chai";
-import { INSTANCE_TYPES, REGIONS } from "../../spec/awsCatalog";
-import { validateConfig } from "../../spec/validation";
+import { INSTANCE_TYPES, REGIONS } from "../../catalogs/awsEnums";
+import { validateConfig } from "../../config/validation/validateConfig";
 import { baseConfig, merge, REGION } from "../fixtures";
 
 describe("AWS catalogs in validation", () => {

@@ -1,8 +1,8 @@
 // The subnet planner: properties over random VPCs and zone counts, and its limits.
 import { expect } from "chai";
 import fc from "fast-check";
-import { contains, formatCidr, overlaps, parseCidr } from "../../spec/cidr";
-import { MAX_ZONES, planSubnets, SMALLEST_SUBNET_PREFIX } from "../../spec/subnetPlan";
+import { contains, formatCidr, overlaps, parseCidr } from "../../config/cidr";
+import { MAX_ZONES, planSubnets, SMALLEST_SUBNET_PREFIX } from "../../config/subnetPlan";
 
 const zonesOf = (n: number) => Array.from({ length: n }, (_, i) => `us-east-1${"abcdef"[i]}`);
 

@@ -1,7 +1,7 @@
 /** Renders docs/cluster-config.md: every config key with its type, default, allowed values and rules. */
 import { CONFIG_TREE } from "../schema";
 import type { AnyField } from "../schemaTypes";
-import { defaultValue } from "./defaults";
+import { defaultValue } from "./documentedDefaults";
 
 interface Row {
   path: string;
@@ -53,7 +53,7 @@ function section({ path, field }: Row): string {
 export function renderConfigDoc(): string {
   const all = rows(CONFIG_TREE, "");
   return [
-    "<!-- Generated from spec/schema.ts by `npm run generate`; edit the schema, not this file. -->",
+    "<!-- Generated from config/schema.ts by `npm run generate`; edit the schema, not this file. -->",
     "# Cluster configuration",
     "",
     "Every key of the `cilium-cluster` stack config. Set one with `pulumi config set --path <key> <value>`;",

@@ -1,5 +1,5 @@
 /** Rules on the control plane and the node groups. */
-import { INSTANCE_TYPES } from "../awsCatalog";
+import { INSTANCE_TYPES } from "../../catalogs/awsEnums";
 import type { ClusterSpec } from "../types";
 import { closestValues } from "./closestKey";
 import { child, FieldError, index, invalid, notSupported } from "./fieldErrors";

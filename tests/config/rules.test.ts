@@ -1,7 +1,7 @@
 // Every validation rule with a config that passes and one that fails, compared as `type::field`.
 import { expect } from "chai";
-import { errorKey } from "../../spec/validation/fieldErrors";
-import { validateConfig } from "../../spec/validation";
+import { errorKey } from "../../config/validation/fieldErrors";
+import { validateConfig } from "../../config/validation/validateConfig";
 import { baseConfig, merge, Raw, REGION } from "../fixtures";
 
 interface RuleCase {

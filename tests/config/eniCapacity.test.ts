@@ -1,6 +1,6 @@
 // ENI mode: max pods and the subnet addresses a node takes count the pool addresses Cilium keeps for itself.
 import { expect } from "chai";
-import { eniMaxPods, eniSubnetAddressesPerNode, hostNetworkPods } from "../../spec/instanceTypes";
+import { eniMaxPods, eniSubnetAddressesPerNode, hostNetworkPods } from "../../catalogs/instanceTypes";
 
 describe("ENI capacity", () => {
   // Worked by hand from AWS's limits: pool = ENIs × (addresses − 1); pod-network pods = pool − 2 reserved;

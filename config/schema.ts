@@ -3,7 +3,12 @@
  * validation rules in words. Pulumi.yaml's `config:` block and docs/cluster-config.md are generated
  * from this module (`npm run generate`); the structural checks and the defaults are driven by it.
  */
-import { CILIUM_LINES, DEFAULT_KUBERNETES_VERSION, defaultCiliumVersion, newestRelease } from "./ciliumVersions";
+import {
+  CILIUM_LINES,
+  DEFAULT_KUBERNETES_VERSION,
+  defaultCiliumVersion,
+  newestRelease,
+} from "../catalogs/ciliumVersions";
 import type { AnyField, FieldsFor } from "./schemaTypes";
 import type { ClusterSpec } from "./types";
 

@@ -1,6 +1,6 @@
 /** Rules on the cluster's identity: name, region, Kubernetes version, labels and IAM settings. */
-import { parseSemver } from "../ciliumVersions";
-import { REGIONS } from "../awsCatalog";
+import { parseSemver } from "../../catalogs/ciliumVersions";
+import { REGIONS } from "../../catalogs/awsEnums";
 import type { ClusterSpec } from "../types";
 import { closestValues } from "./closestKey";
 import { child, FieldError, forbidden, invalid, mustRemove, required } from "./fieldErrors";

@@ -3,7 +3,7 @@ import { stringify } from "yaml";
 import { PROJECT } from "../read";
 import { CONFIG_TREE } from "../schema";
 import type { AnyField } from "../schemaTypes";
-import { defaultValue, pulumiType } from "./defaults";
+import { defaultValue, pulumiType } from "./documentedDefaults";
 
 function declaration(field: AnyField): Record<string, unknown> {
   const entry: Record<string, unknown> = { type: pulumiType(field), description: field.description.replace(/`/g, "") };
@@ -25,6 +25,6 @@ export function renderPulumiYaml(): string {
     runtime: { name: "nodejs", options: { typescript: false } },
     config: Object.fromEntries(Object.entries(CONFIG_TREE).map(([key, field]) => [key, declaration(field)])),
   };
-  const header = "# Generated from spec/schema.ts by `npm run generate`; edit the schema, not this file.\n";
+  const header = "# Generated from config/schema.ts by `npm run generate`; edit the schema, not this file.\n";
   return header + stringify(project, { lineWidth: 0 });
 }

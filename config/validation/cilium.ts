@@ -7,7 +7,7 @@ import {
   parseSemver,
   supportedKubernetesRange,
   supportsKubernetes,
-} from "../ciliumVersions";
+} from "../../catalogs/ciliumVersions";
 import type { ClusterSpec } from "../types";
 import { child, FieldError, forbidden, invalid } from "./fieldErrors";
 

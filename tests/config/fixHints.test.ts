@@ -3,10 +3,10 @@
 import { expect } from "chai";
 import { execFileSync } from "child_process";
 import { removePath, setPath, StackConfig, toRuntimeConfig } from "../../plan/stackConfig";
-import { readRawConfig } from "../../spec/read";
-import { validateConfig } from "../../spec/validation";
-import { errorKey, FieldError } from "../../spec/validation/fieldErrors";
-import { fixCommand } from "../../spec/validation/fixHints";
+import { readRawConfig } from "../../config/read";
+import { validateConfig } from "../../config/validation/validateConfig";
+import { errorKey, FieldError } from "../../config/validation/fieldErrors";
+import { fixCommand } from "../../config/validation/fixHints";
 import { configWith } from "../planHelpers";
 
 function validate(config: StackConfig): FieldError[] {

@@ -4,10 +4,10 @@ import { readFileSync } from "fs";
 import { join } from "path";
 import { parse } from "yaml";
 import { PROJECT_DIR } from "../../plan/examples";
-import { renderConfigDoc } from "../../spec/generate/configDoc";
-import { renderPulumiYaml } from "../../spec/generate/pulumiYaml";
-import { DEFAULT_KUBERNETES_VERSION } from "../../spec/ciliumVersions";
-import { CONFIG_TREE } from "../../spec/schema";
+import { renderConfigDoc } from "../../config/generate/configDoc";
+import { renderPulumiYaml } from "../../config/generate/pulumiYaml";
+import { DEFAULT_KUBERNETES_VERSION } from "../../catalogs/ciliumVersions";
+import { CONFIG_TREE } from "../../config/schema";
 
 const read = (file: string) => readFileSync(join(PROJECT_DIR, file), "utf8");
 

@@ -1,5 +1,5 @@
 /** The Cilium release lines the program renders, each module holding what only its line needs. */
-import { ciliumLineOf } from "../../../spec/ciliumVersions";
+import { ciliumLineOf } from "../../../catalogs/ciliumVersions";
 import type { K8sObject } from "../../k8s/object";
 import { line118 } from "./v1_18";
 import { line119 } from "./v1_19";

@@ -2,8 +2,8 @@
  * The control plane's state (the init record, etcd snapshots, members leaving and departed members removed):
  * on the control-plane role only.
  */
-import type { ClusterSpec } from "../../../spec/types";
-import { INIT_RECORD_PARAMETER } from "../../nodes/controlPlaneState";
+import type { ClusterSpec } from "../../../config/types";
+import { INIT_RECORD_PARAMETER } from "../../nodes/controlPlaneNames";
 import { SNAPSHOT_METRIC } from "../../controlPlane/backupAlarm";
 import { backupBucketName, LATEST_SNAPSHOT_KEY, SNAPSHOT_PREFIX } from "../../controlPlane/backupBucket";
 import { parameterPrefix } from "../../secrets/paths";

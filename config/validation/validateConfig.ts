@@ -9,7 +9,7 @@ import { validateCilium } from "./cilium";
 import { validateCluster } from "./cluster";
 import { validateExtraConfig } from "./extraConfig";
 import { FieldError } from "./fieldErrors";
-import { validateInstanceGroups } from "./instanceGroups";
+import { validateInstanceGroups } from "./nodeGroups";
 import { validateNetwork } from "./network";
 import { checkStructure } from "./structure";
 

@@ -5,7 +5,7 @@
 import type { StatementSource } from "../statementSource";
 import { ciliumEni } from "./ciliumEni";
 import { containerImages } from "./containerImages";
-import { controlPlaneState } from "./controlPlaneState";
+import { controlPlaneState } from "./controlPlaneStateAccess";
 import { nodeBootstrap } from "./nodeBootstrap";
 import { sessionManager } from "./sessionManager";
 

@@ -3,7 +3,7 @@
  * another key (`networking.cilium.tunnel` follows `ipam`, `networking.cilium.version` follows
  * `kubernetesVersion`). Runs on structurally checked input.
  */
-import { defaultCiliumVersion } from "./ciliumVersions";
+import { defaultCiliumVersion } from "../catalogs/ciliumVersions";
 import { CONFIG_TREE } from "./schema";
 import type { AnyField } from "./schemaTypes";
 import type { ClusterSpec } from "./types";

@@ -2,8 +2,8 @@
 // changes that option in the rendered cilium-config.
 import { expect } from "chai";
 import { renderCiliumConfig } from "../../components/cilium/configMap";
-import { validateConfig } from "../../spec/validation";
-import { MANAGED_CILIUM_KEYS } from "../../spec/validation/extraConfig";
+import { validateConfig } from "../../config/validation/validateConfig";
+import { MANAGED_CILIUM_KEYS } from "../../config/validation/extraConfig";
 import { baseConfig, merge, Raw, REGION } from "../fixtures";
 
 const crd = (cilium: Raw) => ({ networking: { cilium: { ipam: "crd", disableMasquerade: false, ...cilium } } });

@@ -1,0 +1,2 @@
+/** The init record's name below the control plane's SSM prefix, before the cluster's id (bootstrap/control-plane.sh). */
+export const INIT_RECORD_PARAMETER = "initialized";
