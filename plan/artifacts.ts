@@ -1,12 +1,15 @@
 /**
  * The files `npm run plan -- --out DIR` writes: resources.json, outputs.json, and what a reviewer reads —
  * each Kubernetes object as YAML, each IAM policy document as JSON, each launch template's user data as
- * text and the kubeadm configuration it carries as YAML. Pure: a plan in, file names and contents out,
- * byte-identical for the same plan.
+ * text and the kubeadm configuration it carries as YAML. In resources.json a launch template's user data is
+ * the digest of what AWS receives, and its text is the file beside it: a change to one bootstrap module shows
+ * as that module's lines in `userdata/`, not as a new block of base64. Pure: a plan in, file names and
+ * contents out, byte-identical for the same plan; `resourcesFromFiles` is the inverse.
  */
+import { createHash } from "crypto";
 import { stringify } from "yaml";
 import { kubeadmConfigsOf } from "../components/nodes/userData";
-import { decodeUserData } from "../components/nodes/userDataEncoding";
+import { decodeUserData, encodeUserData } from "../components/nodes/userDataEncoding";
 import type { Plan, PlannedResource } from "./run";
 
 /** JSON with object keys sorted at every level, so output does not depend on registration order. */
@@ -39,6 +42,12 @@ function kubernetesYaml(inputs: Record<string, unknown>): string {
 
 const fileSafe = (text: string) => text.replace(/[^A-Za-z0-9._-]+/g, "_");
 
+const LAUNCH_TEMPLATE = "aws:ec2/launchTemplate:LaunchTemplate";
+const userDataFile = (r: { name: string }) => `userdata/${fileSafe(r.name)}.txt`;
+/** What resources.json holds in place of a launch template's user data: the SHA-256 of the encoded bytes. */
+const DIGEST_PREFIX = "sha256:";
+const userDataDigest = (encoded: string) => DIGEST_PREFIX + createHash("sha256").update(encoded).digest("hex");
+
 function resourceArtifacts(r: PlannedResource): [string, string][] {
   const inputs = (r.inputs ?? {}) as Record<string, unknown>;
   if (r.type.startsWith("kubernetes:") && r.custom && !r.type.startsWith("kubernetes:index") && inputs.kind) {
@@ -52,13 +61,13 @@ function resourceArtifacts(r: PlannedResource): [string, string][] {
   if (r.type === "aws:iam/role:Role" && typeof inputs.assumeRolePolicy === "string") {
     return [[`iam/${fileSafe(r.name)}-trust.json`, stableJson(JSON.parse(inputs.assumeRolePolicy))]];
   }
-  if (r.type === "aws:ec2/launchTemplate:LaunchTemplate" && typeof inputs.userData === "string") {
+  if (r.type === LAUNCH_TEMPLATE && typeof inputs.userData === "string") {
     const text = decodeUserData(inputs.userData);
     const kubeadm = Object.entries(kubeadmConfigsOf(text)).map(([file, yaml]): [string, string] => [
       `kubeadm/${fileSafe(r.name)}-${file}.yaml`,
       yaml,
     ]);
-    return [[`userdata/${fileSafe(r.name)}.txt`, text], ...kubeadm];
+    return [[userDataFile(r), text], ...kubeadm];
   }
   return [];
 }
@@ -72,11 +81,37 @@ export function planFiles(plan: Plan): Map<string, string> {
     name,
     parent,
     custom,
-    inputs,
+    inputs: withUserDataDigest(type, inputs),
     ...(retainOnDelete ? { retainOnDelete } : {}),
   }));
   files.set("resources.json", stableJson(recorded));
   files.set("outputs.json", stableJson(plan.outputs));
   for (const r of plan.resources) for (const [name, text] of resourceArtifacts(r)) files.set(name, text);
   return new Map([...files.entries()].sort(([a], [b]) => a.localeCompare(b)));
+}
+
+function withUserDataDigest(type: string, inputs: unknown): unknown {
+  const userData = (inputs as Record<string, unknown> | undefined)?.userData;
+  if (type !== LAUNCH_TEMPLATE || typeof userData !== "string") return inputs;
+  return { ...(inputs as Record<string, unknown>), userData: userDataDigest(userData) };
+}
+
+/**
+ * The resources of a plan written by `--out` (`read` gives a file of it by name), with each launch template's
+ * user data encoded again from its text file, as the plan declared it (user data written inline, as in a
+ * hand-made plan, stays as it is). A text that no longer matches its
+ * digest (edited by hand, or a file missing) is refused: the plan it came from declared other bytes.
+ */
+export function resourcesFromFiles(read: (name: string) => string): PlannedResource[] {
+  const resources = JSON.parse(read("resources.json")) as PlannedResource[];
+  return resources.map((r) => {
+    const inputs = r.inputs as Record<string, unknown> | undefined;
+    const digest = inputs?.userData;
+    if (r.type !== LAUNCH_TEMPLATE || typeof digest !== "string" || !digest.startsWith(DIGEST_PREFIX)) return r;
+    const userData = encodeUserData(read(userDataFile(r)));
+    if (userDataDigest(userData) !== digest) {
+      throw new Error(`${userDataFile(r)} does not match the digest of ${r.name} in resources.json`);
+    }
+    return { ...r, inputs: { ...inputs, userData } };
+  });
 }

@@ -5,7 +5,7 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "fs";
 import { basename, dirname, join, resolve } from "path";
 import { formatReport } from "../config/validation/report";
-import { planFiles } from "./artifacts";
+import { planFiles, resourcesFromFiles } from "./artifacts";
 import { diffPlans } from "./diff";
 import { Format, formatDiff, formatPlan, hasErrors } from "./format";
 import { PROJECT_DIR } from "./examples";
@@ -158,7 +158,12 @@ export function readPlan(dir: string, stack: string): Plan {
         "(for a stack new on this branch, plan it without --against)",
     );
   }
-  const resources = JSON.parse(readFileSync(file, "utf8")) as PlannedResource[];
+  let resources: PlannedResource[];
+  try {
+    resources = resourcesFromFiles((name) => readFileSync(join(dir, name), "utf8"));
+  } catch (err) {
+    throw new UsageError(`--against ${dir}: ${(err as Error).message}; write it again with --out`);
+  }
   const baseline = stackOfUrn(resources[0]?.urn ?? "");
   if (baseline !== undefined && baseline !== `${stack}`) {
     throw new UsageError(

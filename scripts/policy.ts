@@ -5,6 +5,7 @@
  */
 import { existsSync, readFileSync } from "fs";
 import { join, relative } from "path";
+import { resourcesFromFiles } from "../plan/artifacts";
 import { PROJECT_DIR, stackFiles } from "../plan/examples";
 import { runPlan } from "../plan/run";
 import { loadStackConfig } from "../plan/stackConfig";
@@ -15,7 +16,7 @@ async function plans(dirs: string[]): Promise<[string, PlannedInputs[]][]> {
     return dirs.map((dir) => {
       const file = join(dir, "resources.json");
       if (!existsSync(file)) throw new Error(`${dir}: no resources.json (write it with npm run plan -- --out)`);
-      return [dir, JSON.parse(readFileSync(file, "utf8")) as PlannedInputs[]];
+      return [dir, resourcesFromFiles((name) => readFileSync(join(dir, name), "utf8")) as PlannedInputs[]];
     });
   }
   const out: [string, PlannedInputs[]][] = [];

@@ -1,6 +1,8 @@
 /** Plans of the real program under the plan's mocks, for component tests. */
+import { readFileSync } from "fs";
 import { join } from "path";
-import { PROJECT_DIR } from "../plan/examples";
+import { resourcesFromFiles } from "../plan/artifacts";
+import { GOLDEN_DIR, PROJECT_DIR } from "../plan/examples";
 import { Plan, PlannedResource, runPlan } from "../plan/run";
 import { loadStackConfig, setPath, StackConfig } from "../plan/stackConfig";
 
@@ -59,3 +61,8 @@ export function childrenOf(plan: Plan, component: PlannedResource): PlannedResou
 /** The custom resources a component declared, for tests that look at one component's objects only. */
 export const declaredBy = (plan: Plan, componentType: string, componentName: string): PlannedResource[] =>
   childrenOf(plan, named(plan, componentType, componentName)).filter((r) => r.custom);
+
+/** The resources of an example's golden plan, with its launch templates' user data as the plan declared it. */
+export function goldenResources(example: string): PlannedResource[] {
+  return resourcesFromFiles((name) => readFileSync(join(GOLDEN_DIR, example, name), "utf8"));
+}

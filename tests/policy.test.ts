@@ -1,11 +1,11 @@
 // The policy pack, run offline against every example's planned resources, and against bad resources.
 import { expect } from "chai";
 import { spawnSync } from "child_process";
-import { mkdtempSync, readFileSync, writeFileSync } from "fs";
+import { mkdtempSync, writeFileSync } from "fs";
 import { tmpdir } from "os";
 import { join } from "path";
 import { examples, GOLDEN_DIR, PROJECT_DIR } from "../plan/examples";
-import type { PlannedResource } from "../plan/run";
+import { goldenResources } from "./planHelpers";
 import { USER_DATA_BUDGET_BYTES, USER_DATA_LIMIT_BYTES } from "../components/nodes/userDataBudget";
 import { policies } from "../policy/guardRails";
 import { violations } from "../policy/offline";
@@ -26,9 +26,7 @@ const rolePolicy = (name: string, actions: string[]) => ({
 describe("policy pack", () => {
   for (const example of examples()) {
     it(`passes every resource of ${example.name}`, () => {
-      const resources = JSON.parse(
-        readFileSync(join(GOLDEN_DIR, example.name, "resources.json"), "utf8"),
-      ) as PlannedResource[];
+      const resources = goldenResources(example.name);
       const found = resources.flatMap((r) => violations(r.type, r.inputs as Record<string, unknown>, r.name));
       expect(found).to.deep.equal([]);
     });

@@ -8,14 +8,13 @@ import { diffPlans } from "../../plan/diff";
 import { examples, GOLDEN_DIR } from "../../plan/examples";
 import { FAKE_SECRET_MARKER } from "../../plan/mocks";
 import type { Plan } from "../../plan/run";
-import type { PlannedResource } from "../../plan/run";
 import { USER_DATA_BUDGET_BYTES, USER_DATA_LIMIT_BYTES } from "../../components/nodes/userDataBudget";
 import { decodeUserData } from "../../components/nodes/userDataEncoding";
 import { filesOf } from "../../components/nodes/userData";
 import { BOOTSTRAP_SCRIPT, BOOTSTRAP_SERVICE } from "../../components/nodes/systemdUnits";
 import { LAUNCH_HOOK_NAME } from "../../components/nodes/lifecycleHooks";
 import { requireDebianTool } from "../debianTools";
-import { configWith, inputs, named, NON_ENI, ofType, planWith } from "../planHelpers";
+import { configWith, goldenResources, inputs, named, NON_ENI, ofType, planWith } from "../planHelpers";
 
 const LT = "aws:ec2/launchTemplate:LaunchTemplate";
 const ASG = "aws:autoscaling/group:Group";
@@ -227,7 +226,7 @@ describe("NodeLaunchTemplate", () => {
 describe("user data of every example", () => {
   it("stays within the budget, in bytes before base64 as AWS counts them", () => {
     const sizes = examples().flatMap((e) =>
-      (JSON.parse(readFileSync(join(GOLDEN_DIR, e.name, "resources.json"), "utf8")) as PlannedResource[])
+      goldenResources(e.name)
         .filter((r) => r.type === LT)
         .map((r) => ({ group: `${e.name}/${r.name}`, bytes: Buffer.from(inputs(r).userData, "base64").length })),
     );
@@ -256,9 +255,7 @@ describe("user data of every example", () => {
       "sys.stdout.write(parts[0].get_content_type() + '\\n' + parts[0].get_payload(decode=True).decode())",
     ].join("\n");
     const example = examples()[0].name;
-    const templates = (
-      JSON.parse(readFileSync(join(GOLDEN_DIR, example, "resources.json"), "utf8")) as PlannedResource[]
-    ).filter((r) => r.type === LT);
+    const templates = goldenResources(example).filter((r) => r.type === LT);
     expect(templates.length).to.be.greaterThan(1);
     for (const template of templates) {
       const encoded = inputs(template).userData as string;

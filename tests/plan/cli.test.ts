@@ -118,6 +118,29 @@ describe("npm run plan", () => {
     );
   });
 
+  it("--out keeps user data once, as text: resources.json holds its digest, and --against reads it back", async () => {
+    const base = scratch();
+    await run("--out", base);
+    const resources = JSON.parse(readFileSync(join(base, "resources.json"), "utf8")) as {
+      type: string;
+      name: string;
+      inputs: { userData?: string };
+    }[];
+    const templates = resources.filter((r) => r.type === "aws:ec2/launchTemplate:LaunchTemplate");
+    expect(templates.length).to.equal(2);
+    for (const t of templates) expect(t.inputs.userData).to.match(/^sha256:[0-9a-f]{64}$/);
+    const unchanged = await run("--against", base);
+    expect(unchanged.code).to.equal(0);
+    expect(unchanged.out).to.match(/^ {2}no changes$/m);
+
+    // A text that is not what the plan declared would make the diff a lie: refused, naming the file.
+    const text = join(base, "userdata", `${templates[0].name}.txt`);
+    writeFileSync(text, readFileSync(text, "utf8").replace("set -euo pipefail", "set -eu"));
+    const edited = await run("--against", base);
+    expect(edited.code).to.equal(2);
+    expect(edited.err).to.contain(`userdata/${templates[0].name}.txt does not match the digest`);
+  });
+
   it("--against refuses a directory without a plan, and another stack's plan", async () => {
     const base = scratch();
     const missing = await run("--against", join(base, "missing"));
