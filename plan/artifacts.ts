@@ -1,10 +1,10 @@
 /**
  * The files `npm run plan -- --out DIR` writes: resources.json, outputs.json, and what a reviewer reads —
- * each Kubernetes object as YAML, each IAM policy document as JSON, each launch template's user data as
- * text and the kubeadm configuration it carries as YAML. In resources.json a launch template's user data is
- * the digest of what AWS receives, and its text is the file beside it: a change to one bootstrap module shows
- * as that module's lines in `userdata/`, not as a new block of base64. Pure: a plan in, file names and
- * contents out, byte-identical for the same plan; `resourcesFromFiles` is the inverse.
+ * each Kubernetes object as YAML, each IAM policy document as JSON, each script a node runs as text (a launch
+ * template's user data, an add-on's SSM apply document) and the kubeadm configuration user data carries as
+ * YAML. resources.json holds a script's digest in its place: a change to one bootstrap module shows as that
+ * module's lines in `userdata/`, not as a new block of base64. Pure: a plan in, file names and contents out,
+ * byte-identical for the same plan; `resourcesFromFiles` is the inverse.
  */
 import { createHash } from "crypto";
 import { stringify } from "yaml";
@@ -43,10 +43,74 @@ function kubernetesYaml(inputs: Record<string, unknown>): string {
 const fileSafe = (text: string) => text.replace(/[^A-Za-z0-9._-]+/g, "_");
 
 const LAUNCH_TEMPLATE = "aws:ec2/launchTemplate:LaunchTemplate";
-const userDataFile = (r: { name: string }) => `userdata/${fileSafe(r.name)}.txt`;
-/** What resources.json holds in place of a launch template's user data: the SHA-256 of the encoded bytes. */
 const DIGEST_PREFIX = "sha256:";
-const userDataDigest = (encoded: string) => DIGEST_PREFIX + createHash("sha256").update(encoded).digest("hex");
+const digest = (value: string) => DIGEST_PREFIX + createHash("sha256").update(value).digest("hex");
+
+/**
+ * A script in one input of a resource, kept as a text file. resources.json records the input with the
+ * script's digest in its place, from which the script's file puts it back.
+ */
+interface CarriedScript {
+  type: string;
+  input: string;
+  file: (name: string) => string;
+  /** The input's value → the file's text. */
+  text: (value: string) => string;
+  /** The input's value → what resources.json records; `digestIn` reads the digest back out of that. */
+  record: (value: string) => string;
+  digestIn: (recorded: string) => string | undefined;
+  /** The file's text, and what resources.json records → the input's value. */
+  value: (text: string, recorded: string) => string;
+}
+
+type SsmCommandDocument = { mainSteps: { inputs: { runCommand: string[] } }[] };
+const ssmDocument = (content: string) => JSON.parse(content) as SsmCommandDocument;
+
+const CARRIED_SCRIPTS: CarriedScript[] = [
+  {
+    // What AWS receives is gzip in base64 (userDataEncoding.ts): the same bytes for the same text.
+    type: LAUNCH_TEMPLATE,
+    input: "userData",
+    file: (name) => `userdata/${fileSafe(name)}.txt`,
+    text: decodeUserData,
+    record: digest,
+    digestIn: (recorded) => recorded,
+    value: (text) => encodeUserData(text),
+  },
+  {
+    // An add-on's apply document (applyScript.ts): resources.json keeps the document, with its one step's
+    // lines replaced by the digest of the whole document.
+    type: "aws:ssm/document:Document",
+    input: "content",
+    file: (name) => `ssm/${fileSafe(name)}.sh`,
+    text: (value) => `${ssmDocument(value).mainSteps[0].inputs.runCommand.join("\n")}\n`,
+    record: (value) => withScript(value, [digest(value)]),
+    digestIn: (recorded) => {
+      const lines = ssmDocument(recorded).mainSteps[0].inputs.runCommand;
+      return lines.length === 1 ? lines[0] : undefined;
+    },
+    value: (text, recorded) => withScript(recorded, text.replace(/\n$/, "").split("\n")),
+  },
+];
+
+function withScript(content: string, lines: string[]): string {
+  const document = ssmDocument(content);
+  document.mainSteps[0].inputs.runCommand = lines;
+  return JSON.stringify(document);
+}
+
+function carriedScript(r: { type: string; inputs: unknown }): [CarriedScript, string] | undefined {
+  const inputs = (r.inputs ?? {}) as Record<string, unknown>;
+  const carried = CARRIED_SCRIPTS.find((c) => c.type === r.type && typeof inputs[c.input] === "string");
+  return carried && [carried, inputs[carried.input] as string];
+}
+
+function recordedInputs(r: PlannedResource): unknown {
+  const found = carriedScript(r);
+  if (!found) return r.inputs;
+  const [carried, value] = found;
+  return { ...(r.inputs as Record<string, unknown>), [carried.input]: carried.record(value) };
+}
 
 function resourceArtifacts(r: PlannedResource): [string, string][] {
   const inputs = (r.inputs ?? {}) as Record<string, unknown>;
@@ -61,28 +125,27 @@ function resourceArtifacts(r: PlannedResource): [string, string][] {
   if (r.type === "aws:iam/role:Role" && typeof inputs.assumeRolePolicy === "string") {
     return [[`iam/${fileSafe(r.name)}-trust.json`, stableJson(JSON.parse(inputs.assumeRolePolicy))]];
   }
-  if (r.type === LAUNCH_TEMPLATE && typeof inputs.userData === "string") {
-    const text = decodeUserData(inputs.userData);
-    const kubeadm = Object.entries(kubeadmConfigsOf(text)).map(([file, yaml]): [string, string] => [
-      `kubeadm/${fileSafe(r.name)}-${file}.yaml`,
-      yaml,
-    ]);
-    return [[userDataFile(r), text], ...kubeadm];
-  }
-  return [];
+  const found = carriedScript(r);
+  if (!found) return [];
+  const [carried, value] = found;
+  const text = carried.text(value);
+  const kubeadm = Object.entries(carried.type === LAUNCH_TEMPLATE ? kubeadmConfigsOf(text) : {}).map(
+    ([file, yaml]): [string, string] => [`kubeadm/${fileSafe(r.name)}-${file}.yaml`, yaml],
+  );
+  return [[carried.file(r.name), text], ...kubeadm];
 }
 
 export function planFiles(plan: Plan): Map<string, string> {
   const files = new Map<string, string>();
   // retainOnDelete only where set: a diff against this file must know which deletions leave the cloud alone.
-  const recorded = plan.resources.map(({ urn, type, name, parent, custom, inputs, retainOnDelete }) => ({
-    urn,
-    type,
-    name,
-    parent,
-    custom,
-    inputs: withUserDataDigest(type, inputs),
-    ...(retainOnDelete ? { retainOnDelete } : {}),
+  const recorded = plan.resources.map((r) => ({
+    urn: r.urn,
+    type: r.type,
+    name: r.name,
+    parent: r.parent,
+    custom: r.custom,
+    inputs: recordedInputs(r),
+    ...(r.retainOnDelete ? { retainOnDelete: r.retainOnDelete } : {}),
   }));
   files.set("resources.json", stableJson(recorded));
   files.set("outputs.json", stableJson(plan.outputs));
@@ -90,28 +153,24 @@ export function planFiles(plan: Plan): Map<string, string> {
   return new Map([...files.entries()].sort(([a], [b]) => a.localeCompare(b)));
 }
 
-function withUserDataDigest(type: string, inputs: unknown): unknown {
-  const userData = (inputs as Record<string, unknown> | undefined)?.userData;
-  if (type !== LAUNCH_TEMPLATE || typeof userData !== "string") return inputs;
-  return { ...(inputs as Record<string, unknown>), userData: userDataDigest(userData) };
-}
-
 /**
- * The resources of a plan written by `--out` (`read` gives a file of it by name), with each launch template's
- * user data encoded again from its text file, as the plan declared it (user data written inline, as in a
- * hand-made plan, stays as it is). A text that no longer matches its
- * digest (edited by hand, or a file missing) is refused: the plan it came from declared other bytes.
+ * The resources of a plan written by `--out` (`read` gives a file of it by name), with each carried script
+ * put back from its text file, as the plan declared it (an input written inline, as in a hand-made plan,
+ * stays as it is). A text that no longer matches its digest (edited by hand, or a file missing) is refused:
+ * the plan it came from declared other bytes.
  */
 export function resourcesFromFiles(read: (name: string) => string): PlannedResource[] {
   const resources = JSON.parse(read("resources.json")) as PlannedResource[];
   return resources.map((r) => {
-    const inputs = r.inputs as Record<string, unknown> | undefined;
-    const digest = inputs?.userData;
-    if (r.type !== LAUNCH_TEMPLATE || typeof digest !== "string" || !digest.startsWith(DIGEST_PREFIX)) return r;
-    const userData = encodeUserData(read(userDataFile(r)));
-    if (userDataDigest(userData) !== digest) {
-      throw new Error(`${userDataFile(r)} does not match the digest of ${r.name} in resources.json`);
+    const found = carriedScript(r);
+    if (!found) return r;
+    const [carried, recorded] = found;
+    const expected = carried.digestIn(recorded);
+    if (!expected?.startsWith(DIGEST_PREFIX)) return r;
+    const value = carried.value(read(carried.file(r.name)), recorded);
+    if (digest(value) !== expected) {
+      throw new Error(`${carried.file(r.name)} does not match the digest of ${r.name} in resources.json`);
     }
-    return { ...r, inputs: { ...inputs, userData } };
+    return { ...r, inputs: { ...(r.inputs as Record<string, unknown>), [carried.input]: value } };
   });
 }

@@ -50,13 +50,9 @@ function addonApply(stack: Map<string, string>): { script: string; objects: K8sO
     .filter(([name]) => name.startsWith("kubernetes/"))
     .map(([, t]) => parse(t) as K8sObject);
   if (fromProvider.length > 0) return { script: applyScript("cilium", fromProvider), objects: fromProvider };
-  const resources = JSON.parse(stack.get("resources.json")!) as { type: string; inputs: { content?: string } }[];
-  const documents = resources
-    .filter((r) => r.type === "aws:ssm/document:Document")
-    .map((r) => JSON.parse(r.inputs.content!))
-    .filter((d) => /add-on/.test(d.description));
-  expect(documents.length, "the add-on's SSM documents").to.equal(1);
-  const script = (documents[0].mainSteps[0].inputs.runCommand as string[]).join("\n");
+  const scripts = [...stack.keys()].filter((name) => name.startsWith("ssm/"));
+  expect(scripts, "the add-on's SSM documents").to.deep.equal(["ssm/cilium-addon.sh"]);
+  const script = stack.get(scripts[0])!;
   const manifest = /<<'CILIUM_CLUSTER_MANIFEST'\n([\s\S]*)\nCILIUM_CLUSTER_MANIFEST\n/.exec(script)![1];
   return { script, objects: parseAllDocuments(manifest).map((d) => d.toJS() as K8sObject) };
 }
