@@ -9,18 +9,15 @@ import {
   defaultCiliumVersion,
   newestRelease,
 } from "../catalogs/ciliumVersions";
-import type { AnyField, FieldsFor } from "./schemaTypes";
-import type { ClusterSpec } from "./types";
-
-/** The spec as the project's config keys hold it; `region` comes from `aws:region`. */
-export type ConfigKeys = Omit<ClusterSpec, "region">;
+import type { AnyField } from "./schemaTypes";
 
 const shippedLines = CILIUM_LINES.map(
   (l) =>
     `${l.line} (Kubernetes 1.${l.kubernetes.oldest} to 1.${l.kubernetes.newest}, newest ${newestRelease(l).version})`,
 ).join(", ");
 
-export const CONFIG_SCHEMA: FieldsFor<ConfigKeys> = {
+/** The schema, whose literal types are the spec's (types.ts derives `ClusterSpec` from it). */
+export const CONFIG_SCHEMA = {
   clusterName: {
     kind: "string",
     required: true,
@@ -376,7 +373,7 @@ export const CONFIG_SCHEMA: FieldsFor<ConfigKeys> = {
       },
     },
   },
-};
+} as const satisfies Record<string, AnyField>;
 
 /** The schema as a plain tree, for code that walks every key. */
-export const CONFIG_TREE: Record<string, AnyField> = CONFIG_SCHEMA as unknown as Record<string, AnyField>;
+export const CONFIG_TREE: Record<string, AnyField> = CONFIG_SCHEMA;

@@ -1,7 +1,7 @@
 /**
  * The shape of the schema facts kept for every config key: type, default, allowed values, description
- * and the validation rules in words. `FieldFor<T>` ties a schema node to the spec type it describes, so
- * the compiler rejects a schema that misses a spec field or describes one that does not exist.
+ * and the validation rules in words; and `ValueOf`, the spec type a schema node describes, so that each key
+ * is written once (types.ts).
  */
 
 interface FieldCommon {
@@ -37,36 +37,6 @@ export interface MapField extends FieldCommon {
   kind: "map";
 }
 
-export interface ArrayField<Item> extends FieldCommon {
-  kind: "array";
-  items: FieldFor<Item>;
-  /** Default items; keys an item leaves out take the item schema's defaults. */
-  default?: readonly Partial<Item>[];
-  required?: boolean;
-  minItems?: number;
-  maxItems?: number;
-}
-
-export interface ObjectField<T> extends FieldCommon {
-  kind: "object";
-  fields: FieldsFor<T>;
-}
-
-export type FieldsFor<T> = { [K in keyof T]-?: FieldFor<T[K]> };
-
-// Tuple-wrapped so a union such as `"" | "crd" | "eni"` maps to one StringField of that union.
-export type FieldFor<T> = [T] extends [string]
-  ? StringField<T>
-  : [T] extends [number]
-    ? IntegerField
-    : [T] extends [boolean]
-      ? BooleanField
-      : [T] extends [readonly (infer Item)[]]
-        ? ArrayField<Item>
-        : string extends keyof T
-          ? MapField
-          : ObjectField<T>;
-
 /** Any schema node, for code that walks the schema without caring which spec field it describes. */
 export type AnyField =
   | StringField
@@ -84,3 +54,20 @@ export type AnyField =
       maxItems?: number;
     }
   | { kind: "object"; description: string; rules?: readonly string[]; fields: Record<string, AnyField> };
+
+/** The value a schema node describes: an enum's union, an object's fields, an array of its items. */
+export type ValueOf<F> = F extends { kind: "string"; enum: readonly (infer E)[] }
+  ? E
+  : F extends { kind: "string" }
+    ? string
+    : F extends { kind: "integer" }
+      ? number
+      : F extends { kind: "boolean" }
+        ? boolean
+        : F extends { kind: "map" }
+          ? Record<string, string>
+          : F extends { kind: "array"; items: infer Item }
+            ? ValueOf<Item>[]
+            : F extends { kind: "object"; fields: infer Fields }
+              ? { -readonly [K in keyof Fields]: ValueOf<Fields[K]> }
+              : never;
