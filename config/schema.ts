@@ -160,6 +160,14 @@ export const CONFIG_SCHEMA = {
             description: "Cilium replaces kube-proxy: eBPF handling of services, NodePort and host ports.",
             rules: ["requires `kubeProxy.enabled: false`", "required when `kubeProxy.enabled` is false"],
           },
+          bpfMasquerade: {
+            kind: "boolean",
+            default: false,
+            description:
+              "Masquerades pod traffic leaving the cluster in eBPF instead of iptables (Cilium's `enable-bpf-masquerade`), " +
+              "which saves the node's netfilter connection tracking for it.",
+            rules: ["requires `enableNodePort: true`", "requires masquerading (`disableMasquerade: false`)"],
+          },
           extraConfig: {
             kind: "map",
             description:

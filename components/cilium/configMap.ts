@@ -68,6 +68,8 @@ export function renderCiliumConfig(spec: ClusterSpec): Record<string, string> {
     "kube-proxy-replacement": String(cilium.enableNodePort),
     ...(cilium.enableNodePort && { "kube-proxy-replacement-healthz-bind-address": "" }),
     "enable-ipv4-masquerade": String(!cilium.disableMasquerade),
+    // Unset is iptables masquerading, as the chart leaves it unless `bpf.masquerade` is set.
+    ...(cilium.bpfMasquerade && { "enable-bpf-masquerade": "true" }),
     // No Hubble, and no policy secrets sync (no TLS-interception policies, Ingress or Gateway API here).
     "enable-hubble": "false",
     "enable-policy-secrets-sync": "false",

@@ -27,6 +27,16 @@ export function validateCilium(spec: ClusterSpec, path = "networking.cilium"): F
     );
   }
 
+  // The agent refuses to start otherwise (daemon/cmd/kube_proxy_replacement.go, daemon/cmd/daemon.go).
+  if (cilium.bpfMasquerade && !cilium.enableNodePort) {
+    errors.push(forbidden(child(path, "bpfMasquerade"), "BPF masquerade requires NodePort (enableNodePort: true)"));
+  }
+  if (cilium.bpfMasquerade && cilium.disableMasquerade) {
+    errors.push(
+      forbidden(child(path, "bpfMasquerade"), "BPF masquerade requires masquerading (disableMasquerade: false)"),
+    );
+  }
+
   if (cilium.ipam === "eni") {
     if (spec.cloudProvider !== "aws") {
       errors.push(forbidden(child(path, "ipam"), "Cilium ENI IPAM is supported only in AWS"));

@@ -65,6 +65,24 @@ const cases: RuleCase[] = [
     expected: ["Forbidden::networking.cilium.enableNodePort"],
   },
   {
+    rule: "BPF masquerade needs NodePort",
+    ok: merge(nonEni, {
+      networking: { cilium: { bpfMasquerade: true, enableNodePort: true } },
+      kubeProxy: { enabled: false },
+    }),
+    bad: merge(nonEni, { networking: { cilium: { bpfMasquerade: true } } }),
+    expected: ["Forbidden::networking.cilium.bpfMasquerade"],
+  },
+  {
+    rule: "BPF masquerade needs masquerading",
+    ok: merge(nonEni, {
+      networking: { cilium: { bpfMasquerade: true, enableNodePort: true } },
+      kubeProxy: { enabled: false },
+    }),
+    bad: { networking: { cilium: { bpfMasquerade: true, enableNodePort: true } }, kubeProxy: { enabled: false } },
+    expected: ["Forbidden::networking.cilium.bpfMasquerade"],
+  },
+  {
     rule: "native routing needs ENI",
     ok: { networking: { cilium: { tunnel: "disabled" } } },
     bad: merge(nonEni, { networking: { cilium: { tunnel: "disabled" } } }),

@@ -38,6 +38,7 @@ export const validConfig: fc.Arbitrary<Raw> = fc
     natSingle: fc.boolean(),
     publicTopology: fc.boolean(),
     nodePort: fc.boolean(),
+    bpfMasquerade: fc.boolean(),
     tunnel: fc.constantFrom("vxlan", "geneve"),
     line: fc.constantFrom(...CILIUM_LINES),
     patch: fc.integer({ min: 0, max: 20 }),
@@ -76,6 +77,8 @@ export const validConfig: fc.Arbitrary<Raw> = fc
           disableMasquerade: eni,
           ...(eni ? {} : { tunnel: c.tunnel }),
           enableNodePort: c.nodePort,
+          // eBPF masquerading needs Cilium's NodePort and masquerading on.
+          bpfMasquerade: c.bpfMasquerade && c.nodePort && !eni,
           extraConfig: c.extra,
         },
       },

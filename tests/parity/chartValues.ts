@@ -1,5 +1,5 @@
 /**
- * The chart values that make the same choices as a spec: IPAM mode, routing, masquerade, kube-proxy
+ * The chart values that make the same choices as a spec: IPAM mode, routing, masquerade (and BPF masquerade), kube-proxy
  * replacement, cluster name, API host and port, operator replicas and placement (a literal, see below),
  * the ENI tags and subnet filter, `extraConfig`, and `envoy.enabled=false` (the program runs Envoy inside
  * the agent). Everything else stays at the chart's defaults, so every other difference shows.
@@ -27,6 +27,7 @@ export function chartValues(spec: ClusterSpec, apiHost: string): Record<string, 
     routingMode: cilium.tunnel === "disabled" ? "native" : "tunnel",
     ...(cilium.tunnel !== "disabled" && { tunnelProtocol: cilium.tunnel }),
     enableIPv4Masquerade: !cilium.disableMasquerade,
+    ...(cilium.bpfMasquerade && { bpf: { masquerade: true } }),
     kubeProxyReplacement: String(cilium.enableNodePort),
     k8sServiceHost: apiHost,
     k8sServicePort: 443,
