@@ -72,4 +72,20 @@ describe("documentation", function () {
       expect(existsSync(join(PROJECT_DIR, dirname(file), match[1])), `${file}: ${match[1]}`).to.equal(true);
     }
   });
+
+  it("walks adding an option through at most eight hand-edited files, each still holding what the walk says", () => {
+    const guide = text("docs/adding-a-feature.md");
+    const option = /^## The walk: `([\w.]+)`$/m.exec(guide)![1];
+    expect(inSchema(segments(option)), option).to.equal(true);
+    const table = guide.slice(guide.indexOf("<!-- walk:")).split("\n\n")[1];
+    const rows = table
+      .split("\n")
+      .slice(2)
+      .map((row) => row.split("|").map((cell) => cell.trim().replace(/^`|`$/g, "")));
+    expect(rows.length).to.be.within(5, 8);
+    for (const [, file, holds] of rows) {
+      expect(existsSync(join(PROJECT_DIR, file)), file).to.equal(true);
+      expect(text(file), `${file} holds ${holds}`).to.contain(holds);
+    }
+  });
 });
