@@ -16,6 +16,23 @@ const shippedLines = CILIUM_LINES.map(
     `${l.line} (Kubernetes 1.${l.kubernetes.oldest} to 1.${l.kubernetes.newest}, newest ${newestRelease(l).version})`,
 ).join(", ");
 
+/** The machine keys the control plane and every node group have. */
+const rootVolumeSize = (gib: number) =>
+  ({
+    kind: "integer",
+    default: gib,
+    minimum: 20,
+    maximum: 16384,
+    description: "Size of the encrypted gp3 root volume in GiB.",
+  }) as const;
+const imageId = (whose: string) =>
+  ({
+    kind: "string",
+    default: "",
+    description: `AMI of ${whose}; empty for the latest Ubuntu 24.04 LTS from Canonical.`,
+    rules: ["empty or an AMI id (`ami-` and 8 or 17 hex digits)"],
+  }) as const;
+
 /** The schema, whose literal types are the spec's (types.ts derives `ClusterSpec` from it). */
 export const CONFIG_SCHEMA = {
   clusterName: {
@@ -244,19 +261,8 @@ export const CONFIG_SCHEMA = {
           "Number of control-plane nodes, each in its own zone and Auto Scaling group: 1, or 3 for high availability.",
         rules: ["1 or 3", "3 needs at least 3 zones"],
       },
-      rootVolumeSize: {
-        kind: "integer",
-        default: 64,
-        minimum: 20,
-        maximum: 16384,
-        description: "Size of the encrypted gp3 root volume in GiB.",
-      },
-      imageId: {
-        kind: "string",
-        default: "",
-        description: "AMI of control-plane nodes; empty for the latest Ubuntu 24.04 LTS from Canonical.",
-        rules: ["empty or an AMI id (`ami-` and 8 or 17 hex digits)"],
-      },
+      rootVolumeSize: rootVolumeSize(64),
+      imageId: imageId("control-plane nodes"),
       backupIntervalMinutes: {
         kind: "integer",
         default: 15,
@@ -314,19 +320,8 @@ export const CONFIG_SCHEMA = {
           maximum: 1000,
           description: "Largest number of nodes in the group.",
         },
-        rootVolumeSize: {
-          kind: "integer",
-          default: 128,
-          minimum: 20,
-          maximum: 16384,
-          description: "Size of the encrypted gp3 root volume in GiB.",
-        },
-        imageId: {
-          kind: "string",
-          default: "",
-          description: "AMI of the group's nodes; empty for the latest Ubuntu 24.04 LTS from Canonical.",
-          rules: ["empty or an AMI id"],
-        },
+        rootVolumeSize: rootVolumeSize(128),
+        imageId: imageId("the group's nodes"),
         minHealthyPercentage: {
           kind: "integer",
           default: 90,

@@ -13,6 +13,24 @@ const since = (line: string, first: string) => Number(line.split(".")[1]) >= Num
 const until = (line: string, last: string) => !since(line, `1.${Number(last.split(".")[1]) + 1}`);
 const onlyIf = <T>(condition: boolean, ...items: T[]): T[] => (condition ? items : []);
 
+/** The cilium.io resources, in the chart's order, that both the operator's CRD list and the agent's read rule name. */
+const SHARED_CILIUM_RESOURCES = [
+  "ciliumclusterwideenvoyconfigs",
+  "ciliumclusterwidenetworkpolicies",
+  "ciliumegressgatewaypolicies",
+  "ciliumendpoints",
+  "ciliumendpointslices",
+  "ciliumenvoyconfigs",
+  "ciliumidentities",
+  "ciliumlocalredirectpolicies",
+  "ciliumnetworkpolicies",
+  "ciliumnodes",
+  "ciliumnodeconfigs",
+  "ciliumcidrgroups",
+  "ciliuml2announcementpolicies",
+  "ciliumpodippools",
+];
+
 /** The CRDs the operator creates and keeps up to date at start (the addon ships none), per line. */
 export function ciliumCrds(line: string): string[] {
   return [
@@ -23,20 +41,7 @@ export function ciliumCrds(line: string): string[] {
     "ciliumbgpadvertisements",
     "ciliumbgpnodeconfigs",
     "ciliumbgpnodeconfigoverrides",
-    "ciliumclusterwideenvoyconfigs",
-    "ciliumclusterwidenetworkpolicies",
-    "ciliumegressgatewaypolicies",
-    "ciliumendpoints",
-    "ciliumendpointslices",
-    "ciliumenvoyconfigs",
-    "ciliumidentities",
-    "ciliumlocalredirectpolicies",
-    "ciliumnetworkpolicies",
-    "ciliumnodes",
-    "ciliumnodeconfigs",
-    "ciliumcidrgroups",
-    "ciliuml2announcementpolicies",
-    "ciliumpodippools",
+    ...SHARED_CILIUM_RESOURCES,
     "ciliumgatewayclassconfigs",
     ...onlyIf(since(line, "1.20"), "ciliumdatapathplugins"),
   ].map((r) => `${r}.cilium.io`);
@@ -60,20 +65,7 @@ function agentRules(line: string): Rule[] {
         "ciliumbgpnodeconfigs",
         "ciliumbgpadvertisements",
         "ciliumbgppeerconfigs",
-        "ciliumclusterwideenvoyconfigs",
-        "ciliumclusterwidenetworkpolicies",
-        "ciliumegressgatewaypolicies",
-        "ciliumendpoints",
-        "ciliumendpointslices",
-        "ciliumenvoyconfigs",
-        "ciliumidentities",
-        "ciliumlocalredirectpolicies",
-        "ciliumnetworkpolicies",
-        "ciliumnodes",
-        "ciliumnodeconfigs",
-        "ciliumcidrgroups",
-        "ciliuml2announcementpolicies",
-        "ciliumpodippools",
+        ...SHARED_CILIUM_RESOURCES,
         ...onlyIf(since(line, "1.20"), "ciliumdatapathplugins"),
       ],
       ["list", "watch"],
