@@ -10,8 +10,8 @@ export type CiliumTunnel = "vxlan" | "geneve" | "disabled";
 export type Topology = "private" | "public";
 export type NatGateways = "perZone" | "single";
 export type ApiLoadBalancer = "public" | "internal";
-/** kOps's cloud providers; this program builds on `aws` only. */
-export type CloudProvider = "aws" | "gce" | "azure" | "digitalocean" | "hetzner" | "openstack" | "scaleway";
+/** The cloud, by kOps's name: this program builds on AWS only. */
+export type CloudProvider = "aws";
 
 export interface CiliumSpec {
   /** Cilium release, `v`-prefixed semver of a shipped line. */
