@@ -16,6 +16,7 @@ import { instanceGroups } from "../../components/nodes/instanceGroups";
 import { renderBootstrapScript } from "../../components/nodes/userData";
 import { specWith } from "../fixtures";
 import { binaryPath, requireBinary } from "../kubernetes/binaries";
+import { waitFor } from "../waitFor";
 import { startImds } from "./imds";
 
 /**
@@ -95,10 +96,6 @@ describe("stacked etcd as kubeadm keeps it, on etcd 3.6 and kubeadm's certificat
       p.once("exit", resolve);
       p.kill("SIGTERM");
     });
-  }
-  async function until(what: string, check: () => boolean) {
-    for (const deadline = Date.now() + 60_000; !check(); await new Promise((r) => setTimeout(r, 250)))
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
   }
 
   /**
@@ -193,7 +190,7 @@ describe("stacked etcd as kubeadm keeps it, on etcd 3.6 and kubeadm's certificat
     chmodSync(join(dir, "bin/aws"), 0o755);
     const cluster = members.map((m) => `${m.name}=http://${m.address}:2380`).join(",");
     for (const m of members) start(m, cluster, "new");
-    await until("three healthy members", () => etcdctl(all(), "endpoint", "health").status === 0);
+    await waitFor("three healthy members", () => etcdctl(all(), "endpoint", "health").status === 0);
     // The write counter: every key written before each step must be there after it.
     for (let i = 0; i < 50; i++)
       expect(etcdctl(clientUrl(members[i % 3]), "put", `count/${i}`, `${i}`).status).to.equal(0);
@@ -212,7 +209,7 @@ describe("stacked etcd as kubeadm keeps it, on etcd 3.6 and kubeadm's certificat
     const lost = etcdctl(clientUrl(members[0]), "put", "uncounted", "x", "--command-timeout=2s");
     expect(lost.status, "no quorum with one of three").to.not.equal(0);
     // Its backup unit fails, uploading nothing: a member without a leader is no "not the leader" to skip.
-    await until(
+    await waitFor(
       "the member to lose its leader",
       () => !/"leader"/.test(etcdctl(clientUrl(members[0]), "endpoint", "status", "-w", "json").stdout),
     );
@@ -221,7 +218,7 @@ describe("stacked etcd as kubeadm keeps it, on etcd 3.6 and kubeadm's certificat
     expect(existsSync(join(dir, "s3.calls"))).to.equal(false);
     const cluster = members.map((m) => `${m.name}=http://${m.address}:2380`).join(",");
     for (const m of members.slice(1)) start(m, cluster, "existing");
-    await until("the members back", () => etcdctl(all(), "endpoint", "health").status === 0);
+    await waitFor("the members back", () => etcdctl(all(), "endpoint", "health").status === 0);
     for (const m of members) expect(counted(clientUrl(m)), m.name).to.equal(50);
     expect(etcdctl(clientUrl(members[2]), "put", "uncounted", "y").status, "quorum again").to.equal(0);
   });
@@ -295,7 +292,7 @@ describe("stacked etcd as kubeadm keeps it, on etcd 3.6 and kubeadm's certificat
     );
     expect(r.status, r.stderr).to.equal(0);
     start(members[0], "m1=http://127.0.0.11:2380", "new", restored);
-    await until("the restored member", () => etcdctl(clientUrl(members[0]), "endpoint", "health").status === 0);
+    await waitFor("the restored member", () => etcdctl(clientUrl(members[0]), "endpoint", "health").status === 0);
     expect(counted(clientUrl(members[0]))).to.equal(50);
     const revision = JSON.parse(etcdctl(clientUrl(members[0]), "endpoint", "status", "-w", "json").stdout)[0].Status
       .header.revision;
