@@ -351,10 +351,13 @@ eval "$(/usr/bin/curl -sS --data-urlencode "cwd=$PWD" "\${args[@]}" "${this.url}
       const handler = this.api[action];
       if (!handler) throw new AwsError("InvalidAction", `the fake does not answer ${action}`);
       if (fault?.fault === "throttle") throw new AwsError(THROTTLING[action.split(":")[0]], "Rate exceeded");
-      const answer = handler(params, caller);
-      for (const o of this.observers) if (o.action === action) o.then(params);
-      if (fault?.fault === "lose") throw new AnswerLost();
-      return answer;
+      try {
+        const answer = handler(params, caller);
+        if (fault?.fault === "lose") throw new AnswerLost();
+        return answer;
+      } finally {
+        for (const o of this.observers) if (o.action === action) o.then(params);
+      }
     } catch (error) {
       if (error instanceof AwsError) call.refused = error.code;
       throw error;
