@@ -88,6 +88,7 @@ class AwsError extends Error {
 /** The answer of a call whose effect happened but whose answer never reached the caller. */
 class AnswerLost extends Error {}
 
+/** Each service's error code for a throttled request (their API references' common errors). */
 const THROTTLING: Record<string, string> = {
   ssm: "ThrottlingException",
   autoscaling: "Throttling",
@@ -226,6 +227,7 @@ eval "$(/usr/bin/curl -sS --data-urlencode "cwd=$PWD" "\${args[@]}" "${this.url}
       }));
       return { Reservations: instances.length ? [{ Instances: instances }] : [] };
     },
+    // An unknown type is InvalidInstanceType (EC2 API Reference, DescribeInstanceTypes).
     "ec2:DescribeInstanceTypes": (p) => {
       const type = p["InstanceType.1"];
       const info = INSTANCE_TYPES[type];
@@ -249,6 +251,8 @@ eval "$(/usr/bin/curl -sS --data-urlencode "cwd=$PWD" "\${args[@]}" "${this.url}
         ],
       };
     },
+    // A heartbeat extends the wait of an instance held by that hook; like a completion, it needs an action
+    // that waits (Auto Scaling API Reference, RecordLifecycleActionHeartbeat).
     "autoscaling:RecordLifecycleActionHeartbeat": (p) => {
       this.waiting(p).heartbeats++;
       return {};
@@ -266,6 +270,8 @@ eval "$(/usr/bin/curl -sS --data-urlencode "cwd=$PWD" "\${args[@]}" "${this.url}
       else instance.lifecycleState = result === "CONTINUE" ? "InService" : "Terminating";
       return {};
     },
+    // A group's refreshes, newest first; a group that never had one answers an empty list (Auto Scaling API
+    // Reference, DescribeInstanceRefreshes). Each call here answers the group's next scripted status.
     "autoscaling:DescribeInstanceRefreshes": (p) => {
       const name = p.AutoScalingGroupName;
       const script = this.groups.get(name)?.refreshes ?? [];
@@ -291,6 +297,7 @@ eval "$(/usr/bin/curl -sS --data-urlencode "cwd=$PWD" "\${args[@]}" "${this.url}
       this.objects.set(`${p.Bucket}/${p.Key}`, readFileSync(p.Body));
       return {};
     },
+    // One datum per call here, with its dimensions (CloudWatch API Reference, PutMetricData).
     "monitoring:PutMetricData": (p) => {
       const dimensions = Object.fromEntries(
         Object.keys(p)
@@ -306,6 +313,8 @@ eval "$(/usr/bin/curl -sS --data-urlencode "cwd=$PWD" "\${args[@]}" "${this.url}
       });
       return {};
     },
+    // Only a caller the role's trust policy names gets its credentials; anyone else AccessDenied (STS API
+    // Reference, AssumeRole).
     "sts:AssumeRole": (p, caller) => {
       const role = this.options.roles?.[p.RoleArn];
       if (!role || role.trusts !== caller)
