@@ -53,9 +53,10 @@ export const CONFIG_SCHEMA = {
   cloudProvider: {
     kind: "string",
     default: "aws",
-    enum: ["aws", "gce", "azure", "digitalocean", "hetzner", "openstack", "scaleway"],
-    description: "Cloud the cluster runs on, by kOps's names. Cilium ENI IPAM requires `aws`.",
-    rules: ["this program builds clusters on `aws` only"],
+    enum: ["aws"],
+    description:
+      "Cloud the cluster runs on, by kOps's name. This program builds on AWS only: kOps's other clouds " +
+      "(`gce`, `azure`, `openstack`, `digitalocean`, `hetzner`, `scaleway`, `metal`) are refused.",
   },
   topology: {
     kind: "string",
@@ -149,7 +150,6 @@ export const CONFIG_SCHEMA = {
               "`crd`: addresses from CiliumNode resources filled in by an external allocator. " +
               "`eni`: pods take secondary IPs of AWS ENIs that the Cilium operator attaches (AWS native networking).",
             rules: [
-              "`eni` requires `cloudProvider: aws`",
               "`eni` requires `disableMasquerade: true`",
               "`eni` requires native routing (`tunnel: disabled`) and the `private` topology",
             ],

@@ -16,6 +16,7 @@
 import type { AutoScalingClient } from "@aws-sdk/client-auto-scaling";
 import * as pulumi from "@pulumi/pulumi";
 import { waitDuringUpdate } from "../deployWait";
+import { Outcome, waitUntil } from "../poll";
 import { ApiTarget, ApiTiming, waitForApi } from "../k8s/apiReady";
 import type { StackAws } from "../stackAws";
 import { TIMEOUTS } from "../timeouts";
@@ -30,8 +31,6 @@ export interface RefreshSummary {
   StartTime?: Date | string;
 }
 
-export type Outcome = "done" | "wait" | { failed: string };
-
 /** What the newest of a group's instance refreshes means for the wait. No refresh at all: nothing to wait for. */
 export function refreshOutcome(refreshes: RefreshSummary[]): Outcome {
   const time = (r: RefreshSummary) => (r.StartTime === undefined ? 0 : new Date(r.StartTime).getTime());
@@ -41,25 +40,6 @@ export function refreshOutcome(refreshes: RefreshSummary[]): Outcome {
     return { failed: `${newest.Status}: ${newest.StatusReason ?? "no reason given"}` };
   if (IN_PROGRESS.includes(newest.Status ?? "")) return "wait";
   return { failed: `unknown instance refresh status ${newest.Status}` };
-}
-
-/** Polls `check` until it is done; a failure or the deadline throws, naming `what`. */
-export async function waitUntil(
-  what: string,
-  check: () => Promise<Outcome>,
-  timeoutMs: number,
-  intervalMs: number,
-  now: () => number = Date.now,
-  sleep: (ms: number) => Promise<void> = (ms) => new Promise((r) => setTimeout(r, ms)),
-): Promise<void> {
-  const deadline = now() + timeoutMs;
-  for (;;) {
-    const outcome = await check();
-    if (outcome === "done") return;
-    if (outcome !== "wait") throw new Error(`${what}: ${outcome.failed}`);
-    if (now() >= deadline) throw new Error(`${what}: not done after ${Math.round(timeoutMs / 1000)}s`);
-    await sleep(intervalMs);
-  }
 }
 
 /** Seconds (components/timeouts.ts, `deploy`). */
@@ -111,12 +91,10 @@ export async function waitForMember(
     return outcome;
   };
   try {
-    await waitUntil(
-      `the instance refresh of ${groupName}`,
-      check,
-      timing.memberReplacementSeconds * 1000,
-      timing.refreshPollSeconds * 1000,
-    );
+    await waitUntil(`the instance refresh of ${groupName}`, check, {
+      timeoutMs: timing.memberReplacementSeconds * 1000,
+      intervalMs: timing.refreshPollSeconds * 1000,
+    });
   } catch (error) {
     throw new Error(
       `${error instanceof Error ? error.message : String(error)}. The next control-plane group waits until a ` +

@@ -10,6 +10,7 @@
  */
 import { get as httpGet } from "http";
 import { get as httpsGet } from "https";
+import { waitUntil } from "../poll";
 
 /** The API as the machine running `pulumi up` reaches it. */
 export interface ApiTarget {
@@ -109,29 +110,35 @@ export async function waitForApi(
   const start = Date.now();
   let answered = false;
   let reported = false;
-  for (;;) {
-    const attempt = await get(target.url, timing.apiAttemptSeconds, target.caCertPem);
-    if (attempt.status === 200) return;
-    answered ||= attemptOutcome(attempt.code) === "answered";
-    const last = attempt.code ?? `HTTP ${attempt.status}`;
-    const elapsed = (Date.now() - start) / 1000;
-    if (!reported) {
-      reported = true;
-      report(`waiting for ${target.url} to be ready (last: ${last}; at most ${timeoutSeconds}s)`);
-    }
-    // Silent until the deadline, however short what is left of it: unreachable, as at the silent limit.
-    if (!answered && (elapsed >= timing.apiSilentLimitSeconds || elapsed >= timeoutSeconds)) {
-      throw new Error(
-        `${what}: nothing answered at ${host} for ${Math.min(timing.apiSilentLimitSeconds, timeoutSeconds)}s ` +
-          `(last: ${last}): this machine cannot reach the API: ${target.remedies}`,
-      );
-    }
-    if (elapsed >= timeoutSeconds) {
-      throw new Error(
-        `${what}: ${target.url} answered but did not become ready in ${timeoutSeconds}s (last: ${last}): the ` +
-          "control plane did not come up; read a control-plane instance's console output (docs/operations.md)",
-      );
-    }
-    await new Promise((r) => setTimeout(r, timing.apiPollSeconds * 1000));
-  }
+  let last = "";
+  await waitUntil(
+    what,
+    async () => {
+      const attempt = await get(target.url, timing.apiAttemptSeconds, target.caCertPem);
+      if (attempt.status === 200) return "done";
+      answered ||= attemptOutcome(attempt.code) === "answered";
+      last = attempt.code ?? `HTTP ${attempt.status}`;
+      const elapsed = (Date.now() - start) / 1000;
+      if (!reported) {
+        reported = true;
+        report(`waiting for ${target.url} to be ready (last: ${last}; at most ${timeoutSeconds}s)`);
+      }
+      // Silent until the deadline, however short what is left of it: unreachable, as at the silent limit.
+      if (!answered && (elapsed >= timing.apiSilentLimitSeconds || elapsed >= timeoutSeconds)) {
+        return {
+          failed:
+            `nothing answered at ${host} for ${Math.min(timing.apiSilentLimitSeconds, timeoutSeconds)}s ` +
+            `(last: ${last}): this machine cannot reach the API: ${target.remedies}`,
+        };
+      }
+      return "wait";
+    },
+    {
+      timeoutMs: timeoutSeconds * 1000,
+      intervalMs: timing.apiPollSeconds * 1000,
+      timedOut: () =>
+        `${target.url} answered but did not become ready in ${timeoutSeconds}s (last: ${last}): the control ` +
+        "plane did not come up; read a control-plane instance's console output (docs/operations.md)",
+    },
+  );
 }

@@ -47,7 +47,7 @@ function launchLifecycleHook(role: InstanceGroup["role"]): LifecycleHookSpec {
   };
 }
 
-function etcdLifecycleHooks(group: InstanceGroup): LifecycleHookSpec[] {
+function etcdLifecycleHooks(group: Pick<InstanceGroup, "role">): LifecycleHookSpec[] {
   if (group.role !== "control-plane") return [];
   return [
     {
@@ -60,7 +60,7 @@ function etcdLifecycleHooks(group: InstanceGroup): LifecycleHookSpec[] {
 }
 
 /** The hooks of a group: the launch hook, then (control plane) the etcd termination hook. Pure. */
-export function groupLifecycleHooks(group: InstanceGroup): LifecycleHookSpec[] {
+export function groupLifecycleHooks(group: Pick<InstanceGroup, "role">): LifecycleHookSpec[] {
   return [launchLifecycleHook(group.role), ...etcdLifecycleHooks(group)];
 }
 

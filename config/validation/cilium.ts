@@ -38,9 +38,6 @@ export function validateCilium(spec: ClusterSpec, path = "networking.cilium"): F
   }
 
   if (cilium.ipam === "eni") {
-    if (spec.cloudProvider !== "aws") {
-      errors.push(forbidden(child(path, "ipam"), "Cilium ENI IPAM is supported only in AWS"));
-    }
     if (!cilium.disableMasquerade) {
       errors.push(forbidden(child(path, "disableMasquerade"), "Masquerade must be disabled when ENI IPAM is used"));
     }

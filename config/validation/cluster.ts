@@ -48,8 +48,6 @@ export function validateCluster(spec: ClusterSpec): FieldError[] {
     );
   }
 
-  if (spec.cloudProvider !== "aws") errors.push(forbidden("cloudProvider", "this program builds clusters on AWS only"));
-
   const kubernetes = parseSemver(spec.kubernetesVersion);
   if (!kubernetes || kubernetes.major !== 1) {
     errors.push(

@@ -43,6 +43,10 @@ export function fixCommand(e: FieldError): string {
   if (e.field.includes(":")) return `pulumi config set ${e.field} <value>`;
   const path = quote(e.field);
   if (e.remove) return `pulumi config rm --path ${path}`;
+  // One value allowed (`cloudProvider: aws`): the fix is that value, with nothing left to fill in.
+  if (e.type === "Unsupported value" && e.supported?.length === 1) {
+    return `pulumi config set --path ${path} ${quote(e.supported[0])}`;
+  }
   const field = fieldAt(e.field);
   if (field?.kind === "array") {
     const count = /^(\d+) items$/.exec(String(e.badValue));

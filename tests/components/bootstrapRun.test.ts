@@ -1,8 +1,7 @@
 // The bootstrap run for real: bash executes the rendered user data and then the bootstrap service on a
 // scratch node (tests/standins/node.ts), against a kubeadm stand-in that enforces kubeadm's preflight.
 import { expect } from "chai";
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "fs";
-import { Server } from "http";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "fs";
 import { join } from "path";
 import { parseAllDocuments } from "yaml";
 import { bootstrapConfig } from "../../components/nodes/bootstrapConfig";
@@ -13,12 +12,21 @@ import { examples, GOLDEN_DIR } from "../../plan/examples";
 import type { ClusterSpec } from "../../config/types";
 import { requireDebianTool } from "../debianTools";
 import { specWith } from "../fixtures";
-import { makeSecrets, newNode, Node, Options, run, runService, runUserData, startImds } from "../standins/node";
+import { AwsFake, startAws } from "../standins/aws";
+import {
+  headerValue as header,
+  makeSecrets,
+  newNode,
+  Node,
+  NODE_INSTANCE,
+  Options,
+  run,
+  runService,
+  runUserData,
+} from "../standins/node";
 
 const NEVER = "1000000";
 let zone = "us-east-1a";
-let imds: Server;
-let imdsUrl: string;
 let secrets: { dir: string; caHash: string };
 
 /** The init record this test's control-plane nodes are told. */
@@ -34,26 +42,27 @@ const userDataFor = (spec: ClusterSpec, group: string) =>
     ),
   );
 
-/** Where the SSM stand-in keeps the init record a node created. */
-const recordFile = (node: Node) => join(node.state, "parameters", INIT_RECORD.split("/").pop()!);
+/** The init record, as SSM holds it. */
+const initRecord = (node: Node) => node.aws.parameters.get(INIT_RECORD) ?? "";
 
-const header = (userData: string, name: string) => new RegExp(`^\\s*${name}='([^']*)'$`, "m").exec(userData)![1];
+/** The node's instance's lifecycle state in its Auto Scaling group. */
+const lifecycle = (node: Node) => node.instance.lifecycleState;
+
+/** What is in place before the node launches: files on its volume, and its account's state. */
+type Before = Pick<Options, "files"> & { aws?: (aws: AwsFake) => void };
+
+/** A fresh node, its instance launched in an account of its own, in `zone`. */
+async function launch(userData: string, env: Record<string, string> = {}, before: Before = {}) {
+  const aws = await startAws();
+  const node = newNode({ aws, userData, secrets: secrets.dir, zone, env, files: before.files });
+  before.aws?.(aws);
+  return node;
+}
 
 /** Installs the user data on a fresh node and runs the bootstrap service until it succeeds. */
-async function boot(
-  userData: string,
-  env: Record<string, string> = {},
-  runs = 6,
-  before: Pick<Options, "parameters" | "files"> = {},
-) {
-  const node = newNode({
-    imdsUrl,
-    secrets: secrets.dir,
-    kubernetesVersion: header(userData, "KUBERNETES_VERSION"),
-    env,
-    ...before,
-  });
-  const installed = await runUserData(node, userData);
+async function boot(userData: string, env: Record<string, string> = {}, runs = 6, before: Before = {}) {
+  const node = await launch(userData, env, before);
+  const installed = await runUserData(node);
   expect(installed.status, installed.stderr).to.equal(0);
   const service = await runService(node, runs);
   return { node, service };
@@ -73,14 +82,12 @@ const calls = (node: Node, tool: string) =>
     .split("\n")
     .filter((l) => l.startsWith(`${tool} `));
 
-/** The machine around a node: the instance-metadata service, the cluster's secrets, the node's zone. */
+/** The machine around a node: the cluster's secrets, the node's zone. */
 function standInMachine(): void {
-  before(async function () {
+  before(function () {
     requireDebianTool(this, "openssl", "openssl");
-    ({ server: imds, url: imdsUrl } = await startImds(() => zone));
     secrets = makeSecrets();
   });
-  after(() => imds?.close());
   beforeEach(() => (zone = "us-east-1a"));
 }
 
@@ -90,8 +97,8 @@ describe("node bootstrap, run as cloud-init and systemd run it", function () {
   standInMachine();
 
   it("user data installs the bootstrap as a service and starts it without blocking cloud-init", async () => {
-    const node = newNode({ imdsUrl, secrets: secrets.dir, kubernetesVersion: "1.33.5" });
-    expect((await runUserData(node, userDataFor(specWith({}), "nodes"))).status).to.equal(0);
+    const node = await launch(userDataFor(specWith({}), "nodes"));
+    expect((await runUserData(node)).status).to.equal(0);
     expect(node.exists(BOOTSTRAP_SCRIPT)).to.equal(true);
     expect(calls(node, "systemctl")).to.deep.equal([
       "systemctl daemon-reload",
@@ -196,10 +203,9 @@ describe("node bootstrap, run as cloud-init and systemd run it", function () {
     }
     // It first created the init record, without --overwrite.
     expect(calls(node, "aws ssm put-parameter")).to.deep.equal([
-      `aws ssm put-parameter --region us-east-1 --name ${INIT_RECORD} --type String --value ` +
-        readFileSync(recordFile(node), "utf8").trim(),
+      `aws ssm put-parameter --region us-east-1 --name ${INIT_RECORD} --type String --value ${initRecord(node)}`,
     ]);
-    expect(readFileSync(recordFile(node), "utf8")).to.match(/^i-0123456789abcdef0 \d{4}-/);
+    expect(initRecord(node)).to.match(/^i-0123456789abcdef0 \d{4}-/);
     // Its own API server answers the API's name through every phase of init: the load balancer has no
     // target in service until this instance completes its launch hook, last.
     expect(node.kubeadmHosts()[0]).to.match(/^127\.0\.0\.1 api\.example\.test # /);
@@ -229,27 +235,29 @@ describe("node bootstrap, run as cloud-init and systemd run it", function () {
   });
 
   it("retries a held dpkg lock, a throttled SSM call, a slow API and a half-done join, and then changes nothing", async () => {
-    const { node, service } = await boot(userDataFor(specWith({}), "nodes"), {
-      STANDIN_APT_FAILURES: "3",
-      STANDIN_SSM_THROTTLES: "1",
-      STANDIN_API_READY_AFTER: "4",
-      STANDIN_KUBEADM_FAILURES: "1",
-    });
+    const { node, service } = await boot(
+      userDataFor(specWith({}), "nodes"),
+      { STANDIN_APT_FAILURES: "3", STANDIN_API_READY_AFTER: "4", STANDIN_KUBEADM_FAILURES: "1" },
+      6,
+      { aws: (aws) => aws.throttle("ssm:GetParameter", 1) },
+    );
     expect(service.status, service.stderr).to.equal(0);
     // The join that stopped half-way fails the run; the next run undoes it with kubeadm reset and fails; the
     // third joins.
     expect(service.runs).to.equal(3);
     expect(calls(node, "kubeadm").map((l) => l.split(" ")[1])).to.deep.equal(["join", "reset", "join"]);
-    expect(service.stderr).to.contain("kubeadm stopped half-way before: undoing what it left");
-    expect(service.stderr).to.contain("try 3 of apt-get -o failed");
-    expect(service.stderr).to.contain("try 1 of aws ssm failed");
-    expect(service.stderr).to.match(/step packages: start[\s\S]*step packages: done/);
+    // The held lock and the throttled read were retried within the first run: its packages are installed
+    // and every secret it asked for was read in the end.
+    expect(calls(node, "apt-get").length).to.be.greaterThan(3);
+    expect(node.exists("usr/sbin/conntrack")).to.equal(true);
+    const reads = node.aws.calls.filter((c) => c.action === "ssm:GetParameter");
+    expect(reads.filter((c) => c.refused).map((c) => c.refused)).to.deep.equal(["ThrottlingException"]);
+    expect(reads.filter((c) => !c.refused).map((c) => c.params.Name)).to.include(reads[0].params.Name);
     expect(node.exists(JOINED_MARKER)).to.equal(true);
 
     const before = node.snapshot();
     const again = await runService(node, 1);
     expect(again.status, again.stderr).to.equal(0);
-    expect(again.stderr).to.contain("joined with this configuration before: nothing to do");
     expect(calls(node, "kubeadm")).to.have.length(3);
     expect(node.snapshot()).to.deep.equal(before);
   });
@@ -271,11 +279,11 @@ describe("node bootstrap, run as cloud-init and systemd run it", function () {
   });
 
   it("finishes what an interrupted dpkg left before apt-get installs anything", async () => {
-    const node = newNode({ imdsUrl, secrets: secrets.dir, kubernetesVersion: "1.33.5" });
+    const node = await launch(userDataFor(specWith({}), "nodes"));
     // A node that lost power in the middle of an install: dpkg's journal holds the unfinished work.
     mkdirSync(join(node.root, "var/lib/dpkg/updates"), { recursive: true });
     writeFileSync(join(node.root, "var/lib/dpkg/updates/0001"), "Package: containerd\n");
-    expect((await runUserData(node, userDataFor(specWith({}), "nodes"))).status).to.equal(0);
+    expect((await runUserData(node)).status).to.equal(0);
     const service = await runService(node, 2);
     expect(service.status, service.stderr).to.equal(0);
     expect(service.runs).to.equal(1);
@@ -291,19 +299,22 @@ describe("node bootstrap, run as cloud-init and systemd run it", function () {
     // The old join-deadline report needed `aws`, which a node whose apt fails never has: it reported nothing.
     const { node, service } = await boot(userDataFor(specWith({}), "nodes"), { STANDIN_APT_FAILURES: NEVER }, 3);
     expect(service.status).not.to.equal(0);
-    expect(service.stderr).to.contain("gave up after 8 tries: apt-get -o");
+    expect(calls(node, "kubeadm")).to.deep.equal([]);
     expect(calls(node, "aws")).to.deep.equal([]);
     expect(completions(node)).to.deep.equal([]);
     expect(node.exists(JOINED_MARKER)).to.equal(false);
     // A kernel step that fails, before any package: nothing reaches Auto Scaling either, the hook abandons it.
     const kernel = await boot(userDataFor(specWith({}), "nodes"), { STANDIN_MODPROBE_MISSING: "br_netfilter" }, 2);
     expect(kernel.service.status).not.to.equal(0);
-    expect(kernel.service.stderr).to.contain("Module br_netfilter not found");
+    expect(calls(kernel.node, "modprobe")).to.include("modprobe br_netfilter");
+    expect(calls(kernel.node, "apt-get")).to.deep.equal([]);
     expect(completions(kernel.node)).to.deep.equal([]);
   });
 
   it("a joined node completes its launch hook once, after every other step, and never again", async () => {
-    const { node, service } = await boot(userDataFor(specWith({}), "nodes"), { STANDIN_HOOK_THROTTLES: "2" });
+    const { node, service } = await boot(userDataFor(specWith({}), "nodes"), {}, 6, {
+      aws: (aws) => aws.throttle("autoscaling:CompleteLifecycleAction", 2),
+    });
     expect(service.status, service.stderr).to.equal(0);
     expect(completions(node)).to.deep.equal(
       Array(3).fill(
@@ -311,8 +322,12 @@ describe("node bootstrap, run as cloud-init and systemd run it", function () {
           "--lifecycle-hook-name cilium-cluster-joined --instance-id i-0123456789abcdef0 --lifecycle-action-result CONTINUE",
       ),
     );
-    expect(service.stderr).to.match(/step join: done[\s\S]*step launch-hook: start[\s\S]*step launch-hook: done/);
-    expect(node.file("../state/lifecycle")).to.equal("InService\n");
+    // After every other step: the join, and the units the last step enables.
+    const log = node.log().split("\n");
+    expect(log.findIndex((l) => l.startsWith("aws autoscaling complete-lifecycle-action"))).to.be.greaterThan(
+      log.map((l) => l.startsWith("kubeadm join") || l.startsWith("systemctl ")).lastIndexOf(true),
+    );
+    expect(lifecycle(node)).to.equal("InService");
     // Restarted with the same configuration: nothing to do. Reset by hand since it joined: it joins again,
     // and the instance, InService, has no hook to complete.
     const again = await runService(node, 1);
@@ -320,34 +335,38 @@ describe("node bootstrap, run as cloud-init and systemd run it", function () {
     expect((await run("kubeadm", ["reset", "--force"], node.env)).status).to.equal(0);
     const rejoined = await runService(node, 1);
     expect(rejoined.status, rejoined.stderr).to.equal(0);
-    expect(rejoined.stderr).to.contain("is InService: no launch hook to complete");
     expect(calls(node, "kubeadm").filter((l) => l.startsWith("kubeadm join"))).to.have.length(2);
     expect(completions(node)).to.have.length(3);
   });
 
   it("a node whose completion answer was lost finds the action completed, from its state, and succeeds", async () => {
-    const { node, service } = await boot(userDataFor(specWith({}), "nodes"), { STANDIN_HOOK_ANSWERS_LOST: "1" }, 2);
+    const { node, service } = await boot(userDataFor(specWith({}), "nodes"), {}, 2, {
+      aws: (aws) => aws.loseAnswers("autoscaling:CompleteLifecycleAction", 1),
+    });
     expect(service.status, service.stderr).to.equal(0);
     expect(service.runs).to.equal(1);
     // The retry finds no action left, and the instance InService.
     expect(completions(node)).to.have.length(2);
-    expect(service.stderr).to.contain("is InService: its launch hook cilium-cluster-joined was completed already");
-    expect(node.file("../state/lifecycle")).to.equal("InService\n");
+    expect(lifecycle(node)).to.equal("InService");
     expect(node.exists(JOINED_MARKER)).to.equal(true);
   });
 
   it("a completion Auto Scaling refuses while the instance still waits (a wrong group or hook name) fails the run", async () => {
-    const { node, service } = await boot(
-      userDataFor(specWith({}), "nodes"),
-      { STANDIN_LAUNCH_HOOK: "another-hook", BOOTSTRAP_TRIES: "2" },
-      2,
-    );
+    const { node, service } = await boot(userDataFor(specWith({}), "nodes"), { BOOTSTRAP_TRIES: "2" }, 2, {
+      aws: (aws) =>
+        aws.groups.set("nodes.dev.k8s.local", {
+          hooks: [{ name: "another-hook", lifecycleTransition: "autoscaling:EC2_INSTANCE_LAUNCHING" }],
+          refreshes: [],
+        }),
+    });
     expect(service.status).not.to.equal(0);
     expect(service.runs).to.equal(2);
-    expect(service.stderr).to.contain("step launch-hook: start");
-    expect(service.stderr).not.to.contain("step launch-hook: done");
+    const completing = node.aws.calls.filter((c) => c.action === "autoscaling:CompleteLifecycleAction");
+    expect(completing.length).to.be.greaterThan(0);
+    expect(completing.filter((c) => c.refused !== "ValidationError")).to.deep.equal([]);
+    expect(node.exists(JOINED_MARKER)).to.equal(false);
     // Still waiting on its hook: the join deadline abandons it unless a later run completes it.
-    expect(node.exists("../state/lifecycle"), "no completion reached Auto Scaling").to.equal(false);
+    expect(lifecycle(node)).to.equal("Pending:Wait");
   });
 });
 
@@ -355,14 +374,26 @@ describe("control-plane bootstrap and the cluster's state, run as systemd runs i
   this.timeout(180000);
   const FIRST = "control-plane-us-east-1a";
   const JOINING = "control-plane-us-east-1b";
-  const OTHERS_RECORD = { [INIT_RECORD]: "i-0aaaaaaaaaaaaaaaa 2026-01-01T00:00:00Z" };
+  const othersRecord = (aws: AwsFake) => aws.parameters.set(INIT_RECORD, "i-0aaaaaaaaaaaaaaaa 2026-01-01T00:00:00Z");
+  /** The cluster's other control-plane instances, pending or running at these addresses. */
+  const controlPlaneAt =
+    (...addresses: string[]) =>
+    (aws: AwsFake) =>
+      addresses.forEach((privateIp, i) =>
+        aws.launch({
+          id: `i-0other${i}`,
+          privateIp,
+          zone: "us-east-1c",
+          instanceType: "t3.large",
+          mac: "0a:00:00:00:00:0" + i,
+          tags: { KubernetesCluster: "dev.k8s.local", "k8s.io/role/control-plane": "1" },
+        }),
+      );
   /** No API answers, and the node waits for it once: a node that would join fails its run instead. */
   const NO_API = { STANDIN_API_READY_AFTER: NEVER, API_WAIT_TRIES: "1" };
   /** The cluster a control-plane node joins: a member at a running instance, one whose instance is gone. */
-  const CLUSTER = {
-    STANDIN_OTHER_CONTROL_PLANE: "10.0.12.50",
-    STANDIN_ETCD_MEMBERS: "a1=https://10.0.12.50:2380 b2=https://10.0.12.77:2380",
-  };
+  const CLUSTER = { STANDIN_ETCD_MEMBERS: "a1=https://10.0.12.50:2380 b2=https://10.0.12.77:2380" };
+  const RUNNING = { aws: controlPlaneAt("10.0.12.50") };
   const lines = (node: Node) => node.log().split("\n");
   const indexOf = (node: Node, prefix: string) => lines(node).findIndex((l) => l.startsWith(prefix));
   const removed = (node: Node) => {
@@ -373,27 +404,38 @@ describe("control-plane bootstrap and the cluster's state, run as systemd runs i
   standInMachine();
 
   it("the init zone's control-plane node never runs kubeadm init once the init record exists", async () => {
-    const { node, service } = await boot(userDataFor(specWith({}), FIRST), NO_API, 1, { parameters: OTHERS_RECORD });
+    const { node, service } = await boot(userDataFor(specWith({}), FIRST), NO_API, 1, { aws: othersRecord });
     expect(service.status).to.equal(1);
-    expect(node.log()).not.to.match(/^kubeadm init/m);
-    expect(node.log()).not.to.contain("put-parameter");
-    expect(service.stderr).to.contain("did not answer");
+    // It waited for the API the record says exists, and neither created a cluster nor touched the record.
+    expect(calls(node, "curl").filter((l) => l.includes("/readyz"))).not.to.deep.equal([]);
+    expect(calls(node, "kubeadm")).to.deep.equal([]);
+    expect(node.aws.calls.filter((c) => c.action === "ssm:PutParameter")).to.deep.equal([]);
+    expect(initRecord(node)).to.match(/^i-0aaaaaaaaaaaaaaaa /);
   });
 
   it("two nodes racing for init: the one that cannot create the record does not init", async () => {
-    const { node, service } = await boot(
-      userDataFor(specWith({}), FIRST),
-      { ...NO_API, STANDIN_RECORD_APPEARS: "1" },
-      1,
-    );
+    // The other node creates the record between this node's read of it and its claim.
+    const { node, service } = await boot(userDataFor(specWith({}), FIRST), NO_API, 1, {
+      aws: (aws) =>
+        aws.afterCall("ssm:GetParameter", (p) => {
+          if (p.Name === INIT_RECORD && !aws.parameters.has(INIT_RECORD)) othersRecord(aws);
+        }),
+    });
     expect(service.status).to.equal(1);
-    expect(node.log()).to.contain("aws ssm put-parameter");
+    const claims = node.aws.calls.filter((c) => c.action === "ssm:PutParameter");
+    expect(claims.map((c) => c.refused)).to.deep.equal(["ParameterAlreadyExists"]);
+    expect(initRecord(node)).to.match(/^i-0aaaaaaaaaaaaaaaa /);
     expect(node.log()).not.to.match(/^kubeadm init/m);
   });
 
   it("a joining node removes the members whose instances are gone before kubeadm join, through a running member", async () => {
     zone = "us-east-1b";
-    const { node, service } = await boot(userDataFor(specWith({ controlPlane: { count: 3 } }), JOINING), CLUSTER);
+    const { node, service } = await boot(
+      userDataFor(specWith({ controlPlane: { count: 3 } }), JOINING),
+      CLUSTER,
+      6,
+      RUNNING,
+    );
     expect(service.status, service.stderr).to.equal(0);
     // b2's address is no control-plane instance's: removed, through the member at the running instance.
     expect(removed(node)).to.deep.equal(["b2"]);
@@ -417,12 +459,18 @@ describe("control-plane bootstrap and the cluster's state, run as systemd runs i
   it("a member at a pending or running instance stays, even when it does not answer; no EC2 answer removes nothing", async () => {
     zone = "us-east-1b";
     const spec = specWith({ controlPlane: { count: 3 } });
-    const rebooting = { ...CLUSTER, STANDIN_OTHER_CONTROL_PLANE: "10.0.12.50 10.0.12.77" };
-    const kept = await boot(userDataFor(spec, JOINING), rebooting);
+    const kept = await boot(userDataFor(spec, JOINING), CLUSTER, 6, {
+      aws: controlPlaneAt("10.0.12.50", "10.0.12.77"),
+    });
     expect(kept.service.status, kept.service.stderr).to.equal(0);
     expect(removed(kept.node)).to.deep.equal([]);
 
-    const blind = await boot(userDataFor(spec, JOINING), { ...CLUSTER, STANDIN_EC2_FAILS: "1" }, 1);
+    const blind = await boot(userDataFor(spec, JOINING), CLUSTER, 1, {
+      aws: (aws) => {
+        controlPlaneAt("10.0.12.50")(aws);
+        aws.throttle("ec2:DescribeInstances", Infinity);
+      },
+    });
     expect(blind.service.status).to.not.equal(0);
     expect(removed(blind.node)).to.deep.equal([]);
     expect(blind.node.log()).not.to.match(/^kubeadm join/m);
@@ -434,6 +482,7 @@ describe("control-plane bootstrap and the cluster's state, run as systemd runs i
       userDataFor(specWith({ controlPlane: { count: 3 } }), JOINING),
       { ...CLUSTER, STANDIN_ETCD_DOWN: "1" },
       1,
+      RUNNING,
     );
     expect(service.status).to.not.equal(0);
     expect(node.log()).not.to.match(/^kubeadm join/m);
@@ -441,10 +490,15 @@ describe("control-plane bootstrap and the cluster's state, run as systemd runs i
 
   it("a control-plane member that stopped half-way is undone with kubeadm reset and joins again, its keys fetched again", async () => {
     zone = "us-east-1b";
-    const { node, service } = await boot(userDataFor(specWith({ controlPlane: { count: 3 } }), JOINING), {
-      ...CLUSTER,
-      STANDIN_KUBEADM_FAILURES: "1",
-    });
+    const { node, service } = await boot(
+      userDataFor(specWith({ controlPlane: { count: 3 } }), JOINING),
+      {
+        ...CLUSTER,
+        STANDIN_KUBEADM_FAILURES: "1",
+      },
+      6,
+      RUNNING,
+    );
     expect(service.status, service.stderr).to.equal(0);
     expect(service.runs).to.equal(3);
     const kubeadm = calls(node, "kubeadm").filter((l) => !l.includes(" phase ") && !l.includes(" images "));
@@ -478,15 +532,20 @@ describe("control-plane bootstrap and the cluster's state, run as systemd runs i
       zone = "us-east-1b";
       // A half-done join first (its kubeadm stops after its member was added, before the kubelet registered),
       // so that the member's leaving and the reset are on the path too.
-      const { node, service } = await boot(userDataFor(specWith({ controlPlane: { count: 3 } }), JOINING), {
-        ...CLUSTER,
-        STANDIN_KUBEADM_FAILURES_AFTER_MEMBER: "1",
-        STANDIN_KILL_AT: at,
-      });
+      const { node, service } = await boot(
+        userDataFor(specWith({ controlPlane: { count: 3 } }), JOINING),
+        {
+          ...CLUSTER,
+          STANDIN_KUBEADM_FAILURES_AFTER_MEMBER: "1",
+          STANDIN_KILL_AT: at,
+        },
+        6,
+        RUNNING,
+      );
       expect(existsSync(join(node.state, "killed")), "killed").to.equal(true);
       expect(service.status, service.stderr).to.equal(0);
       expect(node.exists(JOINED_MARKER)).to.equal(true);
-      expect(readFileSync(join(node.state, "lifecycle"), "utf8").trim()).to.equal("InService");
+      expect(lifecycle(node)).to.equal("InService");
       expect(removed(node)).to.deep.equal(["b2", "self"]);
       expect(node.file("etc/hosts")).to.match(/^127\.0\.0\.1 api\.example\.test # /);
       // Every join ran with the name on the load balancer, every one after a reset of what the last left.
@@ -502,19 +561,24 @@ describe("control-plane bootstrap and the cluster's state, run as systemd runs i
       });
       expect(existsSync(join(node.state, "killed")), "killed").to.equal(true);
       expect(service.status, service.stderr).to.equal(0);
-      expect(readFileSync(recordFile(node), "utf8")).to.match(/^i-0123456789abcdef0 /);
+      expect(initRecord(node)).to.match(/^i-0123456789abcdef0 /);
       expect(calls(node, "kubeadm").filter((l) => l.startsWith("kubeadm init --config"))).to.have.length.within(1, 2);
       expect(node.exists(JOINED_MARKER)).to.equal(true);
-      expect(readFileSync(join(node.state, "lifecycle"), "utf8").trim()).to.equal("InService");
+      expect(lifecycle(node)).to.equal("InService");
     });
   }
 
   it("a join stopped after its member was added leaves etcd before kubeadm reset wipes its data, and joins again", async () => {
     zone = "us-east-1b";
-    const { node, service } = await boot(userDataFor(specWith({ controlPlane: { count: 3 } }), JOINING), {
-      ...CLUSTER,
-      STANDIN_KUBEADM_FAILURES_AFTER_MEMBER: "1",
-    });
+    const { node, service } = await boot(
+      userDataFor(specWith({ controlPlane: { count: 3 } }), JOINING),
+      {
+        ...CLUSTER,
+        STANDIN_KUBEADM_FAILURES_AFTER_MEMBER: "1",
+      },
+      6,
+      RUNNING,
+    );
     expect(service.status, service.stderr).to.equal(0);
     // The member left through the running member, then the reset, then a join that passed check-etcd.
     expect(removed(node)).to.deep.equal(["b2", "self"]);
@@ -534,6 +598,7 @@ describe("control-plane bootstrap and the cluster's state, run as systemd runs i
       userDataFor(specWith({ controlPlane: { count: 3 } }), JOINING),
       { ...CLUSTER, STANDIN_KUBEADM_FAILURES_AFTER_MEMBER: "1" },
       1,
+      RUNNING,
     );
     expect(service.status).to.not.equal(0);
     node.env.STANDIN_ETCD_DOWN = "1";
@@ -553,7 +618,7 @@ describe("control-plane bootstrap and the cluster's state, run as systemd runs i
     expect(service.runs).to.equal(3);
     const init = `kubeadm init --config ${node.root}/etc/kubernetes/kubeadm.yaml`;
     expect(calls(node, "kubeadm")).to.deep.equal([init, "kubeadm reset --force", init]);
-    expect(readFileSync(recordFile(node), "utf8")).to.match(/^i-0123456789abcdef0 /);
+    expect(initRecord(node)).to.match(/^i-0123456789abcdef0 /);
     expect(node.exists(JOINED_MARKER)).to.equal(true);
   });
 
@@ -566,13 +631,17 @@ describe("control-plane bootstrap and the cluster's state, run as systemd runs i
       run(join(node.root, script), fn.split(" "), { ...node.env, ...env });
     const leader = await backup();
     expect(leader.status, leader.stderr).to.equal(0);
-    expect(readdirSync(join(node.state, "s3")).sort())
-      .to.have.length(2)
-      .and.include("etcd.db");
-    rmSync(join(node.state, "s3"), { recursive: true });
+    const uploaded = [...node.aws.objects.keys()];
+    expect(uploaded).to.have.length(2);
+    expect(uploaded[0]).to.match(/^etcd-backups-test\/etcd\/\d{8}T\d{6}Z\.db$/);
+    expect(uploaded[1]).to.equal("etcd-backups-test/latest/etcd.db");
+    expect(node.aws.objects.get(uploaded[1])!.toString()).to.equal("snapshot\n");
+    expect(node.aws.metrics.map((m) => m.value)).to.deep.equal([1]);
+    node.aws.objects.clear();
     const follower = await backup({ STANDIN_ETCD_LEADER: "1" });
     expect(follower.status, follower.stderr).to.equal(0);
-    expect(existsSync(join(node.state, "s3"))).to.equal(false);
+    expect(node.aws.objects.size).to.equal(0);
+    expect(node.aws.metrics).to.have.length(1);
     const silent = await backup({ STANDIN_ETCD_DOWN: "1" });
     expect(silent.status).to.not.equal(0);
   });
@@ -581,11 +650,11 @@ describe("control-plane bootstrap and the cluster's state, run as systemd runs i
     // The first node, its replacement (10.0.12.50) joined already: the refresh launched it first.
     const replaced = {
       STANDIN_API_READY_AFTER: NEVER,
-      STANDIN_OTHER_CONTROL_PLANE: "10.0.12.50",
       STANDIN_ETCD_MEMBERS: "a1=https://10.0.12.50:2380 me=https://10.0.12.34:2380",
     };
-    const { node, service } = await boot(userDataFor(specWith({}), FIRST), replaced);
+    const { node, service } = await boot(userDataFor(specWith({}), FIRST), replaced, 6, RUNNING);
     expect(service.status, service.stderr).to.equal(0);
+    node.aws.terminate(node.instance.id);
     const [, script, args] = /^ExecStart=(\S+) (.+)$/m.exec(node.file("etc/systemd/system/etcd-leave.service"))!;
     const leave = await run(join(node.root, script), args.split(" "), node.env);
     expect(leave.status, leave.stderr).to.equal(0);
@@ -599,28 +668,31 @@ describe("control-plane bootstrap and the cluster's state, run as systemd runs i
       .lastIndexOf(true);
     expect(completed).to.be.greaterThan(remove);
     expect(lines(node)[completed]).to.contain("--lifecycle-hook-name etcd-member ");
-    expect(readFileSync(join(node.state, "lifecycle"), "utf8").trim()).to.equal("Terminating:Proceed");
+    expect(lifecycle(node)).to.equal("Terminating:Proceed");
   });
 
   it("a terminating member that cannot leave keeps its instance, with heartbeats, and never completes the hook", async () => {
-    const { node, service } = await boot(userDataFor(specWith({}), FIRST), {
-      STANDIN_API_READY_AFTER: NEVER,
-      STANDIN_OTHER_CONTROL_PLANE: "10.0.12.50",
-    });
+    const { node, service } = await boot(
+      userDataFor(specWith({}), FIRST),
+      { STANDIN_API_READY_AFTER: NEVER },
+      6,
+      RUNNING,
+    );
     expect(service.status, service.stderr).to.equal(0);
+    node.aws.terminate(node.instance.id);
     const [, script, args] = /^ExecStart=(\S+) (.+)$/m.exec(node.file("etc/systemd/system/etcd-leave.service"))!;
     const env = { ...node.env, STANDIN_ETCD_DOWN: "1", ETCD_LEAVE_RETRY_SECONDS: "0.2" };
     await run("timeout", ["5", join(node.root, script), ...args.split(" ")], env);
-    expect(calls(node, "aws autoscaling record-lifecycle-action-heartbeat").length).to.be.greaterThan(1);
-    expect(
-      calls(node, "aws autoscaling complete-lifecycle-action").filter((l) => l.includes("etcd-member")),
-    ).to.deep.equal([]);
+    expect(node.instance.heartbeats).to.be.greaterThan(1);
+    expect(lifecycle(node)).to.equal("Terminating:Wait");
   });
 
   it("a node Auto Scaling has not put in its launch hook yet (Pending) waits for the hook, then completes it", async () => {
-    const { node, service } = await boot(userDataFor(specWith({}), "nodes"), { STANDIN_PENDING_ASKS: "2" }, 1);
+    const { node, service } = await boot(userDataFor(specWith({}), "nodes"), {}, 1, {
+      aws: (aws) => (aws.instance(NODE_INSTANCE.id).pendingAsks = 2),
+    });
     expect(service.status, service.stderr).to.equal(0);
     expect(calls(node, "aws autoscaling complete-lifecycle-action")).to.have.length(1);
-    expect(readFileSync(join(node.state, "lifecycle"), "utf8").trim()).to.equal("InService");
+    expect(lifecycle(node)).to.equal("InService");
   });
 });

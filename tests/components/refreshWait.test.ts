@@ -1,5 +1,5 @@
 // One control-plane member at a time: the wait after each control-plane group, run as pulumi up runs it
-// (against an AWS stand-in reached through AWS_ENDPOINT_URL, and a local /readyz), as a preview runs it, its
+// (against the AWS fake (tests/standins/aws.ts) reached through AWS_ENDPOINT_URL, and a local /readyz), as a preview runs it, its
 // decisions and the order it puts the groups in.
 import { expect } from "chai";
 import { createServer, Server } from "http";
@@ -8,17 +8,16 @@ import * as pulumi from "@pulumi/pulumi";
 import {
   controlPlaneMemberReplaced,
   MemberTiming,
-  Outcome,
   refreshOutcome,
   waitForMember,
-  waitUntil,
 } from "../../components/controlPlane/refreshWait";
+import type { Outcome } from "../../components/poll";
 import { stackAws } from "../../components/stackAws";
 import type { Plan, PlannedResource } from "../../plan/run";
 import { configWith, ofType, planWith } from "../planHelpers";
 import { runPlan } from "../../plan/run";
-import { AMBIENT_KEY, awsEnvironment } from "../standins/awsEnvironment";
-import { refreshStandIn } from "../standins/refreshAws";
+import { waitFor } from "../waitFor";
+import { AMBIENT_KEY, AwsOptions, Group, sdkEnvironment, startAws } from "../standins/aws";
 
 const REGION = "us-east-1";
 const STACK_KEY = "AKIASTACKPROFILE";
@@ -60,6 +59,13 @@ async function readyz(statuses: number[]): Promise<{ url: string; server: Server
 
 const target = (url: string) => ({ url, caCertPem: "", access: [], remedies: "REMEDY" });
 
+/** The stack's account: groups whose newest refresh has these statuses at each call, the rest as given. */
+async function account(refreshes: Record<string, Group["refreshes"]>, options: AwsOptions = {}) {
+  const aws = await startAws({ region: REGION, autoScalingKey: STACK_KEY, ...options });
+  for (const [name, steps] of Object.entries(refreshes)) aws.groups.set(name, { hooks: [], refreshes: steps });
+  return aws;
+}
+
 /**
  * What the Pulumi CLI reports of a failed output: the SDK hands its error to the process's unhandled
  * rejection handlers, which the CLI turns into the update's error. Collected here instead, until one comes.
@@ -71,8 +77,7 @@ async function reportedFailure(declare: () => unknown): Promise<unknown> {
   process.on("unhandledRejection", (reason) => reported.push(reason));
   try {
     declare();
-    for (let i = 0; i < 200 && reported.length === 0; i++) await new Promise((r) => setTimeout(r, 50));
-    await new Promise((r) => setTimeout(r, 50));
+    await waitFor("a failure reported", () => reported.length > 0, 10_000);
     return reported[0];
   } finally {
     process.removeAllListeners("unhandledRejection");
@@ -120,25 +125,6 @@ describe("control-plane member wait", () => {
       expect(refreshOutcome(refreshes), JSON.stringify(refreshes)).to.deep.equal(outcome);
   });
 
-  it("polls until done, and fails clearly on a failure or at the deadline", async () => {
-    let clock = 0;
-    const now = () => clock;
-    const sleep = async (ms: number) => {
-      clock += ms;
-    };
-    const answers: Outcome[] = ["wait", "wait", "done"];
-    await waitUntil("refresh of g", async () => answers.shift()!, 60000, 10000, now, sleep);
-    expect(clock).to.equal(20000);
-    clock = 0;
-    let error = "";
-    await waitUntil("refresh of g", async () => "wait", 30000, 10000, now, sleep).catch((e) => (error = e.message));
-    expect(error).to.equal("refresh of g: not done after 30s");
-    await waitUntil("refresh of g", async () => ({ failed: "Failed: x" }), 30000, 10000, now, sleep).catch(
-      (e) => (error = e.message),
-    );
-    expect(error).to.equal("refresh of g: Failed: x");
-  });
-
   describe("during pulumi up", () => {
     let restore: (() => void) | undefined;
     const closing: (() => unknown)[] = [];
@@ -163,19 +149,15 @@ describe("control-plane member wait", () => {
 
     it("ends once the group's refresh has succeeded and then the API answers, calling AWS as the stack's profile", async () => {
       await runtime(false);
-      const aws = await refreshStandIn({
-        region: REGION,
-        autoScalingKey: STACK_KEY,
-        refreshes: { g: ["InProgress", "InProgress", "Successful"] },
-      });
+      const aws = await account({ g: ["InProgress", "InProgress", "Successful"] });
       const api = await readyz([503, 200]);
       closing.push(aws.close, () => api.server.close());
-      restore = awsEnvironment(aws.url, { stack: STACK_KEY });
+      restore = sdkEnvironment(aws, { stack: STACK_KEY });
 
       const replaced = controlPlaneMemberReplaced(group("g"), target(api.url), stackAws(STACK_AWS), FAST);
       expect(await valueOf(replaced)).to.equal("g");
-      expect(aws.calls.map((c) => [c.action, c.params.AutoScalingGroupName, c.accessKeyId, c.region])).to.deep.equal(
-        Array(3).fill(["DescribeInstanceRefreshes", "g", STACK_KEY, REGION]),
+      expect(aws.calls.map((c) => [c.action, c.params.AutoScalingGroupName, c.caller, c.region])).to.deep.equal(
+        Array(3).fill(["autoscaling:DescribeInstanceRefreshes", "g", STACK_KEY, REGION]),
       );
       expect(api.hits).to.have.length(2);
       expect(api.hits[0]).to.be.at.least(aws.calls[2].answered);
@@ -184,12 +166,12 @@ describe("control-plane member wait", () => {
       // What is left of the member's deadline.
       expect(shown[1]).to.match(new RegExp(`^waiting for ${api.url} to be ready \\(last: HTTP 503; at most [45]s\\)$`));
 
-      // The SDK's default chain finds the machine's ambient identity and region: the stand-in, as AWS would,
+      // The SDK's default chain finds the machine's ambient identity and region: the fake, as AWS would,
       // takes it for someone else, and the wait says with what it called.
       const ambient = await waitForMember("g", undefined, stackAws({ "aws:region": REGION }), FAST).catch(
         (e: Error) => e.message,
       );
-      expect(aws.calls[3]).to.include({ accessKeyId: AMBIENT_KEY, refused: "InvalidClientTokenId" });
+      expect(aws.calls[3]).to.include({ caller: AMBIENT_KEY, refused: "InvalidClientTokenId" });
       expect(ambient).to.contain(
         "the instance refresh of g: autoscaling:DescribeInstanceRefreshes failed with the stack's AWS config " +
           "(region us-east-1, the default credential chain): InvalidClientTokenId",
@@ -200,27 +182,28 @@ describe("control-plane member wait", () => {
       await runtime(false);
       const first = { accessKeyId: "ASIAFIRSTROLE", secretAccessKey: "s1" };
       const second = { accessKeyId: "ASIASECONDROLE", secretAccessKey: "s2" };
-      const aws = await refreshStandIn({
-        region: REGION,
-        autoScalingKey: second.accessKeyId,
-        refreshes: { g: ["Successful"] },
-        roles: {
-          "arn:aws:iam::111111111111:role/hop": { trusts: STACK_KEY, issues: first },
-          "arn:aws:iam::222222222222:role/deploy": { trusts: first.accessKeyId, issues: second },
+      const aws = await account(
+        { g: ["Successful"] },
+        {
+          autoScalingKey: second.accessKeyId,
+          roles: {
+            "arn:aws:iam::111111111111:role/hop": { trusts: STACK_KEY, issues: first },
+            "arn:aws:iam::222222222222:role/deploy": { trusts: first.accessKeyId, issues: second },
+          },
         },
-      });
+      );
       closing.push(aws.close);
-      restore = awsEnvironment(aws.url, { stack: STACK_KEY });
+      restore = sdkEnvironment(aws, { stack: STACK_KEY });
       const roles = [
         { roleArn: "arn:aws:iam::111111111111:role/hop", duration: "1h", externalId: "ext" },
         { roleArn: "arn:aws:iam::222222222222:role/deploy", sessionName: "deployer" },
       ];
       const config = stackAws({ ...STACK_AWS, "aws:assumeRoles": JSON.stringify(roles) });
       expect(await valueOf(controlPlaneMemberReplaced(group("g"), undefined, config, FAST))).to.equal("g");
-      expect(aws.calls.map((c) => [c.action, c.accessKeyId, c.params.RoleArn])).to.deep.equal([
-        ["AssumeRole", STACK_KEY, roles[0].roleArn],
-        ["AssumeRole", first.accessKeyId, roles[1].roleArn],
-        ["DescribeInstanceRefreshes", second.accessKeyId, undefined],
+      expect(aws.calls.map((c) => [c.action, c.caller, c.params.RoleArn])).to.deep.equal([
+        ["sts:AssumeRole", STACK_KEY, roles[0].roleArn],
+        ["sts:AssumeRole", first.accessKeyId, roles[1].roleArn],
+        ["autoscaling:DescribeInstanceRefreshes", second.accessKeyId, undefined],
       ]);
       expect(aws.calls[0].params).to.include({ DurationSeconds: "3600", ExternalId: "ext" });
       expect(aws.calls[1].params).to.include({ RoleSessionName: "deployer" });
@@ -228,13 +211,11 @@ describe("control-plane member wait", () => {
 
     it("stops pulumi up on a failed refresh, on the group, saying what comes next", async () => {
       await runtime(false);
-      const aws = await refreshStandIn({
-        region: REGION,
-        autoScalingKey: STACK_KEY,
-        refreshes: { g: ["InProgress", { Status: "Failed", StatusReason: "instances did not become healthy" }] },
+      const aws = await account({
+        g: ["InProgress", { Status: "Failed", StatusReason: "instances did not become healthy" }],
       });
       closing.push(aws.close);
-      restore = awsEnvironment(aws.url, { stack: STACK_KEY });
+      restore = sdkEnvironment(aws, { stack: STACK_KEY });
       const g = group("g");
       const failure = await reportedFailure(() => controlPlaneMemberReplaced(g, undefined, stackAws(STACK_AWS), FAST));
       expect(pulumi.ResourceError.isInstance(failure)).to.equal(true);
@@ -246,14 +227,10 @@ describe("control-plane member wait", () => {
 
     it("stops at the deadline, naming what it waited for: the refresh, or the API after it", async () => {
       await runtime(false);
-      const aws = await refreshStandIn({
-        region: REGION,
-        autoScalingKey: STACK_KEY,
-        refreshes: { slow: ["InProgress"], g: ["Successful"] },
-      });
+      const aws = await account({ slow: ["InProgress"], g: ["Successful"] });
       const api = await readyz([503]);
       closing.push(aws.close, () => api.server.close());
-      restore = awsEnvironment(aws.url, { stack: STACK_KEY });
+      restore = sdkEnvironment(aws, { stack: STACK_KEY });
       const timing = { ...FAST, memberReplacementSeconds: 1 };
       const refresh = await reportedFailure(() =>
         controlPlaneMemberReplaced(group("slow"), undefined, stackAws(STACK_AWS), timing),
@@ -272,9 +249,9 @@ describe("control-plane member wait", () => {
 
   it("does nothing in a preview: no AWS call, no request to the API", async () => {
     await runtime(true);
-    const aws = await refreshStandIn({ region: REGION, autoScalingKey: STACK_KEY, refreshes: { g: ["InProgress"] } });
+    const aws = await account({ g: ["InProgress"] });
     const api = await readyz([503]);
-    const restore = awsEnvironment(aws.url, { stack: STACK_KEY });
+    const restore = sdkEnvironment(aws, { stack: STACK_KEY });
     try {
       const replaced = controlPlaneMemberReplaced(group("g"), target(api.url), stackAws(STACK_AWS), FAST);
       expect(await valueOf(replaced)).to.equal("g");
@@ -292,13 +269,8 @@ describe("control-plane member wait", () => {
     const groups = ["us-east-1a", "us-east-1b", "us-east-1c"].map((z) => `control-plane-${z}.dev.k8s.local`);
     // Every group's refresh succeeded, each answer taking a while: a wait that did not hold the next group
     // back would overlap the previous one's.
-    const aws = await refreshStandIn({
-      region: REGION,
-      autoScalingKey: STACK_KEY,
-      refreshes: Object.fromEntries(groups.map((g) => [g, ["Successful"]])),
-      delayMs: 300,
-    });
-    const restore = awsEnvironment(aws.url, { stack: STACK_KEY });
+    const aws = await account(Object.fromEntries(groups.map((g) => [g, ["Successful"]])), { delayMs: 300 });
+    const restore = sdkEnvironment(aws, { stack: STACK_KEY });
     try {
       // pulumi up reaches only the AWS API there: no /readyz to wait for.
       const config = configWith({
@@ -311,7 +283,7 @@ describe("control-plane member wait", () => {
       expect(aws.calls.map((c) => c.params.AutoScalingGroupName)).to.deep.equal(groups);
       for (let i = 1; i < groups.length; i++)
         expect(aws.calls[i].received, groups[i]).to.be.at.least(aws.calls[i - 1].answered);
-      expect(new Set(aws.calls.map((c) => `${c.accessKeyId} ${c.region}`))).to.deep.equal(
+      expect(new Set(aws.calls.map((c) => `${c.caller} ${c.region}`))).to.deep.equal(
         new Set([`${STACK_KEY} ${REGION}`]),
       );
       // The stack's outputs follow the last group's wait, which nothing else does.

@@ -1,5 +1,5 @@
 // The stack's AWS config as the program's own AWS calls take it: what it honours, and a clear refusal of what
-// it does not (the calls themselves, against a stand-in: refreshWait.test.ts).
+// it does not (the calls themselves, against the AWS fake: refreshWait.test.ts).
 import { expect } from "chai";
 import { stackAws } from "../../components/stackAws";
 

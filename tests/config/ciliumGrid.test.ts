@@ -23,8 +23,8 @@ const grid: GridCase[] = [
   {
     cilium: { disableMasquerade: true, ipam: "eni" },
     spec: { cloudProvider: "gce" },
-    // The seed expects the ipam error; this program also refuses any cloud but AWS.
-    expected: ["Forbidden::cloudProvider", "Forbidden::networking.cilium.ipam"],
+    // The seed expects the ipam error; this program refuses any cloud but AWS before any Cilium rule.
+    expected: ["Unsupported value::cloudProvider"],
   },
 ];
 

@@ -64,6 +64,7 @@ const BROKEN: Record<string, (config: StackConfig) => void> = {
     c["cilium-cluster:cloudLabels"] = "team=platform";
   },
   "a malformed Kubernetes version": (c) => setPath(c, "kubernetesVersion", "v1.33"),
+  "another of kOps's clouds": (c) => setPath(c, "cloudProvider", "gce"),
 };
 
 describe("fix hints, each applied as printed", () => {

@@ -1,6 +1,7 @@
 // Every validation rule with a config that passes and one that fails, compared as `type::field`.
 import { expect } from "chai";
 import { errorKey } from "../../config/validation/fieldErrors";
+import { formatWithFix } from "../../config/validation/report";
 import { validateConfig } from "../../config/validation/validateConfig";
 import { baseConfig, merge, Raw, REGION } from "../fixtures";
 
@@ -29,10 +30,10 @@ const cases: RuleCase[] = [
     expected: ["Forbidden::networking.cilium.disableMasquerade"],
   },
   {
-    rule: "eni needs AWS",
+    rule: "the cloud is AWS",
     ok: { cloudProvider: "aws" },
     bad: { cloudProvider: "azure" },
-    expected: ["Forbidden::cloudProvider", "Forbidden::networking.cilium.ipam"],
+    expected: ["Unsupported value::cloudProvider"],
   },
   {
     rule: "eni needs native routing",
@@ -466,6 +467,16 @@ describe("validation rules, each both ways", () => {
   it("requires aws:region and checks its form", () => {
     expect(validateConfig(baseConfig(), undefined).errors.map(errorKey)).to.deep.equal(["Required value::aws:region"]);
     expect(validateConfig(baseConfig(), "useast1").errors.map(errorKey)).to.include("Invalid value::aws:region");
+  });
+
+  it("refuses each of kOps's other clouds at its config path, with the fix that sets aws", () => {
+    for (const cloud of ["gce", "azure", "openstack", "digitalocean", "hetzner", "scaleway", "metal"]) {
+      const { errors } = validateConfig(merge(baseConfig(), { cloudProvider: cloud }), REGION);
+      expect(errors.map(formatWithFix), cloud).to.deep.equal([
+        `cloudProvider: Unsupported value: "${cloud}": supported values: "aws" ` +
+          "(fix: pulumi config set --path 'cloudProvider' 'aws')",
+      ]);
+    }
   });
 
   it("suggests the closest known key for a typo", () => {

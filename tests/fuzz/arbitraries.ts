@@ -105,6 +105,7 @@ const pathArb = fc.array(
       "api",
       "access",
       "cloudLabels",
+      "cloudProvider",
       "tunnel",
     ),
     fc.string({ maxLength: 8 }),

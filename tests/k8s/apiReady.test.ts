@@ -9,6 +9,7 @@ import { clusterAddons, deployerApi } from "../../components/k8s/clusterAddons";
 import { deployerReachNotice, reachRemedies } from "../../components/k8s/reach";
 import { main } from "../../plan/cli";
 import { specWith } from "../fixtures";
+import { waitFor } from "../waitFor";
 import { configWith, planWith } from "../planHelpers";
 import * as pulumi from "@pulumi/pulumi";
 
@@ -146,7 +147,7 @@ describe("the Kubernetes provider", () => {
       controlPlaneGroupNames: [],
       membersReplaced: [wait],
     });
-    for (let i = 0; i < 100 && !seen; i++) await new Promise((r) => setTimeout(r, 20));
+    await waitFor("the Kubernetes provider", () => seen !== undefined, 2_000);
     return seen!;
   }
 

@@ -14,6 +14,7 @@ import { clusterPki, KUBEADM_PKI_PATH } from "../standins/pki";
 import type { Binary } from "./binaries";
 import { NodeHost } from "./nodeHost";
 import { fillAsTheNode, generatedToken } from "./renderedKubeadm";
+import { waitFor } from "../waitFor";
 
 export const NODE_IP = "10.0.1.10";
 export const NODE_NAME = "ip-10-0-1-10.ec2.internal";
@@ -77,15 +78,6 @@ function manifestCommands(host: NodeHost, binaries: Record<Binary, string>): [st
     if (!binary) throw new Error(`${name}.yaml runs ${command}, which is not built`);
     return [name, [binary, ...args]];
   });
-}
-
-/** Polls `check` every half second until it returns true, or throws `what` after `timeoutMs`. */
-export async function waitFor(what: string, check: () => boolean, timeoutMs = 120_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 500));
-  }
 }
 
 /**

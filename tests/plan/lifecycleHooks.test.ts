@@ -10,6 +10,7 @@ import { loadStackConfig } from "../../plan/stackConfig";
 import * as pulumi from "@pulumi/pulumi";
 import { instanceGroups } from "../../components/nodes/instanceGroups";
 import { NodeLaunchTemplate } from "../../components/nodes/nodeLaunchTemplate";
+import { TIMEOUTS } from "../../components/timeouts";
 import { planMocks } from "../../plan/mocks";
 import { specWith } from "../fixtures";
 import { inputs, ofType } from "../planHelpers";
@@ -17,20 +18,22 @@ import { inputs, ofType } from "../planHelpers";
 const ASG = "aws:autoscaling/group:Group";
 const HOOK = "aws:autoscaling/lifecycleHook:LifecycleHook";
 
-/** The hooks every group must have, from docs/nodes.md and docs/operations.md. */
+/**
+ * The hooks every group must have, from docs/nodes.md and docs/operations.md: each times out at its deadline
+ * in the timeouts table (whose values timeouts.test.ts checks against each other).
+ */
 function expectedHooks(controlPlane: boolean) {
   const launch = {
     name: "cilium-cluster-joined",
     lifecycleTransition: "autoscaling:EC2_INSTANCE_LAUNCHING",
     defaultResult: "ABANDON",
-    // The join deadline: 20 minutes on the control plane, 15 for workers.
-    heartbeatTimeout: controlPlane ? 1200 : 900,
+    heartbeatTimeout: TIMEOUTS.nodes.joinDeadlineSeconds[controlPlane ? "control-plane" : "node"],
   };
   const etcd = {
     name: "etcd-member",
     lifecycleTransition: "autoscaling:EC2_INSTANCE_TERMINATING",
     defaultResult: "CONTINUE",
-    heartbeatTimeout: 300,
+    heartbeatTimeout: TIMEOUTS.etcd.leaveHeartbeatSeconds,
   };
   return controlPlane ? [launch, etcd] : [launch];
 }

@@ -2,7 +2,7 @@
 // comment per pull request, the policy pack run, and every command they run exists here.
 import { expect } from "chai";
 import { execFileSync, spawnSync } from "child_process";
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "fs";
 import { tmpdir } from "os";
 import { dirname, join } from "path";
 import { parse } from "yaml";
@@ -44,16 +44,20 @@ function actionlint(pattern: string) {
 describe("pull-request workflows", () => {
   it("pass actionlint, which catches a broken workflow", function () {
     this.timeout(60000);
-    const result = actionlint(".github/workflows/*.yml");
-    expect(result.status, result.stdout + result.stderr).to.equal(0);
-    expect(result.stdout).to.contain("Checking 2 workflow file(s)");
+    // One file at a time: a pattern that matched nothing would pass as well.
+    const files = readdirSync(WORKFLOWS).filter((f) => f.endsWith(".yml"));
+    expect(files).to.include.members(["pull-request.yml", "plan-comment.yml"]);
+    for (const file of files) {
+      const result = actionlint(join(WORKFLOWS, file));
+      expect(result.status, `${file}: ${result.stdout}${result.stderr}`).to.equal(0);
+    }
     const dir = mkdtempSync(join(tmpdir(), "workflow-"));
     const broken =
       "on: push\njobs:\n  a:\n    runs-on: ubuntu-latest\n    steps:\n      - uses: actions/checkout@v4\n        with:\n          fetch-dept: 1\n";
     writeFileSync(join(dir, "broken.yml"), broken);
     const bad = actionlint(join(dir, "broken.yml"));
-    expect(bad.status).to.equal(1);
-    expect(bad.stdout).to.contain('input "fetch-dept" is not defined');
+    // actionlint's status for problems found (2 and 3 are its usage and fatal errors).
+    expect(bad.status, bad.stdout).to.equal(1);
   });
 
   it("run shellcheck-clean shell", function () {

@@ -1,55 +1,34 @@
 /**
  * A node for the bootstrap tests: a scratch directory standing in for `/` with what Ubuntu 24.04's server
- * image holds, a fake instance-metadata service (IMDSv2), and stand-ins for the tools the bootstrap calls.
- * `kubeadm` enforces kubeadm's contract (kubeadm.ts); `apt-get` installs the binaries of the packages it is
- * asked for into the scratch root and can fail with dpkg's lock error; `aws` exists only once the packages
- * step has installed its snap, can throttle, and holds the instance on its launch hook; `/readyz` can
- * answer only after a number of tries; `sysctl --system` applies the sysctl.d files to the scratch /proc;
- * SSM keeps the parameters a node creates, EC2 lists the cluster's control-plane instances, S3 keeps
- * uploads, `ctr` mounts the etcd image, whose `etcdctl` answers as the cluster's etcd members.
+ * image holds, an instance of the AWS fake (tests/standins/aws.ts) launched into its Auto Scaling group, with
+ * its metadata service, and stand-ins for the tools the bootstrap calls. `kubeadm` enforces kubeadm's
+ * contract (kubeadm.ts); `apt-get` installs the binaries of the packages it is asked for into the scratch
+ * root and can fail with dpkg's lock error; `aws` exists only once the packages step has installed its snap,
+ * and is the fake's CLI; `/readyz` can answer only after a number of tries; `sysctl --system` applies the
+ * sysctl.d files to the scratch /proc; `ctr` mounts the etcd image, whose `etcdctl` answers as the cluster's
+ * etcd members.
  * User data runs as cloud-init runs it (once, as root's script), the bootstrap as systemd runs its service:
  * ExecStart with the unit's Environment, again after each failure while Restart=on-failure.
  */
 import { execFileSync, spawn } from "child_process";
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from "fs";
-import { createServer, Server } from "http";
-import { AddressInfo } from "net";
 import { tmpdir } from "os";
 import { join, relative } from "path";
+import { groupLifecycleHooks } from "../../components/nodes/lifecycleHooks";
 import { BOOTSTRAP_SERVICE } from "../../components/nodes/systemdUnits";
-import { ETCD_LIFECYCLE_HOOK } from "../../components/nodes/lifecycleHooks";
-import { LAUNCH_HOOK_NAME } from "../../components/nodes/lifecycleHooks";
+import { parameterPrefix } from "../../components/secrets/paths";
+import type { AwsFake, Instance } from "./aws";
 import { clusterPki } from "./pki";
 
 const PROJECT = join(__dirname, "../..");
 
-export const METADATA: Record<string, string> = {
+/** The node's instance, as EC2 launches it. */
+export const NODE_INSTANCE = {
+  id: "i-0123456789abcdef0",
+  privateIp: "10.0.12.34",
+  instanceType: "t3.large",
   mac: "0a:1b:2c:3d:4e:5f",
-  "local-ipv4": "10.0.12.34",
-  "instance-type": "t3.large",
-  "instance-id": "i-0123456789abcdef0",
-  "placement/availability-zone": "us-east-1a",
-  // Only the etcd-leave service reads it, and its test is of an instance Auto Scaling terminates.
-  "autoscaling/target-lifecycle-state": "Terminated",
 };
-const TOKEN = "fake-imds-token";
-
-/** IMDSv2: a session token first, then metadata only with that token. `zone` is read per request. */
-export function startImds(zone: () => string): Promise<{ server: Server; url: string }> {
-  const server = createServer((req, res) => {
-    const key = req.url?.replace("/latest/meta-data/", "") ?? "";
-    const data = { ...METADATA, "placement/availability-zone": zone() };
-    if (req.method === "PUT" && req.url === "/latest/api/token") res.end(TOKEN);
-    else if (req.headers["x-aws-ec2-metadata-token"] !== TOKEN) res.writeHead(401).end();
-    else if (!(key in data)) res.writeHead(404).end();
-    else res.end(data[key as keyof typeof data]);
-  });
-  return new Promise((resolve) =>
-    server.listen(0, "127.0.0.1", () =>
-      resolve({ server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` }),
-    ),
-  );
-}
 
 /** Binaries of Ubuntu 24.04's server image that kubeadm's preflight looks for; conntrack, socat, ebtables are not. */
 const BASE_IMAGE = [
@@ -97,79 +76,6 @@ for a in "$@"; do case "$a" in
 *readyz) [ "$(count readyz)" -ge "\${STANDIN_API_READY_AFTER:-0}" ] && exit 0; exit 7;;
 esac; done
 exit 1`,
-  // SSM as documented: GetParameter of a missing name fails with ParameterNotFound; PutParameter without
-  // --overwrite fails with ParameterAlreadyExists when the name exists. Parameters the node creates live in
-  // its state directory; the cluster's secrets are read from STUB_SECRETS.
-  aws: `${COUNT}
-for a in "$@"; do [ "$prev" = --name ] && name=$a; prev=$a; done
-created="$STANDIN_STATE/parameters/\${name##*/}"; file="$created"; [ -f "$file" ] || file="$STUB_SECRETS/\${name##*/}"
-case "$1 $2" in
-"ssm get-parameter")
-  if [ "$(count ssm)" -lt "\${STANDIN_SSM_THROTTLES:-0}" ]; then
-    echo "An error occurred (ThrottlingException) when calling the GetParameter operation: Rate exceeded" >&2; exit 254
-  fi
-  if [ -z "\${name##*/}" ] || [ ! -f "$file" ]; then
-    echo "An error occurred (ParameterNotFound) when calling the GetParameter operation: " >&2
-    # Another node creates the record between this node's read and its claim.
-    [ "\${STANDIN_RECORD_APPEARS:-0}" = 1 ] && mkdir -p "$STANDIN_STATE/parameters" && echo "i-0another" >"$created"
-    exit 254
-  fi
-  cat "$file";;
-"ssm put-parameter")
-  if [ -f "$file" ]; then
-    echo "An error occurred (ParameterAlreadyExists) when calling the PutParameter operation: The parameter already exists." >&2; exit 254
-  fi
-  mkdir -p "$STANDIN_STATE/parameters"; while [ $# -gt 0 ]; do [ "$1" = --value ] && echo "$2" >"$created"; shift; done;;
-"ec2 describe-instances")
-  # The cluster's control-plane instances, pending or running: this node and
-  # STANDIN_OTHER_CONTROL_PLANE (addresses, space-separated), tab-separated as
-  # --query 'Reservations[].Instances[].PrivateIpAddress' --output text prints them.
-  case "$*" in
-  *"Name=tag:KubernetesCluster,Values="*" Name=tag:k8s.io/role/control-plane,Values=1 Name=instance-state-name,Values=pending,running"*PrivateIpAddress*)
-    [ "\${STANDIN_EC2_FAILS:-0}" = 1 ] && { echo "An error occurred (RequestLimitExceeded) when calling the DescribeInstances operation" >&2; exit 254; }
-    echo "${METADATA["local-ipv4"]} \${STANDIN_OTHER_CONTROL_PLANE:-}" | xargs -n 1 | paste -sd '\\t';;
-  *) exit 252;;
-  esac;;
-"ec2 describe-instance-types") printf '3\\t12\\n';;
-"s3 cp") mkdir -p "$STANDIN_STATE/s3"; cp "\${@: -2:1}" "$STANDIN_STATE/s3/$(basename "\${@: -1}")";;
-"autoscaling describe-auto-scaling-instances")
-  # The instance's group and its lifecycle state (Pending:Wait until the launch hook completes), as
-  # --query 'AutoScalingInstances[0].[AutoScalingGroupName,LifecycleState]' --output text prints them.
-  query="$*"
-  while [ $# -gt 0 ]; do [ "$1" = --instance-ids ] && id=$2; shift; done
-  [ "$id" = "${METADATA["instance-id"]}" ] || { echo None; exit 0; }
-  # The first STANDIN_PENDING_ASKS asks find it Pending: Auto Scaling has not put it in its launch hook yet.
-  if [ "$(count pending)" -lt "\${STANDIN_PENDING_ASKS:-0}" ]; then printf '%s\\tPending\\n' "$STANDIN_GROUP"; exit 0; fi
-  case "$query" in *LifecycleState*) ;; *) echo "$STANDIN_GROUP"; exit 0;; esac
-  printf '%s\\t%s\\n' "$STANDIN_GROUP" "$(cat "$STANDIN_STATE/lifecycle" 2>/dev/null || echo Pending:Wait)";;
-"autoscaling record-lifecycle-action-heartbeat") ;;
-"cloudwatch put-metric-data") ;;
-"autoscaling complete-lifecycle-action")
-  if [ "$(count hook)" -lt "\${STANDIN_HOOK_THROTTLES:-0}" ]; then
-    echo "An error occurred (Throttling) when calling the CompleteLifecycleAction operation: Rate exceeded" >&2; exit 254
-  fi
-  while [ $# -gt 0 ]; do case "$1" in
-    --auto-scaling-group-name) group=$2;; --lifecycle-hook-name) hook=$2;; --instance-id) id=$2;;
-    --lifecycle-action-result) result=$2;; esac; shift; done
-  # The termination hook of control-plane groups (the instance in Terminating:Wait).
-  if [ "$hook" = "$STANDIN_TERMINATION_HOOK" ]; then
-    [ "$group/$id/$result" = "$STANDIN_GROUP/${METADATA["instance-id"]}/CONTINUE" ] || exit 254
-    echo Terminating:Proceed >"$STANDIN_STATE/lifecycle"; exit 0
-  fi
-  # Auto Scaling's CompleteLifecycleAction: only an instance waiting on that hook of that group. An instance
-  # no longer waiting gets this ValidationError; so does a wrong group or hook name here (Auto Scaling's text
-  # for that case is not documented: the tests of a wrong name check the node's state, not the message).
-  if [ "$group/$hook/$id" != "$STANDIN_GROUP/$STANDIN_LAUNCH_HOOK/${METADATA["instance-id"]}" ] ||
-    [ "$(cat "$STANDIN_STATE/lifecycle" 2>/dev/null || echo Pending:Wait)" != Pending:Wait ]; then
-    echo "An error occurred (ValidationError) when calling the CompleteLifecycleAction operation: No active Lifecycle Action found with instance ID $id" >&2; exit 254
-  fi
-  case "$result" in CONTINUE) echo InService;; ABANDON) echo Terminating;; *) exit 252;; esac >"$STANDIN_STATE/lifecycle"
-  # The answer lost on its way back (STANDIN_HOOK_ANSWERS_LOST times): the action is completed all the same.
-  if [ "$(count lost)" -lt "\${STANDIN_HOOK_ANSWERS_LOST:-0}" ]; then
-    echo 'Connection was closed before we received a valid response from endpoint URL: "https://autoscaling.us-east-1.amazonaws.com/".' >&2; exit 255
-  fi;;
-*) exit 1;;
-esac`,
   snap: `[ "$1 $2 $3" = "install aws-cli --classic" ] || exit 1
 mkdir -p "$STANDIN_ROOT${SNAP_BIN}" && cp "$STANDIN_STATE/aws-cli" "$STANDIN_ROOT${SNAP_BIN}/aws"`,
   // dpkg's journal of an interrupted run is /var/lib/dpkg/updates/: apt-get refuses to install until
@@ -258,6 +164,10 @@ export interface Node {
   root: string;
   state: string;
   env: NodeJS.ProcessEnv;
+  /** The account the node runs in, and its own instance there. */
+  aws: AwsFake;
+  instance: Instance;
+  userData: string;
   /** Every stand-in call, one line each: `name args...`. */
   log: () => string;
   file: (path: string) => string;
@@ -271,29 +181,56 @@ export interface Node {
 }
 
 export interface Options {
-  imdsUrl: string;
+  aws: AwsFake;
+  /** The user data the instance launches with: its header names its group, role and cluster. */
+  userData: string;
+  /** The cluster's secrets (makeSecrets). */
   secrets: string;
-  kubernetesVersion: string;
+  zone: string;
   /** Extra environment: STANDIN_* knobs, API_WAIT_TRIES. */
   env?: Record<string, string>;
-  /** SSM parameters that exist before the node boots (the init record), by name. */
-  parameters?: Record<string, string>;
   /** Files on the node before it boots (a member's data on its volume), by path below the root. */
   files?: Record<string, string>;
 }
 
+/** A value of the user data's header (`NAME='value'`). */
+export const headerValue = (userData: string, name: string) =>
+  new RegExp(`^\\s*${name}='([^']*)'$`, "m").exec(userData)![1];
+
+/**
+ * The cluster's secrets as ClusterSecrets puts them in SSM (components/secrets/clusterSecrets.ts): every one
+ * under the control plane's prefix, the CA certificate and the join token under the nodes'.
+ */
+function putClusterSecrets(aws: AwsFake, clusterName: string, secrets: string): void {
+  const value = (name: string) => readFileSync(join(secrets, name), "utf8").replace(/\n$/, "");
+  for (const name of readdirSync(secrets))
+    aws.parameters.set(`${parameterPrefix(clusterName, "control-plane")}${name}`, value(name));
+  for (const name of ["ca.crt", "bootstrap-token"])
+    aws.parameters.set(`${parameterPrefix(clusterName, "node")}${name}`, value(name));
+}
+
 export function newNode(options: Options): Node {
+  const { aws, userData } = options;
+  const header = (name: string) => headerValue(userData, name);
+  const cluster = header("CLUSTER_NAME");
+  const role = header("ROLE") as "control-plane" | "node";
+  putClusterSecrets(aws, cluster, options.secrets);
+  const instance = aws.launch(
+    {
+      ...NODE_INSTANCE,
+      zone: options.zone,
+      tags: { KubernetesCluster: cluster, ...(role === "control-plane" ? { "k8s.io/role/control-plane": "1" } : {}) },
+    },
+    // The group's name as NodeLaunchTemplate names it, with the hooks the program declares on it.
+    { name: `${header("INSTANCE_GROUP")}.${cluster}`, hooks: groupLifecycleHooks({ role }) },
+  );
   const dir = mkdtempSync(join(tmpdir(), "node-"));
   const root = join(dir, "root");
   const bin = join(dir, "bin");
   const state = join(dir, "state");
   for (const d of [root, bin, state]) mkdirSync(d);
   mkdirSync(join(root, "sys/class/net/ens5"), { recursive: true });
-  writeFileSync(join(root, "sys/class/net/ens5/address"), `${METADATA.mac}\n`);
-  for (const [name, value] of Object.entries(options.parameters ?? {})) {
-    mkdirSync(join(state, "parameters"), { recursive: true });
-    writeFileSync(join(state, "parameters", name.split("/").pop()!), `${value}\n`);
-  }
+  writeFileSync(join(root, "sys/class/net/ens5/address"), `${instance.mac}\n`);
   for (const [path, text] of Object.entries(options.files ?? {})) {
     mkdirSync(join(root, path, ".."), { recursive: true });
     writeFileSync(join(root, path), text);
@@ -303,41 +240,31 @@ export function newNode(options: Options): Node {
     writeFileSync(join(root, b), "");
   }
   const log = join(state, "calls");
-  for (const [name, body] of [...Object.entries(STUBS), ...NOOP.map((n) => [n, ""])]) {
-    // The AWS CLI is a snap: it reaches PATH only when the packages step installs it.
-    const path = name === "aws" ? join(state, "aws-cli") : join(bin, name);
+  const stub = (path: string, name: string, body: string) => {
     writeFileSync(path, `#!/bin/bash\necho "${name} $*" >> "$STUB_LOG"\n${KILL}\n${body}\n`);
     chmodSync(path, 0o755);
-  }
+  };
+  for (const [name, body] of [...Object.entries(STUBS), ...NOOP.map((n) => [n, ""])]) stub(join(bin, name), name, body);
+  // The AWS CLI is a snap: it reaches PATH only when the packages step installs it.
+  stub(join(state, "aws-cli"), "aws", aws.cliScript(instance.id));
   mkdirSync(join(state, "etcd-image"));
-  for (const [name, body] of Object.entries(ETCD_IMAGE_TOOLS)) {
-    const path = join(state, "etcd-image", name);
-    writeFileSync(path, `#!/bin/bash\necho "${name} $*" >> "$STUB_LOG"\n${KILL}\n${body}\n`);
-    chmodSync(path, 0o755);
-  }
+  for (const [name, body] of Object.entries(ETCD_IMAGE_TOOLS)) stub(join(state, "etcd-image", name), name, body);
   // Until then `aws` is a command bash does not find (an AWS CLI of the machine running the tests is no node's).
   writeFileSync(join(bin, "aws"), `#!/bin/bash\necho "aws: command not found" >&2\nexit 127\n`);
   chmodSync(join(bin, "aws"), 0o755);
   const env = {
     PATH: `${join(root, SNAP_BIN)}:${bin}:${process.env.PATH}`,
-    IMDS_ENDPOINT: options.imdsUrl,
+    IMDS_ENDPOINT: aws.imdsUrl(instance.id),
     BOOTSTRAP_ROOT: root,
     BOOTSTRAP_RETRY_DELAY: "0",
     API_WAIT_INTERVAL: "0",
     API_WAIT_TRIES: "20",
     STUB_LOG: log,
-    STUB_SECRETS: options.secrets,
     STANDIN_ROOT: root,
     STANDIN_STATE: state,
-    // The instance's Auto Scaling group and the launch hook whose action it waits on: the one the program
-    // declares on every group. Empty: no action of that hook waits (the instance launched before its group
-    // had the hook, or it was completed already), while Auto Scaling may still report it Pending:Wait.
-    STANDIN_GROUP: "nodes.dev.k8s.local",
-    STANDIN_LAUNCH_HOOK: LAUNCH_HOOK_NAME,
-    STANDIN_TERMINATION_HOOK: ETCD_LIFECYCLE_HOOK,
     // This node's etcd peer URL, as kubeadm gives it (its address): kubeadm's stand-in adds it on join.
-    STANDIN_OWN_PEER: `https://${METADATA["local-ipv4"]}:2380`,
-    KUBEADM_VERSION: options.kubernetesVersion,
+    STANDIN_OWN_PEER: `https://${instance.privateIp}:2380`,
+    KUBEADM_VERSION: header("KUBERNETES_VERSION"),
     TS_NODE_PROJECT: join(PROJECT, "tsconfig.json"),
     ...options.env,
   };
@@ -348,6 +275,9 @@ export function newNode(options: Options): Node {
     root,
     state,
     env,
+    aws,
+    instance,
+    userData,
     log: () => (existsSync(log) ? readFileSync(log, "utf8") : ""),
     file: (path) => readFileSync(join(root, path), "utf8"),
     exists: (path) => existsSync(join(root, path)),
@@ -369,7 +299,7 @@ export interface Exit {
   stderr: string;
 }
 
-/** Runs a program asynchronously: the metadata server lives in this process and must keep answering. */
+/** Runs a program asynchronously: the AWS fake and its metadata service live in this process and must keep answering. */
 export function run(program: string, args: string[], env: NodeJS.ProcessEnv): Promise<Exit> {
   return new Promise((resolve) => {
     const child = spawn(program, args, { env, stdio: ["ignore", "ignore", "pipe"], detached: true });
@@ -379,10 +309,10 @@ export function run(program: string, args: string[], env: NodeJS.ProcessEnv): Pr
   });
 }
 
-/** Runs user data as cloud-init does: once, a script. */
-export async function runUserData(node: Node, userData: string): Promise<Exit> {
+/** Runs the node's user data as cloud-init does: once, a script. */
+export async function runUserData(node: Node): Promise<Exit> {
   const script = join(node.dir, "user-data");
-  writeFileSync(script, userData);
+  writeFileSync(script, node.userData);
   return run("bash", [script], node.env);
 }
 

@@ -1,0 +1,717 @@
+/**
+ * One fake of AWS for every test: the state of the cluster's account (EC2 instances, Auto Scaling groups with
+ * their lifecycle hooks and instance refreshes, SSM parameters, S3 objects, CloudWatch metrics, roles to
+ * assume), behind one HTTP server, and the front ends that reach that state:
+ * - the AWS CLI, for bash: `cliScript(instanceId)` is the body of an `aws` that posts its arguments here and
+ *   prints and exits as the CLI does;
+ * - the Query protocol, for the SDK (AWS_ENDPOINT_URL = `url`; `sdkEnvironment` sets the machine's AWS
+ *   environment around it);
+ * - each instance's metadata service, IMDSv2 (`imdsUrl(instanceId)`).
+ * Every call is recorded in `calls`; tests read the state itself (`instances`, `parameters`, `objects`,
+ * `metrics`) rather than what was printed.
+ */
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "fs";
+import { createServer, IncomingMessage, ServerResponse } from "http";
+import type { AddressInfo } from "net";
+import { tmpdir } from "os";
+import { join, resolve } from "path";
+import type { LifecycleHookSpec } from "../../components/nodes/lifecycleHooks";
+
+export interface Instance {
+  id: string;
+  privateIp: string;
+  zone: string;
+  instanceType: string;
+  mac: string;
+  /** EC2's instance state: pending, running, stopped, terminated. */
+  state: string;
+  tags: Record<string, string>;
+  /** Its Auto Scaling group, and its lifecycle state there (`Pending:Wait`, `InService`, `Terminating:Wait`...). */
+  group?: string;
+  lifecycleState?: string;
+  /** Asks of DescribeAutoScalingInstances that still find it `Pending`, before its launch hook holds it. */
+  pendingAsks?: number;
+  /** RecordLifecycleActionHeartbeat calls accepted for it. */
+  heartbeats: number;
+}
+
+type RefreshStep = { Status: string; StatusReason?: string } | string;
+
+export interface Group {
+  hooks: LifecycleHookSpec[];
+  /** The status of its newest instance refresh at each DescribeInstanceRefreshes (the last repeats); none: no refresh. */
+  refreshes: RefreshStep[];
+}
+
+export interface IssuedCredentials {
+  accessKeyId: string;
+  secretAccessKey: string;
+  sessionToken?: string;
+}
+
+export interface AwsOptions {
+  /** The account's region: an SDK call signed for another is refused. */
+  region?: string;
+  /** The access key Auto Scaling accepts from the SDK: the identity the stack deploys as. */
+  autoScalingKey?: string;
+  /** Role ARN → the access key it trusts and the credentials it issues. */
+  roles?: Record<string, { trusts: string; issues: IssuedCredentials }>;
+  /** How long every call takes. */
+  delayMs?: number;
+}
+
+export interface AwsCall {
+  /** `service:Action`, e.g. `ssm:GetParameter`. */
+  action: string;
+  /** The SDK's signing key; for the CLI, the instance whose role calls. */
+  caller: string;
+  region: string;
+  params: Record<string, string>;
+  /** When the call came in and when it was answered (Date.now()). */
+  received: number;
+  answered: number;
+  /** The error code AWS answered with. */
+  refused?: string;
+}
+
+/** An error as AWS answers it: its code, its message, and (the SDK front end) its HTTP status. */
+class AwsError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+    readonly status = 400,
+  ) {
+    super(message);
+  }
+}
+
+/** The answer of a call whose effect happened but whose answer never reached the caller. */
+class AnswerLost extends Error {}
+
+/** Each service's error code for a throttled request (their API references' common errors). */
+const THROTTLING: Record<string, string> = {
+  ssm: "ThrottlingException",
+  autoscaling: "Throttling",
+  ec2: "RequestLimitExceeded",
+};
+
+/** What EC2 reports for the instance types the tests launch (DescribeInstanceTypes, NetworkInfo). */
+const INSTANCE_TYPES: Record<string, { MaximumNetworkInterfaces: number; Ipv4AddressesPerInterface: number }> = {
+  "t3.large": { MaximumNetworkInterfaces: 3, Ipv4AddressesPerInterface: 12 },
+};
+
+type Params = Record<string, string>;
+type Handler = (p: Params, caller: string) => unknown;
+
+export class AwsFake {
+  readonly instances = new Map<string, Instance>();
+  readonly groups = new Map<string, Group>();
+  /** SSM parameters by name. */
+  readonly parameters = new Map<string, string>();
+  /** S3 objects by `bucket/key`. */
+  readonly objects = new Map<string, Buffer>();
+  readonly metrics: { namespace: string; name: string; dimensions: Record<string, string>; value: number }[] = [];
+  readonly calls: AwsCall[] = [];
+  private readonly faults: { action: string; times: number; fault: "throttle" | "lose" }[] = [];
+  private readonly observers: { action: string; then: (p: Params) => void }[] = [];
+  private readonly refreshAsks = new Map<string, number>();
+
+  constructor(
+    readonly url: string,
+    private readonly options: AwsOptions,
+  ) {}
+
+  imdsUrl(instanceId: string): string {
+    return `${this.url}/imds/${instanceId}`;
+  }
+
+  /**
+   * A bash body for `aws`, run as `instanceId`'s instance role: its arguments go to this fake, which answers
+   * with what the CLI prints and its exit status.
+   */
+  cliScript(instanceId: string): string {
+    return `args=(); for a in "$@"; do args+=(--data-urlencode "arg=$a"); done
+eval "$(/usr/bin/curl -sS --data-urlencode "cwd=$PWD" "\${args[@]}" "${this.url}/cli/${instanceId}")"`;
+  }
+
+  /** Launches an instance into `group` (created with `hooks` when new), as Auto Scaling does. */
+  launch(
+    instance: Omit<Instance, "state" | "heartbeats" | "group" | "lifecycleState">,
+    group?: { name: string; hooks: LifecycleHookSpec[] },
+  ): Instance {
+    const launched: Instance = { ...instance, state: "running", heartbeats: 0 };
+    if (group) {
+      if (!this.groups.has(group.name)) this.groups.set(group.name, { hooks: group.hooks, refreshes: [] });
+      // An instance launching into a group with a launch hook waits in Pending:Wait until the hook is
+      // completed or times out; without one it goes InService (Amazon EC2 Auto Scaling lifecycle hooks).
+      const waits = this.hook(group.name, "autoscaling:EC2_INSTANCE_LAUNCHING");
+      Object.assign(launched, { group: group.name, lifecycleState: waits ? "Pending:Wait" : "InService" });
+    }
+    this.instances.set(launched.id, launched);
+    return launched;
+  }
+
+  /** Auto Scaling terminating an instance: held in Terminating:Wait while its group has a termination hook. */
+  terminate(instanceId: string): void {
+    const instance = this.instance(instanceId);
+    const waits = instance.group && this.hook(instance.group, "autoscaling:EC2_INSTANCE_TERMINATING");
+    instance.lifecycleState = waits ? "Terminating:Wait" : "Terminating:Proceed";
+  }
+
+  /** The next `times` calls of `action` are throttled, before AWS does anything. */
+  throttle(action: string, times: number): void {
+    this.faults.push({ action, times, fault: "throttle" });
+  }
+
+  /** The next `times` calls of `action` take effect, but their answer is lost on the way back. */
+  loseAnswers(action: string, times: number): void {
+    this.faults.push({ action, times, fault: "lose" });
+  }
+
+  /** Runs `then` after every call of `action`: what someone else does meanwhile. */
+  afterCall(action: string, then: (params: Params) => void): void {
+    this.observers.push({ action, then });
+  }
+
+  instance(id: string): Instance {
+    const found = this.instances.get(id);
+    if (!found) throw new AwsError("InvalidInstanceID.NotFound", `The instance ID '${id}' does not exist`);
+    return found;
+  }
+
+  private hook(groupName: string, transition: string, name?: string): LifecycleHookSpec | undefined {
+    return this.groups
+      .get(groupName)
+      ?.hooks.find((h) => h.lifecycleTransition === transition && (name === undefined || h.name === name));
+  }
+
+  /** The API operations, by `service:Action`, with their parameters as the Query protocol names them. */
+  private readonly api: Record<string, Handler> = {
+    // GetParameter of a missing name fails with ParameterNotFound (SSM API Reference, GetParameter).
+    "ssm:GetParameter": (p) => {
+      const value = this.parameters.get(p.Name);
+      if (value === undefined) throw new AwsError("ParameterNotFound", "");
+      return { Parameter: { Name: p.Name, Type: "String", Value: value, Version: 1 } };
+    },
+    // PutParameter without Overwrite fails with ParameterAlreadyExists when the name exists (SSM API
+    // Reference, PutParameter): what makes the init record a lock.
+    "ssm:PutParameter": (p) => {
+      if (this.parameters.has(p.Name) && p.Overwrite !== "true")
+        throw new AwsError("ParameterAlreadyExists", "The parameter already exists.");
+      this.parameters.set(p.Name, p.Value);
+      return { Version: 1, Tier: "Standard" };
+    },
+    // Filters are ANDed, a filter's values ORed; `tag:KEY` matches a tag's value (EC2 API Reference,
+    // DescribeInstances).
+    "ec2:DescribeInstances": (p) => {
+      const filters = Object.keys(p)
+        .filter((k) => /^Filter\.\d+\.Name$/.test(k))
+        .map((k) => {
+          const n = k.split(".")[1];
+          const values = Object.keys(p)
+            .filter((v) => v.startsWith(`Filter.${n}.Value.`))
+            .map((v) => p[v]);
+          return { name: p[k], values };
+        });
+      const matches = (i: Instance) =>
+        filters.every(({ name, values }) => {
+          if (name === "instance-state-name") return values.includes(i.state);
+          if (name.startsWith("tag:")) return values.includes(i.tags[name.slice(4)]);
+          throw new AwsError("InvalidParameterValue", `The filter '${name}' is invalid`);
+        });
+      const instances = [...this.instances.values()].filter(matches).map((i) => ({
+        InstanceId: i.id,
+        PrivateIpAddress: i.privateIp,
+        State: { Name: i.state },
+        Tags: Object.entries(i.tags).map(([Key, Value]) => ({ Key, Value })),
+      }));
+      return { Reservations: instances.length ? [{ Instances: instances }] : [] };
+    },
+    // An unknown type is InvalidInstanceType (EC2 API Reference, DescribeInstanceTypes).
+    "ec2:DescribeInstanceTypes": (p) => {
+      const type = p["InstanceType.1"];
+      const info = INSTANCE_TYPES[type];
+      if (!info)
+        throw new AwsError("InvalidInstanceType", `The following supplied instance types do not exist: [${type}]`);
+      return { InstanceTypes: [{ InstanceType: type, NetworkInfo: info }] };
+    },
+    // An instance in no group is left out of the answer, not an error (Auto Scaling API Reference,
+    // DescribeAutoScalingInstances).
+    "autoscaling:DescribeAutoScalingInstances": (p) => {
+      const instance = this.instances.get(p["InstanceIds.member.1"]);
+      if (!instance?.group) return { AutoScalingInstances: [] };
+      let state = instance.lifecycleState;
+      if (instance.pendingAsks) {
+        instance.pendingAsks--;
+        state = "Pending";
+      }
+      return {
+        AutoScalingInstances: [
+          { InstanceId: instance.id, AutoScalingGroupName: instance.group, LifecycleState: state },
+        ],
+      };
+    },
+    // A heartbeat extends the wait of an instance held by that hook; like a completion, it needs an action
+    // that waits (Auto Scaling API Reference, RecordLifecycleActionHeartbeat).
+    "autoscaling:RecordLifecycleActionHeartbeat": (p) => {
+      this.waiting(p).heartbeats++;
+      return {};
+    },
+    // Only an instance waiting on that hook of that group has an action to complete: anything else is a
+    // ValidationError "No active Lifecycle Action found with instance ID ..." (Auto Scaling's own text for
+    // an action completed already; for a wrong group or hook name its text is not documented, so the tests
+    // of a wrong name check the instance's state). CONTINUE lets a launch go InService, ABANDON terminates it.
+    "autoscaling:CompleteLifecycleAction": (p) => {
+      const instance = this.waiting(p);
+      const result = p.LifecycleActionResult;
+      if (result !== "CONTINUE" && result !== "ABANDON")
+        throw new AwsError("ValidationError", "LifecycleActionResult must be CONTINUE or ABANDON");
+      if (instance.lifecycleState === "Terminating:Wait") instance.lifecycleState = "Terminating:Proceed";
+      else instance.lifecycleState = result === "CONTINUE" ? "InService" : "Terminating";
+      return {};
+    },
+    // A group's refreshes, newest first; a group that never had one answers an empty list (Auto Scaling API
+    // Reference, DescribeInstanceRefreshes). Each call here answers the group's next scripted status.
+    "autoscaling:DescribeInstanceRefreshes": (p) => {
+      const name = p.AutoScalingGroupName;
+      const script = this.groups.get(name)?.refreshes ?? [];
+      const n = (this.refreshAsks.get(name) ?? -1) + 1;
+      this.refreshAsks.set(name, n);
+      const step = script[Math.min(n, script.length - 1)];
+      if (step === undefined) return { InstanceRefreshes: [] };
+      const { Status, StatusReason } = typeof step === "string" ? { Status: step, StatusReason: undefined } : step;
+      return {
+        InstanceRefreshes: [
+          {
+            AutoScalingGroupName: name,
+            InstanceRefreshId: `r-${n}`,
+            Status,
+            StatusReason,
+            StartTime: "2026-01-01T00:00:00Z",
+          },
+        ],
+      };
+    },
+    // Each object is stored whole under its key; a second upload replaces it (S3 PutObject).
+    "s3:PutObject": (p) => {
+      this.objects.set(`${p.Bucket}/${p.Key}`, readFileSync(p.Body));
+      return {};
+    },
+    // One datum per call here, with its dimensions (CloudWatch API Reference, PutMetricData).
+    "monitoring:PutMetricData": (p) => {
+      const dimensions = Object.fromEntries(
+        Object.keys(p)
+          .filter((k) => /^MetricData\.member\.1\.Dimensions\.member\.\d+\.Name$/.test(k))
+          .map((k) => [p[k], p[k.replace(/Name$/, "Value")]]),
+      );
+      const metric = "MetricData.member.1";
+      this.metrics.push({
+        namespace: p.Namespace,
+        name: p[`${metric}.MetricName`],
+        dimensions,
+        value: Number(p[`${metric}.Value`]),
+      });
+      return {};
+    },
+    // Only a caller the role's trust policy names gets its credentials; anyone else AccessDenied (STS API
+    // Reference, AssumeRole).
+    "sts:AssumeRole": (p, caller) => {
+      const role = this.options.roles?.[p.RoleArn];
+      if (!role || role.trusts !== caller)
+        throw new AwsError(
+          "AccessDenied",
+          `${caller} is not authorized to perform sts:AssumeRole on ${p.RoleArn}`,
+          403,
+        );
+      return { Credentials: role.issues };
+    },
+  };
+
+  private waiting(p: Params): Instance {
+    const instance = this.instances.get(p.InstanceId);
+    const transition =
+      instance?.lifecycleState === "Terminating:Wait"
+        ? "autoscaling:EC2_INSTANCE_TERMINATING"
+        : "autoscaling:EC2_INSTANCE_LAUNCHING";
+    const waits = instance?.lifecycleState === "Pending:Wait" || instance?.lifecycleState === "Terminating:Wait";
+    if (
+      !instance ||
+      !waits ||
+      instance.group !== p.AutoScalingGroupName ||
+      !this.hook(instance.group, transition, p.LifecycleHookName)
+    )
+      throw new AwsError("ValidationError", `No active Lifecycle Action found with instance ID ${p.InstanceId}`);
+    return instance;
+  }
+
+  /**
+   * Runs one call against the state, recording it; throws AwsError or AnswerLost. `refusal`: the front end
+   * refuses the call as it came (its signature), before any effect.
+   */
+  async call(action: string, params: Params, caller: string, region: string, refusal?: AwsError): Promise<unknown> {
+    const call: AwsCall = { action, caller, region, params, received: Date.now(), answered: 0 };
+    this.calls.push(call);
+    await new Promise((r) => setTimeout(r, this.options.delayMs ?? 0));
+    call.answered = Date.now();
+    const fault = refusal ? undefined : this.faults.find((f) => f.action === action && f.times > 0);
+    if (fault) fault.times--;
+    try {
+      if (refusal) throw refusal;
+      const handler = this.api[action];
+      if (!handler) throw new AwsError("InvalidAction", `the fake does not answer ${action}`);
+      if (fault?.fault === "throttle") throw new AwsError(THROTTLING[action.split(":")[0]], "Rate exceeded");
+      try {
+        const answer = handler(params, caller);
+        if (fault?.fault === "lose") throw new AnswerLost();
+        return answer;
+      } finally {
+        for (const o of this.observers) if (o.action === action) o.then(params);
+      }
+    } catch (error) {
+      if (error instanceof AwsError) call.refused = error.code;
+      throw error;
+    }
+  }
+}
+
+// ---- The AWS CLI front end ----
+
+/** Each CLI command: its API action, and how its options become the action's parameters. */
+const COMMANDS: Record<string, { action: string; operation: string }> = {
+  "ssm get-parameter": { action: "ssm:GetParameter", operation: "GetParameter" },
+  "ssm put-parameter": { action: "ssm:PutParameter", operation: "PutParameter" },
+  "ec2 describe-instances": { action: "ec2:DescribeInstances", operation: "DescribeInstances" },
+  "ec2 describe-instance-types": { action: "ec2:DescribeInstanceTypes", operation: "DescribeInstanceTypes" },
+  "autoscaling describe-auto-scaling-instances": {
+    action: "autoscaling:DescribeAutoScalingInstances",
+    operation: "DescribeAutoScalingInstances",
+  },
+  "autoscaling record-lifecycle-action-heartbeat": {
+    action: "autoscaling:RecordLifecycleActionHeartbeat",
+    operation: "RecordLifecycleActionHeartbeat",
+  },
+  "autoscaling complete-lifecycle-action": {
+    action: "autoscaling:CompleteLifecycleAction",
+    operation: "CompleteLifecycleAction",
+  },
+  "cloudwatch put-metric-data": { action: "monitoring:PutMetricData", operation: "PutMetricData" },
+  "s3 cp": { action: "s3:PutObject", operation: "PutObject" },
+};
+
+/** Options that take no value, and those that take several (up to the next option). */
+const FLAGS = ["with-decryption", "overwrite", "only-show-errors"];
+const LISTS = ["filters", "instance-ids", "instance-types"];
+
+/** `--kebab-case` → the API's `PascalCase` parameter name. */
+const pascal = (option: string) => option.replace(/(^|-)([a-z])/g, (_, __, c: string) => c.toUpperCase());
+
+interface CliCommand {
+  command: string;
+  options: Record<string, string[]>;
+  positional: string[];
+}
+
+function parseCli(args: string[]): CliCommand {
+  const [service, operation, ...rest] = args;
+  const options: Record<string, string[]> = {};
+  const positional: string[] = [];
+  for (let i = 0; i < rest.length; i++) {
+    if (!rest[i].startsWith("--")) {
+      positional.push(rest[i]);
+      continue;
+    }
+    const name = rest[i].slice(2);
+    const values: string[] = (options[name] = []);
+    if (FLAGS.includes(name)) continue;
+    do values.push(rest[++i]);
+    while (LISTS.includes(name) && i + 1 < rest.length && !rest[i + 1].startsWith("--"));
+  }
+  return { command: `${service} ${operation}`, options, positional };
+}
+
+/** The CLI's options as the Query protocol's parameters (`--filters Name=x,Values=a,b` → Filter.1.Name ...). */
+function cliParams({ command, options, positional }: CliCommand, cwd: string): Params {
+  const p: Params = {};
+  for (const [name, values] of Object.entries(options)) {
+    if (["region", "query", "output", "sse", "only-show-errors"].includes(name)) continue;
+    if (name === "filters") {
+      values.forEach((f, n) => {
+        const [, key, list] = /^Name=([^,]+),Values=(.*)$/.exec(f) ?? [];
+        if (!key) throw new CliUsage(`Error parsing parameter '--filters': ${f}`);
+        p[`Filter.${n + 1}.Name`] = key;
+        list.split(",").forEach((v, m) => (p[`Filter.${n + 1}.Value.${m + 1}`] = v));
+      });
+    } else if (name === "instance-ids") values.forEach((v, n) => (p[`InstanceIds.member.${n + 1}`] = v));
+    else if (name === "instance-types") values.forEach((v, n) => (p[`InstanceType.${n + 1}`] = v));
+    else if (command === "cloudwatch put-metric-data" && name !== "namespace") {
+      if (name === "dimensions")
+        values[0].split(",").forEach((d, n) => {
+          const [k, v] = d.split("=");
+          p[`MetricData.member.1.Dimensions.member.${n + 1}.Name`] = k;
+          p[`MetricData.member.1.Dimensions.member.${n + 1}.Value`] = v;
+        });
+      else p[`MetricData.member.1.${pascal(name)}`] = values[0];
+    } else p[pascal(name)] = FLAGS.includes(name) ? "true" : values[0];
+  }
+  if (command === "s3 cp") {
+    // `aws s3 cp LOCAL s3://BUCKET/KEY`: an upload (PutObject) of the local file.
+    const [from, to] = positional;
+    const target = /^s3:\/\/([^/]+)\/(.+)$/.exec(to ?? "");
+    if (!from || !target || !existsSync(resolve(cwd, from))) throw new CliUsage(`usage: aws s3 cp <LocalPath> <S3Uri>`);
+    Object.assign(p, { Body: resolve(cwd, from), Bucket: target[1], Key: target[2] });
+  }
+  return p;
+}
+
+/** A command line the CLI refuses before calling AWS: usage errors exit 252 (AWS CLI return codes). */
+class CliUsage extends Error {}
+
+/**
+ * `--query`, in the subset of JMESPath the bootstrap writes: `A.B`, `A[0]`, `A[]` (a flattening projection)
+ * and a multiselect list `[A,B]`.
+ */
+function search(expression: string, data: unknown): unknown {
+  const tokens = expression.match(/\[[^\]]*\]|[^.[\]]+/g) ?? [];
+  const apply = (rest: string[], value: unknown): unknown => {
+    if (rest.length === 0 || value === null || value === undefined) return value ?? null;
+    const [token, ...tail] = rest;
+    if (token === "[]") {
+      if (!Array.isArray(value)) return null;
+      const out = value
+        .flat(1)
+        .map((v) => apply(tail, v))
+        .filter((v) => v !== null);
+      return tail.includes("[]") ? out.flat(1) : out;
+    }
+    const index = /^\[(\d+)\]$/.exec(token);
+    if (index) return apply(tail, Array.isArray(value) ? value[Number(index[1])] : null);
+    if (token.startsWith("["))
+      return token
+        .slice(1, -1)
+        .split(",")
+        .map((k) => apply([k, ...tail], value));
+    return apply(tail, (value as Record<string, unknown>)[token]);
+  };
+  return apply(tokens, data);
+}
+
+/**
+ * `--output text`: a list's scalars tab-separated on one line, a missing value as `None` (AWS CLI User
+ * Guide, "Text output format"); the default output is JSON.
+ */
+function format(value: unknown, output: string | undefined): string {
+  if (output !== "text") return value === undefined ? "" : `${JSON.stringify(value, null, 4)}\n`;
+  const text = (v: unknown): string => (v === null || v === undefined ? "None" : String(v));
+  if (Array.isArray(value)) return value.length ? `${value.map(text).join("\t")}\n` : "";
+  return `${text(value)}\n`;
+}
+
+/** What the CLI prints and exits with for one command line (AWS CLI v2 return codes: 254 a service error). */
+async function runCli(fake: AwsFake, instanceId: string, args: string[], cwd: string) {
+  const cli = parseCli(args);
+  const command = COMMANDS[cli.command];
+  const region = cli.options.region?.[0] ?? "";
+  if (!command)
+    return { status: 252, stdout: "", stderr: `aws: error: argument operation: Invalid choice: ${cli.command}\n` };
+  try {
+    const answer = await fake.call(command.action, cliParams(cli, cwd), instanceId, region);
+    // These print nothing: a completed lifecycle action, a heartbeat, a metric; an upload with --only-show-errors.
+    const silent =
+      ["s3 cp", "cloudwatch put-metric-data"].includes(cli.command) || command.action.includes("Lifecycle");
+    const query = cli.options.query?.[0];
+    const stdout = silent ? "" : format(query ? search(query, answer) : answer, cli.options.output?.[0]);
+    return { status: 0, stdout, stderr: "" };
+  } catch (error) {
+    if (error instanceof CliUsage) return { status: 252, stdout: "", stderr: `${error.message}\n` };
+    if (error instanceof AnswerLost)
+      return {
+        status: 255,
+        stdout: "",
+        stderr: `Connection was closed before we received a valid response from endpoint URL: "https://${cli.command.split(" ")[0]}.${region}.amazonaws.com/".\n`,
+      };
+    if (!(error instanceof AwsError)) throw error;
+    return {
+      status: 254,
+      stdout: "",
+      stderr: `\nAn error occurred (${error.code}) when calling the ${command.operation} operation: ${error.message}\n`,
+    };
+  }
+}
+
+/** Bash's own quoting of a string, for the script the CLI front end answers with. */
+const quoted = (text: string) => `'${text.replace(/'/g, `'\\''`)}'`;
+
+// ---- The Query protocol front end, for the SDK ----
+
+const QUERY_SERVICES = ["autoscaling", "sts"];
+
+/** A value as the Query protocol's XML carries it: members of lists, fields by name. */
+function xml(value: unknown): string {
+  if (value === undefined || value === null) return "";
+  if (Array.isArray(value)) return value.map((v) => `<member>${xml(v)}</member>`).join("");
+  if (typeof value === "object")
+    return Object.entries(value)
+      .map(([k, v]) => (v === undefined ? "" : `<${k}>${xml(v)}</${k}>`))
+      .join("");
+  return String(value);
+}
+
+/**
+ * A Query-protocol call signed with Signature Version 4: the key and region come from the Authorization
+ * header's credential scope. A call signed for another region is refused with SignatureDoesNotMatch; Auto
+ * Scaling refuses a key it does not know with InvalidClientTokenId (AWS's error codes for those cases).
+ */
+async function runQuery(fake: AwsFake, options: AwsOptions, req: IncomingMessage, res: ServerResponse) {
+  const params = Object.fromEntries(new URLSearchParams(await body(req)));
+  const scope = /Credential=([^/]+)\/\d+\/([^/]+)\/([^/]+)\//.exec(String(req.headers.authorization)) ?? [];
+  const [, accessKeyId = "", region = "", service = ""] = scope;
+  const { Action } = params;
+  const rest = { ...params };
+  delete rest.Action;
+  delete rest.Version;
+  const answer = (status: number, text: string) => res.writeHead(status, { "content-type": "text/xml" }).end(text);
+  const action = `${service}:${Action}`;
+  const refusal = !QUERY_SERVICES.includes(service)
+    ? new AwsError("InvalidAction", `the fake does not answer ${action}`)
+    : options.region && region !== options.region
+      ? new AwsError("SignatureDoesNotMatch", `Credential should be scoped to a valid region, not '${region}'`, 403)
+      : service === "autoscaling" && accessKeyId !== options.autoScalingKey
+        ? new AwsError("InvalidClientTokenId", "The security token included in the request is invalid.", 403)
+        : undefined;
+  try {
+    let result = await fake.call(action, rest, accessKeyId, region, refusal);
+    if (Action === "AssumeRole") {
+      const c = (result as { Credentials: IssuedCredentials }).Credentials;
+      result = {
+        Credentials: {
+          AccessKeyId: c.accessKeyId,
+          SecretAccessKey: c.secretAccessKey,
+          SessionToken: c.sessionToken ?? "token",
+          Expiration: "2099-01-01T00:00:00Z",
+        },
+        AssumedRoleUser: { Arn: `${rest.RoleArn}/${rest.RoleSessionName}`, AssumedRoleId: "AROAFAKE:s" },
+      };
+    }
+    const namespace =
+      service === "sts"
+        ? "https://sts.amazonaws.com/doc/2011-06-15/"
+        : "http://autoscaling.amazonaws.com/doc/2011-01-01/";
+    answer(
+      200,
+      `<${Action}Response xmlns="${namespace}"><${Action}Result>${xml(result)}</${Action}Result>` +
+        `<ResponseMetadata><RequestId>r</RequestId></ResponseMetadata></${Action}Response>`,
+    );
+  } catch (error) {
+    if (!(error instanceof AwsError)) throw error;
+    answer(
+      error.status,
+      `<ErrorResponse><Error><Type>Sender</Type><Code>${error.code}</Code><Message>${error.message}</Message></Error>` +
+        "<RequestId>r</RequestId></ErrorResponse>",
+    );
+  }
+}
+
+// ---- The instance metadata service ----
+
+const IMDS_TOKEN = "fake-imds-token";
+
+/** IMDSv2: a session token first (PUT /latest/api/token), then metadata only with that token; 404 for a key it lacks. */
+function imds(fake: AwsFake, instanceId: string, req: IncomingMessage, res: ServerResponse, path: string) {
+  if (req.method === "PUT" && path === "/latest/api/token") return res.end(IMDS_TOKEN);
+  if (req.headers["x-aws-ec2-metadata-token"] !== IMDS_TOKEN) return res.writeHead(401).end();
+  const i = fake.instances.get(instanceId);
+  if (!i) return res.writeHead(404).end();
+  const metadata: Record<string, string> = {
+    "instance-id": i.id,
+    "local-ipv4": i.privateIp,
+    "instance-type": i.instanceType,
+    mac: i.mac,
+    "placement/availability-zone": i.zone,
+  };
+  // The Auto Scaling lifecycle state the instance is headed for (instance metadata categories,
+  // autoscaling/target-lifecycle-state): Terminated once Auto Scaling terminates it.
+  if (i.group)
+    metadata["autoscaling/target-lifecycle-state"] = i.lifecycleState?.startsWith("Terminating")
+      ? "Terminated"
+      : "InService";
+  const key = path.replace(/^\/latest\/meta-data\//, "");
+  if (!(key in metadata)) return res.writeHead(404).end();
+  return res.end(metadata[key]);
+}
+
+const body = (req: IncomingMessage) =>
+  new Promise<string>((done) => {
+    let text = "";
+    req.on("data", (chunk) => (text += chunk));
+    req.on("end", () => done(text));
+  });
+
+/** Starts a fake account; `close` stops its server (it never keeps the process alive by itself). */
+export async function startAws(options: AwsOptions = {}): Promise<AwsFake & { close(): Promise<void> }> {
+  const server = createServer();
+  await new Promise<void>((done) => server.listen(0, "127.0.0.1", done));
+  server.unref();
+  const fake = new AwsFake(`http://127.0.0.1:${(server.address() as AddressInfo).port}`, options);
+  server.on("request", async (req: IncomingMessage, res: ServerResponse) => {
+    const url = req.url ?? "/";
+    const imdsPath = /^\/imds\/([^/]+)(\/.*)$/.exec(url);
+    if (imdsPath) return imds(fake, imdsPath[1], req, res, imdsPath[2]);
+    const cli = /^\/cli\/([^/]+)$/.exec(url);
+    if (cli) {
+      const form = new URLSearchParams(await body(req));
+      const out = await runCli(fake, cli[1], form.getAll("arg"), form.get("cwd") ?? "/");
+      return res.end(`printf %s ${quoted(out.stdout)}; printf %s ${quoted(out.stderr)} >&2; exit ${out.status}\n`);
+    }
+    return runQuery(fake, options, req, res);
+  });
+  return Object.assign(fake, {
+    close: () => new Promise<void>((done) => server.close(() => done())),
+  });
+}
+
+// ---- The machine's AWS environment, for the SDK ----
+
+export const AMBIENT_KEY = "AKIAAMBIENTDEFAULT";
+export const AMBIENT_REGION = "ap-south-1";
+
+/**
+ * The AWS environment of a machine running `pulumi up`: shared files with named profiles, the fake as the
+ * endpoint, and an ambient identity and region for the SDK's default chain to find (the `default` profile,
+ * `AWS_REGION`): another identity and another region than the stack's, so that a call made with the default
+ * chain instead of the stack's config reaches the fake as someone else. Returns what puts it back.
+ */
+export function sdkEnvironment(fake: AwsFake, profiles: Record<string, string>): () => void {
+  // Fresh files each time: the SDK caches shared files by path.
+  const dir = mkdtempSync(join(tmpdir(), "aws-env-"));
+  const credentials = Object.entries({ default: AMBIENT_KEY, ...profiles })
+    .map(([name, key]) => `[${name}]\naws_access_key_id = ${key}\naws_secret_access_key = secret-of-${key}\n`)
+    .join("\n");
+  writeFileSync(join(dir, "credentials"), credentials);
+  // A profile region that is not the stack's either: the stack's aws:region wins.
+  writeFileSync(
+    join(dir, "config"),
+    Object.keys(profiles)
+      .map((name) => `[profile ${name}]\nregion = eu-north-1\n`)
+      .join("\n"),
+  );
+  const vars: Record<string, string | undefined> = {
+    AWS_SHARED_CREDENTIALS_FILE: join(dir, "credentials"),
+    AWS_CONFIG_FILE: join(dir, "config"),
+    AWS_ENDPOINT_URL: fake.url,
+    AWS_ACCESS_KEY_ID: undefined,
+    AWS_SECRET_ACCESS_KEY: undefined,
+    AWS_SESSION_TOKEN: undefined,
+    AWS_REGION: AMBIENT_REGION,
+    AWS_DEFAULT_REGION: AMBIENT_REGION,
+    AWS_PROFILE: undefined,
+  };
+  const saved = Object.fromEntries(Object.keys(vars).map((k) => [k, process.env[k]]));
+  const set = (values: Record<string, string | undefined>) => {
+    for (const [k, v] of Object.entries(values)) {
+      if (v === undefined) delete process.env[k];
+      else process.env[k] = v;
+    }
+  };
+  set(vars);
+  return () => set(saved);
+}
