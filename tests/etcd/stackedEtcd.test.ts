@@ -11,6 +11,7 @@ import { tmpdir } from "os";
 import { dirname, join } from "path";
 import { stringify } from "yaml";
 import { SNAPSHOT_METRIC } from "../../components/controlPlane/backupAlarm";
+import { LATEST_SNAPSHOT_KEY } from "../../components/controlPlane/backupBucket";
 import { bootstrapConfig } from "../../components/nodes/bootstrapConfig";
 import { instanceGroups } from "../../components/nodes/instanceGroups";
 import { renderBootstrapScript } from "../../components/nodes/userData";
@@ -267,7 +268,7 @@ describe("stacked etcd as kubeadm keeps it, on etcd 3.6 and kubeadm's certificat
     const uploads = readFileSync(join(dir, "s3.calls"), "utf8").trim().split("\n");
     expect(uploads).to.have.length(2);
     expect(uploads[0]).to.match(/^s3:\/\/b\/etcd\/\d{8}T\d{6}Z\.db$/);
-    expect(uploads[1]).to.equal("s3://b/latest/etcd.db");
+    expect(uploads[1]).to.equal(`s3://b/${LATEST_SNAPSHOT_KEY}`);
     // And counted once, for the backups' alarm (components/controlPlane/backupAlarm.ts).
     const metrics = readFileSync(join(dir, "s3.metrics"), "utf8").trim().split("\n");
     expect(metrics).to.have.length(1);

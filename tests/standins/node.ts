@@ -17,6 +17,7 @@ import { AddressInfo } from "net";
 import { tmpdir } from "os";
 import { join, relative } from "path";
 import { BOOTSTRAP_SERVICE } from "../../components/nodes/systemdUnits";
+import { CLUSTER_TAG, ROLE_TAGS } from "../../components/tags";
 import { ETCD_LIFECYCLE_HOOK } from "../../components/nodes/lifecycleHooks";
 import { LAUNCH_HOOK_NAME } from "../../components/nodes/lifecycleHooks";
 import { clusterPki } from "./pki";
@@ -125,7 +126,7 @@ case "$1 $2" in
   # STANDIN_OTHER_CONTROL_PLANE (addresses, space-separated), tab-separated as
   # --query 'Reservations[].Instances[].PrivateIpAddress' --output text prints them.
   case "$*" in
-  *"Name=tag:KubernetesCluster,Values="*" Name=tag:k8s.io/role/control-plane,Values=1 Name=instance-state-name,Values=pending,running"*PrivateIpAddress*)
+  *"Name=tag:${CLUSTER_TAG},Values="*" Name=tag:${ROLE_TAGS["control-plane"]},Values=1 Name=instance-state-name,Values=pending,running"*PrivateIpAddress*)
     [ "\${STANDIN_EC2_FAILS:-0}" = 1 ] && { echo "An error occurred (RequestLimitExceeded) when calling the DescribeInstances operation" >&2; exit 254; }
     echo "${METADATA["local-ipv4"]} \${STANDIN_OTHER_CONTROL_PLANE:-}" | xargs -n 1 | paste -sd '\\t';;
   *) exit 252;;
