@@ -107,6 +107,8 @@ before_control_plane_reset() {
 # cannot lose. Auto Scaling ends the wait at the hook's global timeout.
 leave_etcd_on_termination() {
   local id group
+  # Not retry's: these two loops have no bound (the instance's life, then the hook's timeout), and the second
+  # sends a heartbeat each time round.
   until [ "$(imds autoscaling/target-lifecycle-state 2>/dev/null || true)" = Terminated ]; do sleep 5; done
   id=$(imds instance-id)
   group=$(retry aws autoscaling describe-auto-scaling-instances --region "$REGION" --instance-ids "$id" \
