@@ -3,6 +3,12 @@ import type { ClusterSpec } from "../config/types";
 
 export type Tags = Record<string, string>;
 
+/** The tag every resource of the cluster carries, its value the cluster's name (kOps's). */
+export const CLUSTER_TAG = "KubernetesCluster";
+
+/** The tag, valued `1`, on a group's instances that says their role (kOps's). */
+export const ROLE_TAGS = { "control-plane": "k8s.io/role/control-plane", node: "k8s.io/role/node" } as const;
+
 /** `KubernetesCluster`, `kubernetes.io/cluster/<name>=owned` and `Name`, over the cloud labels. */
 export function clusterTags(
   spec: Pick<ClusterSpec, "clusterName" | "cloudLabels">,
@@ -11,7 +17,7 @@ export function clusterTags(
 ): Tags {
   return {
     ...spec.cloudLabels,
-    KubernetesCluster: spec.clusterName,
+    [CLUSTER_TAG]: spec.clusterName,
     [`kubernetes.io/cluster/${spec.clusterName}`]: "owned",
     Name: name,
     ...extra,

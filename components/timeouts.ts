@@ -4,11 +4,10 @@
  * applies a value imports it from here, and tests/timeouts.test.ts checks how they fit together: the
  * `pulumi up` wait outlasts the longest legitimate replacement of a control-plane member.
  *
- * Values the node's bash reads as literals (components/nodes/bootstrap/, not rendered by the program) are
- * mirrored in `bootstrapScripts`; the test checks each against its script, so change both together. The
- * scripts' other bounds (apt's lock wait, kubeadm's own timeouts) lie within a bootstrap run and the join
- * deadline, which bound them here. Cilium's own settings (probes, agent options) follow its chart and stay
- * in components/cilium.
+ * The waits of the node's bash (components/nodes/bootstrap/) are `bootstrapScripts`, which reach it as the
+ * defaults in its script's header (components/nodes/shellHeader.ts). The scripts' other bounds (apt's lock
+ * wait, kubeadm's own timeouts) lie within a bootstrap run and the join deadline, which bound them here.
+ * Cilium's own settings (probes, agent options) follow its chart and stay in components/cilium.
  */
 export const TIMEOUTS = {
   /** New nodes and their groups (components/nodes). */
@@ -54,7 +53,7 @@ export const TIMEOUTS = {
      */
     leaveHeartbeatSeconds: 300,
   },
-  /** Literals of the node's bash (see above): mirrored, not applied, by the program. */
+  /** The waits of the node's bash (see above): defaults in its header, which tests override. */
   bootstrapScripts: {
     /**
      * lib.sh `retry`: at most `BOOTSTRAP_TRIES` tries, waiting `BOOTSTRAP_RETRY_DELAY` seconds, doubled after

@@ -3,6 +3,7 @@
  * control-plane members that move, API endpoints that change, data at risk, Kubernetes objects deleted from
  * the cluster, IAM permissions widened or narrowed, and Kubernetes version skew. Pure: a diff in, summary lines out.
  */
+import { ROLE_TAGS } from "../components/tags";
 import { decodeUserData } from "../components/nodes/userDataEncoding";
 import type { PlanDiff, ResourceChange } from "./diff";
 import { allowedActions, POLICY_DOCUMENTS } from "./policyDiff";
@@ -35,7 +36,7 @@ const quoteList = (names: readonly string[]) => names.join(", ");
 
 function isControlPlane(r: PlannedResource | undefined): boolean {
   const tags = inputsOf(r).tags;
-  return Array.isArray(tags) && tags.some((t) => (t as { key?: string }).key === "k8s.io/role/control-plane");
+  return Array.isArray(tags) && tags.some((t) => (t as { key?: string }).key === ROLE_TAGS["control-plane"]);
 }
 
 /** The instance group an Auto Scaling group or launch template belongs to: its component's name. */

@@ -4,11 +4,9 @@
  * API server and applies them with the node's admin kubeconfig. Pure.
  */
 import { stringify } from "yaml";
+import { KUBERNETES_DIR, NODE_ROLE_FILE } from "../nodes/nodeFacts";
 import { TIMEOUTS } from "../timeouts";
 import type { K8sObject } from "./object";
-
-/** Where the bootstrap records the node's role (components/nodes/bootstrap/role.sh) before anything else. */
-export const NODE_ROLE_FILE = "/etc/cilium-cluster/node-role";
 
 /** Server-side apply's field manager for objects the control plane applies. */
 export const FIELD_MANAGER = "cilium-cluster";
@@ -32,7 +30,7 @@ export function applyScript(addon: string, objects: readonly K8sObject[]): strin
     "#!/bin/sh",
     `# Applies the ${addon} add-on's objects from this control-plane node.`,
     "set -eu",
-    'dir="${KUBERNETES_DIR:-/etc/kubernetes}"',
+    `dir="\${KUBERNETES_DIR:-${KUBERNETES_DIR}}"`,
     'export KUBECONFIG="$dir/admin.conf"',
     `role_file="\${NODE_ROLE_FILE:-${NODE_ROLE_FILE}}"`,
     "tries=0",

@@ -1,9 +1,8 @@
 /**
  * What a node is told at boot (the nodeup config of kOps): a plain object derived from the spec, the
- * instance group and the API endpoint. Its hash goes into the user data, so any change to what a node
- * is told changes the launch template and rolls the group.
+ * instance group and the API endpoint. The user data's header carries the fields its group's script reads
+ * (shellHeader.ts), so a change to what a node is told changes the launch template and rolls the group.
  */
-import { createHash } from "crypto";
 import { CILIUM_RESERVED_IPS, hostNetworkPods } from "../../catalogs/instanceTypes";
 import type { ClusterSpec } from "../../config/types";
 import { parameterPrefix } from "../secrets/paths";
@@ -101,10 +100,4 @@ export function bootstrapConfig(
     backupBucket: controlPlane ? state.backupBucket : "",
     backupIntervalMinutes: controlPlane ? spec.controlPlane.backupIntervalMinutes : 0,
   };
-}
-
-/** base64 of the SHA-256 of the config's canonical JSON, as kOps's NodeupConfigHash. */
-export function bootstrapConfigHash(config: BootstrapConfig): string {
-  const canonical = JSON.stringify(config, Object.keys(config).sort());
-  return createHash("sha256").update(canonical).digest("base64");
 }

@@ -8,6 +8,7 @@ import { parseSemver } from "../../catalogs/ciliumVersions";
 import { TIMEOUTS } from "../timeouts";
 import type { BootstrapConfig } from "./bootstrapConfig";
 import { KUBE_APISERVER } from "../wellKnownPorts";
+import { KUBERNETES_DIR } from "./nodeFacts";
 
 /** Filled on the node: the join token (from SSM), the CA's public-key hash, the instance's private IPv4. */
 export const PLACEHOLDERS = {
@@ -18,7 +19,7 @@ export const PLACEHOLDERS = {
 
 export const CRI_SOCKET = "unix:///run/containerd/containerd.sock";
 /** Where the bootstrap writes per-node kubelet patches (max pods), read by kubeadm. */
-export const PATCHES_DIRECTORY = "/etc/kubernetes/patches";
+export const PATCHES_DIRECTORY = `${KUBERNETES_DIR}/patches`;
 
 /** kubeadm's config API: v1beta4 from Kubernetes 1.31, v1beta3 before. */
 export function kubeadmApiVersion(kubernetesVersion: string): "v1beta3" | "v1beta4" {

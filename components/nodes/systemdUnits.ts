@@ -11,8 +11,6 @@ import { ETCD_LIFECYCLE_HOOK } from "./lifecycleHooks";
 
 export const BOOTSTRAP_SCRIPT = "/usr/local/sbin/cilium-cluster-bootstrap";
 export const BOOTSTRAP_SERVICE = "cilium-cluster-bootstrap.service";
-/** Written by the bootstrap once every step has succeeded (bootstrap/kubeadm.sh `joined_marker`). */
-export const JOINED_MARKER = "/var/lib/cilium-cluster/joined";
 
 /** The service's environment: the AWS CLI (a snap) on PATH, and the CLI's own retries of throttled calls. */
 const ENVIRONMENT = [

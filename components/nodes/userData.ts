@@ -1,47 +1,19 @@
 /**
  * The user data of an instance group: a short script that installs the bootstrap script and its systemd
- * units and starts them. The bootstrap script is a header of shell variables derived from the bootstrap
- * config, the group's kubeadm configuration as data, the modules its steps use (bootstrap/*.sh) and a `run_steps`
- * that runs the steps in order. Pure: the same config gives the same bytes. Every value is shell quoted and
- * every file sits in a quoted here-document, so no config value can change what a script runs.
+ * units and starts them. The bootstrap script is a header of the shell variables it reads (shellHeader.ts:
+ * the program's facts and the bootstrap config), the group's kubeadm configuration as data, the modules its
+ * steps use (bootstrap/*.sh) and a `run_steps` that runs the steps in order. Pure: the same config gives
+ * the same bytes. Every value is shell quoted and every file sits in a quoted here-document, so no config
+ * value can change what a script runs.
  */
-import { readFileSync } from "fs";
-import { join } from "path";
-import { BootstrapConfig, bootstrapConfigHash } from "./bootstrapConfig";
+import type { BootstrapConfig } from "./bootstrapConfig";
+import { moduleSource } from "./bootstrapModuleFiles";
 import { BootstrapModule, bootstrapSteps, modulesFor } from "./bootstrapSteps";
 import { kubeadmConfigurations } from "./kubeadmConfig";
-import { shellQuote } from "./shell";
+import { configVariables, scriptHeader } from "./shellHeader";
 import { BOOTSTRAP_SCRIPT, BOOTSTRAP_SERVICE, systemdUnits } from "./systemdUnits";
 
-/** The shell variable of each bootstrap-config field: the compiler rejects a field left out. */
-export const SHELL_VARIABLES: { [K in keyof BootstrapConfig]-?: string } = {
-  clusterName: "CLUSTER_NAME",
-  instanceGroup: "INSTANCE_GROUP",
-  role: "ROLE",
-  initZone: "INIT_ZONE",
-  kubernetesVersion: "KUBERNETES_VERSION",
-  apiEndpoint: "API_ENDPOINT",
-  apiCertSans: "API_CERT_SANS",
-  apiPort: "API_PORT",
-  region: "REGION",
-  secretsPrefix: "SECRETS_PREFIX",
-  nodeIpFromMetadata: "NODE_IP_FROM_METADATA",
-  maxPodsFromEniLimits: "MAX_PODS_FROM_ENI_LIMITS",
-  eniAddressesReservedByCilium: "ENI_ADDRESSES_RESERVED_BY_CILIUM",
-  hostNetworkPods: "HOST_NETWORK_PODS",
-  launchHook: "LAUNCH_HOOK",
-  unmanagedSecondaryEnis: "UNMANAGED_SECONDARY_ENIS",
-  podCIDR: "POD_CIDR",
-  serviceCIDR: "SERVICE_CIDR",
-  kubeProxy: "KUBE_PROXY",
-  initRecord: "INIT_RECORD",
-  backupBucket: "BACKUP_BUCKET",
-  backupIntervalMinutes: "BACKUP_INTERVAL_MINUTES",
-};
-
-const MODULE_DIR = join(__dirname, "bootstrap");
-const moduleText = (m: BootstrapModule) =>
-  `# bootstrap/${m}.sh\n${withoutComments(readFileSync(join(MODULE_DIR, `${m}.sh`), "utf8"))}`;
+const moduleText = (m: BootstrapModule) => `# bootstrap/${m}.sh\n${withoutComments(moduleSource(m))}`;
 
 /**
  * A module without its comment lines, which explain the source to its readers but cost a node's user data
@@ -64,26 +36,6 @@ export function withoutComments(script: string): string {
 
 /** The here-document delimiter of the kubeadm configuration in user data. */
 const CONFIG_DELIMITER = "KUBEADM_CONFIG";
-
-function header(config: BootstrapConfig): string {
-  const variables = Object.entries(SHELL_VARIABLES).map(([field, name]) => {
-    const value = config[field as keyof BootstrapConfig];
-    return `${name}=${shellQuote(Array.isArray(value) ? value.join(" ") : value)}`;
-  });
-  return [
-    "#!/bin/bash",
-    "# cilium-cluster node bootstrap. BOOTSTRAP_CONFIG_HASH changes whenever what this node is told changes.",
-    "set -euo pipefail",
-    "",
-    "# What this node is told; not every role reads every field.",
-    "# shellcheck disable=SC2034",
-    "{",
-    `  BOOTSTRAP_CONFIG_HASH=${shellQuote(bootstrapConfigHash(config))}`,
-    ...variables.map((v) => `  ${v}`),
-    "}",
-    "",
-  ].join("\n");
-}
 
 /** TEXT in a quoted here-document: it reaches the file as written, whatever it holds. */
 function hereDocument(delimiter: string, text: string): string {
@@ -128,26 +80,38 @@ function runSteps(config: BootstrapConfig): string {
   ].join("\n");
 }
 
-/** The bootstrap script of a group: what its service runs. */
-export function renderBootstrapScript(config: BootstrapConfig): string {
-  const modules = modulesFor(bootstrapSteps(config)).map(moduleText);
-  return [header(config), data(config), ...modules, runSteps(config)].join("\n");
+/**
+ * The files user data installs, by path: the bootstrap script (what its service runs) and its units.
+ * VARIABLES are the config's shell variables, of which the header writes those the script or its units
+ * read; a test adds one that none reads.
+ */
+export function bootstrapFiles(
+  config: BootstrapConfig,
+  variables: Record<string, string | number> = configVariables(config),
+): Record<string, { mode: string; text: string }> {
+  const kubeadm = data(config);
+  const body = [kubeadm, ...modulesFor(bootstrapSteps(config)).map(moduleText), runSteps(config)].join("\n");
+  const units = systemdUnits(config);
+  const header = scriptHeader(variables, [body, ...Object.values(units)], [kubeadm, ...Object.values(units)]);
+  return Object.fromEntries([
+    [BOOTSTRAP_SCRIPT, { mode: "0700", text: [header, body].join("\n") }],
+    ...Object.entries(units).map(([name, text]) => [`/etc/systemd/system/${name}`, { mode: "0644", text }]),
+  ]);
 }
 
-/** The files user data installs, by path: the bootstrap script and its units. */
-export function bootstrapFiles(config: BootstrapConfig): Record<string, { mode: string; text: string }> {
-  const units = Object.entries(systemdUnits(config)).map(([name, text]) => [
-    `/etc/systemd/system/${name}`,
-    { mode: "0644", text },
-  ]);
-  return Object.fromEntries([[BOOTSTRAP_SCRIPT, { mode: "0700", text: renderBootstrapScript(config) }], ...units]);
+/** The bootstrap script of a group: what its service runs. */
+export function renderBootstrapScript(config: BootstrapConfig): string {
+  return bootstrapFiles(config)[BOOTSTRAP_SCRIPT].text;
 }
 
 /** The here-document delimiter of the files in user data; each file's text is checked not to hold it. */
 const FILE_DELIMITER = "CILIUM_CLUSTER_FILE";
 
-export function renderUserData(config: BootstrapConfig): string {
-  const files = Object.entries(bootstrapFiles(config)).flatMap(([path, { mode, text }]) => [
+export function renderUserData(
+  config: BootstrapConfig,
+  variables: Record<string, string | number> = configVariables(config),
+): string {
+  const files = Object.entries(bootstrapFiles(config, variables)).flatMap(([path, { mode, text }]) => [
     `install -D -m ${mode} /dev/null "$root${path}"`,
     `cat >"$root${path}" ${hereDocument(FILE_DELIMITER, text)}`,
   ]);

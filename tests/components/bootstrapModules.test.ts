@@ -8,24 +8,27 @@ import { tmpdir } from "os";
 import { join } from "path";
 import { requireDebianTool } from "../debianTools";
 import { bootstrapConfig } from "../../components/nodes/bootstrapConfig";
+import { MODULE_DIR, modulePath } from "../../components/nodes/bootstrapModuleFiles";
 import { BootstrapModule, bootstrapSteps, modulesFor } from "../../components/nodes/bootstrapSteps";
 import { instanceGroups } from "../../components/nodes/instanceGroups";
+import { JOINED_MARKER, KUBEADM_JOINED_MARKER } from "../../components/nodes/nodeFacts";
+import { factsHeader } from "../../components/nodes/shellHeader";
 import { BOOTSTRAP_SCRIPT, BOOTSTRAP_SERVICE, systemdUnits } from "../../components/nodes/systemdUnits";
 import { renderBootstrapScript, renderUserData, withoutComments } from "../../components/nodes/userData";
 import { validateConfig } from "../../config/validation/validateConfig";
 import { baseConfig, REGION } from "../fixtures";
 import { makeSecrets } from "../standins/node";
 
-const MODULE_DIR = join(__dirname, "../../components/nodes/bootstrap");
 const MODULES = readdirSync(MODULE_DIR)
   .filter((f) => f.endsWith(".sh"))
-  .map((f) => f.replace(/\.sh$/, ""));
-const modulePath = (m: string) => join(MODULE_DIR, `${m}.sh`);
+  .map((f) => f.replace(/\.sh$/, "") as BootstrapModule);
 
-const sources = (modules: string[]) => modules.map((m) => `source ${JSON.stringify(modulePath(m))}`).join("; ");
+/** The header's facts and defaults, then the modules: what a script of those modules has. */
+const sources = (modules: BootstrapModule[]) =>
+  factsHeader() + modules.map((m) => `source ${JSON.stringify(modulePath(m))}`).join("\n");
 
 /** Runs FUNCTION ARGS in bash with the given modules sourced; stdout, stderr and status. */
-function call(modules: string[], fn: string, args: string[], input = "") {
+function call(modules: BootstrapModule[], fn: string, args: string[], input = "") {
   const r = spawnSync("bash", ["-c", `set -euo pipefail; ${sources(modules)}; ${fn} "$@"`, "bash", ...args], {
     input,
     encoding: "utf8",
@@ -156,7 +159,7 @@ describe("bootstrap modules", () => {
   it("kubeadm_state: what kubeadm left decides; the CA a control plane fetches does not", () => {
     const root = mkdtempSync(join(tmpdir(), "state-"));
     const state = (role: string) =>
-      spawnSync("bash", ["-c", `source ${JSON.stringify(modulePath("kubeadm"))}; kubeadm_state ${role}`], {
+      spawnSync("bash", ["-c", `${sources(["kubeadm"])}; kubeadm_state ${role}`], {
         encoding: "utf8",
         env: { ...process.env, BOOTSTRAP_ROOT: root },
       }).stdout.trim();
@@ -177,9 +180,9 @@ describe("bootstrap modules", () => {
     expect(state("control-plane")).to.equal("partial");
     put("etc/kubernetes/kubelet.conf");
     // The marker of every step done is not kubeadm's: only kubeadm's own marker makes a join complete.
-    put("var/lib/cilium-cluster/joined");
+    put(JOINED_MARKER);
     expect([state("node"), state("control-plane")]).to.deep.equal(["partial", "partial"]);
-    put("var/lib/cilium-cluster/kubeadm-joined");
+    put(KUBEADM_JOINED_MARKER);
     expect([state("node"), state("control-plane")]).to.deep.equal(["joined", "joined"]);
     // Without kubelet.conf the node is not joined, whatever the marker says.
     rmSync(join(root, "etc/kubernetes/kubelet.conf"));
@@ -305,11 +308,10 @@ describe("bootstrap modules", () => {
     const env = { ...process.env, BOOTSTRAP_RETRY_DELAY: "0", BOOTSTRAP_TRIES: "4" };
     const retry = (failures: string) => {
       rmSync(join(dir, "n"), { force: true });
-      return spawnSync(
-        "bash",
-        ["-c", `set -euo pipefail; source ${JSON.stringify(modulePath("lib"))}; retry "$@"`, "bash", flaky, failures],
-        { encoding: "utf8", env },
-      );
+      return spawnSync("bash", ["-c", `set -euo pipefail; ${sources(["lib"])}; retry "$@"`, "bash", flaky, failures], {
+        encoding: "utf8",
+        env,
+      });
     };
     const ok = retry("3");
     expect([ok.status, ok.stdout]).to.deep.equal([0, "out 3\n"]);
@@ -343,10 +345,7 @@ describe("bootstrap modules", () => {
     );
     const result = spawnSync(
       "bash",
-      [
-        "-c",
-        `source ${modulePath("lib")}; source ${modulePath("kubeadm")}; API_ENDPOINT=api API_PORT=443 wait_for_api`,
-      ],
+      ["-c", `${sources(["lib", "kubeadm"])}; API_ENDPOINT=api API_PORT=443 wait_for_api`],
       { encoding: "utf8", env: { ...process.env, PATH: `${bin}:${process.env.PATH}` } },
     );
     expect(result.status, result.stderr).to.equal(1);

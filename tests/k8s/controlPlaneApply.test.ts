@@ -7,7 +7,11 @@ import { tmpdir } from "os";
 import { join } from "path";
 import { parseAllDocuments } from "yaml";
 import { renderCiliumManifests } from "../../components/cilium/manifests";
-import { applyScript, FIELD_MANAGER, NODE_ROLE_FILE } from "../../components/k8s/applyScript";
+import { applyScript, FIELD_MANAGER } from "../../components/k8s/applyScript";
+import { modulePath } from "../../components/nodes/bootstrapModuleFiles";
+import type { BootstrapModule } from "../../components/nodes/bootstrapSteps";
+import { NODE_ROLE_FILE } from "../../components/nodes/nodeFacts";
+import { factsHeader } from "../../components/nodes/shellHeader";
 import { TIMEOUTS } from "../../components/timeouts";
 import { requireDebianTool } from "../debianTools";
 import type { K8sObject } from "../../components/k8s/object";
@@ -25,12 +29,11 @@ const objectsOf = (endpoint: string, spec: ClusterSpec = specWith({})): K8sObjec
 };
 const parsedYaml = (text: string) => parseAllDocuments(text).map((d) => d.toJSON());
 
-const BOOTSTRAP_DIR = join(__dirname, "../../components/nodes/bootstrap");
-
 /** The bootstrap's own first step (role.sh), run under `root`: it writes the marker the script reads. */
 function recordRole(root: string, role: "control-plane" | "node") {
-  const source = (m: string) => `source ${JSON.stringify(join(BOOTSTRAP_DIR, `${m}.sh`))}`;
-  execFileSync("bash", ["-c", `set -euo pipefail; ${source("lib")}; ${source("role")}; record_node_role`], {
+  const source = (m: BootstrapModule) => `source ${JSON.stringify(modulePath(m))}`;
+  const script = `set -euo pipefail\n${factsHeader()}${source("lib")}; ${source("role")}; record_node_role`;
+  execFileSync("bash", ["-c", script], {
     env: { ...process.env, BOOTSTRAP_ROOT: root, ROLE: role },
   });
 }

@@ -9,6 +9,8 @@
  */
 import { join } from "path";
 import { parse } from "yaml";
+import { modulePath } from "../../components/nodes/bootstrapModuleFiles";
+import { factsHeader } from "../../components/nodes/shellHeader";
 import { layerBinary } from "../helm";
 import { clusterPki, KUBEADM_PKI_PATH } from "../standins/pki";
 import type { Binary } from "./binaries";
@@ -48,11 +50,10 @@ net.createServer((c) => {
 }).listen(+port, listenHost);`;
 
 /** The bootstrap's own modules that pin and unpin the API's name (bootstrap/control-plane.sh). */
-const BOOTSTRAP = join(__dirname, "../../components/nodes/bootstrap");
 export const apiPin = (apiHost: string, fn: "pin_api_endpoint" | "unpin_api_endpoint") => [
   "bash",
   "-c",
-  `set -euo pipefail; source ${BOOTSTRAP}/lib.sh; source ${BOOTSTRAP}/control-plane.sh; API_ENDPOINT=${apiHost}; ${fn}`,
+  `set -euo pipefail; ${factsHeader()}source ${modulePath("lib")}; source ${modulePath("control-plane")}; API_ENDPOINT=${apiHost}; ${fn}`,
 ];
 
 export interface ControlPlane {

@@ -9,6 +9,7 @@ import { dirname } from "path";
 import { parse, parseAllDocuments } from "yaml";
 import { applyScript } from "../../components/k8s/applyScript";
 import type { K8sObject } from "../../components/k8s/object";
+import { NODE_ROLE_FILE } from "../../components/nodes/nodeFacts";
 import { architectureOf } from "../../catalogs/instanceTypes";
 import { requireDebianTool } from "../debianTools";
 import { cases, chartObjects } from "../parity/cases";
@@ -93,7 +94,7 @@ describe("the real control plane (kubeadm, etcd, API server, controller manager,
       registerNode(plane, { name: NODE_NAME, arch: "amd64", taints: registrationTaints(init) }, NODE_IP),
     );
     // What the bootstrap's role.sh records first; the apply script reads it.
-    cp.host.writeFile("/etc/cilium-cluster/node-role", "control-plane\n");
+    cp.host.writeFile(NODE_ROLE_FILE, "control-plane\n");
     cp.host.start("heartbeat", [
       "env",
       `KUBECTL=${cp.kubectlPath}`,

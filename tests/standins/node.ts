@@ -14,6 +14,7 @@ import { execFileSync, spawn } from "child_process";
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from "fs";
 import { tmpdir } from "os";
 import { join, relative } from "path";
+import { CLUSTER_TAG, ROLE_TAGS } from "../../components/tags";
 import { groupLifecycleHooks } from "../../components/nodes/lifecycleHooks";
 import { BOOTSTRAP_SERVICE } from "../../components/nodes/systemdUnits";
 import { parameterPrefix } from "../../components/secrets/paths";
@@ -219,7 +220,7 @@ export function newNode(options: Options): Node {
     {
       ...NODE_INSTANCE,
       zone: options.zone,
-      tags: { KubernetesCluster: cluster, ...(role === "control-plane" ? { "k8s.io/role/control-plane": "1" } : {}) },
+      tags: { [CLUSTER_TAG]: cluster, ...(role === "control-plane" ? { [ROLE_TAGS["control-plane"]]: "1" } : {}) },
     },
     // The group's name as NodeLaunchTemplate names it, with the hooks the program declares on it.
     { name: `${header("INSTANCE_GROUP")}.${cluster}`, hooks: groupLifecycleHooks({ role }) },

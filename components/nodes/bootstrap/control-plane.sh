@@ -5,11 +5,11 @@
 # init uses them instead of creating its own; kubeadm join --control-plane requires them (no certificateKey).
 fetch_control_plane_pki() {
   local f
-  secret ca.crt | write_file /etc/kubernetes/pki/ca.crt
-  for f in ca.key sa.key front-proxy-ca.key; do secret "$f" | write_file "/etc/kubernetes/pki/$f" 0600; done
-  for f in sa.pub front-proxy-ca.crt; do secret "$f" | write_file "/etc/kubernetes/pki/$f"; done
-  secret etcd-ca.crt | write_file /etc/kubernetes/pki/etcd/ca.crt
-  secret etcd-ca.key | write_file /etc/kubernetes/pki/etcd/ca.key 0600
+  secret ca.crt | write_file "$KUBERNETES_DIR/pki/ca.crt"
+  for f in ca.key sa.key front-proxy-ca.key; do secret "$f" | write_file "$KUBERNETES_DIR/pki/$f" 0600; done
+  for f in sa.pub front-proxy-ca.crt; do secret "$f" | write_file "$KUBERNETES_DIR/pki/$f"; done
+  secret etcd-ca.crt | write_file "$KUBERNETES_DIR/pki/etcd/ca.crt"
+  secret etcd-ca.key | write_file "$KUBERNETES_DIR/pki/etcd/ca.key" 0600
 }
 
 # The init record (INIT_RECORD, an SSM parameter): created by the one node that runs kubeadm init, without
@@ -55,8 +55,8 @@ kubeadm_init() {
   fi
   log "no cluster was ever created: creating it"
   pin_api_endpoint
-  kubeadm_config kubeadm_init_configuration | write_file /etc/kubernetes/kubeadm.yaml 0600
-  kubeadm init --config "${BOOTSTRAP_ROOT:-}/etc/kubernetes/kubeadm.yaml"
+  kubeadm_config kubeadm_init_configuration | write_file "$KUBERNETES_DIR/kubeadm.yaml" 0600
+  kubeadm init --config "${BOOTSTRAP_ROOT:-}$KUBERNETES_DIR/kubeadm.yaml"
 }
 
 # The API's name (API_ENDPOINT, kubeadm's controlPlaneEndpoint) is an alias of the API load balancer, which
@@ -64,23 +64,23 @@ kubeadm_init() {
 # first node's kubeadm init would find no target at all. So a control-plane node reaches the name at its
 # own API server, which listens on the same port (kOps does the same): kubeadm init's phases after the
 # static pods start, and everything later that uses admin.conf. Written before kubeadm init, and after
-# kubeadm join (which reaches the cluster through the load balancer, at the nodes in service).
-api_pin_mark() { echo cilium-cluster-own-api-server; }
+# kubeadm join (which reaches the cluster through the load balancer, at the nodes in service). The pinning
+# line ends with the comment API_PIN_MARK, which tells it from the lines of others.
 
 # pin_api_endpoint: the name at 127.0.0.1 in /etc/hosts, which wins over DNS (nsswitch "files dns"), and
 # nowhere else there: a resolver that finds the name in the file returns every address it has for it.
 pin_api_endpoint() {
   local hosts="${BOOTSTRAP_ROOT:-}/etc/hosts" rest
-  rest=$(awk -v name="$API_ENDPOINT" -v mark="# $(api_pin_mark)" 'index($0, mark) == 0 {
+  rest=$(awk -v name="$API_ENDPOINT" -v mark="# $API_PIN_MARK" 'index($0, mark) == 0 {
     for (i = 2; i <= NF && $i !~ /^#/; i++) if ($i == name) next
     print }' "$hosts" 2>/dev/null || true)
-  printf '127.0.0.1 %s # %s\n%s\n' "$API_ENDPOINT" "$(api_pin_mark)" "$rest" >"$hosts"
+  printf '127.0.0.1 %s # %s\n%s\n' "$API_ENDPOINT" "$API_PIN_MARK" "$rest" >"$hosts"
 }
 
 unpin_api_endpoint() {
   local hosts="${BOOTSTRAP_ROOT:-}/etc/hosts" rest
   if [ ! -e "$hosts" ]; then return 0; fi
-  rest=$(grep -v "# $(api_pin_mark)\$" "$hosts" || true)
+  rest=$(grep -v "# $API_PIN_MARK\$" "$hosts" || true)
   printf '%s\n' "$rest" >"$hosts"
 }
 
@@ -107,6 +107,8 @@ before_control_plane_reset() {
 # cannot lose. Auto Scaling ends the wait at the hook's global timeout.
 leave_etcd_on_termination() {
   local id group
+  # Not retry's: these two loops have no bound (the instance's life, then the hook's timeout), and the second
+  # sends a heartbeat each time round.
   until [ "$(imds autoscaling/target-lifecycle-state 2>/dev/null || true)" = Terminated ]; do sleep 5; done
   id=$(imds instance-id)
   group=$(retry aws autoscaling describe-auto-scaling-instances --region "$REGION" --instance-ids "$id" \
@@ -116,7 +118,7 @@ leave_etcd_on_termination() {
     log "the etcd member has not left: keeping the instance"
     aws autoscaling record-lifecycle-action-heartbeat --region "$REGION" --lifecycle-hook-name "$1" \
       --auto-scaling-group-name "$group" --instance-id "$id" || true
-    sleep "${ETCD_LEAVE_RETRY_SECONDS:-30}"
+    sleep "$ETCD_LEAVE_RETRY_SECONDS"
   done
   retry aws autoscaling complete-lifecycle-action --region "$REGION" --lifecycle-hook-name "$1" \
     --auto-scaling-group-name "$group" --instance-id "$id" --lifecycle-action-result CONTINUE
@@ -127,7 +129,7 @@ leave_etcd_on_termination() {
 # renews every one of them and the kubeconfigs, and the static pods' containers are stopped so that the
 # kubelet starts them again on the new files (kubeadm's documented step after a renewal).
 renew_certificates_if_due() {
-  local cert="${BOOTSTRAP_ROOT:-}/etc/kubernetes/pki/apiserver.crt" name
+  local cert="${BOOTSTRAP_ROOT:-}$KUBERNETES_DIR/pki/apiserver.crt" name
   if openssl x509 -in "$cert" -noout -checkend $((${RENEW_BEFORE_DAYS:-90} * 86400)) >/dev/null; then return 0; fi
   log "the control plane's certificates expire within ${RENEW_BEFORE_DAYS:-90} days: renewing them"
   kubeadm certs renew all

@@ -11,7 +11,7 @@
 # etcd_image: the etcd image kubeadm runs: its static pod's, or before kubeadm wrote it (a joining node),
 # the one kubeadm uses for this Kubernetes release (the ClusterConfiguration names no other).
 etcd_image() {
-  local manifest="${BOOTSTRAP_ROOT:-}/etc/kubernetes/manifests/etcd.yaml" image
+  local manifest="${BOOTSTRAP_ROOT:-}$KUBERNETES_DIR/manifests/etcd.yaml" image
   if [ -f "$manifest" ]; then
     image=$(sed -n 's/^ *image: *//p' "$manifest" | head -n 1)
   else
@@ -59,7 +59,7 @@ etcd_tools_dir() {
   fi
   local image dir
   image=$(etcd_image) || return 1
-  dir="${BOOTSTRAP_ROOT:-}/usr/local/lib/cilium-cluster/etcd/${image##*:}"
+  dir="${BOOTSTRAP_ROOT:-}$TOOLS_DIR/etcd/${image##*:}"
   if [ ! -x "$dir/etcdctl" ]; then etcd_tools_install "$image" "$dir" || return 1; fi
   echo "$dir"
 }
@@ -67,7 +67,7 @@ etcd_tools_dir() {
 # etcdctl_at ENDPOINTS ARGS...: etcdctl against those comma-separated client URLs, with the health-check
 # client certificate kubeadm issues from the etcd CA.
 etcdctl_at() {
-  local dir pki="${BOOTSTRAP_ROOT:-}/etc/kubernetes/pki/etcd"
+  local dir pki="${BOOTSTRAP_ROOT:-}$KUBERNETES_DIR/pki/etcd"
   dir=$(etcd_tools_dir) || return 1
   "$dir/etcdctl" --endpoints="$1" --cacert="$pki/ca.crt" --cert="$pki/healthcheck-client.crt" \
     --key="$pki/healthcheck-client.key" --dial-timeout=3s --command-timeout=10s "${@:2}"
@@ -76,7 +76,7 @@ etcdctl_at() {
 # etcd_client_certificate: the health-check client certificate, issued by kubeadm from the etcd CA the node
 # fetched (kubeadm join's own certs phase then uses it as it is), for a joining node to ask the members.
 etcd_client_certificate() {
-  local pki="${BOOTSTRAP_ROOT:-}/etc/kubernetes/pki"
+  local pki="${BOOTSTRAP_ROOT:-}$KUBERNETES_DIR/pki"
   if [ -e "$pki/etcd/healthcheck-client.crt" ]; then return 0; fi
   kubeadm init phase certs etcd-healthcheck-client --cert-dir "$pki" --kubernetes-version "v$KUBERNETES_VERSION" >/dev/null
 }
@@ -94,7 +94,7 @@ for row in eval(sys.argv[1]): print(*row)' "$1"
 # instance gone.
 etcd_control_plane_addresses() {
   retry aws ec2 describe-instances --region "$REGION" \
-    --filters "Name=tag:KubernetesCluster,Values=$CLUSTER_NAME" "Name=tag:k8s.io/role/control-plane,Values=1" \
+    --filters "Name=tag:$CLUSTER_TAG,Values=$CLUSTER_NAME" "Name=tag:$CONTROL_PLANE_TAG,Values=1" \
     "Name=instance-state-name,Values=pending,running" \
     --query 'Reservations[].Instances[].PrivateIpAddress' --output text
 }
@@ -105,7 +105,7 @@ etcd_control_plane_addresses() {
 #             this node joins: kubeadm's check-etcd phase needs every started voter to answer, and a learner
 #             left by an abandoned join would block this one (etcd takes one learner at a time);
 #   self:     this node's (a join that stopped half-way, or the instance terminating), checked gone after.
-# kubeadm's peer URLs are addresses (https://IP:2380). Nothing to do when no other control-plane instance
+# kubeadm's peer URLs are addresses (https://IP:PORT). Nothing to do when no other control-plane instance
 # runs (the first node). Fails when etcd does not answer or refuses a removal (no quorum): the caller tries
 # again, and never goes on as if the member were gone.
 etcd_remove_members() {
@@ -114,7 +114,7 @@ etcd_remove_members() {
   found=$(etcd_control_plane_addresses) || return 1
   for address in $found; do
     addresses+="$address "
-    if [ "$address" != "$own" ]; then endpoints+="${endpoints:+,}https://$address:2379"; fi
+    if [ "$address" != "$own" ]; then endpoints+="${endpoints:+,}https://$address:$ETCD_CLIENT_PORT"; fi
   done
   if [ -z "$endpoints" ]; then return 0; fi
   etcd_client_certificate
@@ -152,16 +152,14 @@ etcd_leads() {
   if [ "$member" = "$leader" ]; then echo yes; else echo no; fi
 }
 
-# etcd_latest_key: the fixed key every upload also writes (backupBucket.ts LATEST_SNAPSHOT_KEY). The bucket
-# keeps its current version whatever its age; snapshots named by time expire after the retention period.
-etcd_latest_key() { echo latest/etcd.db; }
-
 # etcd_backup: on the leader (the timer runs on every control-plane node), a snapshot of this node's member
 # (ETCD_LOCAL, tests only) saved, verified by etcdutl, and uploaded (server-side encrypted) named by time,
-# then under the fixed key; then counted in CloudWatch, which alarms when the count stops. Fails when this
+# then under the fixed key LATEST_SNAPSHOT_KEY, whose current version the bucket keeps whatever its age
+# (snapshots named by time expire after the retention period); then counted in CloudWatch, which alarms
+# when the count stops. Fails when this
 # member cannot say whether it leads, so a member that never answers shows as a failed unit.
 etcd_backup() {
-  local endpoint="${ETCD_LOCAL:-https://127.0.0.1:2379}" leads dir file key
+  local endpoint="${ETCD_LOCAL:-https://127.0.0.1:$ETCD_CLIENT_PORT}" leads dir file key
   leads=$(etcd_leads "$endpoint") || return 1
   if [ "$leads" = no ]; then
     log "this etcd member does not lead: no snapshot from here"
@@ -173,11 +171,11 @@ etcd_backup() {
   file="$dir/snapshot.db"
   etcdctl_at "$endpoint" snapshot save "$file" >/dev/null
   "$(etcd_tools_dir)/etcdutl" snapshot status "$file" -w json >/dev/null
-  key="etcd/$(date -u +%Y%m%dT%H%M%SZ).db"
+  key="$SNAPSHOT_PREFIX$(date -u +%Y%m%dT%H%M%SZ).db"
   aws s3 cp --region "$REGION" --only-show-errors --sse aws:kms "$file" "s3://$BACKUP_BUCKET/$key"
-  aws s3 cp --region "$REGION" --only-show-errors --sse aws:kms "$file" "s3://$BACKUP_BUCKET/$(etcd_latest_key)"
+  aws s3 cp --region "$REGION" --only-show-errors --sse aws:kms "$file" "s3://$BACKUP_BUCKET/$LATEST_SNAPSHOT_KEY"
   # What the backups' alarm counts (backupAlarm.ts SNAPSHOT_METRIC).
-  aws cloudwatch put-metric-data --region "$REGION" --namespace cilium-cluster --metric-name EtcdSnapshotsUploaded \
-    --dimensions "ClusterName=$CLUSTER_NAME" --value 1
-  log "uploaded etcd snapshot $key (and as $(etcd_latest_key))"
+  aws cloudwatch put-metric-data --region "$REGION" --namespace "$SNAPSHOT_METRIC_NAMESPACE" \
+    --metric-name "$SNAPSHOT_METRIC_NAME" --dimensions "$SNAPSHOT_METRIC_DIMENSION=$CLUSTER_NAME" --value 1
+  log "uploaded etcd snapshot $key (and as $LATEST_SNAPSHOT_KEY)"
 }

@@ -1,12 +1,9 @@
 # kubeadm.sh: creating or joining the cluster with the kubeadm configuration rendered from the bootstrap
 # config (the kubeadm_*_configuration functions of the script), its placeholders filled at boot. Safe to run
-# again: a node that joined does nothing, a half-done join is reset first.
-
-# The file that says kubeadm joined (or created) the cluster: what kubeadm_state trusts.
-kubeadm_marker() { echo "${BOOTSTRAP_ROOT:-}/var/lib/cilium-cluster/kubeadm-joined"; }
-# The file that says every step succeeded, with the config hash: written last by run_steps (mark_joined), so a
-# step that failed after the join (the control plane's services, the launch hook) runs again at the next try.
-joined_marker() { echo "${BOOTSTRAP_ROOT:-}/var/lib/cilium-cluster/joined"; }
+# again: a node that joined does nothing, a half-done join is reset first. Two markers: KUBEADM_JOINED_MARKER,
+# written once kubeadm joined (or created) the cluster, which kubeadm_state trusts; JOINED_MARKER, written last
+# by run_steps (mark_joined) with the config hash, so a step that failed after the join (the control plane's
+# services, the launch hook) runs again at the next try.
 
 # join_mode ROLE IN_INIT_ZONE API_READY STATE RECORD: what this node does with kubeadm. STATE is
 # kubeadm_state's; RECORD is init_record_exists's on the control plane ("no" on a worker).
@@ -42,20 +39,20 @@ join_mode() {
 # control-plane node fetches itself does not count; on a worker only kubeadm writes it.
 kubeadm_state() {
   local root="${BOOTSTRAP_ROOT:-}" path
-  if [ -e "$(kubeadm_marker)" ] && [ -e "$root/etc/kubernetes/kubelet.conf" ]; then
+  if [ -e "$root$KUBEADM_JOINED_MARKER" ] && [ -e "$root$KUBERNETES_DIR/kubelet.conf" ]; then
     echo joined
     return
   fi
-  local left=(etc/kubernetes/kubelet.conf etc/kubernetes/bootstrap-kubelet.conf etc/kubernetes/admin.conf
-    var/lib/kubelet/config.yaml)
-  if [ "$1" = node ]; then left+=(etc/kubernetes/pki/ca.crt); fi
+  local left=("$KUBERNETES_DIR/kubelet.conf" "$KUBERNETES_DIR/bootstrap-kubelet.conf" "$KUBERNETES_DIR/admin.conf"
+    /var/lib/kubelet/config.yaml)
+  if [ "$1" = node ]; then left+=("$KUBERNETES_DIR/pki/ca.crt"); fi
   for path in "${left[@]}"; do
-    if [ -e "$root/$path" ]; then
+    if [ -e "$root$path" ]; then
       echo partial
       return
     fi
   done
-  if [ -n "$(ls -A "$root/etc/kubernetes/manifests" 2>/dev/null)" ] || [ -n "$(ls -A "$root/var/lib/etcd" 2>/dev/null)" ]; then
+  if [ -n "$(ls -A "$root$KUBERNETES_DIR/manifests" 2>/dev/null)" ] || [ -n "$(ls -A "$root/var/lib/etcd" 2>/dev/null)" ]; then
     echo partial
     return
   fi
@@ -65,30 +62,27 @@ kubeadm_state() {
 # joined_with_this_config: every step succeeded, told what this node is told now (a reboot runs the service
 # again), and kubeadm's state is still there.
 joined_with_this_config() {
-  [ "$(kubeadm_state "$ROLE")" = joined ] && [ "$(cat "$(joined_marker)" 2>/dev/null)" = "$BOOTSTRAP_CONFIG_HASH" ]
+  [ "$(kubeadm_state "$ROLE")" = joined ] && [ "$(cat "${BOOTSTRAP_ROOT:-}$JOINED_MARKER" 2>/dev/null)" = "$BOOTSTRAP_CONFIG_HASH" ]
 }
 
 mark_joined() {
-  write_file /var/lib/cilium-cluster/joined <<<"$BOOTSTRAP_CONFIG_HASH"
+  write_file "$JOINED_MARKER" <<<"$BOOTSTRAP_CONFIG_HASH"
 }
 
 api_ready() {
-  curl -sk --max-time 5 "https://$API_ENDPOINT:$API_PORT/readyz" >/dev/null
+  curl -sk --max-time "$API_WAIT_ATTEMPT_SECONDS" "https://$API_ENDPOINT:$API_PORT/readyz" >/dev/null
 }
 
-# wait_for_api: at most 60 tries, each up to 5 seconds of curl and 10 of sleep: 15 minutes, so that with
-# kubeadm join's own timeouts (5 minutes of discovery, 5 of TLS bootstrap) the join step ends well within the
-# service's TimeoutStartSec (systemdUnits.ts), and a run that times out is a hung one.
+# wait_for_api: `retry` at a steady pace, API_WAIT_TRIES tries, each up to API_WAIT_ATTEMPT_SECONDS of curl
+# and API_WAIT_INTERVAL of sleep: with kubeadm join's own timeouts (5 minutes of discovery, 5 of TLS
+# bootstrap) the join step ends well within the service's TimeoutStartSec (systemdUnits.ts; the sum is
+# tests/timeouts.test.ts's), and a run that times out is a hung one.
 wait_for_api() {
-  local tries=0
-  until api_ready; do
-    tries=$((tries + 1))
-    if [ "$tries" -ge "${API_WAIT_TRIES:-60}" ]; then
-      log "the API at $API_ENDPOINT:$API_PORT did not answer"
-      return 1
-    fi
-    sleep "${API_WAIT_INTERVAL:-10}"
-  done
+  if ! BOOTSTRAP_TRIES="$API_WAIT_TRIES" BOOTSTRAP_RETRY_DELAY="$API_WAIT_INTERVAL" \
+    BOOTSTRAP_RETRY_MAX_DELAY="$API_WAIT_INTERVAL" retry api_ready; then
+    log "the API at $API_ENDPOINT:$API_PORT did not answer"
+    return 1
+  fi
 }
 
 # fill_placeholders NAME=VALUE...: standard input with every @NAME@ replaced by VALUE. Fails if a
@@ -127,8 +121,8 @@ kubeadm_join() {
   wait_for_api
   # kubeadm's check-etcd phase needs every voting member to answer: members whose instances are gone leave first.
   if [ "$ROLE" = control-plane ]; then etcd_remove_members departed; fi
-  kubeadm_config kubeadm_join_configuration | write_file /etc/kubernetes/kubeadm.yaml 0600
-  kubeadm join --config "${BOOTSTRAP_ROOT:-}/etc/kubernetes/kubeadm.yaml"
+  kubeadm_config kubeadm_join_configuration | write_file "$KUBERNETES_DIR/kubeadm.yaml" 0600
+  kubeadm join --config "${BOOTSTRAP_ROOT:-}$KUBERNETES_DIR/kubeadm.yaml"
   if [ "$ROLE" = control-plane ]; then pin_api_endpoint; fi
 }
 
@@ -162,5 +156,5 @@ join_cluster() {
     return 1
   fi
   "kubeadm_$mode"
-  write_file /var/lib/cilium-cluster/kubeadm-joined <<<"$BOOTSTRAP_CONFIG_HASH"
+  write_file "$KUBEADM_JOINED_MARKER" <<<"$BOOTSTRAP_CONFIG_HASH"
 }

@@ -10,14 +10,14 @@ max_pods() {
 }
 
 configure_kubelet() {
-  mkdir -p "${BOOTSTRAP_ROOT:-}/etc/kubernetes/patches"
+  mkdir -p "${BOOTSTRAP_ROOT:-}$PATCHES_DIRECTORY"
   if [ "$MAX_PODS_FROM_ENI_LIMITS" = true ]; then
     local type limits enis ips
     type=$(imds instance-type)
     limits=$(retry aws ec2 describe-instance-types --region "$REGION" --instance-types "$type" \
       --query 'InstanceTypes[0].NetworkInfo.[MaximumNetworkInterfaces,Ipv4AddressesPerInterface]' --output text)
     read -r enis ips <<<"$limits"
-    echo "maxPods: $(max_pods "$enis" "$ips" "$ENI_ADDRESSES_RESERVED_BY_CILIUM" "$HOST_NETWORK_PODS")" | write_file /etc/kubernetes/patches/kubeletconfiguration+merge.yaml
+    echo "maxPods: $(max_pods "$enis" "$ips" "$ENI_ADDRESSES_RESERVED_BY_CILIUM" "$HOST_NETWORK_PODS")" | write_file "$PATCHES_DIRECTORY/kubeletconfiguration+merge.yaml"
   fi
   systemctl enable kubelet
 }

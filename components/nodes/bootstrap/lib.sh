@@ -21,21 +21,22 @@ on_exit() {
   if [ "$status" -ne 0 ]; then log "failed with status $status in the step started last; systemd runs the bootstrap again"; fi
 }
 
-# retry PROGRAM ARGS...: runs PROGRAM until it succeeds, at most BOOTSTRAP_TRIES times (default 8), waiting
-# 2, 4, 8 ... seconds (at most 60) between tries. Only the successful try's output reaches standard output.
+# retry PROGRAM ARGS...: runs PROGRAM until it succeeds, at most BOOTSTRAP_TRIES times, waiting
+# BOOTSTRAP_RETRY_DELAY seconds between tries, doubled after each up to BOOTSTRAP_RETRY_MAX_DELAY (their
+# defaults in the header: components/timeouts.ts). Only the successful try's output reaches standard output.
 # PROGRAM is a program, or a function that returns every failure itself: errexit does not apply inside a
 # condition, so a function that counts on it would go on past a failing command.
 retry() {
-  local try=1 delay="${BOOTSTRAP_RETRY_DELAY:-2}" out
+  local try=1 delay="$BOOTSTRAP_RETRY_DELAY" max="$BOOTSTRAP_RETRY_MAX_DELAY" out
   until out=$("$@"); do
-    if [ "$try" -ge "${BOOTSTRAP_TRIES:-8}" ]; then
-      log "gave up after $try tries: $1 $2"
+    if [ "$try" -ge "$BOOTSTRAP_TRIES" ]; then
+      log "gave up after $try tries: ${*:1:2}"
       return 1
     fi
-    log "try $try of $1 $2 failed; again in ${delay}s"
+    log "try $try of ${*:1:2} failed; again in ${delay}s"
     sleep "$delay"
     try=$((try + 1))
-    delay=$((delay * 2 > 60 ? 60 : delay * 2))
+    delay=$((delay * 2 > max ? max : delay * 2))
   done
   if [ -n "$out" ]; then printf '%s\n' "$out"; fi
 }

@@ -3,5 +3,5 @@
 # in the middle of `kubeadm init` from a worker.
 
 record_node_role() {
-  printf '%s\n' "$ROLE" | write_file /etc/cilium-cluster/node-role
+  printf '%s\n' "$ROLE" | write_file "$NODE_ROLE_FILE"
 }

@@ -1,0 +1,25 @@
+/**
+ * Paths and names on a node that the program and the node's bash both use, written once: bash reads them
+ * from the bootstrap script's header (shellHeader.ts), never from a literal of its own.
+ */
+
+/** kubeadm's directory: its configuration, certificates (`pki/`), kubeconfigs and static pods' manifests. */
+export const KUBERNETES_DIR = "/etc/kubernetes";
+/**
+ * Where the bootstrap records the node's role (bootstrap/role.sh) before anything else: the add-on apply
+ * script (components/k8s/applyScript.ts) reads it.
+ */
+export const NODE_ROLE_FILE = "/etc/cilium-cluster/node-role";
+/** The bootstrap's own state on the node. */
+const STATE_DIR = "/var/lib/cilium-cluster";
+/** Written by the join step right after kubeadm init or join succeeded: what kubeadm_state trusts. */
+export const KUBEADM_JOINED_MARKER = `${STATE_DIR}/kubeadm-joined`;
+/**
+ * Written by run_steps once every step has succeeded, with the config hash: a step that failed after the
+ * join (the control plane's services, the launch hook) runs again at the next try.
+ */
+export const JOINED_MARKER = `${STATE_DIR}/joined`;
+/** Tools the bootstrap installs for itself (etcd's, copied out of the etcd image kubeadm runs). */
+export const TOOLS_DIR = "/usr/local/lib/cilium-cluster";
+/** The comment on the /etc/hosts line that pins the API's name to a control-plane node's own API server. */
+export const API_PIN_MARK = "cilium-cluster-own-api-server";
