@@ -21,6 +21,7 @@ import {
   TOOLS_DIR,
 } from "./nodeFacts";
 import { shellQuote } from "./shell";
+import { CONTROL_PLANE_STARTED_UNITS } from "./systemdUnits";
 
 /** The shell variable of each bootstrap-config field: the compiler rejects a field left out. */
 export const SHELL_VARIABLES: { [K in keyof BootstrapConfig]-?: string } = {
@@ -65,6 +66,7 @@ export const SHELL_FACTS: Readonly<Record<string, string | number>> = {
   SNAPSHOT_METRIC_NAMESPACE: SNAPSHOT_METRIC.namespace,
   SNAPSHOT_METRIC_NAME: SNAPSHOT_METRIC.name,
   SNAPSHOT_METRIC_DIMENSION: SNAPSHOT_METRIC.dimension,
+  CONTROL_PLANE_STARTED_UNITS: CONTROL_PLANE_STARTED_UNITS.join(" "),
 };
 
 const WAITS = TIMEOUTS.bootstrapScripts;

@@ -24,7 +24,14 @@ const unit = (sections: Record<string, string[]>) =>
     .map(([name, lines]) => [`[${name}]`, ...lines].join("\n"))
     .join("\n\n") + "\n";
 
-/** The control plane's units, started by the bootstrap once the node has joined (start_control_plane_services). */
+/**
+ * The control plane's units that the bootstrap enables and starts once the node has joined
+ * (start_control_plane_services, which reads them from the script's header): the ones with an [Install]
+ * section; the services the timers run are started by their timers.
+ */
+export const CONTROL_PLANE_STARTED_UNITS = ["etcd-backup.timer", "etcd-leave.service", "certificate-renewal.timer"];
+
+/** The control plane's units (CONTROL_PLANE_STARTED_UNITS and the services their timers run). */
 function controlPlaneUnits(config: BootstrapConfig): Record<string, string> {
   const runs = (fn: string) => [
     ...ENVIRONMENT.map((e) => `Environment=${e}`),

@@ -4,12 +4,11 @@
  * `ca_cert_hash` (bootstrap/pki.sh), not by a copy of them here.
  */
 import { execFileSync, spawnSync } from "child_process";
-import { join } from "path";
 import { parseAllDocuments } from "yaml";
+import { modulePath } from "../../components/nodes/bootstrapModuleFiles";
+import { factsHeader } from "../../components/nodes/shellHeader";
 import { examples } from "../../plan/examples";
 import { renderStackFiles } from "../../plan/render";
-
-const BOOTSTRAP = join(__dirname, "..", "..", "components", "nodes", "bootstrap");
 
 export interface RenderedKubeadmFile {
   example: string;
@@ -54,7 +53,8 @@ export interface NodeValues {
 }
 
 const bash = (script: string, args: string[], input: string) => {
-  const r = spawnSync("bash", ["-c", `source "${BOOTSTRAP}/lib.sh"; ${script}`, "bash", ...args], {
+  // As in the bootstrap script: its header of facts, then the modules.
+  const r = spawnSync("bash", ["-c", `${factsHeader()}\nsource "${modulePath("lib")}"; ${script}`, "bash", ...args], {
     input,
     encoding: "utf8",
   });
@@ -64,12 +64,12 @@ const bash = (script: string, args: string[], input: string) => {
 
 /** The CA's public-key hash, as the node computes it (`ca_cert_hash`). */
 export const caCertHash = (caCert: string): string =>
-  bash(`source "${BOOTSTRAP}/pki.sh"; ca_cert_hash`, [], caCert).trim();
+  bash(`source "${modulePath("pki")}"; ca_cert_hash`, [], caCert).trim();
 
 /** The configuration with every placeholder filled, by the node's own `fill_placeholders`. */
 export function fillAsTheNode(text: string, values: NodeValues): string {
   return bash(
-    `source "${BOOTSTRAP}/kubeadm.sh"; fill_placeholders "$@"`,
+    `source "${modulePath("kubeadm")}"; fill_placeholders "$@"`,
     [
       `BOOTSTRAP_TOKEN=${values.bootstrapToken}`,
       `CA_CERT_HASH=${caCertHash(values.caCert)}`,

@@ -141,6 +141,8 @@ renew_certificates_if_due() {
 # start_control_plane_services: the units user data installed for the control plane (systemdUnits.ts): the
 # backup timer, the termination watcher and the certificate renewal timer.
 start_control_plane_services() {
+  local units
+  read -ra units <<<"$CONTROL_PLANE_STARTED_UNITS"
   systemctl daemon-reload
-  systemctl enable --now etcd-backup.timer etcd-leave.service certificate-renewal.timer
+  systemctl enable --now "${units[@]}"
 }
