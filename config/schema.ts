@@ -352,8 +352,9 @@ export const CONFIG_SCHEMA = {
         minimum: 1,
         maximum: 64,
         description:
-          "IMDSv2 PUT response hop limit. 1 lets only host-network processes (kubelet, Cilium agent and operator) reach " +
-          "the metadata service; pods in their own network namespace need 2 or more.",
+          "IMDSv2 PUT response hop limit of the worker groups. 1 lets only host-network processes (kubelet, Cilium agent) " +
+          "reach the metadata service; pods in their own network namespace need 2 or more. Control-plane nodes always " +
+          "use 1, so no pod there can take the control-plane role.",
       },
     },
   },

@@ -60,17 +60,17 @@ describe("NodeLaunchTemplate", () => {
     ]);
   });
 
-  it("requires IMDSv2 with the configured hop limit and encrypts a gp3 root volume", () => {
-    for (const [plan, hops] of [
+  it("requires IMDSv2 with the configured hop limit on workers, one hop on the control plane, and encrypts a gp3 root volume", () => {
+    for (const [plan, workerHops] of [
       [dev, 1],
       [ha, 2],
     ] as const) {
       for (const lt of ofType(plan, LT)) {
         const i = inputs(lt);
-        expect(i.metadataOptions).to.include({
+        expect(i.metadataOptions, lt.name).to.include({
           httpTokens: "required",
           httpEndpoint: "enabled",
-          httpPutResponseHopLimit: hops,
+          httpPutResponseHopLimit: lt.name.startsWith("control-plane-") ? 1 : workerHops,
         });
         expect(i.blockDeviceMappings[0].ebs).to.include({ encrypted: "true", volumeType: "gp3" });
       }
