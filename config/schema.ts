@@ -9,6 +9,12 @@ import {
   defaultCiliumVersion,
   newestRelease,
 } from "../catalogs/ciliumVersions";
+import {
+  API_LB_OWN_INBOUND_RULES,
+  INBOUND_RULES_PER_SECURITY_GROUP,
+  PROGRAM_TAGS_PER_RESOURCE,
+  TAGS_PER_RESOURCE,
+} from "./quotas";
 import type { AnyField } from "./schemaTypes";
 
 const shippedLines = CILIUM_LINES.map(
@@ -218,11 +224,18 @@ export const CONFIG_SCHEMA = {
       },
       access: {
         kind: "array",
-        default: ["0.0.0.0/0"],
-        minItems: 1,
+        default: [],
         items: { kind: "string", description: "An IPv4 CIDR." },
-        description: "CIDRs allowed to reach the API on TCP 443.",
-        rules: ["canonical IPv4 CIDRs, unique"],
+        description:
+          "CIDRs allowed to reach the API on TCP 443, besides the cluster's own nodes. No one else by default: " +
+          "a public load balancer (or `addons.applyFrom: deployer`) needs at least one, and the whole internet " +
+          "is `0.0.0.0/0`, written out.",
+        rules: [
+          "canonical IPv4 CIDRs, unique",
+          "required with `api.loadBalancer: public` or `addons.applyFrom: deployer`",
+          `at most ${INBOUND_RULES_PER_SECURITY_GROUP - API_LB_OWN_INBOUND_RULES}: the load balancer's security group holds ` +
+            `${INBOUND_RULES_PER_SECURITY_GROUP} inbound rules (AWS's default quota), ${API_LB_OWN_INBOUND_RULES} of them the program's own`,
+        ],
       },
     },
   },
@@ -337,6 +350,8 @@ export const CONFIG_SCHEMA = {
     kind: "map",
     description: "Tags added to every taggable AWS resource (and to the ENIs Cilium creates in ENI mode).",
     rules: [
+      `at most ${TAGS_PER_RESOURCE - PROGRAM_TAGS_PER_RESOURCE}: AWS allows ${TAGS_PER_RESOURCE} tags per resource and the ` +
+        `program puts up to ${PROGRAM_TAGS_PER_RESOURCE} of its own on one`,
       "keys of 1 to 128 characters, values of at most 256, not starting with `aws:`",
       "keys and values hold only letters, digits, spaces and `_ . : / = + - @` (AWS's tag alphabet)",
       "must not set tags the program or Cilium sets or selects by (`KubernetesCluster`, `Name`, `kubernetes.io/cluster/*`, `kubernetes.io/role/*`, `cilium-cluster/*`, `io.cilium/*`): cloud labels go on every subnet, so `cilium-cluster/node-subnet` would put the public subnets in ENI mode's subnet filter",
@@ -352,8 +367,9 @@ export const CONFIG_SCHEMA = {
         minimum: 1,
         maximum: 64,
         description:
-          "IMDSv2 PUT response hop limit. 1 lets only host-network processes (kubelet, Cilium agent and operator) reach " +
-          "the metadata service; pods in their own network namespace need 2 or more.",
+          "IMDSv2 PUT response hop limit of the worker groups. 1 lets only host-network processes (kubelet, Cilium agent) " +
+          "reach the metadata service; pods in their own network namespace need 2 or more. Control-plane nodes always " +
+          "use 1, so no pod there can take the control-plane role.",
       },
     },
   },

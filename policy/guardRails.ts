@@ -4,7 +4,7 @@
  */
 import type { ResourceValidationArgs, ResourceValidationPolicy } from "@pulumi/policy";
 import { ENI_ACTIONS } from "../components/iam/sources/ciliumEni";
-import { apiAccessRuleName } from "../components/network/securityRules";
+import { apiAccessRuleName, ICMP_FRAGMENTATION_NEEDED } from "../components/network/securityRules";
 import { USER_DATA_BUDGET_BYTES, USER_DATA_LIMIT_BYTES } from "../components/nodes/userDataBudget";
 import { API_LISTENER } from "../components/wellKnownPorts";
 import { TAGGABLE } from "./taggable";
@@ -39,6 +39,22 @@ const actionsOf = (document: string): string[] =>
   ((JSON.parse(document) as { Statement?: Statement[] }).Statement ?? []).flatMap((s) =>
     Array.isArray(s.Action) ? s.Action : s.Action ? [s.Action] : [],
   );
+
+const isOpenIngressRule = (args: ResourceValidationArgs, props: Props) =>
+  args.type === "aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule" && props.cidrIpv4 === "0.0.0.0/0";
+
+/** The API listener's rule for an `api.access` of 0.0.0.0/0: named for its CIDR. */
+const isApiListenerOpenRule = (props: Props) =>
+  props.ipProtocol === "tcp" &&
+  props.fromPort === API_LISTENER &&
+  props.toPort === API_LISTENER &&
+  (props.tags as Props | undefined)?.Name === apiAccessRuleName("0.0.0.0/0");
+
+/** ICMP type 3 code 4 (fragmentation needed) only: routers anywhere report a path's MTU with it. */
+const isFragmentationNeeded = (props: Props) =>
+  props.ipProtocol === "icmp" &&
+  props.fromPort === ICMP_FRAGMENTATION_NEEDED.type &&
+  props.toPort === ICMP_FRAGMENTATION_NEEDED.code;
 
 export const policies: ResourceValidationPolicy[] = [
   policy("imdsv2-required", "Launch templates require IMDSv2 session tokens.", (args, props, report) => {
@@ -78,16 +94,10 @@ export const policies: ResourceValidationPolicy[] = [
 
   policy(
     "no-open-ingress",
-    "No security-group rule admits 0.0.0.0/0, except the API listener when api.access says so.",
+    "No security-group rule admits 0.0.0.0/0 but path-MTU discovery's ICMP (and the API listener's, reported apart).",
     (args, props, report) => {
-      if (args.type === "aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule" && props.cidrIpv4 === "0.0.0.0/0") {
-        const name = (props.tags as Props | undefined)?.Name;
-        const apiListener =
-          props.ipProtocol === "tcp" && props.fromPort === API_LISTENER && props.toPort === API_LISTENER;
-        // The API listener's rule for `api.access`, which may be the whole internet, is named for its CIDR.
-        if (!(apiListener && name === apiAccessRuleName(props.cidrIpv4))) {
-          report(`ingress from 0.0.0.0/0 (${props.ipProtocol} ${props.fromPort}-${props.toPort})`);
-        }
+      if (isOpenIngressRule(args, props) && !isApiListenerOpenRule(props) && !isFragmentationNeeded(props)) {
+        report(`ingress from 0.0.0.0/0 (${props.ipProtocol} ${props.fromPort}-${props.toPort})`);
       }
       if (args.type === "aws:ec2/securityGroup:SecurityGroup") {
         for (const rule of (props.ingress as { cidrBlocks?: string[] }[] | undefined) ?? []) {
@@ -95,6 +105,19 @@ export const policies: ResourceValidationPolicy[] = [
         }
       }
     },
+  ),
+
+  policy(
+    "api-open-to-internet",
+    "The Kubernetes API admits the whole internet only where api.access says 0.0.0.0/0, and is reported then.",
+    (args, props, report) => {
+      if (isOpenIngressRule(args, props) && isApiListenerOpenRule(props)) {
+        report(
+          "the API load balancer admits 0.0.0.0/0 (api.access): anyone may try credentials on the API; list your own CIDRs instead",
+        );
+      }
+    },
+    "advisory",
   ),
 
   policy("no-wildcard-iam-actions", "IAM policies name every action; no `*` actions.", (args, props, report) => {

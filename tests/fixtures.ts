@@ -12,6 +12,7 @@ export function baseConfig(): Raw {
     network: { cidr: "10.0.0.0/16", availabilityZones: ["us-east-1a", "us-east-1b", "us-east-1c"] },
     networking: { cilium: { ipam: "eni", disableMasquerade: true } },
     nodeGroups: [{ name: "nodes", instanceType: "t3.large", minSize: 2, maxSize: 4 }],
+    api: { access: ["203.0.113.0/24"] },
   };
 }
 

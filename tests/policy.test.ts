@@ -115,7 +115,7 @@ describe("policy pack", () => {
     expect(policies.find((p) => p.name === "user-data-budget")!.enforcementLevel).to.equal("advisory");
   });
 
-  it("allows the API listener's rule to admit 0.0.0.0/0 when api.access says so", () => {
+  it("reports the API listener's rule for an api.access of 0.0.0.0/0 as an advisory finding, not a violation", () => {
     const rule = {
       cidrIpv4: "0.0.0.0/0",
       ipProtocol: "tcp",
@@ -124,10 +124,31 @@ describe("policy pack", () => {
       tags: { KubernetesCluster: "c", Name: "api-lb-https-from-access-0.0.0.0-0" },
     };
     const type = "aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule";
-    expect(violations(type, rule)).to.deep.equal([]);
-    // A rule named for another CIDR is not the listener's rule for 0.0.0.0/0.
+    expect(violations(type, rule).map((f) => f.split(":")[0])).to.deep.equal(["api-open-to-internet"]);
+    expect(policies.find((p) => p.name === "api-open-to-internet")!.enforcementLevel).to.equal("advisory");
+    // A rule named for another CIDR is not the listener's rule for 0.0.0.0/0: a violation.
     const Name = "api-lb-https-from-access-10.0.0.0-8";
-    expect(violations(type, { ...rule, tags: { ...rule.tags, Name } }), Name).to.have.length(1);
+    expect(
+      violations(type, { ...rule, tags: { ...rule.tags, Name } }).map((f) => f.split(":")[0]),
+      Name,
+    ).to.deep.equal(["no-open-ingress"]);
+    // A narrower api.access is neither.
+    const narrow = {
+      ...rule,
+      cidrIpv4: "203.0.113.7/32",
+      tags: { ...rule.tags, Name: "api-lb-https-from-access-203.0.113.7-32" },
+    };
+    expect(violations(type, narrow)).to.deep.equal([]);
+  });
+
+  it("lets path-MTU discovery's ICMP (fragmentation needed) in from anywhere, and no other ICMP", () => {
+    const type = "aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule";
+    const icmp = { cidrIpv4: "0.0.0.0/0", ipProtocol: "icmp", tags: { KubernetesCluster: "c", Name: "pmtu" } };
+    expect(violations(type, { ...icmp, fromPort: 3, toPort: 4 })).to.deep.equal([]);
+    expect(violations(type, { ...icmp, fromPort: 8, toPort: 0 }).map((f) => f.split(":")[0])).to.deep.equal([
+      "no-open-ingress",
+    ]);
+    expect(violations(type, { ...icmp, fromPort: -1, toPort: -1 })).to.have.length(1);
   });
 });
 

@@ -16,10 +16,14 @@ export interface ClusterNetworkArgs {
   spec: ClusterSpec;
 }
 
+/**
+ * What load balancer controllers pick subnets by. Public-topology subnets are the only subnets, so they
+ * carry both roles, as kOps tags them: internal load balancers go there too.
+ */
 const ROLE_TAGS: Record<SubnetRole, Tags> = {
   private: { "kubernetes.io/role/internal-elb": "1", SubnetType: "Private", ...NODE_SUBNET_TAG },
   utility: { "kubernetes.io/role/elb": "1", SubnetType: "Utility" },
-  public: { "kubernetes.io/role/elb": "1", SubnetType: "Public" },
+  public: { "kubernetes.io/role/elb": "1", "kubernetes.io/role/internal-elb": "1", SubnetType: "Public" },
 };
 
 export class ClusterNetwork extends pulumi.ComponentResource {

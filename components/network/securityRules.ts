@@ -1,17 +1,11 @@
 /**
- * The security-group rules of the cluster, as narrow as a working cluster allows, each with the reason
- * it exists. Pure: the spec in, a list of rules out; ClusterNetwork declares one resource per rule.
+ * The security-group rules of the cluster, kOps's traffic model (`pkg/model/firewall.go`) in every IPAM
+ * mode, each with the reason it exists: nodes reach the control plane on every port but etcd's, the control
+ * plane reaches nodes on every port, each group reaches itself. Pure: the spec in, a list of rules out;
+ * ClusterNetwork declares one resource per rule.
  */
 import type { ClusterSpec } from "../../config/types";
-import {
-  API_LISTENER,
-  CILIUM_HEALTH,
-  CILIUM_TUNNEL,
-  ETCD_CLIENT,
-  ETCD_METRICS,
-  KUBE_APISERVER,
-  KUBELET_API,
-} from "../wellKnownPorts";
+import { API_LISTENER, ETCD_CLIENT, ETCD_METRICS, KUBE_APISERVER } from "../wellKnownPorts";
 
 export type GroupRole = "controlPlane" | "nodes" | "apiLb";
 
@@ -35,51 +29,37 @@ export const apiAccessRuleName = (cidr: string) => `api-lb-https-from-access-${c
 /** etcd's client, peer and metrics ports on the control plane: never reachable from workers or their pods. */
 const ETCD_PORTS = { first: ETCD_CLIENT, last: ETCD_METRICS };
 
-function between(a: GroupRole, b: GroupRole, make: (from: GroupRole, to: GroupRole) => SecurityRule[]): SecurityRule[] {
-  return [...make(a, b), ...make(b, a)];
-}
+/** ICMP "destination unreachable, fragmentation needed" (type 3, code 4): what path-MTU discovery reads. */
+export const ICMP_FRAGMENTATION_NEEDED = { type: 3, code: 4 };
 
 const label = { controlPlane: "control-plane", nodes: "nodes", apiLb: "api-lb" } as const;
 
 export function securityRules(spec: ClusterSpec): SecurityRule[] {
-  const cilium = spec.networking.cilium;
-  const rules: SecurityRule[] = [];
-
-  spec.api.access.forEach((cidr) =>
-    rules.push({
-      name: apiAccessRuleName(cidr),
-      group: "apiLb",
-      direction: "ingress",
-      protocol: "tcp",
-      fromPort: API_LISTENER,
-      toPort: API_LISTENER,
-      peer: { cidr },
-      description: `Kubernetes API clients from ${cidr} (api.access)`,
-    }),
-  );
+  const rules: SecurityRule[] = spec.api.access.map((cidr) => ({
+    name: apiAccessRuleName(cidr),
+    group: "apiLb",
+    direction: "ingress",
+    protocol: "tcp",
+    fromPort: API_LISTENER,
+    toPort: API_LISTENER,
+    peer: { cidr },
+    description: `Kubernetes API clients from ${cidr} (api.access)`,
+  }));
+  rules.push(...apiLoadBalancerOwnRules());
   for (const group of ["controlPlane", "nodes"] as const) {
     rules.push({
-      name: `api-lb-https-from-${label[group]}`,
-      group: "apiLb",
+      name: `${label[group]}-from-${label[group]}`,
+      group,
       direction: "ingress",
-      protocol: "tcp",
-      fromPort: API_LISTENER,
-      toPort: API_LISTENER,
+      protocol: "-1",
       peer: { group },
-      description: `Kubelets, pods and Cilium on ${label[group]} nodes reach the API through the internal load balancer`,
+      description:
+        group === "controlPlane"
+          ? "Control-plane peers: etcd, API servers, kubelets and pods on the control plane"
+          : "Workers to workers: pod traffic and Cilium between nodes",
     });
   }
   rules.push(
-    {
-      name: "api-lb-to-control-plane",
-      group: "apiLb",
-      direction: "egress",
-      protocol: "tcp",
-      fromPort: KUBE_APISERVER,
-      toPort: KUBE_APISERVER,
-      peer: { group: "controlPlane" },
-      description: "API load balancer forwards requests and health checks to the API servers",
-    },
     {
       name: "control-plane-api-from-lb",
       group: "controlPlane",
@@ -91,107 +71,30 @@ export function securityRules(spec: ClusterSpec): SecurityRule[] {
       description: "API requests and health checks forwarded by the API load balancer",
     },
     {
-      name: "control-plane-from-control-plane",
-      group: "controlPlane",
-      direction: "ingress",
-      protocol: "-1",
-      peer: { group: "controlPlane" },
-      description: "Control-plane peers: etcd, API servers, kubelets and pods on the control plane",
-    },
-    {
-      name: "nodes-from-nodes",
+      name: "nodes-from-control-plane",
       group: "nodes",
       direction: "ingress",
       protocol: "-1",
-      peer: { group: "nodes" },
-      description: "Workers to workers: pod traffic and Cilium between nodes",
+      peer: { group: "controlPlane" },
+      description:
+        "Control plane and its pods to workers: kubelet API, webhooks served from nodes, tunnel, pod traffic",
     },
+    // Workers and their pods reach everything on the control plane (its kubelets for metrics-server and
+    // Prometheus, Hubble, Cilium health, the tunnel) but etcd, which only control-plane peers reach.
+    ...[
+      { protocol: "tcp", fromPort: 1, toPort: ETCD_PORTS.first - 1 },
+      { protocol: "tcp", fromPort: ETCD_PORTS.last + 1, toPort: 65535 },
+      { protocol: "udp", fromPort: 1, toPort: 65535 },
+      { protocol: "icmp", fromPort: -1, toPort: -1 },
+    ].map((p): SecurityRule => ({
+      name: `control-plane-from-nodes-${p.protocol}${p.protocol === "tcp" ? `-${p.fromPort}-${p.toPort}` : ""}`,
+      group: "controlPlane",
+      direction: "ingress",
+      ...p,
+      peer: { group: "nodes" },
+      description: `Workers and their pods to the control plane and its pods, ${p.protocol === "tcp" ? "TCP except etcd" : `all ${p.protocol.toUpperCase()}`}`,
+    })),
   );
-
-  if (cilium.ipam === "eni") {
-    // ENI mode: pods take ENI addresses and carry their node's security group, so pod traffic between
-    // the control plane and workers is native and uses any port. Only etcd stays closed to workers.
-    rules.push(
-      ...[
-        { protocol: "tcp", fromPort: 1, toPort: ETCD_PORTS.first - 1 },
-        { protocol: "tcp", fromPort: ETCD_PORTS.last + 1, toPort: 65535 },
-        { protocol: "udp", fromPort: 1, toPort: 65535 },
-        { protocol: "icmp", fromPort: -1, toPort: -1 },
-      ].map((p): SecurityRule => ({
-        name: `control-plane-from-nodes-${p.protocol}${p.protocol === "tcp" ? `-${p.fromPort}-${p.toPort}` : ""}`,
-        group: "controlPlane",
-        direction: "ingress",
-        ...p,
-        peer: { group: "nodes" },
-        description: `Workers and their pods (ENI addresses) to the control plane and its pods, ${p.protocol} except etcd`,
-      })),
-      {
-        name: "nodes-from-control-plane",
-        group: "nodes",
-        direction: "ingress",
-        protocol: "-1",
-        peer: { group: "controlPlane" },
-        description: "Control plane and its pods (ENI addresses) to workers and their pods: kubelet API, pod traffic",
-      },
-    );
-  } else {
-    const tunnel = cilium.tunnel === "geneve" ? "geneve" : "vxlan";
-    rules.push(
-      {
-        name: "control-plane-api-from-nodes",
-        group: "controlPlane",
-        direction: "ingress",
-        protocol: "tcp",
-        fromPort: KUBE_APISERVER,
-        toPort: KUBE_APISERVER,
-        peer: { group: "nodes" },
-        description: "Kubelets and pods on workers reach the API server",
-      },
-      {
-        name: "nodes-kubelet-from-control-plane",
-        group: "nodes",
-        direction: "ingress",
-        protocol: "tcp",
-        fromPort: KUBELET_API,
-        toPort: KUBELET_API,
-        peer: { group: "controlPlane" },
-        description: "API server to kubelets: logs, exec, port-forward, metrics",
-      },
-      ...between("controlPlane", "nodes", (from, to) => [
-        {
-          name: `${label[to]}-${tunnel}-from-${label[from]}`,
-          group: to,
-          direction: "ingress",
-          protocol: "udp",
-          fromPort: CILIUM_TUNNEL[tunnel],
-          toPort: CILIUM_TUNNEL[tunnel],
-          peer: { group: from },
-          description: `Cilium ${tunnel} tunnel carrying pod traffic between control plane and workers`,
-        },
-        {
-          name: `${label[to]}-cilium-health-from-${label[from]}`,
-          group: to,
-          direction: "ingress",
-          protocol: "tcp",
-          fromPort: CILIUM_HEALTH,
-          toPort: CILIUM_HEALTH,
-          peer: { group: from },
-          description: "Cilium health checks between nodes",
-        },
-        {
-          name: `${label[to]}-icmp-from-${label[from]}`,
-          group: to,
-          direction: "ingress",
-          protocol: "icmp",
-          fromPort: 8,
-          toPort: 0,
-          peer: { group: from },
-          description: "Cilium health checks between nodes (ICMP echo)",
-        },
-      ]),
-    );
-  }
-
   for (const group of ["controlPlane", "nodes"] as const) {
     rules.push({
       name: `${label[group]}-egress-all`,
@@ -203,4 +106,42 @@ export function securityRules(spec: ClusterSpec): SecurityRule[] {
     });
   }
   return rules;
+}
+
+/** The API load balancer's rules besides `api.access`'s: the inbound ones count against its group's quota. */
+function apiLoadBalancerOwnRules(): SecurityRule[] {
+  return [
+    ...(["controlPlane", "nodes"] as const).map((group): SecurityRule => ({
+      name: `api-lb-https-from-${label[group]}`,
+      group: "apiLb",
+      direction: "ingress",
+      protocol: "tcp",
+      fromPort: API_LISTENER,
+      toPort: API_LISTENER,
+      peer: { group },
+      description: `Kubelets, pods and Cilium on ${label[group]} nodes reach the API through the internal load balancer`,
+    })),
+    {
+      // AWS's recommendation for a load balancer's group: routers anywhere on a client's path may report a
+      // smaller MTU, and a connection whose large packets vanish silently hangs.
+      name: "api-lb-icmp-fragmentation-needed",
+      group: "apiLb",
+      direction: "ingress",
+      protocol: "icmp",
+      fromPort: ICMP_FRAGMENTATION_NEEDED.type,
+      toPort: ICMP_FRAGMENTATION_NEEDED.code,
+      peer: { cidr: "0.0.0.0/0" },
+      description: "Path-MTU discovery: ICMP fragmentation needed (type 3, code 4) from routers on the way to clients",
+    },
+    {
+      name: "api-lb-to-control-plane",
+      group: "apiLb",
+      direction: "egress",
+      protocol: "tcp",
+      fromPort: KUBE_APISERVER,
+      toPort: KUBE_APISERVER,
+      peer: { group: "controlPlane" },
+      description: "API load balancer forwards requests and health checks to the API servers",
+    },
+  ];
 }

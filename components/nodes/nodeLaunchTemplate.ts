@@ -73,7 +73,8 @@ export class NodeLaunchTemplate extends pulumi.ComponentResource {
         metadataOptions: {
           httpEndpoint: "enabled",
           httpTokens: "required",
-          httpPutResponseHopLimit: spec.instanceMetadata.hopLimit,
+          // One hop on the control plane always: a pod there must never reach the control-plane role.
+          httpPutResponseHopLimit: group.role === "control-plane" ? 1 : spec.instanceMetadata.hopLimit,
           httpProtocolIpv6: "disabled",
           instanceMetadataTags: "disabled",
         },

@@ -3,7 +3,8 @@ import { parseSemver } from "../../catalogs/ciliumVersions";
 import { REGIONS } from "../../catalogs/awsEnums";
 import type { ClusterSpec } from "../types";
 import { closestValues } from "./closestKey";
-import { child, FieldError, forbidden, invalid, mustRemove, required } from "./fieldErrors";
+import { PROGRAM_TAGS_PER_RESOURCE, TAGS_PER_RESOURCE } from "../quotas";
+import { child, FieldError, forbidden, invalid, mustRemove, required, tooMany } from "./fieldErrors";
 
 const DNS_NAME = /^(?=.{1,63}$)[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/;
 const REGION = /^[a-z]{2}(-gov|-iso[a-z]?)?-[a-z]+-\d$/;
@@ -70,6 +71,20 @@ export function validateCluster(spec: ClusterSpec): FieldError[] {
     if (value.length > 256) errors.push(invalid(path, value, "tag values have at most 256 characters"));
     else if (!TAG_TEXT.test(value))
       errors.push(invalid(path, value, "tag values may hold letters, digits, spaces and _ . : / = + - @"));
+  }
+
+  const labels = Object.keys(spec.cloudLabels);
+  const room = TAGS_PER_RESOURCE - PROGRAM_TAGS_PER_RESOURCE;
+  if (labels.length > room) {
+    errors.push(
+      tooMany(
+        "cloudLabels",
+        labels.length,
+        room,
+        `AWS allows ${TAGS_PER_RESOURCE} tags per resource and the program puts up to ${PROGRAM_TAGS_PER_RESOURCE} of its own on one`,
+        labels.slice(room).map((key) => child("cloudLabels", key)),
+      ),
+    );
   }
 
   if (spec.iam.permissionsBoundary !== "" && !POLICY_ARN.test(spec.iam.permissionsBoundary)) {

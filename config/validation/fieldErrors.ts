@@ -3,7 +3,7 @@
  * addressed by the path a user passes to `pulumi config set --path`.
  */
 
-export type FieldErrorType = "Required value" | "Invalid value" | "Unsupported value" | "Forbidden";
+export type FieldErrorType = "Required value" | "Invalid value" | "Unsupported value" | "Forbidden" | "Too many";
 
 export interface FieldError {
   type: FieldErrorType;
@@ -16,6 +16,10 @@ export interface FieldError {
   supported?: readonly string[];
   /** The key must go (`pulumi config rm`), not take another value. */
   remove?: boolean;
+  /** A value that fixes the error, printed in the fix instead of `<value>`. */
+  example?: string;
+  /** For `Too many`: the entries whose removal fixes it, in the order to remove them. */
+  excess?: readonly string[];
 }
 
 /** A path segment: object keys that are plain identifiers join with `.`, others use `["key"]`. */
@@ -47,6 +51,21 @@ export const notSupported = (field: string, badValue: unknown, supported: readon
 
 export const forbidden = (field: string, detail: string): FieldError => ({ type: "Forbidden", field, detail });
 
+/** apimachinery's `TooMany`: `actual` entries where at most `max` fit; `excess` are the entries to remove. */
+export const tooMany = (
+  field: string,
+  actual: number,
+  max: number,
+  why: string,
+  excess: readonly string[],
+): FieldError => ({
+  type: "Too many",
+  field,
+  badValue: actual,
+  detail: `must have at most ${max} items: ${why}`,
+  excess,
+});
+
 /** A key that must not be set at all: its fix is `pulumi config rm`. */
 export const mustRemove = (e: FieldError): FieldError => ({ ...e, remove: true });
 
@@ -60,7 +79,9 @@ function formatValue(value: unknown): string {
 /** One line, as `field.Error.Error()` prints it. */
 export function formatFieldError(e: FieldError): string {
   const body =
-    e.type === "Invalid value" || e.type === "Unsupported value" ? `${e.type}: ${formatValue(e.badValue)}` : e.type;
+    e.type === "Invalid value" || e.type === "Unsupported value" || e.type === "Too many"
+      ? `${e.type}: ${formatValue(e.badValue)}`
+      : e.type;
   return e.detail ? `${e.field}: ${body}: ${e.detail}` : `${e.field}: ${body}`;
 }
 

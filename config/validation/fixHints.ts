@@ -40,6 +40,12 @@ const quote = (text: string): string => `'${text.replace(/'/g, `'\\''`)}'`;
 const looksCoerced = (v: unknown) => typeof v === "number" || typeof v === "boolean";
 
 export function fixCommand(e: FieldError): string {
+  const command = placeholderFix(e);
+  return e.example === undefined ? command : command.replace("<value>", quote(e.example));
+}
+
+function placeholderFix(e: FieldError): string {
+  if (e.excess) return e.excess.map((p) => `pulumi config rm --path ${quote(p)}`).join(" && ");
   if (e.field.includes(":")) return `pulumi config set ${e.field} <value>`;
   const path = quote(e.field);
   if (e.remove) return `pulumi config rm --path ${path}`;

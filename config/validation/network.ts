@@ -3,7 +3,8 @@ import { planSubnets, usableAddresses, ZONE_LETTERS, zoneSlot } from "../subnetP
 import { Cidr, isCanonical, overlaps, parseCidr } from "../cidr";
 import { eniSubnetAddressesPerNode, hostNetworkPods } from "../../catalogs/instanceTypes";
 import type { ClusterSpec } from "../types";
-import { FieldError, forbidden, index, invalid } from "./fieldErrors";
+import { API_LB_OWN_INBOUND_RULES, INBOUND_RULES_PER_SECURITY_GROUP } from "../quotas";
+import { FieldError, forbidden, index, invalid, required, tooMany } from "./fieldErrors";
 
 /** Parses a CIDR field, reporting malformed, non-canonical or out-of-range prefixes. */
 function checkCidr(
@@ -56,12 +57,51 @@ export function validateNetwork(spec: ClusterSpec): FieldError[] {
   errors.push(...zoneErrors);
   if (vpc && network.availabilityZones.length > 0 && zoneErrors.length === 0) errors.push(...validatePlan(spec));
 
+  errors.push(...validateApiAccess(spec));
+  return errors;
+}
+
+/** An address from the documentation range (RFC 5737), standing for the user's own. */
+const EXAMPLE_ACCESS = "203.0.113.7/32";
+
+/**
+ * Who may reach the API: nobody unless the stack says so (never the whole internet by default), and no
+ * more CIDRs than the load balancer's security group holds rules for.
+ */
+function validateApiAccess(spec: ClusterSpec): FieldError[] {
+  const { access, loadBalancer } = spec.api;
+  if (access.length === 0) {
+    const why =
+      loadBalancer === "public"
+        ? "the public API load balancer admits no one by default: add your own address (0.0.0.0/0 admits the whole internet and must be written out)"
+        : spec.addons.applyFrom === "deployer"
+          ? "addons.applyFrom: deployer applies the add-ons through the API from the machine running pulumi up: add its address"
+          : undefined;
+    return why ? [{ ...required("api.access", why), example: EXAMPLE_ACCESS }] : [];
+  }
+  const errors: FieldError[] = [];
   const seen = new Set<string>();
-  spec.api.access.forEach((cidr, i) => {
+  access.forEach((cidr, i) => {
     const path = index("api.access", i);
     if (checkCidr(errors, path, cidr, 0, 32) && seen.has(cidr)) errors.push(invalid(path, cidr, "duplicate entry"));
     seen.add(cidr);
   });
+  const room = INBOUND_RULES_PER_SECURITY_GROUP - API_LB_OWN_INBOUND_RULES;
+  if (access.length > room) {
+    const excess = access
+      .map((_, i) => index("api.access", i))
+      .slice(room)
+      .reverse();
+    errors.push(
+      tooMany(
+        "api.access",
+        access.length,
+        room,
+        `the API load balancer's security group holds ${INBOUND_RULES_PER_SECURITY_GROUP} inbound rules (AWS's default quota), ${API_LB_OWN_INBOUND_RULES} of them the program's own; merge CIDRs or remove some`,
+        excess,
+      ),
+    );
+  }
   return errors;
 }
 

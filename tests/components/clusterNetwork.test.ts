@@ -6,6 +6,15 @@ import { TAGGABLE } from "../../policy/taggable";
 import { validateConfig } from "../../config/validation/validateConfig";
 import { baseConfig, REGION } from "../fixtures";
 import { inputs, named, NON_ENI, ofType, planWith } from "../planHelpers";
+import {
+  CILIUM_HEALTH,
+  CILIUM_TUNNEL,
+  ETCD_CLIENT,
+  ETCD_METRICS,
+  ETCD_PEER,
+  KUBE_APISERVER,
+  KUBELET_API,
+} from "../../components/wellKnownPorts";
 
 const eniSpec = validateConfig(baseConfig(), REGION).spec;
 
@@ -99,7 +108,11 @@ describe("ClusterNetwork", () => {
     expect(subnetTags(eni, "network-private-us-east-1a")).to.include({ "kubernetes.io/role/internal-elb": "1" });
     expect(subnetTags(eni, "network-private-us-east-1a")).not.to.have.property("kubernetes.io/role/elb");
     expect(subnetTags(eni, "network-utility-us-east-1a")).to.include({ "kubernetes.io/role/elb": "1" });
-    expect(subnetTags(publicPlan, "network-public-us-east-1a")).to.include({ "kubernetes.io/role/elb": "1" });
+    // Public-topology subnets are the only ones: both load balancer roles, as kOps tags them.
+    expect(subnetTags(publicPlan, "network-public-us-east-1a")).to.include({
+      "kubernetes.io/role/elb": "1",
+      "kubernetes.io/role/internal-elb": "1",
+    });
     // Cilium's subnet-tags-filter (ENI mode) matches the private node subnets only, never the utility ones.
     const filterText = renderCiliumConfig(eniSpec)["subnet-tags-filter"];
     const filter = filterText.split(",").map((kv) => kv.split("="));
@@ -110,52 +123,75 @@ describe("ClusterNetwork", () => {
     }
   });
 
-  it("opens no SSH anywhere and lets the API in only from api.access on 443", async () => {
+  it("opens no SSH anywhere and admits outside addresses only to the API listener, from api.access", async () => {
     for (const plan of [eni, vxlan, publicPlan]) {
       const ingress = ofType(plan, "aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule");
       for (const r of ingress) {
         const i = inputs(r);
-        if (i.cidrIpv4 !== undefined) expect(i, r.name).to.include({ ipProtocol: "tcp", fromPort: 443, toPort: 443 });
+        // Path-MTU discovery's ICMP (fragmentation needed) is the one exception: routers anywhere send it.
+        const pmtu = i.ipProtocol === "icmp" && i.fromPort === 3 && i.toPort === 4;
+        if (i.cidrIpv4 !== undefined && !pmtu)
+          expect(i, r.name).to.include({ ipProtocol: "tcp", fromPort: 443, toPort: 443 });
         expect(coversPort(r, 22, "tcp") && i.cidrIpv4 !== undefined, r.name).to.equal(false);
       }
     }
     const restricted = await planWith({ "api.access[0]": "203.0.113.0/24", "api.access[1]": "198.51.100.7/32" });
     const sources = ofType(restricted, "aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule")
+      .filter((r) => inputs(r).ipProtocol === "tcp")
       .map((r) => inputs(r).cidrIpv4)
       .filter(Boolean);
     expect(sources).to.have.members(["203.0.113.0/24", "198.51.100.7/32"]);
   });
 
-  it("opens the tunnel and health ports only when tunnelling", () => {
-    const udp8472 = (plan: Plan) =>
-      rules(plan).filter((r) => inputs(r).ipProtocol === "udp" && inputs(r).fromPort === 8472);
-    expect(udp8472(eni)).to.have.length(0);
-    expect(udp8472(vxlan).map((r) => r.name)).to.have.members([
-      "network-control-plane-vxlan-from-nodes",
-      "network-nodes-vxlan-from-control-plane",
-    ]);
-    const health = rules(vxlan).filter((r) => inputs(r).fromPort === 4240);
-    expect(health).to.have.length(2);
-    expect(rules(eni).filter((r) => inputs(r).fromPort === 4240)).to.have.length(0);
-  });
+  /** Whether `to`'s group admits `from`'s on a port (ICMP: any type) — egress is open for both. */
+  const admits = (plan: Plan, from: string, to: string, protocol: "tcp" | "udp" | "icmp", port = 0) =>
+    rules(plan).some((r) => {
+      const i = inputs(r);
+      if (i.securityGroupId !== `mock-securitygroup-network-${to}`) return false;
+      if (i.referencedSecurityGroupId !== `mock-securitygroup-network-${from}`) return false;
+      if (protocol === "icmp") return i.ipProtocol === "-1" || (i.ipProtocol === "icmp" && i.fromPort === -1);
+      return coversPort(r, port, protocol);
+    });
 
-  it("in ENI mode lets pod traffic between control plane and nodes pass, but never etcd from workers", () => {
-    const fromNodes = rules(eni).filter(
-      (r) =>
-        inputs(r).securityGroupId === "mock-securitygroup-network-controlPlane" &&
-        inputs(r).referencedSecurityGroupId === "mock-securitygroup-network-nodes",
-    );
-    for (const port of [53, 443, 8080, 10250])
-      expect(
-        fromNodes.some((r) => coversPort(r, port, "tcp")),
-        `${port}`,
-      ).to.equal(true);
-    for (const port of [2379, 2380, 2381])
-      expect(
-        fromNodes.some((r) => coversPort(r, port, "tcp")),
-        `${port}`,
-      ).to.equal(false);
-    expect(fromNodes.some((r) => coversPort(r, 53, "udp"))).to.equal(true);
+  it("follows kOps's traffic model in every mode: nodes reach the control plane but etcd, the control plane reaches nodes", async () => {
+    const geneve = await planWith({ ...NON_ENI, "networking.cilium.tunnel": "geneve" });
+    const HUBBLE = 4244; // Hubble's server on every node (hubble-listen-address)
+    for (const [mode, plan] of [
+      ["eni", eni],
+      ["vxlan", vxlan],
+      ["geneve", geneve],
+    ] as const) {
+      // Workers reach control-plane kubelets (metrics-server, Prometheus), Hubble, Cilium health, the API, pods.
+      for (const port of [KUBE_APISERVER, KUBELET_API, CILIUM_HEALTH, HUBBLE, 53, 8080, 9090, 65535])
+        expect(admits(plan, "nodes", "controlPlane", "tcp", port), `${mode} nodes -> cp tcp ${port}`).to.equal(true);
+      for (const port of [ETCD_CLIENT, ETCD_PEER, ETCD_METRICS]) {
+        expect(admits(plan, "nodes", "controlPlane", "tcp", port), `${mode} etcd ${port} from nodes`).to.equal(false);
+        expect(admits(plan, "controlPlane", "controlPlane", "tcp", port), `${mode} etcd ${port} peers`).to.equal(true);
+      }
+      // The control plane reaches webhooks and kubelets on workers, any port.
+      for (const port of [KUBELET_API, 443, 8443, 9443, 1, 65535])
+        expect(admits(plan, "controlPlane", "nodes", "tcp", port), `${mode} cp -> nodes tcp ${port}`).to.equal(true);
+      for (const [from, to] of [
+        ["nodes", "controlPlane"],
+        ["controlPlane", "nodes"],
+        ["nodes", "nodes"],
+        ["controlPlane", "controlPlane"],
+      ]) {
+        // ICMP: path-MTU discovery ("fragmentation needed") and Cilium's health pings.
+        expect(admits(plan, from, to, "icmp"), `${mode} ${from} -> ${to} icmp`).to.equal(true);
+        for (const port of Object.values(CILIUM_TUNNEL))
+          expect(admits(plan, from, to, "udp", port), `${mode} ${from} -> ${to} udp ${port}`).to.equal(true);
+      }
+    }
+    // One model: the same rules whatever the IPAM mode or tunnel.
+    const names = (plan: Plan) =>
+      rules(plan)
+        .map((r) => r.name)
+        .sort();
+    expect(names(vxlan)).to.deep.equal(names(eni));
+    expect(names(geneve)).to.deep.equal(names(eni));
+    // No rule is a tunnel port's own: the tunnel rides on the all-UDP rules.
+    expect(rules(eni).filter((r) => Object.values(CILIUM_TUNNEL).includes(inputs(r).fromPort))).to.deep.equal([]);
   });
 
   it("describes every rule in the characters AWS accepts", () => {

@@ -6,7 +6,7 @@ import { AwsCoordinates, rolePolicy } from "../../components/iam/rolePolicies";
 import type { PolicyDocument } from "../../components/iam/policyDocument";
 import { policyDocument } from "../../components/iam/policyDocument";
 import { STATEMENT_SOURCES } from "../../components/iam/sources/sourceList";
-import { ciliumEni, eniActions, ENI_ACTIONS, KOPS_GUIDE_ENI_ACTIONS } from "../../components/iam/sources/ciliumEni";
+import { ciliumEni, eniActions, ENI_ACTIONS } from "../../components/iam/sources/ciliumEni";
 import { SESSION_MANAGER_ACTIONS } from "../../components/iam/sources/sessionManager";
 import { nodeBootstrap } from "../../components/iam/sources/nodeBootstrap";
 import { controlPlaneState } from "../../components/iam/sources/controlPlaneStateAccess";
@@ -41,6 +41,9 @@ function specFor(
 }
 
 const ENI = "arn:aws:ec2:us-east-1:000000000000:network-interface/eni-0123456789abcdef0";
+/** An interface of this cluster, and a create request that tags the new one for it (Cilium's eni-tags). */
+const OWN = { "aws:ResourceTag/KubernetesCluster": "dev.k8s.local" };
+const CREATE_TAGGED = { "aws:RequestTag/KubernetesCluster": "dev.k8s.local" };
 const GROUP =
   "arn:aws:autoscaling:us-east-1:000000000000:autoScalingGroup:11111111-2222-3333-4444-555555555555:autoScalingGroupName/nodes.dev.k8s.local";
 const parameter = (cluster: string, audience: string) =>
@@ -62,10 +65,13 @@ describe("instance role policies", () => {
     }
   });
 
-  it("grants the control plane every ENI action of kOps's guide and of Cilium's docs in ENI mode only", () => {
+  it("grants the control plane every ENI action Cilium calls in ENI mode only, and none it never calls", () => {
     const actions = (doc: PolicyDocument) => new Set(doc.Statement.flatMap((s) => s.Action));
     const eni = actions(controlPlanePolicy(specFor("eni"), AT));
-    for (const action of [...KOPS_GUIDE_ENI_ACTIONS, ...ENI_ACTIONS]) expect(eni.has(action), action).to.equal(true);
+    for (const action of ENI_ACTIONS) expect(eni.has(action), action).to.equal(true);
+    // kOps's guide grants these; no shipped Cilium line calls them (Cilium's pkg/aws/ec2).
+    for (const action of ["ec2:DetachNetworkInterface", "ec2:DescribeVpcPeeringConnections"])
+      expect(eni.has(action), action).to.equal(false);
     // Outside ENI mode no ENI action on interfaces, and the control plane tags nothing at all.
     const onInterfaces = (doc: PolicyDocument) =>
       new Set(
@@ -83,12 +89,12 @@ describe("instance role policies", () => {
 
   it("lets the control plane, and only in ENI mode, create interfaces and assign addresses", async () => {
     const eni = controlPlanePolicy(specFor("eni"), AT);
-    expect(await may(eni, "ec2:CreateNetworkInterface", ENI)).to.equal(true);
-    expect(await may(eni, "ec2:AssignPrivateIpAddresses", ENI)).to.equal(true);
+    expect(await may(eni, "ec2:CreateNetworkInterface", ENI, CREATE_TAGGED)).to.equal(true);
+    expect(await may(eni, "ec2:AssignPrivateIpAddresses", ENI, OWN)).to.equal(true);
     for (const ipam of ["", "crd"] as const) {
       const policy = controlPlanePolicy(specFor(ipam), AT);
-      expect(await may(policy, "ec2:CreateNetworkInterface", ENI), ipam).to.equal(false);
-      expect(await may(policy, "ec2:AssignPrivateIpAddresses", ENI), ipam).to.equal(false);
+      expect(await may(policy, "ec2:CreateNetworkInterface", ENI, CREATE_TAGGED), ipam).to.equal(false);
+      expect(await may(policy, "ec2:AssignPrivateIpAddresses", ENI, OWN), ipam).to.equal(false);
     }
   });
 
@@ -101,7 +107,7 @@ describe("instance role policies", () => {
         "ec2:AttachNetworkInterface",
         "ec2:DeleteNetworkInterface",
       ]) {
-        expect(await may(policy, action, ENI), `${ipam}: ${action}`).to.equal(false);
+        expect(await may(policy, action, ENI, { ...OWN, ...CREATE_TAGGED }), `${ipam}: ${action}`).to.equal(false);
       }
     }
   });
@@ -114,8 +120,12 @@ describe("instance role policies", () => {
     expect(
       await may(eni, "ec2:DeleteNetworkInterface", ENI, { "aws:ResourceTag/KubernetesCluster": "other" }),
     ).to.equal(false);
-    expect(await may(eni, "ec2:CreateTags", ENI, { "ec2:CreateAction": "CreateNetworkInterface" })).to.equal(true);
-    expect(await may(eni, "ec2:CreateTags", ENI, { "ec2:CreateAction": "RunInstances" })).to.equal(false);
+    expect(
+      await may(eni, "ec2:CreateTags", ENI, { "ec2:CreateAction": "CreateNetworkInterface", ...CREATE_TAGGED }),
+    ).to.equal(true);
+    expect(await may(eni, "ec2:CreateTags", ENI, { "ec2:CreateAction": "RunInstances", ...CREATE_TAGGED })).to.equal(
+      false,
+    );
   });
 
   it("lets neither role pass roles or read another cluster's bootstrap secrets", async () => {
@@ -256,11 +266,13 @@ describe("statement sources, one per feature", () => {
   });
 
   it("gives the Cilium operator every ENI action its line uses through its own statements, on the control plane only", async () => {
-    const context: Record<string, Record<string, string>> = {
-      "ec2:DeleteNetworkInterface": { "aws:ResourceTag/KubernetesCluster": "dev.k8s.local" },
-      "ec2:DetachNetworkInterface": { "aws:ResourceTag/KubernetesCluster": "dev.k8s.local" },
-      "ec2:CreateTags": { "ec2:CreateAction": "CreateNetworkInterface" },
-    };
+    // On this cluster's interfaces (tests/components/iamEniScope.test.ts covers the other resources).
+    const context = (action: string) =>
+      action === "ec2:CreateTags"
+        ? { "ec2:CreateAction": "CreateNetworkInterface", ...CREATE_TAGGED }
+        : action === "ec2:CreateNetworkInterface"
+          ? CREATE_TAGGED
+          : OWN;
     const PREFIX_LIST = `arn:aws:ec2:${REGION}:000000000000:prefix-list/pl-0123456789abcdef0`;
     for (const on of LINES) {
       const own = only(ciliumEni, "control-plane", specFor("eni", on));
@@ -271,7 +283,7 @@ describe("statement sources, one per feature", () => {
           : action === "ec2:GetManagedPrefixListEntries"
             ? PREFIX_LIST
             : ENI;
-        expect(await may(own, action, resource, context[action]), `${on.cilium} ${action}`).to.equal(true);
+        expect(await may(own, action, resource, context(action)), `${on.cilium} ${action}`).to.equal(true);
       }
     }
     expect(ciliumEni.statements("node", specFor("eni"), AT)).to.deep.equal([]);

@@ -60,17 +60,17 @@ describe("NodeLaunchTemplate", () => {
     ]);
   });
 
-  it("requires IMDSv2 with the configured hop limit and encrypts a gp3 root volume", () => {
-    for (const [plan, hops] of [
+  it("requires IMDSv2 with the configured hop limit on workers, one hop on the control plane, and encrypts a gp3 root volume", () => {
+    for (const [plan, workerHops] of [
       [dev, 1],
       [ha, 2],
     ] as const) {
       for (const lt of ofType(plan, LT)) {
         const i = inputs(lt);
-        expect(i.metadataOptions).to.include({
+        expect(i.metadataOptions, lt.name).to.include({
           httpTokens: "required",
           httpEndpoint: "enabled",
-          httpPutResponseHopLimit: hops,
+          httpPutResponseHopLimit: lt.name.startsWith("control-plane-") ? 1 : workerHops,
         });
         expect(i.blockDeviceMappings[0].ebs).to.include({ encrypted: "true", volumeType: "gp3" });
       }
@@ -175,10 +175,8 @@ describe("NodeLaunchTemplate", () => {
     );
     const diff = diffPlans(before, after);
     expect(diff.changes.filter((c) => c.op === "replace")).to.deep.equal([]);
-    // Only the tunnel's security-group rules go (ENI mode routes natively); nothing is replaced.
-    const deleted = diff.changes.filter((c) => c.op === "delete");
-    expect(deleted.map((c) => c.name)).to.include("network-nodes-vxlan-from-control-plane");
-    for (const c of deleted) expect(c.type).to.equal("aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule");
+    // The security groups' rules are the same in every mode: nothing is deleted or replaced.
+    expect(diff.changes.filter((c) => c.op === "delete")).to.deep.equal([]);
     expect(diff.rollingGroups.sort()).to.deep.equal(["control-plane-us-east-1a-template", "nodes-template"]);
     const lt = diff.changes.find((c) => c.name === "nodes-template")!;
     expect(lt.changes.map((c) => c.path)).to.deep.equal(["userData"]);

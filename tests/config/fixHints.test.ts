@@ -65,6 +65,11 @@ const BROKEN: Record<string, (config: StackConfig) => void> = {
   },
   "a malformed Kubernetes version": (c) => setPath(c, "kubernetesVersion", "v1.33"),
   "another of kOps's clouds": (c) => setPath(c, "cloudProvider", "gce"),
+  "no api.access for a public API": (c) => removePath(c, "api.access"),
+  "more api.access CIDRs than the security group holds": (c) =>
+    Array.from({ length: 59 }, (_, i) => setPath(c, `api.access[${i}]`, `10.${i}.0.0/16`)),
+  "more cloud labels than AWS's tags per resource leave room for": (c) =>
+    Array.from({ length: 46 }, (_, i) => setPath(c, `cloudLabels.label-${i}`, "x")),
 };
 
 describe("fix hints, each applied as printed", () => {

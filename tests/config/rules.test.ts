@@ -16,7 +16,35 @@ const nonEni = { networking: { cilium: { ipam: "", disableMasquerade: false } } 
 const zones = (...z: string[]) => ({ network: { availabilityZones: z } });
 const group = (g: Raw) => ({ nodeGroups: [{ name: "nodes", instanceType: "t3.large", minSize: 2, maxSize: 4, ...g }] });
 
+/** `n` distinct canonical CIDRs, and `n` distinct cloud labels. */
+const cidrs = (n: number) => Array.from({ length: n }, (_, i) => `10.${i}.0.0/16`);
+const labels = (n: number) => Object.fromEntries(Array.from({ length: n }, (_, i) => [`label-${i}`, "x"]));
+
 const cases: RuleCase[] = [
+  {
+    rule: "a public API admits no one unless api.access says who (0.0.0.0/0 written out)",
+    ok: { api: { access: ["0.0.0.0/0"] } },
+    bad: { api: { access: [] } },
+    expected: ["Required value::api.access"],
+  },
+  {
+    rule: "an internal API needs api.access when the deploying machine applies the add-ons",
+    ok: { api: { loadBalancer: "internal", access: [] }, addons: { applyFrom: "controlPlane" } },
+    bad: { api: { loadBalancer: "internal", access: [] } },
+    expected: ["Required value::api.access"],
+  },
+  {
+    rule: "api.access fits the API load balancer's security group (60 inbound rules, 3 the program's)",
+    ok: { api: { access: cidrs(57) } },
+    bad: { api: { access: cidrs(58) } },
+    expected: ["Too many::api.access"],
+  },
+  {
+    rule: "cloud labels fit AWS's 50 tags per resource beside the program's own 6",
+    ok: { cloudLabels: labels(44) },
+    bad: { cloudLabels: labels(45) },
+    expected: ["Too many::cloudLabels"],
+  },
   {
     rule: "ipam value",
     ok: { networking: { cilium: { ipam: "crd" } } },
@@ -463,6 +491,24 @@ describe("validation rules, each both ways", () => {
       expect(run(c.bad), "the failing config").to.deep.equal([...c.expected].sort());
     });
   }
+
+  it("names the limit and the fix of each quota, and a runnable address for an empty api.access", () => {
+    const report = (edit: Raw) => validateConfig(merge(baseConfig(), edit), REGION).errors.map(formatWithFix);
+    expect(report({ api: { access: cidrs(59) } })).to.deep.equal([
+      "api.access: Too many: 59: must have at most 57 items: the API load balancer's security group holds 60 inbound " +
+        "rules (AWS's default quota), 3 of them the program's own; merge CIDRs or remove some " +
+        "(fix: pulumi config rm --path 'api.access[58]' && pulumi config rm --path 'api.access[57]')",
+    ]);
+    expect(report({ cloudLabels: labels(45) })).to.deep.equal([
+      "cloudLabels: Too many: 45: must have at most 44 items: AWS allows 50 tags per resource and the program puts " +
+        "up to 6 of its own on one (fix: pulumi config rm --path 'cloudLabels.label-44')",
+    ]);
+    expect(report({ api: { access: [] } })).to.deep.equal([
+      "api.access: Required value: the public API load balancer admits no one by default: add your own address " +
+        "(0.0.0.0/0 admits the whole internet and must be written out) " +
+        "(fix: pulumi config set --path 'api.access[0]' '203.0.113.7/32')",
+    ]);
+  });
 
   it("requires aws:region and checks its form", () => {
     expect(validateConfig(baseConfig(), undefined).errors.map(errorKey)).to.deep.equal(["Required value::aws:region"]);

@@ -109,7 +109,7 @@ describe("the API wait", () => {
       caCertPem: "CA",
       access: ["203.0.113.0/24"],
     });
-    expect((await target({}))?.access).to.deep.equal([]);
+    expect((await target({ api: { access: ["0.0.0.0/0"] } }))?.access).to.deep.equal([]);
     expect((await target({ api: { loadBalancer: "internal", access: ["10.0.0.0/8"] } }))?.access).to.deep.equal([]);
     expect(await target({ addons: { applyFrom: "controlPlane" } })).to.equal(undefined);
   });
@@ -162,7 +162,7 @@ describe("the Kubernetes provider", () => {
 
 describe("what a preview says about reaching the API", () => {
   it("says nothing when anyone may reach a public API", () => {
-    expect(deployerReachNotice(specWith({}))).to.equal(undefined);
+    expect(deployerReachNotice(specWith({ api: { access: ["0.0.0.0/0"] } }))).to.equal(undefined);
   });
 
   it("names each limit and the way out", () => {

@@ -119,7 +119,7 @@ describe("plan diff", () => {
     for (const action of ["ec2:CreateNetworkInterface", "ec2:AssignPrivateIpAddresses", "ec2:DeleteNetworkInterface"]) {
       expect(text).to.contain(`+   ${action}`);
     }
-    expect(text).to.contain("statement CiliumEniManage added:");
+    expect(text).to.contain("statement CiliumEniUseOwn added:");
     expect(text).to.contain("aws:ResourceTag/KubernetesCluster");
     expect(texts(diff).find((r) => r.startsWith("warning: IAM widened: control-plane-policy gains"))).to.contain(
       "ec2:UnassignPrivateIpAddresses",
