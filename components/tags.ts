@@ -23,3 +23,9 @@ export function clusterTags(
  * operator never creates pod ENIs in the public utility subnets of the same zone.
  */
 export const NODE_SUBNET_TAG: Readonly<Tags> = { "cilium-cluster/node-subnet": "1" };
+
+/** kOps's tag of an instance group's instances: the group's name (how `kubectl drain` finds its nodes). */
+export const INSTANCE_GROUP_TAG = "kops.k8s.io/instancegroup";
+
+/** kOps's role tags, by instance group role: the plan tells control-plane groups apart by theirs. */
+export const ROLE_TAGS = { "control-plane": "k8s.io/role/control-plane", node: "k8s.io/role/node" } as const;

@@ -2,19 +2,19 @@
  * What a plan says about the cluster it builds, read from its resources and outputs rather than from the
  * config that made it: a plan written by `--out` on another branch is all the diff has of the base. Pure.
  */
+import { ROLE_TAGS } from "../components/tags";
 import type { Plan, PlannedResource } from "./run";
 
 export const ASG = "aws:autoscaling/group:Group";
 export const LAUNCH_TEMPLATE = "aws:ec2/launchTemplate:LaunchTemplate";
 const LIFECYCLE_HOOK = "aws:autoscaling/lifecycleHook:LifecycleHook";
-const CONTROL_PLANE_TAG = "k8s.io/role/control-plane";
 
 type Inputs = Record<string, unknown>;
 export const inputsOf = (r: PlannedResource | undefined): Inputs => (r?.inputs ?? {}) as Inputs;
 
 export function isControlPlane(r: PlannedResource | undefined): boolean {
   const tags = inputsOf(r).tags;
-  return Array.isArray(tags) && tags.some((t) => (t as { key?: string }).key === CONTROL_PLANE_TAG);
+  return Array.isArray(tags) && tags.some((t) => (t as { key?: string }).key === ROLE_TAGS["control-plane"]);
 }
 
 /** The instance group an Auto Scaling group or launch template belongs to: its component's name. */

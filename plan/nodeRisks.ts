@@ -6,6 +6,7 @@
  * until its member has left (components/nodes/lifecycleHooks.ts).
  */
 import { ETCD_LIFECYCLE_HOOK } from "../components/nodes/lifecycleHooks";
+import { INSTANCE_GROUP_TAG } from "../components/tags";
 import { ASG, groupOf, inputsOf, isControlPlane, LAUNCH_TEMPLATE, terminationHooks } from "./clusterFacts";
 import type { PlanDiff, ResourceChange } from "./diff";
 import type { Risk } from "./risks";
@@ -32,6 +33,13 @@ function sizeOf(asg: PlannedResource): string {
   return minSize === maxSize ? String(minSize) : `${String(minSize)} to ${String(maxSize)}`;
 }
 
+/** How to find a group's nodes: the tag its instances carry. */
+function instancesTagged(asg: PlannedResource): string {
+  const tags = (inputsOf(asg).tags ?? []) as { key?: string; value?: string }[];
+  const tag = tags.find((t) => t.key === INSTANCE_GROUP_TAG);
+  return tag ? ` each node whose instance has the tag ${INSTANCE_GROUP_TAG}=${tag.value}` : "";
+}
+
 /** Groups whose Auto Scaling group is deleted or replaced: every instance in them is terminated. */
 function terminations(diff: PlanDiff): Risk[] {
   const before = new Map(diff.before.resources.map((r) => [r.urn, r]));
@@ -47,7 +55,7 @@ function terminations(diff: PlanDiff): Risk[] {
         level: "warning",
         text:
           `Nodes are terminated: ${groupLabel(asg)} ${how}; its ${sizeOf(asg)} instance(s) are terminated: ` +
-          `${howTerminated(diff.before, asg)}; drain them first (kubectl drain) to move their pods gracefully.`,
+          `${howTerminated(diff.before, asg)}; drain them first (kubectl drain${instancesTagged(asg)}) to move their pods gracefully.`,
       };
     });
 }
