@@ -13,11 +13,16 @@ const HA = ["--config-file", join("examples", "Pulumi.ha.yaml")];
 const summaryOf = (out: string) => out.slice(0, out.indexOf("\nDetails:"));
 const outputsOf = (out: string) => out.slice(out.indexOf("\nOutputs:\n"));
 
+/** A plan that must succeed (exit 0): its output, and the summary in it. */
+async function planned(...argv: string[]): Promise<{ out: string; summary: string }> {
+  const { code, out, err } = await run(...argv);
+  expect(code, err).to.equal(0);
+  return { out, summary: summaryOf(out) };
+}
+
 describe("plan risks and details, for the changes users hit", () => {
   it("deleting node group batch: its nodes are terminated, not drained", async () => {
-    const { code, out } = await run(...HA, "--diff", "--rm", "nodeGroups[2]");
-    expect(code).to.equal(0);
-    const summary = summaryOf(out);
+    const { out, summary } = await planned(...HA, "--diff", "--rm", "nodeGroups[2]");
     expect(summary).to.contain(
       "  WARNING: Nodes are terminated: group batch is deleted; its 0 to 20 instance(s) are terminated: " +
         "pods are not drained; drain them first (kubectl drain each node whose instance has the tag " +
@@ -29,18 +34,18 @@ describe("plan risks and details, for the changes users hit", () => {
   });
 
   it("renaming nodeGroups[0]: the old group's nodes are terminated and a new group launches", async () => {
-    const { code, out } = await run("--diff", "--set", "nodeGroups[0].name=workers");
-    expect(code).to.equal(0);
-    const summary = summaryOf(out);
+    const { summary } = await planned("--diff", "--set", "nodeGroups[0].name=workers");
     expect(summary).to.contain("  WARNING: Nodes are terminated: group nodes is deleted; its 2 to 4 instance(s)");
     expect(summary).to.contain("  New group workers: it launches 2 to 4 node(s).\n");
     expect(summary).not.to.contain("Nodes will not roll");
   });
 
   it("dropping a zone: the internal alias follows, the control plane rolls for its certificate, the outputs change", async () => {
-    const { code, out } = await run("--diff", "--set-json", 'network.availabilityZones=["us-east-1a","us-east-1c"]');
-    expect(code).to.equal(0);
-    const summary = summaryOf(out);
+    const { out, summary } = await planned(
+      "--diff",
+      "--set-json",
+      'network.availabilityZones=["us-east-1a","us-east-1c"]',
+    );
     expect(summary).to.contain(
       "the alias record(s) api-dns-api-internal follow them, so nodes that reach the API by name keep it; " +
         "the control plane rolls: its API server certificate names them; " +
@@ -104,18 +109,17 @@ describe("plan risks and details, for the changes users hit", () => {
       /^ {2}ERROR: clusterName changes dev\.k8s\.local → prod\.k8s\.local: that builds a new cluster in place of this one \(\d+ resources replaced or deleted, every node terminated, new CAs and keys, an empty etcd\)\. Clusters are not renamed \(kOps refuses it too\): keep the name \(pulumi config set clusterName dev\.k8s\.local\), or create a new stack for prod\.k8s\.local; to plan the new cluster anyway, add --allow-cluster-rename\.$/m,
     );
     expect(outputsOf(refused.out)).to.contain('  ~ clusterName: "dev.k8s.local" → "prod.k8s.local"\n');
-    const allowed = await run(...rename, "--allow-cluster-rename");
+    const allowed = await run(...rename, "--allow-cluster-rename", "--format", "markdown");
     expect(allowed.code).to.equal(0);
-    expect(summaryOf(allowed.out)).to.match(
-      /^ {2}WARNING: clusterName changes .*; allowed by --allow-cluster-rename\.$/m,
+    expect(allowed.out).to.match(/^- WARNING: clusterName changes .*; allowed by --allow-cluster-rename\.$/m);
+    expect(allowed.out).to.match(
+      /\nOutputs:\n\n```\n(?:.*\n)*~ clusterName: "dev\.k8s\.local" → "prod\.k8s\.local"\n(?:.*\n)*```\n/,
     );
   });
 
   it("moving a zone of the three-member control plane keeps etcd's quorum; its member waits for etcd to let it go", async () => {
     const zones = 'network.availabilityZones=["us-east-2a","us-east-2b","us-east-2d"]';
-    const { code, out } = await run(...HA, "--diff", "--set-json", zones);
-    expect(code).to.equal(0);
-    const summary = summaryOf(out);
+    const { summary } = await planned(...HA, "--diff", "--set-json", zones);
     expect(summary).to.contain(
       "  WARNING: The control plane moves: member(s) control-plane-us-east-2c are deleted with their etcd data; " +
         "new member(s) control-plane-us-east-2d join first. The other 2 of 3 members keep etcd's quorum and serve the API meanwhile.\n",
