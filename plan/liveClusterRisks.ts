@@ -3,6 +3,7 @@
  * version skew, Cilium's one-minor-at-a-time upgrades and fixed IPAM mode, and a cluster rename (kOps refuses
  * one: it is a new cluster). Each compares a fact of the base plan with the same fact of the new one.
  */
+import { CILIUM_LINES, newestRelease } from "../catalogs/ciliumVersions";
 import { decodeUserData } from "../components/nodes/userDataEncoding";
 import { ciliumOf, clusterNameOf, inputsOf, LAUNCH_TEMPLATE } from "./clusterFacts";
 import type { PlanDiff } from "./diff";
@@ -48,15 +49,16 @@ function kubernetesSkew(diff: PlanDiff): Risk[] {
 function ciliumSkew(diff: PlanDiff): Risk[] {
   const [from, to] = [ciliumOf(diff.before).version, ciliumOf(diff.after).version];
   if (!from || !to || (to[0] === from[0] && Math.abs(to[1] - from[1]) <= 1)) return [];
-  const step = to[1] > from[1] ? 1 : -1;
-  const next = `v${from[0]}.${from[1] + step}`;
+  const next = `${from[0]}.${from[1] + (to[1] > from[1] ? 1 : -1)}`;
+  const line = CILIUM_LINES.find((l) => l.line === next);
+  const version = line ? newestRelease(line).version : `v${next}.<patch>`;
   return [
     {
       level: "error",
       text:
         `networking.cilium.version goes v${from.join(".")} → v${to.join(".")}, skipping a minor version: ` +
-        `Cilium upgrades one minor at a time; go to the newest ${next} patch first ` +
-        `(pulumi config set --path networking.cilium.version ${next}.<patch>), pulumi up, then on.`,
+        `Cilium upgrades one minor at a time; go to ${next} first ` +
+        `(pulumi config set --path networking.cilium.version ${version}), pulumi up, then on.`,
     },
   ];
 }
@@ -72,7 +74,7 @@ function ipamSwitch(diff: PlanDiff): Risk[] {
         `Cilium's IPAM mode changes, ${from} → ${to}: Cilium does not support changing IPAM on a live cluster ` +
         "(pods keep the addresses of the old mode, and the new agents cannot route to them). Do it only on a " +
         "cluster you can drain or rebuild, or create a new stack in the new mode and move workloads " +
-        "(docs/cilium.md).",
+        `(docs/cilium.md); to keep the mode: pulumi config set --path networking.cilium.ipam ${from}.`,
     },
   ];
 }

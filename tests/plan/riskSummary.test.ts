@@ -2,6 +2,7 @@
 // summary read from the resource graph, and the details `pulumi preview --diff` would show.
 import { expect } from "chai";
 import { join } from "path";
+import { CILIUM_LINES, newestRelease } from "../../catalogs/ciliumVersions";
 import { diffPlans } from "../../plan/diff";
 import { formatDiff } from "../../plan/format";
 import { FAKE_SECRET_MARKER } from "../../plan/mocks";
@@ -63,17 +64,17 @@ describe("plan risks and details, for the changes users hit", () => {
   });
 
   it("switching IPAM eni → crd warns that Cilium does not support it on a live cluster", async () => {
-    const { code, out } = await run(
+    const { summary } = await planned(
       "--diff",
       "--set",
       "networking.cilium.ipam=crd",
       "--set",
       "networking.cilium.disableMasquerade=false",
     );
-    expect(code).to.equal(0);
-    expect(summaryOf(out)).to.contain(
+    expect(summary).to.contain(
       "  WARNING: Cilium's IPAM mode changes, eni → crd: Cilium does not support changing IPAM on a live cluster",
     );
+    expect(summary).to.contain("to keep the mode: pulumi config set --path networking.cilium.ipam eni.\n");
   });
 
   it("an IPAM switch is seen in the apply document too, when the control plane applies the add-ons", async () => {
@@ -90,12 +91,13 @@ describe("plan risks and details, for the changes users hit", () => {
     expect((await run("--out", base, ...kubernetes, "--set", "networking.cilium.version=v1.18.14")).code).to.equal(0);
     const skip = await run("--against", base, ...kubernetes, "--set", "networking.cilium.version=v1.20.2");
     expect(skip.code).to.equal(1);
+    const newest119 = newestRelease(CILIUM_LINES.find((l) => l.line === "1.19")!).version;
     expect(summaryOf(skip.out)).to.contain(
       "  ERROR: networking.cilium.version goes v1.18.14 → v1.20.2, skipping a minor version: Cilium upgrades one " +
-        "minor at a time; go to the newest v1.19 patch first (pulumi config set --path networking.cilium.version " +
-        "v1.19.<patch>), pulumi up, then on.\n",
+        `minor at a time; go to 1.19 first (pulumi config set --path networking.cilium.version ${newest119}), ` +
+        "pulumi up, then on.\n",
     );
-    const step = await run("--against", base, ...kubernetes, "--set", "networking.cilium.version=v1.19.8");
+    const step = await run("--against", base, ...kubernetes, "--set", `networking.cilium.version=${newest119}`);
     expect(step.code).to.equal(0);
     expect(step.out).not.to.contain("ERROR");
   });
