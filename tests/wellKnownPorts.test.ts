@@ -9,7 +9,7 @@ import * as ports from "../components/wellKnownPorts";
 const WELL_KNOWN = new Set(Object.values(ports).flatMap((p) => (typeof p === "number" ? [p] : Object.values(p))));
 
 function sources(): string[] {
-  const roots = ["components", "plan", "policy", "spec", "program.ts"];
+  const roots = ["components", "plan", "policy", "config", "catalogs", "program.ts"];
   return roots.flatMap((root) => {
     if (root.endsWith(".ts")) return [join(PROJECT_DIR, root)];
     return readdirSync(join(PROJECT_DIR, root), { recursive: true, encoding: "utf8" })
