@@ -10,6 +10,14 @@ import { planWith } from "../planHelpers";
 import { run, scratch } from "./planCli";
 
 const HA = ["--config-file", join("examples", "Pulumi.ha.yaml")];
+/** The dev stack from ENI to crd IPAM, with the masquerading crd needs. */
+const ENI_TO_CRD = [
+  "--diff",
+  "--set",
+  "networking.cilium.ipam=crd",
+  "--set",
+  "networking.cilium.disableMasquerade=false",
+];
 /** The summary: what comes before the details. */
 const summaryOf = (out: string) => out.slice(0, out.indexOf("\nDetails:"));
 const outputsOf = (out: string) => out.slice(out.indexOf("\nOutputs:\n"));
@@ -64,13 +72,7 @@ describe("plan risks and details, for the changes users hit", () => {
   });
 
   it("switching IPAM eni → crd warns that Cilium does not support it on a live cluster", async () => {
-    const { summary } = await planned(
-      "--diff",
-      "--set",
-      "networking.cilium.ipam=crd",
-      "--set",
-      "networking.cilium.disableMasquerade=false",
-    );
+    const { summary } = await planned(...ENI_TO_CRD);
     expect(summary).to.contain(
       "  WARNING: Cilium's IPAM mode changes, eni → crd: Cilium does not support changing IPAM on a live cluster",
     );
@@ -134,13 +136,7 @@ describe("plan risks and details, for the changes users hit", () => {
   });
 
   it("a created resource lists its inputs", async () => {
-    const { out } = await run(
-      "--diff",
-      "--set",
-      "networking.cilium.ipam=crd",
-      "--set",
-      "networking.cilium.disableMasquerade=false",
-    );
+    const { out } = await run(...ENI_TO_CRD);
     expect(out).to.contain(
       [
         "  +  create  aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule  network-control-plane-vxlan-from-nodes",
