@@ -10,11 +10,20 @@ import { diffPlans } from "./diff";
 import { Format, formatDiff, formatPlan, hasErrors } from "./format";
 import { PROJECT_DIR } from "./examples";
 import { Plan, PlannedResource, runPlan } from "./run";
-import { loadStackConfig, setPath, StackConfig, UsageError } from "./stackConfig";
+import {
+  loadStackConfig,
+  projectDefaults,
+  removePath,
+  setJsonPath,
+  setPath,
+  StackConfig,
+  UsageError,
+} from "./stackConfig";
 
 export const USAGE =
-  "usage: npm run plan -- [--stack NAME | --config-file PATH]... [--set PATH=VALUE]... [--out DIR] " +
-  "[--diff | --against DIR] [--format text|markdown]";
+  "usage: npm run plan -- [--stack NAME | --config-file PATH]... " +
+  "[--set PATH=VALUE | --set-json PATH=JSON | --rm PATH]... [--out DIR] [--diff | --against DIR] " +
+  "[--allow-cluster-rename] [--format text|markdown]";
 
 export const HELP = `${USAGE}
 
@@ -24,9 +33,14 @@ The program's plan, offline: the real program under the Pulumi SDK's mock runtim
   --config-file PATH   plan any stack file, e.g. examples/Pulumi.ha.yaml (the stack is named after the file)
   --set PATH=VALUE     apply \`pulumi config set --path PATH VALUE\` first (repeatable; true/false and integers
                        become booleans and numbers, as the CLI does; a list takes an index: nodeGroups[0].name)
+  --set-json PATH=JSON set PATH to a JSON value, typed as written: '"1234"' a string, 1234 a number, true a
+                       boolean, ["a","b"] a list, {"k":"v"} an object
+  --rm PATH            apply \`pulumi config rm --path PATH\` (a list item is removed; a top-level key falls back
+                       to its Pulumi.yaml default); the edits apply in the order given
   --out DIR            also write resources.json, outputs.json, Kubernetes objects, IAM documents, user data
-  --diff               compare the plan with the --set edits against the plan without them
+  --diff               compare the plan with the edits against the plan without them
   --against DIR        compare the plan with an earlier --out of the same stack (CI: the base branch's plan)
+  --allow-cluster-rename  plan a new clusterName as the new cluster it is (a warning), not refuse it (an error)
   --format FORMAT      text (default) or markdown, for a pull-request comment
   --help               this text
 
@@ -36,8 +50,13 @@ as a run of its own would: its output follows a heading, ==> FILE <== (in markdo
 DIR/examples_Pulumi.ha.yaml). A stack with no plan under --against is planned in full. The exit code is 1
 when any stack's is, and a last line on stderr names those stacks.
 
-A diff starts with a summary: replacements, which node groups roll and why, zones added or removed, the
-control plane moving, data at risk, IAM permissions widened or narrowed, Kubernetes version skew (an error).
+A diff starts with a summary: errors for what the cluster's engines refuse on a live cluster (a Kubernetes or
+Cilium minor version skipped, a downgrade, a cluster rename without --allow-cluster-rename), warnings for a
+change of Cilium's IPAM mode, zones added or removed, the control plane moving (by its member count), API
+endpoints that change, node groups that roll or whose nodes are terminated (and whether they are drained),
+data at risk, Kubernetes objects deleted, IAM permissions widened or narrowed, and replacements. The details
+list every input of a resource created or deleted (secrets as [secret]), the changed inputs of the others
+(user data as a unified diff), and the stack outputs that change.
 
 Exit codes: 0 planned; 1 the config is invalid (every field error on stderr) or the diff holds an error;
 2 bad usage.
@@ -52,11 +71,20 @@ export interface StackSource {
   label: string;
 }
 
+/** A config edit: `pulumi config set --path` (as the CLI types it, or as JSON), or `pulumi config rm --path`. */
+export interface Edit {
+  flag: "--set" | "--set-json" | "--rm";
+  /** `PATH=VALUE` for the sets, `PATH` for --rm. */
+  arg: string;
+}
+
 export interface Options {
   help?: boolean;
   /** In the order given; the dev stack when none is. */
   stacks: StackSource[];
-  sets: string[];
+  /** In the order given. */
+  edits: Edit[];
+  allowClusterRename: boolean;
   out?: string;
   diff: boolean;
   /** An earlier `--out` directory to diff this plan against (a base branch's plan, in CI). */
@@ -79,7 +107,7 @@ function fromConfigFile(path: string): StackSource {
 export const stackKey = (source: StackSource): string => source.label.replace(/\//g, "_");
 
 export function parseArgs(argv: readonly string[]): Options {
-  const options: Options = { stacks: [], sets: [], diff: false, format: "text" };
+  const options: Options = { stacks: [], edits: [], allowClusterRename: false, diff: false, format: "text" };
   for (let i = 0; i < argv.length; i++) {
     const flag = argv[i];
     const value = () => {
@@ -98,12 +126,20 @@ export function parseArgs(argv: readonly string[]): Options {
       case "--config-file":
         options.stacks.push(fromConfigFile(value()));
         break;
-      case "--set": {
+      case "--set":
+      case "--set-json": {
         const edit = value();
-        if (!/^[^=]+=/.test(edit)) throw new UsageError(`--set takes PATH=VALUE, got ${JSON.stringify(edit)}`);
-        options.sets.push(edit);
+        const form = flag === "--set" ? "PATH=VALUE" : "PATH=JSON";
+        if (!/^[^=]+=/.test(edit)) throw new UsageError(`${flag} takes ${form}, got ${JSON.stringify(edit)}`);
+        options.edits.push({ flag, arg: edit });
         break;
       }
+      case "--rm":
+        options.edits.push({ flag, arg: value() });
+        break;
+      case "--allow-cluster-rename":
+        options.allowClusterRename = true;
+        break;
       case "--out":
         options.out = value();
         break;
@@ -124,8 +160,8 @@ export function parseArgs(argv: readonly string[]): Options {
         throw new UsageError(`unknown argument ${flag}`);
     }
   }
-  if (options.diff && options.sets.length === 0)
-    throw new UsageError("--diff compares against --set edits; give at least one");
+  if (options.diff && options.edits.length === 0)
+    throw new UsageError("--diff compares against config edits (--set, --set-json, --rm); give at least one");
   if (options.diff && options.against) throw new UsageError("--diff and --against are alternatives");
   if (options.stacks.length === 0) options.stacks.push(fromStackName("dev"));
   const keys = options.stacks.map(stackKey);
@@ -134,11 +170,13 @@ export function parseArgs(argv: readonly string[]): Options {
   return options;
 }
 
-function applyEdits(config: StackConfig, sets: readonly string[]): StackConfig {
+function applyEdits(config: StackConfig, edits: readonly Edit[], defaults: StackConfig): StackConfig {
   const edited = structuredClone(config);
-  for (const edit of sets) {
-    const at = edit.indexOf("=");
-    setPath(edited, edit.slice(0, at), edit.slice(at + 1));
+  for (const { flag, arg } of edits) {
+    const at = arg.indexOf("=");
+    if (flag === "--rm") removePath(edited, arg, defaults);
+    else if (flag === "--set-json") setJsonPath(edited, arg.slice(0, at), arg.slice(at + 1));
+    else setPath(edited, arg.slice(0, at), arg.slice(at + 1));
   }
   return edited;
 }
@@ -159,8 +197,10 @@ export function readPlan(dir: string, stack: string): Plan {
     );
   }
   let resources: PlannedResource[];
+  let outputs: Record<string, unknown>;
   try {
     resources = resourcesFromFiles((name) => readFileSync(join(dir, name), "utf8"));
+    outputs = JSON.parse(readFileSync(join(dir, "outputs.json"), "utf8")) as Record<string, unknown>;
   } catch (err) {
     throw new UsageError(`--against ${dir}: ${(err as Error).message}; write it again with --out`);
   }
@@ -171,7 +211,7 @@ export function readPlan(dir: string, stack: string): Plan {
         "plan the base with the same --stack or --config-file name",
     );
   }
-  return { resources, outputs: {}, warnings: [] };
+  return { resources, outputs, warnings: [] };
 }
 
 /**
@@ -226,8 +266,9 @@ function checkOutRoot(dir: string): void {
 }
 
 function prepare(source: StackSource, options: Options, several: boolean): StackRun {
-  const config = loadStackConfig(join(PROJECT_DIR, "Pulumi.yaml"), source.file);
-  const run: StackRun = { source, config, edited: applyEdits(config, options.sets) };
+  const projectFile = join(PROJECT_DIR, "Pulumi.yaml");
+  const config = loadStackConfig(projectFile, source.file);
+  const run: StackRun = { source, config, edited: applyEdits(config, options.edits, projectDefaults(projectFile)) };
   if (options.out) {
     run.out = several ? join(resolve(options.out), stackKey(source)) : resolve(options.out);
     checkOutDir(run.out);
@@ -249,10 +290,11 @@ async function planStack(run: StackRun, options: Options, io: Io): Promise<numbe
     return 1;
   }
   let code = 0;
+  const risk = { allowClusterRename: options.allowClusterRename };
   if (run.baseline) {
     const diff = diffPlans(run.baseline, plan);
-    io.out(formatDiff(diff, `Changes against ${run.against}`, options.format));
-    if (hasErrors(diff)) code = 1;
+    io.out(formatDiff(diff, `Changes against ${run.against}`, options.format, risk));
+    if (hasErrors(diff, risk)) code = 1;
   } else if (options.diff) {
     const base = await runPlan(run.config, source.stack);
     if (base.errors) {
@@ -260,9 +302,9 @@ async function planStack(run: StackRun, options: Options, io: Io): Promise<numbe
       return 1;
     }
     const diff = diffPlans(base, plan);
-    const title = `Changes from ${options.sets.map((e) => `--set ${e}`).join(" ")}`;
-    io.out(formatDiff(diff, title, options.format));
-    if (hasErrors(diff)) code = 1;
+    const title = `Changes from ${options.edits.map((e) => `${e.flag} ${e.arg}`).join(" ")}`;
+    io.out(formatDiff(diff, title, options.format, risk));
+    if (hasErrors(diff, risk)) code = 1;
   } else {
     if (run.against) io.out(`No plan of this stack in ${run.against} to compare with: its plan in full.\n\n`);
     io.out(formatPlan(plan, options.format));

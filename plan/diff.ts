@@ -4,7 +4,8 @@
  * replacement cascades to what references the replaced resource (a new subnet ID changes the Auto Scaling
  * groups in it and replaces its NAT gateway and route-table associations), as it does in a real preview.
  */
-import { mockId } from "./mocks";
+import { decodeUserData } from "../components/nodes/userDataEncoding";
+import { mockDnsLabel, mockId } from "./mocks";
 import type { Plan, PlannedResource } from "./run";
 import { forcesReplacement, replacedBy } from "./replaceKeys";
 import { withSortedSets } from "./setProperties";
@@ -23,6 +24,7 @@ export interface ResourceChange {
   urn: string;
   type: string;
   name: string;
+  /** What changes; for a resource created or deleted, every input it is created with or had. */
   changes: PropertyChange[];
   /** Replaced resources this one references: it changes (or is replaced) because they get new IDs. */
   causes: string[];
@@ -32,6 +34,8 @@ export interface PlanDiff {
   changes: ResourceChange[];
   /** Launch templates whose new version rolls their group's nodes. */
   rollingGroups: string[];
+  /** The stack outputs that change, by path, as `pulumi preview --diff` lists them under Outputs. */
+  outputs: PropertyChange[];
   before: Plan;
   after: Plan;
 }
@@ -51,14 +55,73 @@ function changedPaths(a: unknown, b: unknown, path: string, out: [string, unknow
   }
 }
 
+/** Every leaf of `value` with its path (an empty object or list is a leaf), as a create or delete lists them. */
+function leafPaths(value: unknown, path: string, out: [string, unknown][]): void {
+  const entries = value && typeof value === "object" ? Object.entries(value) : [];
+  if (entries.length === 0) {
+    if (path) out.push([path, value]);
+    return;
+  }
+  for (const [k, v] of entries) leafPaths(v, Array.isArray(value) ? `${path}[${k}]` : path ? `${path}.${k}` : k, out);
+}
+
+const allInputs = (r: PlannedResource, side: "old" | "new"): PropertyChange[] => {
+  const leaves: [string, unknown][] = [];
+  leafPaths(r.inputs, "", leaves);
+  return leaves.map(([path, v]) => ({
+    path,
+    old: side === "old" ? v : undefined,
+    new: side === "new" ? v : undefined,
+    replaces: false,
+  }));
+};
+
 /** Whether an input path is `key` or inside it (`key.x`, `key[0]`). */
 const isAtOrBelow = (path: string, key: string): boolean =>
   path === key || path.startsWith(`${key}.`) || path.startsWith(`${key}[`);
 
-/** Input paths whose value is the ID or ARN of a resource in `targets` (keyed by its mock ID). */
-function referencePaths(value: unknown, path: string, targets: Map<string, string>, out: [string, string][]): void {
+/**
+ * A replaced resource as others refer to it: by its ID, its ARN or its DNS name. `find` gives what a value
+ * holds of it, and `what` names that for the diff.
+ */
+interface Target {
+  name: string;
+  find: (value: string) => { held: string; what: string } | undefined;
+}
+
+/** The mock ARN's tail (`:<Type>/<name>`), which references by ARN end with. */
+const arnSuffix = (r: { type: string; name: string }): string => `:${r.type.split(":")[2]}/${r.name}`;
+
+function targetOf(c: ResourceChange): Target {
+  const id = mockId(c.type, c.name);
+  const dnsName = new RegExp(`${mockDnsLabel(c.name)}\\.[a-z0-9.-]+`);
+  return {
+    name: c.name,
+    find: (value) => {
+      if (value === id || value.endsWith(arnSuffix(c))) return { held: id, what: "ID" };
+      const host = dnsName.exec(value)?.[0];
+      return host === undefined ? undefined : { held: host, what: "DNS name" };
+    },
+  };
+}
+
+interface Reference {
+  path: string;
+  target: Target;
+  held: string;
+  what: string;
+}
+
+/** Paths in `value` that hold a target, each with the first target it holds. */
+function referencePaths(value: unknown, path: string, targets: readonly Target[], out: Reference[]): void {
   if (typeof value === "string") {
-    for (const [id, suffix] of targets) if (value === id || value.endsWith(suffix)) out.push([path, id]);
+    for (const target of targets) {
+      const found = target.find(value);
+      if (found) {
+        out.push({ path, target, ...found });
+        return;
+      }
+    }
   } else if (Array.isArray(value)) {
     value.forEach((v, i) => referencePaths(v, `${path}[${i}]`, targets, out));
   } else if (value && typeof value === "object") {
@@ -66,8 +129,14 @@ function referencePaths(value: unknown, path: string, targets: Map<string, strin
   }
 }
 
-/** The mock ARN's tail (`:<Type>/<name>`), which references by ARN end with. */
-const arnSuffix = (r: { type: string; name: string }): string => `:${r.type.split(":")[2]}/${r.name}`;
+/** A resource's inputs as references are looked for in them: a launch template's user data as its text. */
+function scannedInputs(r: PlannedResource): unknown {
+  const inputs = (r.inputs ?? {}) as Record<string, unknown>;
+  if (r.type !== LAUNCH_TEMPLATE || typeof inputs.userData !== "string") return inputs;
+  return { ...inputs, userData: decodeUserData(inputs.userData) };
+}
+
+const newValue = (ref: Reference) => `(new ${ref.what}: ${ref.target.name} is replaced)`;
 
 /** Marks the changes to inputs the provider's conditional rules say force replacement (replaceKeys.ts). */
 function applyConditionalRules(change: ResourceChange, prior: PlannedResource | undefined, r: PlannedResource): void {
@@ -85,24 +154,23 @@ function applyConditionalRules(change: ResourceChange, prior: PlannedResource | 
  * replaced resource's ID gets a new value there; if that input forces replacement it is replaced too.
  */
 function cascade(changes: Map<string, ResourceChange>, before: Plan, after: Plan): void {
-  const byId = new Map(after.resources.map((r) => [mockId(r.type, r.name), r]));
   const prior = new Map(before.resources.map((r) => [r.urn, r]));
   let replaced = [...changes.values()].filter((c) => c.op === "replace");
   while (replaced.length > 0) {
-    const targets = new Map(replaced.map((c) => [mockId(c.type, c.name), arnSuffix(c)]));
+    const targets = replaced.map(targetOf);
     const next: ResourceChange[] = [];
     for (const r of after.resources) {
       const current = changes.get(r.urn);
       if (current && (current.op === "create" || current.op === "delete")) continue;
-      const refs: [string, string][] = [];
-      referencePaths(r.inputs, "", targets, refs);
-      const fresh = refs.filter(([path]) => !current?.changes.some((c) => c.path === path));
+      const refs: Reference[] = [];
+      referencePaths(scannedInputs(r), "", targets, refs);
+      const fresh = refs.filter((ref) => !current?.changes.some((c) => c.path === ref.path));
       if (fresh.length === 0) continue;
       const entry = current ?? { op: "update", urn: r.urn, type: r.type, name: r.name, changes: [], causes: [] };
-      for (const [path, id] of fresh) {
-        const cause = byId.get(id)?.name ?? id;
-        const replaces = forcesReplacement(r.type, path);
-        entry.changes.push({ path, old: id, new: `(new ID: ${cause} is replaced)`, replaces, cause });
+      for (const ref of fresh) {
+        const cause = ref.target.name;
+        const replaces = forcesReplacement(r.type, ref.path);
+        entry.changes.push({ path: ref.path, old: ref.held, new: newValue(ref), replaces, cause });
         if (!entry.causes.includes(cause)) entry.causes.push(cause);
       }
       applyConditionalRules(entry, prior.get(r.urn), r);
@@ -131,7 +199,7 @@ export function diffPlans(before: Plan, after: Plan): PlanDiff {
   for (const r of after.resources) {
     const prior = old.get(r.urn);
     if (!prior) {
-      changes.set(r.urn, entry("create", r));
+      changes.set(r.urn, entry("create", r, allInputs(r, "new")));
       continue;
     }
     const paths: [string, unknown, unknown][] = [];
@@ -145,11 +213,25 @@ export function diffPlans(before: Plan, after: Plan): PlanDiff {
     if (props.some((p) => p.replaces)) change.op = "replace";
     changes.set(r.urn, change);
   }
-  for (const r of before.resources) if (!updated.has(r.urn)) changes.set(r.urn, entry("delete", r));
+  for (const r of before.resources)
+    if (!updated.has(r.urn)) changes.set(r.urn, entry("delete", r, allInputs(r, "old")));
   cascade(changes, before, after);
   const list = [...changes.values()].sort((a, b) => a.urn.localeCompare(b.urn));
   const rollingGroups = list
     .filter((c) => c.type === LAUNCH_TEMPLATE && c.op !== "create" && c.op !== "delete")
     .map((c) => c.name);
-  return { changes: list, rollingGroups, before, after };
+  return { changes: list, rollingGroups, outputs: outputChanges(list, before, after), before, after };
+}
+
+/** Outputs whose value changes, and those that hold a replaced resource's ID or DNS name (new once applied). */
+function outputChanges(changes: readonly ResourceChange[], before: Plan, after: Plan): PropertyChange[] {
+  const paths: [string, unknown, unknown][] = [];
+  changedPaths(before.outputs, after.outputs, "", paths);
+  const result: PropertyChange[] = paths.map(([path, o, n]) => ({ path, old: o, new: n, replaces: false }));
+  const refs: Reference[] = [];
+  referencePaths(after.outputs, "", changes.filter((c) => c.op === "replace").map(targetOf), refs);
+  for (const ref of refs.filter((r) => !result.some((c) => c.path === r.path))) {
+    result.push({ path: ref.path, old: ref.held, new: newValue(ref), replaces: false, cause: ref.target.name });
+  }
+  return result.sort((a, b) => a.path.localeCompare(b.path));
 }

@@ -35,7 +35,7 @@ function computedOutputs(
       out.latestVersion = String(parseInt(digest(String(inputs.content), 6), 16) + 1);
       break;
     case "aws:lb/loadBalancer:LoadBalancer":
-      out.dnsName = `${name}-${digest(name, 8)}.elb.${region}.amazonaws.com.mock`;
+      out.dnsName = `${mockDnsLabel(name)}.elb.${region}.amazonaws.com.mock`;
       out.zoneId = "ZMOCK00000000";
       break;
     case "aws:route53/zone:Zone":
@@ -69,6 +69,12 @@ function computedOutputs(
   }
   return out;
 }
+
+/**
+ * The first label of a mock DNS name (`<name>-<digest>`): what the diff finds a replaced load balancer's
+ * DNS name by, in whatever holds it.
+ */
+export const mockDnsLabel = (name: string): string => `${name}-${digest(name, 8)}`;
 
 /** `mock-<kind>-<name>`, e.g. `mock-vpc-network-vpc`: unique per type and name, and plainly fake. */
 export function mockId(type: string, name: string): string {

@@ -1,13 +1,15 @@
 /**
- * What a reviewer must see first in a plan diff: which node groups roll and why, zones added or removed,
- * control-plane members that move, API endpoints that change, data at risk, Kubernetes objects deleted from
- * the cluster, IAM permissions widened or narrowed, and Kubernetes version skew. Pure: a diff in, summary lines out.
+ * What a reviewer must see first in a plan diff: what the engines refuse on a live cluster
+ * (liveClusterRisks.ts), zones added or removed, control-plane members that move, API endpoints that change,
+ * nodes that roll or are terminated (nodeRisks.ts), data at risk, Kubernetes objects deleted from the
+ * cluster, IAM permissions widened or narrowed. Pure: a diff in, summary lines out.
  */
-import { ROLE_TAGS } from "../components/tags";
-import { decodeUserData } from "../components/nodes/userDataEncoding";
+import { ASG, controlPlaneMembers, groupOf, inputsOf, isControlPlane, LAUNCH_TEMPLATE } from "./clusterFacts";
 import type { PlanDiff, ResourceChange } from "./diff";
+import { liveClusterRisks } from "./liveClusterRisks";
+import { nodeRisks } from "./nodeRisks";
 import { allowedActions, POLICY_DOCUMENTS } from "./policyDiff";
-import type { Plan, PlannedResource } from "./run";
+import type { Plan } from "./run";
 
 export interface Risk {
   /** `error`: the change must not be applied as it is. */
@@ -15,9 +17,7 @@ export interface Risk {
   text: string;
 }
 
-const ASG = "aws:autoscaling/group:Group";
 const SUBNET = "aws:ec2/subnet:Subnet";
-const LAUNCH_TEMPLATE = "aws:ec2/launchTemplate:LaunchTemplate";
 const LOAD_BALANCER = "aws:lb/loadBalancer:LoadBalancer";
 /** Resources whose replacement or deletion loses state: the VPC with everything in it, keys, CAs, secrets. */
 const STATEFUL = new Set([
@@ -29,43 +29,12 @@ const STATEFUL = new Set([
   "aws:ssm/parameter:Parameter",
 ]);
 
-type Inputs = Record<string, unknown>;
-const inputsOf = (r: PlannedResource | undefined): Inputs => (r?.inputs ?? {}) as Inputs;
 const byUrn = (plan: Plan) => new Map(plan.resources.map((r) => [r.urn, r]));
 const quoteList = (names: readonly string[]) => names.join(", ");
 
-function isControlPlane(r: PlannedResource | undefined): boolean {
-  const tags = inputsOf(r).tags;
-  return Array.isArray(tags) && tags.some((t) => (t as { key?: string }).key === ROLE_TAGS["control-plane"]);
-}
-
-/** The instance group an Auto Scaling group or launch template belongs to: its component's name. */
-const groupOf = (r: { name: string }): string => r.name.replace(/-(group|template)$/, "");
-
-function rolls(diff: PlanDiff): Risk[] {
-  const after = byUrn(diff.after);
-  const before = byUrn(diff.before);
-  const reasons = new Map<string, string[]>();
-  const add = (group: string, reason: string) => reasons.set(group, [...(reasons.get(group) ?? []), reason]);
-  for (const c of diff.changes) {
-    if (c.type === LAUNCH_TEMPLATE && (c.op === "update" || c.op === "replace")) {
-      add(groupOf(c), `launch template changes (${quoteList(c.changes.map((p) => p.path))})`);
-    }
-    if (c.type !== ASG || c.op === "create" || c.op === "delete") continue;
-    const subnets = c.causes.filter((name) => diff.changes.some((s) => s.type === SUBNET && s.name === name));
-    if (subnets.length) add(groupOf(c), `its subnets are replaced (${quoteList(subnets)})`);
-    if (c.changes.some((p) => p.path.startsWith("vpcZoneIdentifiers") && !p.cause))
-      add(groupOf(c), "its subnets change (instances in a zone it leaves are replaced)");
-    if (c.op === "replace") add(groupOf(c), "its Auto Scaling group is replaced");
-  }
-  const controlPlane = (group: string) =>
-    [...after.values(), ...before.values()].some((r) => r.type === ASG && groupOf(r) === group && isControlPlane(r));
-  if (reasons.size === 0)
-    return [{ level: "info", text: "Nodes will not roll: no launch template or subnet changes." }];
-  return [...reasons].map(([group, why]) => ({
-    level: "warning",
-    text: `Nodes will roll: ${controlPlane(group) ? "control-plane group" : "group"} ${group}: ${why.join("; ")}.`,
-  }));
+export interface RiskOptions {
+  /** `--allow-cluster-rename`: a new clusterName is planned as the new cluster it is, not refused. */
+  allowClusterRename?: boolean;
 }
 
 function zonesOf(plan: Plan): Map<string, string[]> {
@@ -110,19 +79,33 @@ function zoneMoves(diff: PlanDiff): Risk[] {
       .map(groupOf);
   const [gone, added] = [members("delete", diff.before), members("create", diff.after)];
   if (gone.length) {
-    const to = added.length ? `; new member(s) ${quoteList(added)} join` : "";
+    const to = added.length ? `; new member(s) ${quoteList(added)} join first` : "";
     risks.push({
       level: "warning",
       text:
         `The control plane moves: member(s) ${quoteList(gone)} are deleted with their etcd data${to}. ` +
-        "With one control-plane node, this replaces the cluster's only API server and etcd.",
+        quorum(controlPlaneMembers(diff.before), gone.length),
     });
   }
   return risks;
 }
 
+/** What the members that stay mean for etcd while `gone` of `members` leave. */
+function quorum(members: number, gone: number): string {
+  if (members === 1) return "With one control-plane member, this replaces the cluster's only API server and etcd.";
+  const staying = members - gone;
+  if (staying > members / 2) {
+    return `The other ${staying} of ${members} members keep etcd's quorum and serve the API meanwhile.`;
+  }
+  return `Only ${staying} of ${members} members stay: etcd loses quorum, and the API stops, until new members join.`;
+}
+
+/** An SSM parameter holds data when it holds a secret; one with an insecureValue (an image ID) is re-resolved. */
+const holdsData = (c: ResourceChange, plan: Plan) =>
+  STATEFUL.has(c.type) && inputsOf(plan.resources.find((r) => r.urn === c.urn)).insecureValue === undefined;
+
 function dataAtRisk(diff: PlanDiff): Risk[] {
-  const lost = diff.changes.filter((c) => STATEFUL.has(c.type) && (c.op === "replace" || c.op === "delete"));
+  const lost = diff.changes.filter((c) => (c.op === "replace" || c.op === "delete") && holdsData(c, diff.before));
   if (lost.length === 0) return [];
   return [
     {
@@ -135,9 +118,9 @@ function dataAtRisk(diff: PlanDiff): Risk[] {
 }
 
 /**
- * A replaced API load balancer is a new DNS name: the cluster's endpoint changes under everything that
- * names the old one (kubeadm's controlPlaneEndpoint and the API server certificate's SANs on the running
- * control plane, every node's kubeconfig, the admin kubeconfig).
+ * A replaced API load balancer is a new DNS name: whatever holds the old one changes with it, as the diff's
+ * cascade finds it (an alias record, the control plane's user data, which names it in the API server
+ * certificate's SANs, and the stack outputs). The kubeconfig output names the apiEndpoint output's endpoint.
  */
 function apiEndpointMoves(diff: PlanDiff): Risk[] {
   const replaced = diff.changes.filter((c) => c.type === LOAD_BALANCER && c.op === "replace");
@@ -146,13 +129,29 @@ function apiEndpointMoves(diff: PlanDiff): Risk[] {
     const paths = [...new Set(c.changes.filter((p) => p.replaces).map((p) => p.path.split(/[.[]/)[0]))];
     return `${c.name} (${quoteList(paths)})`;
   };
+  const names = new Set(replaced.map((c) => c.name));
+  const holders = diff.changes.filter((c) => c.op === "update" && c.causes.some((cause) => names.has(cause)));
+  const records = holders.filter((c) => c.type === "aws:route53/record:Record").map((c) => c.name);
+  const controlPlane = new Set(
+    diff.after.resources.filter((r) => r.type === ASG && isControlPlane(r)).map((r) => groupOf(r)),
+  );
+  const outputs = diff.outputs.filter((o) => o.cause && names.has(o.cause)).map((o) => o.path);
+  if (outputs.includes("apiEndpoint")) outputs.push("kubeconfig");
+  const follow = [
+    records.length
+      ? `the alias record(s) ${quoteList(records)} follow them, so nodes that reach the API by name keep it`
+      : "",
+    holders.some((c) => c.type === LAUNCH_TEMPLATE && controlPlane.has(groupOf(c)))
+      ? "the control plane rolls: its API server certificate names them"
+      : "",
+    outputs.length ? `the stack outputs ${quoteList(outputs)} change: hand out the new kubeconfig after pulumi up` : "",
+  ].filter(Boolean);
   return [
     {
       level: "warning",
       text:
         `The API endpoints change: load balancer(s) ${quoteList(replaced.map(why))} are replaced and get new DNS ` +
-        "names. Every node's kubeconfig, the control plane's controlPlaneEndpoint and API server certificate, " +
-        "and the admin kubeconfig name the old ones: running nodes lose the API until they are replaced.",
+        `names${follow.length ? `: ${follow.join("; ")}` : ""}.`,
     },
   ];
 }
@@ -205,42 +204,7 @@ function iamChanges(diff: PlanDiff): Risk[] {
   });
 }
 
-const VERSION_LINE = /^\s*KUBERNETES_VERSION='(\d+)\.(\d+)\.(\d+)'$/m;
-
-/** The Kubernetes version the plan's nodes install, read from the user data they boot with. */
-function kubernetesVersion(plan: Plan): [number, number, number] | undefined {
-  for (const r of plan.resources.filter((x) => x.type === LAUNCH_TEMPLATE)) {
-    const userData = inputsOf(r).userData;
-    if (typeof userData !== "string") continue;
-    const match = VERSION_LINE.exec(decodeUserData(userData));
-    if (match) return [Number(match[1]), Number(match[2]), Number(match[3])];
-  }
-  return undefined;
-}
-
-/** kubeadm upgrades one minor version at a time and never downgrades. */
-export function versionSkew(diff: PlanDiff): Risk[] {
-  const [from, to] = [kubernetesVersion(diff.before), kubernetesVersion(diff.after)];
-  if (!from || !to) return [];
-  const [a, b] = [from.join("."), to.join(".")];
-  const order = to[0] - from[0] || to[1] - from[1] || to[2] - from[2];
-  if (order < 0) {
-    return [
-      { level: "error", text: `kubernetesVersion goes down, ${a} → ${b}: Kubernetes cannot be downgraded in place.` },
-    ];
-  }
-  if (to[0] !== from[0] || to[1] - from[1] > 1) {
-    return [
-      {
-        level: "error",
-        text: `kubernetesVersion jumps ${a} → ${b}: Kubernetes upgrades one minor version at a time; go to ${from[0]}.${from[1] + 1} first.`,
-      },
-    ];
-  }
-  return [];
-}
-
-export function assessRisks(diff: PlanDiff): Risk[] {
+export function assessRisks(diff: PlanDiff, options: RiskOptions = {}): Risk[] {
   const replaced = diff.changes.filter((c) => c.op === "replace");
   const perType = new Map<string, number>();
   for (const c of replaced) perType.set(c.type.split(":")[2], (perType.get(c.type.split(":")[2]) ?? 0) + 1);
@@ -248,10 +212,10 @@ export function assessRisks(diff: PlanDiff): Risk[] {
     ? [{ level: "warning", text: `Replaced: ${quoteList([...perType].map(([type, n]) => `${n} ${type}`))}.` }]
     : [];
   return [
-    ...versionSkew(diff),
+    ...liveClusterRisks(diff, options),
     ...zoneMoves(diff),
     ...apiEndpointMoves(diff),
-    ...rolls(diff),
+    ...nodeRisks(diff),
     ...dataAtRisk(diff),
     ...kubernetesDeletions(diff),
     ...iamChanges(diff),

@@ -27,8 +27,18 @@ const fullKey = (key: string): string => (key.includes(":") ? key : `${PROJECT}:
 
 /** Merges Pulumi.yaml's project defaults under a stack file's `config:` values. */
 export function loadStackConfig(projectFile: string, stackFile: string): StackConfig {
-  const project = readYaml(projectFile);
+  const config = projectDefaults(projectFile);
   const stack = readYaml(stackFile);
+  const values = stack.config ?? {};
+  if (typeof values !== "object" || Array.isArray(values))
+    throw new UsageError(`${stackFile}: config must be a mapping`);
+  for (const [key, value] of Object.entries(values as Record<string, unknown>)) config[fullKey(key)] = value;
+  return config;
+}
+
+/** Pulumi.yaml's config defaults: what a key the stack leaves out (or removes) is. */
+export function projectDefaults(projectFile: string): StackConfig {
+  const project = readYaml(projectFile);
   const config: StackConfig = {};
   const declared = (project.config ?? {}) as Record<string, unknown>;
   for (const [key, decl] of Object.entries(declared)) {
@@ -40,10 +50,6 @@ export function loadStackConfig(projectFile: string, stackFile: string): StackCo
       config[fullKey(key)] = decl;
     }
   }
-  const values = stack.config ?? {};
-  if (typeof values !== "object" || Array.isArray(values))
-    throw new UsageError(`${stackFile}: config must be a mapping`);
-  for (const [key, value] of Object.entries(values as Record<string, unknown>)) config[fullKey(key)] = value;
   return config;
 }
 
@@ -109,9 +115,30 @@ function checkSegment(container: unknown, segments: readonly Segment[], i: numbe
   }
 }
 
-/** Applies `pulumi config set --path PATH VALUE [--type string]` to a config. */
+/**
+ * Applies `pulumi config set --path PATH VALUE [--type string]` to a config: the CLI coerces a leaf below
+ * the top level unless told it is a string, and keeps a top-level value as the string given.
+ */
 export function setPath(config: StackConfig, path: string, value: string, type?: "string"): void {
   const segments = parseConfigPath(path);
+  const typed = segments.length === 1 || type === "string" ? value : coerce(value);
+  assign(config, segments, typed, `${path}=${value}`);
+}
+
+/** Sets PATH to a JSON value as given: a string, number, boolean, list or object, no coercion. */
+export function setJsonPath(config: StackConfig, path: string, json: string): void {
+  let value: unknown;
+  try {
+    value = JSON.parse(json);
+  } catch {
+    throw new UsageError(
+      `--set-json ${path}=${json}: the value is not JSON; quote a string, e.g. --set-json '${path}="${json}"'`,
+    );
+  }
+  assign(config, parseConfigPath(path), value, `${path}=${json}`);
+}
+
+function assign(config: StackConfig, segments: readonly Segment[], value: unknown, edit: string): void {
   const [key, ...rest] = segments;
   const name = fullKey(key as string);
   if (rest.length === 0) {
@@ -122,28 +149,35 @@ export function setPath(config: StackConfig, path: string, value: string, type?:
   let parent: Record<string | number, unknown> = (config[name] ??= container(rest[0])) as Record<string, unknown>;
   if (typeof parent !== "object" || parent === null) throw new UsageError(`${key} is not an object or list`);
   for (let i = 0; i < rest.length; i++) {
-    checkSegment(parent, segments, i + 1, value);
+    checkSegment(parent, segments, i + 1, edit.slice(edit.indexOf("=") + 1));
     if (i === rest.length - 1) break;
     const segment = rest[i];
     if (typeof parent[segment] !== "object" || parent[segment] === null) parent[segment] = container(rest[i + 1]);
     parent = parent[segment] as Record<string | number, unknown>;
   }
-  parent[rest[rest.length - 1]] = type === "string" ? value : coerce(value);
+  parent[rest[rest.length - 1]] = value;
 }
 
-/** Applies `pulumi config rm --path PATH`: a list item is spliced out, a key deleted. */
-export function removePath(config: StackConfig, path: string): void {
+/**
+ * Applies `pulumi config rm --path PATH`: a list item is spliced out, a key deleted; a top-level key falls
+ * back to its Pulumi.yaml default. A path that is not set is a usage error: the edit would change nothing.
+ */
+export function removePath(config: StackConfig, path: string, defaults: StackConfig = {}): void {
   const [key, ...rest] = parseConfigPath(path);
   const name = fullKey(key as string);
+  const missing = () => new UsageError(`--rm ${path}: the stack config has no ${path}`);
+  if (!(name in config)) throw missing();
   if (rest.length === 0) {
-    delete config[name];
+    if (name in defaults) config[name] = structuredClone(defaults[name]);
+    else delete config[name];
     return;
   }
   let parent = config[name] as Record<string | number, unknown> | undefined;
   for (const segment of rest.slice(0, -1)) parent = parent?.[segment] as Record<string | number, unknown> | undefined;
   const last = rest[rest.length - 1];
+  if (!parent || typeof parent !== "object" || !(last in parent)) throw missing();
   if (Array.isArray(parent) && typeof last === "number") parent.splice(last, 1);
-  else if (parent && typeof parent === "object") delete parent[last];
+  else delete parent[last];
 }
 
 /** The flat string map the Pulumi runtime holds: structured values as JSON, scalars as text. */

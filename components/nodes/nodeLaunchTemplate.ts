@@ -8,7 +8,7 @@ import * as ec2 from "@pulumi/aws/ec2";
 import * as pulumi from "@pulumi/pulumi";
 import type { ClusterSpec } from "../../config/types";
 import { awsName } from "../naming";
-import { clusterTags, ROLE_TAGS } from "../tags";
+import { clusterTags, INSTANCE_GROUP_TAG, ROLE_TAGS } from "../tags";
 import { TIMEOUTS } from "../timeouts";
 import { pinnedImage } from "./ami";
 import { bootstrapConfig } from "./bootstrapConfig";
@@ -56,7 +56,7 @@ export class NodeLaunchTemplate extends pulumi.ComponentResource {
     const { spec, group } = args;
     const parent = { parent: this };
     const physical = templateName(group.name, spec.clusterName);
-    const tags = clusterTags(spec, physical, { "kops.k8s.io/instancegroup": group.name, [ROLE_TAGS[group.role]]: "1" });
+    const tags = clusterTags(spec, physical, { [INSTANCE_GROUP_TAG]: group.name, [ROLE_TAGS[group.role]]: "1" });
     const userData = pulumi
       .output({ api: args.api, state: args.state })
       .apply(({ api, state }) => encodeUserData(renderUserData(bootstrapConfig(spec, group, api, state))));

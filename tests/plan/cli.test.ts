@@ -1,20 +1,10 @@
 // `npm run plan` through its entry points: main() for every option, and the script itself for exit codes.
 import { expect } from "chai";
 import { spawnSync } from "child_process";
-import { closeSync, mkdtempSync, openSync, readdirSync, readFileSync, writeFileSync } from "fs";
-import { tmpdir } from "os";
+import { closeSync, openSync, readdirSync, readFileSync, writeFileSync } from "fs";
 import { join, relative } from "path";
-import { main } from "../../plan/cli";
 import { examples, PROJECT_DIR } from "../../plan/examples";
-
-async function run(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = "";
-  let err = "";
-  const code = await main(argv, { out: (t) => (out += t), err: (t) => (err += t) });
-  return { code, out, err };
-}
-
-const scratch = () => mkdtempSync(join(tmpdir(), "plan-test-"));
+import { run, scratch } from "./planCli";
 
 function readTree(dir: string, prefix = ""): Record<string, string> {
   const files: Record<string, string> = {};
@@ -48,6 +38,38 @@ describe("npm run plan", () => {
     const { code, out } = await run("--set", "controlPlane.count=3", "--set", "nodeGroups[1].name=gpu");
     expect(code).to.equal(0);
     expect(out.match(/─ cilium-cluster:nodes:NodeLaunchTemplate/g)).to.have.length(5);
+  });
+
+  it("--set-json sets a value typed as written, where --set coerces as the CLI does", async () => {
+    const coerced = await run("--set", "cloudLabels.costCenter=1234");
+    expect(coerced.code).to.equal(1);
+    expect(coerced.err).to.contain("cloudLabels.costCenter");
+    const typed = await run(
+      "--diff",
+      "--set-json",
+      'cloudLabels.costCenter="1234"',
+      "--set-json",
+      "nodeGroups[0].maxSize=6",
+    );
+    expect(typed.code).to.equal(0);
+    expect(typed.out).to.contain(
+      `Changes from --set-json cloudLabels.costCenter="1234" --set-json nodeGroups[0].maxSize=6:`,
+    );
+    expect(typed.out).to.contain('tags.costCenter: (none) → "1234"');
+    expect(typed.out).to.contain("maxSize: 4 → 6");
+  });
+
+  it("--rm removes a key as pulumi config rm --path does, in the order the edits are given", async () => {
+    const label = await run("--diff", "--rm", "cloudLabels.team");
+    expect(label.code).to.equal(0);
+    expect(label.out).to.contain('tags.team: "platform" → (none)');
+    // The removal undoes the set before it: the stack's value was Pulumi.yaml's default.
+    const restored = await run("--diff", "--set", "kubernetesVersion=1.35.5", "--rm", "kubernetesVersion");
+    expect(restored.code).to.equal(0);
+    expect(restored.out).to.match(/^ {2}no changes$/m);
+    const required = await run("--rm", "clusterName");
+    expect(required.code).to.equal(1);
+    expect(required.err).to.contain("clusterName: Required value");
   });
 
   it("--out writes resources, outputs and reviewer artifacts, byte-identical across runs", async () => {
@@ -189,7 +211,12 @@ describe("npm run plan", () => {
     [["--set", "novalue"], "--set takes PATH=VALUE"],
     [["--config-file", "/nonexistent/Pulumi.x.yaml"], "cannot read /nonexistent/Pulumi.x.yaml"],
     [["--set", "a..b=1"], "malformed config path"],
-    [["--diff"], "--diff compares against --set edits"],
+    [["--diff"], "--diff compares against config edits (--set, --set-json, --rm)"],
+    [
+      ["--set-json", "cloudLabels.team=platform"],
+      `the value is not JSON; quote a string, e.g. --set-json 'cloudLabels.team="platform"'`,
+    ],
+    [["--rm", "cloudLabels.owner"], "--rm cloudLabels.owner: the stack config has no cloudLabels.owner"],
     [["--format", "html"], "--format is text or markdown"],
     [["--diff", "--set", "a=1", "--against", "x"], "--diff and --against are alternatives"],
     [["--out", PROJECT_DIR], "refusing to replace a directory that is not an earlier --out"],

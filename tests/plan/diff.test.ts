@@ -21,7 +21,8 @@ describe("plan diff", () => {
     const risks = texts(diff);
     expect(risks).to.include(
       "warning: Nodes will roll: group nodes: its subnets are replaced (network-private-us-east-1a, " +
-        "network-private-us-east-1b, network-private-us-east-1c); launch template changes (vpcSecurityGroupIds[0]).",
+        "network-private-us-east-1b, network-private-us-east-1c); launch template changes (vpcSecurityGroupIds[0]): " +
+        "instance refresh replaces its nodes, keeping 90 % in service; pods are not drained.",
     );
     expect(
       risks.some((r) => r.startsWith("warning: Nodes will roll: control-plane group control-plane-us-east-1a")),
@@ -67,9 +68,14 @@ describe("plan diff", () => {
     expect(balancers[0].changes.filter((p) => p.replaces).map((p) => p.path)).to.include("subnets[2]");
     expect(texts(diff)).to.include(
       "warning: The API endpoints change: load balancer(s) network-api (subnets), network-api-internal (subnets) " +
-        "are replaced and get new DNS names. Every node's kubeconfig, the control plane's controlPlaneEndpoint and " +
-        "API server certificate, and the admin kubeconfig name the old ones: running nodes lose the API until they are replaced.",
+        "are replaced and get new DNS names: the alias record(s) api-dns-api-internal follow them, so nodes that " +
+        "reach the API by name keep it; the control plane rolls: its API server certificate names them; the stack " +
+        "outputs apiEndpoint, kubeconfig change: hand out the new kubeconfig after pulumi up.",
     );
+    // The cascade follows the public load balancer's DNS name into the control plane's user data.
+    const template = diff.changes.find((c) => c.name === "control-plane-us-east-1a-template")!;
+    expect(template.changes.map((p) => `${p.path} ${p.cause}`)).to.deep.equal(["userData network-api"]);
+    expect(diff.outputs.find((o) => o.path === "apiEndpoint")?.new).to.equal("(new DNS name: network-api is replaced)");
   });
 
   it("adding a zone grows the load balancers' subnets in place", async () => {
@@ -109,7 +115,7 @@ describe("plan diff", () => {
     const risks = texts(diffPlans(dev, await planWith({}, edited)));
     expect(risks).to.include(
       "warning: The control plane moves: member(s) control-plane-us-east-1a are deleted with their etcd data; " +
-        "new member(s) control-plane-us-east-1b join. With one control-plane node, this replaces the cluster's only API server and etcd.",
+        "new member(s) control-plane-us-east-1b join first. With one control-plane member, this replaces the cluster's only API server and etcd.",
     );
   });
 

@@ -3,7 +3,15 @@ import { expect } from "chai";
 import { mkdtempSync, writeFileSync } from "fs";
 import { tmpdir } from "os";
 import { join } from "path";
-import { loadStackConfig, parseConfigPath, setPath, toRuntimeConfig, UsageError } from "../../plan/stackConfig";
+import {
+  loadStackConfig,
+  parseConfigPath,
+  removePath,
+  setJsonPath,
+  setPath,
+  toRuntimeConfig,
+  UsageError,
+} from "../../plan/stackConfig";
 
 describe("stack config", () => {
   it("parses config paths as pulumi config set --path does", () => {
@@ -42,5 +50,35 @@ describe("stack config", () => {
       "cilium-cluster:topology": "private",
       "cilium-cluster:network": { cidr: "10.0.0.0/16" },
     });
+  });
+
+  it("sets JSON values as typed, at any depth", () => {
+    const config: Record<string, unknown> = {};
+    setJsonPath(config, "cloudLabels.costCenter", '"1234"');
+    setJsonPath(config, "nodeGroups[0]", '{"name":"gpu","maxSize":2}');
+    setJsonPath(config, "kubeProxy.enabled", "false");
+    expect(config).to.deep.equal({
+      "cilium-cluster:cloudLabels": { costCenter: "1234" },
+      "cilium-cluster:nodeGroups": [{ name: "gpu", maxSize: 2 }],
+      "cilium-cluster:kubeProxy": { enabled: false },
+    });
+    expect(() => setJsonPath(config, "cloudLabels.team", "platform")).to.throw(UsageError, "is not JSON");
+  });
+
+  it("removes a path as pulumi config rm --path does: a list item spliced, a top-level key back to its default", () => {
+    const config: Record<string, unknown> = {
+      "cilium-cluster:kubernetesVersion": "1.33.5",
+      "cilium-cluster:clusterName": "a.k8s.local",
+      "cilium-cluster:nodeGroups": [{ name: "a" }, { name: "b" }, { name: "c" }],
+    };
+    const defaults = { "cilium-cluster:kubernetesVersion": "1.35.4" };
+    removePath(config, "kubernetesVersion", defaults);
+    removePath(config, "clusterName", defaults);
+    removePath(config, "nodeGroups[1]", defaults);
+    expect(config).to.deep.equal({
+      "cilium-cluster:kubernetesVersion": "1.35.4",
+      "cilium-cluster:nodeGroups": [{ name: "a" }, { name: "c" }],
+    });
+    expect(() => removePath(config, "nodeGroups[5]", defaults)).to.throw(UsageError, "has no nodeGroups[5]");
   });
 });

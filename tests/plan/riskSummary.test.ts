@@ -1,0 +1,171 @@
+// What the plan says for each change of issue 25's table, through the CLI as a reviewer runs it: the risk
+// summary read from the resource graph, and the details `pulumi preview --diff` would show.
+import { expect } from "chai";
+import { join } from "path";
+import { CILIUM_LINES, newestRelease } from "../../catalogs/ciliumVersions";
+import { diffPlans } from "../../plan/diff";
+import { formatDiff } from "../../plan/format";
+import { FAKE_SECRET_MARKER } from "../../plan/mocks";
+import { planWith } from "../planHelpers";
+import { run, scratch } from "./planCli";
+
+const HA = ["--config-file", join("examples", "Pulumi.ha.yaml")];
+/** The dev stack from ENI to crd IPAM, with the masquerading crd needs. */
+const ENI_TO_CRD = [
+  "--diff",
+  "--set",
+  "networking.cilium.ipam=crd",
+  "--set",
+  "networking.cilium.disableMasquerade=false",
+];
+/** The summary: what comes before the details. */
+const summaryOf = (out: string) => out.slice(0, out.indexOf("\nDetails:"));
+const outputsOf = (out: string) => out.slice(out.indexOf("\nOutputs:\n"));
+
+/** A plan that must succeed (exit 0): its output, and the summary in it. */
+async function planned(...argv: string[]): Promise<{ out: string; summary: string }> {
+  const { code, out, err } = await run(...argv);
+  expect(code, err).to.equal(0);
+  return { out, summary: summaryOf(out) };
+}
+
+describe("plan risks and details, for the changes users hit", () => {
+  it("deleting node group batch: its nodes are terminated, not drained", async () => {
+    const { out, summary } = await planned(...HA, "--diff", "--rm", "nodeGroups[2]");
+    expect(summary).to.contain(
+      "  WARNING: Nodes are terminated: group batch is deleted; its 0 to 20 instance(s) are terminated: " +
+        "pods are not drained; drain them first (kubectl drain each node whose instance has the tag " +
+        "kops.k8s.io/instancegroup=batch) to move their pods gracefully.\n",
+    );
+    expect(summary).not.to.contain("Nodes will not roll");
+    expect(summary).not.to.contain("Data at risk");
+    expect(outputsOf(out)).to.contain('  - autoScalingGroups.batch: "batch.ha.prod.example.com"\n');
+  });
+
+  it("renaming nodeGroups[0]: the old group's nodes are terminated and a new group launches", async () => {
+    const { summary } = await planned("--diff", "--set", "nodeGroups[0].name=workers");
+    expect(summary).to.contain("  WARNING: Nodes are terminated: group nodes is deleted; its 2 to 4 instance(s)");
+    expect(summary).to.contain("  New group workers: it launches 2 to 4 node(s).\n");
+    expect(summary).not.to.contain("Nodes will not roll");
+  });
+
+  it("dropping a zone: the internal alias follows, the control plane rolls for its certificate, the outputs change", async () => {
+    const { out, summary } = await planned(
+      "--diff",
+      "--set-json",
+      'network.availabilityZones=["us-east-1a","us-east-1c"]',
+    );
+    expect(summary).to.contain(
+      "the alias record(s) api-dns-api-internal follow them, so nodes that reach the API by name keep it; " +
+        "the control plane rolls: its API server certificate names them; " +
+        "the stack outputs apiEndpoint, kubeconfig change: hand out the new kubeconfig after pulumi up.\n",
+    );
+    expect(summary).not.to.contain("lose the API");
+    expect(summary).to.contain(
+      "  WARNING: Nodes will roll: control-plane group control-plane-us-east-1a: launch template changes (userData): " +
+        "instance refresh replaces its nodes, keeping 100 % in service; each waits in termination hook etcd-member " +
+        "(up to 300 s) until its etcd member has left; pods are not drained.\n",
+    );
+    expect(outputsOf(out)).to.match(
+      /^ {2}~ apiEndpoint: "network-api-[0-9a-f]{8}\.elb\.us-east-1\.amazonaws\.com\.mock" → "\(new DNS name: network-api is replaced\)"$/m,
+    );
+  });
+
+  it("switching IPAM eni → crd warns that Cilium does not support it on a live cluster", async () => {
+    const { summary } = await planned(...ENI_TO_CRD);
+    expect(summary).to.contain(
+      "  WARNING: Cilium's IPAM mode changes, eni → crd: Cilium does not support changing IPAM on a live cluster",
+    );
+    expect(summary).to.contain("to keep the mode: pulumi config set --path networking.cilium.ipam eni.\n");
+  });
+
+  it("an IPAM switch is seen in the apply document too, when the control plane applies the add-ons", async () => {
+    const internal = ["--config-file", join("examples", "Pulumi.internal-api.yaml")];
+    const { code, out } = await run(...internal, "--diff", "--set", "networking.cilium.ipam=crd");
+    expect(code).to.equal(0);
+    expect(out).not.to.match(/kubernetes:core\/v1:ConfigMap/);
+    expect(summaryOf(out)).to.contain("  WARNING: Cilium's IPAM mode changes, kubernetes → crd:");
+  });
+
+  it("Cilium v1.18 → v1.20 skips a minor: an error, exit 1; v1.18 → v1.19 is not", async () => {
+    const base = scratch();
+    const kubernetes = ["--set", "kubernetesVersion=1.33.5"];
+    expect((await run("--out", base, ...kubernetes, "--set", "networking.cilium.version=v1.18.14")).code).to.equal(0);
+    const skip = await run("--against", base, ...kubernetes, "--set", "networking.cilium.version=v1.20.2");
+    expect(skip.code).to.equal(1);
+    const newest119 = newestRelease(CILIUM_LINES.find((l) => l.line === "1.19")!).version;
+    expect(summaryOf(skip.out)).to.contain(
+      "  ERROR: networking.cilium.version goes v1.18.14 → v1.20.2, skipping a minor version: Cilium upgrades one " +
+        `minor at a time; go to 1.19 first (pulumi config set --path networking.cilium.version ${newest119}), ` +
+        "pulumi up, then on.\n",
+    );
+    const step = await run("--against", base, ...kubernetes, "--set", `networking.cilium.version=${newest119}`);
+    expect(step.code).to.equal(0);
+    expect(step.out).not.to.contain("ERROR");
+  });
+
+  it("renaming the cluster is refused (exit 1) unless --allow-cluster-rename, and the outputs show the new name", async () => {
+    const rename = ["--diff", "--set", "clusterName=prod.k8s.local"];
+    const refused = await run(...rename);
+    expect(refused.code).to.equal(1);
+    const summary = summaryOf(refused.out);
+    expect(summary).to.match(
+      /^ {2}ERROR: clusterName changes dev\.k8s\.local → prod\.k8s\.local: that builds a new cluster in place of this one \(\d+ resources replaced or deleted, every node terminated, new CAs and keys, an empty etcd\)\. Clusters are not renamed \(kOps refuses it too\): keep the name \(pulumi config set clusterName dev\.k8s\.local\), or create a new stack for prod\.k8s\.local; to plan the new cluster anyway, add --allow-cluster-rename\.$/m,
+    );
+    expect(outputsOf(refused.out)).to.contain('  ~ clusterName: "dev.k8s.local" → "prod.k8s.local"\n');
+    const allowed = await run(...rename, "--allow-cluster-rename", "--format", "markdown");
+    expect(allowed.code).to.equal(0);
+    expect(allowed.out).to.match(/^- WARNING: clusterName changes .*; allowed by --allow-cluster-rename\.$/m);
+    expect(allowed.out).to.match(
+      /\nOutputs:\n\n```\n(?:.*\n)*~ clusterName: "dev\.k8s\.local" → "prod\.k8s\.local"\n(?:.*\n)*```\n/,
+    );
+  });
+
+  it("moving a zone of the three-member control plane keeps etcd's quorum; its member waits for etcd to let it go", async () => {
+    const zones = 'network.availabilityZones=["us-east-2a","us-east-2b","us-east-2d"]';
+    const { summary } = await planned(...HA, "--diff", "--set-json", zones);
+    expect(summary).to.contain(
+      "  WARNING: The control plane moves: member(s) control-plane-us-east-2c are deleted with their etcd data; " +
+        "new member(s) control-plane-us-east-2d join first. The other 2 of 3 members keep etcd's quorum and serve the API meanwhile.\n",
+    );
+    expect(summary).not.to.contain("only API server");
+    expect(summary).to.contain(
+      "  WARNING: Nodes are terminated: control-plane group control-plane-us-east-2c is deleted; its 1 instance(s) " +
+        "are terminated: each waits in termination hook etcd-member (up to 300 s) until its etcd member has left; pods are not drained;",
+    );
+  });
+
+  it("a created resource lists its inputs", async () => {
+    const { out } = await run(...ENI_TO_CRD);
+    expect(out).to.contain(
+      [
+        "  +  create  aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule  network-control-plane-vxlan-from-nodes",
+        '        description: "Cilium vxlan tunnel carrying pod traffic between control plane and workers"',
+        "        fromPort: 8472",
+        '        ipProtocol: "udp"',
+        '        referencedSecurityGroupId: "mock-securitygroup-network-nodes"',
+        '        securityGroupId: "mock-securitygroup-network-controlPlane"',
+      ].join("\n"),
+    );
+  });
+
+  it("created inputs and outputs show secrets masked, never their values", async () => {
+    const dev = await planWith();
+    const text = formatDiff(diffPlans({ resources: [], outputs: {}, warnings: [] }, dev), "new stack", "text");
+    expect(text).to.match(/^ {2}\+ {2}create {2}aws:ssm\/parameter:Parameter {2}secrets-control-plane-ca\.key$/m);
+    expect(text).to.contain('        value: "[secret]"\n');
+    expect(text).to.contain('  + kubeconfig: "[secret]"\n');
+    expect(text).to.match(
+      /^ {8}userData: a script of \d+ lines \(--out writes it to userdata\/nodes-template\.txt\)$/m,
+    );
+    expect(text).not.to.contain(FAKE_SECRET_MARKER);
+    expect(text.toLowerCase()).not.to.contain(FAKE_SECRET_MARKER.toLowerCase());
+  });
+
+  it("a user data change shows the lines around it", async () => {
+    const { out } = await run("--diff", "--set", "kubernetesVersion=1.35.5");
+    expect(out).to.match(
+      /^ {12}@@ -\d+,\d+ \+\d+,\d+ @@\n(?: {12}[ +-] .*\n)*? {12}- {3}KUBERNETES_VERSION='1\.35\.4'\n {12}\+ {3}KUBERNETES_VERSION='1\.35\.5'\n {14} {2}API_ENDPOINT='api\.internal\.dev\.k8s\.local'\n/m,
+    );
+  });
+});
