@@ -136,17 +136,18 @@ describe("plan risks and details, for the changes users hit", () => {
   });
 
   it("a created resource lists its inputs", async () => {
-    const { out } = await run(...ENI_TO_CRD);
-    expect(out).to.contain(
-      [
-        "  +  create  aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule  network-control-plane-vxlan-from-nodes",
-        '        description: "Cilium vxlan tunnel carrying pod traffic between control plane and workers"',
-        "        fromPort: 8472",
-        '        ipProtocol: "udp"',
-        '        referencedSecurityGroupId: "mock-securitygroup-network-nodes"',
-        '        securityGroupId: "mock-securitygroup-network-controlPlane"',
-      ].join("\n"),
+    const { out } = await run(
+      "--diff",
+      "--set-json",
+      'nodeGroups[1]={"name":"gpu","instanceType":"g5.xlarge","minSize":0,"maxSize":2}',
     );
+    // The resource's line, then its inputs indented below it, as `pulumi preview --diff` lists them.
+    const block = /^ {2}\+ {2}create {2}aws:autoscaling\/group:Group {2}gpu-group\n((?: {8}.*\n)+)/m.exec(out);
+    expect(block, out).to.not.equal(null);
+    const inputs = block![1];
+    expect(inputs).to.match(/^ {8}maxSize: 2$/m);
+    expect(inputs).to.match(/^ {8}minSize: 0$/m);
+    expect(inputs).to.match(/^ {8}initialLifecycleHooks\[0\]\.name: "cilium-cluster-joined"$/m);
   });
 
   it("created inputs and outputs show secrets masked, never their values", async () => {
