@@ -2,14 +2,16 @@
 import {
   CILIUM_LINES,
   ciliumLineOf,
+  defaultCiliumVersion,
   linesSupporting,
   newestRelease,
   parseSemver,
   supportedKubernetesRange,
   supportsKubernetes,
 } from "../../catalogs/ciliumVersions";
+import { newestPatch } from "../../catalogs/kubernetesReleases";
 import type { ClusterSpec } from "../types";
-import { child, FieldError, forbidden, invalid } from "./fieldErrors";
+import { child, FieldError, forbidden, invalid, withSuggestion } from "./fieldErrors";
 
 export function validateCilium(spec: ClusterSpec, path = "networking.cilium"): FieldError[] {
   const cilium = spec.networking.cilium;
@@ -68,17 +70,6 @@ export function validateCilium(spec: ClusterSpec, path = "networking.cilium"): F
     );
   }
 
-  for (const key of Object.keys(cilium.extraConfig)) {
-    if (!/^[a-z0-9][a-z0-9-]*$/.test(key)) {
-      errors.push(
-        invalid(
-          child(child(path, "extraConfig"), key),
-          key,
-          "must be a Cilium option name: lowercase letters, digits and '-'",
-        ),
-      );
-    }
-  }
   return errors;
 }
 
@@ -91,44 +82,41 @@ function validateVersion(spec: ClusterSpec, path: string): FieldError[] {
   const kubernetes = parseSemver(spec.kubernetesVersion);
   if (kubernetes && kubernetes.major === 1 && linesSupporting(spec.kubernetesVersion).length === 0) {
     const { oldest, newest } = supportedKubernetesRange();
+    const detail = `no Cilium line this program ships supports Kubernetes 1.${kubernetes.minor}: use a minor from 1.${oldest} to 1.${newest}`;
     return [
-      invalid(
-        "kubernetesVersion",
-        spec.kubernetesVersion,
-        `no Cilium line this program ships supports Kubernetes 1.${kubernetes.minor}: use a minor from 1.${oldest} to 1.${newest}`,
-      ),
+      withSuggestion(invalid("kubernetesVersion", spec.kubernetesVersion, detail), newestPatch(`1.${newest}`)!.version),
     ];
   }
   // No default without a valid kubernetesVersion; its own error says what to fix.
   if (version === "" && !(kubernetes && kubernetes.major === 1)) return [];
-  if (!version.startsWith("v")) return [invalid(path, version, "Cilium version must be prefixed with 'v'")];
+  // The release a fix sets: the default for kubernetesVersion, or the newest of the version's own line.
+  const fallback = defaultCiliumVersion(spec.kubernetesVersion);
+  const bad = (detail: string, suggested = fallback) => {
+    const e = invalid(path, version, detail);
+    return [suggested ? withSuggestion(e, suggested) : e];
+  };
+  if (!version.startsWith("v")) return bad("Cilium version must be prefixed with 'v'", `v${version}`);
   const parsed = parseSemver(version.slice(1));
-  if (!parsed) return [invalid(path, version, "Could not parse as semantic version")];
+  if (!parsed) return bad("Could not parse as semantic version");
   const line = ciliumLineOf(version);
   if (!line) {
     const lines = CILIUM_LINES.map((l) => l.line).join(", ");
-    return [invalid(path, version, `Only Cilium ${lines} are supported`)];
+    return bad(`Only Cilium ${lines} are supported`);
   }
   const newest = newestRelease(line).version;
-  if (parsed.suffix) return [invalid(path, version, `only releases are supported, such as ${newest}`)];
+  if (parsed.suffix) return bad(`only releases are supported, such as ${newest}`, newest);
   if (parsed.patch > parseSemver(newest.slice(1))!.patch) {
-    return [
-      invalid(path, version, `not a release known to exist: the newest recorded ${line.line} release is ${newest}`),
-    ];
+    return bad(`not a release known to exist: the newest recorded ${line.line} release is ${newest}`, newest);
   }
   if (kubernetes && !supportsKubernetes(line, spec.kubernetesVersion)) {
     const { oldest, newest: newestMinor } = line.kubernetes;
     const supporting = linesSupporting(spec.kubernetesVersion)
       .map((l) => newestRelease(l).version)
       .join(" or ");
-    return [
-      invalid(
-        path,
-        version,
-        `Cilium ${line.line} supports Kubernetes 1.${oldest} to 1.${newestMinor}, not kubernetesVersion ` +
-          `${spec.kubernetesVersion}: use ${supporting}, or unset it for the default`,
-      ),
-    ];
+    return bad(
+      `Cilium ${line.line} supports Kubernetes 1.${oldest} to 1.${newestMinor}, not kubernetesVersion ` +
+        `${spec.kubernetesVersion}: use ${supporting}, or unset it for the default`,
+    );
   }
   return [];
 }

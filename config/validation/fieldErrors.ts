@@ -16,6 +16,11 @@ export interface FieldError {
   supported?: readonly string[];
   /** The key must go (`pulumi config rm`), not take another value. */
   remove?: boolean;
+  /**
+   * A value known to fix the error, which the fix hint sets instead of a `<value>` placeholder: on the
+   * error's own field, or on `at` when the fix is elsewhere (a zone is acknowledged in another list).
+   */
+  suggested?: { value: string; at?: string };
 }
 
 /** A path segment: object keys that are plain identifiers join with `.`, others use `["key"]`. */
@@ -49,6 +54,11 @@ export const forbidden = (field: string, detail: string): FieldError => ({ type:
 
 /** A key that must not be set at all: its fix is `pulumi config rm`. */
 export const mustRemove = (e: FieldError): FieldError => ({ ...e, remove: true });
+
+export const withSuggestion = (e: FieldError, value: string, at?: string): FieldError => ({
+  ...e,
+  suggested: at === undefined ? { value } : { value, at },
+});
 
 /** apimachinery's rendering of a bad value: strings quoted, numbers and booleans bare, the rest as JSON. */
 function formatValue(value: unknown): string {

@@ -1,5 +1,6 @@
 /**
- * The command that fixes a field error, run as printed (with `<value>` filled in). It follows what
+ * The command that fixes a field error, run as printed: with the value validation suggests where it knows
+ * one, else with `<value>` (and `<key>`) for the user to fill in. It follows what
  * `pulumi config set --path` does: `true`/`false` and integers become booleans and numbers unless
  * `--type string` says otherwise; a list is addressed item by item (`nodeGroups[0].name`); a key that must
  * go is removed with `pulumi config rm --path`.
@@ -38,8 +39,22 @@ export function fieldAt(path: string): AnyField | undefined {
 
 const quote = (text: string): string => `'${text.replace(/'/g, `'\\''`)}'`;
 const looksCoerced = (v: unknown) => typeof v === "number" || typeof v === "boolean";
+/** What `pulumi config set --path` turns into a boolean or a number. */
+const looksCoercible = (text: string) => /^(true|false|-?(0|[1-9]\d*))$/.test(text);
+
+/** `pulumi config set --path` of a known value; a string the CLI would coerce keeps its type with `--type string`. */
+function setSuggested(path: string, value: string): string {
+  if (path.includes(":")) return `pulumi config set ${path} ${quote(value)}`;
+  const type = fieldAt(path)?.kind === "string" && looksCoercible(value) ? " --type string" : "";
+  return `pulumi config set --path ${quote(path)}${type} ${quote(value)}`;
+}
 
 export function fixCommand(e: FieldError): string {
+  if (e.suggested) {
+    // A misspelt key: its value moves to the key it was meant to be.
+    const set = setSuggested(e.suggested.at ?? e.field, e.suggested.value);
+    return e.remove ? `pulumi config rm --path ${quote(e.field)} && ${set}` : set;
+  }
   if (e.field.includes(":")) return `pulumi config set ${e.field} <value>`;
   const path = quote(e.field);
   if (e.remove) return `pulumi config rm --path ${path}`;

@@ -2,8 +2,9 @@
 import { planSubnets, usableAddresses, ZONE_LETTERS, zoneSlot } from "../subnetPlan";
 import { Cidr, isCanonical, overlaps, parseCidr } from "../cidr";
 import { eniSubnetAddressesPerNode, hostNetworkPods } from "../../catalogs/instanceTypes";
+import { recordedZones } from "../../catalogs/availabilityZones";
 import type { ClusterSpec } from "../types";
-import { FieldError, forbidden, index, invalid } from "./fieldErrors";
+import { FieldError, forbidden, index, invalid, mustRemove, withSuggestion } from "./fieldErrors";
 
 /** Parses a CIDR field, reporting malformed, non-canonical or out-of-range prefixes. */
 function checkCidr(
@@ -67,20 +68,65 @@ export function validateNetwork(spec: ClusterSpec): FieldError[] {
 
 function validateZones(spec: ClusterSpec): FieldError[] {
   const errors: FieldError[] = [];
+  const { availabilityZones, uncatalogedZones } = spec.network;
+  const inRegion = (zone: string) => !spec.region || new RegExp(`^${spec.region}[a-z]$`).test(zone);
+  const notInRegion = (path: string, zone: string) =>
+    invalid(path, zone, `not an availability zone of the stack's region ${spec.region} (aws:region)`);
+  const recorded = recordedZones(spec.region);
+  // Each unrecorded zone's fix takes its own replacement and its own place in uncatalogedZones, so that
+  // applying every printed fix leaves no duplicates.
+  const replacements = recorded.filter((z) => !availabilityZones.includes(z));
+  let acknowledgements = uncatalogedZones.length;
   const seen = new Set<string>();
-  spec.network.availabilityZones.forEach((zone, i) => {
+  /** An error whose fix puts an unused zone of the region in this place, or removes it when none is left. */
+  const replace = (e: FieldError) => {
+    const replacement = replacements.shift();
+    return replacement ? withSuggestion(e, replacement) : mustRemove(e);
+  };
+  availabilityZones.forEach((zone, i) => {
     const path = index("network.availabilityZones", i);
-    if (seen.has(zone)) errors.push(invalid(path, zone, "duplicate zone"));
-    else if (spec.region && !new RegExp(`^${spec.region}[a-z]$`).test(zone)) {
-      errors.push(invalid(path, zone, `not an availability zone of the stack's region ${spec.region} (aws:region)`));
+    if (seen.has(zone)) errors.push(mustRemove(invalid(path, zone, "duplicate zone")));
+    else if (!inRegion(zone)) errors.push(replace(notInRegion(path, zone)));
+    else if (spec.region && !recorded.includes(zone) && !uncatalogedZones.includes(zone)) {
+      const acknowledgement = index("network.uncatalogedZones", acknowledgements++);
+      errors.push(unrecordedZone(spec.region, path, zone, recorded, acknowledgement, replace));
     } else if (zoneSlot(zone) < 0) {
-      errors.push(
-        invalid(path, zone, `has no subnet slot: zones ending in a to ${ZONE_LETTERS.slice(-1)} are supported`),
-      );
+      const slots = `zones ending in a to ${ZONE_LETTERS.slice(-1)} are supported`;
+      errors.push(replace(invalid(path, zone, `has no subnet slot: ${slots}`)));
     }
     seen.add(zone);
   });
+  uncatalogedZones.forEach((zone, i) => {
+    const path = index("network.uncatalogedZones", i);
+    if (!inRegion(zone)) errors.push(notInRegion(path, zone));
+    else if (recorded.includes(zone))
+      errors.push(mustRemove(invalid(path, zone, "the zone catalog records this zone already")));
+  });
   return errors;
+}
+
+/**
+ * A zone the catalog does not record: most likely a typo, fixed by a zone of the region not yet used; a
+ * zone AWS opened since the catalog was written is let through by listing it in uncatalogedZones.
+ */
+function unrecordedZone(
+  region: string,
+  path: string,
+  zone: string,
+  recorded: string[],
+  acknowledgement: string,
+  replace: (e: FieldError) => FieldError,
+): FieldError {
+  const check = `aws ec2 describe-availability-zones --region ${region}`;
+  const acknowledge = `pulumi config set --path '${acknowledgement}' ${zone}`;
+  if (recorded.length === 0) {
+    const detail = `the zone catalog records no zones of ${region}: check that the zone exists (${check}) and run ${acknowledge}`;
+    return withSuggestion(invalid(path, zone, detail), zone, acknowledgement);
+  }
+  const detail =
+    `${region} has no zone ${zone}: its zones are ${recorded.join(", ")} (catalogs/availabilityZones.ts); ` +
+    `for a zone AWS opened since, check it (${check}) and run ${acknowledge}`;
+  return replace(invalid(path, zone, detail));
 }
 
 /** The subnet plan must fit the VPC, and in ENI mode each private subnet must hold its zone's pods. */
