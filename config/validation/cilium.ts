@@ -18,56 +18,50 @@ export function validateCilium(spec: ClusterSpec, path = "networking.cilium"): F
   const errors: FieldError[] = [...validateVersion(spec, child(path, "version"))];
 
   if (cilium.enableNodePort && spec.kubeProxy.enabled) {
-    errors.push(forbidden("kubeProxy.enabled", "When Cilium NodePort is enabled, kubeProxy must be disabled"));
+    const e = forbidden("kubeProxy.enabled", "When Cilium NodePort is enabled, kubeProxy must be disabled");
+    errors.push(withSuggestion(e, "false"));
   }
   if (!cilium.enableNodePort && !spec.kubeProxy.enabled) {
-    errors.push(
-      forbidden(
-        child(path, "enableNodePort"),
-        "with kube-proxy disabled, Cilium must replace it (enableNodePort: true), or Services do not work",
-      ),
-    );
+    const detail = "with kube-proxy disabled, Cilium must replace it (enableNodePort: true), or Services do not work";
+    errors.push(withSuggestion(forbidden(child(path, "enableNodePort"), detail), "true"));
   }
 
   // The agent refuses to start otherwise (daemon/cmd/kube_proxy_replacement.go, daemon/cmd/daemon.go).
   if (cilium.bpfMasquerade && !cilium.enableNodePort) {
-    errors.push(forbidden(child(path, "bpfMasquerade"), "BPF masquerade requires NodePort (enableNodePort: true)"));
+    const e = forbidden(child(path, "bpfMasquerade"), "BPF masquerade requires NodePort (enableNodePort: true)");
+    errors.push(withSuggestion(e, "false"));
   }
   if (cilium.bpfMasquerade && cilium.disableMasquerade) {
-    errors.push(
-      forbidden(child(path, "bpfMasquerade"), "BPF masquerade requires masquerading (disableMasquerade: false)"),
+    const e = forbidden(
+      child(path, "bpfMasquerade"),
+      "BPF masquerade requires masquerading (disableMasquerade: false)",
     );
+    errors.push(withSuggestion(e, "false"));
   }
 
   if (cilium.ipam === "eni") {
     if (spec.cloudProvider !== "aws") {
-      errors.push(forbidden(child(path, "ipam"), "Cilium ENI IPAM is supported only in AWS"));
+      const e = forbidden(child(path, "ipam"), "Cilium ENI IPAM is supported only in AWS");
+      errors.push(withSuggestion(e, "aws", "cloudProvider"));
     }
     if (!cilium.disableMasquerade) {
-      errors.push(forbidden(child(path, "disableMasquerade"), "Masquerade must be disabled when ENI IPAM is used"));
+      const e = forbidden(child(path, "disableMasquerade"), "Masquerade must be disabled when ENI IPAM is used");
+      errors.push(withSuggestion(e, "true"));
     }
     if (cilium.tunnel !== "disabled") {
-      errors.push(
-        forbidden(child(path, "tunnel"), 'Cilium ENI IPAM needs native routing: tunnel must be "disabled" (or unset)'),
-      );
+      const detail = 'Cilium ENI IPAM needs native routing: tunnel must be "disabled" (or unset)';
+      errors.push(withSuggestion(forbidden(child(path, "tunnel"), detail), "disabled"));
     }
     if (spec.topology !== "private") {
-      errors.push(
-        forbidden(
-          "topology",
-          "Cilium ENI IPAM needs the private topology: with masquerade disabled, pods in public subnets have no route to the internet",
-        ),
-      );
+      const detail =
+        "Cilium ENI IPAM needs the private topology: with masquerade disabled, pods in public subnets have no route to the internet";
+      errors.push(withSuggestion(forbidden("topology", detail), "private"));
     }
   }
 
   if (cilium.ipam !== "eni" && cilium.tunnel === "disabled") {
-    errors.push(
-      forbidden(
-        child(path, "tunnel"),
-        'native routing needs ipam "eni" on AWS: the VPC does not route pod addresses from other IPAM modes',
-      ),
-    );
+    const detail = 'native routing needs ipam "eni" on AWS: the VPC does not route pod addresses from other IPAM modes';
+    errors.push(withSuggestion(forbidden(child(path, "tunnel"), detail), "vxlan"));
   }
 
   return errors;

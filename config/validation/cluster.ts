@@ -49,7 +49,8 @@ export function validateCluster(spec: ClusterSpec): FieldError[] {
     );
   }
 
-  if (spec.cloudProvider !== "aws") errors.push(forbidden("cloudProvider", "this program builds clusters on AWS only"));
+  if (spec.cloudProvider !== "aws")
+    errors.push(withSuggestion(forbidden("cloudProvider", "this program builds clusters on AWS only"), "aws"));
 
   errors.push(...validateKubernetesVersion(spec.kubernetesVersion));
 

@@ -51,7 +51,7 @@ function setSuggested(path: string, value: string): string {
 
 export function fixCommand(e: FieldError): string {
   if (e.suggested) {
-    // A misspelt key: its value moves to the key it was meant to be.
+    // A key that must go while a value is known: the key is misspelt, and its value moves to the one meant.
     const set = setSuggested(e.suggested.at ?? e.field, e.suggested.value);
     return e.remove ? `pulumi config rm --path ${quote(e.field)} && ${set}` : set;
   }
@@ -79,7 +79,7 @@ export function fixCommand(e: FieldError): string {
   }
   if (field?.kind === "string") {
     // A value the CLI coerced to a number or boolean is set again as the string it was meant to be.
-    if (looksCoerced(e.badValue) && e.detail === "must be a string") {
+    if (looksCoerced(e.badValue)) {
       return `pulumi config set --path ${path} --type string ${quote(String(e.badValue))}`;
     }
     const mapValue =

@@ -1,10 +1,13 @@
 /** Rules on the VPC, zones, address ranges and API access list. */
 import { planSubnets, usableAddresses, ZONE_LETTERS, zoneSlot } from "../subnetPlan";
-import { Cidr, isCanonical, overlaps, parseCidr } from "../cidr";
+import { Cidr, formatCidr, isCanonical, mask, overlaps, parseCidr } from "../cidr";
 import { eniSubnetAddressesPerNode, hostNetworkPods } from "../../catalogs/instanceTypes";
 import { recordedZones } from "../../catalogs/availabilityZones";
 import type { ClusterSpec } from "../types";
 import { FieldError, forbidden, index, invalid, mustRemove, withSuggestion } from "./fieldErrors";
+
+/** The VPC prefixes allowed: AWS allows /16 to /28, and the subnet plan needs a /24 at most. */
+const VPC_PREFIX = { largest: 16, smallest: 24 };
 
 /** Parses a CIDR field, reporting malformed, non-canonical or out-of-range prefixes. */
 function checkCidr(
@@ -20,11 +23,13 @@ function checkCidr(
     return undefined;
   }
   if (!isCanonical(cidr)) {
-    errors.push(invalid(path, text, "host bits must be zero (the network address of the range)"));
+    const e = invalid(path, text, "host bits must be zero (the network address of the range)");
+    errors.push(withSuggestion(e, withPrefix(cidr, cidr.prefix)));
     return undefined;
   }
   if (cidr.prefix < minPrefix || cidr.prefix > maxPrefix) {
-    errors.push(invalid(path, text, `prefix length must be between /${minPrefix} and /${maxPrefix}`));
+    const e = invalid(path, text, `prefix length must be between /${minPrefix} and /${maxPrefix}`);
+    errors.push(withSuggestion(e, withPrefix(cidr, Math.min(Math.max(cidr.prefix, minPrefix), maxPrefix))));
     return undefined;
   }
   return cidr;
@@ -35,7 +40,7 @@ export function validateNetwork(spec: ClusterSpec): FieldError[] {
   const { network } = spec;
   const eni = spec.networking.cilium.ipam === "eni";
 
-  const vpc = checkCidr(errors, "network.cidr", network.cidr, 16, 24);
+  const vpc = checkCidr(errors, "network.cidr", network.cidr, VPC_PREFIX.largest, VPC_PREFIX.smallest);
   const pods = checkCidr(errors, "network.podCIDR", network.podCIDR, 8, 24);
   const services = checkCidr(errors, "network.serviceCIDR", network.serviceCIDR, 12, 24);
   if (vpc && pods && !eni && overlaps(vpc, pods)) {
@@ -55,12 +60,13 @@ export function validateNetwork(spec: ClusterSpec): FieldError[] {
 
   const zoneErrors = validateZones(spec);
   errors.push(...zoneErrors);
-  if (vpc && network.availabilityZones.length > 0 && zoneErrors.length === 0) errors.push(...validatePlan(spec));
+  if (vpc && network.availabilityZones.length > 0 && zoneErrors.length === 0) errors.push(...validatePlan(spec, vpc));
 
   const seen = new Set<string>();
   spec.api.access.forEach((cidr, i) => {
     const path = index("api.access", i);
-    if (checkCidr(errors, path, cidr, 0, 32) && seen.has(cidr)) errors.push(invalid(path, cidr, "duplicate entry"));
+    if (checkCidr(errors, path, cidr, 0, 32) && seen.has(cidr))
+      errors.push(mustRemove(invalid(path, cidr, "duplicate entry")));
     seen.add(cidr);
   });
   return errors;
@@ -129,14 +135,50 @@ function unrecordedZone(
   return replace(invalid(path, zone, detail));
 }
 
+/** The range of a CIDR's address at another prefix (its network address masked to it). */
+function withPrefix(cidr: Cidr, prefix: number): string {
+  return formatCidr({ base: (cidr.base & mask(prefix)) >>> 0, prefix });
+}
+
 /** The subnet plan must fit the VPC, and in ENI mode each private subnet must hold its zone's pods. */
-function validatePlan(spec: ClusterSpec): FieldError[] {
+function validatePlan(spec: ClusterSpec, vpc: Cidr): FieldError[] {
   const { network } = spec;
   const plan = planSubnets(network.cidr, network.availabilityZones, spec.topology);
-  if ("error" in plan) return [invalid("network.cidr", network.cidr, plan.error)];
+  if ("error" in plan) {
+    const e = invalid("network.cidr", network.cidr, plan.error);
+    return [plan.largestPrefix === undefined ? e : withSuggestion(e, withPrefix(vpc, plan.largestPrefix))];
+  }
   if (spec.networking.cilium.ipam !== "eni") return [];
+  const short = eniShortfall(spec, network.cidr);
+  if (short.length === 0) return [];
+  const detail = `in ENI mode each zone's private subnet must hold every node and pod placed there: ${short.join("; ")}`;
+  // The longest prefix at which the plan holds every pod, if any VPC allowed (/16 at most) does.
+  for (let prefix = vpc.prefix - 1; prefix >= VPC_PREFIX.largest; prefix--) {
+    if (eniShortfall(spec, withPrefix(vpc, prefix)).length === 0) {
+      return [
+        withSuggestion(
+          invalid("network.cidr", network.cidr, `${detail}; a /${prefix} VPC holds them`),
+          withPrefix(vpc, prefix),
+        ),
+      ];
+    }
+  }
+  const largest =
+    vpc.prefix === VPC_PREFIX.largest ? "" : `, even in a /${VPC_PREFIX.largest} VPC (the largest allowed)`;
+  return [
+    invalid(
+      "network.cidr",
+      network.cidr,
+      `${detail}${largest}: use fewer nodes (nodeGroups[*].maxSize) or smaller instance types`,
+    ),
+  ];
+}
 
-  const zones = network.availabilityZones;
+/** Per zone whose private subnet cannot hold its nodes and pods at maxSize, what it needs and has. */
+function eniShortfall(spec: ClusterSpec, cidr: string): string[] {
+  const plan = planSubnets(cidr, spec.network.availabilityZones, spec.topology);
+  if ("error" in plan) return [plan.error];
+  const zones = spec.network.availabilityZones;
   const hostNetwork = hostNetworkPods(spec.kubeProxy.enabled);
   const short: string[] = [];
   zones.forEach((zone, z) => {
@@ -152,13 +194,5 @@ function validatePlan(spec: ClusterSpec): FieldError[] {
     if (needed > available)
       short.push(`${zone} (${subnet.cidr}) needs ${needed} addresses at maxSize, has ${available}`);
   });
-  if (short.length === 0) return [];
-  return [
-    invalid(
-      "network.cidr",
-      network.cidr,
-      `in ENI mode each zone's private subnet must hold every node and pod placed there: ${short.join("; ")}; ` +
-        "use a larger VPC or fewer or smaller nodes",
-    ),
-  ];
+  return short;
 }
