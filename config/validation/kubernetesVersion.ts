@@ -29,17 +29,12 @@ export function validateKubernetesVersion(version: string): FieldError[] {
     const minor = minorOfNumber(version);
     const patch = minor && newestPatch(minor);
     if (patch) {
-      return [
-        withSuggestion(
-          invalid(
-            FIELD,
-            version,
-            `must be a Kubernetes release X.Y.Z; ${version} is how YAML reads the number ${minor}: ` +
-              `quote versions in the stack file (kubernetesVersion: "${patch.version}")`,
-          ),
-          patch.version,
-        ),
-      ];
+      const lost =
+        minor === version
+          ? ""
+          : `; YAML reads an unquoted ${minor} as the number ${version}: quote versions in the stack file`;
+      const detail = `must be a Kubernetes release X.Y.Z such as ${patch.version} (the newest ${minor} release)${lost}`;
+      return [withSuggestion(invalid(FIELD, version, detail), patch.version)];
     }
   }
   const parsed = parseSemver(version);

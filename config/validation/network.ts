@@ -3,8 +3,9 @@ import { planSubnets, usableAddresses, ZONE_LETTERS, zoneSlot } from "../subnetP
 import { Cidr, formatCidr, isCanonical, mask, overlaps, parseCidr } from "../cidr";
 import { eniSubnetAddressesPerNode, hostNetworkPods } from "../../catalogs/instanceTypes";
 import { recordedZones } from "../../catalogs/availabilityZones";
+import { REGIONS } from "../../catalogs/awsEnums";
 import type { ClusterSpec } from "../types";
-import { FieldError, forbidden, index, invalid, mustRemove, withSuggestion } from "./fieldErrors";
+import { child, FieldError, forbidden, index, invalid, mustRemove, withSuggestion } from "./fieldErrors";
 
 /** The VPC prefixes allowed: AWS allows /16 to /28, and the subnet plan needs a /24 at most. */
 const VPC_PREFIX = { largest: 16, smallest: 24 };
@@ -22,14 +23,18 @@ function checkCidr(
     errors.push(invalid(path, text, "must be an IPv4 CIDR such as 10.0.0.0/16"));
     return undefined;
   }
+  // The fix for either problem: the range of the address at the nearest allowed prefix.
+  const fitting = withPrefix(cidr, Math.min(Math.max(cidr.prefix, minPrefix), maxPrefix));
   if (!isCanonical(cidr)) {
-    const e = invalid(path, text, "host bits must be zero (the network address of the range)");
-    errors.push(withSuggestion(e, withPrefix(cidr, cidr.prefix)));
+    errors.push(
+      withSuggestion(invalid(path, text, "host bits must be zero (the network address of the range)"), fitting),
+    );
     return undefined;
   }
   if (cidr.prefix < minPrefix || cidr.prefix > maxPrefix) {
-    const e = invalid(path, text, `prefix length must be between /${minPrefix} and /${maxPrefix}`);
-    errors.push(withSuggestion(e, withPrefix(cidr, Math.min(Math.max(cidr.prefix, minPrefix), maxPrefix))));
+    errors.push(
+      withSuggestion(invalid(path, text, `prefix length must be between /${minPrefix} and /${maxPrefix}`), fitting),
+    );
     return undefined;
   }
   return cidr;
@@ -75,14 +80,16 @@ export function validateNetwork(spec: ClusterSpec): FieldError[] {
 function validateZones(spec: ClusterSpec): FieldError[] {
   const errors: FieldError[] = [];
   const { availabilityZones, uncatalogedZones } = spec.network;
-  const inRegion = (zone: string) => !spec.region || new RegExp(`^${spec.region}[a-z]$`).test(zone);
+  // Zones are checked against a region that exists; aws:region's own error says what to fix first.
+  const region = REGIONS.has(spec.region) ? spec.region : "";
+  const inRegion = (zone: string) => !region || new RegExp(`^${region}[a-z]$`).test(zone);
   const notInRegion = (path: string, zone: string) =>
-    invalid(path, zone, `not an availability zone of the stack's region ${spec.region} (aws:region)`);
-  const recorded = recordedZones(spec.region);
-  // Each unrecorded zone's fix takes its own replacement and its own place in uncatalogedZones, so that
-  // applying every printed fix leaves no duplicates.
+    invalid(path, zone, `not an availability zone of the stack's region ${region} (aws:region)`);
+  const recorded = recordedZones(region);
+  // Each unrecorded zone's fix takes a replacement of its own, so that applying every printed fix leaves no
+  // duplicates; each acknowledgement appends to uncatalogedZones, which works run alone as printed.
   const replacements = recorded.filter((z) => !availabilityZones.includes(z));
-  let acknowledgements = uncatalogedZones.length;
+  const acknowledgement = index("network.uncatalogedZones", uncatalogedZones.length);
   const seen = new Set<string>();
   /** An error whose fix puts an unused zone of the region in this place, or removes it when none is left. */
   const replace = (e: FieldError) => {
@@ -93,9 +100,8 @@ function validateZones(spec: ClusterSpec): FieldError[] {
     const path = index("network.availabilityZones", i);
     if (seen.has(zone)) errors.push(mustRemove(invalid(path, zone, "duplicate zone")));
     else if (!inRegion(zone)) errors.push(replace(notInRegion(path, zone)));
-    else if (spec.region && !recorded.includes(zone) && !uncatalogedZones.includes(zone)) {
-      const acknowledgement = index("network.uncatalogedZones", acknowledgements++);
-      errors.push(unrecordedZone(spec.region, path, zone, recorded, acknowledgement, replace));
+    else if (region && !recorded.includes(zone) && !uncatalogedZones.includes(zone)) {
+      errors.push(unrecordedZone(region, path, zone, recorded, acknowledgement, replace));
     } else if (zoneSlot(zone) < 0) {
       const slots = `zones ending in a to ${ZONE_LETTERS.slice(-1)} are supported`;
       errors.push(replace(invalid(path, zone, `has no subnet slot: ${slots}`)));
@@ -164,14 +170,27 @@ function validatePlan(spec: ClusterSpec, vpc: Cidr): FieldError[] {
     }
   }
   const largest =
-    vpc.prefix === VPC_PREFIX.largest ? "" : `, even in a /${VPC_PREFIX.largest} VPC (the largest allowed)`;
-  return [
-    invalid(
-      "network.cidr",
-      network.cidr,
-      `${detail}${largest}: use fewer nodes (nodeGroups[*].maxSize) or smaller instance types`,
-    ),
-  ];
+    vpc.prefix === VPC_PREFIX.largest
+      ? ` (a /${VPC_PREFIX.largest} VPC is the largest allowed)`
+      : `, even in a /${VPC_PREFIX.largest} VPC (the largest allowed)`;
+  const e = invalid(
+    "network.cidr",
+    network.cidr,
+    `${detail}${largest}: use fewer nodes (nodeGroups[*].maxSize) or smaller instance types`,
+  );
+  const fewer = fittingMaxSize(spec);
+  return [fewer ? withSuggestion(e, String(fewer.maxSize), child(index("nodeGroups", fewer.group), "maxSize")) : e];
+}
+
+/** The largest maxSize of the node group with the most nodes at which every zone's pods fit, if one does. */
+function fittingMaxSize(spec: ClusterSpec): { group: number; maxSize: number } | undefined {
+  const groups = spec.nodeGroups;
+  const group = groups.reduce((best, g, i) => (g.maxSize > groups[best].maxSize ? i : best), 0);
+  for (let maxSize = groups[group].maxSize - 1; maxSize >= Math.max(1, groups[group].minSize); maxSize--) {
+    const nodeGroups = groups.map((g, i) => (i === group ? { ...g, maxSize } : g));
+    if (eniShortfall({ ...spec, nodeGroups }, spec.network.cidr).length === 0) return { group, maxSize };
+  }
+  return undefined;
 }
 
 /** Per zone whose private subnet cannot hold its nodes and pods at maxSize, what it needs and has. */
