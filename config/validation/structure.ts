@@ -121,11 +121,14 @@ function checkValue(value: unknown, field: AnyField, path: string, errors: Field
   }
 }
 
-/** YAML reads `1.30` as the number 1.3 and `true` as a boolean where the user meant the text. */
+/**
+ * YAML reads an unquoted `1234` or `true` as a number or boolean, and so does `pulumi config set --path`
+ * without `--type string`, where the user meant the text.
+ */
 function stringExpected(value: unknown): string {
   const type = typeof value;
   return type === "number" || type === "boolean"
-    ? `a string; YAML read ${String(value)} as a ${type}: quote it in the stack file`
+    ? `a string; ${String(value)} was read as a ${type}: quote it in the stack file, or set it with --type string`
     : "a string";
 }
 

@@ -82,8 +82,8 @@ describe("values that must exist upstream", () => {
 
   it("a nested number where text is meant says to quote it", () => {
     expect(report(withYaml("cilium-cluster:cloudLabels: { costCenter: 1234 }"))).to.deep.equal([
-      "cloudLabels.costCenter: Invalid value: 1234: must be a string; YAML read 1234 as a number: quote it in the " +
-        "stack file (fix: pulumi config set --path 'cloudLabels.costCenter' --type string '1234')",
+      "cloudLabels.costCenter: Invalid value: 1234: must be a string; 1234 was read as a number: quote it in the " +
+        "stack file, or set it with --type string (fix: pulumi config set --path 'cloudLabels.costCenter' --type string '1234')",
     ]);
   });
 });
