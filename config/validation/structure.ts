@@ -41,9 +41,13 @@ function checkFields(raw: Raw, fields: Record<string, AnyField>, path: string, e
       const suggestion = closestKey(key, known);
       const hint = suggestion ? `; did you mean ${JSON.stringify(child(path, suggestion))}?` : "";
       const error = mustRemove(forbidden(child(path, key), `unknown key${hint} (known keys: ${known.join(", ")})`));
-      // A scalar under a misspelt key moves to the key it was meant to be; a structure must be set again.
+      // A scalar under a misspelt key moves to the scalar key it was meant to be; a structure is set again.
       const value = raw[key];
-      const movable = suggestion && ["string", "number", "boolean"].includes(typeof value);
+      const scalars = ["string", "integer", "boolean"];
+      const movable =
+        suggestion &&
+        scalars.includes(fields[suggestion].kind) &&
+        ["string", "number", "boolean"].includes(typeof value);
       errors.push(movable ? withSuggestion(error, String(value), child(path, suggestion)) : error);
     }
   }
