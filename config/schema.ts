@@ -99,7 +99,20 @@ export const CONFIG_SCHEMA = {
         rules: [
           "one to six zones, unique, each in the stack's `aws:region` and ending in a letter `a` to `g`",
           "each zone owns the subnet slot of its letter, so adding, removing or reordering zones never moves another zone's subnets",
+          "each zone must be recorded in the program's zone catalog (catalogs/availabilityZones.ts) or listed in `uncatalogedZones`",
         ],
+      },
+      uncatalogedZones: {
+        kind: "array",
+        default: [],
+        maxItems: 6,
+        items: { kind: "string", description: "An availability zone name, e.g. `eu-west-1d`." },
+        description:
+          "Zones the program's zone catalog does not record but your account has (see `aws ec2 describe-availability-zones " +
+          "--region <region>`): a zone AWS opened after the catalog was written, or one of a region it has no zones of. " +
+          "Listing a zone here says you checked that it exists; `availabilityZones` may then use it. Zone names map to " +
+          "physical zones per account, so the catalog records only which names exist.",
+        rules: ["each in the stack's `aws:region`", "not a zone the catalog already records"],
       },
       natGateways: {
         kind: "string",
@@ -195,7 +208,11 @@ export const CONFIG_SCHEMA = {
             kind: "map",
             description:
               "Extra `cilium-config` ConfigMap keys, applied last so they override what the program renders. Values are strings.",
-            rules: ["keys are Cilium option names (lowercase letters, digits and `-`)", "values must be strings"],
+            rules: [
+              "keys are options the selected Cilium line reads: its chart's `cilium-config` keys and its agent's and operators' flags (catalogs/recorded/ciliumOptions.ts)",
+              "keys the program sets from other config are not allowed (the error names the key to set instead)",
+              "values must be strings",
+            ],
           },
         },
       },

@@ -32,7 +32,8 @@ export const ZONE_LETTERS = "abcdefg";
 /** The slot a zone owns: the position of its last letter in `ZONE_LETTERS`, or -1. */
 export const zoneSlot = (zone: string): number => ZONE_LETTERS.indexOf(zone.slice(-1));
 
-export type SubnetPlan = { subnets: PlannedSubnet[] } | { error: string };
+/** A plan, or why there is none (with the longest VPC prefix that would fit, when size is why). */
+export type SubnetPlan = { subnets: PlannedSubnet[] } | { error: string; largestPrefix?: number };
 
 export function planSubnets(vpcCidr: string, zones: readonly string[], topology: Topology): SubnetPlan {
   const vpc = parseCidr(vpcCidr);
@@ -47,6 +48,7 @@ export function planSubnets(vpcCidr: string, zones: readonly string[], topology:
       error:
         `a /${vpc.prefix} VPC is too small for the ${topology} topology: its smallest subnets would be /${smallest}, ` +
         `below AWS's minimum of /${SMALLEST_SUBNET_PREFIX}; use a /${largest} or larger`,
+      largestPrefix: largest,
     };
   }
   const noSlot = zones.filter((z) => zoneSlot(z) < 0);

@@ -1,6 +1,7 @@
 /**
- * `npm run plan`: the program's offline dry run. Exit codes: 0 planned, 1 the config is invalid (every
- * field error on stderr) or the diff holds a change that must not be applied, 2 bad usage.
+ * `npm run plan`: the program's offline dry run. Exit codes (HELP lists them): 0 planned, 1 the config is
+ * invalid (every field error on stderr) or the diff holds a change that must not be applied, 2 bad usage,
+ * 3 the plan failed (scripts/plan.ts).
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "fs";
 import { basename, dirname, join, resolve } from "path";
@@ -10,6 +11,7 @@ import { diffPlans } from "./diff";
 import { Format, formatDiff, formatPlan, hasErrors } from "./format";
 import { PROJECT_DIR } from "./examples";
 import { Plan, PlannedResource, runPlan } from "./run";
+import { secretPaths, secretsMessage } from "./secrets";
 import {
   loadStackConfig,
   projectDefaults,
@@ -59,7 +61,8 @@ list every input of a resource created or deleted (secrets as [secret]), the cha
 (user data as a unified diff), and the stack outputs that change.
 
 Exit codes: 0 planned; 1 the config is invalid (every field error on stderr) or the diff holds an error;
-2 bad usage.
+2 bad usage, a stack file that is not YAML, or Pulumi secrets (secure:) the offline plan cannot decrypt
+without a --set placeholder; 3 the plan itself failed (a bug, or a build that refuses to run).
 `;
 
 /** A stack to plan, as the command line named it. */
@@ -267,8 +270,18 @@ function checkOutRoot(dir: string): void {
 
 function prepare(source: StackSource, options: Options, several: boolean): StackRun {
   const projectFile = join(PROJECT_DIR, "Pulumi.yaml");
-  const config = loadStackConfig(projectFile, source.file);
-  const run: StackRun = { source, config, edited: applyEdits(config, options.edits, projectDefaults(projectFile)) };
+  const stored = loadStackConfig(projectFile, source.file);
+  const defaults = projectDefaults(projectFile);
+  // A `secure:` value the offline plan cannot decrypt may be stood in for by an edit of the same path.
+  const secrets = secretPaths(stored);
+  const config = applyEdits(
+    stored,
+    options.edits.filter((edit) => edit.flag !== "--rm" && secrets.includes(edit.arg.slice(0, edit.arg.indexOf("=")))),
+    defaults,
+  );
+  const unread = secretPaths(config);
+  if (unread.length > 0) throw new UsageError(secretsMessage(source.label, unread));
+  const run: StackRun = { source, config, edited: applyEdits(config, options.edits, defaults) };
   if (options.out) {
     run.out = several ? join(resolve(options.out), stackKey(source)) : resolve(options.out);
     checkOutDir(run.out);

@@ -18,7 +18,13 @@ function readYaml(path: string): Record<string, unknown> {
   } catch {
     throw new UsageError(`cannot read ${path}`);
   }
-  const parsed = parse(text) ?? {};
+  let parsed: unknown;
+  try {
+    parsed = parse(text) ?? {};
+  } catch (err) {
+    // The parser's message says where (line, column) but not in which file.
+    throw new UsageError(`${path}: ${(err as Error).message.split("\n")[0]}`);
+  }
   if (typeof parsed !== "object" || Array.isArray(parsed)) throw new UsageError(`${path} is not a YAML mapping`);
   return parsed as Record<string, unknown>;
 }

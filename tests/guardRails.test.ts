@@ -86,7 +86,11 @@ describe("hostile values", () => {
   });
 
   it("extraConfig values with quotes, newlines, $() and YAML specials reach cilium-config intact", async () => {
-    const values = { "custom-a": '"; rm -rf / #', "custom-b": "$(reboot)\n`id`", "custom-c": "- [x]\n{y: z}: *a |" };
+    const values = {
+      "debug-verbose": '"; rm -rf / #',
+      "monitor-aggregation": "$(reboot)\n`id`",
+      "bpf-lb-algorithm": "- [x]\n{y: z}: *a |",
+    };
     const plan = await planWith(
       Object.fromEntries(Object.entries(values).map(([k, v]) => [`networking.cilium.extraConfig.${k}`, v])),
     );
@@ -105,7 +109,7 @@ describe("hostile values", () => {
 
   it("user data stays valid bash and carries no config value unquoted", () => {
     const { spec } = validateConfig(
-      merge(baseConfig(), { networking: { cilium: { extraConfig: { "custom-a": "$(reboot)" } } } }),
+      merge(baseConfig(), { networking: { cilium: { extraConfig: { "debug-verbose": "$(reboot)" } } } }),
       REGION,
     );
     for (const group of instanceGroups(spec)) {
@@ -114,7 +118,7 @@ describe("hostile values", () => {
       );
       expect(spawnSync("bash", ["-n"], { input: text }).status).to.equal(0);
       expect(text).to.contain(`API_ENDPOINT='api'\\''$(reboot)'\\''.example.test'`);
-      expect(text).not.to.contain("custom-a");
+      expect(text).not.to.contain("debug-verbose");
     }
   });
 });

@@ -2,80 +2,64 @@
 import {
   CILIUM_LINES,
   ciliumLineOf,
+  defaultCiliumVersion,
   linesSupporting,
   newestRelease,
   parseSemver,
   supportedKubernetesRange,
   supportsKubernetes,
 } from "../../catalogs/ciliumVersions";
+import { newestPatch } from "../../catalogs/kubernetesReleases";
 import type { ClusterSpec } from "../types";
-import { child, FieldError, forbidden, invalid } from "./fieldErrors";
+import { child, FieldError, forbidden, invalid, withSuggestion } from "./fieldErrors";
 
 export function validateCilium(spec: ClusterSpec, path = "networking.cilium"): FieldError[] {
   const cilium = spec.networking.cilium;
   const errors: FieldError[] = [...validateVersion(spec, child(path, "version"))];
 
   if (cilium.enableNodePort && spec.kubeProxy.enabled) {
-    errors.push(forbidden("kubeProxy.enabled", "When Cilium NodePort is enabled, kubeProxy must be disabled"));
+    const e = forbidden("kubeProxy.enabled", "When Cilium NodePort is enabled, kubeProxy must be disabled");
+    errors.push(withSuggestion(e, "false"));
   }
   if (!cilium.enableNodePort && !spec.kubeProxy.enabled) {
-    errors.push(
-      forbidden(
-        child(path, "enableNodePort"),
-        "with kube-proxy disabled, Cilium must replace it (enableNodePort: true), or Services do not work",
-      ),
-    );
+    const detail = "with kube-proxy disabled, Cilium must replace it (enableNodePort: true), or Services do not work";
+    errors.push(withSuggestion(forbidden(child(path, "enableNodePort"), detail), "true"));
   }
 
   // The agent refuses to start otherwise (daemon/cmd/kube_proxy_replacement.go, daemon/cmd/daemon.go).
   if (cilium.bpfMasquerade && !cilium.enableNodePort) {
-    errors.push(forbidden(child(path, "bpfMasquerade"), "BPF masquerade requires NodePort (enableNodePort: true)"));
+    const e = forbidden(child(path, "bpfMasquerade"), "BPF masquerade requires NodePort (enableNodePort: true)");
+    errors.push(withSuggestion(e, "false"));
   }
   if (cilium.bpfMasquerade && cilium.disableMasquerade) {
-    errors.push(
-      forbidden(child(path, "bpfMasquerade"), "BPF masquerade requires masquerading (disableMasquerade: false)"),
+    const e = forbidden(
+      child(path, "bpfMasquerade"),
+      "BPF masquerade requires masquerading (disableMasquerade: false)",
     );
+    errors.push(withSuggestion(e, "false"));
   }
 
   if (cilium.ipam === "eni") {
     if (!cilium.disableMasquerade) {
-      errors.push(forbidden(child(path, "disableMasquerade"), "Masquerade must be disabled when ENI IPAM is used"));
+      const e = forbidden(child(path, "disableMasquerade"), "Masquerade must be disabled when ENI IPAM is used");
+      errors.push(withSuggestion(e, "true"));
     }
     if (cilium.tunnel !== "disabled") {
-      errors.push(
-        forbidden(child(path, "tunnel"), 'Cilium ENI IPAM needs native routing: tunnel must be "disabled" (or unset)'),
-      );
+      const detail = 'Cilium ENI IPAM needs native routing: tunnel must be "disabled" (or unset)';
+      errors.push(withSuggestion(forbidden(child(path, "tunnel"), detail), "disabled"));
     }
     if (spec.topology !== "private") {
-      errors.push(
-        forbidden(
-          "topology",
-          "Cilium ENI IPAM needs the private topology: with masquerade disabled, pods in public subnets have no route to the internet",
-        ),
-      );
+      const detail =
+        "Cilium ENI IPAM needs the private topology: with masquerade disabled, pods in public subnets have no route to the internet";
+      errors.push(withSuggestion(forbidden("topology", detail), "private"));
     }
   }
 
   if (cilium.ipam !== "eni" && cilium.tunnel === "disabled") {
-    errors.push(
-      forbidden(
-        child(path, "tunnel"),
-        'native routing needs ipam "eni" on AWS: the VPC does not route pod addresses from other IPAM modes',
-      ),
-    );
+    const detail = 'native routing needs ipam "eni" on AWS: the VPC does not route pod addresses from other IPAM modes';
+    errors.push(withSuggestion(forbidden(child(path, "tunnel"), detail), "vxlan"));
   }
 
-  for (const key of Object.keys(cilium.extraConfig)) {
-    if (!/^[a-z0-9][a-z0-9-]*$/.test(key)) {
-      errors.push(
-        invalid(
-          child(child(path, "extraConfig"), key),
-          key,
-          "must be a Cilium option name: lowercase letters, digits and '-'",
-        ),
-      );
-    }
-  }
   return errors;
 }
 
@@ -88,44 +72,41 @@ function validateVersion(spec: ClusterSpec, path: string): FieldError[] {
   const kubernetes = parseSemver(spec.kubernetesVersion);
   if (kubernetes && kubernetes.major === 1 && linesSupporting(spec.kubernetesVersion).length === 0) {
     const { oldest, newest } = supportedKubernetesRange();
+    const detail = `no Cilium line this program ships supports Kubernetes 1.${kubernetes.minor}: use a minor from 1.${oldest} to 1.${newest}`;
     return [
-      invalid(
-        "kubernetesVersion",
-        spec.kubernetesVersion,
-        `no Cilium line this program ships supports Kubernetes 1.${kubernetes.minor}: use a minor from 1.${oldest} to 1.${newest}`,
-      ),
+      withSuggestion(invalid("kubernetesVersion", spec.kubernetesVersion, detail), newestPatch(`1.${newest}`)!.version),
     ];
   }
   // No default without a valid kubernetesVersion; its own error says what to fix.
   if (version === "" && !(kubernetes && kubernetes.major === 1)) return [];
-  if (!version.startsWith("v")) return [invalid(path, version, "Cilium version must be prefixed with 'v'")];
+  // The release a fix sets: the default for kubernetesVersion, or the newest of the version's own line.
+  const fallback = defaultCiliumVersion(spec.kubernetesVersion);
+  const bad = (detail: string, suggested = fallback) => {
+    const e = invalid(path, version, detail);
+    return [suggested ? withSuggestion(e, suggested) : e];
+  };
+  if (!version.startsWith("v")) return bad("Cilium version must be prefixed with 'v'", `v${version}`);
   const parsed = parseSemver(version.slice(1));
-  if (!parsed) return [invalid(path, version, "Could not parse as semantic version")];
+  if (!parsed) return bad("Could not parse as semantic version");
   const line = ciliumLineOf(version);
   if (!line) {
     const lines = CILIUM_LINES.map((l) => l.line).join(", ");
-    return [invalid(path, version, `Only Cilium ${lines} are supported`)];
+    return bad(`Only Cilium ${lines} are supported`);
   }
   const newest = newestRelease(line).version;
-  if (parsed.suffix) return [invalid(path, version, `only releases are supported, such as ${newest}`)];
+  if (parsed.suffix) return bad(`only releases are supported, such as ${newest}`, newest);
   if (parsed.patch > parseSemver(newest.slice(1))!.patch) {
-    return [
-      invalid(path, version, `not a release known to exist: the newest recorded ${line.line} release is ${newest}`),
-    ];
+    return bad(`not a release known to exist: the newest recorded ${line.line} release is ${newest}`, newest);
   }
   if (kubernetes && !supportsKubernetes(line, spec.kubernetesVersion)) {
     const { oldest, newest: newestMinor } = line.kubernetes;
     const supporting = linesSupporting(spec.kubernetesVersion)
       .map((l) => newestRelease(l).version)
       .join(" or ");
-    return [
-      invalid(
-        path,
-        version,
-        `Cilium ${line.line} supports Kubernetes 1.${oldest} to 1.${newestMinor}, not kubernetesVersion ` +
-          `${spec.kubernetesVersion}: use ${supporting}, or unset it for the default`,
-      ),
-    ];
+    return bad(
+      `Cilium ${line.line} supports Kubernetes 1.${oldest} to 1.${newestMinor}, not kubernetesVersion ` +
+        `${spec.kubernetesVersion}: use ${supporting}, or unset it for the default`,
+    );
   }
   return [];
 }

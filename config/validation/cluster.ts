@@ -1,10 +1,10 @@
-/** Rules on the cluster's identity: name, region, Kubernetes version, labels and IAM settings. */
-import { parseSemver } from "../../catalogs/ciliumVersions";
+/** Rules on the cluster's identity: name, region, Kubernetes version (kubernetesVersion.ts), labels and IAM settings. */
 import { REGIONS } from "../../catalogs/awsEnums";
 import type { ClusterSpec } from "../types";
 import { closestValues } from "./closestKey";
 import { PROGRAM_TAGS_PER_RESOURCE, TAGS_PER_RESOURCE } from "../quotas";
-import { child, FieldError, forbidden, invalid, mustRemove, required, tooMany } from "./fieldErrors";
+import { validateKubernetesVersion } from "./kubernetesVersion";
+import { child, FieldError, forbidden, invalid, mustRemove, required, tooMany, withSuggestion } from "./fieldErrors";
 
 const DNS_NAME = /^(?=.{1,63}$)[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/;
 const REGION = /^[a-z]{2}(-gov|-iso[a-z]?)?-[a-z]+-\d$/;
@@ -35,8 +35,9 @@ export function validateCluster(spec: ClusterSpec): FieldError[] {
   else if (!REGION.test(spec.region))
     errors.push(invalid("aws:region", spec.region, "must be an AWS region such as us-east-1"));
   else if (!REGIONS.has(spec.region)) {
-    const near = closestValues(spec.region, REGIONS).map((r) => JSON.stringify(r));
-    errors.push(invalid("aws:region", spec.region, `not an AWS region; closest: ${near.join(", ")}`));
+    const near = closestValues(spec.region, REGIONS);
+    const detail = `not an AWS region; closest: ${near.map((r) => JSON.stringify(r)).join(", ")}`;
+    errors.push(withSuggestion(invalid("aws:region", spec.region, detail), near[0]));
   }
 
   if (spec.clusterName && !DNS_NAME.test(spec.clusterName)) {
@@ -49,16 +50,7 @@ export function validateCluster(spec: ClusterSpec): FieldError[] {
     );
   }
 
-  const kubernetes = parseSemver(spec.kubernetesVersion);
-  if (!kubernetes || kubernetes.major !== 1) {
-    errors.push(
-      invalid(
-        "kubernetesVersion",
-        spec.kubernetesVersion,
-        "must be a Kubernetes release X.Y.Z such as 1.33.5, without a 'v'",
-      ),
-    );
-  }
+  errors.push(...validateKubernetesVersion(spec.kubernetesVersion));
 
   for (const [key, value] of Object.entries(spec.cloudLabels)) {
     const path = child("cloudLabels", key);

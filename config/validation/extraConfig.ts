@@ -1,10 +1,14 @@
 /**
- * `networking.cilium.extraConfig` adds `cilium-config` keys, but must not override a key the program
+ * `networking.cilium.extraConfig` adds `cilium-config` keys. Each must be an option the selected Cilium
+ * line reads (Cilium ignores any other key without a word), and must not override a key the program
  * renders from other config: that would undo the rules validation checked (ENI IPAM needs native routing,
  * ...). Each managed key maps to the config key that controls it, which the error names.
  */
+import { ciliumOptions } from "../../catalogs/ciliumOptions";
+import { ciliumLineOf } from "../../catalogs/ciliumVersions";
 import type { ClusterSpec } from "../types";
-import { child, FieldError, forbidden, mustRemove } from "./fieldErrors";
+import { closestKey } from "./closestKey";
+import { child, FieldError, forbidden, mustRemove, withSuggestion } from "./fieldErrors";
 
 export const MANAGED_CILIUM_KEYS: Readonly<Record<string, string>> = {
   ipam: "networking.cilium.ipam",
@@ -18,16 +22,33 @@ export const MANAGED_CILIUM_KEYS: Readonly<Record<string, string>> = {
   "cluster-name": "clusterName",
 };
 
+const PATH = "networking.cilium.extraConfig";
+
 export function validateExtraConfig(spec: ClusterSpec): FieldError[] {
-  const path = "networking.cilium.extraConfig";
-  return Object.keys(spec.networking.cilium.extraConfig)
+  const extraConfig = spec.networking.cilium.extraConfig;
+  const managed = Object.keys(extraConfig)
     .filter((key) => key in MANAGED_CILIUM_KEYS)
     .map((key) =>
       mustRemove(
         forbidden(
-          child(path, key),
+          child(PATH, key),
           `the program sets this Cilium option from ${MANAGED_CILIUM_KEYS[key]}; set that instead`,
         ),
       ),
     );
+  // Without a shipped line the version's own error says what to fix.
+  const line = ciliumLineOf(spec.networking.cilium.version)?.line;
+  if (!line) return managed;
+  const known = ciliumOptions(line);
+  const unknown = Object.keys(extraConfig)
+    .filter((key) => !known.includes(key))
+    .map((key) => {
+      const suggestion = closestKey(key, known);
+      const detail =
+        `not an option Cilium ${line} reads (catalogs/recorded/ciliumOptions.ts); it would be ignored` +
+        (suggestion ? `; did you mean ${JSON.stringify(suggestion)}?` : "");
+      const error = mustRemove(forbidden(child(PATH, key), detail));
+      return suggestion ? withSuggestion(error, extraConfig[key], child(PATH, suggestion)) : error;
+    });
+  return [...managed, ...unknown];
 }

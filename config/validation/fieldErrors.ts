@@ -16,8 +16,11 @@ export interface FieldError {
   supported?: readonly string[];
   /** The key must go (`pulumi config rm`), not take another value. */
   remove?: boolean;
-  /** A value that fixes the error, printed in the fix instead of `<value>`. */
-  example?: string;
+  /**
+   * A value known to fix the error, which the fix hint sets instead of a `<value>` placeholder: on the
+   * error's own field, or on `at` when the fix is elsewhere (a zone is acknowledged in another list).
+   */
+  suggested?: { value: string; at?: string };
   /** For `Too many`: the entries whose removal fixes it, in the order to remove them. */
   excess?: readonly string[];
 }
@@ -68,6 +71,11 @@ export const tooMany = (
 
 /** A key that must not be set at all: its fix is `pulumi config rm`. */
 export const mustRemove = (e: FieldError): FieldError => ({ ...e, remove: true });
+
+export const withSuggestion = (e: FieldError, value: string, at?: string): FieldError => ({
+  ...e,
+  suggested: at === undefined ? { value } : { value, at },
+});
 
 /** apimachinery's rendering of a bad value: strings quoted, numbers and booleans bare, the rest as JSON. */
 function formatValue(value: unknown): string {

@@ -1,5 +1,6 @@
 /**
- * The command that fixes a field error, run as printed (with `<value>` filled in). It follows what
+ * The command that fixes a field error, run as printed: with the value validation suggests where it knows
+ * one, else with `<value>` (and `<key>`) for the user to fill in. It follows what
  * `pulumi config set --path` does: `true`/`false` and integers become booleans and numbers unless
  * `--type string` says otherwise; a list is addressed item by item (`nodeGroups[0].name`); a key that must
  * go is removed with `pulumi config rm --path`.
@@ -38,14 +39,23 @@ export function fieldAt(path: string): AnyField | undefined {
 
 const quote = (text: string): string => `'${text.replace(/'/g, `'\\''`)}'`;
 const looksCoerced = (v: unknown) => typeof v === "number" || typeof v === "boolean";
+/** What `pulumi config set --path` turns into a boolean or a number. */
+const looksCoercible = (text: string) => /^(true|false|-?(0|[1-9]\d*))$/.test(text);
 
-export function fixCommand(e: FieldError): string {
-  const command = placeholderFix(e);
-  return e.example === undefined ? command : command.replace("<value>", quote(e.example));
+/** `pulumi config set --path` of a known value; a string the CLI would coerce keeps its type with `--type string`. */
+function setSuggested(path: string, value: string): string {
+  if (path.includes(":")) return `pulumi config set ${path} ${quote(value)}`;
+  const type = fieldAt(path)?.kind === "string" && looksCoercible(value) ? " --type string" : "";
+  return `pulumi config set --path ${quote(path)}${type} ${quote(value)}`;
 }
 
-function placeholderFix(e: FieldError): string {
+export function fixCommand(e: FieldError): string {
   if (e.excess) return e.excess.map((p) => `pulumi config rm --path ${quote(p)}`).join(" && ");
+  if (e.suggested) {
+    // A key that must go while a value is known: the key is misspelt, and its value moves to the one meant.
+    const set = setSuggested(e.suggested.at ?? e.field, e.suggested.value);
+    return e.remove ? `pulumi config rm --path ${quote(e.field)} && ${set}` : set;
+  }
   if (e.field.includes(":")) return `pulumi config set ${e.field} <value>`;
   const path = quote(e.field);
   if (e.remove) return `pulumi config rm --path ${path}`;
@@ -74,7 +84,7 @@ function placeholderFix(e: FieldError): string {
   }
   if (field?.kind === "string") {
     // A value the CLI coerced to a number or boolean is set again as the string it was meant to be.
-    if (looksCoerced(e.badValue) && e.detail === "must be a string") {
+    if (looksCoerced(e.badValue)) {
       return `pulumi config set --path ${path} --type string ${quote(String(e.badValue))}`;
     }
     const mapValue =

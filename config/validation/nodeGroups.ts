@@ -2,7 +2,7 @@
 import { INSTANCE_TYPES } from "../../catalogs/awsEnums";
 import type { ClusterSpec } from "../types";
 import { closestValues } from "./closestKey";
-import { child, FieldError, index, invalid, notSupported } from "./fieldErrors";
+import { child, FieldError, index, invalid, notSupported, withSuggestion } from "./fieldErrors";
 
 const INSTANCE_TYPE = /^[a-z][a-z0-9-]*[0-9][a-z0-9-]*\.[a-z0-9]+$/;
 const AMI_ID = /^ami-([0-9a-f]{8}|[0-9a-f]{17})$/;
@@ -15,10 +15,9 @@ function checkMachine(errors: FieldError[], path: string, instanceType: string, 
   } else if (!INSTANCE_TYPES.has(instanceType)) {
     // Nearest within the family first (`t3.mega` → t3 sizes), else nearest of all.
     const family = [...INSTANCE_TYPES].filter((t) => t.startsWith(`${instanceType.split(".")[0]}.`));
-    const near = closestValues(instanceType, family.length ? family : INSTANCE_TYPES).map((t) => JSON.stringify(t));
-    errors.push(
-      invalid(child(path, "instanceType"), instanceType, `not an EC2 instance type; closest: ${near.join(", ")}`),
-    );
+    const near = closestValues(instanceType, family.length ? family : INSTANCE_TYPES);
+    const detail = `not an EC2 instance type; closest: ${near.map((t) => JSON.stringify(t)).join(", ")}`;
+    errors.push(withSuggestion(invalid(child(path, "instanceType"), instanceType, detail), near[0]));
   }
   if (imageId !== "" && !AMI_ID.test(imageId)) {
     errors.push(invalid(child(path, "imageId"), imageId, "must be empty or an AMI id such as ami-0123456789abcdef0"));
@@ -29,16 +28,14 @@ export function validateInstanceGroups(spec: ClusterSpec): FieldError[] {
   const errors: FieldError[] = [];
   const { controlPlane } = spec;
   checkMachine(errors, "controlPlane", controlPlane.instanceType, controlPlane.imageId);
+  const zoneCount = spec.network.availabilityZones.length;
+  // The count a fix sets: high availability where the zones allow it, else one node.
+  const fittingCount = zoneCount >= 3 && controlPlane.count > 1 ? "3" : "1";
   if (controlPlane.count !== 1 && controlPlane.count !== 3) {
-    errors.push(notSupported("controlPlane.count", controlPlane.count, ["1", "3"]));
-  } else if (controlPlane.count > spec.network.availabilityZones.length && spec.network.availabilityZones.length > 0) {
-    errors.push(
-      invalid(
-        "controlPlane.count",
-        controlPlane.count,
-        `each control-plane node needs a zone of its own; network.availabilityZones has ${spec.network.availabilityZones.length}`,
-      ),
-    );
+    errors.push(withSuggestion(notSupported("controlPlane.count", controlPlane.count, ["1", "3"]), fittingCount));
+  } else if (controlPlane.count > zoneCount && zoneCount > 0) {
+    const detail = `each control-plane node needs a zone of its own; network.availabilityZones has ${zoneCount}`;
+    errors.push(withSuggestion(invalid("controlPlane.count", controlPlane.count, detail), fittingCount));
   }
 
   const names = new Set<string>();
@@ -58,9 +55,8 @@ export function validateInstanceGroups(spec: ClusterSpec): FieldError[] {
     names.add(group.name);
     checkMachine(errors, path, group.instanceType, group.imageId);
     if (group.minSize > group.maxSize) {
-      errors.push(
-        invalid(child(path, "minSize"), group.minSize, `must not be greater than maxSize (${group.maxSize})`),
-      );
+      const e = invalid(child(path, "minSize"), group.minSize, `must not be greater than maxSize (${group.maxSize})`);
+      errors.push(withSuggestion(e, String(group.maxSize)));
     }
   });
   return errors;

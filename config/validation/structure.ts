@@ -5,7 +5,17 @@
  */
 import type { AnyField } from "../schemaTypes";
 import { closestKey } from "./closestKey";
-import { child, FieldError, forbidden, index, invalid, mustRemove, notSupported, required } from "./fieldErrors";
+import {
+  child,
+  FieldError,
+  forbidden,
+  index,
+  invalid,
+  mustRemove,
+  notSupported,
+  required,
+  withSuggestion,
+} from "./fieldErrors";
 
 type Raw = Record<string, unknown>;
 
@@ -30,7 +40,15 @@ function checkFields(raw: Raw, fields: Record<string, AnyField>, path: string, e
     if (!(key in fields)) {
       const suggestion = closestKey(key, known);
       const hint = suggestion ? `; did you mean ${JSON.stringify(child(path, suggestion))}?` : "";
-      errors.push(mustRemove(forbidden(child(path, key), `unknown key${hint} (known keys: ${known.join(", ")})`)));
+      const error = mustRemove(forbidden(child(path, key), `unknown key${hint} (known keys: ${known.join(", ")})`));
+      // A scalar under a misspelt key moves to the scalar key it was meant to be; a structure is set again.
+      const value = raw[key];
+      const scalars = ["string", "integer", "boolean"];
+      const movable =
+        suggestion &&
+        scalars.includes(fields[suggestion].kind) &&
+        ["string", "number", "boolean"].includes(typeof value);
+      errors.push(movable ? withSuggestion(error, String(value), child(path, suggestion)) : error);
     }
   }
   for (const [key, field] of Object.entries(fields)) {
@@ -53,9 +71,11 @@ function checkValue(value: unknown, field: AnyField, path: string, errors: Field
   }
   switch (field.kind) {
     case "string":
-      if (typeof value !== "string") return typeError(errors, path, value, "a string");
+      if (typeof value !== "string") return typeError(errors, path, value, stringExpected(value));
       if (field.enum && !field.enum.includes(value)) {
-        errors.push(notSupported(path, value, field.enum));
+        const closest = closestKey(value, field.enum);
+        const e = notSupported(path, value, field.enum);
+        errors.push(closest === undefined ? e : withSuggestion(e, closest));
         return undefined;
       }
       if (field.required && value === "") {
@@ -69,7 +89,9 @@ function checkValue(value: unknown, field: AnyField, path: string, errors: Field
         (field.minimum !== undefined && value < field.minimum) ||
         (field.maximum !== undefined && value > field.maximum)
       ) {
-        errors.push(invalid(path, value, `must be between ${field.minimum ?? "-∞"} and ${field.maximum ?? "∞"}`));
+        const e = invalid(path, value, `must be between ${field.minimum ?? "-∞"} and ${field.maximum ?? "∞"}`);
+        const nearest = Math.min(Math.max(value, field.minimum ?? value), field.maximum ?? value);
+        errors.push(withSuggestion(e, String(nearest)));
         return undefined;
       }
       return value;
@@ -80,7 +102,7 @@ function checkValue(value: unknown, field: AnyField, path: string, errors: Field
       const clean: Record<string, string> = {};
       for (const [k, v] of Object.entries(value)) {
         if (typeof v === "string") clean[k] = v;
-        else typeError(errors, child(path, k), v, "a string");
+        else typeError(errors, child(path, k), v, stringExpected(v));
       }
       return clean;
     }
@@ -101,6 +123,17 @@ function checkValue(value: unknown, field: AnyField, path: string, errors: Field
       if (!isPlainObject(value)) return typeError(errors, path, value, "an object");
       return checkFields(value, field.fields, path, errors);
   }
+}
+
+/**
+ * YAML reads an unquoted `1234` or `true` as a number or boolean, and so does `pulumi config set --path`
+ * without `--type string`, where the user meant the text.
+ */
+function stringExpected(value: unknown): string {
+  const type = typeof value;
+  return type === "number" || type === "boolean"
+    ? `a string; ${String(value)} was read as a ${type}: quote it in the stack file, or set it with --type string`
+    : "a string";
 }
 
 function typeError(errors: FieldError[], path: string, value: unknown, expected: string): undefined {

@@ -1,8 +1,42 @@
 // Values checked against AWS's catalogs, and the errors that name the nearest valid values or the key to set.
 import { expect } from "chai";
 import { INSTANCE_TYPES, REGIONS } from "../../catalogs/awsEnums";
+import { ZONE_LETTERS_BY_REGION } from "../../catalogs/availabilityZones";
+import { DEFAULT_KUBERNETES_VERSION, supportedKubernetesRange } from "../../catalogs/ciliumVersions";
+import { isRecordedKubernetesRelease, newestPatch } from "../../catalogs/kubernetesReleases";
+import { KUBERNETES_RELEASES } from "../../catalogs/recorded/kubernetesReleases";
+import { ZONE_LETTERS } from "../../config/subnetPlan";
 import { validateConfig } from "../../config/validation/validateConfig";
 import { baseConfig, merge, REGION } from "../fixtures";
+
+describe("the Kubernetes release record", () => {
+  it("has releases of every minor a shipped Cilium line supports, the default among them", () => {
+    const { oldest, newest } = supportedKubernetesRange();
+    for (let minor = oldest; minor <= newest; minor++)
+      expect(newestPatch(`1.${minor}`), `1.${minor}`).not.to.equal(undefined);
+    expect(isRecordedKubernetesRelease(DEFAULT_KUBERNETES_VERSION)).to.equal(true);
+  });
+
+  it("lists each minor's patches from .0 without gaps, in order, dated where the source answered", () => {
+    const versions = KUBERNETES_RELEASES.map((r) => r.version);
+    versions.forEach((version, i) => {
+      const [, minor, patch] = version.split(".").map(Number);
+      const previous = versions[i - 1]?.split(".").map(Number);
+      const follows = previous?.[1] === minor ? previous[2] + 1 === patch : patch === 0;
+      expect(follows, `${version} after ${versions[i - 1]}`).to.equal(true);
+    });
+    for (const r of KUBERNETES_RELEASES) if (r.date) expect(r.date, r.version).to.match(/^\d{4}-\d{2}-\d{2}$/);
+  });
+});
+
+describe("the availability zone record", () => {
+  it("records regions AWS has, with zone letters that have a subnet slot", () => {
+    for (const [region, letters] of Object.entries(ZONE_LETTERS_BY_REGION)) {
+      expect(REGIONS.has(region), region).to.equal(true);
+      for (const letter of letters) expect(ZONE_LETTERS, `${region}${letter}`).to.include(letter);
+    }
+  });
+});
 
 describe("AWS catalogs in validation", () => {
   it("hold AWS's instance types and regions, not a hand-typed sample", () => {

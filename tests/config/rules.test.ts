@@ -178,10 +178,31 @@ const cases: RuleCase[] = [
     expected: ["Invalid value::kubernetesVersion"],
   },
   {
-    rule: "extraConfig keys are option names",
-    ok: { networking: { cilium: { extraConfig: { "bpf-lb-algorithm": "maglev" } } } },
-    bad: { networking: { cilium: { extraConfig: { "Bad Key": "x" } } } },
-    expected: ['Invalid value::networking.cilium.extraConfig["Bad Key"]'],
+    rule: "extraConfig keys are options the Cilium line reads",
+    ok: { networking: { cilium: { extraConfig: { "bpf-lb-algorithm": "maglev", "enable-hubble": "true" } } } },
+    bad: { networking: { cilium: { extraConfig: { "Bad Key": "x", "enable-hubbel": "true" } } } },
+    expected: [
+      'Forbidden::networking.cilium.extraConfig["Bad Key"]',
+      "Forbidden::networking.cilium.extraConfig.enable-hubbel",
+    ],
+  },
+  {
+    rule: "extraConfig keys are read per Cilium line (bpf-lb-proto-diff is gone in 1.19)",
+    ok: {
+      kubernetesVersion: "1.33.5",
+      networking: { cilium: { version: "v1.18.14", extraConfig: { "bpf-lb-proto-diff": "true" } } },
+    },
+    bad: {
+      kubernetesVersion: "1.33.5",
+      networking: { cilium: { version: "v1.19.8", extraConfig: { "bpf-lb-proto-diff": "true" } } },
+    },
+    expected: ["Forbidden::networking.cilium.extraConfig.bpf-lb-proto-diff"],
+  },
+  {
+    rule: "kubernetesVersion is a recorded release",
+    ok: { kubernetesVersion: "1.35.4" },
+    bad: { kubernetesVersion: "1.35.99" },
+    expected: ["Invalid value::kubernetesVersion"],
   },
   {
     rule: "extraConfig values are strings",
@@ -468,9 +489,21 @@ const cases: RuleCase[] = [
   },
   {
     rule: "zones end in a letter a to g (each owns the subnet slot of its letter)",
-    ok: zones("us-east-1a", "us-east-1g"),
-    bad: zones("us-east-1a", "us-east-1h"),
+    ok: { network: { availabilityZones: ["us-east-1a", "us-east-1g"], uncatalogedZones: ["us-east-1g"] } },
+    bad: { network: { availabilityZones: ["us-east-1a", "us-east-1h"], uncatalogedZones: ["us-east-1h"] } },
     expected: ["Invalid value::network.availabilityZones[1]"],
+  },
+  {
+    rule: "zones are recorded for the region, or listed in uncatalogedZones",
+    ok: zones("us-east-1a", "us-east-1f"),
+    bad: zones("us-east-1a", "us-east-1g"),
+    expected: ["Invalid value::network.availabilityZones[1]"],
+  },
+  {
+    rule: "uncatalogedZones lists only zones the catalog does not record, in the region",
+    ok: { network: { uncatalogedZones: ["us-east-1g"] } },
+    bad: { network: { uncatalogedZones: ["us-east-1b", "eu-west-1d"] } },
+    expected: ["Invalid value::network.uncatalogedZones[0]", "Invalid value::network.uncatalogedZones[1]"],
   },
   {
     rule: "extraConfig must not override an option the program manages",

@@ -56,6 +56,7 @@ describe("subnet planner", () => {
     expect(plan).to.deep.equal({
       error:
         "a /23 VPC is too small for the private topology: its smallest subnets would be /29, below AWS's minimum of /28; use a /22 or larger",
+      largestPrefix: 22,
     });
     expect(planSubnets("10.0.0.0/25", zonesOf(2), "public")).not.to.have.property("error");
     expect(planSubnets("10.0.0.0/26", zonesOf(2), "public")).to.have.property("error");

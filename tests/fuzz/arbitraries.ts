@@ -1,11 +1,19 @@
 /** fast-check generators of stack configs: valid ones, and arbitrarily broken ones. */
 import fc from "fast-check";
+import { ciliumOptions } from "../../catalogs/ciliumOptions";
 import { CILIUM_LINES, newestRelease, parseSemver } from "../../catalogs/ciliumVersions";
+import { newestPatch } from "../../catalogs/kubernetesReleases";
+import { recordedZones } from "../../catalogs/availabilityZones";
+import { MANAGED_CILIUM_KEYS } from "../../config/validation/extraConfig";
 
 type Raw = Record<string, unknown>;
 
 export const REGION = "us-east-1";
-const ZONES = ["a", "b", "c", "d", "e", "f"].map((z) => `${REGION}${z}`);
+const ZONES = recordedZones(REGION);
+/** Options every shipped line reads that the program does not manage. */
+const EXTRA_OPTIONS = ciliumOptions(CILIUM_LINES[0].line).filter(
+  (option) => !(option in MANAGED_CILIUM_KEYS) && CILIUM_LINES.every((l) => ciliumOptions(l.line).includes(option)),
+);
 const label = fc.stringMatching(/^[a-z][a-z0-9-]{0,10}[a-z0-9]$/);
 const tagText = fc.stringMatching(/^[A-Za-z0-9 _.:/=+@-]{0,20}$/);
 
@@ -31,7 +39,7 @@ const ipamArb = fc.constantFrom("", "crd", "eni");
 export const validConfig: fc.Arbitrary<Raw> = fc
   .record({
     ipam: ipamArb,
-    zoneCount: fc.integer({ min: 1, max: 6 }),
+    zoneCount: fc.integer({ min: 1, max: ZONES.length }),
     prefix: fc.integer({ min: 16, max: 20 }),
     second: fc.integer({ min: 0, max: 15 }),
     controlPlaneHa: fc.boolean(),
@@ -48,7 +56,7 @@ export const validConfig: fc.Arbitrary<Raw> = fc
       maxLength: 4,
     }),
     labels: fc.dictionary(fc.stringMatching(/^[a-z][a-z0-9._/-]{0,15}$/), tagText, { maxKeys: 3 }),
-    extra: fc.dictionary(fc.stringMatching(/^[a-z0-9][a-z0-9-]{0,15}$/), hostileString, { maxKeys: 3 }),
+    extra: fc.dictionary(fc.constantFrom(...EXTRA_OPTIONS), hostileString, { maxKeys: 3 }),
     access: fc.uniqueArray(fc.constantFrom("0.0.0.0/0", "203.0.113.0/24", "198.51.100.7/32", "192.0.2.0/28"), {
       minLength: 1,
       maxLength: 3,
@@ -62,7 +70,8 @@ export const validConfig: fc.Arbitrary<Raw> = fc
       c.line.kubernetes.oldest + ((c.patch % (c.line.kubernetes.newest - c.line.kubernetes.oldest + 1)) | 0);
     return {
       clusterName: `${c.groups[0]}.k8s.local`,
-      kubernetesVersion: `1.${minor}.${c.patch}`,
+      // A recorded release: nodes could not install another.
+      kubernetesVersion: `1.${minor}.${c.patch % (Number(newestPatch(`1.${minor}`)!.version.split(".")[2]) + 1)}`,
       topology: !eni && c.publicTopology ? "public" : "private",
       network: {
         // ENI pods take VPC addresses: keep the VPC large enough for the generated node groups.

@@ -196,6 +196,51 @@ describe("npm run plan", () => {
     const usage = out.split("\n")[0];
     for (const [option] of usage.matchAll(/--[a-z-]+/g)) expect(out).to.match(new RegExp(`^  ${option} `, "m"));
     expect(out).to.contain("Exit codes: 0 planned; 1 the config is invalid");
+    // Every code the plan can end with: main()'s, and the script's own for a plan that failed.
+    for (const code of [0, 1, 2, 3]) expect(out).to.match(new RegExp(`[;:]\\s${code} [a-z]`));
+  });
+
+  it("names the stack file of a YAML syntax error, as bad usage", async () => {
+    const file = join(scratch(), "Pulumi.broken.yaml");
+    writeFileSync(file, "config:\n  cilium-cluster:clusterName: a\n    nested: b\n");
+    const { code, err } = await run("--config-file", file);
+    expect(code).to.equal(2);
+    expect(err).to.match(new RegExp(`^plan: ${file}: .* at line 2, column \\d+`, "m"));
+  });
+
+  describe("Pulumi secrets in a stack file", () => {
+    const withSecret = () => {
+      const file = join(scratch(), "Pulumi.secret.yaml");
+      const dev = readFileSync(join(PROJECT_DIR, "Pulumi.dev.yaml"), "utf8");
+      writeFileSync(file, `${dev}    costCenter:\n      secure: v1:bm90IHJlYWxseQ==\n`);
+      return file;
+    };
+
+    it("are named, with the placeholder that plans without them", async () => {
+      const { code, err } = await run("--config-file", withSecret());
+      expect(code).to.equal(2);
+      expect(err).to.contain(
+        "holds Pulumi secrets (secure:) that the offline plan cannot decrypt: cloudLabels.costCenter. Plan with a " +
+          "placeholder for each (--set 'cloudLabels.costCenter=placeholder'), or run pulumi preview, which decrypts them",
+      );
+    });
+
+    it("plan with the placeholder as printed, on both sides of --diff", async () => {
+      const file = withSecret();
+      expect((await run("--config-file", file, "--set", "cloudLabels.costCenter=placeholder")).code).to.equal(0);
+      const diff = await run(
+        "--config-file",
+        file,
+        "--diff",
+        "--set",
+        "cloudLabels.costCenter=placeholder",
+        "--set",
+        "cloudLabels.owner=sre",
+      );
+      expect(diff.code).to.equal(0);
+      expect(diff.out).to.contain('tags.owner: (none) → "sre"');
+      expect(diff.out).not.to.contain("tags.costCenter");
+    });
   });
 
   it("rejects an invalid config with every field error and exit code 1", async () => {
