@@ -206,6 +206,7 @@ export const CONFIG_SCHEMA = {
           },
           extraConfig: {
             kind: "map",
+            example: { "policy-audit-mode": "true" },
             description:
               "Extra `cilium-config` ConfigMap keys, applied last so they override what the program renders. Values are strings.",
             rules: [

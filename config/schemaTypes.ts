@@ -35,6 +35,8 @@ export interface BooleanField extends FieldCommon {
 /** A map of string to string (tags, extra config). */
 export interface MapField extends FieldCommon {
   kind: "map";
+  /** An entry for the docs' `Set:` line, where the dev stack sets none. */
+  example?: Readonly<Record<string, string>>;
 }
 
 /** Any schema node, for code that walks the schema without caring which spec field it describes. */

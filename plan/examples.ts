@@ -1,6 +1,7 @@
 /** The stacks with golden renders: the dev stack and every stack file in examples/. */
-import { existsSync, readdirSync } from "fs";
+import { existsSync, readdirSync, readFileSync } from "fs";
 import { dirname, join, resolve } from "path";
+import { parse } from "yaml";
 
 /** The directory of Pulumi.yaml, whether this runs from the sources (plan/) or compiled (bin/plan/). */
 export const PROJECT_DIR = [resolve(__dirname, ".."), resolve(__dirname, "..", "..")].find((dir) =>
@@ -30,4 +31,17 @@ export function stackFiles(): Example[] {
     .sort()
     .map((f) => ({ name: f.replace(/^Pulumi\./, "").replace(/\.ya?ml$/, ""), file: join(PROJECT_DIR, f) }));
   return [...own, ...examples().filter((e) => dirname(e.file) !== PROJECT_DIR)];
+}
+
+/** The dev stack's keys of this project, without the `cilium-cluster:` prefix (the docs' `Set:` examples). */
+export function devStackKeys(): Record<string, unknown> {
+  const { config } = parse(readFileSync(join(PROJECT_DIR, "Pulumi.dev.yaml"), "utf8")) as {
+    config: Record<string, unknown>;
+  };
+  const prefix = "cilium-cluster:";
+  return Object.fromEntries(
+    Object.entries(config)
+      .filter(([key]) => key.startsWith(prefix))
+      .map(([key, value]) => [key.slice(prefix.length), value]),
+  );
 }

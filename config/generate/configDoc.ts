@@ -33,7 +33,48 @@ function defaultText(field: AnyField): string {
   return value === undefined ? "" : `\`${JSON.stringify(value)}\``;
 }
 
-function section({ path, field }: Row): string {
+type Example = Record<string, unknown>;
+const quote = (text: string) => `'${text.replace(/'/g, `'\\''`)}'`;
+/** What `pulumi config set --path` would turn into a boolean or a number. */
+const coercible = (text: string) => /^(true|false|-?(0|[1-9]\d*))$/.test(text);
+
+/** The value at a documented path (`a.b[i].c`, item 0) in the example stack's config. */
+function valueAt(example: Example, path: string): unknown {
+  let node: unknown = example;
+  for (const key of path.replace(/\[i\]/g, ".0").split(".")) {
+    if (node === null || typeof node !== "object") return undefined;
+    node = (node as Record<string, unknown>)[key];
+  }
+  return node;
+}
+
+/**
+ * A `pulumi config set` that runs as printed: the example stack's own value of the key, else its default.
+ * Objects are set key by key, lists item by item, maps entry by entry; a key with neither gets no line.
+ */
+function setLine(path: string, field: AnyField, example: Example): string | undefined {
+  const at = path.replace(/\[i\]/g, "[0]");
+  const given = valueAt(example, path);
+  const scalar = (p: string, value: unknown, string: boolean) => {
+    const text = String(value);
+    const type = string && coercible(text) ? " --type string" : "";
+    return `pulumi config set --path ${quote(p)}${type} ${quote(text)}`;
+  };
+  if (field.kind === "object") return undefined;
+  if (field.kind === "map") {
+    const entry = Object.entries((given ?? field.example ?? {}) as Record<string, string>)[0];
+    return entry && scalar(`${at}.${entry[0]}`, entry[1], true);
+  }
+  if (field.kind === "array") {
+    if (field.items.kind === "object") return undefined;
+    const first = ((given ?? defaultValue(field) ?? []) as unknown[])[0];
+    return first === undefined ? undefined : scalar(`${at}[0]`, first, field.items.kind === "string");
+  }
+  const value = given ?? defaultValue(field);
+  return value === undefined ? undefined : scalar(at, value, field.kind === "string");
+}
+
+function section({ path, field }: Row, example: Example): string {
   const lines = [`### \`${path}\``, "", field.description, "", `- Type: ${typeName(field)}`];
   const def = defaultText(field);
   if (def) lines.push(`- Default: ${def}`);
@@ -46,11 +87,13 @@ function section({ path, field }: Row): string {
     lines.push(`- Items: ${field.minItems ?? 0} to ${field.maxItems ?? "any number"}`);
   }
   for (const rule of field.rules ?? []) lines.push(`- Rule: ${rule}`);
-  if (!path.includes("[i]")) lines.push(`- Set: \`pulumi config set --path ${path.replace(/\[i\]/g, "[0]")} <value>\``);
+  const set = setLine(path, field, example);
+  if (set) lines.push(`- Set: \`${set}\``);
   return lines.join("\n");
 }
 
-export function renderConfigDoc(): string {
+/** EXAMPLE: the project's keys of a stack's config (the dev stack's), whose values the Set lines use. */
+export function renderConfigDoc(example: Example): string {
   const all = rows(CONFIG_TREE, "");
   return [
     "<!-- Generated from config/schema.ts by `npm run generate`; edit the schema, not this file. -->",
@@ -66,6 +109,6 @@ export function renderConfigDoc(): string {
     "",
     ...all.map((r) => `- [\`${r.path}\`](#${r.path.replace(/[^a-zA-Z0-9-]/g, "").toLowerCase()})`),
     "",
-    ...all.map((r) => section(r) + "\n"),
+    ...all.map((r) => section(r, example) + "\n"),
   ].join("\n");
 }

@@ -3,7 +3,9 @@ import { expect } from "chai";
 import { readFileSync } from "fs";
 import { join } from "path";
 import { parse } from "yaml";
-import { PROJECT_DIR } from "../../plan/examples";
+import { devStackKeys, PROJECT_DIR } from "../../plan/examples";
+import { runPlan } from "../../plan/run";
+import { loadStackConfig, setPath } from "../../plan/stackConfig";
 import { renderConfigDoc } from "../../config/generate/configDoc";
 import { renderPulumiYaml } from "../../config/generate/pulumiYaml";
 import { DEFAULT_KUBERNETES_VERSION } from "../../catalogs/ciliumVersions";
@@ -17,7 +19,20 @@ describe("generated files (npm run generate)", () => {
   });
 
   it("docs/cluster-config.md is up to date", () => {
-    expect(read("docs/cluster-config.md"), "run npm run generate").to.equal(renderConfigDoc());
+    expect(read("docs/cluster-config.md"), "run npm run generate").to.equal(renderConfigDoc(devStackKeys()));
+  });
+
+  it("docs/cluster-config.md's every Set line runs as printed, and leaves the dev stack valid", async () => {
+    const lines = [...read("docs/cluster-config.md").matchAll(/^- Set: `(.*)`$/gm)].map((m) => m[1]);
+    expect(lines.length).to.be.greaterThan(30);
+    const config = loadStackConfig(join(PROJECT_DIR, "Pulumi.yaml"), join(PROJECT_DIR, "Pulumi.dev.yaml"));
+    for (const line of lines) {
+      const set = /^pulumi config set --path '([^']+)'( --type string)? '([^']*)'$/.exec(line);
+      expect(set, line).to.not.equal(null);
+      setPath(config, set![1], set![3], set![2] ? "string" : undefined);
+    }
+    const plan = await runPlan(config, "dev");
+    expect(plan.errors ?? [], JSON.stringify(plan.errors)).to.deep.equal([]);
   });
 
   it("Pulumi.yaml declares every top-level key with a type and a description", () => {
