@@ -6,6 +6,8 @@ import { dirname, join } from "path";
 import { main } from "../plan/cli";
 import { PROJECT_DIR } from "../plan/examples";
 import { inSchema, segments } from "./fuzz/properties";
+import { dollars, monthlyCost } from "./monthlyCost";
+import { goldenResources } from "./planHelpers";
 
 const docs = ["README.md", ...readdirSync(join(PROJECT_DIR, "docs")).map((f) => `docs/${f}`)].filter((f) =>
   f.endsWith(".md"),
@@ -86,6 +88,31 @@ describe("documentation", function () {
     for (const [, file, holds] of rows) {
       expect(existsSync(join(PROJECT_DIR, file)), file).to.equal(true);
       expect(text(file), `${file} holds ${holds}`).to.contain(holds);
+    }
+  });
+
+  it("states what the dev and HA stacks cost a month, as their plans add up at the recorded prices", () => {
+    const readme = text("README.md");
+    for (const [stack, heading] of [
+      ["dev", "The dev stack"],
+      ["ha", "The HA example"],
+    ]) {
+      const table = readme.slice(readme.indexOf(`**${heading}**`)).split("\n\n")[1];
+      const rows = table
+        .split("\n")
+        .slice(2)
+        .map((row) =>
+          row
+            .split("|")
+            .slice(1, -1)
+            .map((cell) => cell.trim()),
+        );
+      const items = monthlyCost(goldenResources(stack));
+      const total = items.reduce((sum, i) => sum + i.monthly, 0);
+      expect(rows, `${heading} in README.md`).to.deep.equal([
+        ...items.map((i) => [i.item, String(i.count), dollars(i.monthly)]),
+        ["**total**", "", `**${dollars(total)}**`],
+      ]);
     }
   });
 });
