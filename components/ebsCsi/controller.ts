@@ -7,7 +7,15 @@ import type { ClusterSpec } from "../../config/types";
 import type { K8sObject } from "../k8s/object";
 import { CLOUD_UNINITIALIZED_TOLERATION, CONTROL_PLANE_NODES, CONTROL_PLANE_TOLERATIONS } from "../k8s/placement";
 import { EBS_CSI_HEALTH } from "../wellKnownPorts";
-import { EBS_CSI_NAMESPACE, MEDIUM, NAME_LABELS, READ_ONLY, SMALL, workloadLabels } from "./labels";
+import {
+  EBS_CSI_NAMESPACE,
+  MEDIUM,
+  NAME_LABELS,
+  READ_ONLY,
+  SMALL,
+  updatesAllocatableCount,
+  workloadLabels,
+} from "./labels";
 
 const SOCKET_DIR = "/var/lib/csi/sockets/pluginproxy/";
 const images = EBS_CSI_RELEASE.images;
@@ -141,7 +149,7 @@ export function controllerObjects(spec: ClusterSpec): K8sObject[] {
               "--kube-api-burst=100",
               "--worker-threads=100",
               "--retry-interval-max=5m",
-              "--feature-gates=MutableCSINodeAllocatableCount=true",
+              ...(updatesAllocatableCount(spec) ? ["--feature-gates=MutableCSINodeAllocatableCount=true"] : []),
             ]),
             sidecar(
               "csi-resizer",

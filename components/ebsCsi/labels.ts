@@ -1,4 +1,7 @@
-/** What the EBS CSI driver's objects share: namespace, labels, images' pull policy and the sidecars' socket. */
+/** What the EBS CSI driver's objects share: namespace, labels, resources, and what the Kubernetes version allows. */
+import { parseSemver } from "../../catalogs/ciliumVersions";
+import type { ClusterSpec } from "../../config/types";
+
 export const EBS_CSI_NAMESPACE = "kube-system";
 export const DRIVER_NAME = "ebs.csi.aws.com";
 
@@ -18,3 +21,9 @@ export const workloadLabels = (app: string) => ({
 export const SMALL = { requests: { cpu: "10m", memory: "32Mi" }, limits: { memory: "32Mi" } };
 export const MEDIUM = { requests: { cpu: "10m", memory: "40Mi" }, limits: { memory: "256Mi" } };
 export const READ_ONLY = { allowPrivilegeEscalation: false, readOnlyRootFilesystem: true };
+
+/**
+ * From Kubernetes 1.33 the kubelet re-reads a CSI driver's volume limit (MutableCSINodeAllocatableCount), so
+ * the driver can report attachments other than its own (the chart's `semverCompare ">=1.33.0-0"`).
+ */
+export const updatesAllocatableCount = (spec: ClusterSpec) => (parseSemver(spec.kubernetesVersion)?.minor ?? 0) >= 33;

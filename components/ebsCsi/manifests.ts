@@ -7,7 +7,7 @@ import type { ClusterSpec } from "../../config/types";
 import type { K8sObject } from "../k8s/object";
 import type { StagedObjects } from "../k8s/stages";
 import { controllerObjects } from "./controller";
-import { DRIVER_NAME, NAME_LABELS } from "./labels";
+import { DRIVER_NAME, NAME_LABELS, updatesAllocatableCount } from "./labels";
 import { nodeDaemonSet } from "./node";
 import { rbacObjects } from "./rbac";
 
@@ -22,7 +22,7 @@ export function renderEbsCsiManifests(spec: ClusterSpec): StagedObjects {
     spec: {
       attachRequired: true,
       podInfoOnMount: false,
-      nodeAllocatableUpdatePeriodSeconds: 10,
+      ...(updatesAllocatableCount(spec) && { nodeAllocatableUpdatePeriodSeconds: 10 }),
       fsGroupPolicy: "File",
     },
   };
