@@ -6,6 +6,8 @@ import * as pulumi from "@pulumi/pulumi";
 import { lookupCoordinates } from "./components/awsCoordinates";
 import { CiliumAddon } from "./components/cilium/ciliumAddon";
 import { ciliumClusterName } from "./components/cilium/clusterName";
+import { AwsCloudController } from "./components/cloudController/awsCloudController";
+import { EbsCsiDriver } from "./components/ebsCsi/ebsCsiDriver";
 import { MasterIamRole, NodeIamRole } from "./components/iam/instanceRole";
 import { clusterAddons, deployerApi } from "./components/k8s/clusterAddons";
 import { ApiDns } from "./components/network/apiDns";
@@ -84,6 +86,13 @@ export async function program(): Promise<Record<string, unknown>> {
     { spec, apiEndpoint: apiDns.internalName, delivery: addons.delivery },
     addons.opts,
   );
+  new AwsCloudController(
+    "aws-cloud-controller",
+    { spec, apiEndpoint: apiDns.internalName, delivery: addons.delivery },
+    addons.opts,
+  );
+  if (spec.addons.ebsCsiDriver.enabled)
+    new EbsCsiDriver("ebs-csi-driver", { spec, delivery: addons.delivery }, addons.opts);
 
   return {
     clusterName: spec.clusterName,

@@ -27,3 +27,9 @@ export const CILIUM_AGENT_HEALTH = 9879;
 export const CILIUM_OPERATOR_HEALTH = 9234;
 /** Cilium's tunnel ports: VXLAN on Linux's 8472 (not IANA's 4789), Geneve on 6081. */
 export const CILIUM_TUNNEL = { vxlan: 8472, geneve: 6081 } as const;
+/**
+ * The EBS CSI driver's health endpoints (its chart's): the plugin's, on the host network in the controller,
+ * and the node driver registrar's.
+ */
+export const EBS_CSI_HEALTH = 9808;
+export const EBS_CSI_REGISTRAR_HEALTH = 9809;

@@ -259,7 +259,9 @@ export const CONFIG_SCHEMA = {
   },
   addons: {
     kind: "object",
-    description: "The cluster's add-ons (Cilium) and how their Kubernetes objects reach the cluster.",
+    description:
+      "The cluster's add-ons (Cilium, the AWS cloud controller manager, the EBS CSI driver) and how their " +
+      "Kubernetes objects reach the cluster.",
     fields: {
       applyFrom: {
         kind: "string",
@@ -270,6 +272,22 @@ export const CONFIG_SCHEMA = {
           "must reach the API (`api.loadBalancer`, `api.access`); previews list every object. `controlPlane`: the " +
           "control-plane nodes apply them with their own admin kubeconfig (an SSM State Manager association runs " +
           "`kubectl apply`, as kOps's channels tool does), so `pulumi up` needs only the AWS API.",
+      },
+      ebsCsiDriver: {
+        kind: "object",
+        description: "The Amazon EBS CSI driver: PersistentVolumes as EBS volumes.",
+        fields: {
+          enabled: {
+            kind: "boolean",
+            default: true,
+            description:
+              "Run the driver (its controller on the control plane, a node plugin on every node) with the default " +
+              "StorageClass `gp3` (encrypted), and grant the control-plane role the EBS calls it makes, on volumes " +
+              "tagged for this cluster only. Turning it off leaves the objects and volumes in the cluster and AWS " +
+              "(they are retained) but drops the role's EBS permissions: existing volumes can then no longer be " +
+              "attached, detached or deleted.",
+          },
+        },
       },
     },
   },

@@ -40,20 +40,29 @@ export interface RenderedObject {
 }
 
 /**
- * `helm template` of a chart archive with a values object (written to a file, so keys with dots and
+ * `helm template` of a chart archive as a release, with a values object (written to a file, so keys with dots and
  * values that look like numbers pass unchanged); throws with Helm's message when the chart refuses to
  * render (its validate.yaml).
  */
 export function helmTemplate(
   chart: string,
-  options: { namespace: string; values: Record<string, unknown>; kubeVersion: string },
+  options: { release: string; namespace: string; values: Record<string, unknown>; kubeVersion: string },
 ): RenderedObject[] {
   const dir = mkdtempSync(join(tmpdir(), "helm-values-"));
   try {
     const valuesFile = join(dir, "values.json");
     writeFileSync(valuesFile, JSON.stringify(options.values));
-    const args = ["template", "cilium", chart, "--namespace", options.namespace, "--kube-version", options.kubeVersion];
-    const out = execFileSync(layerBinary("helm"), [...args, "--values", valuesFile], {
+    const args = [
+      "template",
+      options.release,
+      chart,
+      "--namespace",
+      options.namespace,
+      "--kube-version",
+      options.kubeVersion,
+    ];
+    // Without the charts' test hooks (the EBS CSI driver's tester pod): nothing installs them.
+    const out = execFileSync(layerBinary("helm"), [...args, "--skip-tests", "--values", valuesFile], {
       encoding: "utf8",
       stdio: ["ignore", "pipe", "pipe"],
       env: { ...process.env, HELM_CACHE_HOME: join(CACHE, "helm-home"), HELM_CONFIG_HOME: join(CACHE, "helm-home") },

@@ -2,6 +2,7 @@
 import * as apps from "kubernetes-models/apps/v1";
 import * as policy from "kubernetes-models/policy/v1";
 import * as rbac from "kubernetes-models/rbac.authorization.k8s.io/v1";
+import * as storage from "kubernetes-models/storage.k8s.io/v1";
 import * as core from "kubernetes-models/v1";
 import type { K8sObject } from "../components/k8s/object";
 
@@ -18,6 +19,8 @@ export const SCHEMA_MODELS: Record<string, Model> = {
   "apps/v1/DaemonSet": apps.DaemonSet,
   "apps/v1/Deployment": apps.Deployment,
   "policy/v1/PodDisruptionBudget": policy.PodDisruptionBudget,
+  "storage.k8s.io/v1/CSIDriver": storage.CSIDriver,
+  "storage.k8s.io/v1/StorageClass": storage.StorageClass,
 };
 
 /** Throws when the object's `apiVersion/kind` has no model or the object breaks its schema. */

@@ -6,6 +6,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { ClusterSpec } from "../../config/types";
 import type { AddonDelivery } from "../k8s/delivery";
+import { foundationThenWorkloads } from "../k8s/stages";
 import { renderCiliumManifests } from "./manifests";
 
 export interface CiliumAddonArgs {
@@ -29,15 +30,7 @@ export class CiliumAddon extends pulumi.ComponentResource {
     // kinds and metadata are known at declaration, so a preview shows every object.
     const rendered = pulumi.output(args.apiEndpoint).apply((endpoint) => renderCiliumManifests(spec, endpoint));
     const shape = renderCiliumManifests(spec, "");
-    args.delivery.declare(
-      name,
-      [
-        { shape: shape.foundation, rendered: rendered.apply((r) => r.foundation) },
-        { shape: shape.workloads, rendered: rendered.apply((r) => r.workloads) },
-      ],
-      this,
-      opts?.dependsOn,
-    );
+    args.delivery.declare(name, foundationThenWorkloads(shape, rendered), this, opts?.dependsOn);
 
     this.configChecksum = pulumi.output(shape.configChecksum);
     this.registerOutputs({ configChecksum: this.configChecksum });

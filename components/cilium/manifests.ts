@@ -7,6 +7,7 @@ import type { ClusterSpec } from "../../config/types";
 import { agentDaemonSet } from "./agent";
 import { configChecksum, renderCiliumConfig } from "./configMap";
 import type { K8sObject } from "../k8s/object";
+import type { StagedObjects } from "../k8s/stages";
 import { manifestsFor } from "./lines/releaseLines";
 import { operatorObjects } from "./operator";
 import { rbac, serviceAccounts } from "./rbac";
@@ -16,10 +17,7 @@ export const CILIUM_NAMESPACE = "kube-system";
 const REGISTRY = "quay.io/cilium";
 const pin = (digest: string | undefined) => (digest ? `@${digest}` : "");
 
-export interface CiliumManifests {
-  /** Accounts, RBAC and the ConfigMap: what the workloads need first. */
-  foundation: K8sObject[];
-  workloads: K8sObject[];
+export interface CiliumManifests extends StagedObjects {
   configChecksum: string;
 }
 

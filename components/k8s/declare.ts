@@ -8,6 +8,7 @@ import * as apps from "@pulumi/kubernetes/apps";
 import * as core from "@pulumi/kubernetes/core";
 import * as policy from "@pulumi/kubernetes/policy";
 import * as rbac from "@pulumi/kubernetes/rbac";
+import * as storage from "@pulumi/kubernetes/storage";
 import * as pulumi from "@pulumi/pulumi";
 import { K8sObject, objectKey } from "./object";
 
@@ -28,6 +29,8 @@ const DECLARE = {
   Deployment: (n, o, opts) => new apps.v1.Deployment(n, o as unknown as apps.v1.DeploymentArgs, opts),
   PodDisruptionBudget: (n, o, opts) =>
     new policy.v1.PodDisruptionBudget(n, o as unknown as policy.v1.PodDisruptionBudgetArgs, opts),
+  CSIDriver: (n, o, opts) => new storage.v1.CSIDriver(n, o as unknown as storage.v1.CSIDriverArgs, opts),
+  StorageClass: (n, o, opts) => new storage.v1.StorageClass(n, o as unknown as storage.v1.StorageClassArgs, opts),
 } satisfies Record<string, Declare>;
 
 export type DeclarableKind = keyof typeof DECLARE;

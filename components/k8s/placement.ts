@@ -16,6 +16,15 @@ export const CONTROL_PLANE_TOLERATIONS = [
 ];
 
 /**
+ * The taint the kubelet registers with under `--cloud-provider=external` (kubeadmConfig.ts), until the cloud
+ * controller manager has initialised the node (providerID, addresses, zone labels).
+ */
+export const CLOUD_UNINITIALIZED_TOLERATION = {
+  key: "node.cloudprovider.kubernetes.io/uninitialized",
+  operator: "Exists",
+};
+
+/**
  * For pods the cluster needs before any node is Ready. On a fresh cluster every node carries
  * `node.kubernetes.io/not-ready:NoSchedule` until the CNI writes its config (and Cilium's agent in ENI mode
  * waits for its operator to hand it addresses), the cloud taint until a cloud controller initialises the
@@ -23,6 +32,6 @@ export const CONTROL_PLANE_TOLERATIONS = [
  */
 export const NOT_READY_NODE_TOLERATIONS = [
   { key: "node.kubernetes.io/not-ready", operator: "Exists" },
-  { key: "node.cloudprovider.kubernetes.io/uninitialized", operator: "Exists" },
+  CLOUD_UNINITIALIZED_TOLERATION,
   { key: "node.cilium.io/agent-not-ready", operator: "Exists" },
 ];

@@ -27,27 +27,35 @@ export function kubeadmApiVersion(kubernetesVersion: string): "v1beta3" | "v1bet
   return minor >= 31 ? "v1beta4" : "v1beta3";
 }
 
-type KubeletExtraArgs = { name: string; value: string }[] | Record<string, string>;
+type ExtraArgs = { name: string; value: string }[] | Record<string, string>;
+
+/** Flags in the shape of the config's API: a list of name/value pairs in v1beta4, a map before. */
+function extraArgs(config: BootstrapConfig, args: Record<string, string>): ExtraArgs {
+  return kubeadmApiVersion(config.kubernetesVersion) === "v1beta4"
+    ? Object.entries(args).map(([name, value]) => ({ name, value }))
+    : args;
+}
+
+/**
+ * The AWS cloud controller manager (components/cloudController/) initialises nodes, sets their providerID
+ * and addresses, and runs load balancers: the kubelet and controller manager leave that to it.
+ */
+const EXTERNAL_CLOUD = { "cloud-provider": "external" };
 
 interface NodeRegistration {
   criSocket: string;
   taints: { key: string; effect: string }[];
-  kubeletExtraArgs?: KubeletExtraArgs;
+  kubeletExtraArgs: ExtraArgs;
 }
 
 function nodeRegistration(config: BootstrapConfig): NodeRegistration {
   const taints =
     config.role === "control-plane" ? [{ key: "node-role.kubernetes.io/control-plane", effect: "NoSchedule" }] : [];
-  const registration: NodeRegistration = { criSocket: CRI_SOCKET, taints };
-  if (config.nodeIpFromMetadata) {
-    // Pods hold secondary addresses of this node's ENIs; the node's own is the primary private IPv4.
-    const args = { "node-ip": PLACEHOLDERS.nodeIp };
-    registration.kubeletExtraArgs =
-      kubeadmApiVersion(config.kubernetesVersion) === "v1beta4"
-        ? Object.entries(args).map(([name, value]) => ({ name, value }))
-        : args;
-  }
-  return registration;
+  // Pods hold secondary addresses of this node's ENIs; the node's own is the primary private IPv4. The kubelet
+  // hands it to the cloud controller manager (annotation alpha.kubernetes.io/provided-node-ip), which keeps it
+  // first among the instance's addresses.
+  const nodeIp: Record<string, string> = config.nodeIpFromMetadata ? { "node-ip": PLACEHOLDERS.nodeIp } : {};
+  return { criSocket: CRI_SOCKET, taints, kubeletExtraArgs: extraArgs(config, { ...EXTERNAL_CLOUD, ...nodeIp }) };
 }
 
 /**
@@ -86,6 +94,7 @@ export function clusterConfiguration(config: BootstrapConfig): Record<string, un
     kubernetesVersion: `v${config.kubernetesVersion}`,
     controlPlaneEndpoint: endpoint(config),
     apiServer: { certSANs: config.apiCertSans },
+    controllerManager: { extraArgs: extraArgs(config, EXTERNAL_CLOUD) },
     // Stacked etcd, kubeadm's default: a member on each control-plane node, in /var/lib/etcd on its root volume.
     networking: {
       serviceSubnet: config.serviceCIDR,

@@ -149,7 +149,10 @@ describe("node bootstrap, run as cloud-init and systemd run it", function () {
     expect(join).not.to.have.property("controlPlane");
     expect(join.nodeRegistration.taints).to.deep.equal([]);
     // ENI mode: the kubelet's node IP from metadata, max pods from t3.large's ENIs less Cilium's two addresses.
-    expect(join.nodeRegistration.kubeletExtraArgs).to.deep.equal([{ name: "node-ip", value: "10.0.12.34" }]);
+    expect(join.nodeRegistration.kubeletExtraArgs).to.deep.equal([
+      { name: "cloud-provider", value: "external" },
+      { name: "node-ip", value: "10.0.12.34" },
+    ]);
     expect(node.file("etc/kubernetes/patches/kubeletconfiguration+merge.yaml")).to.equal("maxPods: 33\n");
     expect(node.file("etc/systemd/network/75-cilium-eni-secondary.network")).to.contain("Property=!INTERFACE=ens5");
     expect(node.file("etc/cloud/cloud.cfg.d/99-disable-network-hotplug.cfg")).to.contain("boot-new-instance");
@@ -170,9 +173,9 @@ describe("node bootstrap, run as cloud-init and systemd run it", function () {
       const spec = specWith({ networking: { cilium: { ipam, disableMasquerade: false } } });
       const { node, service } = await boot(userDataFor(spec, "nodes"));
       expect(service.status, service.stderr).to.equal(0);
-      expect(kubeadmDocument(node, "JoinConfiguration").nodeRegistration, ipam).not.to.have.property(
-        "kubeletExtraArgs",
-      );
+      expect(kubeadmDocument(node, "JoinConfiguration").nodeRegistration.kubeletExtraArgs, ipam).to.deep.equal([
+        { name: "cloud-provider", value: "external" },
+      ]);
       expect(node.exists("etc/kubernetes/patches/kubeletconfiguration+merge.yaml"), ipam).to.equal(false);
       expect(node.exists("etc/systemd/network/75-cilium-eni-secondary.network"), ipam).to.equal(false);
       expect(node.log()).not.to.contain("describe-instance-types");

@@ -20,7 +20,7 @@ function newestChart(): { chart: string; kubeVersion: string } {
 function chartAccepts(name: string): boolean | string {
   const { chart, kubeVersion } = newestChart();
   try {
-    helmTemplate(chart, { namespace: "kube-system", kubeVersion, values: { cluster: { name } } });
+    helmTemplate(chart, { release: "cilium", namespace: "kube-system", kubeVersion, values: { cluster: { name } } });
     return true;
   } catch (e) {
     return String((e as { stderr?: string }).stderr ?? e);

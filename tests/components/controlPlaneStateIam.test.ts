@@ -4,6 +4,8 @@
 import { expect } from "chai";
 import { may } from "../iamSimulator";
 import { AwsCoordinates, rolePolicy } from "../../components/iam/rolePolicies";
+import { policyDocument } from "../../components/iam/policyDocument";
+import { controlPlaneState } from "../../components/iam/sources/controlPlaneStateAccess";
 import { backupBucketName, LATEST_SNAPSHOT_KEY } from "../../components/controlPlane/backupBucket";
 import { validateConfig } from "../../config/validation/validateConfig";
 import { baseConfig, REGION } from "../fixtures";
@@ -28,6 +30,9 @@ const record = (cluster: string) =>
 describe("control-plane state IAM, simulated", () => {
   const cp = rolePolicy("control-plane", spec, AT);
   const node = rolePolicy("node", spec, AT);
+  // The state's own statements: the cloud controller and the EBS CSI driver on the same role read groups and
+  // attach volumes through theirs.
+  const state = policyDocument(controlPlaneState.statements("control-plane", spec, AT));
 
   it("the control plane creates its own cluster's init record, and no other parameter; workers cannot", async () => {
     expect(await may(cp, "ssm:PutParameter", record("dev.k8s.local"))).to.equal(true);
@@ -73,7 +78,7 @@ describe("control-plane state IAM, simulated", () => {
     // A member that has not left keeps its instance: heartbeats, in this cluster's groups only.
     expect(await may(cp, "autoscaling:RecordLifecycleActionHeartbeat", GROUP, ours)).to.equal(true);
     expect(await may(cp, "autoscaling:RecordLifecycleActionHeartbeat", GROUP, theirs)).to.equal(false);
-    expect(await may(cp, "autoscaling:DescribeAutoScalingGroups", "*")).to.equal(false);
+    expect(await may(state, "autoscaling:DescribeAutoScalingGroups", "*")).to.equal(false);
     expect(await may(cp, "autoscaling:SetDesiredCapacity", GROUP, ours)).to.equal(false);
   });
 
@@ -92,7 +97,7 @@ describe("control-plane state IAM, simulated", () => {
 
   it("touches no volume and no DNS record: etcd is on the root volume, members are found by address", async () => {
     for (const [role, policy] of [
-      ["control plane", cp],
+      ["control-plane state", state],
       ["workers", node],
     ] as const) {
       for (const resource of [VOLUME, INSTANCE])

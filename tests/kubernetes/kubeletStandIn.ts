@@ -115,12 +115,32 @@ export const HEARTBEAT = `while sleep 5; do
   done
 done`;
 
-/** The taints of a rendered kubeadm configuration's nodeRegistration. */
-export const registrationTaints = (text: string) =>
-  (parseAllDocuments(text)
+/** What the kubelet adds under `--cloud-provider=external` until a cloud controller initialises the node. */
+export const UNINITIALIZED_TAINT = {
+  key: "node.cloudprovider.kubernetes.io/uninitialized",
+  value: "true",
+  effect: "NoSchedule",
+};
+
+/**
+ * The taints a kubelet registers with from a rendered kubeadm configuration: its nodeRegistration's, and the
+ * cloud taint when its kubelet flags say `cloud-provider: external` (pkg/kubelet/kubelet_node_status.go).
+ */
+export function registrationTaints(text: string): NodeShape["taints"] {
+  const registration = parseAllDocuments(text)
     .map((d) => d.toJS())
-    .find((d) => d.kind === "JoinConfiguration" || d.kind === "InitConfiguration").nodeRegistration.taints ??
-    []) as NodeShape["taints"];
+    .find((d) => d.kind === "JoinConfiguration" || d.kind === "InitConfiguration").nodeRegistration;
+  const args = registration.kubeletExtraArgs ?? [];
+  const flags: [string, string][] = Array.isArray(args) ? args.map((a) => [a.name, a.value]) : Object.entries(args);
+  const external = flags.some(([name, value]) => name === "cloud-provider" && value === "external");
+  return [...(registration.taints ?? []), ...(external ? [UNINITIALIZED_TAINT] : [])];
+}
+
+/** Whether a node still carries the cloud taint, that is, no cloud controller has initialised it. */
+export const uninitialized = (cp: ControlPlane, name: string): boolean =>
+  (JSON.parse(cp.kubectl(["get", "node", name, "-o", "json"])).spec.taints ?? []).some(
+    (t: { key: string }) => t.key === UNINITIALIZED_TAINT.key,
+  );
 
 /** Sets every node's Ready condition as its kubelet reports it: not ready before a CNI config exists, then ready. */
 export function setReady(cp: ControlPlane, names: string[], ready: boolean): void {

@@ -1,8 +1,9 @@
 // The real control plane judges what the program renders: kubeadm 1.35, etcd 3.6, the API server, the
 // controller manager and the scheduler, built from source, started from the dev stack's own kubeadm
 // configuration (controlPlane.ts). Every example's Kubernetes objects are then applied through the program's
-// own apply script, placed by the real scheduler on Node objects shaped as the bootstrap makes them, and
-// their service accounts asked of the real authorizer; workers and control-plane nodes discover the cluster
+// own apply script, placed by the real scheduler on Node objects shaped as the bootstrap makes them (fresh:
+// not ready, and not yet initialised by a cloud controller), and their service accounts asked of the real
+// authorizer; workers and control-plane nodes discover the cluster
 // with kubeadm's own join. One file, so the API server starts once.
 import { expect } from "chai";
 import { dirname } from "path";
@@ -11,13 +12,28 @@ import { applyScript } from "../../components/k8s/applyScript";
 import type { K8sObject } from "../../components/k8s/object";
 import { NODE_ROLE_FILE } from "../../components/nodes/nodeFacts";
 import { architectureOf } from "../../catalogs/instanceTypes";
+import type { ClusterSpec } from "../../config/types";
 import { requireDebianTool } from "../debianTools";
+import { CLOUD_CONTROLLER, EBS_CSI_DRIVER } from "../parity/awsAddonCases";
+import { explainAwsAddon } from "../parity/awsAddonDifferences";
 import { cases, chartObjects } from "../parity/cases";
+import type { KubeObject } from "../parity/compare";
+import { explain } from "../parity/intendedDifferences";
 import { clusterPki } from "../standins/pki";
 import { Binary, requireBinary } from "./binaries";
 import { apiPin, ControlPlane, LOAD_BALANCER_IP, NODE_IP, NODE_NAME, startControlPlane } from "./controlPlane";
 import { waitFor } from "../waitFor";
-import { HEARTBEAT, NodeShape, registerNode, registrationTaints, setReady, taintedNotReady } from "./kubeletStandIn";
+import {
+  HEARTBEAT,
+  NodeShape,
+  registerNode,
+  registrationTaints,
+  setReady,
+  taintedNotReady,
+  UNINITIALIZED_TAINT,
+  uninitialized,
+} from "./kubeletStandIn";
+import { initialiseNodes } from "./cloudControllerStandIn";
 import { requireNamespaces } from "./nodeHost";
 import { allowed, chartGrants, covers, NEVER } from "./rbacCalls";
 import { caCertHash, fillAsTheNode, renderedExamples } from "./renderedKubeadm";
@@ -38,25 +54,52 @@ interface Pod {
 
 const pods = (cp: ControlPlane): Pod[] => JSON.parse(cp.kubectl(["get", "pods", "-A", "-o", "json"])).items;
 
+/** A pod of the program's add-ons: Cilium, the cloud controller manager, the EBS CSI driver. */
+const addonPod = (p: Pod) =>
+  p.metadata.labels?.["app.kubernetes.io/part-of"] === "cilium" ||
+  p.metadata.labels?.["k8s-app"] === "aws-cloud-controller-manager" ||
+  p.metadata.labels?.["app.kubernetes.io/name"] === "aws-ebs-csi-driver";
+
 /** Why the scheduler left a pod unbound, from its PodScheduled condition. */
 const unscheduledReason = (pod: Pod) =>
   pod.status.conditions?.find((c) => c.type === "PodScheduled" && c.status === "False")?.message;
 
 /**
- * An example's add-on objects and the script that applies them. With `addons.applyFrom: controlPlane`, the
- * SSM document's own command, exactly as the control-plane node runs it; otherwise the program's apply
- * script (kubectl apply --server-side) over the objects the Kubernetes provider would declare.
+ * An example's add-on objects and the scripts that apply them. With `addons.applyFrom: controlPlane`, the SSM
+ * documents' own commands, one per add-on, exactly as the control-plane node runs them; otherwise the
+ * program's apply script (kubectl apply --server-side) over the objects the Kubernetes provider would declare.
  */
-function addonApply(stack: Map<string, string>): { script: string; objects: K8sObject[] } {
+function addonApply(stack: Map<string, string>, addons: string[]): { scripts: string[]; objects: K8sObject[] } {
   const fromProvider = [...stack]
     .filter(([name]) => name.startsWith("kubernetes/"))
     .map(([, t]) => parse(t) as K8sObject);
-  if (fromProvider.length > 0) return { script: applyScript("cilium", fromProvider), objects: fromProvider };
-  const scripts = [...stack.keys()].filter((name) => name.startsWith("ssm/"));
-  expect(scripts, "the add-on's SSM documents").to.deep.equal(["ssm/cilium-addon.sh"]);
-  const script = stack.get(scripts[0])!;
-  const manifest = /<<'CILIUM_CLUSTER_MANIFEST'\n([\s\S]*)\nCILIUM_CLUSTER_MANIFEST\n/.exec(script)![1];
-  return { script, objects: parseAllDocuments(manifest).map((d) => d.toJS() as K8sObject) };
+  if (fromProvider.length > 0) return { scripts: [applyScript("every", fromProvider)], objects: fromProvider };
+  const documents = [...stack.keys()].filter((name) => name.startsWith("ssm/"));
+  expect(documents, "the add-ons' SSM documents").to.have.members(addons.map((a) => `ssm/${a}-addon.sh`));
+  const scripts = documents.map((d) => stack.get(d)!);
+  const manifest = (script: string) =>
+    /<<'CILIUM_CLUSTER_MANIFEST'\n([\s\S]*)\nCILIUM_CLUSTER_MANIFEST\n/.exec(script)![1];
+  const objects = scripts.flatMap((s) => parseAllDocuments(manifest(s)).map((d) => d.toJS() as K8sObject));
+  return { scripts, objects };
+}
+
+/** Each add-on's chart, which service accounts of it to ask the authorizer about, and what its parity test leaves out. */
+function chartAccounts(
+  spec: ClusterSpec,
+): { chart: KubeObject[]; accounts: string[]; leftOut: (p: string) => unknown }[] {
+  return [
+    { chart: chartObjects(spec), accounts: ["cilium", "cilium-operator"], leftOut: explain },
+    { chart: CLOUD_CONTROLLER.chart(spec), accounts: ["cloud-controller-manager"], leftOut: explainAwsAddon },
+    ...(spec.addons.ebsCsiDriver.enabled
+      ? [
+          {
+            chart: EBS_CSI_DRIVER.chart(spec),
+            accounts: ["ebs-csi-controller-sa", "ebs-csi-node-sa"],
+            leftOut: explainAwsAddon,
+          },
+        ]
+      : []),
+  ];
 }
 
 /**
@@ -229,10 +272,15 @@ test -s /etc/kubernetes/bootstrap-kubelet.conf`,
 
   for (const exampleCase of cases().filter((c) => !c.name.includes(","))) {
     const example = exampleCase.name;
-    it(`${example}: every object applies through the program's apply script; the scheduler places Cilium; RBAC holds`, async function () {
+    it(`${example}: every object applies through the program's apply script; the scheduler places every add-on on fresh nodes; RBAC holds`, async function () {
       const stack = stacks.get(example)!;
-      const { script, objects } = addonApply(stack);
       const spec = exampleCase.spec;
+      const addons = [
+        "aws-cloud-controller",
+        "cilium",
+        ...(spec.addons.ebsCsiDriver.enabled ? ["ebs-csi-driver"] : []),
+      ];
+      const { scripts, objects } = addonApply(stack, addons);
       const eni = spec.networking.cilium.ipam === "eni";
 
       // The nodes of this example beside the control-plane node kubeadm made: its other control-plane nodes
@@ -257,41 +305,55 @@ test -s /etc/kubernetes/bootstrap-kubelet.conf`,
           taints: registrationTaints(stack.get(`kubeadm/${g.name}-template-join.yaml`)!),
         })),
       ];
+      // The first node is fresh again too: not ready, and not initialised by a cloud controller.
       setReady(cp, [NODE_NAME], false);
+      const cloudTaint = `${UNINITIALIZED_TAINT.key}=${UNINITIALIZED_TAINT.value}:${UNINITIALIZED_TAINT.effect}`;
+      cp.kubectl(["taint", "node", NODE_NAME, cloudTaint, "--overwrite"]);
       for (const node of nodes) registerNode(cp, node);
       const allNodes = [NODE_NAME, ...nodes.map((n) => n.name)];
       try {
         // As on a new cluster: the node lifecycle controller has tainted every node not-ready before Cilium runs.
         await waitFor("not-ready taints on every node", () => allNodes.every((n) => taintedNotReady(cp, n)));
-        const applied = cp.host.run(["sh", "-c", script], {
-          env: { ...process.env, PATH: `${dirname(cp.kubectlPath)}:${process.env.PATH}` },
-        });
-        expect(applied.status, `${applied.stdout}${applied.stderr}`).to.equal(0);
+        for (const script of scripts) {
+          const applied = cp.host.run(["sh", "-c", script], {
+            env: { ...process.env, PATH: `${dirname(cp.kubectlPath)}:${process.env.PATH}` },
+          });
+          expect(applied.status, `${applied.stdout}${applied.stderr}`).to.equal(0);
+        }
 
+        const controlPlaneNodes = new Set([NODE_NAME, ...nodes.filter((n) => n.labels).map((n) => n.name)]);
+        // The cloud controller manager runs on the control plane only; every other DaemonSet on every node.
         const daemonSets = objects.filter((o) => o.kind === "DaemonSet").map((o) => o.metadata.name);
-        expect(daemonSets).to.include("cilium");
+        expect(daemonSets).to.include.members(["cilium", "aws-cloud-controller-manager"]);
+        const nodesOf = (ds: string) => (ds === "aws-cloud-controller-manager" ? [...controlPlaneNodes] : allNodes);
         const daemonSetPods = (all: Pod[], ds: string) =>
           all.filter((p) => p.metadata.ownerReferences?.some((o) => o.kind === "DaemonSet" && o.name === ds));
         const operatorPods = (all: Pod[]) => all.filter((p) => p.metadata.labels?.["io.cilium/app"] === "operator");
         const placed = (all: Pod[]) =>
-          daemonSets.every((ds) => allNodes.every((n) => daemonSetPods(all, ds).some((p) => p.spec.nodeName === n))) &&
+          daemonSets.every((ds) =>
+            nodesOf(ds).every((n) => daemonSetPods(all, ds).some((p) => p.spec.nodeName === n)),
+          ) &&
           operatorPods(all).length > 0 &&
           operatorPods(all).every((p) => p.spec.nodeName);
-        // Cilium must be placed while every node is still not ready: it is what makes them ready.
-        await waitFor(`${example}: Cilium's pods bound on not-ready nodes`, () => placed(pods(cp)), 90_000).catch(
+        // Cilium and the cloud controller manager must be placed while every node is still not ready and not
+        // initialised: Cilium is what makes them ready, the cloud controller what initialises them.
+        await waitFor(`${example}: the add-ons' pods bound on fresh nodes`, () => placed(pods(cp)), 90_000).catch(
           () => undefined,
         );
         const all = pods(cp);
         for (const ds of daemonSets) {
           const on = daemonSetPods(all, ds).map((p) => p.spec.nodeName);
           expect(
-            allNodes.filter((n) => !on.includes(n)),
+            nodesOf(ds).filter((n) => !on.includes(n)),
             `${ds} has no pod bound on`,
+          ).to.deep.equal([]);
+          expect(
+            on.filter((n) => !nodesOf(ds).includes(n!)),
+            `${ds} bound where it must not run`,
           ).to.deep.equal([]);
         }
         const operators = operatorPods(all);
         expect(operators.length, "operator pods").to.be.greaterThan(0);
-        const controlPlaneNodes = new Set([NODE_NAME, ...nodes.filter((n) => n.labels).map((n) => n.name)]);
         for (const p of operators) {
           expect(p.spec.nodeName, `${p.metadata.name}: ${unscheduledReason(p)}`).to.be.a("string");
           if (eni)
@@ -324,35 +386,57 @@ test -s /etc/kubernetes/bootstrap-kubelet.conf`,
           for (const n of controlPlaneNodes) cp.kubectl(["uncordon", n]);
         }
 
-        // Once the kubelets report ready (Cilium has written the CNI configuration), nothing stays unscheduled.
+        // Once the kubelets report ready (Cilium has written the CNI configuration), every add-on pod is bound,
+        // though no cloud controller has initialised a node yet: what a fresh cluster needs first tolerates
+        // that taint, or the cluster would wait on itself.
         setReady(cp, allNodes, true);
-        const unbound = () => pods(cp).filter((p) => !p.spec.nodeName && !p.metadata.deletionTimestamp);
-        await waitFor(`${example}: every pod bound on ready nodes`, () => unbound().length === 0, 90_000).catch(
+        const unbound = (which: (p: Pod) => boolean) =>
+          pods(cp).filter((p) => which(p) && !p.spec.nodeName && !p.metadata.deletionTimestamp);
+        const unboundReasons = (which: (p: Pod) => boolean) =>
+          unbound(which).map((p) => `${p.metadata.name}: ${unscheduledReason(p) ?? "not yet tried"}`);
+        await waitFor(`${example}: the add-ons' pods bound`, () => unbound(addonPod).length === 0, 90_000).catch(
           () => undefined,
         );
         expect(
-          unbound().map((p) => `${p.metadata.name}: ${unscheduledReason(p) ?? "not yet tried"}`),
-          "pods the scheduler leaves unbound on ready nodes",
+          unboundReasons(addonPod),
+          "add-on pods the scheduler leaves unbound on uninitialised nodes",
         ).to.deep.equal([]);
-
-        // RBAC: every call the chart's roles grant the agent and the operator, and none of a sample they never make.
-        const chart = chartObjects(spec);
-        for (const sa of ["cilium", "cilium-operator"]) {
-          const grants = chartGrants(chart, sa).filter((c) => !c.resource.includes("*"));
-          expect(grants.length, `${sa}: the chart's grants`).to.be.greaterThan(5);
-          const answers = allowed(cp, sa, grants);
-          expect(
-            grants.filter((_, i) => !answers[i]),
-            `${sa}: calls the chart grants that are denied`,
-          ).to.deep.equal([]);
-          const never = NEVER.filter((call) => !grants.some((g) => covers(g, call)));
-          expect(never.length, `${sa}: the sample of calls never made`).to.be.greaterThan(5);
-          const denied = allowed(cp, sa, never);
-          expect(
-            never.filter((_, i) => denied[i]),
-            `${sa}: calls it never makes that are allowed`,
-          ).to.deep.equal([]);
+        expect(
+          allNodes.filter((n) => !uninitialized(cp, n)),
+          "nodes without the cloud taint",
+        ).to.deep.equal([]);
+        if (spec.addons.ebsCsiDriver.enabled) {
+          const controllers = pods(cp).filter((p) => p.metadata.labels?.app === "ebs-csi-controller");
+          expect(controllers.length, "EBS CSI controller pods").to.be.greaterThan(0);
+          for (const p of controllers)
+            expect(controlPlaneNodes.has(p.spec.nodeName!), `${p.metadata.name} on the control plane`).to.equal(true);
         }
+        // The cloud controller initialises the nodes; then nothing (kubeadm's CoreDNS too) stays unscheduled.
+        initialiseNodes(cp, allNodes);
+        const any = () => true;
+        await waitFor(`${example}: every pod bound on ready nodes`, () => unbound(any).length === 0, 90_000).catch(
+          () => undefined,
+        );
+        expect(unboundReasons(any), "pods the scheduler leaves unbound on ready, initialised nodes").to.deep.equal([]);
+
+        // RBAC: every call each chart's roles grant its accounts, and none of a sample they never make.
+        for (const { chart, accounts, leftOut } of chartAccounts(spec))
+          for (const sa of accounts) {
+            const grants = chartGrants(chart, sa, leftOut).filter((c) => !c.resource.includes("*"));
+            expect(grants.length, `${sa}: the chart's grants`).to.be.greaterThan(3);
+            const answers = allowed(cp, sa, grants);
+            expect(
+              grants.filter((_, i) => !answers[i]),
+              `${sa}: calls the chart grants that are denied`,
+            ).to.deep.equal([]);
+            const never = NEVER.filter((call) => !grants.some((g) => covers(g, call)));
+            expect(never.length, `${sa}: the sample of calls never made`).to.be.greaterThan(5);
+            const denied = allowed(cp, sa, never);
+            expect(
+              never.filter((_, i) => denied[i]),
+              `${sa}: calls it never makes that are allowed`,
+            ).to.deep.equal([]);
+          }
       } finally {
         // Nothing of this example may reach the next: its objects, their pods (no kubelet ends them), its nodes.
         const yaml = objects.map((o) => JSON.stringify(o)).join("\n");
@@ -360,8 +444,7 @@ test -s /etc/kubernetes/bootstrap-kubelet.conf`,
         cp.kubectl(["delete", "pods", "-A", "--all", "--force", "--grace-period=0"]);
         for (const node of nodes) cp.kubectl(["delete", "node", node.name]);
         for (const node of nodes) cp.kubectl(["delete", "lease", "-n", "kube-node-lease", node.name]);
-        const left = () => pods(cp).filter((p) => p.metadata.labels?.["app.kubernetes.io/part-of"] === "cilium");
-        await waitFor(`${example}: Cilium's pods gone`, () => left().length === 0, 60_000);
+        await waitFor(`${example}: the add-ons' pods gone`, () => pods(cp).filter(addonPod).length === 0, 60_000);
       }
     });
   }

@@ -110,6 +110,7 @@ export function chartObjects(spec: ClusterSpec, overrides: Record<string, unknow
   const chart = join(CHARTS, `cilium-${spec.networking.cilium.version.slice(1)}.tgz`);
   expect(existsSync(chart), chart).to.equal(true);
   return helmTemplate(chart, {
+    release: "cilium",
     namespace: "kube-system",
     kubeVersion: spec.kubernetesVersion,
     values: { ...chartValues(spec, API_HOST), ...overrides },

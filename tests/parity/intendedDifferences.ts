@@ -67,6 +67,9 @@ export const INTENDED_DIFFERENCES: readonly IntendedDifference[] = [
 
 const pattern = (glob: string) => new RegExp(`^${glob.replace(/[.+?^${}()|[\]\\]/g, "\\$&").replace(/\*/g, ".*")}$`);
 
-export function explain(path: string): IntendedDifference | undefined {
-  return INTENDED_DIFFERENCES.find((d) => pattern(d.path).test(path));
+/** The entry of `list` that explains a difference's path. */
+export function explainIn(list: readonly IntendedDifference[], path: string): IntendedDifference | undefined {
+  return list.find((d) => pattern(d.path).test(path));
 }
+
+export const explain = (path: string) => explainIn(INTENDED_DIFFERENCES, path);

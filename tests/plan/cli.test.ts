@@ -132,7 +132,9 @@ describe("npm run plan", () => {
     // What a stack last updated before add-on objects were retained holds: no retainOnDelete.
     const file = join(base, "resources.json");
     const resources = JSON.parse(readFileSync(file, "utf8")) as Record<string, unknown>[];
-    expect(resources.filter((r) => r.retainOnDelete && String(r.type).startsWith("kubernetes:")).length).to.equal(14);
+    const objects = resources.filter((r) => String(r.type).startsWith("kubernetes:"));
+    expect(objects.length).to.be.greaterThan(0);
+    expect(objects.filter((r) => !r.retainOnDelete).map((r) => r.name)).to.deep.equal([]);
     writeFileSync(file, JSON.stringify(resources.map(({ retainOnDelete: _, ...r }) => r)));
     const { out } = await run("--against", base, "--set", "addons.applyFrom=controlPlane");
     expect(out).to.match(

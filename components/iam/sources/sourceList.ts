@@ -4,15 +4,17 @@
  */
 import type { StatementSource } from "../statementSource";
 import { ciliumEni } from "./ciliumEni";
-import { containerImages } from "./containerImages";
+import { cloudController } from "./cloudController";
 import { controlPlaneState } from "./controlPlaneStateAccess";
+import { ebsCsiDriver } from "./ebsCsiDriver";
 import { nodeBootstrap } from "./nodeBootstrap";
 import { sessionManager } from "./sessionManager";
 
 export const STATEMENT_SOURCES: readonly StatementSource[] = [
   nodeBootstrap, // both roles: secrets, health report, and in ENI mode the instance type's limits
-  containerImages, // both roles: ECR pulls
   ciliumEni, // control plane, ENI mode: the Cilium operator
   sessionManager, // both roles: getting onto a node without SSH
   controlPlaneState, // control plane: departed members, termination hook, backups, init record
+  cloudController, // control plane: node initialisation, Services of type LoadBalancer
+  ebsCsiDriver, // control plane, when enabled: the EBS CSI driver's volumes
 ];

@@ -1,0 +1,53 @@
+/**
+ * The AWS add-ons' releases: the cloud controller manager per Kubernetes minor (its tag follows the minor)
+ * and the EBS CSI driver with its sidecars, each with where it is shown to exist. Images are pinned by tag:
+ * no digest could be verified here (registry.k8s.io and public.ecr.aws are out of reach).
+ */
+import { parseSemver } from "./ciliumVersions";
+
+export interface CloudControllerRelease {
+  /** The Kubernetes minor (`1.NN`'s NN) the release is built for. */
+  minor: number;
+  /** `vX.Y.Z`. */
+  version: string;
+  source: string;
+}
+
+const CCM_CHART = "the published chart aws-cloud-controller-manager-0.0.11.tgz (appVersion v1.35.0)";
+const KUBEONE = (at: string) => `kubermatic/kubeone's image table (pkg images, AwsCCM), ${at}`;
+
+export const CLOUD_CONTROLLER_RELEASES: readonly CloudControllerRelease[] = [
+  { minor: 30, version: "v1.30.7", source: KUBEONE("2025") },
+  { minor: 31, version: "v1.31.5", source: KUBEONE("2025") },
+  { minor: 32, version: "v1.32.5", source: KUBEONE("2025") },
+  { minor: 33, version: "v1.33.0", source: KUBEONE("2025") },
+  { minor: 34, version: "v1.34.0", source: KUBEONE("2026") },
+  { minor: 35, version: "v1.35.0", source: CCM_CHART },
+];
+
+export const CLOUD_CONTROLLER_REPOSITORY = "registry.k8s.io/provider-aws/cloud-controller-manager";
+
+/**
+ * The release for a Kubernetes `X.Y.Z`: the one of its minor, else the previous minor's, which Kubernetes's
+ * version-skew policy allows (a cloud controller manager may be one minor older than the API server).
+ */
+export function cloudControllerRelease(kubernetesVersion: string): CloudControllerRelease | undefined {
+  const minor = parseSemver(kubernetesVersion)?.minor ?? -1;
+  return (
+    CLOUD_CONTROLLER_RELEASES.find((r) => r.minor === minor) ??
+    CLOUD_CONTROLLER_RELEASES.find((r) => r.minor === minor - 1)
+  );
+}
+
+/** The EBS CSI driver and the sidecars its chart runs beside it, as chart 2.64.0 pins them. */
+export const EBS_CSI_RELEASE = {
+  source: "the published chart aws-ebs-csi-driver-2.64.0.tgz (appVersion 1.64.0)",
+  images: {
+    driver: "public.ecr.aws/ebs-csi-driver/aws-ebs-csi-driver:v1.64.0",
+    provisioner: "public.ecr.aws/csi-components/csi-provisioner:v6.3.0-eksbuild.4",
+    attacher: "public.ecr.aws/csi-components/csi-attacher:v4.12.0-eksbuild.5",
+    resizer: "public.ecr.aws/csi-components/csi-resizer:v2.2.1-eksbuild.3",
+    livenessProbe: "public.ecr.aws/csi-components/livenessprobe:v2.19.0-eksbuild.5",
+    nodeDriverRegistrar: "public.ecr.aws/csi-components/csi-node-driver-registrar:v2.17.0-eksbuild.5",
+  },
+} as const;

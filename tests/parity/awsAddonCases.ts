@@ -1,0 +1,60 @@
+/**
+ * The AWS add-ons beside their upstream charts: for a spec, the program's objects and what the chart renders
+ * with the same choices (`helm template` of tests/oracles/aws-addons/).
+ */
+import { join } from "path";
+import { cloudControllerRelease } from "../../catalogs/awsAddonReleases";
+import { renderCloudControllerManifests } from "../../components/cloudController/manifests";
+import { DEFAULT_STORAGE_CLASS, renderEbsCsiManifests } from "../../components/ebsCsi/manifests";
+import type { ClusterSpec } from "../../config/types";
+import { PROJECT_DIR } from "../../plan/examples";
+import { helmTemplate } from "../helm";
+import type { KubeObject } from "./compare";
+
+const CHARTS = join(PROJECT_DIR, "tests", "oracles", "aws-addons");
+const API_HOST = "api.internal.example.com";
+
+export interface AddonRenders {
+  program: (spec: ClusterSpec) => KubeObject[];
+  chart: (spec: ClusterSpec) => KubeObject[];
+}
+
+const render = (chart: string, release: string, spec: ClusterSpec, values: Record<string, unknown>) =>
+  helmTemplate(join(CHARTS, chart), { release, namespace: "kube-system", kubeVersion: spec.kubernetesVersion, values });
+
+export const CLOUD_CONTROLLER: AddonRenders = {
+  program: (spec) => {
+    const r = renderCloudControllerManifests(spec, API_HOST);
+    return [...r.foundation, ...r.workloads];
+  },
+  chart: (spec) =>
+    render("aws-cloud-controller-manager-0.0.11.tgz", "aws-cloud-controller-manager", spec, {
+      image: { tag: cloudControllerRelease(spec.kubernetesVersion)!.version },
+      args: ["--v=2", "--cloud-provider=aws", "--configure-cloud-routes=false"],
+    }),
+};
+
+export const EBS_CSI_DRIVER: AddonRenders = {
+  program: (spec) => {
+    const r = renderEbsCsiManifests(spec);
+    return [...r.foundation, ...r.workloads];
+  },
+  chart: (spec) =>
+    render("aws-ebs-csi-driver-2.64.0.tgz", "aws-ebs-csi-driver", spec, {
+      controller: {
+        k8sTagClusterId: spec.clusterName,
+        extraVolumeTags: spec.cloudLabels,
+        replicaCount: spec.controlPlane.count > 1 ? 2 : 1,
+        userAgentExtra: "cilium-cluster",
+      },
+      node: { enableWindows: false },
+      storageClasses: [
+        {
+          name: DEFAULT_STORAGE_CLASS,
+          annotations: { "storageclass.kubernetes.io/is-default-class": "true" },
+          parameters: { type: "gp3", encrypted: "true" },
+          allowVolumeExpansion: true,
+        },
+      ],
+    }),
+};

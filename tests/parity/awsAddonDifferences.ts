@@ -1,0 +1,60 @@
+/**
+ * The reviewed list of intended differences between the AWS add-ons' objects and what their charts render
+ * for the same choices (tests/parity/awsAddonCases.ts), in the form of intendedDifferences.ts.
+ */
+import { explainIn, IntendedDifference } from "./intendedDifferences";
+
+const CCM = "DaemonSet/aws-cloud-controller-manager spec.template";
+const CONTROLLER = "Deployment/ebs-csi-controller spec.template";
+const BEFORE_NODES_READY =
+  "It initialises the nodes, so it must run before any is Ready: on the host network, which needs no CNI, " +
+  "tolerating every taint of a fresh node (not-ready, uninitialized, Cilium's agent-not-ready) as Cilium's " +
+  "operator does.";
+const HOST_NETWORK_API =
+  "On the host network before Cilium routes Service addresses (and without kube-proxy they route only through " +
+  "Cilium), it reaches the API at its internal name, which a control-plane node pins to its own API server.";
+const CONTROLLER_ON_CONTROL_PLANE =
+  "The controller's AWS identity is the control-plane role (kOps's placement for pods whose permissions sit " +
+  "there): on the control plane only, and tolerating the taint a node keeps until the cloud controller " +
+  "manager has initialised it.";
+const IMDS =
+  "Instance metadata, the source of the control-plane role's credentials, answers only the host's network " +
+  "namespace at the default hop limit (instanceMetadata.hopLimit: 1).";
+const EKS = "No EKS compute types (Fargate, Auto Mode, hybrid nodes) exist in this cluster.";
+const HELM = "The objects are not installed by Helm.";
+
+export const AWS_ADDON_DIFFERENCES: readonly IntendedDifference[] = [
+  { path: `${CCM}.spec.tolerations*`, reason: BEFORE_NODES_READY },
+  { path: `${CCM}.spec.hostNetwork`, reason: BEFORE_NODES_READY },
+  { path: `${CCM}.spec.containers[aws-cloud-controller-manager].env*`, reason: HOST_NETWORK_API },
+  {
+    path: `${CCM}.spec.nodeSelector.kubernetes.io/os`,
+    reason: "Linux nodes only, as every add-on selects (components/k8s/placement.ts).",
+  },
+  {
+    path: `${CONTROLLER}.spec.nodeSelector.node-role.kubernetes.io/control-plane`,
+    reason: CONTROLLER_ON_CONTROL_PLANE,
+  },
+  { path: `${CONTROLLER}.spec.tolerations[node*`, reason: CONTROLLER_ON_CONTROL_PLANE },
+  { path: `${CONTROLLER}.spec.hostNetwork`, reason: IMDS },
+  { path: `${CONTROLLER}.spec.dnsPolicy`, reason: `${IMDS} On the host network it resolves as the host does.` },
+  {
+    path: `${CONTROLLER}.spec.containers[ebs-plugin].env[AWS_*`,
+    reason: "AWS credentials and endpoints come from the instance role and region, never a Secret or ConfigMap.",
+  },
+  { path: "* spec.template.spec.affinity.nodeAffinity*eks.amazonaws.com/compute-type*", reason: EKS },
+  {
+    path: `${CONTROLLER}.spec.affinity.nodeAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].weight`,
+    reason: EKS,
+  },
+  { path: "* spec.template.metadata.labels.helm.sh/chart", reason: HELM },
+  { path: "* spec.template.metadata.labels.app.kubernetes.io/managed-by", reason: HELM },
+  {
+    path: "ClusterRole*/ebs*snapshotter*",
+    reason:
+      "No snapshots: the program installs no snapshot CRDs or snapshot controller, so the driver runs no " +
+      "snapshotter sidecar (as the chart leaves it out) and its account is granted no snapshot RBAC.",
+  },
+];
+
+export const explainAwsAddon = (path: string) => explainIn(AWS_ADDON_DIFFERENCES, path);
