@@ -5,6 +5,7 @@
 import type { StatementSource } from "../statementSource";
 import { ciliumEni } from "./ciliumEni";
 import { containerImages } from "./containerImages";
+import { joinToken } from "./joinToken";
 import { controlPlaneState } from "./controlPlaneStateAccess";
 import { nodeBootstrap } from "./nodeBootstrap";
 import { sessionManager } from "./sessionManager";
@@ -15,4 +16,5 @@ export const STATEMENT_SOURCES: readonly StatementSource[] = [
   ciliumEni, // control plane, ENI mode: the Cilium operator
   sessionManager, // both roles: getting onto a node without SSH
   controlPlaneState, // control plane: departed members, termination hook, backups, init record
+  joinToken, // control plane: the short-lived join tokens it mints for the nodes
 ];
