@@ -2,8 +2,8 @@
  * The systemd units user data installs: the bootstrap as a service that systemd runs again until it
  * succeeds (kOps runs nodeup the same way; cloud-init runs user data once and never again), and on the
  * control plane the units that run the bootstrap's own functions later (`cilium-cluster-bootstrap
- * FUNCTION`): etcd snapshots, the member's leaving when Auto Scaling terminates the instance, and the
- * certificates' renewal. Nothing touches etcd at a reboot or a stop. Pure: config in, unit files out.
+ * FUNCTION`): etcd snapshots, the member's leaving when Auto Scaling terminates the instance, the
+ * certificates' renewal and the join token's rotation. Nothing touches etcd at a reboot or a stop. Pure: config in, unit files out.
  */
 import { TIMEOUTS } from "../timeouts";
 import type { BootstrapConfig } from "./bootstrapConfig";
@@ -59,6 +59,16 @@ function controlPlaneUnits(config: BootstrapConfig): Record<string, string> {
     "certificate-renewal.timer": unit({
       Unit: ["Description=Check the control plane's certificates daily"],
       Timer: ["OnBootSec=1h", "OnUnitActiveSec=1d", "RandomizedDelaySec=1h"],
+      Install: ["WantedBy=timers.target"],
+    }),
+    "join-token.service": unit({
+      Unit: ["Description=Mint a short-lived kubeadm join token when the current one expires within a day"],
+      Service: ["Type=oneshot", ...runs("refresh_join_token")],
+    }),
+    "join-token.timer": unit({
+      // Hourly, so that a control plane back from a long outage has a fresh token within the hour.
+      Unit: ["Description=Check the join token hourly"],
+      Timer: ["OnBootSec=5min", "OnUnitActiveSec=1h", "RandomizedDelaySec=5min"],
       Install: ["WantedBy=timers.target"],
     }),
   };

@@ -12,6 +12,8 @@ import * as tls from "@pulumi/tls";
 import type { ClusterSpec } from "../../config/types";
 import type { AwsCoordinates } from "../iam/statementSource";
 import { clusterTags } from "../tags";
+import { API_LISTENER } from "../wellKnownPorts";
+import { adminCredentialCommand, renderKubeconfig } from "./kubeconfig";
 import { secretsKeyPolicy } from "./keyPolicy";
 import { JOIN_TOKEN_FILE, parameterPrefix, secretsKeyAlias, SecretAudience } from "./paths";
 
@@ -20,6 +22,10 @@ export interface ClusterSecretsArgs {
   coordinates: pulumi.Output<AwsCoordinates & { dnsSuffix: string }>;
   /** The worker role, which the key's policy keeps to the node parameters. */
   nodeRoleArn: pulumi.Input<string>;
+  /** DNS name of the API load balancer. */
+  apiEndpoint: pulumi.Input<string>;
+  /** The stack's `aws:profile`, with which the Kubernetes provider's credential command reads the CA. */
+  awsProfile?: string;
 }
 
 const TEN_YEARS = 10 * 365 * 24;
@@ -28,6 +34,8 @@ export const NO_JOIN_TOKEN = "none";
 
 export class ClusterSecrets extends pulumi.ComponentResource {
   readonly caCertPem: pulumi.Output<string>;
+  /** The Kubernetes provider's kubeconfig: no credential, the command that mints a short-lived one. */
+  readonly kubeconfig: pulumi.Output<string>;
   /** The cluster's KMS key, under which every SecureString of the cluster is encrypted. */
   readonly keyArn: pulumi.Output<string>;
 
@@ -109,6 +117,14 @@ export class ClusterSecrets extends pulumi.ComponentResource {
     parameter("node", JOIN_TOKEN_FILE, NO_JOIN_TOKEN, { ignoreChanges: ["value"] });
 
     this.caCertPem = clusterCa.cert.certPem;
+    this.kubeconfig = pulumi.all([args.apiEndpoint, clusterCa.cert.certPem]).apply(([endpoint, caCertPem]) =>
+      renderKubeconfig({
+        clusterName: spec.clusterName,
+        server: `https://${endpoint}:${API_LISTENER}`,
+        caCertPem,
+        user: { exec: adminCredentialCommand(spec.clusterName, spec.region, args.awsProfile) },
+      }),
+    );
     this.keyArn = key.arn;
     this.registerOutputs({ keyArn: this.keyArn });
   }

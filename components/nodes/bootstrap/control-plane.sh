@@ -137,8 +137,8 @@ renew_certificates_if_due() {
 }
 
 # start_control_plane_services: the units user data installed for the control plane (systemdUnits.ts): the
-# backup timer, the termination watcher and the certificate renewal timer.
+# backup timer, the termination watcher, the certificate renewal timer and the join token's timer.
 start_control_plane_services() {
   systemctl daemon-reload
-  systemctl enable --now etcd-backup.timer etcd-leave.service certificate-renewal.timer
+  systemctl enable --now etcd-backup.timer etcd-leave.service certificate-renewal.timer join-token.timer
 }
