@@ -116,10 +116,12 @@ case "$1 $2" in
   fi
   cat "$file";;
 "ssm put-parameter")
-  if [ -f "$file" ]; then
+  if [ -f "$file" ] && [[ " $* " != *" --overwrite "* ]]; then
     echo "An error occurred (ParameterAlreadyExists) when calling the PutParameter operation: The parameter already exists." >&2; exit 254
   fi
-  mkdir -p "$STANDIN_STATE/parameters"; while [ $# -gt 0 ]; do [ "$1" = --value ] && echo "$2" >"$created"; shift; done;;
+  # A SecureString's key beside its value (NAME.key).
+  mkdir -p "$STANDIN_STATE/parameters"
+  while [ $# -gt 0 ]; do case "$1" in --value) echo "$2" >"$created";; --key-id) echo "$2" >"$created.key";; esac; shift; done;;
 "ec2 describe-instances")
   # The cluster's control-plane instances, pending or running: this node and
   # STANDIN_OTHER_CONTROL_PLANE (addresses, space-separated), tab-separated as
