@@ -60,7 +60,9 @@ async function main(): Promise<void> {
   writeFileSync(values.out, renderKubeconfig({ clusterName, server, caCertPem: ca.caCertPem, user: client }), {
     mode: 0o600,
   });
-  process.stderr.write(`${values.out}: ${user} in the cluster-admins group until ${credential.notAfter.toISOString()}\n`);
+  process.stderr.write(
+    `${values.out}: ${user} in the cluster-admins group until ${credential.notAfter.toISOString()}\n`,
+  );
 }
 
 main().catch((err: unknown) => {

@@ -61,8 +61,7 @@ export class ClusterSecrets extends pulumi.ComponentResource {
     );
     new kms.Alias(`${name}-key`, { name: secretsKeyAlias(spec.clusterName), targetKeyId: key.keyId }, parent);
 
-    const privateKey = (id: string) =>
-      new tls.PrivateKey(`${name}-${id}`, { algorithm: "RSA", rsaBits: 2048 }, parent);
+    const privateKey = (id: string) => new tls.PrivateKey(`${name}-${id}`, { algorithm: "RSA", rsaBits: 2048 }, parent);
     const ca = (id: string, commonName: string) => {
       const caKey = privateKey(id);
       const cert = new tls.SelfSignedCert(

@@ -13,8 +13,11 @@ function decide(fn: string, current: string, tokens: [string, number][]) {
   const input = tokens.map(([t, hours]) => `${t} ${at(hours)}\n`).join("");
   const r = spawnSync(
     "bash",
-    ["-c", `set -euo pipefail; source ${MODULE_DIR}/lib.sh; source ${MODULE_DIR}/join-token.sh; ${fn} "$@"`, "bash"]
-      .concat([String(NOW), current]),
+    [
+      "-c",
+      `set -euo pipefail; source ${MODULE_DIR}/lib.sh; source ${MODULE_DIR}/join-token.sh; ${fn} "$@"`,
+      "bash",
+    ].concat([String(NOW), current]),
     { input, encoding: "utf8" },
   );
   expect(r.status, r.stderr).to.equal(0);
@@ -37,7 +40,14 @@ describe("bootstrap/join-token.sh", () => {
       [A, [], "yes"],
       // What Pulumi writes before the first control-plane node has minted one.
       ["none", [[B, 47]], "yes"],
-      [A, [[B, 47], [A, 30]], "no"],
+      [
+        A,
+        [
+          [B, 47],
+          [A, 30],
+        ],
+        "no",
+      ],
     ];
     for (const [current, tokens, due] of table)
       expect(decide("join_token_due", current, tokens), `${current} ${JSON.stringify(tokens)}`).to.equal(`${due}\n`);
@@ -47,9 +57,20 @@ describe("bootstrap/join-token.sh", () => {
     const stale = (current: string, tokens: [string, number][]) =>
       decide("stale_join_tokens", current, tokens).split("\n").filter(Boolean);
     // Tokens live 48 h: expiring within 47 h means minted more than an hour ago.
-    expect(stale(A, [[A, 10], [B, 46], [C, 47.5]])).to.deep.equal([B]);
+    expect(
+      stale(A, [
+        [A, 10],
+        [B, 46],
+        [C, 47.5],
+      ]),
+    ).to.deep.equal([B]);
     // kubeadm init's own token (24 h) goes with the first token the node mints.
-    expect(stale(C, [[B, 23.9], [C, 48]])).to.deep.equal([B]);
+    expect(
+      stale(C, [
+        [B, 23.9],
+        [C, 48],
+      ]),
+    ).to.deep.equal([B]);
     expect(stale(A, [[A, 1]])).to.deep.equal([]);
     expect(stale(A, [])).to.deep.equal([]);
   });

@@ -29,7 +29,9 @@ function throughSsm(parameterArn: string, keyCluster = spec.clusterName): Record
   };
 }
 
-const CONTROL_PLANE_SECRETS = ["ca.key", "sa.key", "etcd-ca.key", "front-proxy-ca.key"].map((f) => `control-plane/${f}`);
+const CONTROL_PLANE_SECRETS = ["ca.key", "sa.key", "etcd-ca.key", "front-proxy-ca.key"].map(
+  (f) => `control-plane/${f}`,
+);
 const NODE_SECRETS = ["node/ca.crt", "node/bootstrap-token"];
 
 describe("the cluster's KMS key", () => {
@@ -43,9 +45,10 @@ describe("the cluster's KMS key", () => {
 
   it("lets the control-plane role decrypt every parameter of its cluster, the node role only the node ones", async () => {
     for (const path of [...CONTROL_PLANE_SECRETS, ...NODE_SECRETS])
-      expect(await roleMay("control-plane", "kms:Decrypt", throughSsm(parameter("dev.k8s.local", path))), path).to.equal(
-        true,
-      );
+      expect(
+        await roleMay("control-plane", "kms:Decrypt", throughSsm(parameter("dev.k8s.local", path))),
+        path,
+      ).to.equal(true);
     for (const path of NODE_SECRETS)
       expect(await roleMay("node", "kms:Decrypt", throughSsm(parameter("dev.k8s.local", path))), path).to.equal(true);
     for (const path of CONTROL_PLANE_SECRETS)
@@ -79,9 +82,10 @@ describe("the cluster's KMS key", () => {
     const token = throughSsm(parameter("dev.k8s.local", "node/bootstrap-token"));
     expect(await roleMay("control-plane", "kms:Encrypt", token)).to.equal(true);
     for (const path of ["node/ca.crt", ...CONTROL_PLANE_SECRETS])
-      expect(await roleMay("control-plane", "kms:Encrypt", throughSsm(parameter("dev.k8s.local", path))), path).to.equal(
-        false,
-      );
+      expect(
+        await roleMay("control-plane", "kms:Encrypt", throughSsm(parameter("dev.k8s.local", path))),
+        path,
+      ).to.equal(false);
     expect(await roleMay("node", "kms:Encrypt", token)).to.equal(false);
   });
 
@@ -135,8 +139,8 @@ describe("the cluster's KMS key", () => {
       expect(await asAdministrator(action), action).to.equal(true);
     // ... but administration is not use: the key decrypts nothing outside SSM and this cluster's parameters.
     expect(await asAdministrator("kms:Decrypt")).to.equal(false);
-    expect(await asAdministrator("kms:Decrypt", throughSsm(parameter("dev.k8s.local", "control-plane/ca.key")))).to.equal(
-      true,
-    );
+    expect(
+      await asAdministrator("kms:Decrypt", throughSsm(parameter("dev.k8s.local", "control-plane/ca.key"))),
+    ).to.equal(true);
   });
 });
