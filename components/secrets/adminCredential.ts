@@ -37,7 +37,8 @@ export function signAdminCredential(input: AdminCredentialInput): AdminCredentia
   // A positive serial of 16 random bytes (RFC 5280: at most 20 octets).
   cert.serialNumber = `01${randomBytes(15).toString("hex")}`;
   cert.validity.notBefore = new Date(now.getTime() - CLOCK_SKEW_MS);
-  cert.validity.notAfter = new Date(now.getTime() + input.ttlMs);
+  // Whole seconds, as the certificate holds it: what an ExecCredential's expirationTimestamp then says.
+  cert.validity.notAfter = new Date(Math.floor((now.getTime() + input.ttlMs) / 1000) * 1000);
   cert.setSubject([
     { shortName: "O", value: ADMIN_GROUP },
     { shortName: "CN", value: input.user },
