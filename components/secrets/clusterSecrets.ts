@@ -59,7 +59,7 @@ export class ClusterSecrets extends pulumi.ComponentResource {
       },
       parent,
     );
-    new kms.Alias(`${name}-key`, { name: secretsKeyAlias(spec.clusterName), targetKeyId: key.keyId }, parent);
+    new kms.Alias(`${name}-key`, { name: secretsKeyAlias(spec.clusterName), targetKeyId: key.arn }, parent);
 
     const privateKey = (id: string) => new tls.PrivateKey(`${name}-${id}`, { algorithm: "RSA", rsaBits: 2048 }, parent);
     const ca = (id: string, commonName: string) => {

@@ -207,7 +207,7 @@ describe("NodeLaunchTemplate", () => {
       expect(plan.outputs).not.to.have.property("kubeconfig");
       // ClusterSecrets' parameters, under the cluster's own key.
       expect(inputs(named(plan, "aws:kms/key:Key", "secrets-key"))).to.include({ enableKeyRotation: true });
-      const keyArn = `arn:aws:kms:us-east-1:${MOCK_ACCOUNT}:key/secrets-key`;
+      const keyArn = `arn:aws:kms:us-east-1:${MOCK_ACCOUNT}:Key/secrets-key`;
       for (const p of ofType(plan, "aws:ssm/parameter:Parameter").filter((r) => r.name.startsWith("secrets-")))
         expect(inputs(p)).to.include({ type: "SecureString", value: "[secret]", keyId: keyArn });
     }
