@@ -25,6 +25,8 @@ const CONTROL_PLANE_UNITS = [
   "etcd-leave.service",
   "certificate-renewal.service",
   "certificate-renewal.timer",
+  "join-token.service",
+  "join-token.timer",
 ];
 const userData = (plan: Plan, group: string) => decodeUserData(inputs(named(plan, LT, `${group}-template`)).userData);
 
