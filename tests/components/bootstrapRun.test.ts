@@ -274,7 +274,9 @@ describe("node bootstrap, run as cloud-init and systemd run it", function () {
     expect(service.status, service.stderr).to.equal(0);
     expect(service.runs).to.equal(2);
     expect(calls(node, "systemctl enable --now")).to.deep.equal(
-      Array(2).fill("systemctl enable --now etcd-backup.timer etcd-leave.service certificate-renewal.timer join-token.timer"),
+      Array(2).fill(
+        "systemctl enable --now etcd-backup.timer etcd-leave.service certificate-renewal.timer join-token.timer",
+      ),
     );
     // kubeadm's own state says joined: the second run neither resets nor creates the cluster again.
     expect(kubeadmRuns(node).map((l) => l.split(" ")[1])).to.deep.equal(["init"]);

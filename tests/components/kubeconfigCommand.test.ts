@@ -51,7 +51,17 @@ describe("npm run kubeconfig", function () {
 
   it("writes a kubeconfig, readable by its owner only, whose certificate the cluster CA signed for --ttl", async () => {
     const out = join(mkdtempSync(join(tmpdir(), "kubeconfig-")), "kubeconfig");
-    const r = await kubeconfig(...common, "--profile", "admin", "--ttl", "18h", "--server", "https://api:443", "--out", out);
+    const r = await kubeconfig(
+      ...common,
+      "--profile",
+      "admin",
+      "--ttl",
+      "18h",
+      "--server",
+      "https://api:443",
+      "--out",
+      out,
+    );
     expect(r.status, r.stderr).to.equal(0);
     expect(statSync(out).mode & 0o777).to.equal(0o600);
     const config = parse(readFileSync(out, "utf8"));
