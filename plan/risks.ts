@@ -26,6 +26,7 @@ const STATEFUL = new Set([
   "random:index/randomString:RandomString",
   "random:index/randomPassword:RandomPassword",
   "aws:ssm/parameter:Parameter",
+  "aws:kms/key:Key",
 ]);
 
 type Inputs = Record<string, unknown>;
