@@ -44,10 +44,6 @@ export const REPLACE_ON_CHANGE: Record<string, readonly string[]> = {
   "random:index/randomId:RandomId": ["*"],
   "tls:index/privateKey:PrivateKey": ["*"],
   "tls:index/selfSignedCert:SelfSignedCert": ["*"],
-  "tls:index/locallySignedCert:LocallySignedCert": ["*"],
-  "tls:index/certRequest:CertRequest": ["*"],
-  "random:index/randomString:RandomString": ["*"],
-  "random:index/randomPassword:RandomPassword": ["*"],
   // The provider is replaced only when its clusterIdentifier changes (the program always sets one).
   "pulumi:providers:kubernetes": ["clusterIdentifier"],
 };
