@@ -33,7 +33,14 @@ export async function program(): Promise<Record<string, unknown>> {
   });
   const controlPlaneRole = new MasterIamRole("control-plane", { spec, coordinates });
   const nodeRole = new NodeIamRole("nodes", { spec, coordinates });
-  const secrets = new ClusterSecrets("secrets", { spec, apiEndpoint: network.apiEndpoint });
+  const aws = stackAws(pulumi.runtime.allConfig());
+  const secrets = new ClusterSecrets("secrets", {
+    spec,
+    coordinates,
+    nodeRoleArn: nodeRole.roleArn,
+    apiEndpoint: network.apiEndpoint,
+    awsProfile: aws.profile,
+  });
   const controlPlaneState = new ControlPlaneState("control-plane-state", {
     spec,
     coordinates,
@@ -42,7 +49,6 @@ export async function program(): Promise<Record<string, unknown>> {
 
   // Control-plane groups one after another: each waits for the previous group's member wait (its refresh,
   // then, when this machine applies the add-ons, a healthy API), which calls AWS as the stack's provider does.
-  const aws = stackAws(pulumi.runtime.allConfig());
   const api = deployerApi(spec, network.apiEndpoint, secrets.caCertPem);
   let previousMember: pulumi.Output<pulumi.Resource> | undefined;
   const groups = instanceGroups(spec).map((group) => {
@@ -114,6 +120,7 @@ export async function program(): Promise<Record<string, unknown>> {
     ),
     ciliumConfigChecksum: cilium.configChecksum,
     ciliumClusterName: ciliumClusterName(spec.clusterName),
-    kubeconfig: secrets.kubeconfig,
+    // What `npm run kubeconfig` reads the CA from; no admin credential is an output.
+    region: spec.region,
   };
 }

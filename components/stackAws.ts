@@ -59,7 +59,7 @@ interface AssumeRole {
 const DURATION_UNITS: Record<string, number> = { ns: 1e-9, us: 1e-6, µs: 1e-6, ms: 1e-3, s: 1, m: 60, h: 3600 };
 
 /** A Go duration (`1h`, `15m`, `1h30m`), as pulumi-aws reads `duration`, in whole seconds. */
-function durationSeconds(text: string): number | undefined {
+export function durationSeconds(text: string): number | undefined {
   if (!/^(\d+(\.\d+)?(ns|us|µs|ms|s|m|h))+$/.test(text)) return undefined;
   const parts = [...text.matchAll(/(\d+(?:\.\d+)?)(ns|us|µs|ms|s|m|h)/g)];
   return Math.floor(parts.reduce((sum, [, n, unit]) => sum + Number(n) * DURATION_UNITS[unit], 0));

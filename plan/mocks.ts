@@ -50,22 +50,12 @@ function computedOutputs(
       out.privateKeyPem = `-----BEGIN PRIVATE KEY-----\n${FAKE_SECRET_MARKER}-${digest(name, 16)}\n-----END PRIVATE KEY-----\n`;
       out.publicKeyPem = `-----BEGIN PUBLIC KEY-----\nMOCKPUBLIC-${digest(name, 16)}\n-----END PUBLIC KEY-----\n`;
       break;
-    case "tls:index/certRequest:CertRequest":
-      out.certRequestPem = `-----BEGIN CERTIFICATE REQUEST-----\nMOCKCSR-${digest(name, 16)}\n-----END CERTIFICATE REQUEST-----\n`;
-      break;
     case "tls:index/selfSignedCert:SelfSignedCert":
-    case "tls:index/locallySignedCert:LocallySignedCert":
       out.certPem = `-----BEGIN CERTIFICATE-----\nMOCKCERT-${digest(name, 16)}\n-----END CERTIFICATE-----\n`;
       break;
     case "random:index/randomId:RandomId":
       out.hex = digest(name, Number(inputs.byteLength ?? 8) * 2);
       break;
-    case "random:index/randomString:RandomString":
-    case "random:index/randomPassword:RandomPassword": {
-      const length = Number(inputs.length ?? 16);
-      out.result = `${FAKE_SECRET_MARKER.toLowerCase()}${digest(name, 64)}`.slice(0, length);
-      break;
-    }
   }
   return out;
 }

@@ -26,6 +26,8 @@ export const REPLACE_ON_CHANGE: Record<string, readonly string[]> = {
   "aws:autoscaling/group:Group": ["name", "initialLifecycleHooks"],
   "aws:autoscaling/lifecycleHook:LifecycleHook": ["name"],
   "aws:ssm/parameter:Parameter": ["name"],
+  "aws:kms/key:Key": ["customerMasterKeySpec", "keySpec", "keyUsage", "multiRegion", "customKeyStoreId", "xksKeyId"],
+  "aws:kms/alias:Alias": ["name", "namePrefix"],
   "aws:ssm/document:Document": ["name"],
   // documentVersion: the program's replaceOnChanges, so a new document version is applied and waited for.
   "aws:ssm/association:Association": ["name", "instanceId", "documentVersion"],
@@ -42,10 +44,6 @@ export const REPLACE_ON_CHANGE: Record<string, readonly string[]> = {
   "random:index/randomId:RandomId": ["*"],
   "tls:index/privateKey:PrivateKey": ["*"],
   "tls:index/selfSignedCert:SelfSignedCert": ["*"],
-  "tls:index/locallySignedCert:LocallySignedCert": ["*"],
-  "tls:index/certRequest:CertRequest": ["*"],
-  "random:index/randomString:RandomString": ["*"],
-  "random:index/randomPassword:RandomPassword": ["*"],
   // The provider is replaced only when its clusterIdentifier changes (the program always sets one).
   "pulumi:providers:kubernetes": ["clusterIdentifier"],
 };

@@ -24,9 +24,8 @@ const STATEFUL = new Set([
   "aws:ec2/vpc:Vpc",
   "tls:index/privateKey:PrivateKey",
   "tls:index/selfSignedCert:SelfSignedCert",
-  "random:index/randomString:RandomString",
-  "random:index/randomPassword:RandomPassword",
   "aws:ssm/parameter:Parameter",
+  "aws:kms/key:Key",
 ]);
 
 const byUrn = (plan: Plan) => new Map(plan.resources.map((r) => [r.urn, r]));

@@ -5,7 +5,7 @@
  */
 import { CILIUM_RESERVED_IPS, hostNetworkPods } from "../../catalogs/instanceTypes";
 import type { ClusterSpec } from "../../config/types";
-import { parameterPrefix } from "../secrets/paths";
+import { joinTokenParameter, parameterPrefix, secretsKeyAlias } from "../secrets/paths";
 import { API_LISTENER } from "../wellKnownPorts";
 import type { InstanceGroup } from "./instanceGroups";
 import { LAUNCH_HOOK_NAME } from "./lifecycleHooks";
@@ -32,6 +32,10 @@ export interface BootstrapConfig {
   apiPort: number;
   region: string;
   secretsPrefix: string;
+  /** The SSM parameter of the join token, which every node reads and the control plane writes. */
+  joinTokenParameter: string;
+  /** The alias of the cluster's KMS key, under which the control plane writes the join token; empty for workers. */
+  secretsKey: string;
   /** Set kubelet `--node-ip` from instance metadata. */
   nodeIpFromMetadata: boolean;
   /** Compute max pods from the instance type's ENI limits (kOps's rule). */
@@ -87,6 +91,8 @@ export function bootstrapConfig(
     apiPort: API_LISTENER,
     region: spec.region,
     secretsPrefix: parameterPrefix(spec.clusterName, group.role === "control-plane" ? "control-plane" : "node"),
+    joinTokenParameter: joinTokenParameter(spec.clusterName),
+    secretsKey: controlPlane ? secretsKeyAlias(spec.clusterName) : "",
     nodeIpFromMetadata: eni,
     maxPodsFromEniLimits: eni,
     eniAddressesReservedByCilium: eni ? CILIUM_RESERVED_IPS : 0,

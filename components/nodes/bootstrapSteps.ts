@@ -17,6 +17,7 @@ export type BootstrapModule =
   | "kubeadm"
   | "control-plane"
   | "etcd"
+  | "join-token"
   | "launch-hook";
 
 export interface BootstrapStep {
@@ -48,6 +49,8 @@ export function bootstrapSteps(config: BootstrapConfig): BootstrapStep[] {
     controlPlane && { name: "control-plane-pki", module: "control-plane", run: "fetch_control_plane_pki" },
     { name: "kubelet", module: "kubelet", run: "configure_kubelet" },
     { name: "join", module: "kubeadm", run: "join_cluster" },
+    // The node parameter holds a token the cluster knows before the first node goes in service.
+    controlPlane && { name: "join-token", module: "join-token", run: "refresh_join_token" },
     // kubeadm join returns once etcd is healthy with this node's member, promoted: the control plane's gate.
     controlPlane && { name: "control-plane-services", module: "control-plane", run: "start_control_plane_services" },
     // Last: the instance goes InService only once every other step has succeeded.

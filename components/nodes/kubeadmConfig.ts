@@ -71,14 +71,8 @@ export function initConfiguration(config: BootstrapConfig): Record<string, unkno
   return {
     apiVersion: kubeadmApi(config),
     kind: "InitConfiguration",
-    bootstrapTokens: [
-      {
-        token: PLACEHOLDERS.bootstrapToken,
-        ttl: "0s",
-        usages: ["signing", "authentication"],
-        groups: ["system:bootstrappers:kubeadm:default-node-token"],
-      },
-    ],
+    // No token of ours: kubeadm's default one (24 h) goes with the first join token the node mints
+    // (bootstrap/join-token.sh), which is the one nodes read.
     nodeRegistration: nodeRegistration(config),
     localAPIEndpoint: LOCAL_API_ENDPOINT,
     patches: { directory: PATCHES_DIRECTORY },

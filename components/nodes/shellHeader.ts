@@ -35,6 +35,8 @@ export const SHELL_VARIABLES: { [K in keyof BootstrapConfig]-?: string } = {
   apiPort: "API_PORT",
   region: "REGION",
   secretsPrefix: "SECRETS_PREFIX",
+  joinTokenParameter: "JOIN_TOKEN_PARAMETER",
+  secretsKey: "SECRETS_KEY",
   nodeIpFromMetadata: "NODE_IP_FROM_METADATA",
   maxPodsFromEniLimits: "MAX_PODS_FROM_ENI_LIMITS",
   eniAddressesReservedByCilium: "ENI_ADDRESSES_RESERVED_BY_CILIUM",

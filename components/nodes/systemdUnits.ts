@@ -2,8 +2,8 @@
  * The systemd units user data installs: the bootstrap as a service that systemd runs again until it
  * succeeds (kOps runs nodeup the same way; cloud-init runs user data once and never again), and on the
  * control plane the units that run the bootstrap's own functions later (`cilium-cluster-bootstrap
- * FUNCTION`): etcd snapshots, the member's leaving when Auto Scaling terminates the instance, and the
- * certificates' renewal. Nothing touches etcd at a reboot or a stop. Pure: config in, unit files out.
+ * FUNCTION`): etcd snapshots, the member's leaving when Auto Scaling terminates the instance, the
+ * certificates' renewal and the join token's rotation. Nothing touches etcd at a reboot or a stop. Pure: config in, unit files out.
  */
 import { TIMEOUTS } from "../timeouts";
 import type { BootstrapConfig } from "./bootstrapConfig";
@@ -29,7 +29,12 @@ const unit = (sections: Record<string, string[]>) =>
  * (start_control_plane_services, which reads them from the script's header): the ones with an [Install]
  * section; the services the timers run are started by their timers.
  */
-export const CONTROL_PLANE_STARTED_UNITS = ["etcd-backup.timer", "etcd-leave.service", "certificate-renewal.timer"];
+export const CONTROL_PLANE_STARTED_UNITS = [
+  "etcd-backup.timer",
+  "etcd-leave.service",
+  "certificate-renewal.timer",
+  "join-token.timer",
+];
 
 /** The control plane's units (CONTROL_PLANE_STARTED_UNITS and the services their timers run). */
 function controlPlaneUnits(config: BootstrapConfig): Record<string, string> {
@@ -38,16 +43,25 @@ function controlPlaneUnits(config: BootstrapConfig): Record<string, string> {
     `ExecStart=${BOOTSTRAP_SCRIPT} ${fn}`,
     `SyslogIdentifier=cilium-cluster-${fn.replace(/_/g, "-")}`,
   ];
-  return {
-    "etcd-backup.service": unit({
-      Unit: ["Description=Upload an etcd snapshot to the cluster's backup bucket when this member leads"],
-      Service: ["Type=oneshot", ...runs("etcd_backup")],
-    }),
-    "etcd-backup.timer": unit({
-      Unit: [`Description=An etcd snapshot every ${config.backupIntervalMinutes} minutes`],
-      Timer: ["OnBootSec=5min", `OnUnitActiveSec=${config.backupIntervalMinutes}min`, "RandomizedDelaySec=30s"],
+  /** NAME.service, a oneshot run of FN, and NAME.timer, which starts it on TIMER's schedule. */
+  const timed = (name: string, fn: string, what: string, timer: { what: string; schedule: string[] }) => ({
+    [`${name}.service`]: unit({ Unit: [`Description=${what}`], Service: ["Type=oneshot", ...runs(fn)] }),
+    [`${name}.timer`]: unit({
+      Unit: [`Description=${timer.what}`],
+      Timer: timer.schedule,
       Install: ["WantedBy=timers.target"],
     }),
+  });
+  return {
+    ...timed(
+      "etcd-backup",
+      "etcd_backup",
+      "Upload an etcd snapshot to the cluster's backup bucket when this member leads",
+      {
+        what: `An etcd snapshot every ${config.backupIntervalMinutes} minutes`,
+        schedule: ["OnBootSec=5min", `OnUnitActiveSec=${config.backupIntervalMinutes}min`, "RandomizedDelaySec=30s"],
+      },
+    ),
     "etcd-leave.service": unit({
       Unit: [
         "Description=Remove this node's etcd member when Auto Scaling terminates the instance",
@@ -57,15 +71,25 @@ function controlPlaneUnits(config: BootstrapConfig): Record<string, string> {
       Service: [...runs(`leave_etcd_on_termination ${ETCD_LIFECYCLE_HOOK}`), "Restart=on-failure", "RestartSec=10s"],
       Install: ["WantedBy=multi-user.target"],
     }),
-    "certificate-renewal.service": unit({
-      Unit: ["Description=Renew the control plane's kubeadm certificates when they expire within 90 days"],
-      Service: ["Type=oneshot", ...runs("renew_certificates_if_due")],
-    }),
-    "certificate-renewal.timer": unit({
-      Unit: ["Description=Check the control plane's certificates daily"],
-      Timer: ["OnBootSec=1h", "OnUnitActiveSec=1d", "RandomizedDelaySec=1h"],
-      Install: ["WantedBy=timers.target"],
-    }),
+    ...timed(
+      "certificate-renewal",
+      "renew_certificates_if_due",
+      "Renew the control plane's kubeadm certificates when they expire within 90 days",
+      {
+        what: "Check the control plane's certificates daily",
+        schedule: ["OnBootSec=1h", "OnUnitActiveSec=1d", "RandomizedDelaySec=1h"],
+      },
+    ),
+    // Hourly, so that a control plane back from a long outage has a fresh token within the hour.
+    ...timed(
+      "join-token",
+      "refresh_join_token",
+      "Mint a short-lived kubeadm join token when the current one expires within a day",
+      {
+        what: "Check the join token hourly",
+        schedule: ["OnBootSec=5min", "OnUnitActiveSec=1h", "RandomizedDelaySec=5min"],
+      },
+    ),
   };
 }
 

@@ -1,9 +1,41 @@
 /**
  * Where the cluster's bootstrap secrets live: encrypted SSM parameters under a prefix of the cluster's
- * own, split by who may read them. Workers read only `node/`; the control plane reads both.
+ * own, split by who may read them, under the cluster's own KMS key. Workers read only `node/`; the control
+ * plane reads both.
  */
+import type { AwsCoordinates } from "../iam/statementSource";
+import { awsName } from "../naming";
+
 export type SecretAudience = "control-plane" | "node";
 
 export function parameterPrefix(clusterName: string, audience: SecretAudience): string {
   return `/cilium-cluster/${clusterName}/${audience}/`;
+}
+
+/** The join token, minted by the control plane (bootstrap/join-token.sh) and read by every joining node. */
+export const JOIN_TOKEN_FILE = "bootstrap-token";
+
+export function joinTokenParameter(clusterName: string): string {
+  return `${parameterPrefix(clusterName, "node")}${JOIN_TOKEN_FILE}`;
+}
+
+/** The alias of the cluster's KMS key: what a node names when it writes a SecureString (aliases take no dots). */
+export function secretsKeyAlias(clusterName: string): string {
+  return `alias/${awsName(`cilium-cluster/${clusterName}`, 250, /[^A-Za-z0-9/_-]/g)}`;
+}
+
+/** A parameter's ARN: what SSM gives KMS as the encryption context `PARAMETER_ARN` of its value. */
+export function parameterArn(at: AwsCoordinates, name: string): string {
+  return `arn:${at.partition}:ssm:${at.region}:${at.accountId}:parameter${name}`;
+}
+
+/**
+ * What an instance role's KMS statements name: the account's keys in the region, narrowed by the cluster tag
+ * to the cluster's own (the role policies are rendered before the key, and its ARN, exist).
+ */
+export function clusterKeyScope(clusterName: string, at: AwsCoordinates) {
+  return {
+    Resource: `arn:${at.partition}:kms:${at.region}:${at.accountId}:key/*`,
+    tag: { "aws:ResourceTag/KubernetesCluster": clusterName },
+  };
 }

@@ -410,6 +410,7 @@ describe("bootstrap steps and assembly per role", () => {
       "control-plane-pki",
       "kubelet",
       "join",
+      "join-token",
       "control-plane-services",
       "launch-hook",
     ]);
@@ -424,12 +425,14 @@ describe("bootstrap steps and assembly per role", () => {
       "leave_etcd_on_termination",
       "renew_certificates_if_due",
       "start_control_plane_services",
+      "refresh_join_token",
     ];
     const text = renderUserData(worker);
     for (const absent of ["InitConfiguration", "ca.key"]) expect(text, absent).not.to.contain(absent);
     const workerDefines = definedIn(renderBootstrapScript(worker));
     for (const fn of controlPlaneOnly) expect(workerDefines.has(fn), fn).to.equal(false);
-    expect(modulesFor(bootstrapSteps(worker))).not.to.include.members(["control-plane", "etcd"] as BootstrapModule[]);
+    for (const m of ["control-plane", "etcd", "join-token"] as BootstrapModule[])
+      expect(modulesFor(bootstrapSteps(worker)), m).not.to.include(m);
     // The control plane's join removes departed etcd members first: etcd.sh comes with control-plane.sh.
     expect(modulesFor(bootstrapSteps(controlPlane))).to.include.members(["control-plane", "etcd"] as BootstrapModule[]);
     expect(renderUserData(controlPlane)).to.contain("kind: InitConfiguration");

@@ -84,6 +84,9 @@ const calls = (node: Node, tool: string) =>
     .split("\n")
     .filter((l) => l.startsWith(`${tool} `));
 
+/** kubeadm's init, join and reset runs: the join token's commands (`kubeadm token`) are checked on their own. */
+const kubeadmRuns = (node: Node) => calls(node, "kubeadm").filter((l) => !l.startsWith("kubeadm token "));
+
 /** The machine around a node: the cluster's secrets, the node's zone. */
 function standInMachine(): void {
   before(function () {
@@ -122,9 +125,11 @@ describe("node bootstrap, run as cloud-init and systemd run it", function () {
         const { node, service } = await boot(userData, { STANDIN_API_READY_AFTER: creates ? NEVER : "0" });
         expect(service.status, `${file}\n${service.stderr}`).to.equal(0);
         expect(service.runs, file).to.equal(1);
-        expect(calls(node, "kubeadm"), file).to.deep.equal([
+        expect(kubeadmRuns(node), file).to.deep.equal([
           `kubeadm ${creates ? "init" : "join"} --config ${node.root}/etc/kubernetes/kubeadm.yaml`,
         ]);
+        // A control-plane node mints the join token: the stand-in cluster does not know the one SSM holds.
+        expect(calls(node, "kubeadm token create"), file).to.have.length(role === "control-plane" ? 1 : 0);
         expect(node.exists(JOINED_MARKER), file).to.equal(true);
         expect(calls(node, "aws autoscaling complete-lifecycle-action"), file).to.have.length(1);
         for (const line of calls(node, "apt-get")) expect(line, file).to.contain("-o DPkg::Lock::Timeout=600");
@@ -192,7 +197,8 @@ describe("node bootstrap, run as cloud-init and systemd run it", function () {
     });
     expect(service.status, service.stderr).to.equal(0);
     const init = kubeadmDocument(node, "InitConfiguration");
-    expect(init.bootstrapTokens[0]).to.include({ token: "abcdef.0123456789abcdef", ttl: "0s" });
+    // No token of ours in kubeadm init (kubeadm's default one goes with the first join token).
+    expect(init).not.to.have.property("bootstrapTokens");
     expect(init.skipPhases).to.deep.equal(["addon/kube-proxy"]);
     expect(init.nodeRegistration.taints).to.deep.equal([
       { key: "node-role.kubernetes.io/control-plane", effect: "NoSchedule" },
@@ -206,10 +212,16 @@ describe("node bootstrap, run as cloud-init and systemd run it", function () {
     for (const key of ["ca.key", "sa.key", "front-proxy-ca.key", "etcd/ca.key"]) {
       expect(readFileSync(join(node.root, "etc/kubernetes/pki", key)).length, key).to.be.greaterThan(0);
     }
-    // It first created the init record, without --overwrite.
+    // It first created the init record, without --overwrite; then it wrote the join token it minted, under
+    // the cluster's key.
+    const token = node.aws.parameters.get("/cilium-cluster/dev.k8s.local/node/bootstrap-token") ?? "";
+    expect(calls(node, "kubeadm token create")).to.have.length(1);
     expect(calls(node, "aws ssm put-parameter")).to.deep.equal([
       `aws ssm put-parameter --region us-east-1 --name ${INIT_RECORD} --type String --value ${initRecord(node)}`,
+      "aws ssm put-parameter --region us-east-1 --name /cilium-cluster/dev.k8s.local/node/bootstrap-token " +
+        `--type SecureString --key-id alias/cilium-cluster/dev-k8s-local --overwrite --value ${token}`,
     ]);
+    expect(token).to.match(/^[a-z0-9]{6}\.[a-z0-9]{16}$/);
     expect(initRecord(node)).to.match(/^i-0123456789abcdef0 \d{4}-/);
     // Its own API server answers the API's name through every phase of init: the load balancer has no
     // target in service until this instance completes its launch hook, last.
@@ -217,7 +229,7 @@ describe("node bootstrap, run as cloud-init and systemd run it", function () {
     expect(cluster.controlPlaneEndpoint).to.equal("api.example.test:443");
     expect(init.localAPIEndpoint).to.deep.equal({ bindPort: 443 });
     expect(calls(node, "systemctl")).to.include(
-      "systemctl enable --now etcd-backup.timer etcd-leave.service certificate-renewal.timer",
+      "systemctl enable --now etcd-backup.timer etcd-leave.service certificate-renewal.timer join-token.timer",
     );
     expect(node.file("etc/systemd/system/etcd-backup.timer")).to.contain("OnUnitActiveSec=15min");
     expect(node.log()).not.to.match(/^kubeadm reset/m);
@@ -250,7 +262,7 @@ describe("node bootstrap, run as cloud-init and systemd run it", function () {
     // The join that stopped half-way fails the run; the next run undoes it with kubeadm reset and fails; the
     // third joins.
     expect(service.runs).to.equal(3);
-    expect(calls(node, "kubeadm").map((l) => l.split(" ")[1])).to.deep.equal(["join", "reset", "join"]);
+    expect(kubeadmRuns(node).map((l) => l.split(" ")[1])).to.deep.equal(["join", "reset", "join"]);
     // The held lock and the throttled read were retried within the first run: its packages are installed
     // and every secret it asked for was read in the end.
     expect(calls(node, "apt-get").length).to.be.greaterThan(3);
@@ -263,7 +275,7 @@ describe("node bootstrap, run as cloud-init and systemd run it", function () {
     const before = node.snapshot();
     const again = await runService(node, 1);
     expect(again.status, again.stderr).to.equal(0);
-    expect(calls(node, "kubeadm")).to.have.length(3);
+    expect(kubeadmRuns(node)).to.have.length(3);
     expect(node.snapshot()).to.deep.equal(before);
   });
 
@@ -275,10 +287,12 @@ describe("node bootstrap, run as cloud-init and systemd run it", function () {
     expect(service.status, service.stderr).to.equal(0);
     expect(service.runs).to.equal(2);
     expect(calls(node, "systemctl enable --now")).to.deep.equal(
-      Array(2).fill("systemctl enable --now etcd-backup.timer etcd-leave.service certificate-renewal.timer"),
+      Array(2).fill(
+        "systemctl enable --now etcd-backup.timer etcd-leave.service certificate-renewal.timer join-token.timer",
+      ),
     );
     // kubeadm's own state says joined: the second run neither resets nor creates the cluster again.
-    expect(calls(node, "kubeadm").map((l) => l.split(" ")[1])).to.deep.equal(["init"]);
+    expect(kubeadmRuns(node).map((l) => l.split(" ")[1])).to.deep.equal(["init"]);
     expect(calls(node, "aws autoscaling complete-lifecycle-action")).to.have.length(1);
     expect(node.exists(JOINED_MARKER)).to.equal(true);
   });
@@ -506,7 +520,7 @@ describe("control-plane bootstrap and the cluster's state, run as systemd runs i
     );
     expect(service.status, service.stderr).to.equal(0);
     expect(service.runs).to.equal(3);
-    const kubeadm = calls(node, "kubeadm").filter((l) => !l.includes(" phase ") && !l.includes(" images "));
+    const kubeadm = kubeadmRuns(node).filter((l) => !l.includes(" phase ") && !l.includes(" images "));
     expect(kubeadm.map((l) => l.split(" ").slice(0, 2).join(" "))).to.deep.equal([
       "kubeadm join",
       "kubeadm reset",
@@ -591,7 +605,7 @@ describe("control-plane bootstrap and the cluster's state, run as systemd runs i
     expect(selfRemoved).to.be.greaterThan(-1);
     expect(selfRemoved).to.be.lessThan(indexOf(node, "kubeadm reset --force"));
     expect(
-      calls(node, "kubeadm")
+      kubeadmRuns(node)
         .filter((l) => /^kubeadm (join|reset)/.test(l))
         .map((l) => l.split(" ")[1]),
     ).to.deep.equal(["join", "reset", "join"]);
@@ -622,7 +636,7 @@ describe("control-plane bootstrap and the cluster's state, run as systemd runs i
     // The init stops half-way; the next run undoes it and fails; the third inits again.
     expect(service.runs).to.equal(3);
     const init = `kubeadm init --config ${node.root}/etc/kubernetes/kubeadm.yaml`;
-    expect(calls(node, "kubeadm")).to.deep.equal([init, "kubeadm reset --force", init]);
+    expect(kubeadmRuns(node)).to.deep.equal([init, "kubeadm reset --force", init]);
     expect(initRecord(node)).to.match(/^i-0123456789abcdef0 /);
     expect(node.exists(JOINED_MARKER)).to.equal(true);
   });

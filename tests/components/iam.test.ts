@@ -10,6 +10,7 @@ import { ciliumEni, eniActions, ENI_ACTIONS } from "../../components/iam/sources
 import { SESSION_MANAGER_ACTIONS } from "../../components/iam/sources/sessionManager";
 import { nodeBootstrap } from "../../components/iam/sources/nodeBootstrap";
 import { controlPlaneState } from "../../components/iam/sources/controlPlaneStateAccess";
+import { joinToken } from "../../components/iam/sources/joinToken";
 import { backupBucketName } from "../../components/controlPlane/backupBucket";
 import { bootstrapConfig } from "../../components/nodes/bootstrapConfig";
 import { moduleSource } from "../../components/nodes/bootstrapModuleFiles";
@@ -201,38 +202,40 @@ describe("statement sources, one per feature", () => {
     const spec = specFor("");
     const shared = scriptModules("node", spec);
     const own = scriptModules("control-plane", spec).filter((m) => !shared.includes(m));
-    expect(own).to.have.members(["control-plane", "etcd"]);
+    expect(own).to.have.members(["control-plane", "etcd", "join-token"]);
     const calls = awsCalls(own);
     const bucket = `arn:aws:s3:::${backupBucketName("dev.k8s.local", AT.accountId, REGION)}`;
-    // What each call acts on: the init record, a snapshot, the terminating instance's group.
+    // What each call acts on: the init record and the join token, a snapshot, the terminating instance's group.
     const record =
       "arn:aws:ssm:us-east-1:000000000000:parameter/cilium-cluster/dev.k8s.local/control-plane/initialized-0123456789ab";
-    const target: Record<string, [string, Record<string, string>?]> = {
-      "ssm:GetParameter": [record],
-      "ssm:PutParameter": [record],
-      "s3:PutObject": [`${bucket}/etcd/20260101T000000Z.db`],
-      "ec2:DescribeInstances": ["*"],
-      "autoscaling:DescribeAutoScalingInstances": ["*"],
+    const token = parameter("dev.k8s.local", "node").replace(/ca\.key$/, "bootstrap-token");
+    const group = (context: Record<string, string>): [string, Record<string, string>] => [GROUP, context];
+    const target: Record<string, [string, Record<string, string>?][]> = {
+      "ssm:GetParameter": [[record], [token]],
+      "ssm:PutParameter": [[record], [token]],
+      "s3:PutObject": [[`${bucket}/etcd/20260101T000000Z.db`]],
+      "ec2:DescribeInstances": [["*"]],
+      "autoscaling:DescribeAutoScalingInstances": [["*"]],
       "autoscaling:CompleteLifecycleAction": [
-        GROUP,
-        {
+        group({
           "aws:ResourceTag/KubernetesCluster": "dev.k8s.local",
           "autoscaling:ResourceTag/KubernetesCluster": "dev.k8s.local",
-        },
+        }),
       ],
-      "autoscaling:RecordLifecycleActionHeartbeat": [GROUP, { "aws:ResourceTag/KubernetesCluster": "dev.k8s.local" }],
-      "cloudwatch:PutMetricData": ["*", { "cloudwatch:namespace": "cilium-cluster" }],
+      "autoscaling:RecordLifecycleActionHeartbeat": [group({ "aws:ResourceTag/KubernetesCluster": "dev.k8s.local" })],
+      "cloudwatch:PutMetricData": [["*", { "cloudwatch:namespace": "cilium-cluster" }]],
     };
     expect(calls).to.have.members(Object.keys(target));
     const policy = policyDocument(
-      [nodeBootstrap, controlPlaneState].flatMap((source) => source.statements("control-plane", spec, AT)),
+      [nodeBootstrap, controlPlaneState, joinToken].flatMap((source) => source.statements("control-plane", spec, AT)),
     );
-    for (const action of calls) expect(await may(policy, action, ...target[action]), action).to.equal(true);
+    for (const action of calls)
+      for (const on of target[action]) expect(await may(policy, action, ...on), `${action} ${on[0]}`).to.equal(true);
     // Workers: none of the source's statements, and none of these calls but those of their own launch hook.
-    expect(only(controlPlaneState, "node", spec).Statement).to.deep.equal([]);
+    for (const source of [controlPlaneState, joinToken]) expect(only(source, "node", spec).Statement).to.deep.equal([]);
     const workerCalls = awsCalls(shared);
     for (const action of calls.filter((a) => !workerCalls.includes(a)))
-      expect(await may(nodePolicy(spec, AT), action, ...target[action]), action).to.equal(false);
+      for (const on of target[action]) expect(await may(nodePolicy(spec, AT), action, ...on), action).to.equal(false);
   });
 
   it("asks for the instance type's limits only where pods use ENI addresses", () => {

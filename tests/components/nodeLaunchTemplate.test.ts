@@ -6,7 +6,7 @@ import { tmpdir } from "os";
 import { join } from "path";
 import { diffPlans } from "../../plan/diff";
 import { examples, GOLDEN_DIR } from "../../plan/examples";
-import { FAKE_SECRET_MARKER } from "../../plan/mocks";
+import { FAKE_SECRET_MARKER, MOCK_ACCOUNT } from "../../plan/mocks";
 import type { Plan } from "../../plan/run";
 import { USER_DATA_BUDGET_BYTES, USER_DATA_LIMIT_BYTES } from "../../components/nodes/userDataBudget";
 import { decodeUserData } from "../../components/nodes/userDataEncoding";
@@ -25,6 +25,8 @@ const CONTROL_PLANE_UNITS = [
   "etcd-leave.service",
   "certificate-renewal.service",
   "certificate-renewal.timer",
+  "join-token.service",
+  "join-token.timer",
 ];
 const userData = (plan: Plan, group: string) => decodeUserData(inputs(named(plan, LT, `${group}-template`)).userData);
 
@@ -203,10 +205,13 @@ describe("NodeLaunchTemplate", () => {
       }
       expect(JSON.stringify(plan.resources)).not.to.contain(FAKE_SECRET_MARKER);
       expect(JSON.stringify(plan.resources)).not.to.contain(FAKE_SECRET_MARKER.toLowerCase());
-      expect(plan.outputs.kubeconfig).to.equal("[secret]");
-      // ClusterSecrets' parameters.
+      // No admin credential among the outputs: admins mint short-lived ones (npm run kubeconfig).
+      expect(plan.outputs).not.to.have.property("kubeconfig");
+      // ClusterSecrets' parameters, under the cluster's own key.
+      expect(inputs(named(plan, "aws:kms/key:Key", "secrets-key"))).to.include({ enableKeyRotation: true });
+      const keyArn = `arn:aws:kms:us-east-1:${MOCK_ACCOUNT}:Key/secrets-key`;
       for (const p of ofType(plan, "aws:ssm/parameter:Parameter").filter((r) => r.name.startsWith("secrets-")))
-        expect(inputs(p)).to.include({ type: "SecureString", value: "[secret]" });
+        expect(inputs(p)).to.include({ type: "SecureString", value: "[secret]", keyId: keyArn });
     }
   });
 
@@ -219,7 +224,7 @@ describe("NodeLaunchTemplate", () => {
       "/cilium-cluster/dev.k8s.local/node/bootstrap-token",
       "/cilium-cluster/dev.k8s.local/node/ca.crt",
     ]);
-    expect(names.filter((n) => n.includes("/control-plane/"))).to.have.length(9);
+    expect(names.filter((n) => n.includes("/control-plane/"))).to.have.length(8);
   });
 });
 

@@ -11,8 +11,11 @@ import { join } from "path";
 import { parse } from "yaml";
 import { modulePath } from "../../components/nodes/bootstrapModuleFiles";
 import { factsHeader } from "../../components/nodes/shellHeader";
+import { NO_JOIN_TOKEN } from "../../components/secrets/clusterSecrets";
+import { joinTokenParameter, secretsKeyAlias } from "../../components/secrets/paths";
 import { layerBinary } from "../helm";
 import { clusterPki, KUBEADM_PKI_PATH } from "../standins/pki";
+import { SSM_STANDIN } from "../standins/ssmParameters";
 import type { Binary } from "./binaries";
 import { NodeHost } from "./nodeHost";
 import { fillAsTheNode, generatedToken } from "./renderedKubeadm";
@@ -58,10 +61,18 @@ export const apiPin = (apiHost: string, fn: "pin_api_endpoint" | "unpin_api_endp
 
 export interface ControlPlane {
   host: NodeHost;
+  /**
+   * The bootstrap's refresh_join_token (bootstrap/join-token.sh) on this node, with the real kubeadm and SSM's
+   * stand-in (ENV overrides the module's variables); returns the join token parameter's value.
+   */
+  refreshJoinToken(env?: NodeJS.ProcessEnv): string;
+  /** The join token parameter, in SSM's stand-in: its value's file, and beside it its `.key`. */
+  joinTokenFile: string;
   /** kubectl inside the host with the admin kubeconfig; throws on failure. */
   kubectl(args: string[], input?: string): string;
   /** The same, returning the exit status and output instead of throwing. */
   tryKubectl(args: string[], input?: string): { status: number | null; out: string };
+  /** The token the node's refresh_join_token minted and wrote to the node parameter when the cluster was created. */
   bootstrapToken: string;
   kubectlPath: string;
   /** The API's name (controlPlaneEndpoint's host). */
@@ -106,8 +117,9 @@ export async function startControlPlane(
     const pki = clusterPki();
     for (const [name, path] of Object.entries(KUBEADM_PKI_PATH))
       host.writeFile(`/etc/kubernetes/pki/${path}`, pki[name], "0600");
-    const bootstrapToken = generatedToken(binaries.kubeadm);
-    const filled = fillAsTheNode(initConfiguration, { bootstrapToken, caCert: pki["ca.crt"], nodeIp: NODE_IP });
+    // The InitConfiguration has no token of ours: any token fills nothing.
+    const unused = generatedToken(binaries.kubeadm);
+    const filled = fillAsTheNode(initConfiguration, { bootstrapToken: unused, caCert: pki["ca.crt"], nodeIp: NODE_IP });
     host.writeFile(KUBEADM_CONFIG, filled, "0600");
     // The bootstrap's configure_kubelet makes the patches directory the configuration names (bootstrap/kubelet.sh).
     host.must(["mkdir", "-p", "/etc/kubernetes/patches"]);
@@ -125,7 +137,44 @@ export async function startControlPlane(
     };
     const targetsFile = join(host.root, "load-balancer-targets");
     host.writeFile(targetsFile, "", "0644");
-    const cp: ControlPlane = { host, kubectl, tryKubectl, bootstrapToken, kubectlPath, apiHost, targetsFile };
+    // SSM as Pulumi leaves it: the join token parameter under the cluster's key, with no token yet.
+    const ssm = join(host.root, "ssm");
+    const parameter = joinTokenParameter(cluster.clusterName);
+    const joinTokenFile = `${ssm}${parameter}`;
+    host.writeFile(joinTokenFile, `${NO_JOIN_TOKEN}\n`);
+    host.writeFile(`${joinTokenFile}.key`, `${secretsKeyAlias(cluster.clusterName)}\n`);
+    const refreshJoinToken = (env: NodeJS.ProcessEnv = {}) => {
+      host.must(
+        [
+          "bash",
+          "-c",
+          `set -euo pipefail; ${factsHeader()}source ${modulePath("lib")}; source ${modulePath("join-token")}; ${SSM_STANDIN}
+kubeadm() { "${binaries.kubeadm}" "$@"; }; refresh_join_token`,
+        ],
+        {
+          env: {
+            ...process.env,
+            REGION: "us-east-1",
+            JOIN_TOKEN_PARAMETER: parameter,
+            SECRETS_KEY: secretsKeyAlias(cluster.clusterName),
+            SSM_STANDIN_DIR: ssm,
+            ...env,
+          },
+        },
+      );
+      return host.must(["cat", joinTokenFile]).trim();
+    };
+    const cp: ControlPlane = {
+      host,
+      refreshJoinToken,
+      joinTokenFile,
+      kubectl,
+      tryKubectl,
+      bootstrapToken: "",
+      kubectlPath,
+      apiHost,
+      targetsFile,
+    };
     // No target is in service: this instance registers only once its launch hook completes, after init.
     host.start("load-balancer", [
       "bash",
@@ -148,6 +197,8 @@ export async function startControlPlane(
     await waitFor("the API server's /readyz", () => tryKubectl(["get", "--raw", "/readyz"]).status === 0);
 
     for (const phase of ["upload-config all", "bootstrap-token"]) kubeadm(["init", "phase", ...phase.split(" ")]);
+    // The bootstrap's join-token step, once kubeadm has made the cluster (bootstrapSteps.ts).
+    cp.bootstrapToken = refreshJoinToken();
     registerNode(cp);
     kubeadm(["init", "phase", "mark-control-plane"]);
     const skipped = (init.skipPhases ?? []) as string[];

@@ -9,6 +9,9 @@ import { expect } from "chai";
 import { dirname } from "path";
 import { parse, parseAllDocuments } from "yaml";
 import { applyScript } from "../../components/k8s/applyScript";
+import { ADMIN_GROUP, signAdminCredential } from "../../components/secrets/adminCredential";
+import { renderKubeconfig } from "../../components/secrets/kubeconfig";
+import { secretsKeyAlias } from "../../components/secrets/paths";
 import type { K8sObject } from "../../components/k8s/object";
 import { NODE_ROLE_FILE } from "../../components/nodes/nodeFacts";
 import { architectureOf } from "../../catalogs/instanceTypes";
@@ -193,6 +196,76 @@ describe("the real control plane (kubeadm, etcd, API server, controller manager,
       cp.host.must(apiPin(cp.apiHost, "pin_api_endpoint"));
     }
     expect(readyz(), "pinned again").to.equal(0);
+  });
+
+  it("mints the join token with kubeadm's own commands: short-lived, in SSM under the cluster's key, stale ones deleted", function () {
+    const tokens = () =>
+      new Map(
+        cp.host
+          .must([binaries.kubeadm, "token", "list", "-o", 'jsonpath={.token}{" "}{.expires}{"\\n"}'])
+          .trim()
+          .split("\n")
+          .map((l) => l.split(" ") as [string, string]),
+      );
+    const hoursLeft = (token: string) => (Date.parse(tokens().get(token)!) - Date.now()) / 3600_000;
+    // The first node's: kubeadm init's own token went with it, the node parameter holds it under the cluster's key.
+    expect([...tokens().keys()]).to.deep.equal([cp.bootstrapToken]);
+    expect(hoursLeft(cp.bootstrapToken)).to.be.within(47.5, 48);
+    expect(cp.host.must(["cat", `${cp.joinTokenFile}.key`]).trim()).to.equal(secretsKeyAlias("dev.k8s.local"));
+    // Not due: the timer's next run changes nothing.
+    expect(cp.refreshJoinToken()).to.equal(cp.bootstrapToken);
+    expect([...tokens().keys()]).to.deep.equal([cp.bootstrapToken]);
+
+    // The node parameter holds a token with less than a day left: a new one replaces it, and the old one,
+    // minted more than an hour ago, is deleted; the token replaced a moment ago stays for the nodes reading it.
+    const ending = cp.host.must([binaries.kubeadm, "token", "create", "--ttl", "2h"]).trim().split("\n").pop()!;
+    cp.host.writeFile(cp.joinTokenFile, `${ending}\n`);
+    const renewed = cp.refreshJoinToken();
+    expect(renewed).to.not.be.oneOf([ending, cp.bootstrapToken]);
+    expect([...tokens().keys()].sort()).to.deep.equal([cp.bootstrapToken, renewed].sort());
+    expect(hoursLeft(renewed)).to.be.within(47.5, 48);
+
+    // A control plane back from an outage longer than a token lives: the cluster no longer knows the node
+    // parameter's token (the token cleaner deleted it); the next run mints one and deletes what went stale.
+    // (A TTL of 49 h makes the run see the first token as an hour older: minted more than an hour ago.)
+    cp.host.must([binaries.kubeadm, "token", "delete", renewed]);
+    const recovered = cp.refreshJoinToken({ JOIN_TOKEN_TTL_HOURS: "49" });
+    expect(recovered).to.not.be.oneOf([renewed, cp.bootstrapToken]);
+    expect([...tokens().keys()]).to.deep.equal([recovered]);
+    cp.bootstrapToken = recovered;
+  });
+
+  it("signs admin kubeconfigs the API server takes as a cluster admin until they expire, and never after", function () {
+    const admin = parse(cp.host.must(["cat", "/etc/kubernetes/admin.conf"]));
+    const ca = clusterPki();
+    const kubeconfig = (now: Date, ttlMs: number) => {
+      const credential = signAdminCredential({
+        caCertPem: ca["ca.crt"],
+        caKeyPem: ca["ca.key"],
+        user: "admin:arn:aws:iam::000000000000:user/alice",
+        ttlMs,
+        now,
+      });
+      const user = { clientCertPem: credential.certPem, clientKeyPem: credential.keyPem };
+      const server = admin.clusters[0].cluster.server as string;
+      return renderKubeconfig({ clusterName: "dev.k8s.local", server, caCertPem: ca["ca.crt"], user });
+    };
+    const asAlice = (text: string, args: string[]) => {
+      cp.host.writeFile("/tmp/alice.conf", text, "0600");
+      return cp.host.run([cp.kubectlPath, "--kubeconfig", "/tmp/alice.conf", ...args]);
+    };
+    const fresh = kubeconfig(new Date(), 3600_000);
+    const whoami = asAlice(fresh, ["auth", "whoami", "-o", "json"]);
+    expect(whoami.status, whoami.stderr).to.equal(0);
+    expect(JSON.parse(whoami.stdout).status.userInfo).to.deep.include({
+      username: "admin:arn:aws:iam::000000000000:user/alice",
+    });
+    expect(JSON.parse(whoami.stdout).status.userInfo.groups).to.include(ADMIN_GROUP).and.not.include("system:masters");
+    expect(asAlice(fresh, ["auth", "can-i", "*", "*", "--all-namespaces"]).status, "cluster-admin").to.equal(0);
+    // Signed two hours ago for one hour: expired, refused.
+    const expired = kubeconfig(new Date(Date.now() - 2 * 3600_000), 3600_000);
+    expect(asAlice(expired, ["get", "--raw", "/api"]).status).to.not.equal(0);
+    expect(asAlice(fresh, ["get", "--raw", "/api"]).status).to.equal(0);
   });
 
   it("lets a worker and a control-plane node discover the cluster with the token and CA hash, and no one else", async function () {

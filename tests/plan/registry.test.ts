@@ -39,10 +39,11 @@ describe("resource type registry", () => {
     expect([...declared].filter((t) => !isTagClassified(t))).to.deep.equal([]);
   });
 
-  it("calls a token rotation (any change to the join token's secret) a replacement", () => {
-    for (const input of ["length", "keepers.rotation"]) {
-      expect(forcesReplacement("random:index/randomPassword:RandomPassword", input), input).to.equal(true);
-    }
+  it("calls a new kind of cluster key a replacement, and a change of its rotation or policy not", () => {
+    expect(forcesReplacement("aws:kms/key:Key", "keySpec")).to.equal(true);
+    for (const input of ["enableKeyRotation", "policy", "description"])
+      expect(forcesReplacement("aws:kms/key:Key", input), input).to.equal(false);
+    expect(forcesReplacement("aws:kms/alias:Alias", "name")).to.equal(true);
   });
 
   it("says a type takes tags exactly when the provider SDK gives it a tags input", () => {

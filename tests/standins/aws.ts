@@ -58,6 +58,8 @@ export interface AwsOptions {
   roles?: Record<string, { trusts: string; issues: IssuedCredentials }>;
   /** How long every call takes. */
   delayMs?: number;
+  /** The access keys KMS lets decrypt the SecureString parameters (default: every caller). */
+  decrypts?: string[];
 }
 
 export interface AwsCall {
@@ -192,6 +194,19 @@ eval "$(/usr/bin/curl -sS --data-urlencode "cwd=$PWD" "\${args[@]}" "${this.url}
       const value = this.parameters.get(p.Name);
       if (value === undefined) throw new AwsError("ParameterNotFound", "");
       return { Parameter: { Name: p.Name, Type: "String", Value: value, Version: 1 } };
+    },
+    // GetParameters lists unknown names in InvalidParameters; a SecureString read WithDecryption by a caller
+    // KMS refuses fails with AccessDeniedException (SSM API Reference, GetParameters; KMS Decrypt).
+    "ssm:GetParameters": (p, caller) => {
+      const names = JSON.parse(p.Names) as string[];
+      const decrypt = p.WithDecryption === "true";
+      if (decrypt && this.options.decrypts && !this.options.decrypts.includes(caller))
+        throw new AwsError("AccessDeniedException", "User is not authorized to decrypt");
+      const found = names.filter((n) => this.parameters.has(n));
+      return {
+        Parameters: found.map((Name) => ({ Name, Type: "SecureString", Value: this.parameters.get(Name) })),
+        InvalidParameters: names.filter((n) => !this.parameters.has(n)),
+      };
     },
     // PutParameter without Overwrite fails with ParameterAlreadyExists when the name exists (SSM API
     // Reference, PutParameter): what makes the init record a lock.
@@ -611,6 +626,27 @@ async function runQuery(fake: AwsFake, options: AwsOptions, req: IncomingMessage
   }
 }
 
+// ---- SSM's JSON 1.1 protocol front end, for the SDK ----
+
+/** A JSON 1.1 call (`X-Amz-Target: AmazonSSM.<Action>`), signed with the caller's key; lists and flags as JSON. */
+async function runJson(fake: AwsFake, req: IncomingMessage, res: ServerResponse) {
+  const request = JSON.parse((await body(req)) || "{}") as Record<string, unknown>;
+  const params = Object.fromEntries(
+    Object.entries(request).map(([k, v]) => [k, typeof v === "string" ? v : JSON.stringify(v)]),
+  );
+  const [, accessKeyId = "", region = ""] =
+    /Credential=([^/]+)\/\d+\/([^/]+)\//.exec(String(req.headers.authorization)) ?? [];
+  const action = `ssm:${String(req.headers["x-amz-target"]).slice("AmazonSSM.".length)}`;
+  const answer = (status: number, value: unknown) =>
+    res.writeHead(status, { "content-type": "application/x-amz-json-1.1" }).end(JSON.stringify(value));
+  try {
+    answer(200, await fake.call(action, params, accessKeyId, region));
+  } catch (error) {
+    if (!(error instanceof AwsError)) throw error;
+    answer(error.status, { __type: error.code, message: error.message });
+  }
+}
+
 // ---- The instance metadata service ----
 
 const IMDS_TOKEN = "fake-imds-token";
@@ -662,6 +698,7 @@ export async function startAws(options: AwsOptions = {}): Promise<AwsFake & { cl
       const out = await runCli(fake, cli[1], form.getAll("arg"), form.get("cwd") ?? "/");
       return res.end(`printf %s ${quoted(out.stdout)}; printf %s ${quoted(out.stderr)} >&2; exit ${out.status}\n`);
     }
+    if (String(req.headers["x-amz-target"] ?? "").startsWith("AmazonSSM.")) return runJson(fake, req, res);
     return runQuery(fake, options, req, res);
   });
   return Object.assign(fake, {

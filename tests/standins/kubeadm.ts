@@ -3,13 +3,15 @@
  * leaves on the node the files real kubeadm leaves, so that running it twice fails as it would. Run as
  * `kubeadm init|join --config FILE [--ignore-preflight-errors=CHECK,...]`, `kubeadm reset --force`,
  * `kubeadm reset phase remove-etcd-member`, `kubeadm init phase certs etcd-healthcheck-client`,
- * `kubeadm config images list --kubernetes-version vX.Y.Z`.
+ * `kubeadm config images list --kubernetes-version vX.Y.Z`, `kubeadm token create|list|delete` (the cluster's
+ * bootstrap tokens, kept in STANDIN_STATE/tokens).
  *
  * Environment: STANDIN_ROOT (the node's `/`), STANDIN_STATE (counters and copies of each configuration),
  * KUBEADM_VERSION, STANDIN_API_READY_AFTER (the API answers once /readyz has been asked that many times;
  * the curl stand-in counts), STANDIN_KUBEADM_FAILURES (the first N inits or joins stop half-way, as a
  * timed-out TLS bootstrap does, leaving their files behind).
  */
+import { randomBytes } from "crypto";
 import { appendFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "fs";
 import { dirname, join } from "path";
 import { Command, etcdDataDir, parseConfig, preflight } from "./kubeadmContract";
@@ -178,6 +180,36 @@ function reset(): void {
     rmSync(join(root, "/etc/kubernetes", f), { force: true });
 }
 
+/**
+ * `kubeadm token` through `--kubeconfig` (an admin kubeconfig the node has): `create --ttl <h>h` prints a new
+ * token of kubeadm's form, `list -o jsonpath='{.token}{" "}{.expires}{"\n"}'` (the one output the bootstrap
+ * asks for) prints each, `delete TOKEN` removes it or fails as kubeadm does for an unknown one.
+ */
+function token(args: string[]): void {
+  const kubeconfig = args[args.indexOf("--kubeconfig") + 1];
+  if (!args.includes("--kubeconfig") || !existsSync(kubeconfig))
+    fail(`failed to load admin kubeconfig: open ${kubeconfig}: no such file or directory`);
+  const file = join(state, "tokens");
+  const tokens = existsSync(file) ? readFileSync(file, "utf8").split("\n").filter(Boolean) : [];
+  const save = (lines: string[]) => writeFileSync(file, lines.map((l) => `${l}\n`).join(""));
+  const id = (t: string) => t.split(" ")[0].split(".")[0];
+  if (args[0] === "create") {
+    const ttl = /^(\d+)h$/.exec(args[args.indexOf("--ttl") + 1] ?? "");
+    if (!ttl) fail("the stand-in needs --ttl <hours>h");
+    const alphabet = "abcdefghijklmnopqrstuvwxyz0123456789";
+    const random = (n: number) => [...randomBytes(n)].map((b) => alphabet[b % alphabet.length]).join("");
+    const created = `${random(6)}.${random(16)}`;
+    const expires = new Date(Date.now() + Number(ttl[1]) * 3600_000).toISOString().replace(/\.\d+Z$/, "Z");
+    save([...tokens, `${created} ${expires}`]);
+    process.stdout.write(`${created}\n`);
+  } else if (args[0] === "list" && args.includes(`jsonpath={.token}{" "}{.expires}{"\\n"}`)) {
+    process.stdout.write(tokens.map((t) => `${t}\n`).join(""));
+  } else if (args[0] === "delete" && args[1]) {
+    if (!tokens.some((t) => id(t) === id(args[1]))) fail(`bootstrap token "${id(args[1])}" not found`);
+    save(tokens.filter((t) => id(t) !== id(args[1])));
+  } else fail(`the stand-in does not cover kubeadm token ${args.join(" ")}`);
+}
+
 const [command, ...args] = process.argv.slice(2);
 appendFileSync(join(state, "kubeadm-calls"), `${[command, ...args].join(" ")}\n`);
 // The remove-etcd-member phase of kubeadm reset, as the etcd-leave service runs it: through admin.conf.
@@ -194,4 +226,5 @@ else if (`${command} ${args.slice(0, 3).join(" ")}` === "init phase certs etcd-h
   run(command, args[args.indexOf("--config") + 1] ?? "", ignoredChecks(args));
 else if (command === "reset" && args.includes("--force")) reset();
 else if (command === "config" && args[0] === "images" && args[1] === "list") imagesList(args);
+else if (command === "token") token(args);
 else fail(`the stand-in does not cover kubeadm ${command} ${args.join(" ")}`);

@@ -2,7 +2,7 @@
  * The node bootstrap (user data): the cluster's secrets, its group's launch lifecycle hook, and in ENI mode
  * the instance type's ENI limits.
  */
-import { parameterPrefix, SecretAudience } from "../../secrets/paths";
+import { clusterKeyScope, parameterArn, parameterPrefix, SecretAudience } from "../../secrets/paths";
 import { usesSecondaryIP } from "../../nodes/bootstrapConfig";
 import type { Statement } from "../policyDocument";
 import type { RoleKind, StatementSource } from "../statementSource";
@@ -23,32 +23,42 @@ const instanceTypeLimits: Statement = {
 
 export const nodeBootstrap: StatementSource = {
   sidPrefix: "Bootstrap",
-  statements: (role, spec, at) => [
-    {
-      // SecureStrings under the AWS-managed aws/ssm key decrypt through SSM without a KMS grant.
-      Sid: "BootstrapSecretsRead",
-      Effect: "Allow",
-      Action: ["ssm:GetParameter", "ssm:GetParameters", "ssm:GetParametersByPath"],
-      Resource: AUDIENCES[role].map(
-        (a) => `arn:${at.partition}:ssm:${at.region}:${at.accountId}:parameter${parameterPrefix(spec.clusterName, a)}*`,
-      ),
-    },
-    {
-      // A node that has joined completes its group's launch hook; only in its own cluster's groups.
-      Sid: "BootstrapLaunchHook",
-      Effect: "Allow",
-      Action: ["autoscaling:CompleteLifecycleAction"],
-      Resource: "*",
-      Condition: { StringEquals: { "autoscaling:ResourceTag/KubernetesCluster": spec.clusterName } },
-    },
-    {
-      // Which group the instance is in, and whether it still waits on the hook. Describe actions take no
-      // resource or tag condition.
-      Sid: "BootstrapLaunchHookLookup",
-      Effect: "Allow",
-      Action: ["autoscaling:DescribeAutoScalingInstances"],
-      Resource: "*",
-    },
-    ...(usesSecondaryIP(spec) ? [instanceTypeLimits] : []),
-  ],
+  statements: (role, spec, at) => {
+    const readable = AUDIENCES[role].map((a) => `${parameterArn(at, parameterPrefix(spec.clusterName, a))}*`);
+    const key = clusterKeyScope(spec.clusterName, at);
+    return [
+      {
+        Sid: "BootstrapSecretsRead",
+        Effect: "Allow",
+        Action: ["ssm:GetParameter", "ssm:GetParameters", "ssm:GetParametersByPath"],
+        Resource: readable,
+      },
+      {
+        // SSM decrypts a SecureString with the parameter's ARN as encryption context: the cluster's key
+        // opens this role's parameters and no others.
+        Sid: "BootstrapSecretsDecrypt",
+        Effect: "Allow",
+        Action: ["kms:Decrypt"],
+        Resource: key.Resource,
+        Condition: { StringEquals: key.tag, StringLike: { "kms:EncryptionContext:PARAMETER_ARN": readable } },
+      },
+      {
+        // A node that has joined completes its group's launch hook; only in its own cluster's groups.
+        Sid: "BootstrapLaunchHook",
+        Effect: "Allow",
+        Action: ["autoscaling:CompleteLifecycleAction"],
+        Resource: "*",
+        Condition: { StringEquals: { "autoscaling:ResourceTag/KubernetesCluster": spec.clusterName } },
+      },
+      {
+        // Which group the instance is in, and whether it still waits on the hook. Describe actions take no
+        // resource or tag condition.
+        Sid: "BootstrapLaunchHookLookup",
+        Effect: "Allow",
+        Action: ["autoscaling:DescribeAutoScalingInstances"],
+        Resource: "*",
+      },
+      ...(usesSecondaryIP(spec) ? [instanceTypeLimits] : []),
+    ];
+  },
 };

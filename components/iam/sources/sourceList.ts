@@ -5,6 +5,7 @@
 import type { StatementSource } from "../statementSource";
 import { ciliumEni } from "./ciliumEni";
 import { cloudController } from "./cloudController";
+import { joinToken } from "./joinToken";
 import { controlPlaneState } from "./controlPlaneStateAccess";
 import { ebsCsiDriver } from "./ebsCsiDriver";
 import { nodeBootstrap } from "./nodeBootstrap";
@@ -17,4 +18,5 @@ export const STATEMENT_SOURCES: readonly StatementSource[] = [
   controlPlaneState, // control plane: departed members, termination hook, backups, init record
   cloudController, // control plane: node initialisation, Services of type LoadBalancer
   ebsCsiDriver, // control plane, when enabled: the EBS CSI driver's volumes
+  joinToken, // control plane: the short-lived join tokens it mints for the nodes
 ];

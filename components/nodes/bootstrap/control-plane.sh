@@ -139,7 +139,7 @@ renew_certificates_if_due() {
 }
 
 # start_control_plane_services: the units user data installed for the control plane (systemdUnits.ts): the
-# backup timer, the termination watcher and the certificate renewal timer.
+# backup timer, the termination watcher, the certificate renewal timer and the join token's timer.
 start_control_plane_services() {
   local units
   read -ra units <<<"$CONTROL_PLANE_STARTED_UNITS"

@@ -103,7 +103,7 @@ kubeadm_config() {
   local text token hash ip fills=()
   text=$("$1")
   if [[ $text == *@BOOTSTRAP_TOKEN@* ]]; then
-    token=$(secret bootstrap-token)
+    token=$(secure_parameter "$JOIN_TOKEN_PARAMETER")
     fills+=("BOOTSTRAP_TOKEN=$token")
   fi
   if [[ $text == *@CA_CERT_HASH@* ]]; then

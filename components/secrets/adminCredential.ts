@@ -1,0 +1,58 @@
+/**
+ * A short-lived admin client certificate, signed here with the cluster CA's key, like kOps's
+ * `kops export kubecfg --admin=<ttl>`. Its group is kubeadm's `kubeadm:cluster-admins`, bound to
+ * `cluster-admin` by kubeadm init (not `system:masters`, which no RBAC change can take away); its
+ * common name says who asked, for the API server's audit log. node-forge builds and signs the
+ * certificate (node's crypto parses certificates but does not make them; node-forge has no dependencies,
+ * where @peculiar/x509 needs a global Reflect polyfill); node's crypto makes the client's key.
+ */
+import { generateKeyPairSync, randomBytes } from "crypto";
+import forge from "node-forge";
+
+export const ADMIN_GROUP = "kubeadm:cluster-admins";
+/** Valid from a little in the past: the API servers' clocks may be behind this machine's. */
+const CLOCK_SKEW_MS = 5 * 60 * 1000;
+
+export interface AdminCredentialInput {
+  caCertPem: string;
+  caKeyPem: string;
+  /** Who the certificate is for: its common name. */
+  user: string;
+  ttlMs: number;
+  now?: Date;
+}
+
+export interface AdminCredential {
+  certPem: string;
+  keyPem: string;
+  notAfter: Date;
+}
+
+export function signAdminCredential(input: AdminCredentialInput): AdminCredential {
+  const now = input.now ?? new Date();
+  const ca = forge.pki.certificateFromPem(input.caCertPem);
+  const client = generateKeyPairSync("rsa", { modulusLength: 2048 });
+  const cert = forge.pki.createCertificate();
+  cert.publicKey = forge.pki.publicKeyFromPem(client.publicKey.export({ format: "pem", type: "spki" }) as string);
+  // A positive serial of 16 random bytes (RFC 5280: at most 20 octets).
+  cert.serialNumber = `01${randomBytes(15).toString("hex")}`;
+  cert.validity.notBefore = new Date(now.getTime() - CLOCK_SKEW_MS);
+  // Whole seconds, as the certificate holds it: what an ExecCredential's expirationTimestamp then says.
+  cert.validity.notAfter = new Date(Math.floor((now.getTime() + input.ttlMs) / 1000) * 1000);
+  cert.setSubject([
+    { shortName: "O", value: ADMIN_GROUP },
+    { shortName: "CN", value: input.user },
+  ]);
+  cert.setIssuer(ca.subject.attributes);
+  cert.setExtensions([
+    { name: "basicConstraints", cA: false, critical: true },
+    { name: "keyUsage", digitalSignature: true, keyEncipherment: true, critical: true },
+    { name: "extKeyUsage", clientAuth: true },
+  ]);
+  cert.sign(forge.pki.privateKeyFromPem(input.caKeyPem), forge.md.sha256.create());
+  return {
+    certPem: forge.pki.certificateToPem(cert),
+    keyPem: client.privateKey.export({ format: "pem", type: "pkcs8" }) as string,
+    notAfter: cert.validity.notAfter,
+  };
+}

@@ -1,0 +1,146 @@
+// The cluster's KMS key: the instance roles' KMS statements and the key's policy, judged by the IAM policy
+// simulator. SSM decrypts a SecureString with the parameter's ARN as encryption context (PARAMETER_ARN).
+import { expect } from "chai";
+import { rolePolicy } from "../../components/iam/rolePolicies";
+import type { PolicyDocument } from "../../components/iam/policyDocument";
+import { secretsKeyPolicy } from "../../components/secrets/keyPolicy";
+import { ACCOUNT_ID, may } from "../iamSimulator";
+import { validateConfig } from "../../config/validation/validateConfig";
+import { baseConfig, REGION } from "../fixtures";
+
+const AT = { partition: "aws", region: REGION, accountId: ACCOUNT_ID, dnsSuffix: "amazonaws.com" };
+const spec = validateConfig(baseConfig(), REGION).spec;
+const KEY = `arn:aws:kms:${REGION}:${ACCOUNT_ID}:key/11111111-2222-3333-4444-555555555555`;
+const ROLES = {
+  "control-plane": `arn:aws:iam::${ACCOUNT_ID}:role/masters.dev.k8s.local`,
+  node: `arn:aws:iam::${ACCOUNT_ID}:role/nodes.dev.k8s.local`,
+};
+const KEY_POLICY = secretsKeyPolicy({ clusterName: spec.clusterName, at: AT, nodeRoleArn: ROLES.node });
+const parameter = (cluster: string, path: string) =>
+  `arn:aws:ssm:${REGION}:${ACCOUNT_ID}:parameter/cilium-cluster/${cluster}/${path}`;
+
+/** A KMS call through SSM for one parameter, on a key with the cluster's tag (or another cluster's). */
+function throughSsm(parameterArn: string, keyCluster = spec.clusterName): Record<string, string> {
+  return {
+    "kms:EncryptionContext:PARAMETER_ARN": parameterArn,
+    "kms:ViaService": `ssm.${REGION}.amazonaws.com`,
+    "kms:CallerAccount": ACCOUNT_ID,
+    "aws:ResourceTag/KubernetesCluster": keyCluster,
+  };
+}
+
+const CONTROL_PLANE_SECRETS = ["ca.key", "sa.key", "etcd-ca.key", "front-proxy-ca.key"].map(
+  (f) => `control-plane/${f}`,
+);
+const NODE_SECRETS = ["node/ca.crt", "node/bootstrap-token"];
+
+describe("the cluster's KMS key", () => {
+  const policies = {
+    "control-plane": rolePolicy("control-plane", spec, AT),
+    node: rolePolicy("node", spec, AT),
+  };
+  /** The role's call as AWS judges it: its own policy and the key's. */
+  const roleMay = (role: keyof typeof ROLES, action: string, context: Record<string, string>) =>
+    may(policies[role], action, KEY, context, { principal: ROLES[role], resourcePolicy: KEY_POLICY });
+
+  it("lets the control-plane role decrypt every parameter of its cluster, the node role only the node ones", async () => {
+    for (const path of [...CONTROL_PLANE_SECRETS, ...NODE_SECRETS])
+      expect(
+        await roleMay("control-plane", "kms:Decrypt", throughSsm(parameter("dev.k8s.local", path))),
+        path,
+      ).to.equal(true);
+    for (const path of NODE_SECRETS)
+      expect(await roleMay("node", "kms:Decrypt", throughSsm(parameter("dev.k8s.local", path))), path).to.equal(true);
+    for (const path of CONTROL_PLANE_SECRETS)
+      expect(await roleMay("node", "kms:Decrypt", throughSsm(parameter("dev.k8s.local", path))), path).to.equal(false);
+    // The node role's own statement says the same on a key whose policy leaves everything to IAM (KMS's default).
+    const iamOnly = {
+      Version: "2012-10-17",
+      Statement: [
+        { Effect: "Allow", Principal: { AWS: `arn:aws:iam::${ACCOUNT_ID}:root` }, Action: "kms:*", Resource: "*" },
+      ],
+    };
+    const own = (path: string) =>
+      may(policies.node, "kms:Decrypt", KEY, throughSsm(parameter("dev.k8s.local", path)), {
+        principal: ROLES.node,
+        resourcePolicy: iamOnly,
+      });
+    expect(await own("node/bootstrap-token")).to.equal(true);
+    expect(await own("control-plane/ca.key")).to.equal(false);
+  });
+
+  it("lets neither role decrypt another cluster's parameters, with this key or the other cluster's", async () => {
+    for (const role of ["control-plane", "node"] as const)
+      for (const path of [...CONTROL_PLANE_SECRETS, ...NODE_SECRETS]) {
+        const other = parameter("other.k8s.local", path);
+        expect(await roleMay(role, "kms:Decrypt", throughSsm(other)), `${role} ${path}`).to.equal(false);
+        expect(await may(policies[role], "kms:Decrypt", KEY, throughSsm(other, "other.k8s.local"))).to.equal(false);
+      }
+  });
+
+  it("lets only the control plane encrypt, and only the join token", async () => {
+    const token = throughSsm(parameter("dev.k8s.local", "node/bootstrap-token"));
+    expect(await roleMay("control-plane", "kms:Encrypt", token)).to.equal(true);
+    for (const path of ["node/ca.crt", ...CONTROL_PLANE_SECRETS])
+      expect(
+        await roleMay("control-plane", "kms:Encrypt", throughSsm(parameter("dev.k8s.local", path))),
+        path,
+      ).to.equal(false);
+    expect(await roleMay("node", "kms:Encrypt", token)).to.equal(false);
+  });
+
+  it("keeps the node role to node parameters whatever its IAM policy grants", async () => {
+    const everything: PolicyDocument = {
+      Version: "2012-10-17",
+      Statement: [{ Sid: "All", Effect: "Allow", Action: ["kms:Decrypt", "kms:Encrypt"], Resource: "*" }],
+    };
+    const asNode = (action: string, path: string) =>
+      may(everything, action, KEY, throughSsm(parameter("dev.k8s.local", path)), {
+        principal: ROLES.node,
+        resourcePolicy: KEY_POLICY,
+      });
+    expect(await asNode("kms:Decrypt", "node/ca.crt")).to.equal(true);
+    expect(await asNode("kms:Decrypt", "control-plane/ca.key")).to.equal(false);
+    expect(await asNode("kms:Encrypt", "node/bootstrap-token")).to.equal(false);
+  });
+
+  it("opens to an account principal only through SSM, for this cluster, when its IAM policy allows it", async () => {
+    const admin = `arn:aws:iam::${ACCOUNT_ID}:role/admin`;
+    const decrypt: PolicyDocument = {
+      Version: "2012-10-17",
+      Statement: [{ Sid: "Decrypt", Effect: "Allow", Action: ["kms:Decrypt"], Resource: "*" }],
+    };
+    const readOnly: PolicyDocument = {
+      Version: "2012-10-17",
+      Statement: [{ Sid: "Read", Effect: "Allow", Action: ["ssm:GetParameter", "kms:DescribeKey"], Resource: "*" }],
+    };
+    const caKey = throughSsm(parameter("dev.k8s.local", "control-plane/ca.key"));
+    const asAdmin = (policy: PolicyDocument, context: Record<string, string>) =>
+      may(policy, "kms:Decrypt", KEY, context, { principal: admin, resourcePolicy: KEY_POLICY });
+    expect(await asAdmin(decrypt, caKey), "an admin minting a kubeconfig").to.equal(true);
+    expect(await asAdmin(readOnly, caKey), "a reader of every parameter").to.equal(false);
+    const direct = { ...caKey, "kms:ViaService": `ec2.${REGION}.amazonaws.com` };
+    expect(await asAdmin(decrypt, direct), "not through SSM").to.equal(false);
+    expect(await asAdmin(decrypt, throughSsm(parameter("other.k8s.local", "control-plane/ca.key")))).to.equal(false);
+  });
+
+  it("leaves the key's administration to the account's administrators, so its policy can always be changed", async () => {
+    // An administrator by IAM (AdministratorAccess: every action): the key's policy delegates to IAM.
+    const administrator: PolicyDocument = {
+      Version: "2012-10-17",
+      Statement: [{ Sid: "Everything", Effect: "Allow", Action: ["*"], Resource: "*" }],
+    };
+    const asAdministrator = (action: string, context: Record<string, string> = {}) =>
+      may(administrator, action, KEY, context, {
+        principal: `arn:aws:iam::${ACCOUNT_ID}:role/administrator`,
+        resourcePolicy: KEY_POLICY,
+      });
+    for (const action of ["kms:PutKeyPolicy", "kms:ScheduleKeyDeletion", "kms:DisableKey", "kms:CreateGrant"])
+      expect(await asAdministrator(action), action).to.equal(true);
+    // ... but administration is not use: the key decrypts nothing outside SSM and this cluster's parameters.
+    expect(await asAdministrator("kms:Decrypt")).to.equal(false);
+    expect(
+      await asAdministrator("kms:Decrypt", throughSsm(parameter("dev.k8s.local", "control-plane/ca.key"))),
+    ).to.equal(true);
+  });
+});
