@@ -1,9 +1,9 @@
 /**
- * The option names each shipped Cilium line reads from `cilium-config` (catalogs/recorded/ciliumOptions.ts,
+ * The option names each shipped Cilium line reads from `cilium-config` (catalogs/recorded/ciliumOptionsRecord.ts,
  * written by `npm run update-catalogs`): an `extraConfig` key outside them is ignored by Cilium without a
  * word, so a typo would silently leave the option at its default.
  */
-import { CILIUM_OPTIONS } from "./recorded/ciliumOptions";
+import { CILIUM_OPTIONS } from "./recorded/ciliumOptionsRecord";
 
 /** Where a line's options were read. */
 export interface CiliumOptionSource {

@@ -1,9 +1,9 @@
 /**
- * The Kubernetes releases known to exist (catalogs/recorded/kubernetesReleases.ts, written by
+ * The Kubernetes releases known to exist (catalogs/recorded/kubernetesReleasesRecord.ts, written by
  * `npm run update-catalogs`): a version not among them has no kubeadm or kubelet packages to install, so a
  * node would fail at boot.
  */
-import { KUBERNETES_RELEASES } from "./recorded/kubernetesReleases";
+import { KUBERNETES_RELEASES } from "./recorded/kubernetesReleasesRecord";
 
 export interface KubernetesRelease {
   /** `X.Y.Z`, without a `v`. */

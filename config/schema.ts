@@ -210,7 +210,7 @@ export const CONFIG_SCHEMA = {
             description:
               "Extra `cilium-config` ConfigMap keys, applied last so they override what the program renders. Values are strings.",
             rules: [
-              "keys are options the selected Cilium line reads: its chart's `cilium-config` keys and its agent's and operators' flags (catalogs/recorded/ciliumOptions.ts)",
+              "keys are options the selected Cilium line reads: its chart's `cilium-config` keys and its agent's and operators' flags (catalogs/recorded/ciliumOptionsRecord.ts)",
               "keys the program sets from other config are not allowed (the error names the key to set instead)",
               "values must be strings",
             ],
@@ -390,7 +390,7 @@ export const CONFIG_SCHEMA = {
         `program puts up to ${PROGRAM_TAGS_PER_RESOURCE} of its own on one`,
       "keys of 1 to 128 characters, values of at most 256, not starting with `aws:`",
       "keys and values hold only letters, digits, spaces and `_ . : / = + - @` (AWS's tag alphabet)",
-      "must not set tags the program or Cilium sets or selects by (`KubernetesCluster`, `Name`, `kubernetes.io/cluster/*`, `kubernetes.io/role/*`, `cilium-cluster/*`, `io.cilium/*`): cloud labels go on every subnet, so `cilium-cluster/node-subnet` would put the public subnets in ENI mode's subnet filter",
+      "must not set tags the program or Cilium sets or selects by (`KubernetesCluster`, `Name`, `kops.k8s.io/instancegroup`, `kubernetes.io/cluster/*`, `kubernetes.io/role/*`, `k8s.io/role/*`, `cilium-cluster/*`, `io.cilium/*`): cloud labels go on every subnet, so `cilium-cluster/node-subnet` would put the public subnets in ENI mode's subnet filter",
     ],
   },
   instanceMetadata: {

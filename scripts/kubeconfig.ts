@@ -12,7 +12,7 @@ import { writeFileSync } from "fs";
 import { parseArgs } from "util";
 import { signAdminCredential } from "../components/secrets/adminCredential";
 import { readClusterCa } from "../components/secrets/clusterCa";
-import { EXEC_CREDENTIAL_API, renderKubeconfig } from "../components/secrets/kubeconfig";
+import { EXEC_CREDENTIAL_API, renderKubeconfig } from "../components/secrets/kubeconfigRender";
 import { durationSeconds } from "../components/stackAws";
 
 const MAX_TTL_SECONDS = 24 * 3600;

@@ -8,8 +8,8 @@ import { writeFileSync } from "fs";
 import { join } from "path";
 import { format, resolveConfig } from "prettier";
 import { CILIUM_LINES } from "../catalogs/ciliumVersions";
-import { chartConfigKeys, releaseFlags } from "./catalogSources/ciliumOptions";
-import { fetchKubernetesReleases } from "./catalogSources/kubernetesReleases";
+import { chartConfigKeys, releaseFlags } from "./catalogSources/ciliumOptionsSource";
+import { fetchKubernetesReleases } from "./catalogSources/kubernetesReleasesSource";
 
 const root = join(__dirname, "..");
 
@@ -25,7 +25,7 @@ async function recordKubernetesReleases(): Promise<void> {
   const lines = releases.map((r) =>
     r.date ? `  { version: "${r.version}", date: "${r.date}" },` : `  { version: "${r.version}" },`,
   );
-  await writeRecord("kubernetesReleases.ts", [
+  await writeRecord("kubernetesReleasesRecord.ts", [
     "// Written by `npm run update-catalogs` from https://proxy.golang.org/k8s.io/kubernetes/@v/ (vX.Y.Z.info).",
     'import type { KubernetesRelease } from "../kubernetesReleases";',
     "",
@@ -51,7 +51,7 @@ async function recordCiliumOptions(): Promise<void> {
     );
   }
   const options = [...linesOf].sort(([a], [b]) => a.localeCompare(b));
-  await writeRecord("ciliumOptions.ts", [
+  await writeRecord("ciliumOptionsRecord.ts", [
     "// Written by `npm run update-catalogs`: per option name, the shipped Cilium lines that read it from cilium-config.",
     'import type { CiliumOptionSource } from "../ciliumOptions";',
     "",

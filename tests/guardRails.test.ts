@@ -8,7 +8,7 @@ import { shellQuote } from "../components/nodes/shell";
 import { renderUserData } from "../components/nodes/userData";
 import { bootstrapConfig } from "../components/nodes/bootstrapConfig";
 import { instanceGroups } from "../components/nodes/instanceGroups";
-import { renderCiliumManifests } from "../components/cilium/manifests";
+import { renderCiliumManifests } from "../components/cilium/ciliumManifests";
 import { examples, GOLDEN_DIR, PROJECT_DIR } from "../plan/examples";
 import { FAKE_SECRET_MARKER } from "../plan/mocks";
 import { validateConfig } from "../config/validation/validateConfig";

@@ -7,7 +7,7 @@ import * as pulumi from "@pulumi/pulumi";
 import type { ClusterSpec } from "../../config/types";
 import type { AddonDelivery } from "../k8s/delivery";
 import { foundationThenWorkloads } from "../k8s/stages";
-import { renderCiliumManifests } from "./manifests";
+import { renderCiliumManifests } from "./ciliumManifests";
 
 export interface CiliumAddonArgs {
   spec: ClusterSpec;

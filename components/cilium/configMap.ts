@@ -54,6 +54,26 @@ function ipamKeys(spec: ClusterSpec): Record<string, string> {
 }
 
 /**
+ * The `cilium-config` keys the program renders from config, each with the config key that sets it: an
+ * `extraConfig` entry may not override them (config/validation/extraConfig.ts), or it would undo what
+ * validation checked.
+ */
+export const MANAGED_CILIUM_KEYS: Readonly<Record<string, string>> = {
+  ipam: "networking.cilium.ipam",
+  "enable-endpoint-routes": "networking.cilium.ipam",
+  "auto-create-cilium-node-resource": "networking.cilium.ipam",
+  "eni-tags": "cloudLabels",
+  "routing-mode": "networking.cilium.tunnel",
+  "tunnel-protocol": "networking.cilium.tunnel",
+  "enable-ipv4-masquerade": "networking.cilium.disableMasquerade",
+  "enable-bpf-masquerade": "networking.cilium.bpfMasquerade",
+  "kube-proxy-replacement": "networking.cilium.enableNodePort",
+  // The older name of kube-proxy replacement's NodePort handling, which Cilium 1.18 still reads.
+  "enable-node-port": "networking.cilium.enableNodePort",
+  "cluster-name": "clusterName",
+};
+
+/**
  * The line's chart defaults, then the program's choices, then `extraConfig`. Every key here that differs
  * from what the chart renders for the same choices is on the parity test's list of intended differences.
  */

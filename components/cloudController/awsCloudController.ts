@@ -7,7 +7,7 @@ import * as pulumi from "@pulumi/pulumi";
 import type { ClusterSpec } from "../../config/types";
 import type { AddonDelivery } from "../k8s/delivery";
 import { foundationThenWorkloads } from "../k8s/stages";
-import { renderCloudControllerManifests } from "./manifests";
+import { renderCloudControllerManifests } from "./cloudControllerManifests";
 
 export interface AwsCloudControllerArgs {
   spec: ClusterSpec;

@@ -7,7 +7,7 @@ import * as pulumi from "@pulumi/pulumi";
 import type { ClusterSpec } from "../../config/types";
 import type { AddonDelivery } from "../k8s/delivery";
 import { final, foundationThenWorkloads } from "../k8s/stages";
-import { renderEbsCsiManifests } from "./manifests";
+import { renderEbsCsiManifests } from "./ebsCsiManifests";
 
 export interface EbsCsiDriverArgs {
   spec: ClusterSpec;

@@ -13,7 +13,7 @@ import type { ClusterSpec } from "../../config/types";
 import type { AwsCoordinates } from "../iam/statementSource";
 import { clusterTags } from "../tags";
 import { API_LISTENER } from "../wellKnownPorts";
-import { adminCredentialCommand, renderKubeconfig } from "./kubeconfig";
+import { adminCredentialCommand, renderKubeconfig } from "./kubeconfigRender";
 import { secretsKeyPolicy } from "./keyPolicy";
 import { JOIN_TOKEN_FILE, parameterPrefix, secretsKeyAlias, SecretAudience } from "./paths";
 

@@ -1,5 +1,6 @@
 /** Rules on the cluster's identity: name, region, Kubernetes version (kubernetesVersion.ts), labels and IAM settings. */
 import { REGIONS } from "../../catalogs/awsEnums";
+import { CLUSTER_TAG, INSTANCE_GROUP_TAG } from "../../components/tags";
 import type { ClusterSpec } from "../types";
 import { closestValues } from "./closestKey";
 import { PROGRAM_TAGS_PER_RESOURCE, TAGS_PER_RESOURCE } from "../quotas";
@@ -20,10 +21,13 @@ const TAG_TEXT = /^[\p{L}\p{Z}\p{N}_.:/=+\-@]*$/u;
  */
 export function isReservedTag(key: string): boolean {
   return (
-    key === "KubernetesCluster" ||
+    key === CLUSTER_TAG ||
     key === "Name" ||
+    key === INSTANCE_GROUP_TAG ||
     key.startsWith("kubernetes.io/cluster/") ||
     key.startsWith("kubernetes.io/role/") ||
+    // A role tag on a worker would make it an etcd peer to the control plane (bootstrap/etcd.sh finds them by it).
+    key.startsWith("k8s.io/role/") ||
     key.startsWith("cilium-cluster/") ||
     key.startsWith("io.cilium/")
   );

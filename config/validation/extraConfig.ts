@@ -2,25 +2,15 @@
  * `networking.cilium.extraConfig` adds `cilium-config` keys. Each must be an option the selected Cilium
  * line reads (Cilium ignores any other key without a word), and must not override a key the program
  * renders from other config: that would undo the rules validation checked (ENI IPAM needs native routing,
- * ...). Each managed key maps to the config key that controls it, which the error names.
+ * ...). Each managed key maps to the config key that controls it (configMap.ts, beside its render), which
+ * the error names.
  */
 import { ciliumOptions } from "../../catalogs/ciliumOptions";
 import { ciliumLineOf } from "../../catalogs/ciliumVersions";
+import { MANAGED_CILIUM_KEYS } from "../../components/cilium/configMap";
 import type { ClusterSpec } from "../types";
 import { closestKey } from "./closestKey";
 import { child, FieldError, forbidden, mustRemove, withSuggestion } from "./fieldErrors";
-
-export const MANAGED_CILIUM_KEYS: Readonly<Record<string, string>> = {
-  ipam: "networking.cilium.ipam",
-  "enable-endpoint-routes": "networking.cilium.ipam",
-  "auto-create-cilium-node-resource": "networking.cilium.ipam",
-  "eni-tags": "cloudLabels",
-  "routing-mode": "networking.cilium.tunnel",
-  "tunnel-protocol": "networking.cilium.tunnel",
-  "enable-ipv4-masquerade": "networking.cilium.disableMasquerade",
-  "kube-proxy-replacement": "networking.cilium.enableNodePort",
-  "cluster-name": "clusterName",
-};
 
 const PATH = "networking.cilium.extraConfig";
 
@@ -45,7 +35,7 @@ export function validateExtraConfig(spec: ClusterSpec): FieldError[] {
     .map((key) => {
       const suggestion = closestKey(key, known);
       const detail =
-        `not an option Cilium ${line} reads (catalogs/recorded/ciliumOptions.ts); it would be ignored` +
+        `not an option Cilium ${line} reads (catalogs/recorded/ciliumOptionsRecord.ts); it would be ignored` +
         (suggestion ? `; did you mean ${JSON.stringify(suggestion)}?` : "");
       const error = mustRemove(forbidden(child(PATH, key), detail));
       return suggestion ? withSuggestion(error, extraConfig[key], child(PATH, suggestion)) : error;

@@ -9,7 +9,7 @@ import {
   CLOUD_CONTROLLER_READS,
   cloudController,
 } from "../../components/iam/sources/cloudController";
-import { EBS_CSI_READS, ebsCsiDriver } from "../../components/iam/sources/ebsCsiDriver";
+import { EBS_CSI_READS, ebsCsiDriver } from "../../components/iam/sources/ebsCsiDriverRights";
 import { ACCOUNT_ID, may } from "../iamSimulator";
 import { specWith } from "../fixtures";
 

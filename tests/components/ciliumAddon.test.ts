@@ -5,7 +5,7 @@ import { join } from "path";
 import { configChecksum, renderCiliumConfig } from "../../components/cilium/configMap";
 import type { K8sObject } from "../../components/k8s/object";
 import { ciliumClusterName } from "../../components/cilium/clusterName";
-import { renderCiliumManifests } from "../../components/cilium/manifests";
+import { renderCiliumManifests } from "../../components/cilium/ciliumManifests";
 import { OPERATOR_TOLERATIONS } from "../../components/cilium/operator";
 import { recordedRelease } from "../../catalogs/ciliumVersions";
 import { examples, PROJECT_DIR } from "../../plan/examples";

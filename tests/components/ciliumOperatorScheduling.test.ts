@@ -4,7 +4,7 @@
  * TaintToleration filter (only `NoSchedule` and `NoExecute` taints keep a pod off a node).
  */
 import { expect } from "chai";
-import { renderCiliumManifests } from "../../components/cilium/manifests";
+import { renderCiliumManifests } from "../../components/cilium/ciliumManifests";
 import type { ClusterSpec } from "../../config/types";
 import { validateConfig } from "../../config/validation/validateConfig";
 import { baseConfig, merge, Raw, REGION } from "../fixtures";

@@ -4,7 +4,7 @@ import { INSTANCE_TYPES, REGIONS } from "../../catalogs/awsEnums";
 import { ZONE_LETTERS_BY_REGION } from "../../catalogs/availabilityZones";
 import { DEFAULT_KUBERNETES_VERSION, supportedKubernetesRange } from "../../catalogs/ciliumVersions";
 import { isRecordedKubernetesRelease, newestPatch } from "../../catalogs/kubernetesReleases";
-import { KUBERNETES_RELEASES } from "../../catalogs/recorded/kubernetesReleases";
+import { KUBERNETES_RELEASES } from "../../catalogs/recorded/kubernetesReleasesRecord";
 import { ZONE_LETTERS } from "../../config/subnetPlan";
 import { validateConfig } from "../../config/validation/validateConfig";
 import { baseConfig, merge, REGION } from "../fixtures";

@@ -74,7 +74,7 @@ describe("values that must exist upstream", () => {
     setPath(config, "networking.cilium.extraConfig.enable-hubbel", "true", "string");
     expect(report(config)).to.deep.equal([
       "networking.cilium.extraConfig.enable-hubbel: Forbidden: not an option Cilium 1.20 reads " +
-        '(catalogs/recorded/ciliumOptions.ts); it would be ignored; did you mean "enable-hubble"? ' +
+        '(catalogs/recorded/ciliumOptionsRecord.ts); it would be ignored; did you mean "enable-hubble"? ' +
         "(fix: pulumi config rm --path 'networking.cilium.extraConfig.enable-hubbel' && " +
         "pulumi config set --path 'networking.cilium.extraConfig.enable-hubble' --type string 'true')",
     ]);

@@ -3,7 +3,7 @@
 import { expect } from "chai";
 import { renderCiliumConfig } from "../../components/cilium/configMap";
 import { validateConfig } from "../../config/validation/validateConfig";
-import { MANAGED_CILIUM_KEYS } from "../../config/validation/extraConfig";
+import { MANAGED_CILIUM_KEYS } from "../../components/cilium/configMap";
 import { baseConfig, merge, Raw, REGION } from "../fixtures";
 
 const crd = (cilium: Raw) => ({ networking: { cilium: { ipam: "crd", disableMasquerade: false, ...cilium } } });

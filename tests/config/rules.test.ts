@@ -438,6 +438,15 @@ const cases: RuleCase[] = [
     expected: ['Forbidden::cloudLabels["io.cilium/cluster-name"]'],
   },
   {
+    rule: "cloud labels must not fake a group's role or name (workers would pass for etcd peers)",
+    ok: { cloudLabels: { "k8s.io/owner": "x" } },
+    bad: { cloudLabels: { "k8s.io/role/control-plane": "1", "kops.k8s.io/instancegroup": "nodes" } },
+    expected: [
+      'Forbidden::cloudLabels["k8s.io/role/control-plane"]',
+      'Forbidden::cloudLabels["kops.k8s.io/instancegroup"]',
+    ],
+  },
+  {
     rule: "cloud labels must not start with aws:",
     ok: { cloudLabels: { awsome: "x" } },
     bad: { cloudLabels: { "aws:foo": "x" } },

@@ -6,7 +6,7 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileS
 import { tmpdir } from "os";
 import { join } from "path";
 import { parseAllDocuments } from "yaml";
-import { renderCiliumManifests } from "../../components/cilium/manifests";
+import { renderCiliumManifests } from "../../components/cilium/ciliumManifests";
 import { applyScript, FIELD_MANAGER } from "../../components/k8s/applyScript";
 import { modulePath } from "../../components/nodes/bootstrapModuleFiles";
 import type { BootstrapModule } from "../../components/nodes/bootstrapSteps";

@@ -4,7 +4,7 @@ import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { expect } from "chai";
 import { join } from "path";
-import { renderCiliumManifests } from "../../components/cilium/manifests";
+import { renderCiliumManifests } from "../../components/cilium/ciliumManifests";
 import { DECLARABLE_KINDS, declareObjects, joinByKey, logicalNames } from "../../components/k8s/declare";
 import { throughProvider } from "../../components/k8s/delivery";
 import { K8sObject, objectKey } from "../../components/k8s/object";

@@ -10,7 +10,7 @@ import { dirname } from "path";
 import { parse, parseAllDocuments } from "yaml";
 import { applyScript } from "../../components/k8s/applyScript";
 import { ADMIN_GROUP, signAdminCredential } from "../../components/secrets/adminCredential";
-import { renderKubeconfig } from "../../components/secrets/kubeconfig";
+import { renderKubeconfig } from "../../components/secrets/kubeconfigRender";
 import { secretsKeyAlias } from "../../components/secrets/paths";
 import type { K8sObject } from "../../components/k8s/object";
 import { NODE_ROLE_FILE } from "../../components/nodes/nodeFacts";

@@ -4,8 +4,8 @@
  */
 import { join } from "path";
 import { cloudControllerRelease } from "../../catalogs/awsAddonReleases";
-import { renderCloudControllerManifests } from "../../components/cloudController/manifests";
-import { DEFAULT_STORAGE_CLASS, renderEbsCsiManifests } from "../../components/ebsCsi/manifests";
+import { renderCloudControllerManifests } from "../../components/cloudController/cloudControllerManifests";
+import { DEFAULT_STORAGE_CLASS, renderEbsCsiManifests } from "../../components/ebsCsi/ebsCsiManifests";
 import type { ClusterSpec } from "../../config/types";
 import { PROJECT_DIR } from "../../plan/examples";
 import { helmTemplate } from "../helm";

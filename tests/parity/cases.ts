@@ -4,7 +4,7 @@
  */ import { expect } from "chai";
 import { existsSync } from "fs";
 import { join } from "path";
-import { renderCiliumManifests } from "../../components/cilium/manifests";
+import { renderCiliumManifests } from "../../components/cilium/ciliumManifests";
 import { examples, PROJECT_DIR } from "../../plan/examples";
 import { loadStackConfig, toRuntimeConfig } from "../../plan/stackConfig";
 import { CILIUM_LINES, CiliumLine } from "../../catalogs/ciliumVersions";

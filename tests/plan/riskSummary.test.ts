@@ -60,7 +60,6 @@ describe("plan risks and details, for the changes users hit", () => {
         "the control plane rolls: its API server certificate names them; " +
         "the stack outputs apiEndpoint, kubeconfig change: hand out the new kubeconfig after pulumi up.\n",
     );
-    expect(summary).not.to.contain("lose the API");
     expect(summary).to.contain(
       "  WARNING: Nodes will roll: control-plane group control-plane-us-east-1a: launch template changes (userData): " +
         "instance refresh replaces its nodes, keeping 100 % in service; each waits in termination hook etcd-member " +

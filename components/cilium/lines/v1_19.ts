@@ -3,7 +3,7 @@
  * `config` init container needs `NET_ADMIN`; the agent's health port is declared and named.
  */
 import type { CiliumLineManifests } from "./releaseLines";
-import { roleWithBinding, rule } from "../rbac";
+import { roleWithBinding, rule } from "../ciliumRbac";
 import { AGENT_CAPABILITIES_1_19 } from "./agentCapabilities";
 import { CHART_CONFIG_COMMON } from "./chartConfig";
 

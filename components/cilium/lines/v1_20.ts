@@ -4,7 +4,7 @@
  * namespace, the agent's `config` step takes an API server list, and its chart has new config keys.
  */
 import type { CiliumLineManifests } from "./releaseLines";
-import { roleWithBinding, rule } from "../rbac";
+import { roleWithBinding, rule } from "../ciliumRbac";
 import { line119 } from "./v1_19";
 
 export const line120: CiliumLineManifests = {

@@ -7,7 +7,7 @@ import { ciliumEni } from "./ciliumEni";
 import { cloudController } from "./cloudController";
 import { joinToken } from "./joinToken";
 import { controlPlaneState } from "./controlPlaneStateAccess";
-import { ebsCsiDriver } from "./ebsCsiDriver";
+import { ebsCsiDriver } from "./ebsCsiDriverRights";
 import { nodeBootstrap } from "./nodeBootstrap";
 import { sessionManager } from "./sessionManager";
 

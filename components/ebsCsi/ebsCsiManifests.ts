@@ -9,7 +9,7 @@ import type { StagedObjects } from "../k8s/stages";
 import { controllerObjects } from "./controller";
 import { DRIVER_NAME, NAME_LABELS, updatesAllocatableCount } from "./labels";
 import { nodeDaemonSet } from "./node";
-import { rbacObjects } from "./rbac";
+import { rbacObjects } from "./ebsCsiRbac";
 
 /** The cluster's default StorageClass: encrypted gp3 (the account's default EBS key), bound where the pod runs. */
 export const DEFAULT_STORAGE_CLASS = "gp3";

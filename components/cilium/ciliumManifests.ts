@@ -10,7 +10,7 @@ import type { K8sObject } from "../k8s/object";
 import type { StagedObjects } from "../k8s/stages";
 import { manifestsFor } from "./lines/releaseLines";
 import { operatorObjects } from "./operator";
-import { rbac, serviceAccounts } from "./rbac";
+import { rbac, serviceAccounts } from "./ciliumRbac";
 import type { WorkloadContext } from "./workloadContext";
 
 export const CILIUM_NAMESPACE = "kube-system";
