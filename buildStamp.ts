@@ -10,7 +10,7 @@ import { join } from "path";
 export const BUILD_DIR = "bin";
 export const STAMP_FILE = "build-stamp.json";
 
-/** What the build compiles into bin/: the program, the offline plan and the benchmark's target. */
+/** What the build compiles into bin/: the program, the offline plan, the benchmark's target and the admin kubeconfig command. */
 export const COMPILED_ROOTS = [
   "index.ts",
   "buildGuard.ts",
@@ -23,6 +23,7 @@ export const COMPILED_ROOTS = [
   "plan",
   "scripts/plan.ts",
   "scripts/benchTarget.ts",
+  "scripts/kubeconfig.ts",
 ];
 /** Inputs that shape the output without being compiled themselves. */
 export const BUILD_INPUTS = ["tsconfig.json", "scripts/compile.ts"];

@@ -17,18 +17,36 @@ import { durationSeconds } from "../components/stackAws";
 
 const MAX_TTL_SECONDS = 24 * 3600;
 
-const { values } = parseArgs({
-  options: {
-    ttl: { type: "string", default: "1h" },
-    exec: { type: "boolean", default: false },
-    out: { type: "string", default: "kubeconfig" },
-    cluster: { type: "string" },
-    server: { type: "string" },
-    region: { type: "string" },
-    profile: { type: "string" },
-    user: { type: "string" },
-  },
-});
+const USAGE = `usage: npm run kubeconfig -- [--ttl 1h] [--out kubeconfig] [--exec] [--cluster NAME] [--server URL]
+       [--region REGION] [--profile PROFILE] [--user NAME]
+exit codes: 0 written; 1 the CA could not be read or signed with; 2 bad usage`;
+
+function options() {
+  try {
+    return parseArgs({
+      options: {
+        ttl: { type: "string", default: "1h" },
+        exec: { type: "boolean", default: false },
+        out: { type: "string", default: "kubeconfig" },
+        cluster: { type: "string" },
+        server: { type: "string" },
+        region: { type: "string" },
+        profile: { type: "string" },
+        user: { type: "string" },
+        help: { type: "boolean", default: false },
+      },
+    }).values;
+  } catch (err) {
+    process.stderr.write(`kubeconfig: ${(err as Error).message}\n${USAGE}\n`);
+    process.exit(2);
+  }
+}
+
+const values = options();
+if (values.help) {
+  process.stdout.write(`${USAGE}\n`);
+  process.exit(0);
+}
 
 /** The stack's outputs, read only for what the options leave out. */
 function stackOutputs(): Record<string, string> {

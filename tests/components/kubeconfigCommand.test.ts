@@ -2,7 +2,7 @@
 // as the caller and signs a short-lived admin credential; a caller KMS does not let decrypt gets none. That
 // the API server takes the credential: tests/kubernetes/realControlPlane.test.ts.
 import { expect } from "chai";
-import { spawn } from "child_process";
+import { spawn, spawnSync } from "child_process";
 import { X509Certificate } from "crypto";
 import { mkdtempSync, readFileSync, statSync } from "fs";
 import { tmpdir } from "os";
@@ -92,5 +92,13 @@ describe("npm run kubeconfig", function () {
     const long = await kubeconfig(...common, "--profile", "admin", "--exec", "--ttl", "25h");
     expect(long.status).to.not.equal(0);
     expect(long.stdout).to.equal("");
+  });
+
+  it("runs compiled, as npm run kubeconfig and the Kubernetes provider run it, and refuses bad usage with exit 2", () => {
+    const r = spawnSync(process.execPath, [join(PROJECT, "bin", "scripts", "kubeconfig.js"), "--ttl"], {
+      encoding: "utf8",
+    });
+    expect(r.status, r.stderr).to.equal(2);
+    expect(r.stderr).to.contain("usage: npm run kubeconfig");
   });
 });
