@@ -4,7 +4,10 @@ import { expect } from "chai";
 import { join } from "path";
 import { CLOUD_CONTROLLER_RELEASES, cloudControllerRelease } from "../../catalogs/awsAddonReleases";
 import { supportedKubernetesRange } from "../../catalogs/ciliumVersions";
-import { cloudControllerImage, renderCloudControllerManifests } from "../../components/cloudController/cloudControllerManifests";
+import {
+  cloudControllerImage,
+  renderCloudControllerManifests,
+} from "../../components/cloudController/cloudControllerManifests";
 import { renderEbsCsiManifests } from "../../components/ebsCsi/ebsCsiManifests";
 import type { K8sObject } from "../../components/k8s/object";
 import { readRawConfig } from "../../config/read";
