@@ -68,8 +68,6 @@ export const MANAGED_CILIUM_KEYS: Readonly<Record<string, string>> = {
   "enable-ipv4-masquerade": "networking.cilium.disableMasquerade",
   "enable-bpf-masquerade": "networking.cilium.bpfMasquerade",
   "kube-proxy-replacement": "networking.cilium.enableNodePort",
-  // The older name of kube-proxy replacement's NodePort handling, which Cilium 1.18 still reads.
-  "enable-node-port": "networking.cilium.enableNodePort",
   "cluster-name": "clusterName",
 };
 

@@ -27,7 +27,7 @@ describe("the recorded Cilium options", () => {
         renderCiliumConfig(specWith({ kubernetesVersion, networking: { cilium: { version } } })),
       );
       expect(rendered.filter((key) => !ciliumOptions(line.line).includes(key))).to.deep.equal([]);
-      // A managed key is one some shipped line reads (1.18 alone still reads enable-node-port).
+      // A managed key is one some shipped line reads.
       const readBySomeLine = (key: string) => CILIUM_LINES.some((l) => ciliumOptions(l.line).includes(key));
       expect(Object.keys(MANAGED_CILIUM_KEYS).filter((key) => !readBySomeLine(key))).to.deep.equal([]);
     });

@@ -1,9 +1,8 @@
 // The managed-option table is honest: for every Cilium option it lists, changing the config key it names
 // changes that option in the rendered cilium-config.
 import { expect } from "chai";
-import { renderCiliumConfig } from "../../components/cilium/configMap";
+import { MANAGED_CILIUM_KEYS, renderCiliumConfig } from "../../components/cilium/configMap";
 import { validateConfig } from "../../config/validation/validateConfig";
-import { MANAGED_CILIUM_KEYS } from "../../components/cilium/configMap";
 import { baseConfig, merge, Raw, REGION } from "../fixtures";
 
 const crd = (cilium: Raw) => ({ networking: { cilium: { ipam: "crd", disableMasquerade: false, ...cilium } } });
@@ -23,6 +22,10 @@ const VARIATIONS: Record<string, [Raw, Raw]> = {
   "tunnel-protocol": [crd({ tunnel: "vxlan" }), crd({ tunnel: "geneve" })],
   "enable-ipv4-masquerade": [crd({}), crd({ disableMasquerade: true })],
   "kube-proxy-replacement": [{}, { networking: { cilium: { enableNodePort: true } }, kubeProxy: { enabled: false } }],
+  "enable-bpf-masquerade": [
+    { ...crd({ enableNodePort: true }), kubeProxy: { enabled: false } },
+    { ...crd({ enableNodePort: true, bpfMasquerade: true }), kubeProxy: { enabled: false } },
+  ],
   "cluster-name": [{}, { clusterName: "other.k8s.local" }],
 };
 

@@ -162,7 +162,6 @@ describe("plan risks and details, for the changes users hit", () => {
     const text = formatDiff(diffPlans({ resources: [], outputs: {}, warnings: [] }, dev), "new stack", "text");
     expect(text).to.match(/^ {2}\+ {2}create {2}aws:ssm\/parameter:Parameter {2}secrets-control-plane-ca\.key$/m);
     expect(text).to.contain('        value: "[secret]"\n');
-    expect(text).to.contain('  + kubeconfig: "[secret]"\n');
     expect(text).to.match(
       /^ {8}userData: a script of \d+ lines \(--out writes it to userdata\/nodes-template\.txt\)$/m,
     );

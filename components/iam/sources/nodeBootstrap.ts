@@ -30,7 +30,8 @@ export const nodeBootstrap: StatementSource = {
       {
         Sid: "BootstrapSecretsRead",
         Effect: "Allow",
-        Action: ["ssm:GetParameter", "ssm:GetParameters", "ssm:GetParametersByPath"],
+        // The bootstrap reads each parameter by name (aws ssm get-parameter); nothing on a node lists them.
+        Action: ["ssm:GetParameter"],
         Resource: readable,
       },
       {
