@@ -2,6 +2,7 @@
  * The guard rails of a cilium-cluster stack as Pulumi CrossGuard policies: they run in
  * `pulumi preview --policy-pack policy` against real inputs, and offline in the tests against the plan.
  */
+import { CLUSTER_TAG } from "../components/tags";
 import type { ResourceValidationArgs, ResourceValidationPolicy } from "@pulumi/policy";
 import { ENI_ACTIONS } from "../components/iam/sources/ciliumEni";
 import { apiAccessRuleName, ICMP_FRAGMENTATION_NEEDED } from "../components/network/securityRules";
@@ -141,8 +142,8 @@ export const policies: ResourceValidationPolicy[] = [
     if (!TAGGABLE.has(args.type)) return;
     const tags = props.tags;
     const has = Array.isArray(tags)
-      ? tags.some((t: Props) => t.key === "KubernetesCluster")
-      : typeof tags === "object" && tags !== null && "KubernetesCluster" in tags;
+      ? tags.some((t: Props) => t.key === CLUSTER_TAG)
+      : typeof tags === "object" && tags !== null && CLUSTER_TAG in tags;
     if (!has) report("missing the KubernetesCluster tag");
   }),
 ];

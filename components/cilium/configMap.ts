@@ -5,7 +5,7 @@
  */
 import { createHash } from "crypto";
 import type { ClusterSpec } from "../../config/types";
-import { NODE_SUBNET_TAG } from "../tags";
+import { CLUSTER_TAG, NODE_SUBNET_TAG } from "../tags";
 import { ciliumClusterName } from "./clusterName";
 import { manifestsFor } from "./lines/releaseLines";
 
@@ -21,7 +21,7 @@ function routingKeys(spec: ClusterSpec): Record<string, string> {
 
 /** `eni-tags`: the cluster tag and the cloud labels, as JSON so no tag value can break the list. */
 export function eniTags(spec: ClusterSpec): string {
-  const tags: Record<string, string> = { ...spec.cloudLabels, KubernetesCluster: spec.clusterName };
+  const tags: Record<string, string> = { ...spec.cloudLabels, [CLUSTER_TAG]: spec.clusterName };
   const sorted = Object.fromEntries(
     Object.keys(tags)
       .sort()

@@ -3,6 +3,7 @@
  * own, split by who may read them, under the cluster's own KMS key. Workers read only `node/`; the control
  * plane reads both.
  */
+import { CLUSTER_TAG } from "../tags";
 import type { AwsCoordinates } from "../iam/statementSource";
 import { awsName } from "../naming";
 
@@ -36,6 +37,6 @@ export function parameterArn(at: AwsCoordinates, name: string): string {
 export function clusterKeyScope(clusterName: string, at: AwsCoordinates) {
   return {
     Resource: `arn:${at.partition}:kms:${at.region}:${at.accountId}:key/*`,
-    tag: { "aws:ResourceTag/KubernetesCluster": clusterName },
+    tag: { [`aws:ResourceTag/${CLUSTER_TAG}`]: clusterName },
   };
 }

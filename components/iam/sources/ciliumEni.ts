@@ -4,12 +4,12 @@
  * cluster tag: the launch templates tag instances and their primary interfaces, ClusterNetwork tags
  * subnets and security groups, and the operator creates its ENIs with `eni-tags`, which hold it.
  */
+import { CLUSTER_TAG } from "../../tags";
 import { parseSemver } from "../../../catalogs/ciliumVersions";
 import type { Statement } from "../policyDocument";
 import type { AwsCoordinates, StatementSource } from "../statementSource";
 
 /** The tag every resource of the cluster carries, and the only one the operator's rights key on. */
-const CLUSTER_TAG = "KubernetesCluster";
 
 /**
  * Reads of the operator's ENI sync (Cilium's `pkg/aws/ec2`): describe actions take no resource or tag

@@ -6,6 +6,7 @@
  * `ec2:ModifyInstanceAttribute` (it runs with `--configure-cloud-routes=false`), and
  * `iam:CreateServiceLinkedRole` (no instance role touches IAM; docs/iam.md says how to create the role once).
  */
+import { CLUSTER_TAG } from "../../tags";
 import type { Condition, Statement } from "../policyDocument";
 import type { StatementSource } from "../statementSource";
 
@@ -70,8 +71,8 @@ export const cloudController: StatementSource = {
   sidPrefix: "CloudController",
   statements: (role, spec, at): Statement[] => {
     if (role !== "control-plane") return [];
-    const requestTagged: Condition = { StringEquals: { "aws:RequestTag/KubernetesCluster": spec.clusterName } };
-    const tagged: Condition = { StringEquals: { "aws:ResourceTag/KubernetesCluster": spec.clusterName } };
+    const requestTagged: Condition = { StringEquals: { [`aws:RequestTag/${CLUSTER_TAG}`]: spec.clusterName } };
+    const tagged: Condition = { StringEquals: { [`aws:ResourceTag/${CLUSTER_TAG}`]: spec.clusterName } };
     const ec2 = (type: string) => `arn:${at.partition}:ec2:*:${at.accountId}:${type}/*`;
     return [
       { Sid: "CloudControllerRead", Effect: "Allow", Action: CLOUD_CONTROLLER_READS, Resource: "*" },
@@ -98,7 +99,7 @@ export const cloudController: StatementSource = {
         Resource: ec2("security-group"),
         Condition: {
           ...tagged,
-          Null: { "aws:RequestTag/KubernetesCluster": "true" },
+          Null: { [`aws:RequestTag/${CLUSTER_TAG}`]: "true" },
         },
       },
       {

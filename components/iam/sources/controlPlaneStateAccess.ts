@@ -2,6 +2,7 @@
  * The control plane's state (the init record, etcd snapshots, members leaving and departed members removed):
  * on the control-plane role only.
  */
+import { CLUSTER_TAG } from "../../tags";
 import type { ClusterSpec } from "../../../config/types";
 import { INIT_RECORD_PARAMETER } from "../../nodes/controlPlaneNames";
 import { SNAPSHOT_METRIC } from "../../controlPlane/backupAlarm";
@@ -59,7 +60,7 @@ function controlPlaneStateStatements(spec: ClusterSpec, at: AwsCoordinates): Sta
       Effect: "Allow",
       Action: ["autoscaling:CompleteLifecycleAction", "autoscaling:RecordLifecycleActionHeartbeat"],
       Resource: "*",
-      Condition: { StringEquals: { "aws:ResourceTag/KubernetesCluster": spec.clusterName } },
+      Condition: { StringEquals: { [`aws:ResourceTag/${CLUSTER_TAG}`]: spec.clusterName } },
     },
   ];
 }

@@ -6,6 +6,7 @@
  * so not even this cluster's root volumes. No snapshot statements: the program installs no snapshot CRDs
  * or controller, so the driver is never asked for one.
  */
+import { CLUSTER_TAG } from "../../tags";
 import type { Statement } from "../policyDocument";
 import type { StatementSource } from "../statementSource";
 
@@ -25,7 +26,7 @@ export const ebsCsiDriver: StatementSource = {
   statements: (role, spec, at): Statement[] => {
     if (role !== "control-plane" || !spec.addons.ebsCsiDriver.enabled) return [];
     const arn = (type: string) => `arn:${at.partition}:ec2:*:${at.accountId}:${type}/*`;
-    const cluster = { "aws:ResourceTag/KubernetesCluster": spec.clusterName };
+    const cluster = { [`aws:ResourceTag/${CLUSTER_TAG}`]: spec.clusterName };
     return [
       { Sid: "EbsCsiRead", Effect: "Allow", Action: EBS_CSI_READS, Resource: "*" },
       {
@@ -33,7 +34,7 @@ export const ebsCsiDriver: StatementSource = {
         Effect: "Allow",
         Action: ["ec2:CreateVolume"],
         Resource: arn("volume"),
-        Condition: { StringEquals: { "aws:RequestTag/KubernetesCluster": spec.clusterName } },
+        Condition: { StringEquals: { [`aws:RequestTag/${CLUSTER_TAG}`]: spec.clusterName } },
       },
       {
         Sid: "EbsCsiTagOnCreate",

@@ -2,6 +2,7 @@
  * The node bootstrap (user data): the cluster's secrets, its group's launch lifecycle hook, and in ENI mode
  * the instance type's ENI limits.
  */
+import { CLUSTER_TAG } from "../../tags";
 import { clusterKeyScope, parameterArn, parameterPrefix, SecretAudience } from "../../secrets/paths";
 import { usesSecondaryIP } from "../../nodes/bootstrapConfig";
 import type { Statement } from "../policyDocument";
@@ -49,7 +50,7 @@ export const nodeBootstrap: StatementSource = {
         Effect: "Allow",
         Action: ["autoscaling:CompleteLifecycleAction"],
         Resource: "*",
-        Condition: { StringEquals: { "autoscaling:ResourceTag/KubernetesCluster": spec.clusterName } },
+        Condition: { StringEquals: { [`autoscaling:ResourceTag/${CLUSTER_TAG}`]: spec.clusterName } },
       },
       {
         // Which group the instance is in, and whether it still waits on the hook. Describe actions take no
