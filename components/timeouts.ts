@@ -71,6 +71,11 @@ export const TIMEOUTS = {
      * often, each time with a heartbeat of its termination hook.
      */
     etcdLeaveRetrySeconds: 30,
+    /**
+     * control-plane.sh `TERMINATION_WATCH_SECONDS`: how often the etcd-leave service asks instance metadata
+     * whether Auto Scaling is terminating the instance; the termination hook's wait starts then.
+     */
+    terminationWatchSeconds: 5,
   },
   /** What `pulumi up` waits for (components/controlPlane/refreshWait.ts, components/k8s/apiReady.ts). */
   deploy: {

@@ -85,6 +85,7 @@ export const SHELL_DEFAULTS: Readonly<Record<string, number>> = {
   API_WAIT_INTERVAL: WAITS.apiWaitIntervalSeconds,
   API_WAIT_ATTEMPT_SECONDS: WAITS.apiWaitAttemptSeconds,
   ETCD_LEAVE_RETRY_SECONDS: WAITS.etcdLeaveRetrySeconds,
+  TERMINATION_WATCH_SECONDS: WAITS.terminationWatchSeconds,
 };
 
 type Variables = Readonly<Record<string, string | number>>;

@@ -109,7 +109,9 @@ leave_etcd_on_termination() {
   local id group
   # Not retry's: these two loops have no bound (the instance's life, then the hook's timeout), and the second
   # sends a heartbeat each time round.
-  until [ "$(imds autoscaling/target-lifecycle-state 2>/dev/null || true)" = Terminated ]; do sleep 5; done
+  until [ "$(imds autoscaling/target-lifecycle-state 2>/dev/null || true)" = Terminated ]; do
+    sleep "$TERMINATION_WATCH_SECONDS"
+  done
   id=$(imds instance-id)
   group=$(retry aws autoscaling describe-auto-scaling-instances --region "$REGION" --instance-ids "$id" \
     --query 'AutoScalingInstances[0].AutoScalingGroupName' --output text)
