@@ -45,7 +45,7 @@ const userDataFor = (spec: ClusterSpec, group: string) =>
   );
 
 /** The init record, as SSM holds it. */
-const initRecord = (node: Node) => node.aws.parameters.get(INIT_RECORD) ?? "";
+const initRecord = (node: Node) => node.aws.parameters.get(INIT_RECORD)?.value ?? "";
 
 /** The node's instance's lifecycle state in its Auto Scaling group. */
 const lifecycle = (node: Node) => node.instance.lifecycleState;
@@ -214,7 +214,7 @@ describe("node bootstrap, run as cloud-init and systemd run it", function () {
     }
     // It first created the init record, without --overwrite; then it wrote the join token it minted, under
     // the cluster's key.
-    const token = node.aws.parameters.get("/cilium-cluster/dev.k8s.local/node/bootstrap-token") ?? "";
+    const token = node.aws.parameters.get("/cilium-cluster/dev.k8s.local/node/bootstrap-token")?.value ?? "";
     expect(calls(node, "kubeadm token create")).to.have.length(1);
     expect(calls(node, "aws ssm put-parameter")).to.deep.equal([
       `aws ssm put-parameter --region us-east-1 --name ${INIT_RECORD} --type String --value ${initRecord(node)}`,
@@ -393,7 +393,8 @@ describe("control-plane bootstrap and the cluster's state, run as systemd runs i
   this.timeout(180000);
   const FIRST = "control-plane-us-east-1a";
   const JOINING = "control-plane-us-east-1b";
-  const othersRecord = (aws: AwsFake) => aws.parameters.set(INIT_RECORD, "i-0aaaaaaaaaaaaaaaa 2026-01-01T00:00:00Z");
+  const othersRecord = (aws: AwsFake) =>
+    aws.putParameter(INIT_RECORD, "i-0aaaaaaaaaaaaaaaa 2026-01-01T00:00:00Z", "String");
   /** The cluster's other control-plane instances, pending or running at these addresses. */
   const controlPlaneAt =
     (...addresses: string[]) =>

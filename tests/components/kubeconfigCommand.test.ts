@@ -26,8 +26,8 @@ describe("npm run kubeconfig", function () {
     const pki = clusterPki();
     // Only the admin's key may decrypt the control plane's parameters, as the cluster key's policy allows.
     aws = await startAws({ decrypts: ["AKIAADMIN"] });
-    aws.parameters.set(`${PREFIX}ca.crt`, pki["ca.crt"]);
-    aws.parameters.set(`${PREFIX}ca.key`, pki["ca.key"]);
+    aws.putParameter(`${PREFIX}ca.crt`, pki["ca.crt"]);
+    aws.putParameter(`${PREFIX}ca.key`, pki["ca.key"]);
     restore = sdkEnvironment(aws, { admin: "AKIAADMIN", reader: "AKIAREADER" });
   });
   after(async () => {

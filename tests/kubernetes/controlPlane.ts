@@ -15,7 +15,8 @@ import { NO_JOIN_TOKEN } from "../../components/secrets/clusterSecrets";
 import { joinTokenParameter, secretsKeyAlias } from "../../components/secrets/paths";
 import { layerBinary } from "../helm";
 import { clusterPki, KUBEADM_PKI_PATH } from "../standins/pki";
-import { SSM_STANDIN } from "../standins/ssmParameters";
+import { cliDirectory } from "../standins/aws";
+import { AwsProcess, startAwsProcess } from "../standins/awsProcess";
 import type { Binary } from "./binaries";
 import { NodeHost } from "./nodeHost";
 import { fillAsTheNode, generatedToken } from "./renderedKubeadm";
@@ -23,6 +24,8 @@ import { waitFor } from "../waitFor";
 
 export const NODE_IP = "10.0.1.10";
 export const NODE_NAME = "ip-10-0-1-10.ec2.internal";
+/** The node's instance, whose role its `aws` calls with. */
+const INSTANCE_ID = "i-0123456789abcdef0";
 const KUBEADM_CONFIG = "/etc/kubernetes/kubeadm.yaml";
 const MANIFESTS = ["etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler"] as const;
 
@@ -62,12 +65,14 @@ export const apiPin = (apiHost: string, fn: "pin_api_endpoint" | "unpin_api_endp
 export interface ControlPlane {
   host: NodeHost;
   /**
-   * The bootstrap's refresh_join_token (bootstrap/join-token.sh) on this node, with the real kubeadm and SSM's
-   * stand-in (ENV overrides the module's variables); returns the join token parameter's value.
+   * The bootstrap's refresh_join_token (bootstrap/join-token.sh) on this node, with the real kubeadm and the
+   * AWS fake's CLI (ENV overrides the module's variables); returns the join token parameter's value.
    */
-  refreshJoinToken(env?: NodeJS.ProcessEnv): string;
-  /** The join token parameter, in SSM's stand-in: its value's file, and beside it its `.key`. */
-  joinTokenFile: string;
+  refreshJoinToken(env?: NodeJS.ProcessEnv): Promise<string>;
+  /** The AWS fake the node's `aws` calls, in a process of its own: the node's commands run synchronously. */
+  aws: AwsProcess;
+  /** The join token parameter's name. */
+  joinTokenParameter: string;
   /** kubectl inside the host with the admin kubeconfig; throws on failure. */
   kubectl(args: string[], input?: string): string;
   /** The same, returning the exit status and output instead of throwing. */
@@ -79,6 +84,8 @@ export interface ControlPlane {
   apiHost: string;
   /** The load balancer's registered targets, one address a line: the instances in service. */
   targetsFile: string;
+  /** Ends the host and the AWS fake. */
+  stop(): Promise<void>;
 }
 
 /** Each static pod manifest's container command, its binary replaced by the one built from source. */
@@ -107,11 +114,16 @@ export async function startControlPlane(
   const init = config.find((d) => d.kind === "InitConfiguration");
   const endpoint = cluster.controlPlaneEndpoint as string;
   const [apiHost, apiPort] = endpoint.split(":");
+  const aws = await startAwsProcess();
   const host = NodeHost.create({
     ip: NODE_IP,
     hostname: NODE_NAME,
     hosts: [`${LOAD_BALANCER_IP} ${apiHost}`, `${NODE_IP} ${NODE_NAME}`],
   });
+  const stop = async () => {
+    host.stop();
+    await aws.close();
+  };
   try {
     // What the bootstrap fetches from SSM before kubeadm runs: the cluster's CAs and service-account key.
     const pki = clusterPki();
@@ -138,42 +150,43 @@ export async function startControlPlane(
     const targetsFile = join(host.root, "load-balancer-targets");
     host.writeFile(targetsFile, "", "0644");
     // SSM as Pulumi leaves it: the join token parameter under the cluster's key, with no token yet.
-    const ssm = join(host.root, "ssm");
     const parameter = joinTokenParameter(cluster.clusterName);
-    const joinTokenFile = `${ssm}${parameter}`;
-    host.writeFile(joinTokenFile, `${NO_JOIN_TOKEN}\n`);
-    host.writeFile(`${joinTokenFile}.key`, `${secretsKeyAlias(cluster.clusterName)}\n`);
-    const refreshJoinToken = (env: NodeJS.ProcessEnv = {}) => {
+    await aws.putParameter(parameter, NO_JOIN_TOKEN, "SecureString", secretsKeyAlias(cluster.clusterName));
+    // The node's AWS CLI, under the shared /tmp: the host reaches it, as it reaches the fake's socket.
+    const bin = cliDirectory(aws.cliScript(INSTANCE_ID));
+    const refreshJoinToken = async (env: NodeJS.ProcessEnv = {}) => {
       host.must(
         [
           "bash",
           "-c",
-          `set -euo pipefail; ${factsHeader()}source ${modulePath("lib")}; source ${modulePath("join-token")}; ${SSM_STANDIN}
+          `set -euo pipefail; ${factsHeader()}source ${modulePath("lib")}; source ${modulePath("join-token")}
 kubeadm() { "${binaries.kubeadm}" "$@"; }; refresh_join_token`,
         ],
         {
           env: {
             ...process.env,
+            PATH: `${bin}:${process.env.PATH}`,
             REGION: "us-east-1",
             JOIN_TOKEN_PARAMETER: parameter,
             SECRETS_KEY: secretsKeyAlias(cluster.clusterName),
-            SSM_STANDIN_DIR: ssm,
             ...env,
           },
         },
       );
-      return host.must(["cat", joinTokenFile]).trim();
+      return (await aws.parameters())[parameter].value;
     };
     const cp: ControlPlane = {
       host,
       refreshJoinToken,
-      joinTokenFile,
+      aws,
+      joinTokenParameter: parameter,
       kubectl,
       tryKubectl,
       bootstrapToken: "",
       kubectlPath,
       apiHost,
       targetsFile,
+      stop,
     };
     // No target is in service: this instance registers only once its launch hook completes, after init.
     host.start("load-balancer", [
@@ -198,7 +211,7 @@ kubeadm() { "${binaries.kubeadm}" "$@"; }; refresh_join_token`,
 
     for (const phase of ["upload-config all", "bootstrap-token"]) kubeadm(["init", "phase", ...phase.split(" ")]);
     // The bootstrap's join-token step, once kubeadm has made the cluster (bootstrapSteps.ts).
-    cp.bootstrapToken = refreshJoinToken();
+    cp.bootstrapToken = await refreshJoinToken();
     registerNode(cp);
     kubeadm(["init", "phase", "mark-control-plane"]);
     const skipped = (init.skipPhases ?? []) as string[];
@@ -206,7 +219,7 @@ kubeadm() { "${binaries.kubeadm}" "$@"; }; refresh_join_token`,
       if (!skipped.includes(`addon/${addon}`)) kubeadm(["init", "phase", "addon", addon]);
     return cp;
   } catch (e) {
-    host.stop();
+    await stop();
     throw e;
   }
 }

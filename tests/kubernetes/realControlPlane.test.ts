@@ -151,7 +151,7 @@ describe("the real control plane (kubeadm, etcd, API server, controller manager,
     ]);
   });
 
-  after(() => cp?.host.stop());
+  after(() => cp?.stop());
 
   it("runs etcd at the version kubeadm pins, and kubeadm marked the node it initialised as a control-plane node", function () {
     const images = cp.host.must([
@@ -198,7 +198,7 @@ describe("the real control plane (kubeadm, etcd, API server, controller manager,
     expect(readyz(), "pinned again").to.equal(0);
   });
 
-  it("mints the join token with kubeadm's own commands: short-lived, in SSM under the cluster's key, stale ones deleted", function () {
+  it("mints the join token with kubeadm's own commands: short-lived, in SSM under the cluster's key, stale ones deleted", async function () {
     const tokens = () =>
       new Map(
         cp.host
@@ -211,16 +211,17 @@ describe("the real control plane (kubeadm, etcd, API server, controller manager,
     // The first node's: kubeadm init's own token went with it, the node parameter holds it under the cluster's key.
     expect([...tokens().keys()]).to.deep.equal([cp.bootstrapToken]);
     expect(hoursLeft(cp.bootstrapToken)).to.be.within(47.5, 48);
-    expect(cp.host.must(["cat", `${cp.joinTokenFile}.key`]).trim()).to.equal(secretsKeyAlias("dev.k8s.local"));
+    const joinToken = async () => (await cp.aws.parameters())[cp.joinTokenParameter];
+    expect(await joinToken()).to.include({ type: "SecureString", keyId: secretsKeyAlias("dev.k8s.local") });
     // Not due: the timer's next run changes nothing.
-    expect(cp.refreshJoinToken()).to.equal(cp.bootstrapToken);
+    expect(await cp.refreshJoinToken()).to.equal(cp.bootstrapToken);
     expect([...tokens().keys()]).to.deep.equal([cp.bootstrapToken]);
 
     // The node parameter holds a token with less than a day left: a new one replaces it, and the old one,
     // minted more than an hour ago, is deleted; the token replaced a moment ago stays for the nodes reading it.
     const ending = cp.host.must([binaries.kubeadm, "token", "create", "--ttl", "2h"]).trim().split("\n").pop()!;
-    cp.host.writeFile(cp.joinTokenFile, `${ending}\n`);
-    const renewed = cp.refreshJoinToken();
+    await cp.aws.putParameter(cp.joinTokenParameter, ending, "SecureString", secretsKeyAlias("dev.k8s.local"));
+    const renewed = await cp.refreshJoinToken();
     expect(renewed).to.not.be.oneOf([ending, cp.bootstrapToken]);
     expect([...tokens().keys()].sort()).to.deep.equal([cp.bootstrapToken, renewed].sort());
     expect(hoursLeft(renewed)).to.be.within(47.5, 48);
@@ -229,7 +230,7 @@ describe("the real control plane (kubeadm, etcd, API server, controller manager,
     // parameter's token (the token cleaner deleted it); the next run mints one and deletes what went stale.
     // (A TTL of 49 h makes the run see the first token as an hour older: minted more than an hour ago.)
     cp.host.must([binaries.kubeadm, "token", "delete", renewed]);
-    const recovered = cp.refreshJoinToken({ JOIN_TOKEN_TTL_HOURS: "49" });
+    const recovered = await cp.refreshJoinToken({ JOIN_TOKEN_TTL_HOURS: "49" });
     expect(recovered).to.not.be.oneOf([renewed, cp.bootstrapToken]);
     expect([...tokens().keys()]).to.deep.equal([recovered]);
     cp.bootstrapToken = recovered;

@@ -8,7 +8,9 @@
  *   environment around it);
  * - each instance's metadata service, IMDSv2 (`imdsUrl(instanceId)`).
  * Every call is recorded in `calls`; tests read the state itself (`instances`, `parameters`, `objects`,
- * `metrics`) rather than what was printed.
+ * `metrics`) rather than what was printed. `startAws` serves it from this process, on loopback;
+ * awsProcess.ts serves the same fake from a child process, on a unix socket, for commands run synchronously
+ * or in another network namespace.
  */
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "fs";
 import { createServer, IncomingMessage, ServerResponse } from "http";
@@ -62,6 +64,24 @@ export interface AwsOptions {
   decrypts?: string[];
 }
 
+const PARAMETER_TYPES = ["String", "StringList", "SecureString"] as const;
+
+/** An SSM parameter as Parameter Store keeps it. */
+export interface Parameter {
+  value: string;
+  type: (typeof PARAMETER_TYPES)[number];
+  /** The KMS key a SecureString is encrypted under. */
+  keyId?: string;
+  /** 1 when created, one more at each overwrite. */
+  version: number;
+}
+
+/** The key SSM encrypts a SecureString under when PutParameter names none: the account's default for SSM. */
+export const DEFAULT_SSM_KEY = "alias/aws/ssm";
+
+/** A Standard tier parameter's largest value, in characters (SSM API Reference, PutParameter, Value). */
+const STANDARD_VALUE_LIMIT = 4096;
+
 export interface AwsCall {
   /** `service:Action`, e.g. `ssm:GetParameter`. */
   action: string;
@@ -109,7 +129,7 @@ export class AwsFake {
   readonly instances = new Map<string, Instance>();
   readonly groups = new Map<string, Group>();
   /** SSM parameters by name. */
-  readonly parameters = new Map<string, string>();
+  readonly parameters = new Map<string, Parameter>();
   /** S3 objects by `bucket/key`. */
   readonly objects = new Map<string, Buffer>();
   readonly metrics: { namespace: string; name: string; dimensions: Record<string, string>; value: number }[] = [];
@@ -127,13 +147,18 @@ export class AwsFake {
     return `${this.url}/imds/${instanceId}`;
   }
 
-  /**
-   * A bash body for `aws`, run as `instanceId`'s instance role: its arguments go to this fake, which answers
-   * with what the CLI prints and its exit status.
-   */
+  /** The AWS CLI, as `instanceId`'s instance role, for this fake (`cliScript`). */
   cliScript(instanceId: string): string {
-    return `args=(); for a in "$@"; do args+=(--data-urlencode "arg=$a"); done
-eval "$(/usr/bin/curl -sS --data-urlencode "cwd=$PWD" "\${args[@]}" "${this.url}/cli/${instanceId}")"`;
+    return cliScript(this.url, instanceId);
+  }
+
+  /**
+   * Writes a parameter, a new version when it exists: what PutParameter does once it accepts the call, and
+   * how a test puts what someone else in the account put (Pulumi, an operator). SecureString by default.
+   */
+  putParameter(name: string, value: string, type: Parameter["type"] = "SecureString", keyId = DEFAULT_SSM_KEY): void {
+    const version = (this.parameters.get(name)?.version ?? 0) + 1;
+    this.parameters.set(name, { value, type, keyId: type === "SecureString" ? keyId : undefined, version });
   }
 
   /** Launches an instance into `group` (created with `hooks` when new), as Auto Scaling does. */
@@ -187,34 +212,61 @@ eval "$(/usr/bin/curl -sS --data-urlencode "cwd=$PWD" "\${args[@]}" "${this.url}
       ?.hooks.find((h) => h.lifecycleTransition === transition && (name === undefined || h.name === name));
   }
 
+  /**
+   * A parameter as GetParameter(s) answer it. WithDecryption returns a SecureString's value, and is ignored for
+   * String and StringList; without it a SecureString's value is its ciphertext (SSM API Reference,
+   * GetParameter). Decrypting for a caller KMS refuses fails with AccessDeniedException (KMS Decrypt).
+   */
+  private read(name: string, decrypt: boolean, caller: string) {
+    const { value, type, keyId, version } = this.parameters.get(name)!;
+    const answer = { Name: name, Type: type, Value: value, Version: version };
+    if (type !== "SecureString") return answer;
+    if (!decrypt) return { ...answer, Value: Buffer.from(`${keyId}:${version}:${value}`).toString("base64") };
+    if (this.options.decrypts && !this.options.decrypts.includes(caller))
+      throw new AwsError("AccessDeniedException", "User is not authorized to decrypt");
+    return answer;
+  }
+
   /** The API operations, by `service:Action`, with their parameters as the Query protocol names them. */
   private readonly api: Record<string, Handler> = {
     // GetParameter of a missing name fails with ParameterNotFound (SSM API Reference, GetParameter).
-    "ssm:GetParameter": (p) => {
-      const value = this.parameters.get(p.Name);
-      if (value === undefined) throw new AwsError("ParameterNotFound", "");
-      return { Parameter: { Name: p.Name, Type: "String", Value: value, Version: 1 } };
+    "ssm:GetParameter": (p, caller) => {
+      if (!this.parameters.has(p.Name)) throw new AwsError("ParameterNotFound", "");
+      return { Parameter: this.read(p.Name, p.WithDecryption === "true", caller) };
     },
-    // GetParameters lists unknown names in InvalidParameters; a SecureString read WithDecryption by a caller
-    // KMS refuses fails with AccessDeniedException (SSM API Reference, GetParameters; KMS Decrypt).
+    // GetParameters lists unknown names in InvalidParameters (SSM API Reference, GetParameters).
     "ssm:GetParameters": (p, caller) => {
       const names = JSON.parse(p.Names) as string[];
-      const decrypt = p.WithDecryption === "true";
-      if (decrypt && this.options.decrypts && !this.options.decrypts.includes(caller))
-        throw new AwsError("AccessDeniedException", "User is not authorized to decrypt");
       const found = names.filter((n) => this.parameters.has(n));
       return {
-        Parameters: found.map((Name) => ({ Name, Type: "SecureString", Value: this.parameters.get(Name) })),
+        Parameters: found.map((n) => this.read(n, p.WithDecryption === "true", caller)),
         InvalidParameters: names.filter((n) => !this.parameters.has(n)),
       };
     },
-    // PutParameter without Overwrite fails with ParameterAlreadyExists when the name exists (SSM API
-    // Reference, PutParameter): what makes the init record a lock.
+    // SSM API Reference, PutParameter: an existing name is written only with Overwrite, else
+    // ParameterAlreadyExists (what makes the init record a lock); a new parameter needs a Type, an update may
+    // leave it out and keeps the parameter's, and may not change it (HierarchyTypeMismatchException); a
+    // Standard tier value holds at most 4 KB. A SecureString is encrypted under KeyId, or without one the
+    // account's default key. Each write is a new version.
     "ssm:PutParameter": (p) => {
-      if (this.parameters.has(p.Name) && p.Overwrite !== "true")
+      const existing = this.parameters.get(p.Name);
+      if (existing && p.Overwrite !== "true")
         throw new AwsError("ParameterAlreadyExists", "The parameter already exists.");
-      this.parameters.set(p.Name, p.Value);
-      return { Version: 1, Tier: "Standard" };
+      const type = (p.Type ?? existing?.type) as Parameter["type"] | undefined;
+      if (!type || !PARAMETER_TYPES.includes(type))
+        throw new AwsError("ValidationException", `A new parameter's Type is one of ${PARAMETER_TYPES.join(", ")}`);
+      if (existing && type !== existing.type)
+        throw new AwsError(
+          "HierarchyTypeMismatchException",
+          "Parameter Store doesn't support changing a parameter type.",
+        );
+      if (!p.Value || p.Value.length > STANDARD_VALUE_LIMIT)
+        throw new AwsError(
+          "ValidationException",
+          `Standard tier parameters hold 1 to ${STANDARD_VALUE_LIMIT} characters.`,
+        );
+      this.putParameter(p.Name, p.Value, type, p.KeyId);
+      return { Version: this.parameters.get(p.Name)!.version, Tier: "Standard" };
     },
     // Filters are ANDed, a filter's values ORed; `tag:KEY` matches a tag's value (EC2 API Reference,
     // DescribeInstances).
@@ -675,20 +727,17 @@ function imds(fake: AwsFake, instanceId: string, req: IncomingMessage, res: Serv
   return res.end(metadata[key]);
 }
 
-const body = (req: IncomingMessage) =>
+/** A request's body, as text. */
+export const body = (req: IncomingMessage) =>
   new Promise<string>((done) => {
     let text = "";
     req.on("data", (chunk) => (text += chunk));
     req.on("end", () => done(text));
   });
 
-/** Starts a fake account; `close` stops its server (it never keeps the process alive by itself). */
-export async function startAws(options: AwsOptions = {}): Promise<AwsFake & { close(): Promise<void> }> {
-  const server = createServer();
-  await new Promise<void>((done) => server.listen(0, "127.0.0.1", done));
-  server.unref();
-  const fake = new AwsFake(`http://127.0.0.1:${(server.address() as AddressInfo).port}`, options);
-  server.on("request", async (req: IncomingMessage, res: ServerResponse) => {
+/** Every front end of `fake`, as one HTTP request handler. */
+export function serveAws(fake: AwsFake, options: AwsOptions) {
+  return async (req: IncomingMessage, res: ServerResponse) => {
     const url = req.url ?? "/";
     const imdsPath = /^\/imds\/([^/]+)(\/.*)$/.exec(url);
     if (imdsPath) return imds(fake, imdsPath[1], req, res, imdsPath[2]);
@@ -700,7 +749,36 @@ export async function startAws(options: AwsOptions = {}): Promise<AwsFake & { cl
     }
     if (String(req.headers["x-amz-target"] ?? "").startsWith("AmazonSSM.")) return runJson(fake, req, res);
     return runQuery(fake, options, req, res);
-  });
+  };
+}
+
+/**
+ * A bash body for `aws`, run as `instanceId`'s instance role: its arguments go to the fake at `url` (through
+ * `socket` when it listens on one), which answers with what the CLI prints and its exit status. A fake it
+ * cannot reach is an endpoint the CLI cannot connect to: exit 255, as the CLI's.
+ */
+export function cliScript(url: string, instanceId: string, socket?: string): string {
+  const through = socket ? `--unix-socket ${quoted(socket)} ` : "";
+  return `args=(); for a in "$@"; do args+=(--data-urlencode "arg=$a"); done
+answer=$(/usr/bin/curl -sS ${through}--data-urlencode "cwd=$PWD" "\${args[@]}" "${url}/cli/${instanceId}") ||
+  { echo 'Could not connect to the endpoint URL: "${url}"' >&2; exit 255; }
+eval "$answer"`;
+}
+
+/** A new directory holding `aws`, an executable of `script` (a `cliScript`): for the PATH of what calls AWS. */
+export function cliDirectory(script: string): string {
+  const dir = mkdtempSync(join(tmpdir(), "aws-cli-"));
+  writeFileSync(join(dir, "aws"), `#!/bin/bash\n${script}\n`, { mode: 0o755 });
+  return dir;
+}
+
+/** Starts a fake account; `close` stops its server (it never keeps the process alive by itself). */
+export async function startAws(options: AwsOptions = {}): Promise<AwsFake & { close(): Promise<void> }> {
+  const server = createServer();
+  await new Promise<void>((done) => server.listen(0, "127.0.0.1", done));
+  server.unref();
+  const fake = new AwsFake(`http://127.0.0.1:${(server.address() as AddressInfo).port}`, options);
+  server.on("request", serveAws(fake, options));
   return Object.assign(fake, {
     close: () => new Promise<void>((done) => server.close(() => done())),
   });

@@ -17,7 +17,7 @@ import { join, relative } from "path";
 import { CLUSTER_TAG, ROLE_TAGS } from "../../components/tags";
 import { groupLifecycleHooks } from "../../components/nodes/lifecycleHooks";
 import { BOOTSTRAP_SERVICE } from "../../components/nodes/systemdUnits";
-import { parameterPrefix } from "../../components/secrets/paths";
+import { parameterPrefix, secretsKeyAlias } from "../../components/secrets/paths";
 import type { AwsFake, Instance } from "./aws";
 import { clusterPki } from "./pki";
 
@@ -204,10 +204,11 @@ export const headerValue = (userData: string, name: string) =>
  */
 function putClusterSecrets(aws: AwsFake, clusterName: string, secrets: string): void {
   const value = (name: string) => readFileSync(join(secrets, name), "utf8").replace(/\n$/, "");
+  const key = secretsKeyAlias(clusterName);
   for (const name of readdirSync(secrets))
-    aws.parameters.set(`${parameterPrefix(clusterName, "control-plane")}${name}`, value(name));
+    aws.putParameter(`${parameterPrefix(clusterName, "control-plane")}${name}`, value(name), "SecureString", key);
   for (const name of ["ca.crt", "bootstrap-token"])
-    aws.parameters.set(`${parameterPrefix(clusterName, "node")}${name}`, value(name));
+    aws.putParameter(`${parameterPrefix(clusterName, "node")}${name}`, value(name), "SecureString", key);
 }
 
 export function newNode(options: Options): Node {
