@@ -1,7 +1,7 @@
 // The bootstrap's modules one by one (kOps keeps a test per nodeup builder): each defines functions only,
 // each is shellcheck clean, and the pure decisions are tables run through bash itself.
 import { expect } from "chai";
-import { spawnSync } from "child_process";
+import { spawn, spawnSync } from "child_process";
 import { createHash, X509Certificate } from "crypto";
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "fs";
 import { tmpdir } from "os";
@@ -17,6 +17,7 @@ import { BOOTSTRAP_SCRIPT, BOOTSTRAP_SERVICE, systemdUnits } from "../../compone
 import { renderBootstrapScript, renderUserData, withoutComments } from "../../components/nodes/userData";
 import { validateConfig } from "../../config/validation/validateConfig";
 import { baseConfig, REGION } from "../fixtures";
+import { AwsFake, cliDirectory, startAws } from "../standins/aws";
 import { makeSecrets } from "../standins/node";
 
 const MODULES = readdirSync(MODULE_DIR)
@@ -34,6 +35,56 @@ function call(modules: BootstrapModule[], fn: string, args: string[], input = ""
     encoding: "utf8",
   });
   return { out: r.stdout, err: r.stderr, status: r.status };
+}
+
+/** The init record's name, and a time it was created at. */
+const INIT_RECORD = "/cilium-cluster/dev.k8s.local/control-plane/initialized-0123456789ab";
+const AT = "2026-01-01T00:00:00Z";
+
+/**
+ * An account of the AWS fake with this node's instance (`self`), and the init record when `owner` created
+ * it; SCRIPT run in bash with MODULES sourced, on that instance (its `aws` and instance metadata), and
+ * asynchronously: the fake answers from this process. `before` changes the account first.
+ */
+async function onInstance(
+  self: string,
+  owner: string | undefined,
+  modules: BootstrapModule[],
+  script: string,
+  env: Record<string, string> = {},
+  before: (aws: AwsFake) => void = () => {},
+) {
+  const aws = await startAws();
+  try {
+    aws.launch({
+      id: self,
+      privateIp: "10.0.1.10",
+      zone: "us-east-1a",
+      instanceType: "t3.large",
+      mac: "0a:00:00:00:00:01",
+      tags: {},
+    });
+    if (owner) aws.putParameter(INIT_RECORD, `${owner} ${AT}`, "String");
+    before(aws);
+    const child = spawn("bash", ["-c", `set -euo pipefail; ${sources(modules)}; ${script}`], {
+      env: {
+        ...process.env,
+        PATH: `${cliDirectory(aws.cliScript(self))}:${process.env.PATH}`,
+        IMDS_ENDPOINT: aws.imdsUrl(self),
+        REGION: "us-east-1",
+        INIT_RECORD,
+        BOOTSTRAP_RETRY_DELAY: "0",
+        ...env,
+      },
+      stdio: ["ignore", "pipe", "ignore"],
+    });
+    let out = "";
+    child.stdout.on("data", (chunk) => (out += chunk));
+    const status = await new Promise<number | null>((done) => child.on("close", done));
+    return { status, out };
+  } finally {
+    await aws.close();
+  }
 }
 
 const API = { internal: "api.example.test", public: "api.example.com" };
@@ -136,24 +187,16 @@ describe("bootstrap modules", () => {
     }
   });
 
-  it("init_record_exists: yes only for another instance's record; fails when SSM cannot say", () => {
-    // What `aws ssm get-parameter` prints and its status.
-    const exists = (out: string, status: number) =>
-      call(
-        ["lib", "control-plane"],
-        `REGION=us-east-1; INIT_RECORD=/record; imds() { echo i-0aaaaaaaaaaaaaaaa; }; aws() { echo ${JSON.stringify(out)}; return ${status}; }; init_record_exists`,
-        [],
-      );
-    const at = "2026-01-01T00:00:00Z";
-    expect(exists(`i-0bbbbbbbbbbbbbbbb ${at}`, 0).out).to.equal("yes\n");
+  it("init_record_exists: yes only for another instance's record; fails when SSM cannot say", async () => {
+    const exists = (owner?: string, before?: (aws: AwsFake) => void) =>
+      onInstance("i-0aaaaaaaaaaaaaaaa", owner, ["lib", "control-plane"], "init_record_exists", {}, before);
+    expect((await exists("i-0bbbbbbbbbbbbbbbb")).out).to.equal("yes\n");
     // Its own record: a kubeadm init of this instance failed before, and it may init again.
-    expect(exists(`i-0aaaaaaaaaaaaaaaa ${at}`, 0).out).to.equal("no\n");
-    const missing =
-      "An error occurred (ParameterNotFound) when calling the GetParameter operation: Parameter not found";
-    expect(exists(missing, 254).out).to.equal("no\n");
+    expect((await exists("i-0aaaaaaaaaaaaaaaa")).out).to.equal("no\n");
+    expect((await exists()).out).to.equal("no\n");
     // Never taken for "no": that could create a second cluster.
-    const denied = exists("An error occurred (AccessDeniedException) when calling the GetParameter operation", 254);
-    expect([denied.status, denied.out]).to.deep.equal([1, ""]);
+    const throttled = await exists(undefined, (aws) => aws.throttle("ssm:GetParameter", 1));
+    expect([throttled.status, throttled.out]).to.deep.equal([1, ""]);
   });
 
   it("kubeadm_state: what kubeadm left decides; the CA a control plane fetches does not", () => {
@@ -221,21 +264,22 @@ describe("bootstrap modules", () => {
     expect(readdirSync(none)).to.deep.equal([]);
   });
 
-  it("kubeadm_reset undoes a half-done join with kubeadm reset, the API's name back and a joining member gone first", () => {
+  it("kubeadm_reset undoes a half-done join with kubeadm reset, the API's name back and a joining member gone first", async () => {
     // The commands kubeadm_reset ran, each with how many lines of /etc/hosts named the API then. The init
-    // record's owner and the member's removal are what the node finds (stand-in functions).
-    const reset = (role: string, owner: string, removal: "ok" | "fails") => {
+    // record's owner is what SSM holds (none: no record); the member's removal a stand-in function.
+    const reset = async (role: string, owner: string, removal: "ok" | "fails") => {
       const root = hostsRoot();
       if (role === "control-plane") expect(inRoot(root, "pin_api_endpoint").status).to.equal(0);
-      const r = inRoot(
-        root,
+      const r = await onInstance(
+        "i-0self",
+        owner === "none" ? undefined : owner,
+        ["lib", "control-plane", "kubeadm"],
         [
           `kubeadm() { { echo "kubeadm $*"; grep -c ${API_NAME} "$BOOTSTRAP_ROOT/etc/hosts" || true; } >>"$BOOTSTRAP_ROOT/calls"; }`,
-          `imds() { echo i-0self; }; init_record_owner() { echo ${owner}; }`,
           `etcd_remove_members() { echo "etcd_remove_members $*" >>"$BOOTSTRAP_ROOT/calls"; [ ${removal} = ok ]; }`,
           "touch $BOOTSTRAP_ROOT/calls; kubeadm_reset",
         ].join("\n"),
-        { ROLE: role },
+        { ROLE: role, BOOTSTRAP_ROOT: root, API_ENDPOINT: API_NAME },
       );
       return {
         status: r.status,
@@ -245,21 +289,21 @@ describe("bootstrap modules", () => {
     };
     // The run fails, so systemd starts the bootstrap again from its first step, which fetches again what
     // kubeadm reset removed. A control-plane node's reset reaches the cluster through the load balancer.
-    const joining = reset("control-plane", "i-0other", "ok");
+    const joining = await reset("control-plane", "i-0other", "ok");
     expect(joining).to.deep.equal({
       status: 1,
       calls: "etcd_remove_members self\nkubeadm reset --force\n0\n",
       hosts: HOSTS,
     });
     // No reset while its member cannot leave: its data would go and its member stay.
-    expect(reset("control-plane", "i-0other", "fails").calls).to.equal("etcd_remove_members self\n");
+    expect((await reset("control-plane", "i-0other", "fails")).calls).to.equal("etcd_remove_members self\n");
     // The node that created the cluster has no one to leave.
-    expect(reset("control-plane", "i-0self", "fails")).to.deep.equal({
+    expect(await reset("control-plane", "i-0self", "fails")).to.deep.equal({
       status: 1,
       calls: "kubeadm reset --force\n0\n",
       hosts: HOSTS,
     });
-    expect(reset("node", "none", "fails")).to.deep.equal({
+    expect(await reset("node", "none", "fails")).to.deep.equal({
       status: 1,
       calls: "kubeadm reset --force\n0\n",
       hosts: HOSTS,

@@ -1,12 +1,11 @@
 // The control plane's state in the plan (the init record's name, the backup bucket, nothing per member) and
 // on the node: the termination hook and the unit that waits in it, and what never happens at a stop.
 import { expect } from "chai";
-import { spawnSync } from "child_process";
-import { existsSync, mkdtempSync, readFileSync } from "fs";
-import { tmpdir } from "os";
+import { spawn } from "child_process";
+import { existsSync, readFileSync } from "fs";
 import { join } from "path";
 import { INIT_RECORD_PARAMETER } from "../../components/nodes/controlPlaneNames";
-import { ETCD_LIFECYCLE_HOOK } from "../../components/nodes/lifecycleHooks";
+import { ETCD_LIFECYCLE_HOOK, groupLifecycleHooks } from "../../components/nodes/lifecycleHooks";
 import { decodeUserData } from "../../components/nodes/userDataEncoding";
 import { filesOf } from "../../components/nodes/userData";
 import { bootstrapConfig } from "../../components/nodes/bootstrapConfig";
@@ -21,6 +20,8 @@ import type { Plan } from "../../plan/run";
 import { validateConfig } from "../../config/validation/validateConfig";
 import { baseConfig, REGION } from "../fixtures";
 import { declaredBy, inputs, named, ofType, planWith } from "../planHelpers";
+import { cliDirectory, startAws } from "../standins/aws";
+import { waitFor } from "../waitFor";
 
 const ASG = "aws:autoscaling/group:Group";
 const LT = "aws:ec2/launchTemplate:LaunchTemplate";
@@ -49,70 +50,87 @@ describe("control-plane state: on the node", () => {
   });
 
   /**
-   * leave_etcd_on_termination HOOK with IMDS reporting `states` one read at a time, the member's removal
-   * (etcd.sh, tested against real etcd in tests/etcd/) failing its first `removalFailures` tries: the
-   * commands it ran, in order.
+   * leave_etcd_on_termination HOOK on an instance of a control-plane group in the AWS fake, with the group's
+   * own hooks, in service: its watch reads instance metadata; once it has read twice, Auto Scaling terminates
+   * the instance. The member's removal (etcd.sh, tested against real etcd in tests/etcd/) fails its first
+   * `removalFailures` tries and notes what metadata said at each. Returns the script's status, the fake's
+   * calls and the instance, and what happened before the termination.
    */
-  function leave(states: string[], removalFailures = 0) {
-    const dir = mkdtempSync(join(tmpdir(), "leave-"));
-    const calls = join(dir, "calls");
+  async function leave(removalFailures = 0) {
+    const aws = await startAws();
+    const instance = aws.launch(
+      {
+        id: "i-0123456789abcdef0",
+        privateIp: "10.0.1.10",
+        zone: "us-east-1a",
+        instanceType: "t3.large",
+        mac: "0a:00:00:00:00:01",
+        tags: {},
+      },
+      { name: "control-plane-us-east-1a.dev.k8s.local", hooks: groupLifecycleHooks({ role: "control-plane" }) },
+    );
+    // It joined long ago: its launch hook was completed.
+    instance.lifecycleState = "InService";
+    const dir = cliDirectory(aws.cliScript(instance.id));
+    const lines = (file: string) =>
+      existsSync(join(dir, file)) ? readFileSync(join(dir, file), "utf8").trim().split("\n") : [];
     const script = [
       factsHeader(),
       `source ${JSON.stringify(modulePath("lib"))}`,
       `source ${JSON.stringify(modulePath("control-plane"))}`,
-      `states=(${states.join(" ")})`,
-      `read_count() { cat ${dir}/n 2>/dev/null || echo 0; }`,
-      "imds() {",
-      '  case "$1" in',
-      `  autoscaling/target-lifecycle-state) n=$(read_count); echo $((n + 1)) >${dir}/n; echo "\${states[$n]:-\${states[-1]}}" ;;`,
-      "  instance-id) echo i-0123456789abcdef0 ;;",
-      "  esac",
-      "}",
-      "sleep() { :; }",
-      `etcd_remove_members() { echo "etcd_remove_members $* after $(read_count) reads" >>${calls}; tries=$(( \${tries:-0} + 1 )); [ "$tries" -gt ${removalFailures} ]; }`,
-      `aws() { echo "aws $*" >>${calls}; if [ "$2" = describe-auto-scaling-instances ]; then echo control-plane-us-east-1a.dev.k8s.local; fi; }`,
+      `sleep() { echo "$1" >>${dir}/pauses; command sleep 0.05; }`,
+      `etcd_remove_members() { echo "$* $(imds autoscaling/target-lifecycle-state)" >>${dir}/removals; tries=$(( \${tries:-0} + 1 )); [ "$tries" -gt ${removalFailures} ]; }`,
       `leave_etcd_on_termination ${ETCD_LIFECYCLE_HOOK}`,
     ].join("\n");
-    const r = spawnSync("bash", ["-c", `set -euo pipefail\n${script}`], {
-      encoding: "utf8",
+    const run = spawn("bash", ["-c", `set -euo pipefail\n${script}`], {
       env: {
         ...process.env,
+        PATH: `${dir}:${process.env.PATH}`,
+        IMDS_ENDPOINT: aws.imdsUrl(instance.id),
         REGION: "us-east-1",
-        BOOTSTRAP_ROOT: dir,
         BOOTSTRAP_RETRY_DELAY: "0",
         BOOTSTRAP_TRIES: "2",
       },
+      stdio: "ignore",
     });
-    const lines = existsSync(calls) ? readFileSync(calls, "utf8").trim().split("\n") : [];
-    return { status: r.status, stderr: r.stderr, lines };
+    const status = new Promise<number | null>((done) => run.on("close", done));
+    try {
+      await waitFor(
+        "two reads of the instance's target lifecycle state",
+        () => lines("pauses").length >= 2,
+        30_000,
+        50,
+      );
+      const inService = { calls: [...aws.calls], removals: lines("removals") };
+      aws.terminate(instance.id);
+      return { status: await status, inService, calls: aws.calls, instance, removals: lines("removals") };
+    } finally {
+      run.kill();
+      await aws.close();
+    }
   }
 
-  it("the member leaves only once Auto Scaling terminates the instance, and then the termination goes on", () => {
-    const complete =
-      `aws autoscaling complete-lifecycle-action --region us-east-1 --lifecycle-hook-name ${ETCD_LIFECYCLE_HOOK}` +
-      " --auto-scaling-group-name control-plane-us-east-1a.dev.k8s.local --instance-id i-0123456789abcdef0" +
-      " --lifecycle-action-result CONTINUE";
-    const terminated = leave(["InService", "InService", "Terminated"]);
-    expect(terminated.status, terminated.stderr).to.equal(0);
-    expect(terminated.lines).to.deep.equal([
-      "aws autoscaling describe-auto-scaling-instances --region us-east-1 --instance-ids i-0123456789abcdef0 --query AutoScalingInstances[0].AutoScalingGroupName --output text",
-      "etcd_remove_members self after 3 reads",
-      complete,
+  it("the member leaves only once Auto Scaling terminates the instance, and then the termination goes on", async () => {
+    const terminated = await leave();
+    expect(terminated.inService).to.deep.equal({ calls: [], removals: [] });
+    expect(terminated.status).to.equal(0);
+    expect(terminated.removals).to.deep.equal(["self Terminated"]);
+    expect(terminated.calls.map((c) => [c.action, c.refused])).to.deep.equal([
+      ["autoscaling:DescribeAutoScalingInstances", undefined],
+      ["autoscaling:CompleteLifecycleAction", undefined],
     ]);
+    expect(terminated.instance).to.include({ lifecycleState: "Terminating:Proceed", heartbeats: 0 });
     // A member that has not left keeps its instance, with a heartbeat each try, and the hook completes after.
-    const failing = leave(["Terminated"], 2);
-    expect(failing.status, failing.stderr).to.equal(0);
-    const heartbeat =
-      `aws autoscaling record-lifecycle-action-heartbeat --region us-east-1 --lifecycle-hook-name ${ETCD_LIFECYCLE_HOOK}` +
-      " --auto-scaling-group-name control-plane-us-east-1a.dev.k8s.local --instance-id i-0123456789abcdef0";
-    expect(failing.lines.slice(1)).to.deep.equal([
-      "etcd_remove_members self after 1 reads",
-      heartbeat,
-      "etcd_remove_members self after 1 reads",
-      heartbeat,
-      "etcd_remove_members self after 1 reads",
-      complete,
+    const failing = await leave(2);
+    expect(failing.status).to.equal(0);
+    expect(failing.removals).to.have.length(3);
+    expect(failing.calls.map((c) => [c.action, c.refused])).to.deep.equal([
+      ["autoscaling:DescribeAutoScalingInstances", undefined],
+      ["autoscaling:RecordLifecycleActionHeartbeat", undefined],
+      ["autoscaling:RecordLifecycleActionHeartbeat", undefined],
+      ["autoscaling:CompleteLifecycleAction", undefined],
     ]);
+    expect(failing.instance).to.include({ lifecycleState: "Terminating:Proceed", heartbeats: 2 });
   });
 });
 
