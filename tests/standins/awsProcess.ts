@@ -19,8 +19,6 @@ const URL = "http://aws";
 const PARAMETERS = "/state/parameters";
 
 export interface AwsProcess {
-  /** The unix socket it listens on. */
-  socket: string;
   /** A bash body for `aws`, run as `instanceId`'s instance role, that calls this fake (aws.ts `cliScript`). */
   cliScript(instanceId: string): string;
   /** Every SSM parameter, by name. */
@@ -66,7 +64,6 @@ export async function startAwsProcess(options: AwsOptions = {}): Promise<AwsProc
   // Its pipes are sockets (Node's child_process), typed as plain streams.
   for (const pipe of [child.stdin, child.stdout]) (pipe as unknown as Socket).unref();
   return {
-    socket,
     cliScript: (instanceId) => cliScript(URL, instanceId, socket),
     parameters: async () => JSON.parse(await parametersRoute(socket, "GET")),
     putParameter: async (name, value, type, keyId) => {
