@@ -33,6 +33,8 @@ export interface Instance {
   pendingAsks?: number;
   /** RecordLifecycleActionHeartbeat calls accepted for it. */
   heartbeats: number;
+  /** The launch template version it was launched from, in its group. */
+  templateVersion?: string;
 }
 
 type RefreshStep = { Status: string; StatusReason?: string } | string;
@@ -41,6 +43,17 @@ export interface Group {
   hooks: LifecycleHookSpec[];
   /** The status of its newest instance refresh at each DescribeInstanceRefreshes (the last repeats); none: no refresh. */
   refreshes: RefreshStep[];
+  /** What DescribeAutoScalingGroups reports of it besides its instances (default: sizes 0, no zone, no tag). */
+  settings?: GroupSettings;
+}
+
+export interface GroupSettings {
+  minSize: number;
+  maxSize: number;
+  desiredCapacity: number;
+  zones: string[];
+  launchTemplate: { id: string; name: string; version: string };
+  tags: Record<string, string>;
 }
 
 export interface IssuedCredentials {
@@ -285,6 +298,40 @@ eval "$(/usr/bin/curl -sS --data-urlencode "cwd=$PWD" "\${args[@]}" "${this.url}
       else instance.lifecycleState = result === "CONTINUE" ? "InService" : "Terminating";
       return {};
     },
+    // Groups by name (AutoScalingGroupNames.member.N) and filters (Filters.member.N: `tag:<key>`, `tag-key`,
+    // `tag-value`; a filter's values ORed, filters ANDed), at most MaxRecords (default 50, at most 100) a page,
+    // the rest behind NextToken (Auto Scaling API Reference, DescribeAutoScalingGroups and Filter).
+    "autoscaling:DescribeAutoScalingGroups": (p) => {
+      const list = (prefix: string) =>
+        Object.keys(p)
+          .filter((k) => new RegExp(`^${prefix.replace(/\./g, "\\.")}\\d+$`).test(k))
+          .sort((a, b) => Number(a.slice(prefix.length)) - Number(b.slice(prefix.length)))
+          .map((k) => p[k]);
+      const names = list("AutoScalingGroupNames.member.");
+      const filters = Object.keys(p)
+        .filter((k) => /^Filters\.member\.\d+\.Name$/.test(k))
+        .map((k) => ({ name: p[k], values: list(`${k.replace(/Name$/, "Values")}.member.`) }));
+      const matches = (tags: Record<string, string>) =>
+        filters.every(({ name, values }) => {
+          if (name === "tag-key") return Object.keys(tags).some((k) => values.includes(k));
+          if (name === "tag-value") return Object.values(tags).some((v) => values.includes(v));
+          if (name.startsWith("tag:")) return values.includes(tags[name.slice(4)]);
+          throw new AwsError("ValidationError", `Filter ${name} is not valid`);
+        });
+      const max = p.MaxRecords === undefined ? 50 : Number(p.MaxRecords);
+      if (!(max >= 1 && max <= 100)) throw new AwsError("ValidationError", "MaxRecords must be between 1 and 100");
+      const all = [...this.groups]
+        .filter(([name, g]) => (names.length === 0 || names.includes(name)) && matches(g.settings?.tags ?? {}))
+        .sort(([a], [b]) => a.localeCompare(b));
+      const start = p.NextToken === undefined ? 0 : Number(p.NextToken);
+      if (!Number.isInteger(start) || start < 0 || start > all.length)
+        throw new AwsError("InvalidNextToken", "The token is invalid");
+      const page = all.slice(start, start + max);
+      return {
+        AutoScalingGroups: page.map(([name, g]) => this.describeGroup(name, g)),
+        NextToken: start + max < all.length ? String(start + max) : undefined,
+      };
+    },
     // A group's refreshes, newest first; a group that never had one answers an empty list (Auto Scaling API
     // Reference, DescribeInstanceRefreshes). Each call here answers the group's next scripted status.
     "autoscaling:DescribeInstanceRefreshes": (p) => {
@@ -341,6 +388,48 @@ eval "$(/usr/bin/curl -sS --data-urlencode "cwd=$PWD" "\${args[@]}" "${this.url}
       return { Credentials: role.issues };
     },
   };
+
+  /** A group as DescribeAutoScalingGroups answers it: settings, tags, and the instances in it. */
+  private describeGroup(name: string, group: Group) {
+    const settings = group.settings;
+    const template = settings?.launchTemplate;
+    return {
+      AutoScalingGroupName: name,
+      LaunchTemplate: template && {
+        LaunchTemplateId: template.id,
+        LaunchTemplateName: template.name,
+        Version: template.version,
+      },
+      MinSize: settings?.minSize ?? 0,
+      MaxSize: settings?.maxSize ?? 0,
+      DesiredCapacity: settings?.desiredCapacity ?? 0,
+      AvailabilityZones: settings?.zones ?? [],
+      HealthCheckType: "EC2",
+      CreatedTime: "2026-01-01T00:00:00Z",
+      Instances: [...this.instances.values()]
+        .filter((i) => i.group === name)
+        .map((i) => ({
+          InstanceId: i.id,
+          InstanceType: i.instanceType,
+          AvailabilityZone: i.zone,
+          LifecycleState: i.lifecycleState,
+          HealthStatus: "Healthy",
+          LaunchTemplate: template && {
+            LaunchTemplateId: template.id,
+            LaunchTemplateName: template.name,
+            Version: i.templateVersion ?? template.version,
+          },
+          ProtectedFromScaleIn: false,
+        })),
+      Tags: Object.entries(settings?.tags ?? {}).map(([Key, Value]) => ({
+        ResourceId: name,
+        ResourceType: "auto-scaling-group",
+        Key,
+        Value,
+        PropagateAtLaunch: false,
+      })),
+    };
+  }
 
   private waiting(p: Params): Instance {
     const instance = this.instances.get(p.InstanceId);
