@@ -34,6 +34,11 @@ export async function readAutoScaling(clusterName: string, config: Record<string
     return { listed: true, groups };
   } catch (error) {
     const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+    if (error instanceof Error && error.name === "CredentialsProviderError")
+      return {
+        listed: false,
+        reason: `no AWS credentials with the stack's AWS config (${aws.description}): ${message}`,
+      };
     return {
       listed: false,
       reason: `autoscaling:DescribeAutoScalingGroups failed with the stack's AWS config (${aws.description}): ${message}`,

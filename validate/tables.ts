@@ -24,7 +24,7 @@ export function instanceGroupsTable(rows: InstanceGroupRow[]): string {
     rows.map((r) => [
       r.name,
       r.role,
-      r.instanceType,
+      opt(r.instanceType),
       opt(r.minSize),
       opt(r.maxSize),
       r.zones.join(","),
