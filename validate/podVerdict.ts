@@ -107,7 +107,9 @@ export function judgePods(
     );
   const critical = pods.flatMap((pod): Failure[] => {
     const priority = pod.spec?.priorityClassName ?? "";
-    if (!CRITICAL.includes(priority) || judged.has(podKey(pod)) || pod.status?.phase === "Succeeded") return [];
+    // A pod being deleted (a rollout replacing it) is on its way out, not a failure.
+    const leaving = pod.metadata?.deletionTimestamp !== undefined || pod.status?.phase === "Succeeded";
+    if (!CRITICAL.includes(priority) || judged.has(podKey(pod)) || leaving) return [];
     const problem = podProblem(pod);
     return problem
       ? [{ kind: "Pod", name: podKey(pod), message: `${priority} pod "${pod.metadata?.name}" ${problem}` }]

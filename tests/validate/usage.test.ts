@@ -32,7 +32,7 @@ describe("npm run validate-cluster: usage", () => {
     [["--stack", "nosuch"], /cannot read .*Pulumi\.nosuch\.yaml/],
     [
       ["--config-file", invalid],
-      /Pulumi\.bad\.yaml: Invalid cluster configuration \(\d+ errors\):\n(  .*\n)*  clusterName: Invalid value: "Not_A_Name"/,
+      /Pulumi\.bad\.yaml: Invalid cluster configuration \(\d+ errors\):\n( {2}.*\n)* {2}clusterName: Invalid value: "Not_A_Name"/,
     ],
     [
       ["--kubeconfig", join(dir, "none")],

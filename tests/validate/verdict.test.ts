@@ -135,6 +135,15 @@ const CASES: Case[] = [
     failures: ["Pod kube-system/coredns-5d78c9869d-abcde"],
   },
   {
+    name: "a system-critical pod being deleted, no longer ready: on its way out, nothing to report",
+    cluster: (c) => {
+      const coredns = c.pods.find((p) => p.metadata?.name?.startsWith("coredns"))!;
+      coredns.metadata!.deletionTimestamp = new Date();
+      coredns.status!.conditions = [{ type: "Ready", status: "False" }];
+    },
+    failures: [],
+  },
+  {
     name: "a node the cloud controller manager has not initialised",
     cluster: (c) => {
       nodeOf(c, W2.name).spec!.taints = [
