@@ -90,6 +90,10 @@ function tooFew(name: string, ready: number, minSize: number, what: string): Fai
 /** Each group's instances matched to nodes by instance ID. */
 function byAutoScaling(groups: InstanceGroup[], asgs: AutoScalingGroup[], nodes: V1Node[]): NodeVerdict {
   const byInstance = new Map(nodes.flatMap((n) => (instanceIdOf(n) ? [[instanceIdOf(n)!, n] as const] : [])));
+  // A node the cloud controller manager has not initialised has no providerID: its instance looks unjoined.
+  const unmatched = nodes.some((n) => !instanceIdOf(n))
+    ? ", or its node has no providerID yet (the cloud controller manager sets it)"
+    : "";
   const groupOfNode = new Map<string, string>();
   const failures: Failure[] = [];
   const rows = groups.map((group): GroupRow => {
@@ -113,7 +117,7 @@ function byAutoScaling(groups: InstanceGroup[], asgs: AutoScalingGroup[], nodes:
         failures.push({
           kind: "Machine",
           name: id,
-          message: `machine "${id}" (${member.LifecycleState}) has not joined the cluster`,
+          message: `machine "${id}" (${member.LifecycleState}) has not joined the cluster${unmatched}`,
         });
         continue;
       }

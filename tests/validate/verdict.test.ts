@@ -161,6 +161,17 @@ const CASES: Case[] = [
     failures: [`Machine ${W2.instanceId}`, "InstanceGroup nodes"],
   },
   {
+    name: "a node not initialised by the cloud controller manager: no providerID, so its instance has no node",
+    cluster: (c) => {
+      const w2 = nodeOf(c, W2.name);
+      delete w2.spec!.providerID;
+      w2.spec!.taints = [
+        { key: "node.cloudprovider.kubernetes.io/uninitialized", value: "true", effect: "NoSchedule" },
+      ];
+    },
+    failures: [`Machine ${W2.instanceId}`, "InstanceGroup nodes", `Node ${W2.name}`],
+  },
+  {
     name: "an instance leaving its group, its node gone: nothing to report",
     aws: (a) => {
       const nodes = groupOf(a, "nodes");
