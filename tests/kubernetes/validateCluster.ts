@@ -187,7 +187,9 @@ export function validateClusterSuite(controlPlane: () => ControlPlane): void {
           ),
         },
       };
-      kubectl(["patch", "ciliumnode", name, "--subresource=status", "--type=merge", "-p", JSON.stringify({ status })]);
+      // The whole status replaced, as the operator writes it (a merge patch would keep addresses no longer used).
+      const replace = [{ op: "add", path: "/status", value: status }];
+      kubectl(["patch", "ciliumnode", name, "--subresource=status", "--type=json", "-p", JSON.stringify(replace)]);
     };
 
     const failures = (run: Run) =>
