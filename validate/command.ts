@@ -19,7 +19,7 @@ import { Expectations, expectations } from "./expectations";
 import { instanceGroupRows } from "./instanceGroupListing";
 import { readAutoScaling } from "./readAutoScaling";
 import { readCluster } from "./readCluster";
-import { instanceGroupsTable, verdictText } from "./tables";
+import { errorCount, instanceGroupsTable, verdictText } from "./tables";
 import { judge, Verdict } from "./verdict";
 
 export const USAGE = `usage: npm run validate-cluster -- [--kubeconfig FILE] [--stack NAME | --config-file PATH] [--wait DURATION]
@@ -68,7 +68,7 @@ interface Options {
   waitSeconds?: number;
 }
 
-export function parseCommandLine(argv: readonly string[]): Options {
+function parseCommandLine(argv: readonly string[]): Options {
   let parsed;
   try {
     parsed = parseArgs({
@@ -162,11 +162,15 @@ async function validate(options: Options, expected: Expectations, config: Record
         if (verdict.healthy) return "done";
         const first = verdict.failures[0];
         io.err(
-          `not healthy yet (${verdict.failures.length} errors, first: ${first.kind} ${first.name}: ${first.message}); checking again in ${poll}s\n`,
+          `not healthy yet (${errorCount(verdict.failures.length)}, first: ${first.kind} ${first.name}: ${first.message}); checking again in ${poll}s\n`,
         );
         return "wait";
       },
-      { timeoutMs: options.waitSeconds * 1000, intervalMs: poll * 1000 },
+      {
+        timeoutMs: options.waitSeconds * 1000,
+        intervalMs: poll * 1000,
+        timedOut: () => `not healthy after ${options.waitSeconds}s`,
+      },
     ).catch((error: Error) => io.err(`${error.message}\n`));
   }
   const { verdict, aws } = last!;

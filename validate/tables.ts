@@ -16,6 +16,8 @@ export function table(header: string[], rows: string[][]): string {
   return [line(header), ...rows.map(line)].join("\n");
 }
 
+export const errorCount = (n: number): string => (n === 1 ? "1 error" : `${n} errors`);
+
 const opt = (value: number | string | undefined) => (value === undefined || value === "" ? "-" : String(value));
 
 export function instanceGroupsTable(rows: InstanceGroupRow[]): string {
@@ -75,7 +77,7 @@ export function verdictText(clusterName: string, verdict: Verdict): string {
         ["KIND", "NAME", "MESSAGE"],
         verdict.failures.map((f) => [f.kind, f.name, f.message]),
       )}`,
-      `Validation failed: ${verdict.failures.length === 1 ? "1 error" : `${verdict.failures.length} errors`}`,
+      `Validation failed: ${errorCount(verdict.failures.length)}`,
     );
   return `${sections.join("\n\n")}\n`;
 }
