@@ -1,7 +1,7 @@
 /**
  * One fake of AWS for every test: the state of the cluster's account (EC2 instances, Auto Scaling groups with
- * their lifecycle hooks and instance refreshes, SSM parameters, S3 objects, CloudWatch metrics, roles to
- * assume), behind one HTTP server, and the front ends that reach that state:
+ * their sizes, tags, lifecycle hooks and instance refreshes, SSM parameters, S3 objects, CloudWatch metrics,
+ * roles to assume), behind one HTTP server, and the front ends that reach that state:
  * - the AWS CLI, for bash: `cliScript(instanceId)` is the body of an `aws` that posts its arguments here and
  *   prints and exits as the CLI does;
  * - the Query protocol, for the SDK (AWS_ENDPOINT_URL = `url`; `sdkEnvironment` sets the machine's AWS
