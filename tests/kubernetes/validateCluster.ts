@@ -106,6 +106,7 @@ export function validateClusterSuite(controlPlane: () => ControlPlane): void {
     let withAws: NodeJS.ProcessEnv;
     let withoutAws: NodeJS.ProcessEnv;
     let machines: Machine[];
+    let kubelets: NodeJS.Timeout | undefined;
 
     const kubectl = (args: string[], input?: string) => cp.kubectl(args, input);
     const json = (args: string[]) => JSON.parse(kubectl([...args, "-o", "json"]));
@@ -124,13 +125,18 @@ export function validateClusterSuite(controlPlane: () => ControlPlane): void {
     };
     const validate = (env: NodeJS.ProcessEnv, ...args: string[]) => start(env, ...args).done;
 
-    /** The kubelets' part: every bound pod that is not ready is reported running and ready. */
+    /** The kubelets' part: every pod bound to a ready node that is not ready yet is reported running and ready. */
     const podsReady = () => {
+      const isReady = (o: { status: { conditions?: { type: string; status: string }[] } }) =>
+        o.status.conditions?.some((c) => c.type === "Ready" && c.status === "True") ?? false;
+      // Only a kubelet that is itself ready starts pods.
+      const readyNodes = new Set(
+        json(["get", "nodes"])
+          .items.filter(isReady)
+          .map((n: { metadata: { name: string } }) => n.metadata.name),
+      );
       for (const pod of json(["get", "pods", "-A"]).items) {
-        const ready = pod.status.conditions?.some(
-          (c: { type: string; status: string }) => c.type === "Ready" && c.status === "True",
-        );
-        if (!pod.spec.nodeName || ready || pod.metadata.deletionTimestamp) continue;
+        if (!readyNodes.has(pod.spec.nodeName) || isReady(pod) || pod.metadata.deletionTimestamp) continue;
         kubectl([
           "patch",
           "pod",
@@ -308,6 +314,8 @@ export function validateClusterSuite(controlPlane: () => ControlPlane): void {
       kubectl(["apply", "--server-side", "-f", CRD]);
       await waitFor("the CiliumNode CRD", () => cp.tryKubectl(["get", "ciliumnodes"]).status === 0, 60_000);
       for (const m of machines) ciliumNode(m.name, 16, 5);
+      // The kubelets' part from here on: the controllers create and bind pods, and they are reported ready.
+      kubelets = setInterval(podsReady, 3000);
 
       // The Auto Scaling groups that hold the instances, and the AWS environment of the machine running the check.
       aws = await startAws({ region: spec.region, autoScalingKey: AMBIENT_KEY });
@@ -354,20 +362,14 @@ export function validateClusterSuite(controlPlane: () => ControlPlane): void {
     });
 
     after(async () => {
+      clearInterval(kubelets);
       for (const s of sockets) s.destroy();
       bridge?.close();
       await aws?.close();
     });
 
     it("a healthy cluster: --wait returns once the controllers report every workload ready, exit 0; so does a plain check", async function () {
-      // The controllers create and bind the add-ons' pods; the kubelets' part marks them ready as they come.
-      const marking = setInterval(() => podsReady(), 3000);
-      let waited: Run;
-      try {
-        waited = await validate(withAws, "--wait", "240s");
-      } finally {
-        clearInterval(marking);
-      }
+      const waited = await validate(withAws, "--wait", "240s");
       expect(waited.code, `${waited.stdout}${waited.stderr}`).to.equal(0);
       const run = await validate(withAws);
       expect(run.code, run.stdout).to.equal(0);
