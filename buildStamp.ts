@@ -10,7 +10,10 @@ import { join } from "path";
 export const BUILD_DIR = "bin";
 export const STAMP_FILE = "build-stamp.json";
 
-/** What the build compiles into bin/: the program, the offline plan, the benchmark's target and the admin kubeconfig command. */
+/**
+ * What the build compiles into bin/: the program, the offline plan, the benchmark's target, the admin
+ * kubeconfig command and the cluster check.
+ */
 export const COMPILED_ROOTS = [
   "index.ts",
   "buildGuard.ts",
@@ -21,9 +24,11 @@ export const COMPILED_ROOTS = [
   "catalogs",
   "components",
   "plan",
+  "validate",
   "scripts/plan.ts",
   "scripts/benchTarget.ts",
   "scripts/kubeconfig.ts",
+  "scripts/validateCluster.ts",
 ];
 /** Inputs that shape the output without being compiled themselves. */
 export const BUILD_INPUTS = ["tsconfig.json", "scripts/compile.ts"];

@@ -97,6 +97,13 @@ export const TIMEOUTS = {
     apiPollSeconds: 10,
     apiAttemptSeconds: 5,
   },
+  /** `npm run validate-cluster` (validate/). */
+  validate: {
+    /** With `--wait`: between two checks of a cluster that is not healthy yet. */
+    pollSeconds: 10,
+    /** The most one request to the API server may take before the check counts it unanswered. */
+    requestSeconds: 15,
+  },
   /** Add-ons applied by the control plane (`addons.applyFrom: controlPlane`, components/k8s). */
   addons: {
     /** `pulumi up` waits this long for a new association to succeed (delivery.ts). */

@@ -40,6 +40,7 @@ import { initialiseNodes } from "./cloudControllerStandIn";
 import { requireNamespaces } from "./nodeHost";
 import { allowed, chartGrants, covers, NEVER } from "./rbacCalls";
 import { caCertHash, fillAsTheNode, renderedExamples } from "./renderedKubeadm";
+import { validateClusterSuite } from "./validateCluster";
 
 const BINARIES: Binary[] = ["kubeadm", "kube-apiserver", "kube-controller-manager", "kube-scheduler", "etcd"];
 
@@ -522,4 +523,7 @@ test -s /etc/kubernetes/bootstrap-kubelet.conf`,
       }
     });
   }
+
+  // Last: it leaves the dev stack's cluster behind, broken.
+  validateClusterSuite(() => cp);
 });

@@ -1,7 +1,7 @@
 /**
  * One fake of AWS for every test: the state of the cluster's account (EC2 instances, Auto Scaling groups with
- * their lifecycle hooks and instance refreshes, SSM parameters, S3 objects, CloudWatch metrics, roles to
- * assume), behind one HTTP server, and the front ends that reach that state:
+ * their sizes, tags, lifecycle hooks and instance refreshes, SSM parameters, S3 objects, CloudWatch metrics,
+ * roles to assume), behind one HTTP server, and the front ends that reach that state:
  * - the AWS CLI, for bash: `cliScript(instanceId)` is the body of an `aws` that posts its arguments here and
  *   prints and exits as the CLI does;
  * - the Query protocol, for the SDK (AWS_ENDPOINT_URL = `url`; `sdkEnvironment` sets the machine's AWS
@@ -35,6 +35,8 @@ export interface Instance {
   pendingAsks?: number;
   /** RecordLifecycleActionHeartbeat calls accepted for it. */
   heartbeats: number;
+  /** The launch template version it was launched from, in its group. */
+  templateVersion?: string;
 }
 
 type RefreshStep = { Status: string; StatusReason?: string } | string;
@@ -43,6 +45,17 @@ export interface Group {
   hooks: LifecycleHookSpec[];
   /** The status of its newest instance refresh at each DescribeInstanceRefreshes (the last repeats); none: no refresh. */
   refreshes: RefreshStep[];
+  /** What DescribeAutoScalingGroups reports of it besides its instances (default: sizes 0, no zone, no tag). */
+  settings?: GroupSettings;
+}
+
+export interface GroupSettings {
+  minSize: number;
+  maxSize: number;
+  desiredCapacity: number;
+  zones: string[];
+  launchTemplate: { id: string; name: string; version: string };
+  tags: Record<string, string>;
 }
 
 export interface IssuedCredentials {
@@ -337,6 +350,40 @@ export class AwsFake {
       else instance.lifecycleState = result === "CONTINUE" ? "InService" : "Terminating";
       return {};
     },
+    // Groups by name (AutoScalingGroupNames.member.N) and filters (Filters.member.N: `tag:<key>`, `tag-key`,
+    // `tag-value`; a filter's values ORed, filters ANDed), at most MaxRecords (default 50, at most 100) a page,
+    // the rest behind NextToken (Auto Scaling API Reference, DescribeAutoScalingGroups and Filter).
+    "autoscaling:DescribeAutoScalingGroups": (p) => {
+      const list = (prefix: string) =>
+        Object.keys(p)
+          .filter((k) => new RegExp(`^${prefix.replace(/\./g, "\\.")}\\d+$`).test(k))
+          .sort((a, b) => Number(a.slice(prefix.length)) - Number(b.slice(prefix.length)))
+          .map((k) => p[k]);
+      const names = list("AutoScalingGroupNames.member.");
+      const filters = Object.keys(p)
+        .filter((k) => /^Filters\.member\.\d+\.Name$/.test(k))
+        .map((k) => ({ name: p[k], values: list(`${k.replace(/Name$/, "Values")}.member.`) }));
+      const matches = (tags: Record<string, string>) =>
+        filters.every(({ name, values }) => {
+          if (name === "tag-key") return Object.keys(tags).some((k) => values.includes(k));
+          if (name === "tag-value") return Object.values(tags).some((v) => values.includes(v));
+          if (name.startsWith("tag:")) return values.includes(tags[name.slice(4)]);
+          throw new AwsError("ValidationError", `Filter ${name} is not valid`);
+        });
+      const max = p.MaxRecords === undefined ? 50 : Number(p.MaxRecords);
+      if (!(max >= 1 && max <= 100)) throw new AwsError("ValidationError", "MaxRecords must be between 1 and 100");
+      const all = [...this.groups]
+        .filter(([name, g]) => (names.length === 0 || names.includes(name)) && matches(g.settings?.tags ?? {}))
+        .sort(([a], [b]) => a.localeCompare(b));
+      const start = p.NextToken === undefined ? 0 : Number(p.NextToken);
+      if (!Number.isInteger(start) || start < 0 || start > all.length)
+        throw new AwsError("InvalidNextToken", "The token is invalid");
+      const page = all.slice(start, start + max);
+      return {
+        AutoScalingGroups: page.map(([name, g]) => this.describeGroup(name, g)),
+        NextToken: start + max < all.length ? String(start + max) : undefined,
+      };
+    },
     // A group's refreshes, newest first; a group that never had one answers an empty list (Auto Scaling API
     // Reference, DescribeInstanceRefreshes). Each call here answers the group's next scripted status.
     "autoscaling:DescribeInstanceRefreshes": (p) => {
@@ -393,6 +440,48 @@ export class AwsFake {
       return { Credentials: role.issues };
     },
   };
+
+  /** A group as DescribeAutoScalingGroups answers it: settings, tags, and the instances in it. */
+  private describeGroup(name: string, group: Group) {
+    const settings = group.settings;
+    const template = settings?.launchTemplate;
+    return {
+      AutoScalingGroupName: name,
+      LaunchTemplate: template && {
+        LaunchTemplateId: template.id,
+        LaunchTemplateName: template.name,
+        Version: template.version,
+      },
+      MinSize: settings?.minSize ?? 0,
+      MaxSize: settings?.maxSize ?? 0,
+      DesiredCapacity: settings?.desiredCapacity ?? 0,
+      AvailabilityZones: settings?.zones ?? [],
+      HealthCheckType: "EC2",
+      CreatedTime: "2026-01-01T00:00:00Z",
+      Instances: [...this.instances.values()]
+        .filter((i) => i.group === name)
+        .map((i) => ({
+          InstanceId: i.id,
+          InstanceType: i.instanceType,
+          AvailabilityZone: i.zone,
+          LifecycleState: i.lifecycleState,
+          HealthStatus: "Healthy",
+          LaunchTemplate: template && {
+            LaunchTemplateId: template.id,
+            LaunchTemplateName: template.name,
+            Version: i.templateVersion ?? template.version,
+          },
+          ProtectedFromScaleIn: false,
+        })),
+      Tags: Object.entries(settings?.tags ?? {}).map(([Key, Value]) => ({
+        ResourceId: name,
+        ResourceType: "auto-scaling-group",
+        Key,
+        Value,
+        PropagateAtLaunch: false,
+      })),
+    };
+  }
 
   private waiting(p: Params): Instance {
     const instance = this.instances.get(p.InstanceId);
