@@ -6,7 +6,7 @@ import { existsSync, mkdtempSync, readFileSync } from "fs";
 import { tmpdir } from "os";
 import { join } from "path";
 import { INIT_RECORD_PARAMETER } from "../../components/nodes/controlPlaneNames";
-import { ETCD_LIFECYCLE_HOOK } from "../../components/nodes/lifecycleHooks";
+import { DRAIN_LIFECYCLE_HOOK, ETCD_LIFECYCLE_HOOK } from "../../components/nodes/lifecycleHooks";
 import { decodeUserData } from "../../components/nodes/userDataEncoding";
 import { filesOf } from "../../components/nodes/userData";
 import { bootstrapConfig } from "../../components/nodes/bootstrapConfig";
@@ -49,11 +49,12 @@ describe("control-plane state: on the node", () => {
   });
 
   /**
-   * leave_etcd_on_termination HOOK with IMDS reporting `states` one read at a time, the member's removal
-   * (etcd.sh, tested against real etcd in tests/etcd/) failing its first `removalFailures` tries: the
+   * leave_etcd_on_termination HOOK with IMDS reporting `states` one read at a time, the node drained from the
+   * `drainedAt`th look on (drain.sh, run against the real API server in tests/kubernetes/), the member's
+   * removal (etcd.sh, tested against real etcd in tests/etcd/) failing its first `removalFailures` tries: the
    * commands it ran, in order.
    */
-  function leave(states: string[], removalFailures = 0) {
+  function leave(states: string[], removalFailures = 0, drainedAt = 1) {
     const dir = mkdtempSync(join(tmpdir(), "leave-"));
     const calls = join(dir, "calls");
     const script = [
@@ -69,6 +70,9 @@ describe("control-plane state: on the node", () => {
       "  esac",
       "}",
       "sleep() { :; }",
+      "node_name() { echo ip-10-0-12-34; }",
+      // In a command substitution: the count of looks is kept in a file.
+      `node_drained() { echo "node_drained $*" >>${calls}; echo x >>${dir}/looks; if [ "$(wc -l <${dir}/looks)" -ge ${drainedAt} ]; then echo yes; else echo no; fi; }`,
       `etcd_remove_members() { echo "etcd_remove_members $* after $(read_count) reads" >>${calls}; tries=$(( \${tries:-0} + 1 )); [ "$tries" -gt ${removalFailures} ]; }`,
       `aws() { echo "aws $*" >>${calls}; if [ "$2" = describe-auto-scaling-instances ]; then echo control-plane-us-east-1a.dev.k8s.local; fi; }`,
       `leave_etcd_on_termination ${ETCD_LIFECYCLE_HOOK}`,
@@ -96,16 +100,30 @@ describe("control-plane state: on the node", () => {
     expect(terminated.status, terminated.stderr).to.equal(0);
     expect(terminated.lines).to.deep.equal([
       "aws autoscaling describe-auto-scaling-instances --region us-east-1 --instance-ids i-0123456789abcdef0 --query AutoScalingInstances[0].AutoScalingGroupName --output text",
+      "node_drained ip-10-0-12-34",
       "etcd_remove_members self after 3 reads",
+      complete,
+    ]);
+    const heartbeat =
+      `aws autoscaling record-lifecycle-action-heartbeat --region us-east-1 --lifecycle-hook-name ${ETCD_LIFECYCLE_HOOK}` +
+      " --auto-scaling-group-name control-plane-us-east-1a.dev.k8s.local --instance-id i-0123456789abcdef0";
+    // The member leaves only once the node is drained, its instance held meanwhile.
+    const draining = leave(["Terminated"], 0, 3);
+    expect(draining.status, draining.stderr).to.equal(0);
+    expect(draining.lines.slice(1)).to.deep.equal([
+      "node_drained ip-10-0-12-34",
+      heartbeat,
+      "node_drained ip-10-0-12-34",
+      heartbeat,
+      "node_drained ip-10-0-12-34",
+      "etcd_remove_members self after 1 reads",
       complete,
     ]);
     // A member that has not left keeps its instance, with a heartbeat each try, and the hook completes after.
     const failing = leave(["Terminated"], 2);
     expect(failing.status, failing.stderr).to.equal(0);
-    const heartbeat =
-      `aws autoscaling record-lifecycle-action-heartbeat --region us-east-1 --lifecycle-hook-name ${ETCD_LIFECYCLE_HOOK}` +
-      " --auto-scaling-group-name control-plane-us-east-1a.dev.k8s.local --instance-id i-0123456789abcdef0";
     expect(failing.lines.slice(1)).to.deep.equal([
+      "node_drained ip-10-0-12-34",
       "etcd_remove_members self after 1 reads",
       heartbeat,
       "etcd_remove_members self after 1 reads",
@@ -223,7 +241,13 @@ describe("control-plane state: plan", () => {
     }
   });
 
-  it("control-plane groups hold terminating instances for the etcd member; worker groups do not", () => {
+  it("control-plane groups hold terminating instances for the etcd member too; every group for the drain", () => {
+    const drain = {
+      name: DRAIN_LIFECYCLE_HOOK,
+      lifecycleTransition: "autoscaling:EC2_INSTANCE_TERMINATING",
+      heartbeatTimeout: TIMEOUTS.drain.hookHeartbeatSeconds,
+      defaultResult: "CONTINUE",
+    };
     for (const asg of ofType(ha, ASG)) {
       // Beside the launch hook every group has (nodeLaunchTemplate.test.ts).
       const hooks = ((inputs(asg).initialLifecycleHooks ?? []) as { lifecycleTransition: string }[]).filter(
@@ -231,6 +255,7 @@ describe("control-plane state: plan", () => {
       );
       if (asg.name.startsWith("control-plane-")) {
         expect(hooks, asg.name).to.deep.equal([
+          drain,
           {
             name: ETCD_LIFECYCLE_HOOK,
             lifecycleTransition: "autoscaling:EC2_INSTANCE_TERMINATING",
@@ -238,7 +263,7 @@ describe("control-plane state: plan", () => {
             defaultResult: "CONTINUE",
           },
         ]);
-      } else expect(hooks, asg.name).to.deep.equal([]);
+      } else expect(hooks, asg.name).to.deep.equal([drain]);
     }
   });
 });

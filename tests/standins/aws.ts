@@ -33,6 +33,8 @@ export interface Instance {
   pendingAsks?: number;
   /** RecordLifecycleActionHeartbeat calls accepted for it. */
   heartbeats: number;
+  /** While it terminates, the termination hooks whose actions are not completed yet: it waits for them all. */
+  terminationActions?: string[];
 }
 
 type RefreshStep = { Status: string; StatusReason?: string } | string;
@@ -153,11 +155,17 @@ eval "$(/usr/bin/curl -sS --data-urlencode "cwd=$PWD" "\${args[@]}" "${this.url}
     return launched;
   }
 
-  /** Auto Scaling terminating an instance: held in Terminating:Wait while its group has a termination hook. */
+  /**
+   * Auto Scaling terminating an instance: held in Terminating:Wait until the action of each termination hook
+   * of its group is completed (Amazon EC2 Auto Scaling lifecycle hooks: an instance waits for all its hooks).
+   */
   terminate(instanceId: string): void {
     const instance = this.instance(instanceId);
-    const waits = instance.group && this.hook(instance.group, "autoscaling:EC2_INSTANCE_TERMINATING");
-    instance.lifecycleState = waits ? "Terminating:Wait" : "Terminating:Proceed";
+    const hooks = (instance.group && this.groups.get(instance.group)?.hooks) || [];
+    instance.terminationActions = hooks
+      .filter((h) => h.lifecycleTransition === "autoscaling:EC2_INSTANCE_TERMINATING")
+      .map((h) => h.name);
+    instance.lifecycleState = instance.terminationActions.length ? "Terminating:Wait" : "Terminating:Proceed";
   }
 
   /** The next `times` calls of `action` are throttled, before AWS does anything. */
@@ -281,8 +289,10 @@ eval "$(/usr/bin/curl -sS --data-urlencode "cwd=$PWD" "\${args[@]}" "${this.url}
       const result = p.LifecycleActionResult;
       if (result !== "CONTINUE" && result !== "ABANDON")
         throw new AwsError("ValidationError", "LifecycleActionResult must be CONTINUE or ABANDON");
-      if (instance.lifecycleState === "Terminating:Wait") instance.lifecycleState = "Terminating:Proceed";
-      else instance.lifecycleState = result === "CONTINUE" ? "InService" : "Terminating";
+      if (instance.lifecycleState === "Terminating:Wait") {
+        instance.terminationActions = instance.terminationActions?.filter((h) => h !== p.LifecycleHookName);
+        if (!instance.terminationActions?.length) instance.lifecycleState = "Terminating:Proceed";
+      } else instance.lifecycleState = result === "CONTINUE" ? "InService" : "Terminating";
       return {};
     },
     // A group's refreshes, newest first; a group that never had one answers an empty list (Auto Scaling API
@@ -349,9 +359,12 @@ eval "$(/usr/bin/curl -sS --data-urlencode "cwd=$PWD" "\${args[@]}" "${this.url}
         ? "autoscaling:EC2_INSTANCE_TERMINATING"
         : "autoscaling:EC2_INSTANCE_LAUNCHING";
     const waits = instance?.lifecycleState === "Pending:Wait" || instance?.lifecycleState === "Terminating:Wait";
+    const completed =
+      instance?.lifecycleState === "Terminating:Wait" && !instance.terminationActions?.includes(p.LifecycleHookName);
     if (
       !instance ||
       !waits ||
+      completed ||
       instance.group !== p.AutoScalingGroupName ||
       !this.hook(instance.group, transition, p.LifecycleHookName)
     )
