@@ -728,8 +728,11 @@ describe("control-plane bootstrap and the cluster's state, run as systemd runs i
     const started = Date.now();
     const leave = await run(join(node.root, script), args.split(" "), env);
     expect(leave.status, leave.stderr).to.equal(0);
+    // Looked at the node until the wait was over, the instance held in its hook meanwhile, then left.
     expect(Date.now() - started).to.be.at.least(1000);
-    expect(node.instance.heartbeats).to.be.greaterThan(1);
+    expect(calls(node, "kubectl").filter((l) => l.includes(" get node ")).length).to.be.greaterThan(1);
+    expect(node.instance.heartbeats).to.be.at.least(1);
+    expect(existsSync(join(node.state, "drained"))).to.equal(false);
     expect(removed(node)).to.deep.equal(["me"]);
   });
 
