@@ -1,7 +1,7 @@
 /**
  * What reaches aws-node-termination-handler's queue, as kOps builds it (`pkg/model/awsmodel/
  * nodeterminationhandler.go`): one EventBridge rule per kind of event the handler drains a node for, each
- * sending to the queue, which only those rules may send to. Names and documents only; Pure.
+ * sending to the queue, which only those rules may send to. Names and documents only. Pure.
  */
 import type { AwsCoordinates } from "../iam/statementSource";
 import { awsName } from "../naming";
