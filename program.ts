@@ -7,6 +7,8 @@ import { lookupCoordinates } from "./components/awsCoordinates";
 import { CiliumAddon } from "./components/cilium/ciliumAddon";
 import { ciliumClusterName } from "./components/cilium/clusterName";
 import { AwsCloudController } from "./components/cloudController/awsCloudController";
+import { NodeTerminationHandler } from "./components/drain/nodeTerminationHandler";
+import { NodeTerminationHandlerQueue } from "./components/drain/nodeTerminationHandlerQueue";
 import { EbsCsiDriver } from "./components/ebsCsi/ebsCsiDriver";
 import { MasterIamRole, NodeIamRole } from "./components/iam/instanceRole";
 import { clusterAddons, deployerApi } from "./components/k8s/clusterAddons";
@@ -99,6 +101,13 @@ export async function program(): Promise<Record<string, unknown>> {
   );
   if (spec.addons.ebsCsiDriver.enabled)
     new EbsCsiDriver("ebs-csi-driver", { spec, delivery: addons.delivery }, addons.opts);
+  // Every group's drain hook holds a terminating instance until the handler has drained its node.
+  const drainQueue = new NodeTerminationHandlerQueue("drain-queue", { spec, coordinates });
+  new NodeTerminationHandler(
+    "node-termination-handler",
+    { spec, queueUrl: drainQueue.queueUrl, delivery: addons.delivery },
+    addons.opts,
+  );
 
   return {
     clusterName: spec.clusterName,

@@ -1,7 +1,8 @@
 /**
- * The AWS add-ons' releases: the cloud controller manager per Kubernetes minor (its tag follows the minor)
- * and the EBS CSI driver with its sidecars, each with where it is shown to exist. Images are pinned by tag:
- * no digest could be verified here (registry.k8s.io and public.ecr.aws are out of reach).
+ * The AWS add-ons' releases: the cloud controller manager per Kubernetes minor (its tag follows the minor),
+ * the EBS CSI driver with its sidecars and aws-node-termination-handler, each with where it is shown to
+ * exist. Images are pinned by tag: no digest could be verified here (registry.k8s.io and public.ecr.aws are
+ * out of reach).
  */
 import { parseSemver } from "./ciliumVersions";
 
@@ -50,4 +51,15 @@ export const EBS_CSI_RELEASE = {
     livenessProbe: "public.ecr.aws/csi-components/livenessprobe:v2.19.0-eksbuild.5",
     nodeDriverRegistrar: "public.ecr.aws/csi-components/csi-node-driver-registrar:v2.17.0-eksbuild.5",
   },
+} as const;
+
+/**
+ * aws-node-termination-handler, at the release kOps pins (`pkg/model/components/nodeterminationhandler.go`,
+ * v1.25.5); its chart at that tag is aws-node-termination-handler 0.27.5.
+ */
+export const NODE_TERMINATION_HANDLER_RELEASE = {
+  source:
+    "kOps's default NodeTerminationHandler version; chart 0.27.5 at tag v1.25.5 of aws/aws-node-termination-handler",
+  version: "1.25.5",
+  image: "public.ecr.aws/aws-ec2/aws-node-termination-handler:v1.25.5",
 } as const;

@@ -9,6 +9,12 @@ export const CLUSTER_TAG = "KubernetesCluster";
 /** The tag, valued `1`, on a group's instances that says their role (kOps's); the plan tells groups apart by it. */
 export const ROLE_TAGS = { "control-plane": "k8s.io/role/control-plane", node: "k8s.io/role/node" } as const;
 
+/**
+ * The tag key, valued `owned`, of what belongs to the cluster (kOps's, and the cloud controller manager's):
+ * `kubernetes.io/cluster/<name>`.
+ */
+export const ownedTagKey = (clusterName: string): string => `kubernetes.io/cluster/${clusterName}`;
+
 /** `KubernetesCluster`, `kubernetes.io/cluster/<name>=owned` and `Name`, over the cloud labels. */
 export function clusterTags(
   spec: Pick<ClusterSpec, "clusterName" | "cloudLabels">,
@@ -18,7 +24,7 @@ export function clusterTags(
   return {
     ...spec.cloudLabels,
     [CLUSTER_TAG]: spec.clusterName,
-    [`kubernetes.io/cluster/${spec.clusterName}`]: "owned",
+    [ownedTagKey(spec.clusterName)]: "owned",
     Name: name,
     ...extra,
   };

@@ -44,12 +44,35 @@ export const TIMEOUTS = {
     kubeletShutdownGracePeriodSeconds: 60,
     kubeletShutdownGracePeriodCriticalPodsSeconds: 20,
   },
+  /**
+   * A terminating node's drain by aws-node-termination-handler (components/drain, lifecycleHooks.ts), with
+   * kOps's figures (`pkg/model/awsmodel/nodeterminationhandler.go`, its addon template).
+   */
+  drain: {
+    /**
+     * The drain hook's heartbeat timeout: how long Auto Scaling holds a terminating instance of any group
+     * while the handler cordons and drains its node, before it goes on anyway (CONTINUE). Also the queue's
+     * message retention: an event older than the hook's wait is moot. And how long a terminating
+     * control-plane node's etcd-leave service waits for that drain before its member leaves anyway
+     * (control-plane.sh `DRAIN_WAIT_SECONDS`).
+     */
+    hookHeartbeatSeconds: 300,
+    /**
+     * One drain's deadline (the handler's `NODE_TERMINATION_GRACE_PERIOD`, kubectl drain's timeout): a drain
+     * that has not evicted every pod by then (a PodDisruptionBudget that allows no eviction, a pod that does
+     * not end) fails, and the handler drains again when the event is visible in the queue again.
+     */
+    drainAttemptSeconds: 120,
+    /** How long an event the handler received stays hidden from the next receive (`SQS_MSG_VISIBILITY_TIMEOUT_SEC`). */
+    messageVisibilitySeconds: 20,
+  },
   /** A terminating control-plane member (lifecycleHooks.ts). */
   etcd: {
     /**
      * The termination lifecycle hook's heartbeat timeout: how long Auto Scaling holds a terminating
      * control-plane instance while its etcd-leave service removes the member (bootstrap/control-plane.sh),
-     * before it goes on anyway.
+     * before it goes on anyway. The service sends a heartbeat every `etcdLeaveRetrySeconds` while it waits
+     * for the node's drain and while the member cannot leave.
      */
     leaveHeartbeatSeconds: 300,
   },

@@ -33,3 +33,8 @@ export const CILIUM_TUNNEL = { vxlan: 8472, geneve: 6081 } as const;
  */
 export const EBS_CSI_HEALTH = 9808;
 export const EBS_CSI_REGISTRAR_HEALTH = 9809;
+/**
+ * aws-node-termination-handler's probe server (its chart's `probes.httpGet.port`), on the control plane's
+ * host network.
+ */
+export const NODE_TERMINATION_HANDLER_PROBES = 8080;

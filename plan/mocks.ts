@@ -38,6 +38,11 @@ function computedOutputs(
       out.dnsName = `${mockDnsLabel(name)}.elb.${region}.amazonaws.com.mock`;
       out.zoneId = "ZMOCK00000000";
       break;
+    case "aws:sqs/queue:Queue":
+      // SQS names a queue by its account and name, not by type.
+      out.arn = `arn:aws:sqs:${region}:${MOCK_ACCOUNT}:${String(inputs.name)}`;
+      out.url = `https://sqs.${region}.amazonaws.com/${MOCK_ACCOUNT}/${String(inputs.name)}`;
+      break;
     case "aws:route53/zone:Zone":
       out.zoneId = `ZMOCK${digest(name, 12).toUpperCase()}`;
       break;

@@ -1,11 +1,12 @@
 /**
  * What a diff does to running nodes, from the resource graph: a group whose launch template or subnets
  * change rolls by instance refresh; a group deleted or replaced has its instances terminated. Each says
- * whether the instances are drained, as the program runs them: nothing drains a worker's pods (instance
- * refresh and deletion terminate it), and a control-plane instance waits in its etcd termination hook
- * until its member has left (components/nodes/lifecycleHooks.ts).
+ * whether the instances are drained, from the group's termination hooks (components/nodes/lifecycleHooks.ts):
+ * in the drain hook aws-node-termination-handler drains the node, respecting PodDisruptionBudgets; in the
+ * etcd hook a control-plane instance waits until its member has left; a group without the drain hook has
+ * its pods ended with no drain.
  */
-import { ETCD_LIFECYCLE_HOOK } from "../components/nodes/lifecycleHooks";
+import { DRAIN_LIFECYCLE_HOOK, ETCD_LIFECYCLE_HOOK } from "../components/nodes/lifecycleHooks";
 import { INSTANCE_GROUP_TAG } from "../components/tags";
 import { ASG, groupOf, inputsOf, isControlPlane, LAUNCH_TEMPLATE, terminationHooks } from "./clusterFacts";
 import type { PlanDiff, ResourceChange } from "./diff";
@@ -15,13 +16,30 @@ import type { Plan, PlannedResource } from "./run";
 const SUBNET = "aws:ec2/subnet:Subnet";
 const quoteList = (names: readonly string[]) => names.join(", ");
 
-/** How a terminating instance of the group leaves: held by its termination hooks, and never drained. */
+/** What the instance waits for in each termination hook the program declares. */
+const HELD_UNTIL: Record<string, string> = {
+  [DRAIN_LIFECYCLE_HOOK]: " while aws-node-termination-handler drains its node, respecting PodDisruptionBudgets",
+  [ETCD_LIFECYCLE_HOOK]: " until its node is drained and its etcd member has left",
+};
+
+/** How a terminating instance of the group leaves: held by its termination hooks, drained or not. */
 function howTerminated(plan: Plan, asg: PlannedResource): string {
-  const held = terminationHooks(plan, asg).map((hook) => {
-    const until = hook.name === ETCD_LIFECYCLE_HOOK ? " until its etcd member has left" : "";
-    return `each waits in termination hook ${hook.name} (up to ${hook.heartbeatTimeout} s)${until}; `;
-  });
-  return `${held.join("")}pods are not drained`;
+  // The drain first: the etcd hook's wait follows it.
+  const hooks = terminationHooks(plan, asg).sort(
+    (a, b) => Number(b.name === DRAIN_LIFECYCLE_HOOK) - Number(a.name === DRAIN_LIFECYCLE_HOOK),
+  );
+  const held = hooks.map(
+    (hook) =>
+      `each waits in termination hook ${hook.name} (up to ${hook.heartbeatTimeout} s)${HELD_UNTIL[hook.name] ?? ""}`,
+  );
+  const drained = hooks.some((hook) => hook.name === DRAIN_LIFECYCLE_HOOK);
+  return [...held, drained ? "a pod not evicted by then ends with the instance" : "pods are not drained"].join("; ");
+}
+
+/** What to do first when a group's instances go: drain them by hand, unless the drain hook does. */
+function drainFirst(plan: Plan, asg: PlannedResource): string {
+  if (terminationHooks(plan, asg).some((hook) => hook.name === DRAIN_LIFECYCLE_HOOK)) return "";
+  return `; drain them first (kubectl drain${instancesTagged(asg)}) to move their pods gracefully`;
 }
 
 const groupLabel = (asg: PlannedResource) => `${isControlPlane(asg) ? "control-plane group" : "group"} ${groupOf(asg)}`;
@@ -55,7 +73,7 @@ function terminations(diff: PlanDiff): Risk[] {
         level: "warning",
         text:
           `Nodes are terminated: ${groupLabel(asg)} ${how}; its ${sizeOf(asg)} instance(s) are terminated: ` +
-          `${howTerminated(diff.before, asg)}; drain them first (kubectl drain${instancesTagged(asg)}) to move their pods gracefully.`,
+          `${howTerminated(diff.before, asg)}${drainFirst(diff.before, asg)}.`,
       };
     });
 }

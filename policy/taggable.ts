@@ -28,6 +28,8 @@ export const TAGGABLE: ReadonlySet<string> = new Set([
   "aws:s3/bucket:Bucket",
   "aws:route53/zone:Zone",
   "aws:cloudwatch/metricAlarm:MetricAlarm",
+  "aws:sqs/queue:Queue",
+  "aws:cloudwatch/eventRule:EventRule",
 ]);
 
 /** Types that take no tags, and why. */
@@ -48,6 +50,7 @@ export const UNTAGGED: Readonly<Record<string, string>> = {
   "aws:s3/bucketPolicy:BucketPolicy": "a setting of its bucket, which carries the tags",
   "aws:route53/record:Record": "a DNS record takes no tags; its hosted zone carries them",
   "aws:autoscaling/lifecycleHook:LifecycleHook": "a setting of its Auto Scaling group, which carries the tags",
+  "aws:cloudwatch/eventTarget:EventTarget": "a target of its EventBridge rule, which carries the tags",
   "pulumi:providers:kubernetes": "a provider, nothing in AWS",
 };
 

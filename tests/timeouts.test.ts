@@ -12,12 +12,12 @@ function retrySleeps(tries: number, first: number, max: number): number {
 
 describe("the timeouts table", () => {
   it("lets pulumi up wait out the longest legitimate replacement of a control-plane member", () => {
-    const { nodes, etcd, deploy } = TIMEOUTS;
+    const { nodes, drain, etcd, deploy } = TIMEOUTS;
     // New first (instanceGroups.ts): the replacement joins by its deadline (later, Auto Scaling abandons it:
-    // not legitimate) and warms up; then the old instance leaves etcd within its termination hook and shuts
-    // down, draining its pods.
+    // not legitimate) and warms up; then the old instance is drained (its member waits for that at most the
+    // drain hook's wait), leaves etcd within its termination hook and shuts down.
     const joined = nodes.joinDeadlineSeconds["control-plane"] + nodes.instanceWarmupSeconds;
-    const left = etcd.leaveHeartbeatSeconds + nodes.kubeletShutdownGracePeriodSeconds;
+    const left = drain.hookHeartbeatSeconds + etcd.leaveHeartbeatSeconds + nodes.kubeletShutdownGracePeriodSeconds;
     // The wait sees it at its next look at the refresh, then at /readyz.
     const seen = deploy.refreshPollSeconds + deploy.apiPollSeconds + deploy.apiAttemptSeconds;
     // The rest of the hour is for what no timeout of the program bounds: EC2 launching and stopping instances.
@@ -33,8 +33,20 @@ describe("the timeouts table", () => {
     const ec2 = retrySleeps(bash.retryTries, bash.retryFirstDelaySeconds, bash.retryMaxDelaySeconds);
     const etcdctl = 3 * (3 + 10);
     expect(ec2 + etcdctl + bash.etcdLeaveRetrySeconds).to.be.lessThan(TIMEOUTS.etcd.leaveHeartbeatSeconds);
+    // Waiting for the drain, the service sends a heartbeat each look at the node: two kubectl calls of at most
+    // their request timeout (drain.sh), then the pause.
+    expect(2 * 10 + bash.etcdLeaveRetrySeconds).to.be.lessThan(TIMEOUTS.etcd.leaveHeartbeatSeconds);
     // wait_for_api, then kubeadm join's own discovery and TLS bootstrap (5 minutes each), fit in one run.
     const apiWait = bash.apiWaitTries * (bash.apiWaitIntervalSeconds + bash.apiWaitAttemptSeconds);
     expect(apiWait + 600).to.be.lessThan(TIMEOUTS.nodes.bootstrapRunMinutes * 60);
+  });
+
+  it("gives the drain hook's wait room for the handler to drain again after a drain that ran out of time", () => {
+    const { drain } = TIMEOUTS;
+    // A drain that fails at its deadline leaves the event in the queue: the handler receives it again once it
+    // is visible again, and drains again, inside the hook's wait; the queue keeps the event as long as the hook.
+    expect(2 * drain.drainAttemptSeconds + drain.messageVisibilitySeconds).to.be.lessThan(drain.hookHeartbeatSeconds);
+    // The handler's own bounds (its config.go): a visibility timeout of 1 to 119 s.
+    expect(drain.messageVisibilitySeconds).to.be.within(1, 119);
   });
 });

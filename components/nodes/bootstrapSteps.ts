@@ -18,7 +18,8 @@ export type BootstrapModule =
   | "control-plane"
   | "etcd"
   | "join-token"
-  | "launch-hook";
+  | "launch-hook"
+  | "drain";
 
 export interface BootstrapStep {
   /** The step's name in the node's log. */
@@ -31,11 +32,12 @@ export interface BootstrapStep {
 
 /**
  * Modules a module calls into, beyond `lib`: kubeadm hashes the CA (pki); a control-plane node's join and
- * init are kubeadm's too, and its join first removes departed etcd members (etcd).
+ * init are kubeadm's too, its join first removes departed etcd members (etcd), and its member leaves once the
+ * node is drained (drain).
  */
 export const MODULE_DEPENDENCIES: Partial<Record<BootstrapModule, BootstrapModule[]>> = {
   kubeadm: ["pki"],
-  "control-plane": ["kubeadm", "etcd"],
+  "control-plane": ["kubeadm", "etcd", "drain"],
 };
 
 export function bootstrapSteps(config: BootstrapConfig): BootstrapStep[] {

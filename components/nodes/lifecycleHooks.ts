@@ -34,9 +34,19 @@ export const LAUNCH_HOOK_NAME = "cilium-cluster-joined";
 /**
  * The termination hook of control-plane groups: Auto Scaling holds a terminating control-plane instance in
  * `Terminating:Wait` until its etcd member has left (the etcd-leave service, bootstrap/control-plane.sh) and
- * the node completes the action, or the heartbeat timeout runs out and Auto Scaling goes on.
+ * the node completes the action, or the heartbeat timeout runs out and Auto Scaling goes on. The member
+ * leaves once the node is drained (the drain hook's work).
  */
 export const ETCD_LIFECYCLE_HOOK = "etcd-member";
+
+/**
+ * The drain hook of every group: Auto Scaling holds a terminating instance (instance refresh, scale-in, the
+ * group's deletion) until aws-node-termination-handler has cordoned and drained its node, respecting
+ * PodDisruptionBudgets, and completed the action, or the heartbeat timeout runs out and Auto Scaling goes on
+ * (components/drain). Auto Scaling sends the action to EventBridge, whose rule takes only this hook's
+ * actions to the handler's queue: the handler completes every action it receives.
+ */
+export const DRAIN_LIFECYCLE_HOOK = "nth-drain";
 
 function launchLifecycleHook(role: InstanceGroup["role"]): LifecycleHookSpec {
   return {
@@ -46,6 +56,13 @@ function launchLifecycleHook(role: InstanceGroup["role"]): LifecycleHookSpec {
     heartbeatTimeout: TIMEOUTS.nodes.joinDeadlineSeconds[role],
   };
 }
+
+const drainLifecycleHook: LifecycleHookSpec = {
+  name: DRAIN_LIFECYCLE_HOOK,
+  lifecycleTransition: "autoscaling:EC2_INSTANCE_TERMINATING",
+  heartbeatTimeout: TIMEOUTS.drain.hookHeartbeatSeconds,
+  defaultResult: "CONTINUE",
+};
 
 function etcdLifecycleHooks(group: Pick<InstanceGroup, "role">): LifecycleHookSpec[] {
   if (group.role !== "control-plane") return [];
@@ -59,9 +76,9 @@ function etcdLifecycleHooks(group: Pick<InstanceGroup, "role">): LifecycleHookSp
   ];
 }
 
-/** The hooks of a group: the launch hook, then (control plane) the etcd termination hook. Pure. */
+/** The hooks of a group: the launch hook, the drain hook, then (control plane) the etcd termination hook. Pure. */
 export function groupLifecycleHooks(group: Pick<InstanceGroup, "role">): LifecycleHookSpec[] {
-  return [launchLifecycleHook(group.role), ...etcdLifecycleHooks(group)];
+  return [launchLifecycleHook(group.role), drainLifecycleHook, ...etcdLifecycleHooks(group)];
 }
 
 /** One LifecycleHook resource per hook of the group, named `<group>-<hook name>` (stable: both are fixed). */

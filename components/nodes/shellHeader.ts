@@ -6,6 +6,7 @@
  */
 import { createHash } from "crypto";
 import { SNAPSHOT_METRIC } from "../controlPlane/backupAlarm";
+import { NODE_TERMINATION_HANDLER } from "../drain/nodeTerminationHandlerManifests";
 import { LATEST_SNAPSHOT_KEY, SNAPSHOT_PREFIX } from "../controlPlane/backupBucket";
 import { CLUSTER_TAG, ROLE_TAGS } from "../tags";
 import { TIMEOUTS } from "../timeouts";
@@ -69,6 +70,7 @@ export const SHELL_FACTS: Readonly<Record<string, string | number>> = {
   SNAPSHOT_METRIC_NAME: SNAPSHOT_METRIC.name,
   SNAPSHOT_METRIC_DIMENSION: SNAPSHOT_METRIC.dimension,
   CONTROL_PLANE_STARTED_UNITS: CONTROL_PLANE_STARTED_UNITS.join(" "),
+  DRAIN_HANDLER_NAME: NODE_TERMINATION_HANDLER,
 };
 
 const WAITS = TIMEOUTS.bootstrapScripts;
@@ -86,6 +88,7 @@ export const SHELL_DEFAULTS: Readonly<Record<string, number>> = {
   API_WAIT_ATTEMPT_SECONDS: WAITS.apiWaitAttemptSeconds,
   ETCD_LEAVE_RETRY_SECONDS: WAITS.etcdLeaveRetrySeconds,
   TERMINATION_WATCH_SECONDS: WAITS.terminationWatchSeconds,
+  DRAIN_WAIT_SECONDS: TIMEOUTS.drain.hookHeartbeatSeconds,
 };
 
 type Variables = Readonly<Record<string, string | number>>;

@@ -432,6 +432,71 @@ describe("bootstrap modules", () => {
   });
 });
 
+describe("drain.sh", () => {
+  /**
+   * node_drained NODE with kubectl answering as an API server holding `node` (none: no such Node) and
+   * `pods` on it (tests/kubernetes/ runs it against the real API server); kubectl fails when `down`.
+   */
+  function nodeDrained(node: object | undefined, pods: object[], down = false) {
+    const dir = mkdtempSync(join(tmpdir(), "drained-"));
+    try {
+      writeFileSync(join(dir, "node.json"), node ? JSON.stringify(node) : "");
+      writeFileSync(join(dir, "pods.json"), JSON.stringify({ items: pods }));
+      // Exactly the calls node_drained makes, with the node's own admin kubeconfig; anything else fails.
+      writeFileSync(
+        join(dir, "kubectl"),
+        `#!/bin/bash
+${down ? "exit 1" : ""}
+[ "$1 $2 $3" = "--kubeconfig ${dir}/etc/kubernetes/admin.conf --request-timeout=10s" ] || exit 2
+case "\${*:4}" in
+"get node ip-10-0-12-34 --ignore-not-found -o json") cat "${dir}/node.json";;
+"get pods --all-namespaces --field-selector spec.nodeName=ip-10-0-12-34 -o json") cat "${dir}/pods.json";;
+*) exit 2;;
+esac
+`,
+      );
+      chmodSync(join(dir, "kubectl"), 0o755);
+      const r = spawnSync(
+        "bash",
+        ["-c", `set -euo pipefail; ${sources(["lib", "drain"])}; node_drained ip-10-0-12-34`],
+        { encoding: "utf8", env: { ...process.env, PATH: `${dir}:${process.env.PATH}`, BOOTSTRAP_ROOT: dir } },
+      );
+      return { out: r.stdout.trim(), status: r.status };
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+  const cordoned = { metadata: { name: "ip-10-0-12-34" }, spec: { unschedulable: true } };
+  const pod = (name: string, metadata: object = {}) => ({ metadata: { name, namespace: "kube-system", ...metadata } });
+  const daemonSetPod = pod("cilium-x", { ownerReferences: [{ kind: "DaemonSet", name: "cilium" }] });
+  const mirror = pod("etcd-ip-10-0-12-34", { annotations: { "kubernetes.io/config.mirror": "0123" } });
+  const handler = pod("aws-node-termination-handler-x", {
+    labels: { "app.kubernetes.io/name": "aws-node-termination-handler" },
+    ownerReferences: [{ kind: "ReplicaSet", name: "aws-node-termination-handler-5d4f" }],
+  });
+  const replicaSetPod = pod("coredns-x", { ownerReferences: [{ kind: "ReplicaSet", name: "coredns-6d" }] });
+
+  it("node_drained: yes once the Node is cordoned with only what a drain leaves on it, or gone", () => {
+    const table: [string, object | undefined, object[], string][] = [
+      ["gone", undefined, [], "yes"],
+      ["cordoned, empty", cordoned, [], "yes"],
+      ["cordoned, DaemonSet, mirror and handler pods", cordoned, [daemonSetPod, mirror, handler], "yes"],
+      ["schedulable, empty", { metadata: cordoned.metadata, spec: {} }, [], "no"],
+      ["cordoned, a ReplicaSet's pod", cordoned, [daemonSetPod, replicaSetPod], "no"],
+      [
+        "cordoned, a pod being deleted",
+        cordoned,
+        [{ ...replicaSetPod, metadata: { ...replicaSetPod.metadata, deletionTimestamp: "2026-01-01T00:00:00Z" } }],
+        "no",
+      ],
+      ["cordoned, a bare pod", cordoned, [pod("debug")], "no"],
+    ];
+    for (const [what, node, pods, drained] of table)
+      expect(nodeDrained(node, pods), what).to.deep.equal({ out: drained, status: 0 });
+    expect(nodeDrained(cordoned, [], true).status, "the API does not answer").to.not.equal(0);
+  });
+});
+
 describe("bootstrap steps and assembly per role", () => {
   it("lists the steps of each role", () => {
     const names = (c: typeof worker) => bootstrapSteps(c).map((s) => s.name);

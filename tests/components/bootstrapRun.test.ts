@@ -7,6 +7,7 @@ import { parseAllDocuments } from "yaml";
 import { CLUSTER_TAG, ROLE_TAGS } from "../../components/tags";
 import { bootstrapConfig } from "../../components/nodes/bootstrapConfig";
 import { instanceGroups } from "../../components/nodes/instanceGroups";
+import { DRAIN_LIFECYCLE_HOOK } from "../../components/nodes/lifecycleHooks";
 import { JOINED_MARKER } from "../../components/nodes/nodeFacts";
 import { BOOTSTRAP_SCRIPT } from "../../components/nodes/systemdUnits";
 import { renderUserData } from "../../components/nodes/userData";
@@ -666,7 +667,7 @@ describe("control-plane bootstrap and the cluster's state, run as systemd runs i
     expect(silent.status).to.not.equal(0);
   });
 
-  it("a terminating member leaves etcd through a running member, is checked gone, then lets the termination go on", async () => {
+  it("a terminating member waits for its node's drain, leaves etcd through a running member, is checked gone, then lets the termination go on", async () => {
     // The first node, its replacement (10.0.12.50) joined already: the refresh launched it first.
     const replaced = {
       STANDIN_API_READY_AFTER: NEVER,
@@ -676,19 +677,64 @@ describe("control-plane bootstrap and the cluster's state, run as systemd runs i
     expect(service.status, service.stderr).to.equal(0);
     node.aws.terminate(node.instance.id);
     const [, script, args] = /^ExecStart=(\S+) (.+)$/m.exec(node.file("etc/systemd/system/etcd-leave.service"))!;
-    const leave = await run(join(node.root, script), args.split(" "), node.env);
+    // The termination handler drains the node meanwhile: done at the third look.
+    const env = { ...node.env, STANDIN_DRAINED_AFTER: "2", ETCD_LEAVE_RETRY_SECONDS: "0" };
+    const leave = await run(join(node.root, script), args.split(" "), env);
     expect(leave.status, leave.stderr).to.equal(0);
     expect(removed(node)).to.deep.equal(["me"]);
+    const looks = lines(node)
+      .map((l, i) => [l, i] as const)
+      .filter(
+        ([l]) =>
+          l.startsWith(`kubectl --kubeconfig ${node.root}/etc/kubernetes/admin.conf`) && l.includes(" get node "),
+      );
+    expect(looks).to.have.length(3);
+    // Held in its etcd hook while the drain goes on, one heartbeat each look that found the node undrained.
+    expect(node.instance.heartbeats).to.equal(2);
     const remove = lines(node).findIndex((l) =>
       /^etcdctl --endpoints=https:\/\/10\.0\.12\.50:2379 .* member remove me$/.test(l),
     );
-    expect(remove).to.be.greaterThan(-1);
+    expect(remove).to.be.greaterThan(looks[2][1]);
     const completed = lines(node)
       .map((l) => l.startsWith("aws autoscaling complete-lifecycle-action"))
       .lastIndexOf(true);
     expect(completed).to.be.greaterThan(remove);
     expect(lines(node)[completed]).to.contain("--lifecycle-hook-name etcd-member ");
+    // The instance goes once the termination handler has completed its own hook too.
+    expect(lifecycle(node)).to.equal("Terminating:Wait");
+    await node.aws.call(
+      "autoscaling:CompleteLifecycleAction",
+      {
+        AutoScalingGroupName: node.instance.group!,
+        LifecycleHookName: DRAIN_LIFECYCLE_HOOK,
+        InstanceId: node.instance.id,
+        LifecycleActionResult: "CONTINUE",
+      },
+      "node-termination-handler",
+      "us-east-1",
+    );
     expect(lifecycle(node)).to.equal("Terminating:Proceed");
+  });
+
+  it("a terminating member whose node is never drained leaves once the drain hook's wait is over", async () => {
+    const replaced = {
+      STANDIN_API_READY_AFTER: NEVER,
+      STANDIN_ETCD_MEMBERS: "a1=https://10.0.12.50:2380 me=https://10.0.12.34:2380",
+    };
+    const { node, service } = await boot(userDataFor(specWith({}), FIRST), replaced, 6, RUNNING);
+    expect(service.status, service.stderr).to.equal(0);
+    node.aws.terminate(node.instance.id);
+    const [, script, args] = /^ExecStart=(\S+) (.+)$/m.exec(node.file("etc/systemd/system/etcd-leave.service"))!;
+    const env = { ...node.env, STANDIN_DRAINED_AFTER: NEVER, DRAIN_WAIT_SECONDS: "2", ETCD_LEAVE_RETRY_SECONDS: "0.2" };
+    const started = Date.now();
+    const leave = await run(join(node.root, script), args.split(" "), env);
+    expect(leave.status, leave.stderr).to.equal(0);
+    // Looked at the node until the wait was over, the instance held in its hook meanwhile, then left.
+    expect(Date.now() - started).to.be.at.least(1000);
+    expect(calls(node, "kubectl").filter((l) => l.includes(" get node ")).length).to.be.greaterThan(1);
+    expect(node.instance.heartbeats).to.be.at.least(1);
+    expect(existsSync(join(node.state, "drained"))).to.equal(false);
+    expect(removed(node)).to.deep.equal(["me"]);
   });
 
   it("a terminating member that cannot leave keeps its instance, with heartbeats, and never completes the hook", async () => {

@@ -5,7 +5,7 @@ import { spawn } from "child_process";
 import { existsSync, readFileSync } from "fs";
 import { join } from "path";
 import { INIT_RECORD_PARAMETER } from "../../components/nodes/controlPlaneNames";
-import { ETCD_LIFECYCLE_HOOK, groupLifecycleHooks } from "../../components/nodes/lifecycleHooks";
+import { DRAIN_LIFECYCLE_HOOK, ETCD_LIFECYCLE_HOOK, groupLifecycleHooks } from "../../components/nodes/lifecycleHooks";
 import { decodeUserData } from "../../components/nodes/userDataEncoding";
 import { filesOf } from "../../components/nodes/userData";
 import { bootstrapConfig } from "../../components/nodes/bootstrapConfig";
@@ -52,11 +52,12 @@ describe("control-plane state: on the node", () => {
   /**
    * leave_etcd_on_termination HOOK on an instance of a control-plane group in the AWS fake, with the group's
    * own hooks, in service: its watch reads instance metadata; once it has read twice, Auto Scaling terminates
-   * the instance. The member's removal (etcd.sh, tested against real etcd in tests/etcd/) fails its first
-   * `removalFailures` tries and notes what metadata said at each. Returns the script's status, the fake's
-   * calls and the instance, and what happened before the termination.
+   * the instance. The node is drained from the `drainedAt`th look on (drain.sh, run against the real API
+   * server in tests/kubernetes/); the member's removal (etcd.sh, tested against real etcd in tests/etcd/)
+   * fails its first `removalFailures` tries. Returns the script's status, the fake's calls and the instance,
+   * what happened before the termination, and the looks and removals in order.
    */
-  async function leave(removalFailures = 0) {
+  async function leave(removalFailures = 0, drainedAt = 1) {
     const aws = await startAws();
     const instance = aws.launch(
       {
@@ -79,7 +80,10 @@ describe("control-plane state: on the node", () => {
       `source ${JSON.stringify(modulePath("lib"))}`,
       `source ${JSON.stringify(modulePath("control-plane"))}`,
       `sleep() { echo "$1" >>${dir}/pauses; command sleep 0.05; }`,
-      `etcd_remove_members() { echo "$* $(imds autoscaling/target-lifecycle-state)" >>${dir}/removals; tries=$(( \${tries:-0} + 1 )); [ "$tries" -gt ${removalFailures} ]; }`,
+      "node_name() { echo ip-10-0-12-34; }",
+      // In a command substitution: the count of looks is kept in a file.
+      `node_drained() { echo "drained? $*" >>${dir}/steps; echo x >>${dir}/looks; if [ "$(wc -l <${dir}/looks)" -ge ${drainedAt} ]; then echo yes; else echo no; fi; }`,
+      `etcd_remove_members() { echo "remove $* $(imds autoscaling/target-lifecycle-state)" >>${dir}/steps; tries=$(( \${tries:-0} + 1 )); [ "$tries" -gt ${removalFailures} ]; }`,
       `leave_etcd_on_termination ${ETCD_LIFECYCLE_HOOK}`,
     ].join("\n");
     const run = spawn("bash", ["-c", `set -euo pipefail\n${script}`], {
@@ -101,36 +105,53 @@ describe("control-plane state: on the node", () => {
         30_000,
         50,
       );
-      const inService = { calls: [...aws.calls], removals: lines("removals") };
+      const inService = { calls: [...aws.calls], steps: lines("steps") };
       aws.terminate(instance.id);
-      return { status: await status, inService, calls: aws.calls, instance, removals: lines("removals") };
+      return { status: await status, inService, calls: aws.calls, instance, steps: lines("steps") };
     } finally {
       run.kill();
       await aws.close();
     }
   }
 
-  it("the member leaves only once Auto Scaling terminates the instance, and then the termination goes on", async () => {
+  it("the member leaves only once Auto Scaling terminates the instance and its node is drained, then the termination goes on", async () => {
     const terminated = await leave();
-    expect(terminated.inService).to.deep.equal({ calls: [], removals: [] });
+    expect(terminated.inService).to.deep.equal({ calls: [], steps: [] });
     expect(terminated.status).to.equal(0);
-    expect(terminated.removals).to.deep.equal(["self Terminated"]);
+    expect(terminated.steps).to.deep.equal(["drained? ip-10-0-12-34", "remove self Terminated"]);
     expect(terminated.calls.map((c) => [c.action, c.refused])).to.deep.equal([
       ["autoscaling:DescribeAutoScalingInstances", undefined],
       ["autoscaling:CompleteLifecycleAction", undefined],
     ]);
-    expect(terminated.instance).to.include({ lifecycleState: "Terminating:Proceed", heartbeats: 0 });
+    // The node completes its own hook; the drain hook is the termination handler's.
+    expect(terminated.instance).to.include({ lifecycleState: "Terminating:Wait", heartbeats: 0 });
+    expect(terminated.instance.terminationActions).to.deep.equal([DRAIN_LIFECYCLE_HOOK]);
+    // The member leaves only once the node is drained, its instance held meanwhile.
+    const draining = await leave(0, 3);
+    expect(draining.status).to.equal(0);
+    expect(draining.steps).to.deep.equal([
+      "drained? ip-10-0-12-34",
+      "drained? ip-10-0-12-34",
+      "drained? ip-10-0-12-34",
+      "remove self Terminated",
+    ]);
+    expect(draining.calls.map((c) => [c.action, c.refused])).to.deep.equal([
+      ["autoscaling:DescribeAutoScalingInstances", undefined],
+      ["autoscaling:RecordLifecycleActionHeartbeat", undefined],
+      ["autoscaling:RecordLifecycleActionHeartbeat", undefined],
+      ["autoscaling:CompleteLifecycleAction", undefined],
+    ]);
     // A member that has not left keeps its instance, with a heartbeat each try, and the hook completes after.
     const failing = await leave(2);
     expect(failing.status).to.equal(0);
-    expect(failing.removals).to.have.length(3);
+    expect(failing.steps.filter((l) => l.startsWith("remove"))).to.have.length(3);
     expect(failing.calls.map((c) => [c.action, c.refused])).to.deep.equal([
       ["autoscaling:DescribeAutoScalingInstances", undefined],
       ["autoscaling:RecordLifecycleActionHeartbeat", undefined],
       ["autoscaling:RecordLifecycleActionHeartbeat", undefined],
       ["autoscaling:CompleteLifecycleAction", undefined],
     ]);
-    expect(failing.instance).to.include({ lifecycleState: "Terminating:Proceed", heartbeats: 2 });
+    expect(failing.instance).to.include({ lifecycleState: "Terminating:Wait", heartbeats: 2 });
   });
 });
 
@@ -241,7 +262,13 @@ describe("control-plane state: plan", () => {
     }
   });
 
-  it("control-plane groups hold terminating instances for the etcd member; worker groups do not", () => {
+  it("control-plane groups hold terminating instances for the etcd member too; every group for the drain", () => {
+    const drain = {
+      name: DRAIN_LIFECYCLE_HOOK,
+      lifecycleTransition: "autoscaling:EC2_INSTANCE_TERMINATING",
+      heartbeatTimeout: TIMEOUTS.drain.hookHeartbeatSeconds,
+      defaultResult: "CONTINUE",
+    };
     for (const asg of ofType(ha, ASG)) {
       // Beside the launch hook every group has (nodeLaunchTemplate.test.ts).
       const hooks = ((inputs(asg).initialLifecycleHooks ?? []) as { lifecycleTransition: string }[]).filter(
@@ -249,6 +276,7 @@ describe("control-plane state: plan", () => {
       );
       if (asg.name.startsWith("control-plane-")) {
         expect(hooks, asg.name).to.deep.equal([
+          drain,
           {
             name: ETCD_LIFECYCLE_HOOK,
             lifecycleTransition: "autoscaling:EC2_INSTANCE_TERMINATING",
@@ -256,7 +284,7 @@ describe("control-plane state: plan", () => {
             defaultResult: "CONTINUE",
           },
         ]);
-      } else expect(hooks, asg.name).to.deep.equal([]);
+      } else expect(hooks, asg.name).to.deep.equal([drain]);
     }
   });
 });

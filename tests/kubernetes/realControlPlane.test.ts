@@ -14,10 +14,12 @@ import { renderKubeconfig } from "../../components/secrets/kubeconfigRender";
 import { secretsKeyAlias } from "../../components/secrets/paths";
 import type { K8sObject } from "../../components/k8s/object";
 import { NODE_ROLE_FILE } from "../../components/nodes/nodeFacts";
+import { modulePath } from "../../components/nodes/bootstrapModuleFiles";
+import { factsHeader } from "../../components/nodes/shellHeader";
 import { architectureOf } from "../../catalogs/instanceTypes";
 import type { ClusterSpec } from "../../config/types";
 import { requireDebianTool } from "../debianTools";
-import { CLOUD_CONTROLLER, EBS_CSI_DRIVER } from "../parity/awsAddonCases";
+import { CLOUD_CONTROLLER, EBS_CSI_DRIVER, NODE_TERMINATION_HANDLER } from "../parity/awsAddonCases";
 import { explainAwsAddon } from "../parity/awsAddonDifferences";
 import { cases, chartObjects } from "../parity/cases";
 import type { KubeObject } from "../parity/compare";
@@ -58,11 +60,28 @@ interface Pod {
 
 const pods = (cp: ControlPlane): Pod[] => JSON.parse(cp.kubectl(["get", "pods", "-A", "-o", "json"])).items;
 
-/** A pod of the program's add-ons: Cilium, the cloud controller manager, the EBS CSI driver. */
+/** A pod of the termination handler. */
+const handlerPod = (p: Pod) => p.metadata.labels?.["app.kubernetes.io/name"] === "aws-node-termination-handler";
+
+/** A pod of the program's add-ons: Cilium, the cloud controller manager, the EBS CSI driver, the termination handler. */
 const addonPod = (p: Pod) =>
   p.metadata.labels?.["app.kubernetes.io/part-of"] === "cilium" ||
   p.metadata.labels?.["k8s-app"] === "aws-cloud-controller-manager" ||
-  p.metadata.labels?.["app.kubernetes.io/name"] === "aws-ebs-csi-driver";
+  p.metadata.labels?.["app.kubernetes.io/name"] === "aws-ebs-csi-driver" ||
+  handlerPod(p);
+
+/**
+ * The etcd-leave service's view of a node's drain (bootstrap/drain.sh `node_drained`), asked on the
+ * control-plane node as the service asks it: with kubectl and the node's admin kubeconfig.
+ */
+function nodeDrained(cp: ControlPlane, node: string): string {
+  const script = `set -euo pipefail; ${factsHeader()}source ${modulePath("lib")}; source ${modulePath("drain")}; node_drained "$1"`;
+  return cp.host
+    .must(["bash", "-c", script, "drained", node], {
+      env: { ...process.env, PATH: `${dirname(cp.kubectlPath)}:${process.env.PATH}` },
+    })
+    .trim();
+}
 
 /** Why the scheduler left a pod unbound, from its PodScheduled condition. */
 const unscheduledReason = (pod: Pod) =>
@@ -103,6 +122,11 @@ function chartAccounts(
           },
         ]
       : []),
+    {
+      chart: NODE_TERMINATION_HANDLER.chart(spec),
+      accounts: ["aws-node-termination-handler"],
+      leftOut: explainAwsAddon,
+    },
   ];
 }
 
@@ -354,6 +378,7 @@ test -s /etc/kubernetes/bootstrap-kubelet.conf`,
         "aws-cloud-controller",
         "cilium",
         ...(spec.addons.ebsCsiDriver.enabled ? ["ebs-csi-driver"] : []),
+        "node-termination-handler",
       ];
       const { scripts, objects } = addonApply(stack, addons);
       const eni = spec.networking.cilium.ipam === "eni";
@@ -486,6 +511,12 @@ test -s /etc/kubernetes/bootstrap-kubelet.conf`,
           for (const p of controllers)
             expect(controlPlaneNodes.has(p.spec.nodeName!), `${p.metadata.name} on the control plane`).to.equal(true);
         }
+        // The termination handler runs on the control plane only, bound before any cloud controller has
+        // initialised a node: the drain of a node the controller never initialised must not wait for it.
+        const handlers = pods(cp).filter(handlerPod);
+        expect(handlers.length, "termination handler pods").to.be.greaterThan(0);
+        for (const p of handlers)
+          expect(controlPlaneNodes.has(p.spec.nodeName!), `${p.metadata.name} on the control plane`).to.equal(true);
         // The cloud controller initialises the nodes; then nothing (kubeadm's CoreDNS too) stays unscheduled.
         initialiseNodes(cp, allNodes);
         const any = () => true;
@@ -493,6 +524,36 @@ test -s /etc/kubernetes/bootstrap-kubelet.conf`,
           () => undefined,
         );
         expect(unboundReasons(any), "pods the scheduler leaves unbound on ready, initialised nodes").to.deep.equal([]);
+
+        // The etcd-leave service's wait on the drain, on the API's own answers: the first node, with Cilium's
+        // and the cloud controller's DaemonSet pods, the handler and what a drain evicts, is drained only once
+        // cordoned and rid of the evicted pods (the handler evicts; here they are deleted as an eviction ends).
+        if (example === "dev") {
+          const evicted = () =>
+            pods(cp).filter(
+              (p) =>
+                p.spec.nodeName === NODE_NAME &&
+                !handlerPod(p) &&
+                !p.metadata.ownerReferences?.some((o) => o.kind === "DaemonSet"),
+            );
+          expect(evicted().length, "pods a drain of the first node evicts").to.be.greaterThan(0);
+          expect(
+            pods(cp).some((p) => p.spec.nodeName === NODE_NAME && handlerPod(p)),
+            "the handler on it",
+          ).to.equal(true);
+          expect(nodeDrained(cp, NODE_NAME), "schedulable").to.equal("no");
+          cp.kubectl(["cordon", NODE_NAME]);
+          try {
+            expect(nodeDrained(cp, NODE_NAME), "cordoned, pods left").to.equal("no");
+            for (const p of evicted())
+              cp.kubectl(["delete", "pod", "-n", p.metadata.namespace, p.metadata.name, "--force", "--grace-period=0"]);
+            await waitFor("the evicted pods gone", () => evicted().length === 0, 30_000);
+            expect(nodeDrained(cp, NODE_NAME), "cordoned, only what a drain leaves").to.equal("yes");
+          } finally {
+            cp.kubectl(["uncordon", NODE_NAME]);
+          }
+          expect(nodeDrained(cp, "no-such-node"), "a Node that is gone").to.equal("yes");
+        }
 
         // RBAC: every call each chart's roles grant its accounts, and none of a sample they never make.
         for (const { chart, accounts, leftOut } of chartAccounts(spec))

@@ -5,7 +5,12 @@
 import { join } from "path";
 import { cloudControllerRelease } from "../../catalogs/awsAddonReleases";
 import { renderCloudControllerManifests } from "../../components/cloudController/cloudControllerManifests";
+import {
+  nodeTerminationHandlerReplicas,
+  renderNodeTerminationHandlerManifests,
+} from "../../components/drain/nodeTerminationHandlerManifests";
 import { DEFAULT_STORAGE_CLASS, renderEbsCsiManifests } from "../../components/ebsCsi/ebsCsiManifests";
+import { TIMEOUTS } from "../../components/timeouts";
 import type { ClusterSpec } from "../../config/types";
 import { PROJECT_DIR } from "../../plan/examples";
 import { helmTemplate } from "../helm";
@@ -13,6 +18,7 @@ import type { KubeObject } from "./compare";
 
 const CHARTS = join(PROJECT_DIR, "tests", "oracles", "aws-addons");
 const API_HOST = "api.internal.example.com";
+const QUEUE_URL = "https://sqs.us-east-1.amazonaws.com/000000000000/dev-k8s-local-nth";
 
 export interface AddonRenders {
   program: (spec: ClusterSpec) => KubeObject[];
@@ -56,5 +62,39 @@ export const EBS_CSI_DRIVER: AddonRenders = {
           allowVolumeExpansion: true,
         },
       ],
+    }),
+};
+
+/**
+ * aws-node-termination-handler in queue mode with kOps's settings (its addon template
+ * node-termination-handler.aws/k8s-1.11.yaml.template), on the control plane as kOps places it.
+ */
+export const NODE_TERMINATION_HANDLER: AddonRenders = {
+  program: (spec) => {
+    const r = renderNodeTerminationHandlerManifests(spec, QUEUE_URL);
+    return [...r.foundation, ...r.workloads];
+  },
+  chart: (spec) =>
+    render("aws-node-termination-handler-0.27.5.tgz", "aws-node-termination-handler", spec, {
+      enableSqsTerminationDraining: true,
+      queueURL: QUEUE_URL,
+      replicas: nodeTerminationHandlerReplicas(spec),
+      podDisruptionBudget: { maxUnavailable: 1 },
+      nodeSelector: { "node-role.kubernetes.io/control-plane": "" },
+      tolerations: [
+        { key: "node-role.kubernetes.io/control-plane", operator: "Exists" },
+        { key: "node-role.kubernetes.io/master", operator: "Exists" },
+        { key: "node.cloudprovider.kubernetes.io/uninitialized", operator: "Exists" },
+      ],
+      resources: { requests: { cpu: "50m", memory: "64Mi" } },
+      jsonLogging: true,
+      logFormatVersion: 2,
+      emitKubernetesEvents: true,
+      managedAsgTag: `kubernetes.io/cluster/${spec.clusterName}`,
+      managedTag: `kubernetes.io/cluster/${spec.clusterName}`,
+      useProviderId: true,
+      excludeFromLoadBalancers: true,
+      nodeTerminationGracePeriod: TIMEOUTS.drain.drainAttemptSeconds,
+      sqsMsgVisibilityTimeoutSec: TIMEOUTS.drain.messageVisibilitySeconds,
     }),
 };

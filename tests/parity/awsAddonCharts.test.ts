@@ -5,7 +5,7 @@
  */
 import { expect } from "chai";
 import { cases } from "./cases";
-import { AddonRenders, CLOUD_CONTROLLER, EBS_CSI_DRIVER } from "./awsAddonCases";
+import { AddonRenders, CLOUD_CONTROLLER, EBS_CSI_DRIVER, NODE_TERMINATION_HANDLER } from "./awsAddonCases";
 import { AWS_ADDON_DIFFERENCES, explainAwsAddon } from "./awsAddonDifferences";
 import { compareObjects } from "./compare";
 import type { IntendedDifference } from "./intendedDifferences";
@@ -14,6 +14,7 @@ import { merge } from "../fixtures";
 const ADDONS: Record<string, AddonRenders> = {
   "the AWS cloud controller manager": CLOUD_CONTROLLER,
   "the EBS CSI driver": EBS_CSI_DRIVER,
+  "aws-node-termination-handler": NODE_TERMINATION_HANDLER,
 };
 
 describe("the AWS add-ons match their upstream charts", function () {

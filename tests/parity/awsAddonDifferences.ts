@@ -6,6 +6,7 @@ import { explainIn, IntendedDifference } from "./intendedDifferences";
 
 const CCM = "DaemonSet/aws-cloud-controller-manager spec.template";
 const CONTROLLER = "Deployment/ebs-csi-controller spec.template";
+const HANDLER = "Deployment/aws-node-termination-handler spec.template";
 const BEFORE_NODES_READY =
   "It initialises the nodes, so it must run before any is Ready: on the host network, which needs no CNI, " +
   "tolerating every taint of a fresh node (not-ready, uninitialized, Cilium's agent-not-ready) as Cilium's " +
@@ -42,6 +43,11 @@ export const AWS_ADDON_DIFFERENCES: readonly IntendedDifference[] = [
     path: `${CONTROLLER}.spec.containers[ebs-plugin].env[AWS_*`,
     reason: "AWS credentials and endpoints come from the instance role and region, never a Secret or ConfigMap.",
   },
+  {
+    path: `${HANDLER}.spec.hostNetwork`,
+    reason: `${IMDS} kOps runs the handler in queue mode on the host network of the control plane too.`,
+  },
+  { path: `${HANDLER}.spec.dnsPolicy`, reason: `${IMDS} On the host network it resolves as the host does.` },
   { path: "* spec.template.spec.affinity.nodeAffinity*eks.amazonaws.com/compute-type*", reason: EKS },
   {
     path: `${CONTROLLER}.spec.affinity.nodeAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].weight`,

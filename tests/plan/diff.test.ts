@@ -22,7 +22,9 @@ describe("plan diff", () => {
     expect(risks).to.include(
       "warning: Nodes will roll: group nodes: its subnets are replaced (network-private-us-east-1a, " +
         "network-private-us-east-1b, network-private-us-east-1c); launch template changes (vpcSecurityGroupIds[0]): " +
-        "instance refresh replaces its nodes, keeping 90 % in service; pods are not drained.",
+        "instance refresh replaces its nodes, keeping 90 % in service; each waits in termination hook nth-drain " +
+        "(up to 300 s) while aws-node-termination-handler drains its node, respecting PodDisruptionBudgets; a pod " +
+        "not evicted by then ends with the instance.",
     );
     expect(
       risks.some((r) => r.startsWith("warning: Nodes will roll: control-plane group control-plane-us-east-1a")),

@@ -29,13 +29,19 @@ function expectedHooks(controlPlane: boolean) {
     defaultResult: "ABANDON",
     heartbeatTimeout: TIMEOUTS.nodes.joinDeadlineSeconds[controlPlane ? "control-plane" : "node"],
   };
+  const drain = {
+    name: "nth-drain",
+    lifecycleTransition: "autoscaling:EC2_INSTANCE_TERMINATING",
+    defaultResult: "CONTINUE",
+    heartbeatTimeout: TIMEOUTS.drain.hookHeartbeatSeconds,
+  };
   const etcd = {
     name: "etcd-member",
     lifecycleTransition: "autoscaling:EC2_INSTANCE_TERMINATING",
     defaultResult: "CONTINUE",
     heartbeatTimeout: TIMEOUTS.etcd.leaveHeartbeatSeconds,
   };
-  return controlPlane ? [launch, etcd] : [launch];
+  return controlPlane ? [launch, drain, etcd] : [launch, drain];
 }
 
 const planOf = (name: string): Promise<Plan> => {
@@ -43,9 +49,13 @@ const planOf = (name: string): Promise<Plan> => {
   return runPlan(loadStackConfig(join(PROJECT_DIR, "Pulumi.yaml"), example.file), example.name);
 };
 
-/** The hook resources of a group: siblings under its NodeLaunchTemplate that name the group. */
-const hooksOf = (plan: Plan, asg: PlannedResource) =>
-  ofType(plan, HOOK).filter((h) => h.parent === asg.parent && inputs(h).autoscalingGroupName === inputs(asg).name);
+/** The hook resources of a group: siblings under its NodeLaunchTemplate that name the group, in the order of its hooks. */
+const hooksOf = (plan: Plan, asg: PlannedResource) => {
+  const order = (inputs(asg).initialLifecycleHooks as { name: string }[]).map((h) => h.name);
+  return ofType(plan, HOOK)
+    .filter((h) => h.parent === asg.parent && inputs(h).autoscalingGroupName === inputs(asg).name)
+    .sort((a, b) => order.indexOf(inputs(a).name) - order.indexOf(inputs(b).name));
+};
 
 const spec = (h: Record<string, unknown>) => ({
   name: h.name,

@@ -6,10 +6,12 @@ import { CILIUM_LINES, newestRelease } from "../../catalogs/ciliumVersions";
 import { diffPlans } from "../../plan/diff";
 import { formatDiff } from "../../plan/format";
 import { FAKE_SECRET_MARKER } from "../../plan/mocks";
+import { TIMEOUTS } from "../../components/timeouts";
 import { planWith } from "../planHelpers";
 import { run, scratch } from "./planCli";
 
 const HA = ["--config-file", join("examples", "Pulumi.ha.yaml")];
+const DRAIN_WAIT = TIMEOUTS.drain.hookHeartbeatSeconds;
 /** The dev stack from ENI to crd IPAM, with the masquerading crd needs. */
 const ENI_TO_CRD = [
   "--diff",
@@ -30,23 +32,42 @@ async function planned(...argv: string[]): Promise<{ out: string; summary: strin
 }
 
 describe("plan risks and details, for the changes users hit", () => {
-  it("deleting node group batch: its nodes are terminated, not drained", async () => {
+  it("deleting node group batch: its nodes are terminated, each drained first", async () => {
     const { out, summary } = await planned(...HA, "--diff", "--rm", "nodeGroups[2]");
     expect(summary).to.contain(
       "  WARNING: Nodes are terminated: group batch is deleted; its 0 to 20 instance(s) are terminated: " +
-        "pods are not drained; drain them first (kubectl drain each node whose instance has the tag " +
-        "kops.k8s.io/instancegroup=batch) to move their pods gracefully.\n",
+        `each waits in termination hook nth-drain (up to ${DRAIN_WAIT} s) while aws-node-termination-handler ` +
+        "drains its node, respecting PodDisruptionBudgets; a pod not evicted by then ends with the instance.\n",
     );
     expect(summary).not.to.contain("Nodes will not roll");
     expect(summary).not.to.contain("Data at risk");
     expect(outputsOf(out)).to.contain('  - autoScalingGroups.batch: "batch.ha.prod.example.com"\n');
   });
 
-  it("renaming nodeGroups[0]: the old group's nodes are terminated and a new group launches", async () => {
+  it("renaming nodeGroups[0]: the old group's nodes are drained and terminated, and a new group launches", async () => {
     const { summary } = await planned("--diff", "--set", "nodeGroups[0].name=workers");
-    expect(summary).to.contain("  WARNING: Nodes are terminated: group nodes is deleted; its 2 to 4 instance(s)");
+    expect(summary).to.contain(
+      "  WARNING: Nodes are terminated: group nodes is deleted; its 2 to 4 instance(s) are terminated: each waits " +
+        "in termination hook nth-drain",
+    );
     expect(summary).to.contain("  New group workers: it launches 2 to 4 node(s).\n");
     expect(summary).not.to.contain("Nodes will not roll");
+  });
+
+  it("a group whose termination hooks include no drain is terminated undrained: drain it by hand first", async () => {
+    const before = await planWith();
+    const undrained = {
+      ...before,
+      resources: before.resources.filter(
+        (r) => !(r.type === "aws:autoscaling/lifecycleHook:LifecycleHook" && r.name.endsWith("-nth-drain")),
+      ),
+    };
+    const text = formatDiff(diffPlans(undrained, await planWith({ "nodeGroups[0].name": "workers" })), "x", "text");
+    expect(text).to.contain(
+      "  WARNING: Nodes are terminated: group nodes is deleted; its 2 to 4 instance(s) are terminated: pods are not " +
+        "drained; drain them first (kubectl drain each node whose instance has the tag kops.k8s.io/instancegroup=nodes) " +
+        "to move their pods gracefully.\n",
+    );
   });
 
   it("dropping a zone: the internal alias follows, the control plane rolls for its certificate, the outputs change", async () => {
@@ -62,8 +83,10 @@ describe("plan risks and details, for the changes users hit", () => {
     );
     expect(summary).to.contain(
       "  WARNING: Nodes will roll: control-plane group control-plane-us-east-1a: launch template changes (userData): " +
-        "instance refresh replaces its nodes, keeping 100 % in service; each waits in termination hook etcd-member " +
-        "(up to 300 s) until its etcd member has left; pods are not drained.\n",
+        "instance refresh replaces its nodes, keeping 100 % in service; each waits in termination hook nth-drain " +
+        `(up to ${DRAIN_WAIT} s) while aws-node-termination-handler drains its node, respecting PodDisruptionBudgets; ` +
+        "each waits in termination hook etcd-member (up to 300 s) until its node is drained and its etcd member has " +
+        "left; a pod not evicted by then ends with the instance.\n",
     );
     expect(outputsOf(out)).to.match(
       /^ {2}~ apiEndpoint: "network-api-[0-9a-f]{8}\.elb\.us-east-1\.amazonaws\.com\.mock" → "\(new DNS name: network-api is replaced\)"$/m,
@@ -138,7 +161,9 @@ describe("plan risks and details, for the changes users hit", () => {
     expect(summary).not.to.contain("only API server");
     expect(summary).to.contain(
       "  WARNING: Nodes are terminated: control-plane group control-plane-us-east-2c is deleted; its 1 instance(s) " +
-        "are terminated: each waits in termination hook etcd-member (up to 300 s) until its etcd member has left; pods are not drained;",
+        `are terminated: each waits in termination hook nth-drain (up to ${DRAIN_WAIT} s) while aws-node-termination-handler ` +
+        "drains its node, respecting PodDisruptionBudgets; each waits in termination hook etcd-member (up to 300 s) " +
+        "until its node is drained and its etcd member has left; a pod not evicted by then ends with the instance.\n",
     );
   });
 

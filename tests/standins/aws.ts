@@ -37,6 +37,8 @@ export interface Instance {
   heartbeats: number;
   /** The launch template version it was launched from, in its group. */
   templateVersion?: string;
+  /** While it terminates, the termination hooks whose actions are not completed yet: it waits for them all. */
+  terminationActions?: string[];
 }
 
 type RefreshStep = { Status: string; StatusReason?: string } | string;
@@ -191,11 +193,17 @@ export class AwsFake {
     return launched;
   }
 
-  /** Auto Scaling terminating an instance: held in Terminating:Wait while its group has a termination hook. */
+  /**
+   * Auto Scaling terminating an instance: held in Terminating:Wait until the action of each termination hook
+   * of its group is completed (Amazon EC2 Auto Scaling lifecycle hooks: an instance waits for all its hooks).
+   */
   terminate(instanceId: string): void {
     const instance = this.instance(instanceId);
-    const waits = instance.group && this.hook(instance.group, "autoscaling:EC2_INSTANCE_TERMINATING");
-    instance.lifecycleState = waits ? "Terminating:Wait" : "Terminating:Proceed";
+    const hooks = (instance.group && this.groups.get(instance.group)?.hooks) || [];
+    instance.terminationActions = hooks
+      .filter((h) => h.lifecycleTransition === "autoscaling:EC2_INSTANCE_TERMINATING")
+      .map((h) => h.name);
+    instance.lifecycleState = instance.terminationActions.length ? "Terminating:Wait" : "Terminating:Proceed";
   }
 
   /** The next `times` calls of `action` are throttled, before AWS does anything. */
@@ -346,8 +354,10 @@ export class AwsFake {
       const result = p.LifecycleActionResult;
       if (result !== "CONTINUE" && result !== "ABANDON")
         throw new AwsError("ValidationError", "LifecycleActionResult must be CONTINUE or ABANDON");
-      if (instance.lifecycleState === "Terminating:Wait") instance.lifecycleState = "Terminating:Proceed";
-      else instance.lifecycleState = result === "CONTINUE" ? "InService" : "Terminating";
+      if (instance.lifecycleState === "Terminating:Wait") {
+        instance.terminationActions = instance.terminationActions?.filter((h) => h !== p.LifecycleHookName);
+        if (!instance.terminationActions?.length) instance.lifecycleState = "Terminating:Proceed";
+      } else instance.lifecycleState = result === "CONTINUE" ? "InService" : "Terminating";
       return {};
     },
     // Groups by name (AutoScalingGroupNames.member.N) and filters (Filters.member.N: `tag:<key>`, `tag-key`,
@@ -490,9 +500,12 @@ export class AwsFake {
         ? "autoscaling:EC2_INSTANCE_TERMINATING"
         : "autoscaling:EC2_INSTANCE_LAUNCHING";
     const waits = instance?.lifecycleState === "Pending:Wait" || instance?.lifecycleState === "Terminating:Wait";
+    const completed =
+      instance?.lifecycleState === "Terminating:Wait" && !instance.terminationActions?.includes(p.LifecycleHookName);
     if (
       !instance ||
       !waits ||
+      completed ||
       instance.group !== p.AutoScalingGroupName ||
       !this.hook(instance.group, transition, p.LifecycleHookName)
     )

@@ -31,6 +31,9 @@ export const NODE_INSTANCE = {
   mac: "0a:1b:2c:3d:4e:5f",
 };
 
+/** The host's name, as EC2 names an instance by its address: kubeadm registers the Node under it. */
+export const NODE_HOSTNAME = "ip-10-0-12-34";
+
 /** Binaries of Ubuntu 24.04's server image that kubeadm's preflight looks for; conntrack, socat, ebtables are not. */
 const BASE_IMAGE = [
   "/usr/bin/mount",
@@ -133,6 +136,24 @@ cat "$STANDIN_ROOT"/etc/sysctl.d/*.conf 2>/dev/null | while IFS='= ' read -r key
   case "$key" in ''|'#'*) continue;; esac
   mkdir -p "$STANDIN_ROOT/proc/sys/$(dirname "\${key//.//}")"; echo "$value" >"$STANDIN_ROOT/proc/sys/\${key//.//}"
 done`,
+  hostname: `echo ${NODE_HOSTNAME}`,
+  // kubectl with the node's admin kubeconfig (kubeadm's, once the node has joined), asked about this node's
+  // Node and pods: the termination handler has drained it once STANDIN_DRAINED_AFTER looks at the Node
+  // have gone by (cordoned, a DaemonSet's pod left); before, it is schedulable and runs a ReplicaSet's pod.
+  // Anything else it is asked fails.
+  kubectl: `${COUNT}
+[ "$1" = --kubeconfig ] && [ -f "$2" ] || { echo "error: stat $2: no such file or directory" >&2; exit 1; }
+shift 2
+[ "\${1%%=*}" = --request-timeout ] && shift
+case "$*" in
+"get node ${NODE_HOSTNAME} --ignore-not-found -o json")
+  if [ "$(count node)" -ge "\${STANDIN_DRAINED_AFTER:-0}" ]; then touch "$STANDIN_STATE/drained"; echo '{"spec":{"unschedulable":true}}'
+  else echo '{"spec":{}}'; fi;;
+"get pods --all-namespaces --field-selector spec.nodeName=${NODE_HOSTNAME} -o json")
+  if [ -e "$STANDIN_STATE/drained" ]; then echo '{"items":[{"metadata":{"name":"cilium-x","ownerReferences":[{"kind":"DaemonSet"}]}}]}'
+  else echo '{"items":[{"metadata":{"name":"coredns-x","ownerReferences":[{"kind":"ReplicaSet"}]}}]}'; fi;;
+*) echo "kubectl stand-in: not a call the bootstrap makes: $*" >&2; exit 1;;
+esac`,
   kubeadm: `exec node -r "${PROJECT}/node_modules/ts-node/register/transpile-only" "${PROJECT}/tests/standins/kubeadm.ts" "$@"`,
 };
 const NOOP = ["apt-mark"];

@@ -9,6 +9,7 @@ import { joinToken } from "./joinToken";
 import { controlPlaneState } from "./controlPlaneStateAccess";
 import { ebsCsiDriver } from "./ebsCsiDriverRights";
 import { nodeBootstrap } from "./nodeBootstrap";
+import { nodeTerminationHandler } from "./nodeTerminationHandlerRights";
 import { sessionManager } from "./sessionManager";
 
 export const STATEMENT_SOURCES: readonly StatementSource[] = [
@@ -18,5 +19,6 @@ export const STATEMENT_SOURCES: readonly StatementSource[] = [
   controlPlaneState, // control plane: departed members, termination hook, backups, init record
   cloudController, // control plane: node initialisation, Services of type LoadBalancer
   ebsCsiDriver, // control plane, when enabled: the EBS CSI driver's volumes
+  nodeTerminationHandler, // control plane: the drain of terminating nodes (its queue, the drain hook)
   joinToken, // control plane: the short-lived join tokens it mints for the nodes
 ];

@@ -1,5 +1,6 @@
 # control-plane.sh: what only control-plane nodes do: fetch the cluster's shared keys, create the cluster
-# once, reach their own API server, leave etcd when Auto Scaling terminates them, renew their certificates.
+# once, reach their own API server, leave etcd when Auto Scaling terminates them (once drained), renew their
+# certificates.
 
 # The cluster's CAs and the service-account key, shared by every control-plane node, from SSM. kubeadm
 # init uses them instead of creating its own; kubeadm join --control-plane requires them (no certificateKey).
@@ -99,31 +100,55 @@ before_control_plane_reset() {
 }
 
 # leave_etcd_on_termination HOOK: waits until Auto Scaling terminates this instance (it then waits in the
-# group's termination hook HOOK), removes this node's etcd member through the other members and checks it
-# gone, then lets the termination go on. A replacement joined before (instance refresh and instance
-# maintenance launch first), so the member count is back to the group's. While the member cannot leave
-# (etcd does not answer, no quorum) the instance stays, with a heartbeat every ETCD_LEAVE_RETRY_SECONDS:
-# going anyway would leave a dead voter that a two-member cluster (a one-node control plane mid-refresh)
-# cannot lose. Auto Scaling ends the wait at the hook's global timeout.
+# group's termination hook HOOK, and in its drain hook), waits for the node's drain, removes this node's etcd
+# member through the other members and checks it gone, then lets the termination go on. A replacement joined
+# before (instance refresh and instance maintenance launch first), so the member count is back to the group's.
+# While the member cannot leave (etcd does not answer, no quorum) the instance stays, with a heartbeat every
+# ETCD_LEAVE_RETRY_SECONDS: going anyway would leave a dead voter that a two-member cluster (a one-node
+# control plane mid-refresh) cannot lose. Auto Scaling ends the wait at the hook's global timeout.
 leave_etcd_on_termination() {
   local id group
-  # Not retry's: these two loops have no bound (the instance's life, then the hook's timeout), and the second
-  # sends a heartbeat each time round.
+  # Not retry's: these loops have no bound (the instance's life, then the hook's timeout), and the others
+  # send a heartbeat each time round.
   until [ "$(imds autoscaling/target-lifecycle-state 2>/dev/null || true)" = Terminated ]; do
     sleep "$TERMINATION_WATCH_SECONDS"
   done
   id=$(imds instance-id)
   group=$(retry aws autoscaling describe-auto-scaling-instances --region "$REGION" --instance-ids "$id" \
     --query 'AutoScalingInstances[0].AutoScalingGroupName' --output text)
-  log "instance $id terminating: its etcd member leaves"
+  log "instance $id terminating: its node is drained, then its etcd member leaves"
+  wait_for_drain "$1" "$group" "$id"
   until etcd_remove_members self; do
     log "the etcd member has not left: keeping the instance"
-    aws autoscaling record-lifecycle-action-heartbeat --region "$REGION" --lifecycle-hook-name "$1" \
-      --auto-scaling-group-name "$group" --instance-id "$id" || true
-    sleep "$ETCD_LEAVE_RETRY_SECONDS"
+    hold_instance "$1" "$group" "$id"
   done
   retry aws autoscaling complete-lifecycle-action --region "$REGION" --lifecycle-hook-name "$1" \
     --auto-scaling-group-name "$group" --instance-id "$id" --lifecycle-action-result CONTINUE
+}
+
+# wait_for_drain HOOK GROUP ID: waits until the termination handler has drained this node (drain.sh), the
+# instance held in HOOK meanwhile, at most DRAIN_WAIT_SECONDS: the drain hook's own wait, after which Auto
+# Scaling goes on without the drain and the member leaves anyway. An API that does not answer is a drain
+# not seen yet.
+wait_for_drain() {
+  local node drained deadline=$((SECONDS + DRAIN_WAIT_SECONDS))
+  node=$(node_name)
+  until drained=$(node_drained "$node") && [ "$drained" = yes ]; do
+    if [ "$SECONDS" -ge "$deadline" ]; then
+      log "node $node is not drained after ${DRAIN_WAIT_SECONDS}s: its etcd member leaves anyway"
+      return 0
+    fi
+    hold_instance "$@"
+  done
+  log "node $node is drained"
+}
+
+# hold_instance HOOK GROUP ID: a heartbeat of the instance's termination hook HOOK (it restarts the hook's
+# timeout), then a pause of ETCD_LEAVE_RETRY_SECONDS. A heartbeat that fails is tried again next time round.
+hold_instance() {
+  aws autoscaling record-lifecycle-action-heartbeat --region "$REGION" --lifecycle-hook-name "$1" \
+    --auto-scaling-group-name "$2" --instance-id "$3" || true
+  sleep "$ETCD_LEAVE_RETRY_SECONDS"
 }
 
 # renew_certificates_if_due: kubeadm's leaf certificates last a year (certificateValidityPeriod). When the
