@@ -7,6 +7,7 @@
 import type { ClusterSpec } from "../config/types";
 import { renderCiliumManifests } from "../components/cilium/ciliumManifests";
 import { renderCloudControllerManifests } from "../components/cloudController/cloudControllerManifests";
+import { renderNodeTerminationHandlerManifests } from "../components/drain/nodeTerminationHandlerManifests";
 import { renderEbsCsiManifests } from "../components/ebsCsi/ebsCsiManifests";
 import type { StagedObjects } from "../components/k8s/stages";
 import { InstanceGroup, instanceGroups } from "../components/nodes/instanceGroups";
@@ -32,10 +33,11 @@ export interface Expectations {
 
 /** The add-ons the program declares for a spec (program.ts), each as its renderer draws it. */
 function addons(spec: ClusterSpec): [string, StagedObjects][] {
-  // The API endpoint only fills environment values, never a workload's name or kind.
+  // The API endpoint and the queue's URL only fill environment values, never a workload's name or kind.
   return [
     ["cilium", renderCiliumManifests(spec, "")],
     ["aws-cloud-controller", renderCloudControllerManifests(spec, "")],
+    ["node-termination-handler", renderNodeTerminationHandlerManifests(spec, "")],
     ...(spec.addons.ebsCsiDriver.enabled
       ? [["ebs-csi-driver", renderEbsCsiManifests(spec)] as [string, StagedObjects]]
       : []),

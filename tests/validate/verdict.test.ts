@@ -231,6 +231,7 @@ describe("the cluster check's verdict", () => {
       "DaemonSet kube-system/cilium",
       "Deployment kube-system/cilium-operator",
       "DaemonSet kube-system/aws-cloud-controller-manager",
+      "Deployment kube-system/aws-node-termination-handler",
       "Deployment kube-system/ebs-csi-controller",
       "DaemonSet kube-system/ebs-csi-node",
     ]);
