@@ -31,13 +31,15 @@ export interface Expectations {
   eni: boolean;
 }
 
-/** The add-ons the program declares for a spec (program.ts), each as its renderer draws it. */
-function addons(spec: ClusterSpec): [string, StagedObjects][] {
-  // The API endpoint and the queue's URL only fill environment values, never a workload's name or kind.
+/**
+ * The add-ons the program declares for a spec (program.ts), each as its renderer draws it. The API endpoint
+ * and the queue's URL only fill environment values, never a workload's name or kind.
+ */
+export function addonRenders(spec: ClusterSpec, apiEndpoint = "", queueUrl = ""): [string, StagedObjects][] {
   return [
-    ["cilium", renderCiliumManifests(spec, "")],
-    ["aws-cloud-controller", renderCloudControllerManifests(spec, "")],
-    ["node-termination-handler", renderNodeTerminationHandlerManifests(spec, "")],
+    ["cilium", renderCiliumManifests(spec, apiEndpoint)],
+    ["aws-cloud-controller", renderCloudControllerManifests(spec, apiEndpoint)],
+    ["node-termination-handler", renderNodeTerminationHandlerManifests(spec, queueUrl)],
     ...(spec.addons.ebsCsiDriver.enabled
       ? [["ebs-csi-driver", renderEbsCsiManifests(spec)] as [string, StagedObjects]]
       : []),
@@ -45,7 +47,7 @@ function addons(spec: ClusterSpec): [string, StagedObjects][] {
 }
 
 export function expectations(spec: ClusterSpec): Expectations {
-  const workloads = addons(spec).flatMap(([addon, objects]) =>
+  const workloads = addonRenders(spec).flatMap(([addon, objects]) =>
     objects.workloads
       .filter((o) => o.kind === "DaemonSet" || o.kind === "Deployment")
       .map((o): ExpectedWorkload => ({

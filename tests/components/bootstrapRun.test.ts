@@ -730,8 +730,8 @@ describe("control-plane bootstrap and the cluster's state, run as systemd runs i
     const leave = await run(join(node.root, script), args.split(" "), env);
     expect(leave.status, leave.stderr).to.equal(0);
     // Looked at the node until the wait was over, the instance held in its hook meanwhile, then left.
-    expect(Date.now() - started).to.be.at.least(1000);
-    expect(calls(node, "kubectl").filter((l) => l.includes(" get node ")).length).to.be.greaterThan(1);
+    expect(Date.now() - started).to.be.at.least(2000);
+    expect(calls(node, "kubectl").filter((l) => l.includes(" get node ")).length).to.be.at.least(1);
     expect(node.instance.heartbeats).to.be.at.least(1);
     expect(existsSync(join(node.state, "drained"))).to.equal(false);
     expect(removed(node)).to.deep.equal(["me"]);
@@ -748,7 +748,8 @@ describe("control-plane bootstrap and the cluster's state, run as systemd runs i
     node.aws.terminate(node.instance.id);
     const [, script, args] = /^ExecStart=(\S+) (.+)$/m.exec(node.file("etc/systemd/system/etcd-leave.service"))!;
     const env = { ...node.env, STANDIN_ETCD_DOWN: "1", ETCD_LEAVE_RETRY_SECONDS: "0.2" };
-    await run("timeout", ["5", join(node.root, script), ...args.split(" ")], env);
+    // Long enough for several tries on a loaded machine (each is an AWS call and an etcd attempt).
+    await run("timeout", ["15", join(node.root, script), ...args.split(" ")], env);
     expect(node.instance.heartbeats).to.be.greaterThan(1);
     expect(lifecycle(node)).to.equal("Terminating:Wait");
   });

@@ -17,9 +17,6 @@ import { tmpdir } from "os";
 import { join } from "path";
 import { parse, stringify } from "yaml";
 import { staleBuild } from "../../buildStamp";
-import { renderCiliumManifests } from "../../components/cilium/ciliumManifests";
-import { renderCloudControllerManifests } from "../../components/cloudController/cloudControllerManifests";
-import { renderEbsCsiManifests } from "../../components/ebsCsi/ebsCsiManifests";
 import { signAdminCredential } from "../../components/secrets/adminCredential";
 import { renderKubeconfig } from "../../components/secrets/kubeconfigRender";
 import { INSTANCE_GROUP_TAG, ROLE_TAGS } from "../../components/tags";
@@ -28,7 +25,7 @@ import { PROJECT_DIR } from "../../plan/examples";
 import { loadStackConfig, toRuntimeConfig } from "../../plan/stackConfig";
 import { readRawConfig } from "../../config/read";
 import { validateConfig } from "../../config/validation/validateConfig";
-import { CONTROL_PLANE_COMPONENTS } from "../../validate/expectations";
+import { addonRenders, CONTROL_PLANE_COMPONENTS } from "../../validate/expectations";
 import { instanceGroups } from "../../components/nodes/instanceGroups";
 import { AMBIENT_KEY, AwsFake, sdkEnvironment, startAws } from "../standins/aws";
 import { clusterPki } from "../standins/pki";
@@ -152,13 +149,12 @@ export function validateClusterSuite(controlPlane: () => ControlPlane): void {
     };
 
     const addonObjects = () => {
-      const apiHost = cp.apiHost;
-      const staged = [
-        renderCiliumManifests(spec, apiHost),
-        renderCloudControllerManifests(spec, apiHost),
-        renderEbsCsiManifests(spec),
-      ];
-      return staged.flatMap((s) => [...s.foundation, ...s.workloads]);
+      const staged = addonRenders(
+        spec,
+        cp.apiHost,
+        "https://sqs.us-east-1.amazonaws.com/000000000000/dev-k8s-local-nth",
+      );
+      return staged.flatMap(([, s]) => [...s.foundation, ...s.workloads]);
     };
 
     /** A CiliumNode as Cilium's agent creates it and its operator fills it in: `ips` addresses on 2 ENIs, `used` in use. */
