@@ -1,7 +1,7 @@
 // The entry points' runtime settings (runtimeSettings.ts), run compiled as `npm run plan` and `pulumi preview`
 // run them: what `@pulumi/pulumi` requires as it loads and the program never uses (unusedSdkModules.ts) is
-// loaded only if something uses it. Each case is a fresh Node process that records which of those files
-// something required and which Node compiled, that is loaded.
+// loaded only if something uses it; stack traces are off, and formatted by V8. Each case is a fresh Node
+// process, which records which of those modules something required and which Node compiled, that is loaded.
 import { expect } from "chai";
 import { spawnSync } from "child_process";
 import { basename, dirname } from "path";
@@ -18,14 +18,18 @@ type Probe = Record<string, { required: boolean; compiled: boolean }>;
  * Runs `script` in plain Node with `probe()` defined, which says for each unused module whether something
  * required it and whether it loaded; the script writes what it found as the last line of its output.
  */
-function run(script: string): string[] {
+function run(script: string, env: NodeJS.ProcessEnv = {}): string[] {
   const prelude = `const files = ${JSON.stringify(FILES)};
 const compiled = new Set();
 const js = require.extensions[".js"];
 require.extensions[".js"] = (module, file) => { if (files.includes(file)) compiled.add(file); return js(module, file); };
 const probe = () => Object.fromEntries(files.map((f) => [f, { required: require.cache[f] !== undefined, compiled: compiled.has(f) }]));
 `;
-  const child = spawnSync(process.execPath, ["-e", prelude + script], { cwd: PROJECT_DIR, encoding: "utf8" });
+  const child = spawnSync(process.execPath, ["-e", prelude + script], {
+    cwd: PROJECT_DIR,
+    encoding: "utf8",
+    env: { ...process.env, ...env },
+  });
   expect(child.status, child.stderr).to.equal(0);
   return child.stdout.trim().split("\n");
 }
@@ -81,5 +85,26 @@ pulumi.runtime.serializeFunction(function add(x) { return x + offset; }).then((s
     expect(JSON.parse(lines[1])).to.deep.equal([42, "org/project/dev", false]);
     expect(JSON.parse(lines[2])).to.deep.equal(MODULES.map((m) => m.esModule));
     expect(last(lines)).to.deep.equal(everyFile({ required: true, compiled: true }));
+  });
+});
+
+describe("runtime settings: stack traces", function () {
+  this.timeout(60000);
+
+  // As Pulumi's Node.js runner loads the program: source-map support first, then bin/index.js.
+  const preview = `const { dirname } = require("path");
+require(require.resolve("source-map-support/register", { paths: [dirname(require.resolve("@pulumi/pulumi/cmd/run"))] }));
+require("./${BUILD_DIR}/index.js");
+const error = new Error("refused");
+console.log(JSON.stringify({ frames: error.stack.split("\\n").length - 1, sourceMaps: Error.prepareStackTrace !== undefined }));`;
+
+  it("in a preview, errors carry their message alone, and V8 formats the traces the SDK captures", () => {
+    expect(JSON.parse(run(preview).pop()!)).to.deep.equal({ frames: 0, sourceMaps: false });
+  });
+
+  it("CILIUM_CLUSTER_STACK_TRACES=1 leaves them as the runner has them: traces, mapped by source maps", () => {
+    const found = JSON.parse(run(preview, { CILIUM_CLUSTER_STACK_TRACES: "1" }).pop()!) as { frames: number };
+    expect(found).to.include({ sourceMaps: true });
+    expect(found.frames).to.be.greaterThan(0);
   });
 });
