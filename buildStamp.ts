@@ -18,6 +18,8 @@ export const COMPILED_ROOTS = [
   "index.ts",
   "buildGuard.ts",
   "runtimeSettings.ts",
+  "loadOnFirstUse.ts",
+  "unusedSdkModules.ts",
   "buildStamp.ts",
   "program.ts",
   "config",

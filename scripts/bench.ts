@@ -47,6 +47,13 @@ const median = (values: number[]): number => {
 
 const pad = (value: string | number, width: number) => String(value).padStart(width);
 
+/** How a paired ratio varied from round to round: the least, the middle half, the most. */
+function spread(values: number[]): string {
+  const sorted = [...values].sort((a, b) => a - b);
+  const at = (q: number) => sorted[Math.round(q * (sorted.length - 1))].toFixed(2);
+  return `  cpu per round: ${at(0)}, middle half ${at(0.25)}–${at(0.75)}, ${at(1)}`;
+}
+
 /** Least squares: y ≈ intercept + slope · x, and R². */
 function fit(points: { x: number; y: number }[]): { slope: number; r2: number } {
   const mean = (f: (p: { x: number; y: number }) => number) => points.reduce((s, p) => s + f(p), 0) / points.length;
@@ -114,19 +121,23 @@ function report(rounds: Round[], typeCheck: number, loadBefore: number): void {
         .trimEnd(),
     );
   }
+  const previewRatios = rounds.map((r) => r.preview.cpuMs / r.dev.cpuMs);
   console.log(
     `\npreview (the program as pulumi preview runs it, dev stack) × dev plan: ` +
-      `${median(rounds.map((r) => r.preview.cpuMs / r.dev.cpuMs)).toFixed(2)} cpu, ` +
+      `${median(previewRatios).toFixed(2)} cpu, ` +
       `${median(rounds.map((r) => r.preview.wallMs / r.dev.wallMs)).toFixed(2)} wall`,
   );
+  console.log(spread(previewRatios));
   const baselines = rounds.flatMap((r) => (r.baseline ? [{ dev: r.dev, baseline: r.baseline }] : []));
   if (baselines.length > 0) {
+    const baselineRatios = baselines.map((b) => b.dev.cpuMs / b.baseline.cpuMs);
     console.log(
       `dev plan × baseline's dev plan (${baselines[0].baseline.resources} resources there): ` +
-        `${median(baselines.map((b) => b.dev.cpuMs / b.baseline.cpuMs)).toFixed(2)} cpu, ` +
+        `${median(baselineRatios).toFixed(2)} cpu, ` +
         `${median(baselines.map((b) => b.dev.wallMs / b.baseline.wallMs)).toFixed(2)} wall ` +
         `(baseline cpu ${median(baselines.map((b) => b.baseline.cpuMs)).toFixed(0)} ms)`,
     );
+    console.log(spread(baselineRatios));
   }
   const names = rounds[0].examples.examples!.map((e) => e.name);
   const points = names.map((name) => {

@@ -8,9 +8,11 @@
  * support Pulumi's Node.js runner registers), on the dev stack, under the plan's mocks. `examples` plans
  * every example, then each again, timing each second (warm) plan. Prints one JSON line.
  *
- * Each scenario loads only what it measures: the plan's modules load in the scenarios that plan.
+ * Each scenario loads only what it measures, in the order its entry point does: the plans apply the runtime
+ * settings first, as scripts/plan.ts does; the preview gets them from bin/index.js, after source-map support;
+ * the floor goes without them, as a program that loads the SDK package roots would.
  */
-import * as pulumi from "@pulumi/pulumi";
+import type * as Pulumi from "@pulumi/pulumi";
 import { readFileSync } from "fs";
 import { dirname, join, sep } from "path";
 import { BUILD_DIR } from "../buildStamp";
@@ -63,8 +65,12 @@ function sdkPackages(): string[] {
   return Object.keys(dependencies).filter((name) => name.startsWith("@pulumi/"));
 }
 
+/** The Pulumi SDK, loaded by the scenario when its entry point would load it. */
+const sdk = (): Promise<typeof Pulumi> => import("@pulumi/pulumi");
+
 async function floor(modulesFile: string): Promise<number> {
   for (const root of sdkPackages()) await import(root);
+  const pulumi = await sdk();
   for (const file of JSON.parse(readFileSync(modulesFile, "utf8")) as string[]) await import(file);
   await pulumi.runtime.setMocks(planMocks("us-east-1", ["us-east-1a"]), "cilium-cluster", "floor", false);
   await pulumi.runtime.runInPulumiStack(async () => ({}));
@@ -91,6 +97,7 @@ async function preview(): Promise<number> {
   const { default: program } = (await import(join(PROJECT_DIR, BUILD_DIR, "index.js"))) as {
     default: () => Promise<Record<string, unknown>>;
   };
+  const pulumi = await sdk();
   const config = scenarioConfig("dev");
   const runtimeConfig = toRuntimeConfig(config);
   const region = runtimeConfig["aws:region"] ?? "";
@@ -129,6 +136,7 @@ async function planExamples(): Promise<Example[]> {
 export async function measureScenario(scenario: string, modulesFile: string): Promise<void> {
   let resources: number;
   let measured: Example[] | undefined;
+  if (scenario !== "floor" && scenario !== "preview") await import("../runtimeSettings");
   if (scenario === "floor") resources = await floor(modulesFile);
   else if (scenario === "preview") resources = await preview();
   else if (scenario === "examples") {

@@ -36,6 +36,9 @@ describe("npm run bench -- --quick", function () {
     expect(run.stdout).to.match(
       new RegExp(`^dev plan × baseline's dev plan \\(\\d+ resources there\\): ${number} cpu`, "m"),
     );
+    // How the two paired ratios varied over the rounds.
+    const spread = new RegExp(`^  cpu per round: ${number}, middle half ${number}–${number}, ${number}$`, "gm");
+    expect(run.stdout.match(spread)).to.have.length(2);
     expect(run.stdout).to.match(new RegExp(`^type check .*: ${number} s$`, "m"));
     expect(run.stdout).to.contain("TypeScript compiler registered in a measured process: no");
   });

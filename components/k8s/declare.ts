@@ -4,11 +4,11 @@
  * so a preview lists every object), and once when those values are known. The two renders are joined by
  * object identity (`kind/namespace/name`), so reordering a renderer's output never mixes objects up.
  */
-import * as apps from "@pulumi/kubernetes/apps";
-import * as core from "@pulumi/kubernetes/core";
-import * as policy from "@pulumi/kubernetes/policy";
-import * as rbac from "@pulumi/kubernetes/rbac";
-import * as storage from "@pulumi/kubernetes/storage";
+import * as appsV1 from "@pulumi/kubernetes/apps/v1";
+import * as coreV1 from "@pulumi/kubernetes/core/v1";
+import * as policyV1 from "@pulumi/kubernetes/policy/v1";
+import * as rbacV1 from "@pulumi/kubernetes/rbac/v1";
+import * as storageV1 from "@pulumi/kubernetes/storage/v1";
 import * as pulumi from "@pulumi/pulumi";
 import { K8sObject, objectKey } from "./object";
 
@@ -18,19 +18,19 @@ type Declare = (name: string, object: ObjectInputs, opts: pulumi.CustomResourceO
 
 /** The typed resource class for each kind an add-on may render. */
 const DECLARE = {
-  ServiceAccount: (n, o, opts) => new core.v1.ServiceAccount(n, o as unknown as core.v1.ServiceAccountArgs, opts),
-  ConfigMap: (n, o, opts) => new core.v1.ConfigMap(n, o as unknown as core.v1.ConfigMapArgs, opts),
-  ClusterRole: (n, o, opts) => new rbac.v1.ClusterRole(n, o as unknown as rbac.v1.ClusterRoleArgs, opts),
+  ServiceAccount: (n, o, opts) => new coreV1.ServiceAccount(n, o as unknown as coreV1.ServiceAccountArgs, opts),
+  ConfigMap: (n, o, opts) => new coreV1.ConfigMap(n, o as unknown as coreV1.ConfigMapArgs, opts),
+  ClusterRole: (n, o, opts) => new rbacV1.ClusterRole(n, o as unknown as rbacV1.ClusterRoleArgs, opts),
   ClusterRoleBinding: (n, o, opts) =>
-    new rbac.v1.ClusterRoleBinding(n, o as unknown as rbac.v1.ClusterRoleBindingArgs, opts),
-  Role: (n, o, opts) => new rbac.v1.Role(n, o as unknown as rbac.v1.RoleArgs, opts),
-  RoleBinding: (n, o, opts) => new rbac.v1.RoleBinding(n, o as unknown as rbac.v1.RoleBindingArgs, opts),
-  DaemonSet: (n, o, opts) => new apps.v1.DaemonSet(n, o as unknown as apps.v1.DaemonSetArgs, opts),
-  Deployment: (n, o, opts) => new apps.v1.Deployment(n, o as unknown as apps.v1.DeploymentArgs, opts),
+    new rbacV1.ClusterRoleBinding(n, o as unknown as rbacV1.ClusterRoleBindingArgs, opts),
+  Role: (n, o, opts) => new rbacV1.Role(n, o as unknown as rbacV1.RoleArgs, opts),
+  RoleBinding: (n, o, opts) => new rbacV1.RoleBinding(n, o as unknown as rbacV1.RoleBindingArgs, opts),
+  DaemonSet: (n, o, opts) => new appsV1.DaemonSet(n, o as unknown as appsV1.DaemonSetArgs, opts),
+  Deployment: (n, o, opts) => new appsV1.Deployment(n, o as unknown as appsV1.DeploymentArgs, opts),
   PodDisruptionBudget: (n, o, opts) =>
-    new policy.v1.PodDisruptionBudget(n, o as unknown as policy.v1.PodDisruptionBudgetArgs, opts),
-  CSIDriver: (n, o, opts) => new storage.v1.CSIDriver(n, o as unknown as storage.v1.CSIDriverArgs, opts),
-  StorageClass: (n, o, opts) => new storage.v1.StorageClass(n, o as unknown as storage.v1.StorageClassArgs, opts),
+    new policyV1.PodDisruptionBudget(n, o as unknown as policyV1.PodDisruptionBudgetArgs, opts),
+  CSIDriver: (n, o, opts) => new storageV1.CSIDriver(n, o as unknown as storageV1.CSIDriverArgs, opts),
+  StorageClass: (n, o, opts) => new storageV1.StorageClass(n, o as unknown as storageV1.StorageClassArgs, opts),
 } satisfies Record<string, Declare>;
 
 export type DeclarableKind = keyof typeof DECLARE;

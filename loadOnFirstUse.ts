@@ -1,0 +1,48 @@
+/**
+ * A CommonJS module that loads when something first uses it rather than when something first requires it.
+ * Node's require cache (`require.cache`, which Node documents as open to adding entries) gets an entry for
+ * the module's file whose exports stand in for the real ones: the first operation on them loads the real
+ * module, through Node's own loader, and every operation is forwarded to it. A `require()` of the module,
+ * from any package, returns the stand-in; code that requires the module and never uses it loads nothing.
+ */
+import * as nodeModule from "module";
+
+/**
+ * `esModule`: the module is an ES module compiled to CommonJS, which marks its exports `__esModule`. The
+ * stand-in says so without loading it: TypeScript's and Babel's import helpers (`__importStar`) ask as
+ * they import, and return the exports as they are when the answer is yes.
+ */
+export function loadOnFirstUse(filename: string, esModule = false): void {
+  if (require.cache[filename] !== undefined) return;
+  let loaded: object | undefined;
+  const real = (): object => {
+    if (loaded === undefined) {
+      // The stand-in leaves the cache first, so Node loads the file itself and caches the real module.
+      delete require.cache[filename];
+      loaded = nodeModule.createRequire(filename)(filename) as object;
+    }
+    return loaded;
+  };
+  const exports = new Proxy(
+    {},
+    {
+      get: (_, key) => (esModule && key === "__esModule" && loaded === undefined ? true : Reflect.get(real(), key)),
+      has: (_, key) => Reflect.has(real(), key),
+      ownKeys: () => Reflect.ownKeys(real()),
+      getOwnPropertyDescriptor: (_, key) => {
+        const descriptor = Reflect.getOwnPropertyDescriptor(real(), key);
+        // A proxy may report no property as non-configurable that its own (empty) target lacks.
+        return descriptor && { ...descriptor, configurable: true };
+      },
+      getPrototypeOf: () => Reflect.getPrototypeOf(real()),
+      set: (_, key, value) => Reflect.set(real(), key, value),
+      defineProperty: (_, key, descriptor) => Reflect.defineProperty(real(), key, descriptor),
+      deleteProperty: (_, key) => Reflect.deleteProperty(real(), key),
+    },
+  );
+  const standIn = new nodeModule.Module(filename);
+  standIn.filename = filename;
+  standIn.exports = exports;
+  standIn.loaded = true;
+  require.cache[filename] = standIn;
+}

@@ -1,0 +1,110 @@
+// The entry points' runtime settings (runtimeSettings.ts), run compiled as `npm run plan` and `pulumi preview`
+// run them: what `@pulumi/pulumi` requires as it loads and the program never uses (unusedSdkModules.ts) is
+// loaded only if something uses it; stack traces are off, and formatted by V8. Each case is a fresh Node
+// process, which records which of those modules something required and which Node compiled, that is loaded.
+import { expect } from "chai";
+import { spawnSync } from "child_process";
+import { basename, dirname } from "path";
+import { BUILD_DIR } from "../buildStamp";
+import { PROJECT_DIR } from "../plan/examples";
+import { unusedSdkModules } from "../unusedSdkModules";
+
+const MODULES = unusedSdkModules();
+const FILES = MODULES.map((m) => m.filename);
+
+type Probe = Record<string, { required: boolean; compiled: boolean }>;
+
+/**
+ * Runs `script` in plain Node with `probe()` defined, which says for each unused module whether something
+ * required it and whether it loaded; the script writes what it found as the last line of its output.
+ */
+function run(script: string, env: NodeJS.ProcessEnv = {}): string[] {
+  const prelude = `const files = ${JSON.stringify(FILES)};
+const compiled = new Set();
+const js = require.extensions[".js"];
+require.extensions[".js"] = (module, file) => { if (files.includes(file)) compiled.add(file); return js(module, file); };
+const probe = () => Object.fromEntries(files.map((f) => [f, { required: require.cache[f] !== undefined, compiled: compiled.has(f) }]));
+`;
+  const child = spawnSync(process.execPath, ["-e", prelude + script], {
+    cwd: PROJECT_DIR,
+    encoding: "utf8",
+    env: { ...process.env, ...env },
+  });
+  expect(child.status, child.stderr).to.equal(0);
+  return child.stdout.trim().split("\n");
+}
+
+const last = (lines: string[]): Probe => JSON.parse(lines[lines.length - 1]) as Probe;
+const everyFile = (state: { required: boolean; compiled: boolean }): Probe =>
+  Object.fromEntries(FILES.map((f) => [f, state]));
+
+describe("runtime settings: the SDK modules the program never uses load only when used", function () {
+  this.timeout(120000);
+
+  it("are TypeScript's compiler, the Automation API and the provider server, all in the installed SDK", () => {
+    const sdk = dirname(require.resolve("@pulumi/pulumi/package.json", { paths: [PROJECT_DIR] }));
+    expect(FILES.map((f) => (f.startsWith(sdk) ? f.slice(sdk.length + 1) : basename(f)))).to.deep.equal([
+      "typescript.js",
+      "automation/index.js",
+      "provider/index.js",
+    ]);
+  });
+
+  it("a plan of the dev stack requires each (through the SDK) and loads none", () => {
+    const lines = run(`process.on("exit", () => process.stdout.write("\\n" + JSON.stringify(probe())));
+process.argv.push("plan.js");
+require("./${BUILD_DIR}/scripts/plan.js");`);
+    expect(lines.join("\n")).to.match(/^Resources: \d+ to create$/m);
+    expect(last(lines)).to.deep.equal(everyFile({ required: true, compiled: false }));
+  });
+
+  it("the program's entry point, as pulumi preview loads it, loads the SDK but none of them", () => {
+    const lines = run(`require("./${BUILD_DIR}/index.js");
+console.log(JSON.stringify(probe()));`);
+    expect(last(lines)).to.deep.equal(everyFile({ required: true, compiled: false }));
+  });
+
+  it("each loads on first use and works: the closure serializer, the Automation API, the provider server", () => {
+    const lines = run(`require("./${BUILD_DIR}/runtimeSettings.js");
+const pulumi = require("@pulumi/pulumi");
+console.log(JSON.stringify(probe()));
+const offset = 41;
+pulumi.runtime.serializeFunction(function add(x) { return x + offset; }).then((serialized) => {
+  const module = { exports: {} };
+  new Function("module", "exports", "require", serialized.text)(module, module.exports, require);
+  console.log(JSON.stringify([
+    module.exports.handler(1),
+    pulumi.automation.fullyQualifiedStackName("org", "project", "dev"),
+    pulumi.provider.containsOutputs({ a: 1 }),
+  ]));
+  // Loaded now: each is the real module, an ES module as the settings said or not.
+  console.log(JSON.stringify(files.map((f) => require(f).__esModule === true)));
+  console.log(JSON.stringify(probe()));
+});`);
+    expect(JSON.parse(lines[0])).to.deep.equal(everyFile({ required: true, compiled: false }));
+    expect(JSON.parse(lines[1])).to.deep.equal([42, "org/project/dev", false]);
+    expect(JSON.parse(lines[2])).to.deep.equal(MODULES.map((m) => m.esModule));
+    expect(last(lines)).to.deep.equal(everyFile({ required: true, compiled: true }));
+  });
+});
+
+describe("runtime settings: stack traces", function () {
+  this.timeout(60000);
+
+  // As Pulumi's Node.js runner loads the program: source-map support first, then bin/index.js.
+  const preview = `const { dirname } = require("path");
+require(require.resolve("source-map-support/register", { paths: [dirname(require.resolve("@pulumi/pulumi/cmd/run"))] }));
+require("./${BUILD_DIR}/index.js");
+const error = new Error("refused");
+console.log(JSON.stringify({ frames: error.stack.split("\\n").length - 1, sourceMaps: Error.prepareStackTrace !== undefined }));`;
+
+  it("in a preview, errors carry their message alone, and V8 formats the traces the SDK captures", () => {
+    expect(JSON.parse(run(preview).pop()!)).to.deep.equal({ frames: 0, sourceMaps: false });
+  });
+
+  it("CILIUM_CLUSTER_STACK_TRACES=1 leaves them as the runner has them: traces, mapped by source maps", () => {
+    const found = JSON.parse(run(preview, { CILIUM_CLUSTER_STACK_TRACES: "1" }).pop()!) as { frames: number };
+    expect(found).to.include({ sourceMaps: true });
+    expect(found.frames).to.be.greaterThan(0);
+  });
+});
