@@ -296,7 +296,17 @@ function prepare(source: StackSource, options: Options, several: boolean): Stack
 
 async function planStack(run: StackRun, options: Options, io: Io): Promise<number> {
   const { source } = run;
-  const plan = await runPlan(run.edited, source.stack);
+  // The plan compared with stands for what the stack last applied: the program reads its outputs back, as
+  // it reads the stack's own in a preview (components/appliedVersion.ts).
+  let base = run.baseline;
+  if (!base && options.diff) {
+    base = await runPlan(run.config, source.stack);
+    if (base.errors) {
+      io.err(`Before the --set edits: ${formatReport(base.errors)}\n`);
+      return 1;
+    }
+  }
+  const plan = await runPlan(run.edited, source.stack, true, base?.outputs);
   for (const warning of plan.warnings) io.err(`warning: ${warning}\n`);
   if (plan.errors) {
     io.err(`${formatReport(plan.errors)}\n`);
@@ -308,12 +318,7 @@ async function planStack(run: StackRun, options: Options, io: Io): Promise<numbe
     const diff = diffPlans(run.baseline, plan);
     io.out(formatDiff(diff, `Changes against ${run.against}`, options.format, risk));
     if (hasErrors(diff, risk)) code = 1;
-  } else if (options.diff) {
-    const base = await runPlan(run.config, source.stack);
-    if (base.errors) {
-      io.err(`Before the --set edits: ${formatReport(base.errors)}\n`);
-      return 1;
-    }
+  } else if (base) {
     const diff = diffPlans(base, plan);
     const title = `Changes from ${options.edits.map((e) => `${e.flag} ${e.arg}`).join(" ")}`;
     io.out(formatDiff(diff, title, options.format, risk));
