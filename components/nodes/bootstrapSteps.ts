@@ -18,6 +18,7 @@ export type BootstrapModule =
   | "control-plane"
   | "etcd"
   | "join-token"
+  | "upgrade"
   | "launch-hook";
 
 export interface BootstrapStep {
@@ -31,11 +32,13 @@ export interface BootstrapStep {
 
 /**
  * Modules a module calls into, beyond `lib`: kubeadm hashes the CA (pki); a control-plane node's join and
- * init are kubeadm's too, and its join first removes departed etcd members (etcd).
+ * init are kubeadm's too, and its join first removes departed etcd members (etcd) and moves an older cluster
+ * to its release (upgrade), which renders kubeadm's configuration (kubeadm).
  */
 export const MODULE_DEPENDENCIES: Partial<Record<BootstrapModule, BootstrapModule[]>> = {
   kubeadm: ["pki"],
-  "control-plane": ["kubeadm", "etcd"],
+  upgrade: ["kubeadm"],
+  "control-plane": ["kubeadm", "etcd", "upgrade"],
 };
 
 export function bootstrapSteps(config: BootstrapConfig): BootstrapStep[] {

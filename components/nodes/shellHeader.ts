@@ -13,6 +13,7 @@ import { ETCD_CLIENT } from "../wellKnownPorts";
 import type { BootstrapConfig } from "./bootstrapConfig";
 import { PATCHES_DIRECTORY } from "./kubeadmConfig";
 import {
+  ADMIN_GROUP,
   API_PIN_MARK,
   JOINED_MARKER,
   KUBEADM_JOINED_MARKER,
@@ -69,6 +70,7 @@ export const SHELL_FACTS: Readonly<Record<string, string | number>> = {
   SNAPSHOT_METRIC_NAME: SNAPSHOT_METRIC.name,
   SNAPSHOT_METRIC_DIMENSION: SNAPSHOT_METRIC.dimension,
   CONTROL_PLANE_STARTED_UNITS: CONTROL_PLANE_STARTED_UNITS.join(" "),
+  ADMIN_GROUP,
 };
 
 const WAITS = TIMEOUTS.bootstrapScripts;

@@ -133,6 +133,11 @@ cat "$STANDIN_ROOT"/etc/sysctl.d/*.conf 2>/dev/null | while IFS='= ' read -r key
   case "$key" in ''|'#'*) continue;; esac
   mkdir -p "$STANDIN_ROOT/proc/sys/$(dirname "\${key//.//}")"; echo "$value" >"$STANDIN_ROOT/proc/sys/\${key//.//}"
 done`,
+  // The cluster's kubeadm-config through an admin kubeconfig: its release is the node's own unless
+  // STANDIN_CLUSTER_VERSION says otherwise, or kubeadm's upload-config has moved it (kubeadm.ts).
+  kubectl: `[ -f "\${2:-}" ] && [ "$1 $3 $4 $5 $6 $7" = "--kubeconfig -n kube-system get configmap kubeadm-config" ] || exit 1
+version=$(cat "$STANDIN_STATE/cluster-version" 2>/dev/null || echo "\${STANDIN_CLUSTER_VERSION:-$KUBEADM_VERSION}")
+printf 'apiVersion: kubeadm.k8s.io/v1beta4\nkind: ClusterConfiguration\nkubernetesVersion: v%s\n' "$version"`,
   kubeadm: `exec node -r "${PROJECT}/node_modules/ts-node/register/transpile-only" "${PROJECT}/tests/standins/kubeadm.ts" "$@"`,
 };
 const NOOP = ["apt-mark"];
