@@ -22,15 +22,13 @@ import { afterWaits } from "./components/deployWait";
 import { stackAws } from "./components/stackAws";
 import { loadSpec } from "./config/load";
 import { APPLIED_VERSION_OUTPUT, appliedKubernetesVersion } from "./components/appliedVersion";
-import { kubernetesUpgrade, nodesRollAfterControlPlane, upgradeErrors } from "./config/validation/kubernetesUpgrade";
-import { ConfigValidationError } from "./config/validation/report";
+import { kubernetesUpgrade, nodesRollAfterControlPlane } from "./config/validation/kubernetesUpgrade";
 
 export async function program(): Promise<Record<string, unknown>> {
-  const spec = loadSpec();
-  // A downgrade, a skipped minor or an etcd move etcd refuses is refused before anything is declared.
+  // A downgrade, a skipped minor or an etcd move etcd refuses is refused with the config's other errors,
+  // before anything is declared.
   const applied = await appliedKubernetesVersion();
-  const refused = upgradeErrors(applied, spec.kubernetesVersion);
-  if (refused.length > 0) throw new ConfigValidationError(refused);
+  const spec = loadSpec(applied);
   const upgrade = kubernetesUpgrade(applied, spec.kubernetesVersion);
   const network = new ClusterNetwork("network", { spec });
   const coordinates = lookupCoordinates(spec.region);

@@ -26,6 +26,8 @@ describe("program", () => {
       { newResource: () => ({ id: "x", state: {} }), call: () => ({}) },
       "cilium-cluster",
       "t",
+      true,
+      "organization",
     );
     pulumi.runtime.setAllConfig({ "aws:region": "us-east-1", "cilium-cluster:clusterName": "Bad Name" }, []);
     let error: unknown;
@@ -64,11 +66,16 @@ describe("program", () => {
         ),
       );
     }
-    const skip = await runPlan(configWith({ kubernetesVersion: "1.36.5" }), "dev", true, {
+    // With the config's other errors, all at once.
+    const skip = await runPlan(configWith({ kubernetesVersion: "1.36.5", "controlPlane.count": "2" }), "dev", true, {
       kubernetesVersion: "1.34.12",
     });
     expect(skip.resources).to.have.length(1);
-    expect(formatWithFix(skip.errors![0])).to.contain("one minor version at a time");
+    expect(skip.errors?.map(errorKey)).to.have.members([
+      "Invalid value::kubernetesVersion",
+      "Unsupported value::controlPlane.count",
+    ]);
+    expect(skip.errors!.map(formatWithFix).join("\n")).to.contain("one minor version at a time");
     // The same versions on a stack never deployed, one minor up, and a patch up: planned.
     const planned: [string, string | undefined][] = [
       ["1.34.12", undefined],
