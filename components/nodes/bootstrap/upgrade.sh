@@ -76,12 +76,12 @@ upgrade_cluster() (
 )
 
 # addons_current: whether the images of kubeadm's addons (CoreDNS, and kube-proxy where it runs) are those
-# kubeadm deploys for this node's release.
+# kubeadm deploys for this node's release. Not when it cannot tell: kubeadm's own phase then decides.
 addons_current() {
   local admin="${BOOTSTRAP_ROOT:-}$KUBERNETES_DIR/admin.conf" expected deployed image
-  expected=$(kubeadm config images list --kubernetes-version "v$KUBERNETES_VERSION")
+  expected=$(kubeadm config images list --kubernetes-version "v$KUBERNETES_VERSION") || return 1
   deployed=$(kubectl --kubeconfig "$admin" -n kube-system get deployment/coredns daemonset/kube-proxy \
-    --ignore-not-found -o jsonpath='{range .items[*]}{.spec.template.spec.containers[0].image}{"\n"}{end}')
+    --ignore-not-found -o jsonpath='{range .items[*]}{.spec.template.spec.containers[0].image}{"\n"}{end}') || return 1
   while read -r image; do
     if [ -n "$image" ] && ! grep -qxF "$image" <<<"$expected"; then return 1; fi
   done <<<"$deployed"
