@@ -23,9 +23,15 @@ import { controlPlaneMemberReplaced } from "./components/controlPlane/refreshWai
 import { afterWaits } from "./components/deployWait";
 import { stackAws } from "./components/stackAws";
 import { loadSpec } from "./config/load";
+import { APPLIED_VERSION_OUTPUT, appliedKubernetesVersion } from "./components/appliedVersion";
+import { kubernetesUpgrade, nodesRollAfterControlPlane } from "./config/validation/kubernetesUpgrade";
 
 export async function program(): Promise<Record<string, unknown>> {
-  const spec = loadSpec();
+  // A downgrade, a skipped minor or an etcd move etcd refuses is refused with the config's other errors,
+  // before anything is declared.
+  const applied = await appliedKubernetesVersion();
+  const spec = loadSpec(applied);
+  const upgrade = kubernetesUpgrade(applied, spec.kubernetesVersion);
   const network = new ClusterNetwork("network", { spec });
   const coordinates = lookupCoordinates(spec.region);
   const apiDns = new ApiDns("api-dns", {
@@ -51,6 +57,9 @@ export async function program(): Promise<Record<string, unknown>> {
 
   // Control-plane groups one after another: each waits for the previous group's member wait (its refresh,
   // then, when this machine applies the add-ons, a healthy API), which calls AWS as the stack's provider does.
+  // instanceGroups lists them first: when an upgrade brings a kubelet newer than the API servers the cluster
+  // runs, the node groups wait for the last of them, so no kubelet is ever newer than its API server.
+  const nodesAfterControlPlane = nodesRollAfterControlPlane(upgrade);
   const api = deployerApi(spec, network.apiEndpoint, secrets.caCertPem);
   let previousMember: pulumi.Output<pulumi.Resource> | undefined;
   const groups = instanceGroups(spec).map((group) => {
@@ -73,7 +82,8 @@ export async function program(): Promise<Record<string, unknown>> {
         secrets,
         ...network.egress,
         apiDns,
-        ...(controlPlane ? [controlPlaneState, ...(previousMember ? [previousMember] : [])] : []),
+        ...(controlPlane ? [controlPlaneState] : []),
+        ...((controlPlane || nodesAfterControlPlane) && previousMember ? [previousMember] : []),
       ],
     });
     const memberReplaced = controlPlane ? controlPlaneMemberReplaced(template, api, aws) : undefined;
@@ -82,12 +92,13 @@ export async function program(): Promise<Record<string, unknown>> {
   });
 
   const controlPlaneGroups = groups.filter((g) => g.group.role === "control-plane");
+  const membersReplaced = groups.flatMap((g) => (g.memberReplaced ? [g.memberReplaced] : []));
   const addons = clusterAddons({
     spec,
     kubeconfig: secrets.kubeconfig,
     controlPlane: controlPlaneGroups.map((g) => g.template),
     controlPlaneGroupNames: controlPlaneGroups.map((g) => g.template.autoScalingGroupName),
-    membersReplaced: groups.flatMap((g) => (g.memberReplaced ? [g.memberReplaced] : [])),
+    membersReplaced,
   });
   const cilium = new CiliumAddon(
     "cilium",
@@ -131,5 +142,8 @@ export async function program(): Promise<Record<string, unknown>> {
     ciliumClusterName: ciliumClusterName(spec.clusterName),
     // What `npm run kubeconfig` reads the CA from; no admin credential is an output.
     region: spec.region,
+    // The version the control plane runs once every member is replaced: what the next update compares with
+    // (components/appliedVersion.ts).
+    [APPLIED_VERSION_OUTPUT]: afterWaits(spec.kubernetesVersion, membersReplaced),
   };
 }

@@ -53,8 +53,15 @@ export const CONFIG_SCHEMA = {
   kubernetesVersion: {
     kind: "string",
     default: DEFAULT_KUBERNETES_VERSION,
-    description: "Kubernetes release installed on every node (kubelet, kubeadm and the control plane).",
-    rules: ["`X.Y.Z` without a `v`", "its minor must be supported by a shipped Cilium line (and the selected one)"],
+    description:
+      "Kubernetes release installed on every node (kubelet, kubeadm and the control plane). Changing it on a " +
+      "deployed stack upgrades the cluster: the control plane one member at a time, then the node groups " +
+      "(docs/operations.md, Upgrades).",
+    rules: [
+      "`X.Y.Z` without a `v`",
+      "its minor must be supported by a shipped Cilium line (and the selected one)",
+      "on a deployed stack: never lower than the version its last `pulumi up` applied, and at most the next minor, which etcd must allow (not 1.33 → 1.34)",
+    ],
   },
   cloudProvider: {
     kind: "string",

@@ -52,9 +52,14 @@ as a run of its own would: its output follows a heading, ==> FILE <== (in markdo
 DIR/examples_Pulumi.ha.yaml). A stack with no plan under --against is planned in full. The exit code is 1
 when any stack's is, and a last line on stderr names those stacks.
 
+With --diff or --against, the plan compared with stands for what the stack last applied: the program reads
+its outputs back, as it reads its own stack's in a preview, and refuses (exit 1) a Kubernetes downgrade, a
+skipped minor or an etcd upgrade etcd refuses, as pulumi preview would.
+
 A diff starts with a summary: errors for what the cluster's engines refuse on a live cluster (a Kubernetes or
 Cilium minor version skipped, a downgrade, a cluster rename without --allow-cluster-rename), warnings for a
-change of Cilium's IPAM mode, zones added or removed, the control plane moving (by its member count), API
+Kubernetes upgrade (its order: the control plane, then the node groups), a change of Cilium's IPAM mode,
+zones added or removed, the control plane moving (by its member count), API
 endpoints that change, node groups that roll or whose nodes are terminated (and whether they are drained),
 data at risk, Kubernetes objects deleted, IAM permissions widened or narrowed, and replacements. The details
 list every input of a resource created or deleted (secrets as [secret]), the changed inputs of the others
@@ -296,7 +301,17 @@ function prepare(source: StackSource, options: Options, several: boolean): Stack
 
 async function planStack(run: StackRun, options: Options, io: Io): Promise<number> {
   const { source } = run;
-  const plan = await runPlan(run.edited, source.stack);
+  // The plan compared with stands for what the stack last applied: the program reads its outputs back, as
+  // it reads the stack's own in a preview (components/appliedVersion.ts).
+  let base = run.baseline;
+  if (!base && options.diff) {
+    base = await runPlan(run.config, source.stack);
+    if (base.errors) {
+      io.err(`Before the --set edits: ${formatReport(base.errors)}\n`);
+      return 1;
+    }
+  }
+  const plan = await runPlan(run.edited, source.stack, true, base?.outputs);
   for (const warning of plan.warnings) io.err(`warning: ${warning}\n`);
   if (plan.errors) {
     io.err(`${formatReport(plan.errors)}\n`);
@@ -308,12 +323,7 @@ async function planStack(run: StackRun, options: Options, io: Io): Promise<numbe
     const diff = diffPlans(run.baseline, plan);
     io.out(formatDiff(diff, `Changes against ${run.against}`, options.format, risk));
     if (hasErrors(diff, risk)) code = 1;
-  } else if (options.diff) {
-    const base = await runPlan(run.config, source.stack);
-    if (base.errors) {
-      io.err(`Before the --set edits: ${formatReport(base.errors)}\n`);
-      return 1;
-    }
+  } else if (base) {
     const diff = diffPlans(base, plan);
     const title = `Changes from ${options.edits.map((e) => `${e.flag} ${e.arg}`).join(" ")}`;
     io.out(formatDiff(diff, title, options.format, risk));

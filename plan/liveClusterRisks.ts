@@ -1,48 +1,61 @@
 /**
  * Changes the engines that run the cluster refuse, or do not support, on a running cluster: kubeadm's
- * version skew, Cilium's one-minor-at-a-time upgrades and fixed IPAM mode, and a cluster rename (kOps refuses
- * one: it is a new cluster). Each compares a fact of the base plan with the same fact of the new one.
+ * version skew and etcd's upgrade floor (and the order of an upgrade they allow), Cilium's one-minor-at-a-time
+ * upgrades and fixed IPAM mode, and a cluster rename (kOps refuses one: it is a new cluster). Each compares a
+ * fact of the base plan with the same fact of the new one.
  */
 import { CILIUM_LINES, newestRelease } from "../catalogs/ciliumVersions";
-import { decodeUserData } from "../components/nodes/userDataEncoding";
-import { ciliumOf, clusterNameOf, inputsOf, LAUNCH_TEMPLATE } from "./clusterFacts";
+import { APPLIED_VERSION_OUTPUT } from "../components/appliedVersion";
+import { kubernetesUpgrade, nodesRollAfterControlPlane, upgradeErrors } from "../config/validation/kubernetesUpgrade";
+import { formatWithFix } from "../config/validation/report";
+import { ASG, ciliumOf, clusterNameOf, groupOf, isControlPlane } from "./clusterFacts";
 import type { PlanDiff } from "./diff";
 import type { Risk, RiskOptions } from "./risks";
 import type { Plan } from "./run";
 
-const VERSION_LINE = /^\s*KUBERNETES_VERSION='(\d+)\.(\d+)\.(\d+)'$/m;
-
-/** The Kubernetes version the plan's nodes install, read from the user data they boot with. */
-function kubernetesVersion(plan: Plan): [number, number, number] | undefined {
-  for (const r of plan.resources.filter((x) => x.type === LAUNCH_TEMPLATE)) {
-    const userData = inputsOf(r).userData;
-    if (typeof userData !== "string") continue;
-    const match = VERSION_LINE.exec(decodeUserData(userData));
-    if (match) return [Number(match[1]), Number(match[2]), Number(match[3])];
-  }
-  return undefined;
+/** The Kubernetes version the plan's control plane runs once applied: its stack output (program.ts). */
+function kubernetesVersion(plan: Plan): string | undefined {
+  const version = plan.outputs[APPLIED_VERSION_OUTPUT];
+  return typeof version === "string" ? version : undefined;
 }
 
-/** kubeadm upgrades one minor version at a time and never downgrades. */
+const groupsOf = (plan: Plan, controlPlane: boolean) =>
+  plan.resources.filter((r) => r.type === ASG && isControlPlane(r) === controlPlane).map(groupOf);
+
+/**
+ * kubeadm's version policy and etcd's upgrade floor (config/validation/kubernetesUpgrade.ts): what the program
+ * refuses against the version a stack last applied, here against the base plan's. An upgrade they allow is
+ * stated with its order: the control plane one member at a time, then the node groups.
+ */
 function kubernetesSkew(diff: PlanDiff): Risk[] {
   const [from, to] = [kubernetesVersion(diff.before), kubernetesVersion(diff.after)];
   if (!from || !to) return [];
-  const [a, b] = [from.join("."), to.join(".")];
-  const order = to[0] - from[0] || to[1] - from[1] || to[2] - from[2];
-  if (order < 0) {
-    return [
-      { level: "error", text: `kubernetesVersion goes down, ${a} → ${b}: Kubernetes cannot be downgraded in place.` },
-    ];
-  }
-  if (to[0] !== from[0] || to[1] - from[1] > 1) {
-    return [
-      {
-        level: "error",
-        text: `kubernetesVersion jumps ${a} → ${b}: Kubernetes upgrades one minor version at a time; go to ${from[0]}.${from[1] + 1} first.`,
-      },
-    ];
-  }
-  return [];
+  const refused = upgradeErrors(from, to);
+  if (refused.length > 0) return refused.map((e) => ({ level: "error", text: formatWithFix(e) }));
+  const upgrade = kubernetesUpgrade(from, to)!;
+  if (upgrade.kind === "none") return [];
+  const { etcd } = upgrade;
+  const etcdMoves = etcd.from && etcd.to && etcd.from !== etcd.to ? ` (etcd ${etcd.from} → ${etcd.to})` : "";
+  const controlPlane =
+    `the control plane first, one member at a time: control-plane group(s) ${groupsOf(diff.after, true).join(", ")} ` +
+    `are replaced one after another, the first new node moving the cluster's kubeadm configuration to ${to} before it joins`;
+  const nodes = groupsOf(diff.after, false);
+  const then =
+    nodes.length === 0
+      ? ""
+      : nodesRollAfterControlPlane(upgrade)
+        ? `; only then do node group(s) ${nodes.join(", ")} roll onto kubelet ${to}, once the last control-plane group's ` +
+          "refresh has succeeded (a kubelet is never newer than its API server)"
+        : `; node group(s) ${nodes.join(", ")} roll onto kubelet ${to} meanwhile (a patch release runs with the API servers of its minor)`;
+  return [
+    {
+      level: "warning",
+      text:
+        `Kubernetes is upgraded, ${from} → ${to}${etcdMoves}: ${controlPlane}${then}; how each group rolls, and ` +
+        "whether its pods are drained, is below. Once the first new control-plane node has moved the cluster, the " +
+        "upgrade only goes forward: new nodes of an older version refuse to join.",
+    },
+  ];
 }
 
 /** Cilium's upgrade guide: upgrade (and roll back) one minor version at a time. */

@@ -77,10 +77,22 @@ export function mockId(type: string, name: string): string {
   return `mock-${kind}-${name}`;
 }
 
-/** Mocks for one plan run, answering from the stack's region and zones. */
-export function planMocks(region: string, zones: readonly string[]): pulumi.runtime.Mocks {
+/** The type of a StackReference, which the program reads its own stack's last outputs through. */
+const STACK_REFERENCE = "pulumi:pulumi:StackReference";
+
+/**
+ * Mocks for one plan run, answering from the stack's region and zones; a StackReference (the program's to
+ * its own stack) reads `stackOutputs`, the outputs of the stack's last update: none for a stack not deployed.
+ */
+export function planMocks(
+  region: string,
+  zones: readonly string[],
+  stackOutputs: Record<string, unknown> = {},
+): pulumi.runtime.Mocks {
   return {
     newResource(args: pulumi.runtime.MockResourceArgs) {
+      if (args.type === STACK_REFERENCE)
+        return { id: args.id, state: { name: args.inputs.name, outputs: stackOutputs, secretOutputNames: [] } };
       const id = mockId(args.type, args.name);
       return { id, state: { ...args.inputs, ...computedOutputs(args.type, args.name, args.inputs, region) } };
     },

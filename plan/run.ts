@@ -131,19 +131,29 @@ function recordRegistrations(
 
 const RUNTIME_WARNING = "warning: [runtime] ";
 
+/** The organization a DIY backend (`pulumi login --local`, S3) gives every stack. */
+export const PLAN_ORGANIZATION = "organization";
+
 /**
  * Plans the program for a stack config. Config errors come back in `errors`; anything else throws.
  * `preview: false` runs it as `pulumi up` does instead, what the program does only then included (its waits,
- * which call whatever AWS the environment points the SDK at): for tests.
+ * which call whatever AWS the environment points the SDK at): for tests. `deployed`: the stack outputs its
+ * last update left, which the program reads back (components/appliedVersion.ts); none for a new stack.
  */
-export async function runPlan(config: StackConfig, stack: string, preview = true): Promise<Plan> {
+export async function runPlan(
+  config: StackConfig,
+  stack: string,
+  preview = true,
+  deployed: Record<string, unknown> = {},
+): Promise<Plan> {
   // Run from the sources (tests), ts-node maps every stack trace to the TypeScript sources, and the SDK
   // captures one for each resource. The plan reports errors by message and needs none of them.
   (Error as { prepareStackTrace?: unknown }).prepareStackTrace = undefined;
   const runtimeConfig = toRuntimeConfig(config);
   const region = runtimeConfig["aws:region"] ?? "";
   const network = config[`${PROJECT}:network`] as { availabilityZones?: string[] } | undefined;
-  await pulumi.runtime.setMocks(planMocks(region, network?.availabilityZones ?? []), PROJECT, stack, preview);
+  const mocks = planMocks(region, network?.availabilityZones ?? [], deployed);
+  await pulumi.runtime.setMocks(mocks, PROJECT, stack, preview, PLAN_ORGANIZATION);
   pulumi.runtime.setAllConfig(runtimeConfig, []);
 
   const resources: PlannedResource[] = [];

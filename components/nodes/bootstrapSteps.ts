@@ -18,6 +18,7 @@ export type BootstrapModule =
   | "control-plane"
   | "etcd"
   | "join-token"
+  | "upgrade"
   | "launch-hook"
   | "drain";
 
@@ -32,12 +33,14 @@ export interface BootstrapStep {
 
 /**
  * Modules a module calls into, beyond `lib`: kubeadm hashes the CA (pki); a control-plane node's join and
- * init are kubeadm's too, its join first removes departed etcd members (etcd), and its member leaves once the
- * node is drained (drain).
+ * init are kubeadm's too, its join first removes departed etcd members (etcd) and moves an older cluster to
+ * its release (upgrade), which renders kubeadm's configuration (kubeadm), and its member leaves once the node
+ * is drained (drain).
  */
 export const MODULE_DEPENDENCIES: Partial<Record<BootstrapModule, BootstrapModule[]>> = {
   kubeadm: ["pki"],
-  "control-plane": ["kubeadm", "etcd", "drain"],
+  upgrade: ["kubeadm"],
+  "control-plane": ["kubeadm", "etcd", "upgrade", "drain"],
 };
 
 export function bootstrapSteps(config: BootstrapConfig): BootstrapStep[] {

@@ -94,6 +94,11 @@ export function clusterConfiguration(config: BootstrapConfig): Record<string, un
       serviceSubnet: config.serviceCIDR,
       ...(config.podCIDR ? { podSubnet: config.podCIDR } : {}),
     },
+    // Kept in the cluster's kubeadm-config: kubeadm's upgrades then leave kube-proxy out too
+    // (cmd/phases/upgrade/addons.go). v1beta3 has no such field; init's skipPhases says it there.
+    ...(config.kubeProxy || kubeadmApiVersion(config.kubernetesVersion) === "v1beta3"
+      ? {}
+      : { proxy: { disabled: true } }),
   };
 }
 

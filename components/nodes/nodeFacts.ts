@@ -23,3 +23,9 @@ export const JOINED_MARKER = `${STATE_DIR}/joined`;
 export const TOOLS_DIR = "/usr/local/lib/cilium-cluster";
 /** The comment on the /etc/hosts line that pins the API's name to a control-plane node's own API server. */
 export const API_PIN_MARK = "cilium-cluster-own-api-server";
+/**
+ * kubeadm's group of cluster administrators, bound to `cluster-admin` by kubeadm init (1.29 and later): the
+ * group of the admin credentials the program signs and of the one a control-plane node mints to upgrade the
+ * cluster (bootstrap/upgrade.sh).
+ */
+export const ADMIN_GROUP = "kubeadm:cluster-admins";

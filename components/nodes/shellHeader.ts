@@ -14,6 +14,7 @@ import { ETCD_CLIENT } from "../wellKnownPorts";
 import type { BootstrapConfig } from "./bootstrapConfig";
 import { PATCHES_DIRECTORY } from "./kubeadmConfig";
 import {
+  ADMIN_GROUP,
   API_PIN_MARK,
   JOINED_MARKER,
   KUBEADM_JOINED_MARKER,
@@ -71,6 +72,7 @@ export const SHELL_FACTS: Readonly<Record<string, string | number>> = {
   SNAPSHOT_METRIC_DIMENSION: SNAPSHOT_METRIC.dimension,
   CONTROL_PLANE_STARTED_UNITS: CONTROL_PLANE_STARTED_UNITS.join(" "),
   DRAIN_HANDLER_NAME: NODE_TERMINATION_HANDLER,
+  ADMIN_GROUP,
 };
 
 const WAITS = TIMEOUTS.bootstrapScripts;

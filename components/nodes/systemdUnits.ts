@@ -3,7 +3,7 @@
  * succeeds (kOps runs nodeup the same way; cloud-init runs user data once and never again), and on the
  * control plane the units that run the bootstrap's own functions later (`cilium-cluster-bootstrap
  * FUNCTION`): etcd snapshots, the member's leaving when Auto Scaling terminates the instance, the
- * certificates' renewal and the join token's rotation. Nothing touches etcd at a reboot or a stop. Pure: config in, unit files out.
+ * certificates' renewal, the join token's rotation and kubeadm's addons after an upgrade. Nothing touches etcd at a reboot or a stop. Pure: config in, unit files out.
  */
 import { TIMEOUTS } from "../timeouts";
 import type { BootstrapConfig } from "./bootstrapConfig";
@@ -34,6 +34,7 @@ export const CONTROL_PLANE_STARTED_UNITS = [
   "etcd-leave.service",
   "certificate-renewal.timer",
   "join-token.timer",
+  "addon-upgrade.timer",
 ];
 
 /** The control plane's units (CONTROL_PLANE_STARTED_UNITS and the services their timers run). */
@@ -88,6 +89,16 @@ function controlPlaneUnits(config: BootstrapConfig): Record<string, string> {
       {
         what: "Check the join token hourly",
         schedule: ["OnBootSec=5min", "OnUnitActiveSec=1h", "RandomizedDelaySec=5min"],
+      },
+    ),
+    // Hourly: an upgrade's addons follow within the hour after its last old control-plane node has left.
+    ...timed(
+      "addon-upgrade",
+      "upgrade_addons",
+      "Upgrade kubeadm's addons once every control-plane node runs this node's Kubernetes release",
+      {
+        what: "Check kubeadm's addons hourly",
+        schedule: ["OnBootSec=15min", "OnUnitActiveSec=1h", "RandomizedDelaySec=5min"],
       },
     ),
   };

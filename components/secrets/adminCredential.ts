@@ -8,8 +8,8 @@
  */
 import { generateKeyPairSync, randomBytes } from "crypto";
 import forge from "node-forge";
+import { ADMIN_GROUP } from "../nodes/nodeFacts";
 
-export const ADMIN_GROUP = "kubeadm:cluster-admins";
 /** Valid from a little in the past: the API servers' clocks may be behind this machine's. */
 const CLOCK_SKEW_MS = 5 * 60 * 1000;
 

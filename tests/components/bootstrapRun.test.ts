@@ -85,8 +85,13 @@ const calls = (node: Node, tool: string) =>
     .split("\n")
     .filter((l) => l.startsWith(`${tool} `));
 
-/** kubeadm's init, join and reset runs: the join token's commands (`kubeadm token`) are checked on their own. */
-const kubeadmRuns = (node: Node) => calls(node, "kubeadm").filter((l) => !l.startsWith("kubeadm token "));
+/**
+ * kubeadm's init, join and reset runs: the join token's commands (`kubeadm token`) and the admin credential
+ * a joining control-plane node mints to read the cluster's release (`kubeadm kubeconfig user`) are checked
+ * on their own.
+ */
+const kubeadmRuns = (node: Node) =>
+  calls(node, "kubeadm").filter((l) => !l.startsWith("kubeadm token ") && !l.startsWith("kubeadm kubeconfig user "));
 
 /** The machine around a node: the cluster's secrets, the node's zone. */
 function standInMachine(): void {
@@ -230,7 +235,8 @@ describe("node bootstrap, run as cloud-init and systemd run it", function () {
     expect(cluster.controlPlaneEndpoint).to.equal("api.example.test:443");
     expect(init.localAPIEndpoint).to.deep.equal({ bindPort: 443 });
     expect(calls(node, "systemctl")).to.include(
-      "systemctl enable --now etcd-backup.timer etcd-leave.service certificate-renewal.timer join-token.timer",
+      "systemctl enable --now etcd-backup.timer etcd-leave.service certificate-renewal.timer join-token.timer " +
+        "addon-upgrade.timer",
     );
     expect(node.file("etc/systemd/system/etcd-backup.timer")).to.contain("OnUnitActiveSec=15min");
     expect(node.log()).not.to.match(/^kubeadm reset/m);
@@ -289,7 +295,8 @@ describe("node bootstrap, run as cloud-init and systemd run it", function () {
     expect(service.runs).to.equal(2);
     expect(calls(node, "systemctl enable --now")).to.deep.equal(
       Array(2).fill(
-        "systemctl enable --now etcd-backup.timer etcd-leave.service certificate-renewal.timer join-token.timer",
+        "systemctl enable --now etcd-backup.timer etcd-leave.service certificate-renewal.timer join-token.timer " +
+          "addon-upgrade.timer",
       ),
     );
     // kubeadm's own state says joined: the second run neither resets nor creates the cluster again.
@@ -475,6 +482,61 @@ describe("control-plane bootstrap and the cluster's state, run as systemd runs i
     expect(kubeadmDocument(node, "JoinConfiguration").controlPlane).to.deep.equal({
       localAPIEndpoint: { bindPort: 443 },
     });
+  });
+
+  it("a control-plane node of a newer release moves the cluster's kubeadm configuration to it, then joins", async () => {
+    zone = "us-east-1b";
+    const spec = specWith({
+      controlPlane: { count: 3 },
+      kubeProxy: { enabled: false },
+      networking: { cilium: { enableNodePort: true } },
+    });
+    const older = { ...CLUSTER, STANDIN_CLUSTER_VERSION: "1.34.12" };
+    const { node, service } = await boot(userDataFor(spec, JOINING), older, 6, RUNNING);
+    expect(service.status, service.stderr).to.equal(0);
+    // An admin credential from the CA the node fetched, then kubeadm's upload-config with this group's
+    // configuration, then the join, which deploys the static pods of the release kubeadm-config now names.
+    const [user, upload, joins] = [
+      "kubeadm kubeconfig user ",
+      "kubeadm init phase upload-config kubeadm ",
+      "kubeadm join ",
+    ].map((prefix) => indexOf(node, prefix));
+    expect(user, "kubeconfig user").to.be.greaterThan(-1);
+    expect(upload, "upload-config").to.be.greaterThan(user);
+    expect(joins, "join").to.be.greaterThan(upload);
+    expect(lines(node)[user]).to.match(
+      / --client-name cilium-cluster:upgrade --org kubeadm:cluster-admins --validity-period 1h$/,
+    );
+    expect(readFileSync(join(node.state, "cluster-version"), "utf8")).to.equal("1.35.4\n");
+    // The group's own ClusterConfiguration: kube-proxy stays disabled in the cluster's kubeadm-config.
+    const uploaded = parseAllDocuments(readFileSync(join(node.state, "kubeadm-config.yaml"), "utf8"))[0].toJS();
+    expect(uploaded).to.deep.include({ kubernetesVersion: "v1.35.4", proxy: { disabled: true } });
+    // The credential and the configuration lived in a directory of their own, gone once the step ended; no
+    // admin.conf was left in /etc/kubernetes for kubeadm_state to take for a half-done join.
+    const dir = / --config (\S+)\/kubeadm\.yaml /.exec(lines(node)[user])![1];
+    expect(existsSync(dir)).to.equal(false);
+    expect(node.kubeadmConfigs().at(-1)).to.contain("kind: JoinConfiguration");
+
+    // A node of the cluster's own release only looks.
+    const same = await boot(userDataFor(spec, JOINING), CLUSTER, 6, RUNNING);
+    expect(same.service.status, same.service.stderr).to.equal(0);
+    expect(same.node.log()).not.to.contain("upload-config");
+    expect(indexOf(same.node, "kubeadm join ")).to.be.greaterThan(indexOf(same.node, "kubeadm kubeconfig user "));
+  });
+
+  it("a control-plane node never joins a newer cluster, nor one more than a minor behind", async () => {
+    zone = "us-east-1b";
+    for (const cluster of ["1.35.5", "1.36.0", "1.33.13"]) {
+      const { node, service } = await boot(
+        userDataFor(specWith({ controlPlane: { count: 3 } }), JOINING),
+        { ...CLUSTER, STANDIN_CLUSTER_VERSION: cluster },
+        2,
+        RUNNING,
+      );
+      expect(service.status, cluster).to.not.equal(0);
+      expect(node.log(), cluster).not.to.match(/^kubeadm (join|init phase upload-config)/m);
+      expect(lifecycle(node), cluster).to.not.equal("InService");
+    }
   });
 
   it("a member at a pending or running instance stays, even when it does not answer; no EC2 answer removes nothing", async () => {

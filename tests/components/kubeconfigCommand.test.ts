@@ -8,7 +8,7 @@ import { mkdtempSync, readFileSync, statSync } from "fs";
 import { tmpdir } from "os";
 import { join } from "path";
 import { parse } from "yaml";
-import { ADMIN_GROUP } from "../../components/secrets/adminCredential";
+import { ADMIN_GROUP } from "../../components/nodes/nodeFacts";
 import { requireDebianTool } from "../debianTools";
 import { AwsFake, sdkEnvironment, startAws } from "../standins/aws";
 import { clusterPki } from "../standins/pki";

@@ -313,4 +313,24 @@ describe("control-plane member wait", () => {
     // Workers do not wait for the control plane's roll.
     for (const g of [a, b, c]) expect(dependsOn(asg("nodes"), asg(g))).to.equal(false);
   });
+
+  it("on an upgrade to the next minor, rolls the node groups only after the last control-plane group's wait", async () => {
+    const edits = { "controlPlane.count": "3", kubernetesVersion: "1.35.4" };
+    // The stack last applied 1.34.12 (its output kubernetesVersion, read back by the program).
+    const upgrade = await runPlan(configWith(edits), "test", true, { kubernetesVersion: "1.34.12" });
+    const patch = await runPlan(configWith(edits), "test", true, { kubernetesVersion: "1.35.3" });
+    const same = await runPlan(configWith(edits), "test", true, { kubernetesVersion: "1.35.4" });
+    const asg = (plan: Plan, group: string): PlannedResource =>
+      ofType(plan, "aws:autoscaling/group:Group").find((g) => g.name === `${group}-group`)!;
+    const hooks = (plan: Plan, group: string) =>
+      ofType(plan, "aws:autoscaling/lifecycleHook:LifecycleHook").filter((h) => h.name.startsWith(`${group}-`));
+    const waitsFor = (plan: Plan, group: string) =>
+      [asg(plan, group), ...hooks(plan, group)].every((r) => (asg(plan, "nodes").dependencies ?? []).includes(r.urn));
+    const [last, first] = ["control-plane-us-east-1c", "control-plane-us-east-1a"];
+    expect(waitsFor(upgrade, last), "1.34.12 → 1.35.4").to.equal(true);
+    // A kubelet of the same minor runs with the old API servers: the node groups roll alongside.
+    expect(waitsFor(patch, last), "1.35.3 → 1.35.4").to.equal(false);
+    expect(waitsFor(same, last), "no upgrade").to.equal(false);
+    for (const plan of [upgrade, patch, same]) expect(waitsFor(plan, first)).to.equal(false);
+  });
 });

@@ -1,8 +1,10 @@
 // The binaries the tests build are those the program deploys, and a missing one skips (or fails in CI).
 import { expect } from "chai";
-import { existsSync, readFileSync } from "fs";
+import { execFileSync } from "child_process";
+import { existsSync, readdirSync, readFileSync } from "fs";
 import { join } from "path";
-import { BUILD_SCRIPT, ETCD_VERSION, KUBERNETES_VERSION, missingBinary } from "./binaries";
+import { kubeadmEtcd } from "../../config/validation/kubernetesUpgrade";
+import { BUILD_SCRIPT, ETCD_VERSION, KUBERNETES_VERSION, missingBinary, requireBinary } from "./binaries";
 import { renderedKubeadmFiles } from "./renderedKubeadm";
 
 const TOOLS = join(__dirname, "..", "..", "tools");
@@ -30,6 +32,19 @@ describe("the Kubernetes binaries the tests build", () => {
   it("include etcd, etcdctl and etcdutl of one etcd release", () => {
     const mod = goMod("etcd", ETCD_VERSION);
     for (const m of ["server", "etcdctl", "etcdutl"]) expect(mod).to.contain(`go.etcd.io/etcd/${m}/v3 ${ETCD_VERSION}`);
+  });
+
+  it("each built kubeadm pins the etcd catalogs/kubeadmEtcd.ts records for its release", function () {
+    const releases = readdirSync(join(TOOLS, "kubernetes"));
+    expect(releases.length).to.be.greaterThan(1);
+    for (const release of releases) {
+      const kubeadm = requireBinary(this, "kubeadm", release);
+      const images = execFileSync(kubeadm, ["config", "images", "list", "--kubernetes-version", release], {
+        encoding: "utf8",
+      });
+      const etcd = /registry\.k8s\.io\/etcd:(\S+)-0$/m.exec(images)?.[1];
+      expect(etcd, release).to.equal(kubeadmEtcd(release.slice(1)));
+    }
   });
 
   it("skip a test naming the build script when missing, and fail it when CI=true", () => {

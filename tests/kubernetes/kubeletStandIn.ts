@@ -23,6 +23,8 @@ export interface NodeShape {
   arch: "amd64" | "arm64";
   labels?: Record<string, string>;
   taints: { key: string; effect: string; value?: string }[];
+  /** The kubelet's release (`v1.35.4`); the default Kubernetes version's when left out. */
+  kubeletVersion?: string;
 }
 
 /** What a kubelet that has just registered reports: not ready, because no CNI has written its config yet. */
@@ -51,7 +53,11 @@ function nodeStatus(node: NodeShape, ip: string) {
         condition("PIDPressure", "False", "KubeletHasSufficientPID", "kubelet has sufficient PID available"),
         { ...NOT_READY, lastHeartbeatTime: now, lastTransitionTime: now },
       ],
-      nodeInfo: { kubeletVersion: KUBERNETES_VERSION, architecture: node.arch, operatingSystem: "linux" },
+      nodeInfo: {
+        kubeletVersion: node.kubeletVersion ?? KUBERNETES_VERSION,
+        architecture: node.arch,
+        operatingSystem: "linux",
+      },
     },
   };
 }
@@ -162,3 +168,23 @@ export const taintedNotReady = (cp: ControlPlane, name: string): boolean =>
   (JSON.parse(cp.kubectl(["get", "node", name, "-o", "json"])).spec.taints ?? []).some(
     (t: { key: string; effect: string }) => t.key === "node.kubernetes.io/not-ready" && t.effect === "NoSchedule",
   );
+
+/**
+ * The mirror pods a kubelet posts for its static pods (pkg/kubelet/pod/mirror_client.go): each manifest's
+ * pod, named `<pod>-<node>`, bound to the node, with the mirror annotation. kubeadm reads the control plane's
+ * versions and advertise addresses from them. They stay Pending here: no kubelet runs them.
+ */
+export function postMirrorPods(cp: ControlPlane, nodeName: string, manifests: string[]): void {
+  for (const text of manifests) {
+    const pod = parseAllDocuments(text)[0].toJS();
+    pod.metadata.name = `${pod.metadata.name}-${nodeName}`;
+    pod.metadata.annotations = {
+      ...pod.metadata.annotations,
+      "kubernetes.io/config.mirror": "mirror",
+      "kubernetes.io/config.source": "file",
+    };
+    pod.spec.nodeName = nodeName;
+    delete pod.status;
+    cp.kubectl(["apply", "--server-side", "-f", "-"], JSON.stringify(pod));
+  }
+}

@@ -177,10 +177,12 @@ describe("npm run plan", () => {
     expect(other.out).to.equal("");
   });
 
-  it("exits 1 when the diff holds a change that must not be applied", async () => {
-    const { code, out } = await run("--diff", "--set", "kubernetesVersion=1.34.3");
+  it("exits 1 when the program refuses the change against what the stack applied, as a preview would", async () => {
+    // The plan without the edits stands for the stack's last update: the program reads its outputs back.
+    const { code, out, err } = await run("--diff", "--set", "kubernetesVersion=1.34.3");
     expect(code).to.equal(1);
-    expect(out).to.contain("ERROR: kubernetesVersion goes down");
+    expect(err).to.match(/^ {2}kubernetesVersion: Invalid value: "1\.34\.3": the cluster runs 1\.35\.4 /m);
+    expect(out).to.equal("");
   });
 
   it("--format markdown renders a pull-request comment", async () => {

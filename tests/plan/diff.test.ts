@@ -161,18 +161,31 @@ describe("plan diff", () => {
     ]);
   });
 
-  it("a Kubernetes jump of two minor versions, or a downgrade, is an error", async () => {
+  it("a Kubernetes jump of two minor versions, or a downgrade, is an error; one minor up is stated with its order", async () => {
     const old = configWith({ kubernetesVersion: "1.33.5" });
     const jump = diffPlans(await planWith({}, old), dev);
     expect(texts(jump)[0]).to.equal(
-      "error: kubernetesVersion jumps 1.33.5 → 1.35.4: Kubernetes upgrades one minor version at a time; go to 1.34 first.",
+      'error: kubernetesVersion: Invalid value: "1.35.4": the cluster runs 1.33.5 (the version this stack last ' +
+        "applied): Kubernetes upgrades one minor version at a time (kubeadm's version policy): go to 1.34.12 " +
+        "first, pulumi up, then on (fix: pulumi config set --path 'kubernetesVersion' '1.34.12')",
     );
     const down = diffPlans(dev, await planWith({ kubernetesVersion: "1.34.3" }));
-    expect(texts(down)[0]).to.equal(
-      "error: kubernetesVersion goes down, 1.35.4 → 1.34.3: Kubernetes cannot be downgraded in place.",
+    expect(texts(down)[0]).to.match(
+      /^error: kubernetesVersion: Invalid value: "1\.34\.3": the cluster runs 1\.35\.4 .*never downgraded in place/,
     );
     const patch = diffPlans(dev, await planWith({ kubernetesVersion: "1.35.5" }));
     expect(texts(patch).filter((r) => r.startsWith("error"))).to.deep.equal([]);
+    expect(texts(patch)).to.include(
+      "warning: Kubernetes is upgraded, 1.35.4 → 1.35.5: the control plane first, one member at a time: " +
+        "control-plane group(s) control-plane-us-east-1a are replaced one after another, the first new node moving " +
+        "the cluster's kubeadm configuration to 1.35.5 before it joins; node group(s) nodes roll onto kubelet " +
+        "1.35.5 meanwhile (a patch release runs with the API servers of its minor); how each group rolls, and " +
+        "whether its pods are drained, is below. Once the first new control-plane node has moved the cluster, the " +
+        "upgrade only goes forward: new nodes of an older version refuse to join.",
+    );
+    expect(texts(diffPlans(dev, await planWith()))).not.to.satisfy((t: string[]) =>
+      t.some((r) => r.includes("upgraded")),
+    );
   });
 
   it("puts the summary before the details, in text and markdown", async () => {

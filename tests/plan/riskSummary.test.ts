@@ -109,6 +109,40 @@ describe("plan risks and details, for the changes users hit", () => {
     expect(summaryOf(out)).to.contain("  WARNING: Cilium's IPAM mode changes, kubernetes → crd:");
   });
 
+  it("a Kubernetes upgrade to the next minor: the control plane first, then the node groups, each roll stated", async () => {
+    const { summary } = await planned(...HA, "--diff", "--set", "kubernetesVersion=1.36.5");
+    expect(summary).to.contain(
+      "  WARNING: Kubernetes is upgraded, 1.35.4 → 1.36.5 (etcd 3.6.6 → 3.6.8): the control plane first, one " +
+        "member at a time: control-plane group(s) control-plane-us-east-2a, control-plane-us-east-2b, " +
+        "control-plane-us-east-2c are replaced one after another, the first new node moving the cluster's kubeadm " +
+        "configuration to 1.36.5 before it joins; only then do node group(s) arm, batch, general roll onto kubelet " +
+        "1.36.5, once the last control-plane group's refresh has succeeded (a kubelet is never newer than its API " +
+        "server); how each group rolls, and whether its pods are drained, is below.",
+    );
+    for (const group of ["control-plane-us-east-2a", "general", "arm", "batch"])
+      expect(summary).to.match(
+        new RegExp(`WARNING: Nodes will roll: (control-plane )?group ${group}: launch template changes \\(userData\\)`),
+      );
+  });
+
+  it("a Kubernetes downgrade or skipped minor against the base plan: the program refuses it, exit 1", async () => {
+    const base = scratch();
+    expect((await run("--out", base, "--set", "kubernetesVersion=1.34.12")).code).to.equal(0);
+    const skip = await run("--against", base, "--set", "kubernetesVersion=1.36.5");
+    expect(skip.code).to.equal(1);
+    expect(skip.err).to.contain(
+      '  kubernetesVersion: Invalid value: "1.36.5": the cluster runs 1.34.12 (the version this stack last applied): ' +
+        "Kubernetes upgrades one minor version at a time (kubeadm's version policy): go to 1.35.8 first, pulumi up, " +
+        "then on (fix: pulumi config set --path 'kubernetesVersion' '1.35.8')\n",
+    );
+    const down = await run("--against", base, "--set", "kubernetesVersion=1.33.13");
+    expect(down.code).to.equal(1);
+    expect(down.err).to.contain("never downgraded in place");
+    const step = await run("--against", base);
+    expect(step.code, step.err).to.equal(0);
+    expect(summaryOf(step.out)).to.contain("WARNING: Kubernetes is upgraded, 1.34.12 → 1.35.4 (etcd 3.6.5 → 3.6.6)");
+  });
+
   it("Cilium v1.18 → v1.20 skips a minor: an error, exit 1; v1.18 → v1.19 is not", async () => {
     const base = scratch();
     const kubernetes = ["--set", "kubernetesVersion=1.33.5"];

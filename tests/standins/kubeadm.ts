@@ -4,7 +4,9 @@
  * `kubeadm init|join --config FILE [--ignore-preflight-errors=CHECK,...]`, `kubeadm reset --force`,
  * `kubeadm reset phase remove-etcd-member`, `kubeadm init phase certs etcd-healthcheck-client`,
  * `kubeadm config images list --kubernetes-version vX.Y.Z`, `kubeadm token create|list|delete` (the cluster's
- * bootstrap tokens, kept in STANDIN_STATE/tokens).
+ * bootstrap tokens, kept in STANDIN_STATE/tokens), `kubeadm kubeconfig user` and `kubeadm init phase
+ * upload-config kubeadm` (the cluster's release, kept in STANDIN_STATE/cluster-version, and its
+ * ClusterConfiguration, in STANDIN_STATE/kubeadm-config.yaml).
  *
  * Environment: STANDIN_ROOT (the node's `/`), STANDIN_STATE (counters and copies of each configuration),
  * KUBEADM_VERSION, STANDIN_API_READY_AFTER (the API answers once /readyz has been asked that many times;
@@ -14,6 +16,7 @@
 import { randomBytes } from "crypto";
 import { appendFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "fs";
 import { dirname, join } from "path";
+import { stringify } from "yaml";
 import { Command, etcdDataDir, parseConfig, preflight } from "./kubeadmContract";
 
 const root = process.env.STANDIN_ROOT ?? "";
@@ -210,6 +213,47 @@ function token(args: string[]): void {
   } else fail(`the stand-in does not cover kubeadm token ${args.join(" ")}`);
 }
 
+/** A flag's value, or a failure naming it as kubeadm's flag parsing would. */
+function flag(args: string[], name: string): string {
+  const value = args[args.indexOf(name) + 1];
+  if (!args.includes(name) || !value) fail(`the stand-in needs ${name}`);
+  return value;
+}
+
+/**
+ * `kubeadm kubeconfig user --config FILE --client-name NAME --org GROUP --validity-period D`: a kubeconfig for
+ * NAME, signed with the CA key the node holds (cmd/kubeconfig.go: the certificate directory's ca.key), whose
+ * server is the configuration's controlPlaneEndpoint.
+ */
+function kubeconfigUser(args: string[]): void {
+  const config = parseConfig("init", readFileSync(flag(args, "--config"), "utf8"), { root, version });
+  if (config.errors.length > 0) fail(`invalid configuration: ${config.errors.join("; ")}`);
+  if (!existsSync(join(root, "/etc/kubernetes/pki/ca.key")))
+    fail(
+      "couldn't create a kubeconfig; the CA files couldn't be loaded: open /etc/kubernetes/pki/ca.key: no such file",
+    );
+  for (const f of ["--client-name", "--org", "--validity-period"]) flag(args, f);
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  const endpoint = (config.documents.ClusterConfiguration as any).controlPlaneEndpoint;
+  process.stdout.write(
+    `apiVersion: v1\nkind: Config\nclusters:\n- cluster:\n    server: https://${endpoint}\n  name: stand-in\n`,
+  );
+}
+
+/**
+ * `kubeadm init phase upload-config kubeadm --config FILE --kubeconfig ADMIN`: the ClusterConfiguration's
+ * release goes to the cluster's kubeadm-config (STANDIN_STATE/cluster-version, which kubectl's stand-in reads).
+ */
+function uploadConfig(args: string[]): void {
+  const config = parseConfig("init", readFileSync(flag(args, "--config"), "utf8"), { root, version });
+  if (config.errors.length > 0) fail(`invalid configuration: ${config.errors.join("; ")}`);
+  if (!existsSync(flag(args, "--kubeconfig"))) fail(`failed to load admin kubeconfig: ${flag(args, "--kubeconfig")}`);
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  const release = String((config.documents.ClusterConfiguration as any).kubernetesVersion).replace(/^v/, "");
+  writeFileSync(join(state, "cluster-version"), `${release}\n`);
+  writeFileSync(join(state, "kubeadm-config.yaml"), stringify(config.documents.ClusterConfiguration));
+}
+
 const [command, ...args] = process.argv.slice(2);
 appendFileSync(join(state, "kubeadm-calls"), `${[command, ...args].join(" ")}\n`);
 // The remove-etcd-member phase of kubeadm reset, as the etcd-leave service runs it: through admin.conf.
@@ -222,9 +266,11 @@ else if (`${command} ${args.slice(0, 3).join(" ")}` === "init phase certs etcd-h
   const dir = args[args.indexOf("--cert-dir") + 1];
   if (!existsSync(join(dir, "etcd/ca.key"))) fail(`couldn't load the etcd CA: open ${dir}/etcd/ca.key: no such file`);
   for (const f of ["healthcheck-client.crt", "healthcheck-client.key"]) writeFileSync(join(dir, "etcd", f), `${f}\n`);
-} else if (command === "init" || command === "join")
+} else if (`${command} ${args.slice(0, 3).join(" ")}` === "init phase upload-config kubeadm") uploadConfig(args);
+else if (command === "init" || command === "join")
   run(command, args[args.indexOf("--config") + 1] ?? "", ignoredChecks(args));
 else if (command === "reset" && args.includes("--force")) reset();
 else if (command === "config" && args[0] === "images" && args[1] === "list") imagesList(args);
 else if (command === "token") token(args);
+else if (command === "kubeconfig" && args[0] === "user") kubeconfigUser(args);
 else fail(`the stand-in does not cover kubeadm ${command} ${args.join(" ")}`);

@@ -140,6 +140,8 @@ done`,
   // kubectl with the node's admin kubeconfig (kubeadm's, once the node has joined), asked about this node's
   // Node and pods: the termination handler has drained it once STANDIN_DRAINED_AFTER looks at the Node
   // have gone by (cordoned, a DaemonSet's pod left); before, it is schedulable and runs a ReplicaSet's pod.
+  // Asked for the cluster's kubeadm-config, it answers a ClusterConfiguration whose release is the node's own
+  // unless STANDIN_CLUSTER_VERSION says otherwise, or kubeadm's upload-config has moved it (kubeadm.ts).
   // Anything else it is asked fails.
   kubectl: `${COUNT}
 [ "$1" = --kubeconfig ] && [ -f "$2" ] || { echo "error: stat $2: no such file or directory" >&2; exit 1; }
@@ -152,6 +154,9 @@ case "$*" in
 "get pods --all-namespaces --field-selector spec.nodeName=${NODE_HOSTNAME} -o json")
   if [ -e "$STANDIN_STATE/drained" ]; then echo '{"items":[{"metadata":{"name":"cilium-x","ownerReferences":[{"kind":"DaemonSet"}]}}]}'
   else echo '{"items":[{"metadata":{"name":"coredns-x","ownerReferences":[{"kind":"ReplicaSet"}]}}]}'; fi;;
+"-n kube-system get configmap kubeadm-config"*)
+  version=$(cat "$STANDIN_STATE/cluster-version" 2>/dev/null || echo "\${STANDIN_CLUSTER_VERSION:-$KUBEADM_VERSION}")
+  printf 'apiVersion: kubeadm.k8s.io/v1beta4\nkind: ClusterConfiguration\nkubernetesVersion: v%s\n' "$version";;
 *) echo "kubectl stand-in: not a call the bootstrap makes: $*" >&2; exit 1;;
 esac`,
   kubeadm: `exec node -r "${PROJECT}/node_modules/ts-node/register/transpile-only" "${PROJECT}/tests/standins/kubeadm.ts" "$@"`,

@@ -119,8 +119,10 @@ kubeadm_config() {
 
 kubeadm_join() {
   wait_for_api
-  # kubeadm's check-etcd phase needs every voting member to answer: members whose instances are gone leave first.
+  # kubeadm's check-etcd phase needs every voting member to answer: members whose instances are gone leave
+  # first. An older cluster moves to this node's release first (upgrade.sh), whose static pods the join deploys.
   if [ "$ROLE" = control-plane ]; then etcd_remove_members departed; fi
+  if [ "$ROLE" = control-plane ]; then upgrade_cluster; fi
   kubeadm_config kubeadm_join_configuration | write_file "$KUBERNETES_DIR/kubeadm.yaml" 0600
   kubeadm join --config "${BOOTSTRAP_ROOT:-}$KUBERNETES_DIR/kubeadm.yaml"
   if [ "$ROLE" = control-plane ]; then pin_api_endpoint; fi

@@ -1,0 +1,11 @@
+//go:build tools
+
+// The commands scripts/build-kubernetes.js builds; importing them keeps them, and their dependencies, in go.mod.
+package tools
+
+import (
+	_ "k8s.io/kubernetes/cmd/kube-apiserver"
+	_ "k8s.io/kubernetes/cmd/kube-controller-manager"
+	_ "k8s.io/kubernetes/cmd/kube-scheduler"
+	_ "k8s.io/kubernetes/cmd/kubeadm"
+)
