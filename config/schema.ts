@@ -430,7 +430,7 @@ export const CONFIG_SCHEMA = {
       path: {
         kind: "string",
         default: "/",
-        description: "IAM path of the roles and instance profiles.",
+        description: "IAM path of the roles, their policies and instance profiles.",
         rules: ["`/`, or `/` + segments + `/`, at most 512 characters"],
       },
     },

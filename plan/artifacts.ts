@@ -119,7 +119,7 @@ function resourceArtifacts(r: PlannedResource): [string, string][] {
     const name = [String(inputs.kind), meta.namespace, meta.name].filter(Boolean).join("-");
     return [[`kubernetes/${fileSafe(name.toLowerCase())}.yaml`, kubernetesYaml(inputs)]];
   }
-  if (r.type === "aws:iam/rolePolicy:RolePolicy" && typeof inputs.policy === "string") {
+  if (r.type === "aws:iam/policy:Policy" && typeof inputs.policy === "string") {
     return [[`iam/${fileSafe(r.name)}.json`, stableJson(JSON.parse(inputs.policy))]];
   }
   if (r.type === "aws:iam/role:Role" && typeof inputs.assumeRolePolicy === "string") {

@@ -36,18 +36,20 @@ function describeInput(resource: ResourceChange, c: PropertyChange): string {
   return `${c.path}: ${short(value)}`;
 }
 
+/** A policy document's statements that a change adds, changes or removes, each in full. */
+const statementLines = (c: PropertyChange): string[] =>
+  diffPolicy(c.old, c.new).flatMap((s) => [`  statement ${s.id} ${s.op}:`, ...s.lines.map((l) => `    ${l}`)]);
+
 function describeChange(resource: ResourceChange, c: PropertyChange): string[] {
+  const policyDocument = POLICY_DOCUMENTS[resource.type] === c.path;
+  // A policy that comes or goes with a feature shows its statements, as a changed one does.
+  if (policyDocument && (resource.op === "create" || resource.op === "delete"))
+    return [`${c.path}:`, ...statementLines(c)];
   if (resource.op === "create" || resource.op === "delete") return [describeInput(resource, c)];
   const flag = c.replaces ? "  (forces replacement)" : "";
   if (c.path === "userData" && !c.cause)
     return [`userData: changed${flag}`, ...userDataLines(c).map((l) => `    ${l}`)];
-  if (POLICY_DOCUMENTS[resource.type] === c.path) {
-    const statements = diffPolicy(c.old, c.new).flatMap((s) => [
-      `  statement ${s.id} ${s.op}:`,
-      ...s.lines.map((l) => `    ${l}`),
-    ]);
-    return [`${c.path}: changed${flag}`, ...statements];
-  }
+  if (policyDocument) return [`${c.path}: changed${flag}`, ...statementLines(c)];
   return [`${c.path}: ${short(c.old)} → ${short(c.new)}${flag}`];
 }
 

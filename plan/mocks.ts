@@ -46,6 +46,10 @@ function computedOutputs(
     case "aws:route53/zone:Zone":
       out.zoneId = `ZMOCK${digest(name, 12).toUpperCase()}`;
       break;
+    case "aws:iam/policy:Policy":
+      // IAM ARNs name no region: `arn:aws:iam::<account>:policy<path><name>`.
+      out.arn = `arn:aws:iam::${MOCK_ACCOUNT}:policy${inputs.path ?? "/"}${inputs.name ?? name}`;
+      break;
     case "aws:iam/role:Role":
     case "aws:iam/instanceProfile:InstanceProfile":
       out.arn = `arn:aws:iam::${MOCK_ACCOUNT}:${type.endsWith("Role") ? "role" : "instance-profile"}${inputs.path ?? "/"}${inputs.name ?? name}`;

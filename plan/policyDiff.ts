@@ -97,7 +97,6 @@ export function diffPolicy(before: unknown, after: unknown): StatementChange[] {
 
 /** Input paths that hold a policy document, per resource type. */
 export const POLICY_DOCUMENTS: Record<string, string> = {
-  "aws:iam/rolePolicy:RolePolicy": "policy",
   "aws:iam/policy:Policy": "policy",
   "aws:iam/role:Role": "assumeRolePolicy",
 };

@@ -19,7 +19,8 @@ export const REPLACE_ON_CHANGE: Record<string, readonly string[]> = {
   "aws:lb/targetGroup:TargetGroup": ["name", "port", "protocol", "vpcId", "targetType"],
   "aws:lb/listener:Listener": ["loadBalancerArn"],
   "aws:iam/role:Role": ["name", "path"],
-  "aws:iam/rolePolicy:RolePolicy": ["name", "role"],
+  "aws:iam/policy:Policy": ["name", "namePrefix", "path", "description"],
+  "aws:iam/rolePolicyAttachment:RolePolicyAttachment": ["role", "policyArn"],
   "aws:iam/instanceProfile:InstanceProfile": ["name", "path"],
   "aws:ec2/launchTemplate:LaunchTemplate": ["name"],
   // initialLifecycleHooks: ForceNew in the provider, and never read back (the program ignores its changes).

@@ -3,7 +3,12 @@
  * `pulumi preview --policy-pack policy` against real inputs, and offline in the tests against the plan.
  */
 import { CLUSTER_TAG } from "../components/tags";
-import type { ResourceValidationArgs, ResourceValidationPolicy } from "@pulumi/policy";
+import type {
+  PolicyResource,
+  ResourceValidationArgs,
+  ResourceValidationPolicy,
+  StackValidationPolicy,
+} from "@pulumi/policy";
 import { ENI_ACTIONS } from "../components/iam/sources/ciliumEni";
 import { apiAccessRuleName, ICMP_FRAGMENTATION_NEEDED } from "../components/network/securityRules";
 import { USER_DATA_BUDGET_BYTES, USER_DATA_LIMIT_BYTES } from "../components/nodes/userDataBudget";
@@ -11,6 +16,8 @@ import { API_LISTENER } from "../components/wellKnownPorts";
 import { TAGGABLE } from "./taggable";
 
 const LAUNCH_TEMPLATE = "aws:ec2/launchTemplate:LaunchTemplate";
+const IAM_POLICY = "aws:iam/policy:Policy";
+const ATTACHMENT = "aws:iam/rolePolicyAttachment:RolePolicyAttachment";
 
 /** The ENI actions that change interfaces or addresses; describes are harmless. */
 const ENI_MUTATIONS = ENI_ACTIONS.filter((a) => !a.startsWith("ec2:Describe"));
@@ -122,21 +129,9 @@ export const policies: ResourceValidationPolicy[] = [
   ),
 
   policy("no-wildcard-iam-actions", "IAM policies name every action; no `*` actions.", (args, props, report) => {
-    if (args.type !== "aws:iam/rolePolicy:RolePolicy" || typeof props.policy !== "string") return;
+    if (args.type !== IAM_POLICY || typeof props.policy !== "string") return;
     for (const action of actionsOf(props.policy)) if (action.includes("*")) report(`wildcard action ${action}`);
   }),
-
-  policy(
-    "eni-actions-control-plane-only",
-    "Only the control-plane role may change ENIs (the Cilium operator runs there).",
-    (args, props, report) => {
-      if (args.type !== "aws:iam/rolePolicy:RolePolicy" || typeof props.policy !== "string") return;
-      if (String(props.name).startsWith("masters.")) return;
-      for (const action of actionsOf(props.policy)) {
-        if (ENI_MUTATIONS.includes(action)) report(`${action} on role ${String(props.role)}, not the control plane's`);
-      }
-    },
-  ),
 
   policy("cluster-tag-required", "Every taggable resource carries KubernetesCluster.", (args, props, report) => {
     if (!TAGGABLE.has(args.type)) return;
@@ -146,4 +141,41 @@ export const policies: ResourceValidationPolicy[] = [
       : typeof tags === "object" && tags !== null && CLUSTER_TAG in tags;
     if (!has) report("missing the KubernetesCluster tag");
   }),
+];
+
+/**
+ * The policy an attachment attaches. In a preview the engine names it as the dependency of `policyArn` (whose
+ * value is unknown until the policy exists); otherwise it is the policy whose ARN `policyArn` holds
+ * (`arn:<partition>:iam::<account>:policy<path><name>`).
+ */
+function attachedPolicy(attachment: PolicyResource, all: readonly PolicyResource[]): PolicyResource | undefined {
+  const dependency = attachment.propertyDependencies?.policyArn?.find((r) => r.type === IAM_POLICY);
+  if (dependency) return dependency;
+  const arn = String(attachment.props.policyArn);
+  return all.find((r) => r.type === IAM_POLICY && arn.endsWith(`:policy${r.props.path ?? "/"}${r.props.name}`));
+}
+
+/** Policies over the whole stack: what a policy grants depends on the role it is attached to. */
+export const stackPolicies: StackValidationPolicy[] = [
+  {
+    name: "eni-actions-control-plane-only",
+    description: "Only the control-plane role may change ENIs (the Cilium operator runs there).",
+    enforcementLevel: "mandatory",
+    validateStack: (args, report) => {
+      for (const attachment of args.resources.filter((r) => r.type === ATTACHMENT)) {
+        const role = String(attachment.props.role);
+        if (role.startsWith("masters.")) continue;
+        const attached = attachedPolicy(attachment, args.resources);
+        if (typeof attached?.props.policy !== "string") continue;
+        for (const action of actionsOf(attached.props.policy)) {
+          if (ENI_MUTATIONS.includes(action)) {
+            report(
+              `${action} in ${String(attached.props.name)} on role ${role}, not the control plane's`,
+              attachment.urn,
+            );
+          }
+        }
+      }
+    },
+  },
 ];

@@ -1,5 +1,5 @@
 // The policy pack: `pulumi preview --policy-pack policy` (after `npm ci` in this folder).
 import { PolicyPack } from "@pulumi/policy";
-import { policies } from "./guardRails";
+import { policies, stackPolicies } from "./guardRails";
 
-new PolicyPack("cilium-cluster", { policies });
+new PolicyPack("cilium-cluster", { policies: [...policies, ...stackPolicies] });

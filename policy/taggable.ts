@@ -19,6 +19,7 @@ export const TAGGABLE: ReadonlySet<string> = new Set([
   "aws:lb/listener:Listener",
   "aws:iam/role:Role",
   "aws:iam/instanceProfile:InstanceProfile",
+  "aws:iam/policy:Policy",
   "aws:ec2/launchTemplate:LaunchTemplate",
   "aws:autoscaling/group:Group",
   "aws:ssm/parameter:Parameter",
@@ -36,7 +37,7 @@ export const TAGGABLE: ReadonlySet<string> = new Set([
 export const UNTAGGED: Readonly<Record<string, string>> = {
   "aws:ec2/route:Route": "a route is part of its route table and takes no tags",
   "aws:ec2/routeTableAssociation:RouteTableAssociation": "an association takes no tags",
-  "aws:iam/rolePolicy:RolePolicy": "an inline policy is part of its role and takes no tags",
+  "aws:iam/rolePolicyAttachment:RolePolicyAttachment": "an attachment takes no tags; its policy and role carry them",
   "aws:kms/alias:Alias": "a name of its key, which carries the tags",
   "tls:index/privateKey:PrivateKey": "kept in the stack's state, nothing in AWS",
   "tls:index/selfSignedCert:SelfSignedCert": "kept in the stack's state, nothing in AWS",

@@ -1,6 +1,9 @@
-/** The IAM policy simulator, shared by the IAM tests: may a role with this identity policy make this call? */
+/** The IAM policy simulator, shared by the IAM tests: may a role with these identity policies make this call? */
 import { runSimulation } from "@cloud-copilot/iam-simulate";
 import type { PolicyDocument } from "../components/iam/policyDocument";
+import { rolePolicies } from "../components/iam/rolePolicies";
+import type { AwsCoordinates, RoleKind } from "../components/iam/statementSource";
+import type { ClusterSpec } from "../config/types";
 
 export const ACCOUNT_ID = "000000000000";
 
@@ -20,8 +23,13 @@ const ENCRYPTION_CONTEXT = /kms:EncryptionContext:/g;
 const READABLE = "aws:RequestTag/kms-encryption-context-";
 const readable = <T>(value: T): T => JSON.parse(JSON.stringify(value).replace(ENCRYPTION_CONTEXT, READABLE));
 
+/** The documents of every policy attached to the role, as IAM evaluates them: together. */
+export const attachedPolicies = (role: RoleKind, spec: ClusterSpec, at: AwsCoordinates): PolicyDocument[] =>
+  rolePolicies(role, spec, at).map((p) => p.document);
+
 export async function may(
-  policy: PolicyDocument,
+  /** The role's identity policies: one document, or every policy attached to it. */
+  policies: PolicyDocument | readonly PolicyDocument[],
   action: string,
   resource: string,
   /** Request context keys, e.g. the resource's tags. */
@@ -36,7 +44,7 @@ export async function may(
         resource: { resource, accountId: ACCOUNT_ID },
         contextVariables: readable(context),
       },
-      identityPolicies: [{ name: "inline", policy: readable(policy) }],
+      identityPolicies: [policies].flat().map((policy, i) => ({ name: `policy-${i}`, policy: readable(policy) })),
       serviceControlPolicies: [],
       resourceControlPolicies: [],
       ...(caller.resourcePolicy ? { resourcePolicy: readable(caller.resourcePolicy) } : {}),

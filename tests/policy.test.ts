@@ -7,8 +7,9 @@ import { join } from "path";
 import { examples, GOLDEN_DIR, PROJECT_DIR } from "../plan/examples";
 import { goldenResources } from "./planHelpers";
 import { USER_DATA_BUDGET_BYTES } from "../components/nodes/userDataBudget";
-import { policies } from "../policy/guardRails";
-import { violations } from "../policy/offline";
+import type { StackValidationArgs } from "@pulumi/policy";
+import { policies, stackPolicies } from "../policy/guardRails";
+import { stackViolations, violations } from "../policy/offline";
 
 const base64 = (text: string) => Buffer.from(text).toString("base64");
 const goodTemplate = {
@@ -17,11 +18,24 @@ const goodTemplate = {
   userData: base64("#!/bin/bash\n"),
   tags: { KubernetesCluster: "c" },
 };
-const rolePolicy = (name: string, actions: string[]) => ({
+const iamPolicy = (name: string, actions: string[]) => ({
   name,
-  role: name,
+  path: "/",
   policy: JSON.stringify({ Statement: [{ Action: actions, Effect: "Allow", Resource: "*" }] }),
+  tags: { KubernetesCluster: "c" },
 });
+const POLICY = "aws:iam/policy:Policy";
+const ATTACHMENT = "aws:iam/rolePolicyAttachment:RolePolicyAttachment";
+/** A policy granting `actions`, attached to `role`, as the plan holds them. */
+const attached = (role: string, actions: string[]) => [
+  { type: POLICY, name: "p", urn: "urn:p", inputs: iamPolicy(`${role}.Feature`, actions) },
+  {
+    type: ATTACHMENT,
+    name: "a",
+    urn: "urn:a",
+    inputs: { role, policyArn: `arn:aws:iam::000000000000:policy/${role}.Feature` },
+  },
+];
 
 describe("policy pack", () => {
   for (const example of examples()) {
@@ -29,6 +43,7 @@ describe("policy pack", () => {
       const resources = goldenResources(example.name);
       const found = resources.flatMap((r) => violations(r.type, r.inputs as Record<string, unknown>, r.name));
       expect(found).to.deep.equal([]);
+      expect(stackViolations(resources)).to.deep.equal([]);
     });
   }
 
@@ -81,13 +96,7 @@ describe("policy pack", () => {
       { ingress: [{ cidrBlocks: ["0.0.0.0/0"] }], tags: { KubernetesCluster: "c" } },
       "no-open-ingress",
     ],
-    ["wildcard action", "aws:iam/rolePolicy:RolePolicy", rolePolicy("masters.c", ["ec2:*"]), "no-wildcard-iam-actions"],
-    [
-      "ENI mutation on the node role",
-      "aws:iam/rolePolicy:RolePolicy",
-      rolePolicy("nodes.c", ["ec2:AssignPrivateIpAddresses"]),
-      "eni-actions-control-plane-only",
-    ],
+    ["wildcard action", POLICY, iamPolicy("masters.c.Feature", ["ec2:*"]), "no-wildcard-iam-actions"],
     ["untagged subnet", "aws:ec2/subnet:Subnet", { tags: { Name: "x" } }, "cluster-tag-required"],
     [
       "untagged Auto Scaling group",
@@ -102,6 +111,42 @@ describe("policy pack", () => {
       expect(found.map((f) => f.split(":")[0])).to.deep.equal([rule]);
     });
   }
+
+  it("lets only the control-plane role hold a policy that changes ENIs, by the role it is attached to", () => {
+    const mutation = ["ec2:AssignPrivateIpAddresses"];
+    expect(stackViolations(attached("nodes.c", mutation))).to.deep.equal([
+      "a (aws:iam/rolePolicyAttachment:RolePolicyAttachment): eni-actions-control-plane-only: ec2:AssignPrivateIpAddresses in nodes.c.Feature on role nodes.c, not the control plane's",
+    ]);
+    expect(stackViolations(attached("masters.c", mutation))).to.deep.equal([]);
+    // The control plane's policy attached to the node role as well: the attachment decides, not the name.
+    const [policy] = attached("masters.c", mutation);
+    const onNodes = {
+      type: ATTACHMENT,
+      name: "b",
+      urn: "urn:b",
+      inputs: { role: "nodes.c", policyArn: "arn:aws:iam::000000000000:policy/masters.c.Feature" },
+    };
+    expect(stackViolations([policy, onNodes]).map((f) => f.split(": ")[1])).to.deep.equal([
+      "eni-actions-control-plane-only",
+    ]);
+    expect(stackViolations(attached("nodes.c", ["ec2:DescribeNetworkInterfaces"]))).to.deep.equal([]);
+  });
+
+  it("finds an attachment's policy through the engine's property dependencies while its ARN is unknown", () => {
+    const [policy] = attached("nodes.c", ["ec2:AssignPrivateIpAddresses"]);
+    const dependency = { type: POLICY, name: "p", urn: "urn:p", props: policy.inputs };
+    const attachment = {
+      type: ATTACHMENT,
+      name: "a",
+      urn: "urn:a",
+      props: { role: "nodes.c" }, // policyArn: unknown in a preview before the policy exists
+      propertyDependencies: { policyArn: [dependency] },
+    };
+    const rule = stackPolicies.find((p) => p.name === "eni-actions-control-plane-only")!;
+    const found: string[] = [];
+    rule.validateStack({ resources: [dependency, attachment] } as unknown as StackValidationArgs, (m) => found.push(m));
+    expect(found).to.have.length(1);
+  });
 
   it("counts user data in bytes before base64, as AWS does, against AWS's 16 KB", () => {
     const sizes = (text: string) =>

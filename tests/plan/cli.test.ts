@@ -83,7 +83,7 @@ describe("npm run plan", () => {
     expect(resources.find((r) => r.urn.endsWith("::network"))).to.include({ custom: false });
     expect(JSON.parse(first["outputs.json"])).to.include({ region: "us-east-1" }).and.not.have.property("kubeconfig");
     expect(first["kubernetes/configmap-kube-system-cilium-config.yaml"]).to.match(/^apiVersion: v1\nkind: ConfigMap\n/);
-    expect(first["iam/control-plane-policy.json"]).to.contain("ec2:CreateNetworkInterface");
+    expect(first["iam/control-plane-CiliumEni.json"]).to.contain("ec2:CreateNetworkInterface");
     expect(first["userdata/nodes-template.txt"]).to.match(/^#!\/bin\/bash\n/);
   });
 

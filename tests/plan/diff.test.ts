@@ -129,7 +129,9 @@ describe("plan diff", () => {
     }
     expect(text).to.contain("statement CiliumEniUseOwn added:");
     expect(text).to.contain("aws:ResourceTag/KubernetesCluster");
-    expect(texts(diff).find((r) => r.startsWith("warning: IAM widened: control-plane-policy gains"))).to.contain(
+    // The ENI mode's own policy comes with it, attached to the control-plane role.
+    expect(text).to.contain("control-plane-CiliumEni-attachment");
+    expect(texts(diff).find((r) => r.startsWith("warning: IAM widened: control-plane-CiliumEni gains"))).to.contain(
       "ec2:UnassignPrivateIpAddresses",
     );
   });
