@@ -5,8 +5,8 @@
  *   the SDKs' JavaScript is compiled once, then read back, in `NODE_COMPILE_CACHE` when set, else in Node's
  *   default, `<os.tmpdir()>/node-compile-cache`.
  * - What the Pulumi SDK loads as it loads and this program never uses (unusedSdkModules.ts: TypeScript's
- *   compiler, the Automation API, the provider server) loads on first use (loadOnFirstUse.ts): the
- *   compiler alone cost about a third of a plan's CPU.
+ *   compiler, the Automation API, the provider server) loads on first use (loadOnFirstUse.ts): together
+ *   about a seventh of a dev plan's CPU even with the compile cache, the compiler most of it.
  * - No stack trace per promise: the Pulumi SDK captures one for every promise it creates, only to report
  *   leaked ones, which costs a preview as much as the program's own work. Errors keep their messages, which
  *   name the config path or resource.
