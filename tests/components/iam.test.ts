@@ -204,7 +204,7 @@ describe("statement sources, one per feature", () => {
     const spec = specFor("");
     const shared = scriptModules("node", spec);
     const own = scriptModules("control-plane", spec).filter((m) => !shared.includes(m));
-    expect(own).to.have.members(["control-plane", "etcd", "drain", "join-token"]);
+    expect(own).to.have.members(["control-plane", "etcd", "upgrade", "drain", "join-token"]);
     const calls = awsCalls(own);
     const bucket = `arn:aws:s3:::${backupBucketName("dev.k8s.local", AT.accountId, REGION)}`;
     // What each call acts on: the init record and the join token, a snapshot, the terminating instance's group.

@@ -27,6 +27,8 @@ const CONTROL_PLANE_UNITS = [
   "certificate-renewal.timer",
   "join-token.service",
   "join-token.timer",
+  "addon-upgrade.service",
+  "addon-upgrade.timer",
 ];
 const userData = (plan: Plan, group: string) => decodeUserData(inputs(named(plan, LT, `${group}-template`)).userData);
 
@@ -154,7 +156,7 @@ describe("NodeLaunchTemplate", () => {
     }
   });
 
-  it("launches instances only after the role's policy, the secrets and the subnets' egress exist", async () => {
+  it("launches instances only after the role's policies are attached, the secrets and the subnets' egress exist", async () => {
     const pub = await planWith({ topology: "public", ...NON_ENI });
     for (const [plan, route] of [
       [ha, "network-private-us-east-1a-default"],
@@ -163,7 +165,11 @@ describe("NodeLaunchTemplate", () => {
       for (const asg of ofType(plan, ASG)) {
         const role = asg.name.startsWith("control-plane") ? "control-plane" : "nodes";
         const deps = (asg.dependencies ?? []).map((u) => u.split("::").pop());
-        expect(deps, asg.name).to.include.members([`${role}-policy`, route, "secrets-node-ca.crt"]);
+        const attachments = ofType(plan, "aws:iam/rolePolicyAttachment:RolePolicyAttachment")
+          .map((a) => a.name)
+          .filter((name) => name.startsWith(`${role}-`));
+        expect(attachments, role).to.not.be.empty;
+        expect(deps, asg.name).to.include.members([...attachments, route, "secrets-node-ca.crt"]);
       }
     }
   });
