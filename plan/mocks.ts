@@ -81,6 +81,10 @@ export function mockId(type: string, name: string): string {
   return `mock-${kind}-${name}`;
 }
 
+/** The organization a DIY backend (`pulumi login --local`, S3) gives every stack: a plan's, and so the name
+ * of the stack its StackReference to itself reads. */
+export const PLAN_ORGANIZATION = "organization";
+
 /** The type of a StackReference, which the program reads its own stack's last outputs through. */
 const STACK_REFERENCE = "pulumi:pulumi:StackReference";
 

@@ -11,7 +11,7 @@ import program from "../index";
 import { ConfigValidationError } from "../config/validation/report";
 import type { FieldError } from "../config/validation/fieldErrors";
 import { PROJECT } from "../config/read";
-import { planMocks } from "./mocks";
+import { PLAN_ORGANIZATION, planMocks } from "./mocks";
 import { StackConfig, toRuntimeConfig } from "./stackConfig";
 
 export interface PlannedResource {
@@ -130,9 +130,6 @@ function recordRegistrations(
 }
 
 const RUNTIME_WARNING = "warning: [runtime] ";
-
-/** The organization a DIY backend (`pulumi login --local`, S3) gives every stack. */
-export const PLAN_ORGANIZATION = "organization";
 
 /**
  * Plans the program for a stack config. Config errors come back in `errors`; anything else throws.

@@ -17,7 +17,7 @@ import { readFileSync } from "fs";
 import { dirname, join, sep } from "path";
 import { BUILD_DIR } from "../buildStamp";
 import { examples, PROJECT_DIR } from "../plan/examples";
-import { planMocks } from "../plan/mocks";
+import { PLAN_ORGANIZATION, planMocks } from "../plan/mocks";
 import { loadStackConfig, setPath, StackConfig, toRuntimeConfig } from "../plan/stackConfig";
 import { PROJECT } from "../config/read";
 
@@ -109,7 +109,7 @@ async function preview(): Promise<number> {
     resources++;
     return newResource(args);
   };
-  await pulumi.runtime.setMocks(mocks, PROJECT, "dev", true);
+  await pulumi.runtime.setMocks(mocks, PROJECT, "dev", true, PLAN_ORGANIZATION);
   pulumi.runtime.setAllConfig(runtimeConfig, []);
   await pulumi.runtime.runInPulumiStack(program);
   await pulumi.runtime.disconnect();
