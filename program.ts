@@ -23,15 +23,15 @@ import { controlPlaneMemberReplaced } from "./components/controlPlane/refreshWai
 import { afterWaits } from "./components/deployWait";
 import { stackAws } from "./components/stackAws";
 import { loadSpec } from "./config/load";
-import { APPLIED_VERSION_OUTPUT, appliedKubernetesVersion } from "./components/appliedVersion";
+import { APPLIED_VERSION_OUTPUT, appliedState, CONTROL_PLANE_ROLE_OUTPUT } from "./components/appliedState";
 import { kubernetesUpgrade, nodesRollAfterControlPlane } from "./config/validation/kubernetesUpgrade";
 
 export async function program(): Promise<Record<string, unknown>> {
-  // A downgrade, a skipped minor or an etcd move etcd refuses is refused with the config's other errors,
-  // before anything is declared.
-  const applied = await appliedKubernetesVersion();
+  // A downgrade, a skipped minor, an etcd move etcd refuses or a new IAM path is refused with the config's
+  // other errors, before anything is declared.
+  const applied = await appliedState();
   const spec = loadSpec(applied);
-  const upgrade = kubernetesUpgrade(applied, spec.kubernetesVersion);
+  const upgrade = kubernetesUpgrade(applied.kubernetesVersion, spec.kubernetesVersion);
   const network = new ClusterNetwork("network", { spec });
   const coordinates = lookupCoordinates(spec.region);
   const apiDns = new ApiDns("api-dns", {
@@ -52,7 +52,8 @@ export async function program(): Promise<Record<string, unknown>> {
   const controlPlaneState = new ControlPlaneState("control-plane-state", {
     spec,
     coordinates,
-    controlPlaneRoleArn: controlPlaneRole.roleArn,
+    // Its path is the one the next update holds iam.path to (components/appliedState.ts).
+    [CONTROL_PLANE_ROLE_OUTPUT]: controlPlaneRole.roleArn,
   });
 
   // Control-plane groups one after another: each waits for the previous group's member wait (its refresh,
@@ -126,7 +127,8 @@ export async function program(): Promise<Record<string, unknown>> {
     subnetIds: network.subnetIds,
     securityGroupIds: network.securityGroupIds,
     apiEndpoint: pulumi.interpolate`https://${network.apiEndpoint}:${API_LISTENER}`,
-    controlPlaneRoleArn: controlPlaneRole.roleArn,
+    // Its path is the one the next update holds iam.path to (components/appliedState.ts).
+    [CONTROL_PLANE_ROLE_OUTPUT]: controlPlaneRole.roleArn,
     nodeRoleArn: nodeRole.roleArn,
     // A control-plane group's name once its member is replaced: the outputs, and so pulumi up, end after the
     // last group's wait too, which nothing else follows.
@@ -143,7 +145,7 @@ export async function program(): Promise<Record<string, unknown>> {
     // What `npm run kubeconfig` reads the CA from; no admin credential is an output.
     region: spec.region,
     // The version the control plane runs once every member is replaced: what the next update compares with
-    // (components/appliedVersion.ts).
+    // (components/appliedState.ts).
     [APPLIED_VERSION_OUTPUT]: afterWaits(spec.kubernetesVersion, membersReplaced),
   };
 }

@@ -430,8 +430,13 @@ export const CONFIG_SCHEMA = {
       path: {
         kind: "string",
         default: "/",
-        description: "IAM path of the roles, their policies and instance profiles.",
-        rules: ["`/`, or `/` + segments + `/`, at most 512 characters"],
+        description:
+          "IAM path of the roles, their policies and instance profiles. Fixed once the stack is deployed: IAM names " +
+          "are unique in the account whatever the path, so the roles cannot be created again at another one.",
+        rules: [
+          "`/`, or `/` + segments + `/`, at most 512 characters",
+          "on a deployed stack, the path its roles are at",
+        ],
       },
     },
   },

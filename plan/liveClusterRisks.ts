@@ -5,7 +5,7 @@
  * fact of the base plan with the same fact of the new one.
  */
 import { CILIUM_LINES, newestRelease } from "../catalogs/ciliumVersions";
-import { APPLIED_VERSION_OUTPUT } from "../components/appliedVersion";
+import { APPLIED_VERSION_OUTPUT } from "../components/appliedState";
 import { kubernetesUpgrade, nodesRollAfterControlPlane, upgradeErrors } from "../config/validation/kubernetesUpgrade";
 import { formatWithFix } from "../config/validation/report";
 import { ASG, ciliumOf, clusterNameOf, groupOf, isControlPlane } from "./clusterFacts";

@@ -10,6 +10,7 @@ import { liveClusterRisks } from "./liveClusterRisks";
 import { nodeRisks } from "./nodeRisks";
 import { allowedActions, POLICY_DOCUMENTS } from "./policyDiff";
 import type { Plan } from "./run";
+import { uniqueNameReplacements } from "./uniqueNameReplacements";
 
 export interface Risk {
   /** `error`: the change must not be applied as it is. */
@@ -136,7 +137,17 @@ function apiEndpointMoves(diff: PlanDiff): Risk[] {
   );
   const outputs = diff.outputs.filter((o) => o.cause && names.has(o.cause)).map((o) => o.path);
   if (outputs.includes("apiEndpoint")) outputs.push("kubeconfig");
+  const after = byUrn(diff.after);
+  const deletedFirst = replaced.filter((c) => after.get(c.urn)?.deleteBeforeReplace).map((c) => c.name);
   const follow = [
+    deletedFirst.length === 1
+      ? `${deletedFirst[0]} keeps its name, which AWS holds unique, so it is deleted before its replacement is ` +
+        "created: the API is unreachable through it until the new one is active (minutes)"
+      : "",
+    deletedFirst.length > 1
+      ? `${quoteList(deletedFirst)} keep their names, which AWS holds unique, so each is deleted before its ` +
+        "replacement is created: the API is unreachable through them until the new ones are active (minutes)"
+      : "",
     records.length
       ? `the alias record(s) ${quoteList(records)} follow them, so nodes that reach the API by name keep it`
       : "",
@@ -212,6 +223,7 @@ export function assessRisks(diff: PlanDiff, options: RiskOptions = {}): Risk[] {
     : [];
   return [
     ...liveClusterRisks(diff, options),
+    ...uniqueNameReplacements(diff),
     ...zoneMoves(diff),
     ...apiEndpointMoves(diff),
     ...nodeRisks(diff),

@@ -70,7 +70,9 @@ describe("plan diff", () => {
     expect(balancers[0].changes.filter((p) => p.replaces).map((p) => p.path)).to.include("subnets[2]");
     expect(texts(diff)).to.include(
       "warning: The API endpoints change: load balancer(s) network-api (subnets), network-api-internal (subnets) " +
-        "are replaced and get new DNS names: the alias record(s) api-dns-api-internal follow them, so nodes that " +
+        "are replaced and get new DNS names: network-api, network-api-internal keep their names, which AWS holds " +
+        "unique, so each is deleted before its replacement is created: the API is unreachable through them until " +
+        "the new ones are active (minutes); the alias record(s) api-dns-api-internal follow them, so nodes that " +
         "reach the API by name keep it; the control plane rolls: its API server certificate names them; the stack " +
         "outputs apiEndpoint, kubeconfig change: hand out the new kubeconfig after pulumi up.",
     );
