@@ -20,6 +20,7 @@ import { instanceGroupRows } from "./instanceGroupListing";
 import { readAutoScaling } from "./readAutoScaling";
 import { readCluster } from "./readCluster";
 import { errorCount, instanceGroupsTable, verdictText } from "./tables";
+import { selectedStack } from "./selectedStack";
 import { judge, Verdict } from "./verdict";
 
 export const USAGE = `usage: npm run validate-cluster -- [--kubeconfig FILE] [--stack NAME | --config-file PATH] [--wait DURATION]
@@ -40,7 +41,8 @@ stack's aws:region, aws:profile and aws:assumeRoles. Without AWS credentials the
 why the groups were not listed, and counts nodes by role against the groups' minimum sizes added up.
 
   --kubeconfig FILE    the cluster's kubeconfig (default: kubeconfig, what npm run kubeconfig writes)
-  --stack NAME         the stack whose config the cluster is checked against: Pulumi.NAME.yaml (default dev)
+  --stack NAME         the stack whose config the cluster is checked against: Pulumi.NAME.yaml (default: the
+                       stack pulumi stack select chose, whose outputs npm run kubeconfig reads)
   --config-file PATH   any stack file instead
   --wait DURATION      check again every ${TIMEOUTS.validate.pollSeconds}s until the cluster is healthy, at most DURATION (10m, 1h30m)
   --help               this text
@@ -97,16 +99,21 @@ function parseCommandLine(argv: readonly string[]): Options {
     waitSeconds = durationSeconds(values.wait);
     if (!waitSeconds) throw new UsageError(`--wait ${values.wait}: a duration such as 10m or 1h30m`);
   }
-  const stack = values.stack ?? "dev";
+  const common = { help: values.help, instanceGroups, kubeconfig: values.kubeconfig, waitSeconds };
   const configFile = values["config-file"];
-  return {
-    help: values.help,
-    instanceGroups,
-    kubeconfig: values.kubeconfig,
-    stackFile: configFile ? resolve(configFile) : join(PROJECT_DIR, `Pulumi.${stack}.yaml`),
-    stackLabel: configFile ?? `Pulumi.${stack}.yaml`,
-    waitSeconds,
-  };
+  if (configFile !== undefined) return { ...common, stackFile: resolve(configFile), stackLabel: configFile };
+  const stack = values.stack ?? (values.help ? "" : selectedStackName());
+  return { ...common, stackFile: join(PROJECT_DIR, `Pulumi.${stack}.yaml`), stackLabel: `Pulumi.${stack}.yaml` };
+}
+
+/** The stack `pulumi stack select` chose, for a command that names none. */
+function selectedStackName(): string {
+  const selected = selectedStack();
+  if ("reason" in selected)
+    throw new UsageError(
+      `no stack named and none selected (${selected.reason}): give --stack NAME (Pulumi.NAME.yaml) or --config-file PATH`,
+    );
+  return selected.stack;
 }
 
 /** The stack's expectations and its flat config (for AWS), or a usage error. */

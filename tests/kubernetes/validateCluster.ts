@@ -110,7 +110,7 @@ export function validateClusterSuite(controlPlane: () => ControlPlane): void {
 
     /** The compiled command, asynchronously: the AWS fake and the bridge answer from this process. */
     const start = (env: NodeJS.ProcessEnv, ...args: string[]) => {
-      const child: ChildProcess = spawn(process.execPath, [COMMAND, "--kubeconfig", kubeconfig, ...args], {
+      const child: ChildProcess = spawn(process.execPath, [COMMAND, "--stack", "dev", "--kubeconfig", kubeconfig, ...args], {
         cwd: PROJECT_DIR,
         env,
       });

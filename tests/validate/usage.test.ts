@@ -35,11 +35,61 @@ describe("npm run validate-cluster: usage", () => {
       /Pulumi\.bad\.yaml: Invalid cluster configuration \(\d+ errors\):\n( {2}.*\n)* {2}clusterName: Invalid value: "Not_A_Name"/,
     ],
     [
-      ["--kubeconfig", join(dir, "none")],
+      ["--stack", "dev", "--kubeconfig", join(dir, "none")],
       /cannot read the kubeconfig .*none \(ENOENT.*: mint one with npm run kubeconfig/,
     ],
-    [["--kubeconfig", noCluster], /the kubeconfig .* has no current context with a cluster/],
+    [["--stack", "dev", "--kubeconfig", noCluster], /the kubeconfig .* has no current context with a cluster/],
   ];
+  // A stand-in for the Pulumi CLI's `pulumi stack --show-name` (pkg/cmd/pulumi/stack/stack.go): the selected
+  // stack's name on stdout; with none selected, the CLI's error on stderr and exit 255.
+  const cli = mkdtempSync(join(tmpdir(), "validate-pulumi-"));
+  const script = [
+    "#!/bin/bash",
+    '[[ "$*" == "stack --show-name" ]] || { echo "unexpected: pulumi $*" >&2; exit 2; }',
+    'if [[ -n "${SELECTED_STACK:-}" ]]; then echo "$SELECTED_STACK"; exit 0; fi',
+    "echo 'error: no stack selected; please use `pulumi stack select` to choose one' >&2",
+    "exit 255",
+  ];
+  writeFileSync(join(cli, "pulumi"), `${script.join("\n")}\n`, { mode: 0o755 });
+  const withPath = async (path: string, selected: string | undefined, ...argv: string[]) => {
+    const saved = { PATH: process.env.PATH, SELECTED_STACK: process.env.SELECTED_STACK };
+    process.env.PATH = path;
+    if (selected === undefined) delete process.env.SELECTED_STACK;
+    else process.env.SELECTED_STACK = selected;
+    try {
+      return await run(...argv);
+    } finally {
+      process.env.PATH = saved.PATH;
+      if (saved.SELECTED_STACK === undefined) delete process.env.SELECTED_STACK;
+      else process.env.SELECTED_STACK = saved.SELECTED_STACK;
+    }
+  };
+  const systemPath = "/usr/bin:/bin";
+  const selectedCases: [string, () => ReturnType<typeof run>, RegExp][] = [
+    // The stack pulumi stack select chose is the one checked: here one without a stack file.
+    [
+      "the selected stack's file",
+      () => withPath(`${cli}:${systemPath}`, "nosuch", "instancegroups"),
+      /cannot read .*Pulumi\.nosuch\.yaml/,
+    ],
+    [
+      "no stack selected",
+      () => withPath(`${cli}:${systemPath}`, undefined, "instancegroups"),
+      /no stack named and none selected \(pulumi stack --show-name failed: error: no stack selected; .*\): give --stack NAME/,
+    ],
+    [
+      "no Pulumi CLI",
+      () => withPath(systemPath, undefined, "instancegroups"),
+      /no stack named and none selected \(the Pulumi CLI is not installed\): give --stack NAME \(Pulumi\.NAME\.yaml\) or --config-file PATH/,
+    ],
+  ];
+  for (const [what, call, message] of selectedCases)
+    it(`without --stack, ${what}: exit 2`, async () => {
+      const r = await call();
+      expect(r.code).to.equal(2);
+      expect(r.err).to.match(message);
+    });
+
   for (const [argv, message] of cases)
     it(`${argv.join(" ")}: exit 2`, async () => {
       const r = await run(...argv);
