@@ -1,7 +1,8 @@
 /**
  * `npm run bench`: the compiled plan's wall time and peak memory for the dev stack and a large stack, each
  * as a ratio to a floor measured in the same run (scripts/benchTarget.ts); the program under preview
- * settings as a ratio to the dev plan; the warm cost per resource, fitted over the examples; and the
+ * settings as a ratio to the dev plan; what the SDK alone costs to register as many resources, as a ratio
+ * to the dev plan; the warm cost per resource, fitted over the examples; and the
  * type-check time on its own. Every measured process is plain Node running bin/. Runs are paired: each
  * round runs every scenario once, and a ratio is the median of the rounds' ratios, so load that comes and
  * goes on a shared machine hits both sides of a ratio alike. `--baseline DIR` also plans the dev stack with
@@ -17,15 +18,15 @@ import { PROJECT_DIR } from "../plan/examples";
 import { build } from "./compile";
 import { LARGE, TargetResult } from "./benchTarget";
 
-type Scenario = "floor" | "dev" | "large" | "preview" | "examples";
+type Scenario = "floor" | "registration" | "dev" | "large" | "preview" | "examples";
 type Round = Record<Scenario, TargetResult> & { baseline?: TargetResult };
 
-function measure(scenario: Scenario, modulesFile: string, root = PROJECT_DIR): TargetResult {
-  const child = spawnSync(
-    process.execPath,
-    [join(root, BUILD_DIR, "scripts", "benchTarget.js"), scenario, modulesFile],
-    { cwd: root, encoding: "utf8", maxBuffer: 64 * 1024 * 1024 },
-  );
+function measure(scenario: Scenario, argument: string, root = PROJECT_DIR): TargetResult {
+  const child = spawnSync(process.execPath, [join(root, BUILD_DIR, "scripts", "benchTarget.js"), scenario, argument], {
+    cwd: root,
+    encoding: "utf8",
+    maxBuffer: 64 * 1024 * 1024,
+  });
   if (child.status !== 0) throw new Error(`${scenario} failed: ${child.stderr}`);
   return JSON.parse(child.stdout.trim().split("\n").pop()!) as TargetResult;
 }
@@ -74,7 +75,9 @@ function round(modulesFile: string, baselineRoot: string | undefined): Round {
   const examples = measure("examples", modulesFile);
   // The floor loads every SDK module file the plans loaded: the SDK code a plan cannot avoid.
   writeFileSync(modulesFile, JSON.stringify([...new Set([...dev.sdkModules, ...large.sdkModules])]));
-  return { floor: measure("floor", modulesFile), dev, large, preview, examples, ...(baseline ? { baseline } : {}) };
+  const floor = measure("floor", modulesFile);
+  const registration = measure("registration", String(dev.resources));
+  return { floor, registration, dev, large, preview, examples, ...(baseline ? { baseline } : {}) };
 }
 
 function report(rounds: Round[], typeCheck: number, loadBefore: number): void {
@@ -91,14 +94,16 @@ function report(rounds: Round[], typeCheck: number, loadBefore: number): void {
     `${rounds.length} round${rounds.length > 1 ? "s" : ""}, each scenario in a fresh process; large: ` +
       `${LARGE.zones} zones, ${LARGE.controlPlaneNodes} control-plane nodes, ${LARGE.nodeGroups} node groups\n`,
   );
-  console.log("scenario  resources  wall ms  × floor  cpu × floor  peak MiB  × floor  warm plan ms  warm ms/resource");
-  for (const s of ["floor", "dev", "large", "preview"] as const) {
+  console.log(
+    "scenario      resources  wall ms  × floor  cpu × floor  peak MiB  × floor  warm plan ms  warm ms/resource",
+  );
+  for (const s of ["floor", "registration", "dev", "large", "preview"] as const) {
     const resources = median_(s, (x) => x.resources);
     const warm = median_(s, (x) => x.warmPlanMs);
     const [warmMs, perResource] = warm === 0 ? ["", ""] : [warm.toFixed(0), (warm / resources).toFixed(2)];
     console.log(
       [
-        s.padEnd(8),
+        s.padEnd(12),
         pad(resources, 9),
         pad(median_(s, (x) => x.wallMs).toFixed(0), 7),
         pad(
@@ -121,9 +126,16 @@ function report(rounds: Round[], typeCheck: number, loadBefore: number): void {
         .trimEnd(),
     );
   }
+  const registrationRatios = rounds.map((r) => r.registration.cpuMs / r.dev.cpuMs);
+  console.log(
+    `\nSDK registration floor (${rounds[0].registration.resources} minimal resources, the dev plan's count) × dev ` +
+      `plan: ${median(registrationRatios).toFixed(2)} cpu, ` +
+      `${median(rounds.map((r) => r.registration.wallMs / r.dev.wallMs)).toFixed(2)} wall`,
+  );
+  console.log(spread(registrationRatios));
   const previewRatios = rounds.map((r) => r.preview.cpuMs / r.dev.cpuMs);
   console.log(
-    `\npreview (the program as pulumi preview runs it, dev stack) × dev plan: ` +
+    `preview (the program as pulumi preview runs it, dev stack) × dev plan: ` +
       `${median(previewRatios).toFixed(2)} cpu, ` +
       `${median(rounds.map((r) => r.preview.wallMs / r.dev.wallMs)).toFixed(2)} wall`,
   );

@@ -10,7 +10,8 @@
  *
  * Each scenario loads only what it measures, in the order its entry point does: the plans apply the runtime
  * settings first, as scripts/plan.ts does; the preview gets them from bin/index.js, after source-map support;
- * the floor goes without them, as a program that loads the SDK package roots would.
+ * the floor goes without them, as a program that loads the SDK package roots would. `registration` registers as
+ * many minimal resources as the dev plan did (the bench passes the count): the SDK's own cost per resource.
  */
 import type * as Pulumi from "@pulumi/pulumi";
 import { readFileSync } from "fs";
@@ -78,6 +79,23 @@ async function floor(modulesFile: string): Promise<number> {
   return 1;
 }
 
+/**
+ * What the SDK costs to register `count` resources under the plan's mocks, whatever the program: one minimal
+ * SSM parameter each (three short inputs). The dev plan registers as many; what it costs above this is the
+ * program's own work, its modules, and its resources' larger inputs.
+ */
+async function registration(count: number): Promise<number> {
+  const pulumi = await sdk();
+  const { Parameter } = await import("@pulumi/aws/ssm");
+  await pulumi.runtime.setMocks(planMocks("us-east-1", ["us-east-1a"]), PROJECT, "registration", true);
+  await pulumi.runtime.runInPulumiStack(async () => {
+    for (let i = 0; i < count; i++) new Parameter(`parameter-${i}`, { name: `/p/${i}`, type: "String", value: "v" });
+    return {};
+  });
+  await pulumi.runtime.disconnect();
+  return count;
+}
+
 /** What `npm run plan` does: read the stack config, plan, render the text it prints. */
 async function plan(config: StackConfig, stack: string): Promise<number> {
   const [{ runPlan }, { formatPlan }] = await Promise.all([import("../plan/run"), import("../plan/format")]);
@@ -133,11 +151,13 @@ async function planExamples(): Promise<Example[]> {
   return measured;
 }
 
-export async function measureScenario(scenario: string, modulesFile: string): Promise<void> {
+/** `argument`: the floor's SDK module list, or the number of resources the registration floor registers. */
+export async function measureScenario(scenario: string, argument: string): Promise<void> {
   let resources: number;
   let measured: Example[] | undefined;
   if (scenario !== "floor" && scenario !== "preview") await import("../runtimeSettings");
-  if (scenario === "floor") resources = await floor(modulesFile);
+  if (scenario === "floor") resources = await floor(argument);
+  else if (scenario === "registration") resources = await registration(Number(argument));
   else if (scenario === "preview") resources = await preview();
   else if (scenario === "examples") {
     measured = await planExamples();

@@ -8,7 +8,7 @@ describe("npm run bench -- --quick", function () {
   this.timeout(300000);
 
   // This checkout as its own baseline: the figure is printed, whatever it is.
-  it("completes and prints every figure: floor, dev, large, preview, the ratios and the fitted slope", () => {
+  it("completes and prints every figure: floor, registration, dev, large, preview, the ratios and the fitted slope", () => {
     const run = spawnSync(
       process.execPath,
       [require.resolve("ts-node/dist/bin"), "--transpile-only", "scripts/bench.ts", "--quick", "--baseline", "."],
@@ -23,10 +23,17 @@ describe("npm run bench -- --quick", function () {
     // ... and for plans, the warm plan's ms and ms per resource
     expect(row("dev")).to.match(new RegExp(`^dev(\\s+${number}){8}$`));
     expect(row("large")).to.match(new RegExp(`^large(\\s+${number}){8}$`));
-    // The preview is one cold run: no warm figures.
+    // The SDK's registration floor and the preview are one cold run each: no warm figures.
+    expect(row("registration")).to.match(new RegExp(`^registration(\\s+${number}){6}$`));
     expect(row("preview")).to.match(new RegExp(`^preview(\\s+${number}){6}$`));
     expect(run.stdout).to.match(/^plan benchmark .*node v\d+.*load average/m);
     expect(run.stdout).to.match(new RegExp(`^preview .* × dev plan: ${number} cpu, ${number} wall$`, "m"));
+    expect(run.stdout).to.match(
+      new RegExp(
+        `^SDK registration floor \\(\\d+ minimal resources, .*\\) × dev plan: ${number} cpu, ${number} wall$`,
+        "m",
+      ),
+    );
     expect(run.stdout).to.match(
       new RegExp(
         `^warm plan time over the ${examples().length} examples .*: -?${number} ms per resource, R² ${number}$`,
@@ -36,9 +43,9 @@ describe("npm run bench -- --quick", function () {
     expect(run.stdout).to.match(
       new RegExp(`^dev plan × baseline's dev plan \\(\\d+ resources there\\): ${number} cpu`, "m"),
     );
-    // How the two paired ratios varied over the rounds.
+    // How the three paired ratios varied over the rounds.
     const spread = new RegExp(`^  cpu per round: ${number}, middle half ${number}–${number}, ${number}$`, "gm");
-    expect(run.stdout.match(spread)).to.have.length(2);
+    expect(run.stdout.match(spread)).to.have.length(3);
     expect(run.stdout).to.match(new RegExp(`^type check .*: ${number} s$`, "m"));
     expect(run.stdout).to.contain("TypeScript compiler registered in a measured process: no");
   });

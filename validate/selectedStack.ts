@@ -18,7 +18,9 @@ export function selectedStack(): { stack: string } | { reason: string } {
   } catch (error) {
     const { code, stderr } = error as NodeJS.ErrnoException & { stderr?: string };
     if (code === "ENOENT") return { reason: "the Pulumi CLI is not installed" };
-    const said = String(stderr ?? "").trim().split("\n")[0];
+    const said = String(stderr ?? "")
+      .trim()
+      .split("\n")[0];
     return { reason: `pulumi stack --show-name failed${said ? `: ${said}` : ""}` };
   }
 }

@@ -110,10 +110,14 @@ export function validateClusterSuite(controlPlane: () => ControlPlane): void {
 
     /** The compiled command, asynchronously: the AWS fake and the bridge answer from this process. */
     const start = (env: NodeJS.ProcessEnv, ...args: string[]) => {
-      const child: ChildProcess = spawn(process.execPath, [COMMAND, "--stack", "dev", "--kubeconfig", kubeconfig, ...args], {
-        cwd: PROJECT_DIR,
-        env,
-      });
+      const child: ChildProcess = spawn(
+        process.execPath,
+        [COMMAND, "--stack", "dev", "--kubeconfig", kubeconfig, ...args],
+        {
+          cwd: PROJECT_DIR,
+          env,
+        },
+      );
       const run: Run = { code: null, stdout: "", stderr: "" };
       child.stdout!.on("data", (d) => (run.stdout += d));
       child.stderr!.on("data", (d) => (run.stderr += d));
