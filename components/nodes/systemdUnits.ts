@@ -91,14 +91,15 @@ function controlPlaneUnits(config: BootstrapConfig): Record<string, string> {
         schedule: ["OnBootSec=5min", "OnUnitActiveSec=1h", "RandomizedDelaySec=5min"],
       },
     ),
-    // Hourly: an upgrade's addons follow within the hour after its last old control-plane node has left.
+    // Every 10 minutes: an upgrade's addons follow soon after its last old control-plane node has left. A
+    // check with nothing to do reads two objects from the API (bootstrap/upgrade.sh, upgrade_addons).
     ...timed(
       "addon-upgrade",
       "upgrade_addons",
       "Upgrade kubeadm's addons once every control-plane node runs this node's Kubernetes release",
       {
-        what: "Check kubeadm's addons hourly",
-        schedule: ["OnBootSec=15min", "OnUnitActiveSec=1h", "RandomizedDelaySec=5min"],
+        what: "Check kubeadm's addons every 10 minutes",
+        schedule: ["OnBootSec=10min", "OnUnitActiveSec=10min", "RandomizedDelaySec=1min"],
       },
     ),
   };
