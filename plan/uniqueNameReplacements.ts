@@ -18,20 +18,18 @@ interface UniqueName {
   error: string;
 }
 
+// IAM API reference, CreateRole / CreatePolicy / CreateInstanceProfile: EntityAlreadyExists. IAM names are
+// unique in the account whatever the path ("IAM identifiers", Friendly names and paths).
+const IAM: UniqueName = { name: "name", where: "the account, whatever the path", error: "EntityAlreadyExists" };
+
 /**
  * The types the program declares with a fixed physical name and with inputs besides the name that force
  * their replacement (plan/replaceKeys.ts), so that a replacement can keep the name.
  */
 export const UNIQUE_NAMES: Record<string, UniqueName> = {
-  // IAM API reference, CreateRole / CreatePolicy / CreateInstanceProfile: EntityAlreadyExists. IAM names
-  // are unique in the account whatever the path ("IAM identifiers", Friendly names and paths).
-  "aws:iam/role:Role": { name: "name", where: "the account, whatever the path", error: "EntityAlreadyExists" },
-  "aws:iam/policy:Policy": { name: "name", where: "the account, whatever the path", error: "EntityAlreadyExists" },
-  "aws:iam/instanceProfile:InstanceProfile": {
-    name: "name",
-    where: "the account, whatever the path",
-    error: "EntityAlreadyExists",
-  },
+  "aws:iam/role:Role": IAM,
+  "aws:iam/policy:Policy": IAM,
+  "aws:iam/instanceProfile:InstanceProfile": IAM,
   // Elastic Load Balancing API reference, CreateLoadBalancer / CreateTargetGroup: a name already used with
   // other settings.
   "aws:lb/loadBalancer:LoadBalancer": { name: "name", where: "the region", error: "DuplicateLoadBalancerName" },
