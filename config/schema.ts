@@ -432,7 +432,8 @@ export const CONFIG_SCHEMA = {
         default: "/",
         description:
           "IAM path of the roles, their policies and instance profiles. Fixed once the stack is deployed: IAM names " +
-          "are unique in the account whatever the path, so the roles cannot be created again at another one.",
+          "are unique in the account whatever the path, so each would be deleted before it is created at another " +
+          "one, taking the running nodes' AWS credentials with it.",
         rules: [
           "`/`, or `/` + segments + `/`, at most 512 characters",
           "on a deployed stack, the path its roles are at",

@@ -10,7 +10,7 @@ import { liveClusterRisks } from "./liveClusterRisks";
 import { nodeRisks } from "./nodeRisks";
 import { allowedActions, POLICY_DOCUMENTS } from "./policyDiff";
 import type { Plan } from "./run";
-import { uniqueNameReplacements } from "./uniqueNameReplacements";
+import { deleteFirstReplacements, deletesFirst } from "./deleteFirst";
 
 export interface Risk {
   /** `error`: the change must not be applied as it is. */
@@ -138,14 +138,17 @@ function apiEndpointMoves(diff: PlanDiff): Risk[] {
   const outputs = diff.outputs.filter((o) => o.cause && names.has(o.cause)).map((o) => o.path);
   if (outputs.includes("apiEndpoint")) outputs.push("kubeconfig");
   const after = byUrn(diff.after);
-  const deletedFirst = replaced.filter((c) => after.get(c.urn)?.deleteBeforeReplace).map((c) => c.name);
+  const deletedFirst = replaced.filter((c) => {
+    const r = after.get(c.urn);
+    return r !== undefined && deletesFirst(r);
+  });
   const follow = [
     deletedFirst.length === 1
-      ? `${deletedFirst[0]} keeps its name, which AWS holds unique, so it is deleted before its replacement is ` +
+      ? `${deletedFirst[0].name} keeps its name, which AWS holds unique, so it is deleted before its replacement is ` +
         "created: the API is unreachable through it until the new one is active (minutes)"
       : "",
     deletedFirst.length > 1
-      ? `${quoteList(deletedFirst)} keep their names, which AWS holds unique, so each is deleted before its ` +
+      ? `${quoteList(deletedFirst.map((c) => c.name))} keep their names, which AWS holds unique, so each is deleted before its ` +
         "replacement is created: the API is unreachable through them until the new ones are active (minutes)"
       : "",
     records.length
@@ -223,11 +226,11 @@ export function assessRisks(diff: PlanDiff, options: RiskOptions = {}): Risk[] {
     : [];
   return [
     ...liveClusterRisks(diff, options),
-    ...uniqueNameReplacements(diff),
     ...zoneMoves(diff),
     ...apiEndpointMoves(diff),
     ...nodeRisks(diff),
     ...dataAtRisk(diff),
+    ...deleteFirstReplacements(diff),
     ...kubernetesDeletions(diff),
     ...iamChanges(diff),
     ...replacements,

@@ -30,6 +30,7 @@ export interface PlannedResource {
   dependencies?: string[];
   /** Resource options the engine acts on in `pulumi up` (in memory only, like `provider`). */
   replaceOnChanges?: string[];
+  /** The program's `deleteBeforeReplace`; undefined where it leaves the choice to the provider (deleteFirst.ts). */
   deleteBeforeReplace?: boolean;
   retainOnDelete?: boolean;
   /** Input paths the engine keeps at their old value on update (`ignoreChanges`). */
@@ -83,6 +84,7 @@ interface RegisterRequest {
   getReplaceonchangesList(): string[];
   getIgnorechangesList(): string[];
   getDeletebeforereplace(): boolean;
+  getDeletebeforereplacedefined(): boolean;
   getRetainondelete(): boolean | undefined;
   getIgnorechangesList(): string[];
   getDeletedwith(): string;
@@ -110,7 +112,7 @@ function recordRegistrations(
           provider: request.getProvider() || undefined,
           dependencies: request.getDependenciesList(),
           replaceOnChanges: request.getReplaceonchangesList(),
-          deleteBeforeReplace: request.getDeletebeforereplace(),
+          deleteBeforeReplace: request.getDeletebeforereplacedefined() ? request.getDeletebeforereplace() : undefined,
           retainOnDelete: request.getRetainondelete() ?? false,
           ignoreChanges: request.getIgnorechangesList(),
           deletedWith: request.getDeletedwith() || undefined,

@@ -111,7 +111,7 @@ function selectedStackName(): string {
   const selected = selectedStack();
   if ("reason" in selected)
     throw new UsageError(
-      `no stack named and none selected (${selected.reason}): give --stack NAME (Pulumi.NAME.yaml) or --config-file PATH`,
+      `no stack named, and the selected one is unknown (${selected.reason}): give --stack NAME (Pulumi.NAME.yaml) or --config-file PATH`,
     );
   return selected.stack;
 }

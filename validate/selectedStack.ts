@@ -13,11 +13,14 @@ export function selectedStack(): { stack: string } | { reason: string } {
       cwd: PROJECT_DIR,
       encoding: "utf8",
       stdio: ["ignore", "pipe", "pipe"],
+      // It asks the backend (pulumi login) for the stack: a backend that does not answer is no answer.
+      timeout: 60_000,
     }).trim();
     return stack ? { stack } : { reason: "pulumi stack --show-name printed no stack" };
   } catch (error) {
     const { code, stderr } = error as NodeJS.ErrnoException & { stderr?: string };
     if (code === "ENOENT") return { reason: "the Pulumi CLI is not installed" };
+    if (code === "ETIMEDOUT") return { reason: "pulumi stack --show-name did not answer within a minute" };
     const said = String(stderr ?? "")
       .trim()
       .split("\n")[0];

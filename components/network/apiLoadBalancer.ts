@@ -28,9 +28,7 @@ export function declareApiLoadBalancer(
   args: ApiLoadBalancerArgs,
   parent: pulumi.Resource,
 ): ApiLoadBalancer {
-  // Load balancer and target group names are unique in the region, and these keep theirs: a replacement
-  // (a scheme, subnet set or VPC that changes) must delete the original first, or AWS refuses the new one.
-  const opts = { parent, deleteBeforeReplace: true };
+  const opts = { parent };
   const lbName = awsName(`${args.role}-${args.clusterName}`, 32);
   const lb = new awsLb.LoadBalancer(
     `${name}-${args.role}`,
@@ -81,7 +79,7 @@ export function declareApiLoadBalancer(
       defaultActions: [{ type: "forward", targetGroupArn: targetGroup.arn }],
       tags: args.tags(`${args.role}-${API_LISTENER}.${args.clusterName}`),
     },
-    { parent },
+    opts,
   );
   return { dnsName: lb.dnsName, zoneId: lb.zoneId, targetGroupArn: targetGroup.arn };
 }

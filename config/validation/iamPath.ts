@@ -1,9 +1,9 @@
 /**
- * `iam.path` is fixed once the stack has created its roles. IAM names are unique in the account whatever the
- * path (IAM identifiers: friendly names and paths), and a new path replaces every role, policy and instance
- * profile under the same names: Pulumi would create each replacement beside the original, which IAM refuses
- * (EntityAlreadyExists), and deleting the originals first would take the credentials of the running nodes,
- * whose instance profile goes with them. Pure: the program refuses it before it declares anything.
+ * `iam.path` is fixed once the stack has created its roles. A new path replaces every role, policy and
+ * instance profile under the same names, which IAM holds unique in the account whatever the path (IAM
+ * identifiers: friendly names and paths), so Pulumi deletes each before creating it again (plan/deleteFirst.ts):
+ * the running nodes would lose their instance profile, and their AWS credentials with it, and nothing in the
+ * change replaces them. Pure: the program refuses it before it declares anything.
  */
 import { FieldError, invalid, withSuggestion } from "./fieldErrors";
 
@@ -14,7 +14,7 @@ export function iamPathErrors(applied: string | undefined, path: string): FieldE
   if (applied === undefined || applied === path) return [];
   const detail =
     `the stack's roles, policies and instance profiles are at ${applied} (its controlPlaneRoleArn output): IAM ` +
-    "names are unique in the account whatever the path, so they cannot be created again at another path beside " +
-    "the running ones; a cluster at another path is a new stack";
+    "names are unique in the account whatever the path, so each would be deleted before it is created at the " +
+    "new path, taking the running nodes' AWS credentials with it; a cluster at another path is a new stack";
   return [withSuggestion(invalid(FIELD, path, detail), applied)];
 }

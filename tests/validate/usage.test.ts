@@ -41,13 +41,14 @@ describe("npm run validate-cluster: usage", () => {
     [["--stack", "dev", "--kubeconfig", noCluster], /the kubeconfig .* has no current context with a cluster/],
   ];
   // A stand-in for the Pulumi CLI's `pulumi stack --show-name` (pkg/cmd/pulumi/stack/stack.go): the selected
-  // stack's name on stdout; with none selected, the CLI's error on stderr and exit 255.
+  // stack's name on stdout; with none selected in a non-interactive shell, the CLI's error (pkg/cmd/pulumi/stack/io.go)
+  // on stderr and exit 255.
   const cli = mkdtempSync(join(tmpdir(), "validate-pulumi-"));
   const script = [
     "#!/bin/bash",
     '[[ "$*" == "stack --show-name" ]] || { echo "unexpected: pulumi $*" >&2; exit 2; }',
     'if [[ -n "${SELECTED_STACK:-}" ]]; then echo "$SELECTED_STACK"; exit 0; fi',
-    "echo 'error: no stack selected; please use `pulumi stack select` to choose one' >&2",
+    "echo 'error: no stack selected; please use `pulumi stack select` or `pulumi stack init` to choose one' >&2",
     "exit 255",
   ];
   writeFileSync(join(cli, "pulumi"), `${script.join("\n")}\n`, { mode: 0o755 });
@@ -75,12 +76,12 @@ describe("npm run validate-cluster: usage", () => {
     [
       "no stack selected",
       () => withPath(`${cli}:${systemPath}`, undefined, "instancegroups"),
-      /no stack named and none selected \(pulumi stack --show-name failed: error: no stack selected; .*\): give --stack NAME/,
+      /no stack named, and the selected one is unknown \(pulumi stack --show-name failed: error: no stack selected; .*\): give --stack NAME/,
     ],
     [
       "no Pulumi CLI",
       () => withPath(systemPath, undefined, "instancegroups"),
-      /no stack named and none selected \(the Pulumi CLI is not installed\): give --stack NAME \(Pulumi\.NAME\.yaml\) or --config-file PATH/,
+      /no stack named, and the selected one is unknown \(the Pulumi CLI is not installed\): give --stack NAME \(Pulumi\.NAME\.yaml\) or --config-file PATH/,
     ],
   ];
   for (const [what, call, message] of selectedCases)

@@ -1,0 +1,78 @@
+// Replacements Pulumi carries out by deleting the original first: where the program names a resource, the AWS
+// provider asks for it (its name is unique in AWS); the plan applies the same rule and says what goes missing.
+// A new iam.path, which would delete the running nodes' roles and instance profiles, is refused.
+import { expect } from "chai";
+import { deletesFirst } from "../../plan/deleteFirst";
+import { diffPlans } from "../../plan/diff";
+import { assessRisks } from "../../plan/risks";
+import { Plan, runPlan } from "../../plan/run";
+import { StackConfig } from "../../plan/stackConfig";
+import { configWith } from "../planHelpers";
+
+async function planOf(config: StackConfig, deployed: Record<string, unknown> = {}): Promise<Plan> {
+  const plan = await runPlan(config, "test", true, deployed);
+  if (plan.errors) throw new Error(`config invalid: ${JSON.stringify(plan.errors)}`);
+  return plan;
+}
+
+const resource = (plan: Plan, name: string) => plan.resources.find((r) => r.name === name)!;
+const warnings = (before: Plan, after: Plan) =>
+  assessRisks(diffPlans(before, after))
+    .filter((r) => r.level === "warning")
+    .map((r) => r.text);
+
+describe("replacements that delete first", () => {
+  it("the provider's rule: a resource the program names, unless the program says otherwise; never one without a name", async () => {
+    const plan = await planOf(configWith());
+    expect(resource(plan, "network-api").deleteBeforeReplace).to.equal(undefined);
+    expect(deletesFirst(resource(plan, "network-api"))).to.equal(true);
+    expect(deletesFirst(resource(plan, "control-plane-role"))).to.equal(true);
+    // A listener has no name: created before the original goes.
+    expect(deletesFirst(resource(plan, "network-api-443"))).to.equal(false);
+    expect(deletesFirst({ ...resource(plan, "network-api"), deleteBeforeReplace: false })).to.equal(false);
+  });
+
+  it("a new API scheme: the load balancer is gone until its replacement is active, and the plan says so", async () => {
+    const before = await planOf(configWith());
+    const after = await planOf(configWith({ "api.loadBalancer": "internal" }), before.outputs);
+    const endpoint = warnings(before, after).find((w) => w.startsWith("The API endpoints change"))!;
+    expect(endpoint).to.contain("network-api keeps its name, which AWS holds unique, so it is deleted before");
+    // Were the program to keep the original until the new one exists, nothing would be missing in between.
+    const kept = {
+      ...after,
+      resources: after.resources.map((r) => (r.name === "network-api" ? { ...r, deleteBeforeReplace: false } : r)),
+    };
+    expect(warnings(before, kept).find((w) => w.startsWith("The API endpoints change"))).not.to.contain(
+      "deleted before",
+    );
+  });
+
+  it("a new VPC: the named security groups and target groups are listed as deleted first, the listeners not", async () => {
+    const before = await planOf(configWith());
+    const after = await planOf(configWith({ "network.cidr": "10.50.0.0/16" }), before.outputs);
+    const listed = warnings(before, after).find((w) => w.startsWith("Deleted before their replacements are created"))!;
+    const names = listed.split(": ")[1].split(". ")[0].split(", ");
+    expect(names).to.have.members([
+      "network-apiLb (SecurityGroup)",
+      "network-controlPlane (SecurityGroup)",
+      "network-nodes (SecurityGroup)",
+      "network-api (TargetGroup)",
+      "network-api-internal (TargetGroup)",
+    ]);
+  });
+
+  it("iam.path: any on a stack not deployed; on a deployed one, only the path its roles are at", async () => {
+    expect((await runPlan(configWith({ "iam.path": "/k8s/" }), "test")).errors).to.equal(undefined);
+    const before = await planOf(configWith());
+    const refused = await runPlan(configWith({ "iam.path": "/k8s/" }), "test", true, before.outputs);
+    expect(refused.resources.map((r) => r.type)).to.eql(["pulumi:pulumi:Stack"]);
+    expect(refused.errors?.map((e) => [e.type, e.field, e.suggested?.value])).to.eql([
+      ["Invalid value", "iam.path", "/"],
+    ]);
+    const atK8s = {
+      ...before.outputs,
+      controlPlaneRoleArn: "arn:aws:iam::000000000000:role/k8s/masters.dev.k8s.local",
+    };
+    expect((await runPlan(configWith({ "iam.path": "/k8s/" }), "test", true, atK8s)).errors).to.equal(undefined);
+  });
+});
