@@ -79,7 +79,10 @@ export function declareApiLoadBalancer(
       defaultActions: [{ type: "forward", targetGroupArn: targetGroup.arn }],
       tags: args.tags(`${args.role}-${API_LISTENER}.${args.clusterName}`),
     },
-    opts,
+    // A new target group (a new VPC) is deleted before its replacement is created (plan/deleteFirst.ts), and
+    // AWS refuses to delete one a listener forwards to (ResourceInUse): replaced with it, the listener is
+    // deleted first.
+    { parent, replaceOnChanges: ["defaultActions"] },
   );
   return { dnsName: lb.dnsName, zoneId: lb.zoneId, targetGroupArn: targetGroup.arn };
 }
