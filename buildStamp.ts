@@ -4,8 +4,9 @@
  * older than its sources cannot be previewed, applied or planned by mistake.
  */
 import { createHash } from "crypto";
-import { existsSync, readdirSync, readFileSync, statSync } from "fs";
+import { existsSync, readdirSync, readFileSync, Stats, statSync } from "fs";
 import { join } from "path";
+import { byCodePoint } from "./components/codePointOrder";
 
 export const BUILD_DIR = "bin";
 export const STAMP_FILE = "build-stamp.json";
@@ -38,28 +39,46 @@ export const BUILD_INPUTS = ["tsconfig.json", "scripts/compile.ts"];
 export interface Stamp {
   /** Project-relative path → sha256 of the file, for every compiled root and build input. */
   files: Record<string, string>;
+  /** Project-relative path → the file's size and modification time when it was hashed (`size:mtimeMs`). */
+  seen: Record<string, string>;
 }
 
-function walk(root: string, path: string): string[] {
+/** Every file under `path` (a file itself, or a directory walked), with what `stat` says of it. */
+function walk(root: string, path: string): [string, Stats][] {
   const full = join(root, path);
   if (!existsSync(full)) return [];
-  if (!statSync(full).isDirectory()) return [path];
+  const stats = statSync(full);
+  if (!stats.isDirectory()) return [[path, stats]];
   return readdirSync(full).flatMap((name) => walk(root, `${path}/${name}`));
 }
 
 /** Project-relative paths of every compiled file (TypeScript and the assets beside it), sorted. */
 export function compiledSources(root: string): string[] {
-  return COMPILED_ROOTS.flatMap((path) => walk(root, path)).sort();
+  return COMPILED_ROOTS.flatMap((path) => walk(root, path))
+    .map(([path]) => path)
+    .sort();
 }
 
 function sha256(file: string): string {
   return createHash("sha256").update(readFileSync(file)).digest("hex");
 }
 
-/** The stamp of the sources as they are now. */
-export function stampOf(root: string): Stamp {
-  const files = [...compiledSources(root), ...BUILD_INPUTS].sort();
-  return { files: Object.fromEntries(files.map((file) => [file, sha256(join(root, file))])) };
+/**
+ * The stamp of the sources as they are now. A file whose size and modification time are those `known`
+ * recorded keeps the hash recorded with them, unread: as git's index does, a file is taken as unchanged while
+ * its stat is, which spares every plan and preview hashing the sources.
+ */
+export function stampOf(root: string, known?: Stamp): Stamp {
+  const entries = [...COMPILED_ROOTS, ...BUILD_INPUTS].flatMap((path) => walk(root, path));
+  entries.sort(([a], [b]) => byCodePoint(a, b));
+  const stamp: Stamp = { files: {}, seen: {} };
+  for (const [path, stats] of entries) {
+    const seen = `${stats.size}:${stats.mtimeMs}`;
+    const recorded = known?.seen?.[path] === seen ? known.files[path] : undefined;
+    stamp.files[path] = recorded ?? sha256(join(root, path));
+    stamp.seen[path] = seen;
+  }
+  return stamp;
 }
 
 /** Files that differ between a build's stamp and the sources, as `changed: x`, `added: y`, `removed: z`. */
@@ -81,7 +100,8 @@ export function staleBuild(root: string): string | undefined {
   const stampFile = join(root, BUILD_DIR, STAMP_FILE);
   const fix = "run `npm run build` (npm ci and npm run plan build it for you)";
   if (!existsSync(stampFile)) return `The compiled program in ${BUILD_DIR}/ has no build stamp: ${fix}.`;
-  const diff = differences(JSON.parse(readFileSync(stampFile, "utf8")) as Stamp, stampOf(root));
+  const built = JSON.parse(readFileSync(stampFile, "utf8")) as Stamp;
+  const diff = differences(built, stampOf(root, built));
   if (diff.length === 0) return undefined;
   const shown = diff.slice(0, 5).join(", ") + (diff.length > 5 ? `, and ${diff.length - 5} more` : "");
   return `The compiled program in ${BUILD_DIR}/ was built from other sources (${shown}): ${fix}.`;

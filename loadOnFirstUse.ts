@@ -7,12 +7,19 @@
  */
 import * as nodeModule from "module";
 
-/**
- * `esModule`: the module is an ES module compiled to CommonJS, which marks its exports `__esModule`. The
- * stand-in says so without loading it: TypeScript's and Babel's import helpers (`__importStar`) ask as
- * they import, and return the exports as they are when the answer is yes.
- */
-export function loadOnFirstUse(filename: string, esModule = false): void {
+export interface StandInShape {
+  /**
+   * The module is an ES module compiled to CommonJS, which marks its exports `__esModule`. The stand-in
+   * answers `__esModule` without loading it, either way: TypeScript's and Babel's import helpers
+   * (`__importStar`, `__importDefault`) ask as they import, and take the exports as they are when the answer
+   * is yes, or wrap them as `{ default: exports }` when it is no.
+   */
+  esModule: boolean;
+  /** The module's exports are a function (`module.exports = fn`): the stand-in can be called. */
+  callable?: boolean;
+}
+
+export function loadOnFirstUse(filename: string, { esModule, callable = false }: StandInShape): void {
   if (require.cache[filename] !== undefined) return;
   let loaded: object | undefined;
   const real = (): object => {
@@ -23,23 +30,23 @@ export function loadOnFirstUse(filename: string, esModule = false): void {
     }
     return loaded;
   };
-  const exports = new Proxy(
-    {},
-    {
-      get: (_, key) => (esModule && key === "__esModule" && loaded === undefined ? true : Reflect.get(real(), key)),
-      has: (_, key) => Reflect.has(real(), key),
-      ownKeys: () => Reflect.ownKeys(real()),
-      getOwnPropertyDescriptor: (_, key) => {
-        const descriptor = Reflect.getOwnPropertyDescriptor(real(), key);
-        // A proxy may report no property as non-configurable that its own (empty) target lacks.
-        return descriptor && { ...descriptor, configurable: true };
-      },
-      getPrototypeOf: () => Reflect.getPrototypeOf(real()),
-      set: (_, key, value) => Reflect.set(real(), key, value),
-      defineProperty: (_, key, descriptor) => Reflect.defineProperty(real(), key, descriptor),
-      deleteProperty: (_, key) => Reflect.deleteProperty(real(), key),
+  // An arrow function has no own `prototype`, which a proxy would have to report as the target's.
+  const target = callable ? () => undefined : {};
+  const exports = new Proxy(target, {
+    get: (_, key) => (key === "__esModule" && loaded === undefined ? esModule || undefined : Reflect.get(real(), key)),
+    apply: (_, self, args) => Reflect.apply(real() as (...a: unknown[]) => unknown, self, args),
+    has: (_, key) => Reflect.has(real(), key),
+    ownKeys: () => Reflect.ownKeys(real()),
+    getOwnPropertyDescriptor: (_, key) => {
+      const descriptor = Reflect.getOwnPropertyDescriptor(real(), key);
+      // A proxy may report no property as non-configurable that its own (empty) target lacks.
+      return descriptor && { ...descriptor, configurable: true };
     },
-  );
+    getPrototypeOf: () => Reflect.getPrototypeOf(real()),
+    set: (_, key, value) => Reflect.set(real(), key, value),
+    defineProperty: (_, key, descriptor) => Reflect.defineProperty(real(), key, descriptor),
+    deleteProperty: (_, key) => Reflect.deleteProperty(real(), key),
+  });
   const standIn = new nodeModule.Module(filename);
   standIn.filename = filename;
   standIn.exports = exports;

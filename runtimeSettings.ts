@@ -23,7 +23,7 @@ import { unusedSdkModules } from "./unusedSdkModules";
 /** Node 22's compile cache, where this Node has it. */
 (nodeModule as { enableCompileCache?: (dir?: string) => unknown }).enableCompileCache?.();
 
-for (const { filename, esModule } of unusedSdkModules()) loadOnFirstUse(filename, esModule);
+for (const { filename, ...shape } of unusedSdkModules()) loadOnFirstUse(filename, shape);
 
 if (process.env.CILIUM_CLUSTER_STACK_TRACES !== "1") {
   Error.stackTraceLimit = 0;

@@ -1,25 +1,25 @@
 /**
- * What `@pulumi/pulumi` loads as it loads and a run of this program (a plan, `pulumi preview`, `pulumi up`)
- * never uses. runtimeSettings.ts has each load on first use (loadOnFirstUse.ts), so that a run pays
- * nothing for it and anything that does use it still works; tests/runtimeSettings.test.ts checks both.
+ * What `@pulumi/pulumi` loads as it loads and a plan never uses: neither does `pulumi preview` or `pulumi up`,
+ * but for OpenTelemetry, which Pulumi's Node.js runner has loaded before the program anyway. runtimeSettings.ts
+ * has each load on first use (loadOnFirstUse.ts), so that a run pays nothing for it and anything that does use
+ * it still works; tests/runtimeSettings.test.ts checks both.
  */
 import { existsSync } from "fs";
 import { dirname, join } from "path";
+import type { StandInShape } from "./loadOnFirstUse";
 
-export interface UnusedModule {
+export interface UnusedModule extends StandInShape {
   /** What it is, and what loads it. */
   what: string;
   filename: string;
-  /** Whether it is an ES module compiled to CommonJS (see loadOnFirstUse). */
-  esModule: boolean;
 }
 
-/** The compiler the SDK's `require("typescript")` finds; none where TypeScript is not installed. */
-function typeScriptFrom(dir: string): string | undefined {
+/** The file the SDK's `require(name)` finds; none where the package is not installed. */
+function resolvedFrom(dir: string, name: string): string | undefined {
   try {
-    return require.resolve("typescript", { paths: [dir] });
+    return require.resolve(name, { paths: [dir] });
   } catch {
-    // Not installed: the SDK falls back to the copy it ships.
+    // Not installed (TypeScript: the SDK falls back to the copy it ships).
     return undefined;
   }
 }
@@ -32,7 +32,7 @@ export function unusedSdkModules(): UnusedModule[] {
       what:
         "TypeScript's compiler, for the closure serializer (pulumi.runtime.serializeFunction), required by " +
         "runtime/closure/parseFunction.js through typescript-shim.js",
-      filename: typeScriptFrom(sdk),
+      filename: resolvedFrom(sdk, "typescript"),
       esModule: false,
     },
     {
@@ -44,6 +44,21 @@ export function unusedSdkModules(): UnusedModule[] {
       what: "the provider server (pulumi.provider), for providers written in Node.js, required by index.js",
       filename: join(sdk, "provider", "index.js"),
       esModule: true,
+    },
+    {
+      what:
+        "OpenTelemetry's API, for the trace context runtime/settings.js adds to each gRPC call to the Pulumi " +
+        "engine: a plan makes none",
+      filename: resolvedFrom(sdk, "@opentelemetry/api"),
+      esModule: true,
+    },
+    {
+      what:
+        "normalize-package-data (with its license and repository parsers), for the package.json files the " +
+        "closure serializer reads (runtime/closure/codePaths.js)",
+      filename: resolvedFrom(sdk, "normalize-package-data"),
+      esModule: false,
+      callable: true,
     },
   ];
   return modules.filter((m): m is UnusedModule => m.filename !== undefined && existsSync(m.filename));

@@ -11,6 +11,7 @@ import { stringify } from "yaml";
 import { kubeadmConfigsOf } from "../components/nodes/userData";
 import { decodeUserData, encodeUserData } from "../components/nodes/userDataEncoding";
 import type { Plan, PlannedResource } from "./run";
+import { byCodePoint } from "../components/codePointOrder";
 
 /** JSON with object keys sorted at every level, so output does not depend on registration order. */
 export function stableJson(value: unknown): string {
@@ -35,7 +36,7 @@ function kubernetesYaml(inputs: Record<string, unknown>): string {
   const rank = (k: string) =>
     KUBERNETES_KEY_ORDER.includes(k) ? KUBERNETES_KEY_ORDER.indexOf(k) : KUBERNETES_KEY_ORDER.length;
   return stringify(inputs, {
-    sortMapEntries: (a, b) => rank(String(a.key)) - rank(String(b.key)) || String(a.key).localeCompare(String(b.key)),
+    sortMapEntries: (a, b) => rank(String(a.key)) - rank(String(b.key)) || byCodePoint(String(a.key), String(b.key)),
     lineWidth: 0,
   });
 }
@@ -150,7 +151,7 @@ export function planFiles(plan: Plan): Map<string, string> {
   files.set("resources.json", stableJson(recorded));
   files.set("outputs.json", stableJson(plan.outputs));
   for (const r of plan.resources) for (const [name, text] of resourceArtifacts(r)) files.set(name, text);
-  return new Map([...files.entries()].sort(([a], [b]) => a.localeCompare(b)));
+  return new Map([...files.entries()].sort(([a], [b]) => byCodePoint(a, b)));
 }
 
 /**

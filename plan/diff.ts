@@ -9,6 +9,7 @@ import { mockDnsLabel, mockId } from "./mocks";
 import type { Plan, PlannedResource } from "./run";
 import { forcesReplacement, replacedBy } from "./replaceKeys";
 import { withSortedSets } from "./setProperties";
+import { byCodePoint } from "../components/codePointOrder";
 
 export interface PropertyChange {
   path: string;
@@ -216,7 +217,7 @@ export function diffPlans(before: Plan, after: Plan): PlanDiff {
   for (const r of before.resources)
     if (!updated.has(r.urn)) changes.set(r.urn, entry("delete", r, allInputs(r, "old")));
   cascade(changes, before, after);
-  const list = [...changes.values()].sort((a, b) => a.urn.localeCompare(b.urn));
+  const list = [...changes.values()].sort((a, b) => byCodePoint(a.urn, b.urn));
   const rollingGroups = list
     .filter((c) => c.type === LAUNCH_TEMPLATE && c.op !== "create" && c.op !== "delete")
     .map((c) => c.name);
@@ -233,5 +234,5 @@ function outputChanges(changes: readonly ResourceChange[], before: Plan, after: 
   for (const ref of refs.filter((r) => !result.some((c) => c.path === r.path))) {
     result.push({ path: ref.path, old: ref.held, new: newValue(ref), replaces: false, cause: ref.target.name });
   }
-  return result.sort((a, b) => a.path.localeCompare(b.path));
+  return result.sort((a, b) => byCodePoint(a.path, b.path));
 }

@@ -13,6 +13,7 @@ import type { FieldError } from "../config/validation/fieldErrors";
 import { PROJECT } from "../config/read";
 import { PLAN_ORGANIZATION, planMocks } from "./mocks";
 import { StackConfig, toRuntimeConfig } from "./stackConfig";
+import { byCodePoint } from "../components/codePointOrder";
 
 export interface PlannedResource {
   urn: string;
@@ -90,16 +91,29 @@ interface RegisterRequest {
   getDeletedwith(): string;
 }
 
-/** Wraps the mock monitor so each registration is recorded with its parent and inputs. */
+/**
+ * Wraps the mock monitor so each registration is recorded with its parent and inputs. The inputs are those
+ * the mock monitor deserialized for the mocks (once, not again here): it calls `newResource` as it starts a
+ * registration, before anything asynchronous, so they are at hand when its call returns.
+ */
 function recordRegistrations(
+  mocks: pulumi.runtime.Mocks,
   resources: PlannedResource[],
   outputs: { value: Record<string, unknown> },
   stackName: string,
 ): void {
+  let received: Record<string, unknown> | undefined;
+  const newResource = mocks.newResource.bind(mocks);
+  mocks.newResource = (args) => {
+    received = args.inputs;
+    return newResource(args);
+  };
   const monitor = pulumi.runtime.getMonitor() as unknown as Record<string, (req: unknown, cb: Callback) => void>;
   const register = monitor.registerResource.bind(monitor);
   monitor.registerResource = (req, callback) => {
     const request = req as RegisterRequest;
+    received = undefined;
+    const registration: { inputs?: Record<string, unknown> } = {};
     register(req, (err, resp) => {
       if (!err && resp) {
         resources.push({
@@ -108,7 +122,7 @@ function recordRegistrations(
           name: request.getName(),
           parent: request.getParent() || null,
           custom: request.getCustom(),
-          inputs: redact(rpc.deserializeProperties(request.getObject())),
+          inputs: redact(registration.inputs),
           provider: request.getProvider() || undefined,
           dependencies: request.getDependenciesList(),
           replaceOnChanges: request.getReplaceonchangesList(),
@@ -120,6 +134,11 @@ function recordRegistrations(
       }
       callback(err, resp);
     });
+    if (received === undefined)
+      throw new Error(
+        "the SDK's mock monitor no longer hands the mocks a resource's inputs as it starts its registration: plan/run.ts reads them there",
+      );
+    registration.inputs = received;
   };
   const registerOutputs = monitor.registerResourceOutputs.bind(monitor);
   monitor.registerResourceOutputs = (req, callback) => {
@@ -157,7 +176,7 @@ export async function runPlan(
 
   const resources: PlannedResource[] = [];
   const outputs = { value: {} as Record<string, unknown> };
-  recordRegistrations(resources, outputs, `${PROJECT}-${stack}`);
+  recordRegistrations(mocks, resources, outputs, `${PROJECT}-${stack}`);
   let errors: readonly FieldError[] | undefined;
   // Without an engine the SDK writes a warning to console.warn with this prefix: keep it in the plan instead.
   const warnings: string[] = [];
@@ -181,6 +200,6 @@ export async function runPlan(
     console.warn = consoleWarn;
   }
   await pulumi.runtime.disconnect();
-  resources.sort((a, b) => (a.urn < b.urn ? -1 : a.urn > b.urn ? 1 : 0));
+  resources.sort((a, b) => byCodePoint(a.urn, b.urn));
   return { resources, outputs: outputs.value, errors, warnings };
 }

@@ -3,6 +3,7 @@
  * real preview shows no change when only the order moves (reordering `network.availabilityZones` reorders
  * the subnet IDs a load balancer or an Auto Scaling group gets). The offline diff compares them sorted.
  */
+import { byCodePoint } from "../components/codePointOrder";
 export const SET_PROPERTIES: Record<string, readonly string[]> = {
   "aws:lb/loadBalancer:LoadBalancer": ["subnets", "securityGroups"],
   "aws:autoscaling/group:Group": ["vpcZoneIdentifiers", "targetGroupArns"],
@@ -16,7 +17,7 @@ export function withSortedSets(type: string, inputs: unknown): unknown {
   const copy = { ...(inputs as Record<string, unknown>) };
   for (const key of keys) {
     const value = copy[key];
-    if (Array.isArray(value)) copy[key] = [...value].sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)));
+    if (Array.isArray(value)) copy[key] = [...value].sort((a, b) => byCodePoint(JSON.stringify(a), JSON.stringify(b)));
   }
   return copy;
 }

@@ -1,5 +1,6 @@
 /** The resource tree as `pulumi preview` shows it, and a summary line per resource type. */
 import type { PlannedResource } from "./run";
+import { byCodePoint } from "../components/codePointOrder";
 
 export function renderTree(resources: readonly PlannedResource[]): string[] {
   const children = new Map<string | null, PlannedResource[]>();
@@ -12,7 +13,7 @@ export function renderTree(resources: readonly PlannedResource[]): string[] {
   const walk = (parent: string | null, prefix: string) => {
     const list = (children.get(parent) ?? [])
       .slice()
-      .sort((a, b) => a.type.localeCompare(b.type) || a.name.localeCompare(b.name));
+      .sort((a, b) => byCodePoint(a.type, b.type) || byCodePoint(a.name, b.name));
     list.forEach((r, i) => {
       const last = i === list.length - 1;
       const branch = parent === null ? "" : `${prefix}${last ? "└─ " : "├─ "}`;
@@ -29,7 +30,7 @@ export function renderTree(resources: readonly PlannedResource[]): string[] {
 export function countByType(resources: readonly PlannedResource[]): [string, number][] {
   const counts = new Map<string, number>();
   for (const r of resources) counts.set(r.type, (counts.get(r.type) ?? 0) + 1);
-  return [...counts.entries()].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]));
+  return [...counts.entries()].sort((a, b) => b[1] - a[1] || byCodePoint(a[0], b[0]));
 }
 
 export function renderSummary(resources: readonly PlannedResource[]): string {

@@ -2,11 +2,23 @@
 // they do, and a build older than its sources refuses to run.
 import { expect } from "chai";
 import { spawnSync } from "child_process";
-import { appendFileSync, cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync } from "fs";
+import {
+  appendFileSync,
+  cpSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  utimesSync,
+  writeFileSync,
+} from "fs";
 import { tmpdir } from "os";
 import { join, relative } from "path";
 import { parse } from "yaml";
-import { BUILD_DIR, BUILD_INPUTS, COMPILED_ROOTS, differences, STAMP_FILE, staleBuild } from "../buildStamp";
+import { BUILD_DIR, BUILD_INPUTS, COMPILED_ROOTS, differences, STAMP_FILE, staleBuild, stampOf } from "../buildStamp";
 import { GOLDEN_DIR, PROJECT_DIR } from "../plan/examples";
 import { build } from "../scripts/compile";
 
@@ -61,10 +73,27 @@ describe("the compiled program (npm run build)", function () {
   });
 
   it("names every file that differs from the build's stamp", () => {
-    const built = { files: { "a.ts": "1", "b.ts": "2", "c.ts": "3" } };
-    const now = { files: { "a.ts": "1", "b.ts": "changed", "d.ts": "4" } };
+    const built = { files: { "a.ts": "1", "b.ts": "2", "c.ts": "3" }, seen: {} };
+    const now = { files: { "a.ts": "1", "b.ts": "changed", "d.ts": "4" }, seen: {} };
     expect(differences(built, now)).to.deep.equal(["changed: b.ts", "added: d.ts", "removed: c.ts"]);
     expect(differences(built, built)).to.deep.equal([]);
+  });
+
+  it("reads again only the files whose size or modification time changed since they were hashed", () => {
+    const root = join(scratch, "stat");
+    mkdirSync(join(root, "config"), { recursive: true });
+    writeFileSync(join(root, "config", "a.ts"), "export const a = 1;\n");
+    const stamp = stampOf(root);
+    expect(Object.keys(stamp.files)).to.deep.equal(["config/a.ts"]);
+    // A recorded hash is trusted while the file's stat is the one recorded with it...
+    const recorded = { ...stamp, files: { "config/a.ts": "recorded" } };
+    expect(stampOf(root, recorded).files["config/a.ts"]).to.equal("recorded");
+    // ... and the file is hashed again once it is written to, even with the same size.
+    writeFileSync(join(root, "config", "a.ts"), "export const a = 2;\n");
+    utimesSync(join(root, "config", "a.ts"), new Date(), new Date(Date.now() + 5000));
+    const now = stampOf(root, recorded).files["config/a.ts"];
+    expect(now).to.equal(stampOf(root).files["config/a.ts"]);
+    expect(now).not.to.equal(stamp.files["config/a.ts"]);
   });
 
   it("refuses to run once its sources change, or without a stamp, naming what differs and the fix", async () => {

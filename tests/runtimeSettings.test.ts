@@ -4,7 +4,7 @@
 // process, which records which of those modules something required and which Node compiled, that is loaded.
 import { expect } from "chai";
 import { spawnSync } from "child_process";
-import { basename, dirname } from "path";
+import { basename, dirname, join } from "path";
 import { BUILD_DIR } from "../buildStamp";
 import { PROJECT_DIR } from "../plan/examples";
 import { unusedSdkModules } from "../unusedSdkModules";
@@ -41,12 +41,19 @@ const everyFile = (state: { required: boolean; compiled: boolean }): Probe =>
 describe("runtime settings: the SDK modules the program never uses load only when used", function () {
   this.timeout(120000);
 
-  it("are TypeScript's compiler, the Automation API and the provider server, all in the installed SDK", () => {
+  it("are TypeScript's compiler, the Automation API, the provider server, OpenTelemetry and normalize-package-data", () => {
     const sdk = dirname(require.resolve("@pulumi/pulumi/package.json", { paths: [PROJECT_DIR] }));
-    expect(FILES.map((f) => (f.startsWith(sdk) ? f.slice(sdk.length + 1) : basename(f)))).to.deep.equal([
-      "typescript.js",
+    const modules = join(PROJECT_DIR, "node_modules");
+    expect(
+      FILES.map((f) =>
+        f.startsWith(sdk) ? f.slice(sdk.length + 1) : f.startsWith(modules) ? f.slice(modules.length + 1) : basename(f),
+      ),
+    ).to.deep.equal([
+      "typescript/lib/typescript.js",
       "automation/index.js",
       "provider/index.js",
+      "@opentelemetry/api/build/src/index.js",
+      "normalize-package-data/lib/normalize.js",
     ]);
   });
 
@@ -64,7 +71,7 @@ console.log(JSON.stringify(probe()));`);
     expect(last(lines)).to.deep.equal(everyFile({ required: true, compiled: false }));
   });
 
-  it("each loads on first use and works: the closure serializer, the Automation API, the provider server", () => {
+  it("each loads on first use and works, as the SDK uses it: the closure serializer, the Automation API, the provider server, the trace context, package.json normalization", () => {
     const lines = run(`require("./${BUILD_DIR}/runtimeSettings.js");
 const pulumi = require("@pulumi/pulumi");
 console.log(JSON.stringify(probe()));
@@ -72,17 +79,24 @@ const offset = 41;
 pulumi.runtime.serializeFunction(function add(x) { return x + offset; }).then((serialized) => {
   const module = { exports: {} };
   new Function("module", "exports", "require", serialized.text)(module, module.exports, require);
+  // As runtime/settings.js and runtime/closure/codePaths.js require them (a CommonJS default import).
+  const opentelemetry = require("@opentelemetry/api");
+  const normalize = ((mod) => (mod && mod.__esModule ? mod : { default: mod }))(require("normalize-package-data"));
+  const pkg = { name: "cilium-cluster", version: "v0.1.0" };
+  normalize.default(pkg);
   console.log(JSON.stringify([
     module.exports.handler(1),
     pulumi.automation.fullyQualifiedStackName("org", "project", "dev"),
     pulumi.provider.containsOutputs({ a: 1 }),
+    typeof opentelemetry.propagation.inject,
+    pkg.version,
   ]));
   // Loaded now: each is the real module, an ES module as the settings said or not.
   console.log(JSON.stringify(files.map((f) => require(f).__esModule === true)));
   console.log(JSON.stringify(probe()));
 });`);
     expect(JSON.parse(lines[0])).to.deep.equal(everyFile({ required: true, compiled: false }));
-    expect(JSON.parse(lines[1])).to.deep.equal([42, "org/project/dev", false]);
+    expect(JSON.parse(lines[1])).to.deep.equal([42, "org/project/dev", false, "function", "0.1.0"]);
     expect(JSON.parse(lines[2])).to.deep.equal(MODULES.map((m) => m.esModule));
     expect(last(lines)).to.deep.equal(everyFile({ required: true, compiled: true }));
   });

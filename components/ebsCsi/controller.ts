@@ -16,6 +16,7 @@ import {
   updatesAllocatableCount,
   workloadLabels,
 } from "./labels";
+import { byCodePoint } from "../codePointOrder";
 
 const SOCKET_DIR = "/var/lib/csi/sockets/pluginproxy/";
 const images = EBS_CSI_RELEASE.images;
@@ -45,7 +46,7 @@ const probe = { httpGet: { path: "/healthz", port: "healthz" }, initialDelaySeco
  * which the role's volume statements require, and the user's cloud labels (`--extra-tags`).
  */
 function pluginArgs(spec: ClusterSpec): string[] {
-  const labels = Object.entries(spec.cloudLabels).sort(([a], [b]) => a.localeCompare(b));
+  const labels = Object.entries(spec.cloudLabels).sort(([a], [b]) => byCodePoint(a, b));
   return [
     "controller",
     "--endpoint=$(CSI_ENDPOINT)",

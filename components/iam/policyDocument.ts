@@ -1,4 +1,5 @@
 /** IAM policy documents as plain data, normalised so the same statements always render the same bytes. */
+import { byCodePoint } from "../codePointOrder";
 
 export type Condition = Record<string, Record<string, string | string[]>>;
 
@@ -25,7 +26,7 @@ export function policyDocument(statements: readonly Statement[]): PolicyDocument
   }));
   const sids = normalised.map((s) => s.Sid);
   if (new Set(sids).size !== sids.length) throw new Error(`duplicate statement ids: ${sids.join(", ")}`);
-  return { Version: "2012-10-17", Statement: normalised.sort((a, b) => a.Sid.localeCompare(b.Sid)) };
+  return { Version: "2012-10-17", Statement: normalised.sort((a, b) => byCodePoint(a.Sid, b.Sid)) };
 }
 
 /** Lets EC2 instances assume the role (through their instance profile). */
