@@ -39,8 +39,10 @@ export const BUILD_INPUTS = ["tsconfig.json", "scripts/compile.ts"];
 export interface Stamp {
   /** Project-relative path → sha256 of the file, for every compiled root and build input. */
   files: Record<string, string>;
-  /** Project-relative path → the file's size and modification time when it was hashed (`size:mtimeMs`). */
+  /** Project-relative path → what `stat` said of the file when it was hashed (`size:mtimeMs:ctimeMs:ino`). */
   seen: Record<string, string>;
+  /** When the files were looked at (ms since the epoch). */
+  at: number;
 }
 
 /** Every file under `path` (a file itself, or a directory walked), with what `stat` says of it. */
@@ -64,17 +66,21 @@ function sha256(file: string): string {
 }
 
 /**
- * The stamp of the sources as they are now. A file whose size and modification time are those `known`
- * recorded keeps the hash recorded with them, unread: as git's index does, a file is taken as unchanged while
- * its stat is, which spares every plan and preview hashing the sources.
+ * The stamp of the sources as they are now. A file whose stat is the one `known` recorded keeps the hash
+ * recorded with it, unread: as git's index does, a file is taken as unchanged while its size, modification
+ * and change times and inode are, which spares every plan and preview hashing the sources. The change time
+ * is the kernel's (no copy or archive restores it), and a file changed no earlier than `known` was taken is
+ * read again, since a change in the same clock tick could leave its stat as it was (git's "racy clean").
  */
 export function stampOf(root: string, known?: Stamp): Stamp {
+  const at = Date.now();
   const entries = [...COMPILED_ROOTS, ...BUILD_INPUTS].flatMap((path) => walk(root, path));
   entries.sort(([a], [b]) => byCodePoint(a, b));
-  const stamp: Stamp = { files: {}, seen: {} };
+  const stamp: Stamp = { files: {}, seen: {}, at };
   for (const [path, stats] of entries) {
-    const seen = `${stats.size}:${stats.mtimeMs}`;
-    const recorded = known?.seen?.[path] === seen ? known.files[path] : undefined;
+    const seen = `${stats.size}:${stats.mtimeMs}:${stats.ctimeMs}:${stats.ino}`;
+    const settled = known !== undefined && Math.max(stats.mtimeMs, stats.ctimeMs) < known.at;
+    const recorded = settled && known.seen?.[path] === seen ? known.files[path] : undefined;
     stamp.files[path] = recorded ?? sha256(join(root, path));
     stamp.seen[path] = seen;
   }

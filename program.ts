@@ -23,12 +23,17 @@ import { controlPlaneMemberReplaced } from "./components/controlPlane/refreshWai
 import { afterWaits } from "./components/deployWait";
 import { stackAws } from "./components/stackAws";
 import { loadSpec } from "./config/load";
-import { APPLIED_VERSION_OUTPUT, appliedState, CONTROL_PLANE_ROLE_OUTPUT } from "./components/appliedState";
+import {
+  APPLIED_VERSION_OUTPUT,
+  appliedState,
+  CONTROL_PLANE_ROLE_OUTPUT,
+  VPC_CIDR_OUTPUT,
+} from "./components/appliedState";
 import { kubernetesUpgrade, nodesRollAfterControlPlane } from "./config/validation/kubernetesUpgrade";
 
 export async function program(): Promise<Record<string, unknown>> {
-  // A downgrade, a skipped minor, an etcd move etcd refuses or a new IAM path is refused with the config's
-  // other errors, before anything is declared.
+  // A downgrade, a skipped minor, an etcd move etcd refuses or a new IAM path or VPC CIDR is refused with the
+  // config's other errors, before anything is declared.
   const applied = await appliedState();
   const spec = loadSpec(applied);
   const upgrade = kubernetesUpgrade(applied.kubernetesVersion, spec.kubernetesVersion);
@@ -124,6 +129,8 @@ export async function program(): Promise<Record<string, unknown>> {
   return {
     clusterName: spec.clusterName,
     vpcId: network.vpcId,
+    // What the next update holds network.cidr to (components/appliedState.ts).
+    [VPC_CIDR_OUTPUT]: spec.network.cidr,
     subnetIds: network.subnetIds,
     securityGroupIds: network.securityGroupIds,
     apiEndpoint: pulumi.interpolate`https://${network.apiEndpoint}:${API_LISTENER}`,

@@ -5,7 +5,8 @@
  *   control-plane group's member wait has ended (program.ts), and Pulumi records a stack's outputs only when
  *   an update succeeds, so an interrupted upgrade still reads the version it started from, and the next
  *   `pulumi up` goes on with it;
- * - the IAM path the roles, policies and instance profiles were created at: the path in `controlPlaneRoleArn`.
+ * - the IAM path the roles, policies and instance profiles were created at: the path in `controlPlaneRoleArn`;
+ * - the VPC's CIDR: `vpcCidr`.
  * A stack not yet deployed has no outputs: nothing applied.
  *
  * Why the stack's own state and not an SSM parameter the program writes and reads with an invoke: it needs no
@@ -19,10 +20,13 @@ import * as pulumi from "@pulumi/pulumi";
 export const APPLIED_VERSION_OUTPUT = "kubernetesVersion";
 /** The stack output whose ARN holds the IAM path the stack created its roles at. */
 export const CONTROL_PLANE_ROLE_OUTPUT = "controlPlaneRoleArn";
+/** The stack output that records the VPC's CIDR. */
+export const VPC_CIDR_OUTPUT = "vpcCidr";
 
 export interface AppliedState {
   kubernetesVersion?: string;
   iamPath?: string;
+  networkCidr?: string;
 }
 
 /** The fully qualified name of the stack this program runs as (`organization/project/stack`). */
@@ -41,12 +45,16 @@ export function iamPathOf(arn: string): string | undefined {
 /** What the stack's last successful update applied; nothing before its first. */
 export async function appliedState(): Promise<AppliedState> {
   const self = new pulumi.StackReference("applied-state", { name: ownStackName() });
-  const [version, roleArn] = await Promise.all(
-    [APPLIED_VERSION_OUTPUT, CONTROL_PLANE_ROLE_OUTPUT].map(async (name) => {
+  const [version, roleArn, cidr] = await Promise.all(
+    [APPLIED_VERSION_OUTPUT, CONTROL_PLANE_ROLE_OUTPUT, VPC_CIDR_OUTPUT].map(async (name) => {
       const details = await self.getOutputDetails(name);
       const value = details.value ?? details.secretValue;
       return typeof value === "string" ? value : undefined;
     }),
   );
-  return { kubernetesVersion: version, iamPath: roleArn === undefined ? undefined : iamPathOf(roleArn) };
+  return {
+    kubernetesVersion: version,
+    iamPath: roleArn === undefined ? undefined : iamPathOf(roleArn),
+    networkCidr: cidr,
+  };
 }

@@ -3,7 +3,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { readRawConfig } from "./read";
 import type { AppliedState } from "../components/appliedState";
 import type { ClusterSpec } from "./types";
-import { iamPathErrors } from "./validation/iamPath";
+import { fixedSettingErrors } from "./validation/fixedOnceDeployed";
 import { upgradeErrors } from "./validation/kubernetesUpgrade";
 import { validateConfig } from "./validation/validateConfig";
 import { ConfigValidationError } from "./validation/report";
@@ -11,8 +11,8 @@ import { ConfigValidationError } from "./validation/report";
 /**
  * Reads and validates the stack config; throws a ConfigValidationError listing every problem. `applied` is
  * what the stack's last update applied (none for a stack not deployed): a kubernetesVersion that is a valid
- * release is also held to the upgrade rules (validation/kubernetesUpgrade.ts), and a valid iam.path must be
- * the one the stack's roles are at (validation/iamPath.ts).
+ * release is also held to the upgrade rules (validation/kubernetesUpgrade.ts), and the settings fixed once
+ * the stack is deployed to their applied values (validation/fixedOnceDeployed.ts).
  */
 export function loadSpec(applied: AppliedState = {}): ClusterSpec {
   const { raw, region } = readRawConfig(pulumi.runtime.allConfig());
@@ -21,7 +21,7 @@ export function loadSpec(applied: AppliedState = {}): ClusterSpec {
   const all = [
     ...errors,
     ...(valid("kubernetesVersion") ? upgradeErrors(applied.kubernetesVersion, spec.kubernetesVersion) : []),
-    ...(valid("iam.path") ? iamPathErrors(applied.iamPath, spec.iam.path) : []),
+    ...fixedSettingErrors(applied, spec, valid),
   ];
   if (all.length > 0) throw new ConfigValidationError(all);
   return Object.freeze(spec);

@@ -89,11 +89,14 @@ export const CONFIG_SCHEMA = {
       cidr: {
         kind: "string",
         default: "10.0.0.0/16",
-        description: "IPv4 CIDR of the VPC; subnets are carved out of it per zone.",
+        description:
+          "IPv4 CIDR of the VPC; subnets are carved out of it per zone. Fixed once the stack is deployed: another " +
+          "CIDR is a new VPC, and EC2 refuses to delete the subnets and security groups the running cluster uses.",
         rules: [
           "a canonical IPv4 CIDR with a prefix between /16 and /24",
           "large enough for the subnet plan of the topology and zone count",
           "in ENI mode, each zone's private subnet must hold every pod and node the node groups can place there",
+          "on a deployed stack, the CIDR its VPC has",
         ],
       },
       availabilityZones: {

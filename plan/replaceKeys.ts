@@ -17,8 +17,7 @@ export const REPLACE_ON_CHANGE: Record<string, readonly string[]> = {
   "aws:vpc/securityGroupEgressRule:SecurityGroupEgressRule": ["securityGroupId"],
   "aws:lb/loadBalancer:LoadBalancer": ["name", "internal", "loadBalancerType"],
   "aws:lb/targetGroup:TargetGroup": ["name", "port", "protocol", "vpcId", "targetType"],
-  // defaultActions: the program's replaceOnChanges, so the listener goes before the target group it forwards to.
-  "aws:lb/listener:Listener": ["loadBalancerArn", "defaultActions"],
+  "aws:lb/listener:Listener": ["loadBalancerArn"],
   "aws:iam/role:Role": ["name", "path"],
   "aws:iam/policy:Policy": ["name", "namePrefix", "path", "description"],
   "aws:iam/rolePolicyAttachment:RolePolicyAttachment": ["role", "policyArn"],

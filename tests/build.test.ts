@@ -73,25 +73,30 @@ describe("the compiled program (npm run build)", function () {
   });
 
   it("names every file that differs from the build's stamp", () => {
-    const built = { files: { "a.ts": "1", "b.ts": "2", "c.ts": "3" }, seen: {} };
-    const now = { files: { "a.ts": "1", "b.ts": "changed", "d.ts": "4" }, seen: {} };
+    const built = { files: { "a.ts": "1", "b.ts": "2", "c.ts": "3" }, seen: {}, at: 0 };
+    const now = { files: { "a.ts": "1", "b.ts": "changed", "d.ts": "4" }, seen: {}, at: 0 };
     expect(differences(built, now)).to.deep.equal(["changed: b.ts", "added: d.ts", "removed: c.ts"]);
     expect(differences(built, built)).to.deep.equal([]);
   });
 
-  it("reads again only the files whose size or modification time changed since they were hashed", () => {
+  it("reads again only the files whose stat changed since they were hashed, or that changed no earlier", () => {
     const root = join(scratch, "stat");
+    const file = join(root, "config", "a.ts");
     mkdirSync(join(root, "config"), { recursive: true });
-    writeFileSync(join(root, "config", "a.ts"), "export const a = 1;\n");
+    writeFileSync(file, "export const a = 1;\n");
     const stamp = stampOf(root);
     expect(Object.keys(stamp.files)).to.deep.equal(["config/a.ts"]);
-    // A recorded hash is trusted while the file's stat is the one recorded with it...
-    const recorded = { ...stamp, files: { "config/a.ts": "recorded" } };
-    expect(stampOf(root, recorded).files["config/a.ts"]).to.equal("recorded");
-    // ... and the file is hashed again once it is written to, even with the same size.
-    writeFileSync(join(root, "config", "a.ts"), "export const a = 2;\n");
-    utimesSync(join(root, "config", "a.ts"), new Date(), new Date(Date.now() + 5000));
-    const now = stampOf(root, recorded).files["config/a.ts"];
+    // A recorded hash is trusted while the file's stat is the one recorded with it, taken after its last change...
+    const later = { ...stamp, files: { "config/a.ts": "recorded" }, at: statSync(file).ctimeMs + 1000 };
+    expect(stampOf(root, later).files["config/a.ts"]).to.equal("recorded");
+    // ... not when the stat was taken in the tick of the change, which could leave the stat as it was ...
+    const racy = { ...later, at: statSync(file).ctimeMs };
+    expect(stampOf(root, racy).files["config/a.ts"]).to.equal(stamp.files["config/a.ts"]);
+    // ... and not once the file is written to, even with the same size and its old modification time.
+    const { mtime } = statSync(file);
+    writeFileSync(file, "export const a = 2;\n");
+    utimesSync(file, mtime, mtime);
+    const now = stampOf(root, { ...later, at: Date.now() + 1000 }).files["config/a.ts"];
     expect(now).to.equal(stampOf(root).files["config/a.ts"]);
     expect(now).not.to.equal(stamp.files["config/a.ts"]);
   });

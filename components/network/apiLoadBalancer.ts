@@ -28,7 +28,10 @@ export function declareApiLoadBalancer(
   args: ApiLoadBalancerArgs,
   parent: pulumi.Resource,
 ): ApiLoadBalancer {
-  const opts = { parent };
+  // Both keep their names, which AWS holds unique: deleted before their replacements are created, as the
+  // provider asks when its diff replaces them (plan/deleteFirst.ts), and on `pulumi up --replace`, when it
+  // does not.
+  const opts = { parent, deleteBeforeReplace: true };
   const lbName = awsName(`${args.role}-${args.clusterName}`, 32);
   const lb = new awsLb.LoadBalancer(
     `${name}-${args.role}`,
@@ -79,10 +82,7 @@ export function declareApiLoadBalancer(
       defaultActions: [{ type: "forward", targetGroupArn: targetGroup.arn }],
       tags: args.tags(`${args.role}-${API_LISTENER}.${args.clusterName}`),
     },
-    // A new target group (a new VPC) is deleted before its replacement is created (plan/deleteFirst.ts), and
-    // AWS refuses to delete one a listener forwards to (ResourceInUse): replaced with it, the listener is
-    // deleted first.
-    { parent, replaceOnChanges: ["defaultActions"] },
+    { parent },
   );
   return { dnsName: lb.dnsName, zoneId: lb.zoneId, targetGroupArn: targetGroup.arn };
 }

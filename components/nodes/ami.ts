@@ -55,7 +55,9 @@ export function pinnedImage(
       description: `Image of instance group ${group.name} of cluster ${spec.clusterName}, resolved once`,
       tags: clusterTags(spec, parameterName),
     },
-    { parent, ignoreChanges: ["insecureValue"] },
+    // Replaced on request (`pulumi up --replace`, docs/nodes.md), which the provider's diff does not decide, so
+    // the provider does not ask to delete it first; a second parameter of the name would be refused.
+    { parent, ignoreChanges: ["insecureValue"], deleteBeforeReplace: true },
   );
   return pin.insecureValue;
 }

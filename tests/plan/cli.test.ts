@@ -97,9 +97,9 @@ describe("npm run plan", () => {
   });
 
   it("--diff flags replacements", async () => {
-    const { out } = await run("--diff", "--set", "network.cidr=10.1.0.0/16");
-    expect(out).to.match(/\+- replace +aws:ec2\/vpc:Vpc +network-vpc/);
-    expect(out).to.contain('cidrBlock: "10.0.0.0/16" → "10.1.0.0/16"  (forces replacement)');
+    const { out } = await run("--diff", "--set", "api.loadBalancer=internal");
+    expect(out).to.match(/\+- replace +aws:lb\/loadBalancer:LoadBalancer +network-api$/m);
+    expect(out).to.contain("internal: false → true  (forces replacement)");
   });
 
   it("--diff says plainly when nodes do not roll", async () => {

@@ -1,6 +1,6 @@
 // Replacements Pulumi carries out by deleting the original first: where the program names a resource, the AWS
 // provider asks for it (its name is unique in AWS); the plan applies the same rule and says what goes missing.
-// A new iam.path, which would delete the running nodes' roles and instance profiles, is refused.
+// A new iam.path or VPC CIDR, which would delete what the running nodes use, is refused on a deployed stack.
 import { expect } from "chai";
 import { deletesFirst } from "../../plan/deleteFirst";
 import { diffPlans } from "../../plan/diff";
@@ -24,12 +24,15 @@ const warnings = (before: Plan, after: Plan) =>
 describe("replacements that delete first", () => {
   it("the provider's rule: a resource the program names, unless the program says otherwise; never one without a name", async () => {
     const plan = await planOf(configWith());
-    expect(resource(plan, "network-api").deleteBeforeReplace).to.equal(undefined);
-    expect(deletesFirst(resource(plan, "network-api"))).to.equal(true);
+    // The role leaves it to the provider, which asks for it: the program names the role.
+    expect(resource(plan, "control-plane-role").deleteBeforeReplace).to.equal(undefined);
     expect(deletesFirst(resource(plan, "control-plane-role"))).to.equal(true);
+    // The load balancer says so itself, for `pulumi up --replace` too.
+    expect(resource(plan, "network-api").deleteBeforeReplace).to.equal(true);
+    expect(deletesFirst(resource(plan, "network-api"))).to.equal(true);
     // A listener has no name: created before the original goes.
     expect(deletesFirst(resource(plan, "network-api-443"))).to.equal(false);
-    expect(deletesFirst({ ...resource(plan, "network-api"), deleteBeforeReplace: false })).to.equal(false);
+    expect(deletesFirst({ ...resource(plan, "control-plane-role"), deleteBeforeReplace: false })).to.equal(false);
   });
 
   it("a new API scheme: the load balancer is gone until its replacement is active, and the plan says so", async () => {
@@ -47,27 +50,32 @@ describe("replacements that delete first", () => {
     );
   });
 
-  it("a new VPC: the named security groups and target groups are listed as deleted first, the listeners not", async () => {
+  it("a cluster rename: every resource the program names goes before its replacement, the load balancers in their own risk", async () => {
     const before = await planOf(configWith());
-    const after = await planOf(configWith({ "network.cidr": "10.50.0.0/16" }), before.outputs);
+    const after = await planOf(configWith({ clusterName: "dev2.k8s.local" }));
     const listed = warnings(before, after).find((w) => w.startsWith("Deleted before their replacements are created"))!;
     const names = listed.split(": ")[1].split(". ")[0].split(", ");
-    expect(names).to.have.members([
+    expect(names).to.include.members([
       "network-apiLb (SecurityGroup)",
-      "network-controlPlane (SecurityGroup)",
-      "network-nodes (SecurityGroup)",
       "network-api (TargetGroup)",
-      "network-api-internal (TargetGroup)",
+      "control-plane-role (Role)",
+      "nodes-profile (InstanceProfile)",
+      "drain-queue-queue (Queue)",
     ]);
+    expect(names.filter((n) => n.endsWith("(LoadBalancer)"))).to.eql([]);
+    // Nothing without a name the program sets: subnets, listeners, keys.
+    expect(names.filter((n) => /\((Subnet|Listener|Key|Vpc)\)$/.test(n))).to.eql([]);
   });
 
-  it("iam.path: any on a stack not deployed; on a deployed one, only the path its roles are at", async () => {
-    expect((await runPlan(configWith({ "iam.path": "/k8s/" }), "test")).errors).to.equal(undefined);
+  it("iam.path and network.cidr: any on a stack not deployed; on a deployed one, the applied values", async () => {
+    const moved = configWith({ "iam.path": "/k8s/", "network.cidr": "10.50.0.0/16" });
+    expect((await runPlan(moved, "test")).errors).to.equal(undefined);
     const before = await planOf(configWith());
-    const refused = await runPlan(configWith({ "iam.path": "/k8s/" }), "test", true, before.outputs);
+    const refused = await runPlan(moved, "test", true, before.outputs);
     expect(refused.resources.map((r) => r.type)).to.eql(["pulumi:pulumi:Stack"]);
     expect(refused.errors?.map((e) => [e.type, e.field, e.suggested?.value])).to.eql([
       ["Invalid value", "iam.path", "/"],
+      ["Invalid value", "network.cidr", "10.0.0.0/16"],
     ]);
     const atK8s = {
       ...before.outputs,
