@@ -7,6 +7,7 @@ import type { Plan, PlannedResource } from "./run";
 
 export const ASG = "aws:autoscaling/group:Group";
 export const LAUNCH_TEMPLATE = "aws:ec2/launchTemplate:LaunchTemplate";
+export const LOAD_BALANCER = "aws:lb/loadBalancer:LoadBalancer";
 const LIFECYCLE_HOOK = "aws:autoscaling/lifecycleHook:LifecycleHook";
 
 type Inputs = Record<string, unknown>;

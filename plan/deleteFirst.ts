@@ -8,7 +8,7 @@
  * beside the original would be refused. The plan's mocks never run the provider's diff, so the plan applies
  * that rule itself.
  */
-import { inputsOf } from "./clusterFacts";
+import { inputsOf, LOAD_BALANCER } from "./clusterFacts";
 import type { PlanDiff } from "./diff";
 import type { Risk } from "./risks";
 import type { PlannedResource } from "./run";
@@ -46,8 +46,6 @@ const namedByProgram = (r: PlannedResource): boolean => {
 
 /** Whether a replacement of the resource deletes it before creating the new one. */
 export const deletesFirst = (r: PlannedResource): boolean => r.deleteBeforeReplace ?? namedByProgram(r);
-
-const LOAD_BALANCER = "aws:lb/loadBalancer:LoadBalancer";
 
 /**
  * The replacements of resources the program names that delete first, but for the API load balancers, whose

@@ -4,7 +4,15 @@
  * nodes that roll or are terminated (nodeRisks.ts), data at risk, Kubernetes objects deleted from the
  * cluster, IAM permissions widened or narrowed. Pure: a diff in, summary lines out.
  */
-import { ASG, controlPlaneMembers, groupOf, inputsOf, isControlPlane, LAUNCH_TEMPLATE } from "./clusterFacts";
+import {
+  ASG,
+  controlPlaneMembers,
+  groupOf,
+  inputsOf,
+  isControlPlane,
+  LAUNCH_TEMPLATE,
+  LOAD_BALANCER,
+} from "./clusterFacts";
 import type { PlanDiff, ResourceChange } from "./diff";
 import { liveClusterRisks } from "./liveClusterRisks";
 import { nodeRisks } from "./nodeRisks";
@@ -19,7 +27,6 @@ export interface Risk {
 }
 
 const SUBNET = "aws:ec2/subnet:Subnet";
-const LOAD_BALANCER = "aws:lb/loadBalancer:LoadBalancer";
 /** Resources whose replacement or deletion loses state: the VPC with everything in it, keys, CAs, secrets. */
 const STATEFUL = new Set([
   "aws:ec2/vpc:Vpc",

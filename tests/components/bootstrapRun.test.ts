@@ -729,8 +729,11 @@ describe("control-plane bootstrap and the cluster's state, run as systemd runs i
     expect(silent.status).to.not.equal(0);
   });
 
-  it("a terminating member waits for its node's drain, leaves etcd through a running member, is checked gone, then lets the termination go on", async () => {
-    // The first node, its replacement (10.0.12.50) joined already: the refresh launched it first.
+  /**
+   * The first control-plane node, booted, its replacement (10.0.12.50) joined already (the refresh launched it
+   * first), and now terminating: its etcd-leave service's script and arguments.
+   */
+  async function terminatingMember() {
     const replaced = {
       STANDIN_API_READY_AFTER: NEVER,
       STANDIN_ETCD_MEMBERS: "a1=https://10.0.12.50:2380 me=https://10.0.12.34:2380",
@@ -739,6 +742,11 @@ describe("control-plane bootstrap and the cluster's state, run as systemd runs i
     expect(service.status, service.stderr).to.equal(0);
     node.aws.terminate(node.instance.id);
     const [, script, args] = /^ExecStart=(\S+) (.+)$/m.exec(node.file("etc/systemd/system/etcd-leave.service"))!;
+    return { node, script, args };
+  }
+
+  it("a terminating member waits for its node's drain, leaves etcd through a running member, is checked gone, then lets the termination go on", async () => {
+    const { node, script, args } = await terminatingMember();
     // The termination handler drains the node meanwhile: done at the third look.
     const env = { ...node.env, STANDIN_DRAINED_AFTER: "2", ETCD_LEAVE_RETRY_SECONDS: "0" };
     const leave = await run(join(node.root, script), args.split(" "), env);
@@ -779,14 +787,7 @@ describe("control-plane bootstrap and the cluster's state, run as systemd runs i
   });
 
   it("a terminating member whose node is never drained leaves once the drain hook's wait is over", async () => {
-    const replaced = {
-      STANDIN_API_READY_AFTER: NEVER,
-      STANDIN_ETCD_MEMBERS: "a1=https://10.0.12.50:2380 me=https://10.0.12.34:2380",
-    };
-    const { node, service } = await boot(userDataFor(specWith({}), FIRST), replaced, 6, RUNNING);
-    expect(service.status, service.stderr).to.equal(0);
-    node.aws.terminate(node.instance.id);
-    const [, script, args] = /^ExecStart=(\S+) (.+)$/m.exec(node.file("etc/systemd/system/etcd-leave.service"))!;
+    const { node, script, args } = await terminatingMember();
     const env = { ...node.env, STANDIN_DRAINED_AFTER: NEVER, DRAIN_WAIT_SECONDS: "2", ETCD_LEAVE_RETRY_SECONDS: "0.2" };
     const started = Date.now();
     const leave = await run(join(node.root, script), args.split(" "), env);
