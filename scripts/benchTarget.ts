@@ -86,7 +86,7 @@ async function floor(modulesFile: string): Promise<number> {
  */
 async function registration(count: number): Promise<number> {
   const pulumi = await sdk();
-  const { Parameter } = await import("@pulumi/aws/ssm");
+  const { Parameter } = await import("@pulumi/aws/ssm/parameter");
   await pulumi.runtime.setMocks(planMocks("us-east-1", ["us-east-1a"]), PROJECT, "registration", true);
   await pulumi.runtime.runInPulumiStack(async () => {
     for (let i = 0; i < count; i++) new Parameter(`parameter-${i}`, { name: `/p/${i}`, type: "String", value: "v" });

@@ -4,7 +4,7 @@
  * no data at all arrived (a control plane that never snapshots is the failure to see). It has no action:
  * its state shows in CloudWatch, and an SNS topic or other action can be added to it (docs/operations.md).
  */
-import * as cloudwatch from "@pulumi/aws/cloudwatch";
+import { MetricAlarm, MetricAlarmArgs } from "@pulumi/aws/cloudwatch/metricAlarm";
 import type * as pulumi from "@pulumi/pulumi";
 import type { ClusterSpec } from "../../config/types";
 import { clusterTags } from "../tags";
@@ -17,7 +17,7 @@ export const SNAPSHOT_METRIC = {
 } as const;
 
 /** The alarm's inputs for a spec: pure, so a test and the plan see the same. */
-export function backupAlarmArgs(spec: ClusterSpec): cloudwatch.MetricAlarmArgs {
+export function backupAlarmArgs(spec: ClusterSpec): MetricAlarmArgs {
   const name = `etcd-backups.${spec.clusterName}`;
   return {
     name,
@@ -36,6 +36,6 @@ export function backupAlarmArgs(spec: ClusterSpec): cloudwatch.MetricAlarmArgs {
   };
 }
 
-export function declareBackupAlarm(name: string, spec: ClusterSpec, parent: pulumi.Resource): cloudwatch.MetricAlarm {
-  return new cloudwatch.MetricAlarm(`${name}-backups`, backupAlarmArgs(spec), { parent });
+export function declareBackupAlarm(name: string, spec: ClusterSpec, parent: pulumi.Resource): MetricAlarm {
+  return new MetricAlarm(`${name}-backups`, backupAlarmArgs(spec), { parent });
 }

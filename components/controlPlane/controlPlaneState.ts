@@ -5,7 +5,7 @@
  * cluster destroyed and created again under the same name starts with no record.
  */
 import * as pulumi from "@pulumi/pulumi";
-import * as random from "@pulumi/random";
+import { RandomId } from "@pulumi/random/randomId";
 import type { ClusterSpec } from "../../config/types";
 import { INIT_RECORD_PARAMETER } from "../nodes/controlPlaneNames";
 import { parameterPrefix } from "../secrets/paths";
@@ -29,7 +29,7 @@ export class ControlPlaneState extends pulumi.ComponentResource {
     super("cilium-cluster:controlPlane:ControlPlaneState", name, {}, opts);
     const { spec } = args;
     const parent = { parent: this };
-    const clusterId = new random.RandomId(`${name}-cluster-id`, { byteLength: 6 }, parent);
+    const clusterId = new RandomId(`${name}-cluster-id`, { byteLength: 6 }, parent);
     const prefix = parameterPrefix(spec.clusterName, "control-plane");
     this.initRecord = pulumi.interpolate`${prefix}${INIT_RECORD_PARAMETER}-${clusterId.hex}`;
     this.backupBucket = declareBackupBucket(name, spec, args.coordinates, args.controlPlaneRoleArn, this);

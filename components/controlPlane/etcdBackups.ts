@@ -6,7 +6,13 @@
  * every request without TLS. `pulumi destroy` leaves the bucket and its settings in place (retainOnDelete):
  * backups outlive the cluster.
  */
-import * as s3 from "@pulumi/aws/s3";
+import { Bucket } from "@pulumi/aws/s3/bucket";
+import { BucketLifecycleConfiguration } from "@pulumi/aws/s3/bucketLifecycleConfiguration";
+import { BucketOwnershipControls } from "@pulumi/aws/s3/bucketOwnershipControls";
+import { BucketPolicy } from "@pulumi/aws/s3/bucketPolicy";
+import { BucketPublicAccessBlock } from "@pulumi/aws/s3/bucketPublicAccessBlock";
+import { BucketServerSideEncryptionConfiguration } from "@pulumi/aws/s3/bucketServerSideEncryptionConfiguration";
+import { BucketVersioning } from "@pulumi/aws/s3/bucketVersioning";
 import * as pulumi from "@pulumi/pulumi";
 import type { ClusterSpec } from "../../config/types";
 import { clusterTags } from "../tags";
@@ -21,12 +27,12 @@ export function declareBackupBucket(
 ): pulumi.Output<string> {
   const opts = { parent, retainOnDelete: true };
   const bucketName = coordinates.apply((c) => backupBucketName(spec.clusterName, c.accountId, c.region));
-  const bucket = new s3.Bucket(
+  const bucket = new Bucket(
     `${name}-backups`,
     { bucket: bucketName, tags: bucketName.apply((n) => clusterTags(spec, n)) },
     opts,
   );
-  new s3.BucketPublicAccessBlock(
+  new BucketPublicAccessBlock(
     `${name}-backups`,
     {
       bucket: bucket.id,
@@ -37,17 +43,13 @@ export function declareBackupBucket(
     },
     opts,
   );
-  new s3.BucketOwnershipControls(
+  new BucketOwnershipControls(
     `${name}-backups`,
     { bucket: bucket.id, rule: { objectOwnership: "BucketOwnerEnforced" } },
     opts,
   );
-  new s3.BucketVersioning(
-    `${name}-backups`,
-    { bucket: bucket.id, versioningConfiguration: { status: "Enabled" } },
-    opts,
-  );
-  new s3.BucketServerSideEncryptionConfiguration(
+  new BucketVersioning(`${name}-backups`, { bucket: bucket.id, versioningConfiguration: { status: "Enabled" } }, opts);
+  new BucketServerSideEncryptionConfiguration(
     `${name}-backups`,
     {
       bucket: bucket.id,
@@ -55,12 +57,12 @@ export function declareBackupBucket(
     },
     opts,
   );
-  new s3.BucketLifecycleConfiguration(
+  new BucketLifecycleConfiguration(
     `${name}-backups`,
     { bucket: bucket.id, rules: backupLifecycleRules(spec.controlPlane.backupRetentionDays) },
     opts,
   );
-  new s3.BucketPolicy(
+  new BucketPolicy(
     `${name}-backups`,
     {
       bucket: bucket.id,

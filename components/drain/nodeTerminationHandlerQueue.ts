@@ -8,8 +8,9 @@
  * Nothing here names a group, so no change of the groups touches the rules: a group's deletion drains its
  * instances through the rules as they are.
  */
-import * as cloudwatch from "@pulumi/aws/cloudwatch";
-import * as sqs from "@pulumi/aws/sqs";
+import { EventRule } from "@pulumi/aws/cloudwatch/eventRule";
+import { EventTarget } from "@pulumi/aws/cloudwatch/eventTarget";
+import { Queue } from "@pulumi/aws/sqs/queue";
 import * as pulumi from "@pulumi/pulumi";
 import type { ClusterSpec } from "../../config/types";
 import type { AwsCoordinates } from "../iam/statementSource";
@@ -30,7 +31,7 @@ export class NodeTerminationHandlerQueue extends pulumi.ComponentResource {
     const { spec } = args;
     const parent = { parent: this };
     const physical = queueName(spec.clusterName);
-    const queue = new sqs.Queue(
+    const queue = new Queue(
       `${name}-queue`,
       {
         name: physical,
@@ -43,7 +44,7 @@ export class NodeTerminationHandlerQueue extends pulumi.ComponentResource {
     );
     for (const rule of interruptionRules(spec.clusterName)) {
       const ruleNamed = ruleName(spec.clusterName, rule);
-      const declared = new cloudwatch.EventRule(
+      const declared = new EventRule(
         `${name}-${rule.name}`,
         {
           name: ruleNamed,
@@ -53,7 +54,7 @@ export class NodeTerminationHandlerQueue extends pulumi.ComponentResource {
         },
         parent,
       );
-      new cloudwatch.EventTarget(
+      new EventTarget(
         `${name}-${rule.name}`,
         { rule: declared.name, arn: queue.arn, targetId: "node-termination-handler" },
         parent,

@@ -5,7 +5,10 @@
  * policies rather than one inline policy: a role's inline policies share 10,240 characters, which the
  * control plane's outgrows with a long cluster name; each managed policy has 6,144 of its own.
  */
-import * as iam from "@pulumi/aws/iam";
+import { InstanceProfile } from "@pulumi/aws/iam/instanceProfile";
+import { Policy } from "@pulumi/aws/iam/policy";
+import { Role } from "@pulumi/aws/iam/role";
+import { RolePolicyAttachment } from "@pulumi/aws/iam/rolePolicyAttachment";
 import * as pulumi from "@pulumi/pulumi";
 import type { ClusterSpec } from "../../config/types";
 import { awsName } from "../naming";
@@ -47,7 +50,7 @@ abstract class InstanceRole extends pulumi.ComponentResource {
     const { spec } = args;
     const physical = roleName(physicalPrefix, spec.clusterName);
     const parent = { parent: this };
-    const role = new iam.Role(
+    const role = new Role(
       `${name}-role`,
       {
         name: physical,
@@ -62,7 +65,7 @@ abstract class InstanceRole extends pulumi.ComponentResource {
     const documents = args.coordinates.apply((c) => rolePolicies(kind, spec, c));
     for (const source of roleSources(kind, spec)) {
       const policyPhysical = policyName(physical, source.sidPrefix);
-      const policy = new iam.Policy(
+      const policy = new Policy(
         `${name}-${source.sidPrefix}`,
         {
           name: policyPhysical,
@@ -73,13 +76,13 @@ abstract class InstanceRole extends pulumi.ComponentResource {
         },
         parent,
       );
-      new iam.RolePolicyAttachment(
+      new RolePolicyAttachment(
         `${name}-${source.sidPrefix}-attachment`,
         { role: role.name, policyArn: policy.arn },
         parent,
       );
     }
-    const profile = new iam.InstanceProfile(
+    const profile = new InstanceProfile(
       `${name}-profile`,
       { name: physical, path: spec.iam.path, role: role.name, tags: clusterTags(spec, physical) },
       parent,

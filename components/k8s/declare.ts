@@ -4,11 +4,17 @@
  * so a preview lists every object), and once when those values are known. The two renders are joined by
  * object identity (`kind/namespace/name`), so reordering a renderer's output never mixes objects up.
  */
-import * as appsV1 from "@pulumi/kubernetes/apps/v1";
-import * as coreV1 from "@pulumi/kubernetes/core/v1";
-import * as policyV1 from "@pulumi/kubernetes/policy/v1";
-import * as rbacV1 from "@pulumi/kubernetes/rbac/v1";
-import * as storageV1 from "@pulumi/kubernetes/storage/v1";
+import { DaemonSet, DaemonSetArgs } from "@pulumi/kubernetes/apps/v1/daemonSet";
+import { Deployment, DeploymentArgs } from "@pulumi/kubernetes/apps/v1/deployment";
+import { ConfigMap, ConfigMapArgs } from "@pulumi/kubernetes/core/v1/configMap";
+import { ServiceAccount, ServiceAccountArgs } from "@pulumi/kubernetes/core/v1/serviceAccount";
+import { PodDisruptionBudget, PodDisruptionBudgetArgs } from "@pulumi/kubernetes/policy/v1/podDisruptionBudget";
+import { ClusterRole, ClusterRoleArgs } from "@pulumi/kubernetes/rbac/v1/clusterRole";
+import { ClusterRoleBinding, ClusterRoleBindingArgs } from "@pulumi/kubernetes/rbac/v1/clusterRoleBinding";
+import { Role, RoleArgs } from "@pulumi/kubernetes/rbac/v1/role";
+import { RoleBinding, RoleBindingArgs } from "@pulumi/kubernetes/rbac/v1/roleBinding";
+import { CSIDriver, CSIDriverArgs } from "@pulumi/kubernetes/storage/v1/csidriver";
+import { StorageClass, StorageClassArgs } from "@pulumi/kubernetes/storage/v1/storageClass";
 import * as pulumi from "@pulumi/pulumi";
 import { K8sObject, objectKey } from "./object";
 
@@ -18,19 +24,17 @@ type Declare = (name: string, object: ObjectInputs, opts: pulumi.CustomResourceO
 
 /** The typed resource class for each kind an add-on may render. */
 const DECLARE = {
-  ServiceAccount: (n, o, opts) => new coreV1.ServiceAccount(n, o as unknown as coreV1.ServiceAccountArgs, opts),
-  ConfigMap: (n, o, opts) => new coreV1.ConfigMap(n, o as unknown as coreV1.ConfigMapArgs, opts),
-  ClusterRole: (n, o, opts) => new rbacV1.ClusterRole(n, o as unknown as rbacV1.ClusterRoleArgs, opts),
-  ClusterRoleBinding: (n, o, opts) =>
-    new rbacV1.ClusterRoleBinding(n, o as unknown as rbacV1.ClusterRoleBindingArgs, opts),
-  Role: (n, o, opts) => new rbacV1.Role(n, o as unknown as rbacV1.RoleArgs, opts),
-  RoleBinding: (n, o, opts) => new rbacV1.RoleBinding(n, o as unknown as rbacV1.RoleBindingArgs, opts),
-  DaemonSet: (n, o, opts) => new appsV1.DaemonSet(n, o as unknown as appsV1.DaemonSetArgs, opts),
-  Deployment: (n, o, opts) => new appsV1.Deployment(n, o as unknown as appsV1.DeploymentArgs, opts),
-  PodDisruptionBudget: (n, o, opts) =>
-    new policyV1.PodDisruptionBudget(n, o as unknown as policyV1.PodDisruptionBudgetArgs, opts),
-  CSIDriver: (n, o, opts) => new storageV1.CSIDriver(n, o as unknown as storageV1.CSIDriverArgs, opts),
-  StorageClass: (n, o, opts) => new storageV1.StorageClass(n, o as unknown as storageV1.StorageClassArgs, opts),
+  ServiceAccount: (n, o, opts) => new ServiceAccount(n, o as unknown as ServiceAccountArgs, opts),
+  ConfigMap: (n, o, opts) => new ConfigMap(n, o as unknown as ConfigMapArgs, opts),
+  ClusterRole: (n, o, opts) => new ClusterRole(n, o as unknown as ClusterRoleArgs, opts),
+  ClusterRoleBinding: (n, o, opts) => new ClusterRoleBinding(n, o as unknown as ClusterRoleBindingArgs, opts),
+  Role: (n, o, opts) => new Role(n, o as unknown as RoleArgs, opts),
+  RoleBinding: (n, o, opts) => new RoleBinding(n, o as unknown as RoleBindingArgs, opts),
+  DaemonSet: (n, o, opts) => new DaemonSet(n, o as unknown as DaemonSetArgs, opts),
+  Deployment: (n, o, opts) => new Deployment(n, o as unknown as DeploymentArgs, opts),
+  PodDisruptionBudget: (n, o, opts) => new PodDisruptionBudget(n, o as unknown as PodDisruptionBudgetArgs, opts),
+  CSIDriver: (n, o, opts) => new CSIDriver(n, o as unknown as CSIDriverArgs, opts),
+  StorageClass: (n, o, opts) => new StorageClass(n, o as unknown as StorageClassArgs, opts),
 } satisfies Record<string, Declare>;
 
 export type DeclarableKind = keyof typeof DECLARE;

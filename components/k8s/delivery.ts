@@ -6,7 +6,8 @@
  * kubeconfig (kOps's channels tool does the same); `pulumi up` then needs only the AWS API, and waits,
  * through the association, until the objects are applied.
  */
-import * as ssm from "@pulumi/aws/ssm";
+import { Association as SsmAssociation } from "@pulumi/aws/ssm/association";
+import { Document as SsmDocument } from "@pulumi/aws/ssm/document";
 import * as pulumi from "@pulumi/pulumi";
 import { awsName } from "../naming";
 import type { Tags } from "../tags";
@@ -69,7 +70,7 @@ export function fromControlPlane(args: ControlPlaneDeliveryArgs): AddonDelivery 
     declare(name, stages, parent, dependsOn) {
       const objects = pulumi.all(stages.map((s) => s.rendered)).apply((r) => r.flat());
       const documentName = awsName(`${args.clusterName}-${name}-addon`, 128, /[^A-Za-z0-9_.-]/g);
-      const document = new ssm.Document(
+      const document = new SsmDocument(
         `${name}-addon`,
         {
           name: documentName,
@@ -80,7 +81,7 @@ export function fromControlPlane(args: ControlPlaneDeliveryArgs): AddonDelivery 
         },
         { parent },
       );
-      new ssm.Association(
+      new SsmAssociation(
         `${name}-addon`,
         {
           name: document.name,

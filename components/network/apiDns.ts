@@ -5,7 +5,8 @@
  * cluster issues, and what Cilium uses; a load balancer replaced behind it changes nothing on the nodes.
  * Control-plane nodes resolve it to themselves instead (bootstrap/control-plane.sh `pin_api_endpoint`).
  */
-import * as route53 from "@pulumi/aws/route53";
+import { Record as DnsRecord } from "@pulumi/aws/route53/record";
+import { Zone } from "@pulumi/aws/route53/zone";
 import * as pulumi from "@pulumi/pulumi";
 import type { ClusterSpec } from "../../config/types";
 import { clusterTags } from "../tags";
@@ -28,7 +29,7 @@ export class ApiDns extends pulumi.ComponentResource {
     super("cilium-cluster:network:ApiDns", name, {}, opts);
     const { spec } = args;
     const parent = { parent: this };
-    const zone = new route53.Zone(
+    const zone = new Zone(
       `${name}-zone`,
       {
         name: spec.clusterName,
@@ -38,7 +39,7 @@ export class ApiDns extends pulumi.ComponentResource {
       },
       parent,
     );
-    new route53.Record(
+    new DnsRecord(
       `${name}-api-internal`,
       {
         zoneId: zone.zoneId,

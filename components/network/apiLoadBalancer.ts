@@ -1,5 +1,7 @@
 /** A network load balancer for the Kubernetes API: TCP 443 to the control plane's API servers on 443. */
-import * as awsLb from "@pulumi/aws/lb";
+import { Listener } from "@pulumi/aws/lb/listener";
+import { LoadBalancer } from "@pulumi/aws/lb/loadBalancer";
+import { TargetGroup } from "@pulumi/aws/lb/targetGroup";
 import * as pulumi from "@pulumi/pulumi";
 import { awsName } from "../naming";
 import type { Tags } from "../tags";
@@ -33,7 +35,7 @@ export function declareApiLoadBalancer(
   // does not.
   const opts = { parent, deleteBeforeReplace: true };
   const lbName = awsName(`${args.role}-${args.clusterName}`, 32);
-  const lb = new awsLb.LoadBalancer(
+  const lb = new LoadBalancer(
     `${name}-${args.role}`,
     {
       name: lbName,
@@ -47,7 +49,7 @@ export function declareApiLoadBalancer(
     opts,
   );
   const targetGroupName = awsName(`${args.role}-tcp-${args.clusterName}`, 32);
-  const targetGroup = new awsLb.TargetGroup(
+  const targetGroup = new TargetGroup(
     `${name}-${args.role}`,
     {
       name: targetGroupName,
@@ -73,7 +75,7 @@ export function declareApiLoadBalancer(
     },
     opts,
   );
-  new awsLb.Listener(
+  new Listener(
     `${name}-${args.role}-${API_LISTENER}`,
     {
       loadBalancerArn: lb.arn,

@@ -3,8 +3,17 @@
  * tables, the security groups of the control plane, nodes and API load balancer with one resource per
  * rule, and the API network load balancer. A thin layer over `planSubnets` and `securityRules`.
  */
-import * as ec2 from "@pulumi/aws/ec2";
-import * as awsVpc from "@pulumi/aws/vpc";
+import { Eip } from "@pulumi/aws/ec2/eip";
+import { InternetGateway } from "@pulumi/aws/ec2/internetGateway";
+import { NatGateway } from "@pulumi/aws/ec2/natGateway";
+import { Route } from "@pulumi/aws/ec2/route";
+import { RouteTable } from "@pulumi/aws/ec2/routeTable";
+import { RouteTableAssociation } from "@pulumi/aws/ec2/routeTableAssociation";
+import { SecurityGroup } from "@pulumi/aws/ec2/securityGroup";
+import { Subnet } from "@pulumi/aws/ec2/subnet";
+import { Vpc } from "@pulumi/aws/ec2/vpc";
+import { SecurityGroupEgressRule } from "@pulumi/aws/vpc/securityGroupEgressRule";
+import { SecurityGroupIngressRule } from "@pulumi/aws/vpc/securityGroupIngressRule";
 import * as pulumi from "@pulumi/pulumi";
 import type { ClusterSpec } from "../../config/types";
 import { clusterTags, NODE_SUBNET_TAG, Tags } from "../tags";
@@ -56,20 +65,20 @@ export class ClusterNetwork extends pulumi.ComponentResource {
     const plan = planSubnets(cidr, availabilityZones, spec.topology);
     if ("error" in plan) throw new Error(`subnet plan: ${plan.error}`); // validation rejects this config first
 
-    const vpc = new ec2.Vpc(
+    const vpc = new Vpc(
       `${name}-vpc`,
       { cidrBlock: spec.network.cidr, enableDnsHostnames: true, enableDnsSupport: true, tags: tags(cluster) },
       parent,
     );
-    const igw = new ec2.InternetGateway(`${name}-igw`, { vpcId: vpc.id, tags: tags(cluster) }, parent);
+    const igw = new InternetGateway(`${name}-igw`, { vpcId: vpc.id, tags: tags(cluster) }, parent);
 
-    const subnets = new Map<string, ec2.Subnet>();
+    const subnets = new Map<string, Subnet>();
     const key = (s: Pick<PlannedSubnet, "role" | "zone">) => `${s.role}-${s.zone}`;
     for (const s of plan.subnets) {
       const subnetName = `${s.zone}.${s.role}.${cluster}`;
       subnets.set(
         key(s),
-        new ec2.Subnet(
+        new Subnet(
           `${name}-${key(s)}`,
           {
             vpcId: vpc.id,
@@ -83,12 +92,8 @@ export class ClusterNetwork extends pulumi.ComponentResource {
       );
     }
 
-    const publicRoutes = new ec2.RouteTable(
-      `${name}-public`,
-      { vpcId: vpc.id, tags: tags(`public.${cluster}`) },
-      parent,
-    );
-    const publicDefault = new ec2.Route(
+    const publicRoutes = new RouteTable(`${name}-public`, { vpcId: vpc.id, tags: tags(`public.${cluster}`) }, parent);
+    const publicDefault = new Route(
       `${name}-public-default`,
       { routeTableId: publicRoutes.id, destinationCidrBlock: "0.0.0.0/0", gatewayId: igw.id },
       parent,
@@ -97,7 +102,7 @@ export class ClusterNetwork extends pulumi.ComponentResource {
       .filter((p) => p.role !== "private")
       .map(
         (s) =>
-          new ec2.RouteTableAssociation(
+          new RouteTableAssociation(
             `${name}-${key(s)}`,
             { subnetId: subnets.get(key(s))!.id, routeTableId: publicRoutes.id },
             parent,
@@ -153,24 +158,20 @@ export class ClusterNetwork extends pulumi.ComponentResource {
   private declareNat(
     name: string,
     spec: ClusterSpec,
-    subnets: Map<string, ec2.Subnet>,
-    vpc: ec2.Vpc,
+    subnets: Map<string, Subnet>,
+    vpc: Vpc,
     tags: (n: string, extra?: Tags) => Tags,
-    igw: ec2.InternetGateway,
+    igw: InternetGateway,
   ): void {
     const parent = { parent: this };
     const zones = spec.network.availabilityZones;
     const natZones = spec.network.natGateways === "single" ? zones.slice(0, 1) : zones;
-    const nats = new Map<string, ec2.NatGateway>();
+    const nats = new Map<string, NatGateway>();
     for (const zone of natZones) {
-      const eip = new ec2.Eip(
-        `${name}-nat-${zone}`,
-        { domain: "vpc", tags: tags(`${zone}.${spec.clusterName}`) },
-        parent,
-      );
+      const eip = new Eip(`${name}-nat-${zone}`, { domain: "vpc", tags: tags(`${zone}.${spec.clusterName}`) }, parent);
       nats.set(
         zone,
-        new ec2.NatGateway(
+        new NatGateway(
           `${name}-${zone}`,
           {
             allocationId: eip.id,
@@ -183,17 +184,17 @@ export class ClusterNetwork extends pulumi.ComponentResource {
     }
     for (const zone of zones) {
       const nat = nats.get(zone) ?? nats.get(natZones[0])!;
-      const table = new ec2.RouteTable(
+      const table = new RouteTable(
         `${name}-private-${zone}`,
         { vpcId: vpc.id, tags: tags(`private-${zone}.${spec.clusterName}`) },
         parent,
       );
-      const route = new ec2.Route(
+      const route = new Route(
         `${name}-private-${zone}-default`,
         { routeTableId: table.id, destinationCidrBlock: "0.0.0.0/0", natGatewayId: nat.id },
         parent,
       );
-      const association = new ec2.RouteTableAssociation(
+      const association = new RouteTableAssociation(
         `${name}-private-${zone}`,
         { subnetId: subnets.get(`private-${zone}`)!.id, routeTableId: table.id },
         parent,
@@ -205,7 +206,7 @@ export class ClusterNetwork extends pulumi.ComponentResource {
   private declareSecurityGroups(
     name: string,
     spec: ClusterSpec,
-    vpc: ec2.Vpc,
+    vpc: Vpc,
     tags: (n: string, extra?: Tags) => Tags,
   ): Record<GroupRole, pulumi.Output<string>> {
     const parent = { parent: this };
@@ -221,7 +222,7 @@ export class ClusterNetwork extends pulumi.ComponentResource {
     };
     const ids = {} as Record<GroupRole, pulumi.Output<string>>;
     for (const role of ["controlPlane", "nodes", "apiLb"] as const) {
-      const group = new ec2.SecurityGroup(
+      const group = new SecurityGroup(
         `${name}-${role}`,
         { name: groupNames[role], description: descriptions[role], vpcId: vpc.id, tags: tags(groupNames[role]) },
         parent,
@@ -239,8 +240,8 @@ export class ClusterNetwork extends pulumi.ComponentResource {
         referencedSecurityGroupId: "group" in rule.peer ? ids[rule.peer.group] : undefined,
         tags: tags(rule.name),
       };
-      if (rule.direction === "ingress") new awsVpc.SecurityGroupIngressRule(`${name}-${rule.name}`, common, parent);
-      else new awsVpc.SecurityGroupEgressRule(`${name}-${rule.name}`, common, parent);
+      if (rule.direction === "ingress") new SecurityGroupIngressRule(`${name}-${rule.name}`, common, parent);
+      else new SecurityGroupEgressRule(`${name}-${rule.name}`, common, parent);
     }
     return ids;
   }

@@ -2,8 +2,8 @@
  * The default image: the latest Ubuntu 24.04 LTS (Noble) server AMI from Canonical for the architecture,
  * resolved once per group and kept (`pinnedImage`).
  */
-import * as ec2 from "@pulumi/aws/ec2";
-import * as ssm from "@pulumi/aws/ssm";
+import { getAmiOutput } from "@pulumi/aws/ec2/getAmi";
+import { Parameter as SsmParameter } from "@pulumi/aws/ssm/parameter";
 import * as pulumi from "@pulumi/pulumi";
 import { architectureOf } from "../../catalogs/instanceTypes";
 import type { ClusterSpec } from "../../config/types";
@@ -25,10 +25,8 @@ export function ubuntuAmiFilters(instanceType: string): { name: string; values: 
 /** The group's `imageId` when set, else a lookup of the newest Canonical image. */
 export function imageFor(instanceType: string, imageId: string, opts: pulumi.InvokeOptions): pulumi.Output<string> {
   if (imageId) return pulumi.output(imageId);
-  return ec2.getAmiOutput(
-    { owners: [CANONICAL_OWNER], mostRecent: true, filters: ubuntuAmiFilters(instanceType) },
-    opts,
-  ).id;
+  return getAmiOutput({ owners: [CANONICAL_OWNER], mostRecent: true, filters: ubuntuAmiFilters(instanceType) }, opts)
+    .id;
 }
 
 /**
@@ -46,7 +44,7 @@ export function pinnedImage(
   if (group.imageId) return pulumi.output(group.imageId);
   const arch = architectureOf(group.instanceType) === "arm64" ? "arm64" : "amd64";
   const parameterName = `/cilium-cluster/${spec.clusterName}/images/${group.name}/${arch}`;
-  const pin = new ssm.Parameter(
+  const pin = new SsmParameter(
     `${name}-image`,
     {
       name: parameterName,

@@ -4,7 +4,7 @@
  * - in the group's `initialLifecycleHooks`, so a new group launches its first instances with them: the
  *   provider creates such a group at size 0, puts those hooks, then sets its size (`group.go`, two phases),
  *   whereas a LifecycleHook resource is created only after the group, when its first instances are launching;
- * - as `autoscaling.LifecycleHook` resources, one per hook, which carry every later change of a hook:
+ * - as `LifecycleHook` resources, one per hook, which carry every later change of a hook:
  *   `initialLifecycleHooks` is ForceNew and never read back from AWS (`group.go`), so the group ignores
  *   changes to it (nodeLaunchTemplate.ts), and PutLifecycleHook updates the hook of that name in place
  *   (terraform-provider-aws `lifecycle_hook.go`). `pulumi preview` shows them.
@@ -13,7 +13,8 @@
  * its hook back by name. The resources go with their group (`deletedWith`): deleting the group drains its
  * instances first, and the etcd hook must still hold them then (docs/operations.md, scaling down).
  */
-import * as autoscaling from "@pulumi/aws/autoscaling";
+import type { Group as AutoscalingGroup } from "@pulumi/aws/autoscaling/group";
+import { LifecycleHook } from "@pulumi/aws/autoscaling/lifecycleHook";
 import type * as awsInput from "@pulumi/aws/types/input";
 import type * as pulumi from "@pulumi/pulumi";
 import { TIMEOUTS } from "../timeouts";
@@ -85,12 +86,12 @@ export function groupLifecycleHooks(group: Pick<InstanceGroup, "role">): Lifecyc
 export function declareLifecycleHooks(
   name: string,
   group: InstanceGroup,
-  asg: autoscaling.Group,
+  asg: AutoscalingGroup,
   parent: pulumi.Resource,
-): autoscaling.LifecycleHook[] {
+): LifecycleHook[] {
   return groupLifecycleHooks(group).map(
     (hook) =>
-      new autoscaling.LifecycleHook(
+      new LifecycleHook(
         `${name}-${hook.name}`,
         { autoscalingGroupName: asg.name, ...hook },
         { parent, deletedWith: asg },

@@ -3,8 +3,8 @@
  * groups, IMDSv2, encrypted root volume, tags, bootstrap user data) and its Auto Scaling group, which
  * pins the template's latest version and rolls its instances by instance refresh when it changes.
  */
-import * as autoscaling from "@pulumi/aws/autoscaling";
-import * as ec2 from "@pulumi/aws/ec2";
+import { Group as AutoscalingGroup } from "@pulumi/aws/autoscaling/group";
+import { LaunchTemplate } from "@pulumi/aws/ec2/launchTemplate";
 import * as pulumi from "@pulumi/pulumi";
 import type { ClusterSpec } from "../../config/types";
 import { awsName } from "../naming";
@@ -61,7 +61,7 @@ export class NodeLaunchTemplate extends pulumi.ComponentResource {
       .output({ api: args.api, state: args.state })
       .apply(({ api, state }) => encodeUserData(renderUserData(bootstrapConfig(spec, group, api, state))));
 
-    const template = new ec2.LaunchTemplate(
+    const template = new LaunchTemplate(
       `${name}-template`,
       {
         name: physical,
@@ -101,7 +101,7 @@ export class NodeLaunchTemplate extends pulumi.ComponentResource {
     const zones = spec.network.availabilityZones;
     const subnets = group.zones.map((z) => args.subnetIds[zones.indexOf(z)]);
     const controlPlane = group.role === "control-plane";
-    const asg = new autoscaling.Group(
+    const asg = new AutoscalingGroup(
       `${name}-group`,
       {
         name: physical,

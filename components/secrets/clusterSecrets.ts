@@ -5,10 +5,12 @@
  * (bootstrap/join-token.sh). No secret value ever goes into user data: nodes fetch them at boot with their
  * instance role. No admin credential is made here: admins mint short-lived ones (`npm run kubeconfig`).
  */
-import * as kms from "@pulumi/aws/kms";
-import * as ssm from "@pulumi/aws/ssm";
+import { Alias as KmsAlias } from "@pulumi/aws/kms/alias";
+import { Key as KmsKey } from "@pulumi/aws/kms/key";
+import { Parameter as SsmParameter } from "@pulumi/aws/ssm/parameter";
 import * as pulumi from "@pulumi/pulumi";
-import * as tls from "@pulumi/tls";
+import { PrivateKey } from "@pulumi/tls/privateKey";
+import { SelfSignedCert } from "@pulumi/tls/selfSignedCert";
 import type { ClusterSpec } from "../../config/types";
 import type { AwsCoordinates } from "../iam/statementSource";
 import { clusterTags } from "../tags";
@@ -44,7 +46,7 @@ export class ClusterSecrets extends pulumi.ComponentResource {
     const { spec } = args;
     const parent = { parent: this };
 
-    const key = new kms.Key(
+    const key = new KmsKey(
       `${name}-key`,
       {
         description: `SecureString parameters of cluster ${spec.clusterName}`,
@@ -59,12 +61,12 @@ export class ClusterSecrets extends pulumi.ComponentResource {
       },
       parent,
     );
-    new kms.Alias(`${name}-key`, { name: secretsKeyAlias(spec.clusterName), targetKeyId: key.arn }, parent);
+    new KmsAlias(`${name}-key`, { name: secretsKeyAlias(spec.clusterName), targetKeyId: key.arn }, parent);
 
-    const privateKey = (id: string) => new tls.PrivateKey(`${name}-${id}`, { algorithm: "RSA", rsaBits: 2048 }, parent);
+    const privateKey = (id: string) => new PrivateKey(`${name}-${id}`, { algorithm: "RSA", rsaBits: 2048 }, parent);
     const ca = (id: string, commonName: string) => {
       const caKey = privateKey(id);
-      const cert = new tls.SelfSignedCert(
+      const cert = new SelfSignedCert(
         `${name}-${id}`,
         {
           privateKeyPem: caKey.privateKeyPem,
@@ -88,7 +90,7 @@ export class ClusterSecrets extends pulumi.ComponentResource {
       value: pulumi.Input<string>,
       resourceOpts: pulumi.CustomResourceOptions = {},
     ) =>
-      new ssm.Parameter(
+      new SsmParameter(
         `${name}-${audience}-${file}`,
         {
           name: `${parameterPrefix(spec.clusterName, audience)}${file}`,
