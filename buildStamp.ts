@@ -19,6 +19,7 @@ export const COMPILED_ROOTS = [
   "index.ts",
   "buildGuard.ts",
   "runtimeSettings.ts",
+  "planRuntimeSettings.ts",
   "loadOnFirstUse.ts",
   "unusedSdkModules.ts",
   "buildStamp.ts",

@@ -17,9 +17,18 @@ export interface StandInShape {
   esModule: boolean;
   /** The module's exports are a function (`module.exports = fn`): the stand-in can be called. */
   callable?: boolean;
+  /**
+   * Its importers only read its exports by name (`resrpc.ResourceMonitorClient`): until it loads, the
+   * stand-in answers `__esModule` yes, so that `__importStar` takes the stand-in as it is rather than copy
+   * every export, which would load the module. Only `.default`, which such importers never read, differs.
+   */
+  readByName?: boolean;
 }
 
-export function loadOnFirstUse(filename: string, { esModule, callable = false }: StandInShape): void {
+export function loadOnFirstUse(
+  filename: string,
+  { esModule, callable = false, readByName = false }: StandInShape,
+): void {
   if (require.cache[filename] !== undefined) return;
   let loaded: object | undefined;
   const real = (): object => {
@@ -33,7 +42,8 @@ export function loadOnFirstUse(filename: string, { esModule, callable = false }:
   // An arrow function has no own `prototype`, which a proxy would have to report as the target's.
   const target = callable ? () => undefined : {};
   const exports = new Proxy(target, {
-    get: (_, key) => (key === "__esModule" && loaded === undefined ? esModule || undefined : Reflect.get(real(), key)),
+    get: (_, key) =>
+      key === "__esModule" && loaded === undefined ? esModule || readByName || undefined : Reflect.get(real(), key),
     apply: (_, self, args) => Reflect.apply(real() as (...a: unknown[]) => unknown, self, args),
     has: (_, key) => Reflect.has(real(), key),
     ownKeys: () => Reflect.ownKeys(real()),

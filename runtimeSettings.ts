@@ -5,8 +5,9 @@
  *   the SDKs' JavaScript is compiled once, then read back, in `NODE_COMPILE_CACHE` when set, else in Node's
  *   default, `<os.tmpdir()>/node-compile-cache`.
  * - What the Pulumi SDK loads as it loads and this program never uses (unusedSdkModules.ts: TypeScript's
- *   compiler, the Automation API, the provider server) loads on first use (loadOnFirstUse.ts): together
- *   about a seventh of a dev plan's CPU even with the compile cache, the compiler most of it.
+ *   compiler, the Automation API, the provider server, ...) loads on first use (loadOnFirstUse.ts): together
+ *   about a seventh of a dev plan's CPU even with the compile cache, the compiler most of it. A plan also
+ *   leaves gRPC unloaded, which previews use (planRuntimeSettings.ts).
  * - No stack trace per promise: the Pulumi SDK captures one for every promise it creates, only to report
  *   leaked ones, which costs a preview as much as the program's own work. Errors keep their messages, which
  *   name the config path or resource.
@@ -23,7 +24,7 @@ import { unusedSdkModules } from "./unusedSdkModules";
 /** Node 22's compile cache, where this Node has it. */
 (nodeModule as { enableCompileCache?: (dir?: string) => unknown }).enableCompileCache?.();
 
-for (const { filename, ...shape } of unusedSdkModules()) loadOnFirstUse(filename, shape);
+for (const { filename, previewUses, ...shape } of unusedSdkModules()) if (!previewUses) loadOnFirstUse(filename, shape);
 
 if (process.env.CILIUM_CLUSTER_STACK_TRACES !== "1") {
   Error.stackTraceLimit = 0;

@@ -1,8 +1,10 @@
 /**
- * What `@pulumi/pulumi` loads as it loads and a plan never uses: neither does `pulumi preview` or `pulumi up`,
- * but for OpenTelemetry, which Pulumi's Node.js runner has loaded before the program anyway. runtimeSettings.ts
- * has each load on first use (loadOnFirstUse.ts), so that a run pays nothing for it and anything that does use
- * it still works; tests/runtimeSettings.test.ts checks both.
+ * What `@pulumi/pulumi` loads as it loads and a plan never uses. Neither do `pulumi preview` and `pulumi up`,
+ * but for OpenTelemetry, which Pulumi's Node.js runner has loaded before the program anyway, and gRPC, which
+ * they talk to the Pulumi engine through (`previewUses`), while a plan talks to the SDK's mock monitor in its
+ * own process. runtimeSettings.ts has each that no preview uses load on first use (loadOnFirstUse.ts), and
+ * planRuntimeSettings.ts the rest, for the plan, so that a run pays nothing for them and anything that does
+ * use one still works; tests/runtimeSettings.test.ts checks both.
  */
 import { existsSync } from "fs";
 import { dirname, join } from "path";
@@ -12,6 +14,8 @@ export interface UnusedModule extends StandInShape {
   /** What it is, and what loads it. */
   what: string;
   filename: string;
+  /** `pulumi preview` and `pulumi up` use it: only a plan leaves it unloaded. */
+  previewUses: boolean;
 }
 
 /** The file the SDK's `require(name)` finds; none where the package is not installed. */
@@ -34,16 +38,19 @@ export function unusedSdkModules(): UnusedModule[] {
         "runtime/closure/parseFunction.js through typescript-shim.js",
       filename: resolvedFrom(sdk, "typescript"),
       esModule: false,
+      previewUses: false,
     },
     {
       what: "the Automation API (pulumi.automation), which drives the Pulumi CLI from code, required by index.js",
       filename: join(sdk, "automation", "index.js"),
       esModule: true,
+      previewUses: false,
     },
     {
       what: "the provider server (pulumi.provider), for providers written in Node.js, required by index.js",
       filename: join(sdk, "provider", "index.js"),
       esModule: true,
+      previewUses: false,
     },
     {
       what:
@@ -51,6 +58,7 @@ export function unusedSdkModules(): UnusedModule[] {
         "engine: a plan makes none",
       filename: resolvedFrom(sdk, "@opentelemetry/api"),
       esModule: true,
+      previewUses: false,
     },
     {
       what:
@@ -59,7 +67,23 @@ export function unusedSdkModules(): UnusedModule[] {
       filename: resolvedFrom(sdk, "normalize-package-data"),
       esModule: false,
       callable: true,
+      previewUses: false,
     },
+    {
+      what:
+        "gRPC, which the SDK talks to the Pulumi engine through (runtime/settings.js, its resource monitor and " +
+        "engine clients), and serves transforms and hooks with (runtime/callbacks.js)",
+      filename: resolvedFrom(sdk, "@grpc/grpc-js"),
+      esModule: true,
+      previewUses: true,
+    },
+    ...["resource", "engine", "callback"].map((service) => ({
+      what: `the SDK's generated gRPC stubs of the ${service} service, which build their client class with gRPC as they load`,
+      filename: join(sdk, "proto", `${service}_grpc_pb.js`),
+      esModule: false,
+      readByName: true,
+      previewUses: true,
+    })),
   ];
   return modules.filter((m): m is UnusedModule => m.filename !== undefined && existsSync(m.filename));
 }

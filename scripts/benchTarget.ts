@@ -9,7 +9,8 @@
  * every example, then each again, timing each second (warm) plan. Prints one JSON line.
  *
  * Each scenario loads only what it measures, in the order its entry point does: the plans apply the runtime
- * settings first, as scripts/plan.ts does; the preview gets them from bin/index.js, after source-map support;
+ * settings first (runtimeSettings.ts, then planRuntimeSettings.ts), as scripts/plan.ts does; the preview gets
+ * runtimeSettings.ts from bin/index.js, after source-map support;
  * the floor goes without them, as a program that loads the SDK package roots would. `registration` registers as
  * many minimal resources as the dev plan did (the bench passes the count): the SDK's own cost per resource.
  */
@@ -155,7 +156,10 @@ async function planExamples(): Promise<Example[]> {
 export async function measureScenario(scenario: string, argument: string): Promise<void> {
   let resources: number;
   let measured: Example[] | undefined;
-  if (scenario !== "floor" && scenario !== "preview") await import("../runtimeSettings");
+  if (scenario !== "floor" && scenario !== "preview") {
+    await import("../runtimeSettings");
+    await import("../planRuntimeSettings");
+  }
   if (scenario === "floor") resources = await floor(argument);
   else if (scenario === "registration") resources = await registration(Number(argument));
   else if (scenario === "preview") resources = await preview();

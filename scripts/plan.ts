@@ -1,5 +1,6 @@
 /** `npm run plan`: see plan/cli.ts and the README. */
 import "../runtimeSettings";
+import "../planRuntimeSettings";
 // Loaded rather than imported, so that a compiled program refusing to run (buildGuard.ts) is reported as
 // any other failure is: one line, no stack trace.
 import("../plan/cli")

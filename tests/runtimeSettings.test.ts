@@ -1,6 +1,7 @@
-// The entry points' runtime settings (runtimeSettings.ts), run compiled as `npm run plan` and `pulumi preview`
-// run them: what `@pulumi/pulumi` requires as it loads and the program never uses (unusedSdkModules.ts) is
-// loaded only if something uses it; stack traces are off, and formatted by V8. Each case is a fresh Node
+// The entry points' runtime settings (runtimeSettings.ts, and planRuntimeSettings.ts for the plan), run
+// compiled as `npm run plan` and `pulumi preview` run them: what `@pulumi/pulumi` requires as it loads and the
+// program never uses (unusedSdkModules.ts) is loaded only if something uses it, and in a plan gRPC too, which
+// a preview talks to the engine through; stack traces are off, and formatted by V8. Each case is a fresh Node
 // process, which records which of those modules something required and which Node compiled, that is loaded.
 import { expect } from "chai";
 import { spawnSync } from "child_process";
@@ -41,7 +42,7 @@ const everyFile = (state: { required: boolean; compiled: boolean }): Probe =>
 describe("runtime settings: the SDK modules the program never uses load only when used", function () {
   this.timeout(120000);
 
-  it("are TypeScript's compiler, the Automation API, the provider server, OpenTelemetry and normalize-package-data", () => {
+  it("are TypeScript's compiler, the Automation API, the provider server, OpenTelemetry, normalize-package-data, and gRPC with the SDK's generated clients", () => {
     const sdk = dirname(require.resolve("@pulumi/pulumi/package.json", { paths: [PROJECT_DIR] }));
     const modules = join(PROJECT_DIR, "node_modules");
     expect(
@@ -54,6 +55,17 @@ describe("runtime settings: the SDK modules the program never uses load only whe
       "provider/index.js",
       "@opentelemetry/api/build/src/index.js",
       "normalize-package-data/lib/normalize.js",
+      "@grpc/grpc-js/build/src/index.js",
+      "proto/resource_grpc_pb.js",
+      "proto/engine_grpc_pb.js",
+      "proto/callback_grpc_pb.js",
+    ]);
+    // A preview connects to the engine through gRPC; a plan never does.
+    expect(MODULES.filter((m) => m.previewUses).map((m) => basename(m.filename))).to.deep.equal([
+      "index.js",
+      "resource_grpc_pb.js",
+      "engine_grpc_pb.js",
+      "callback_grpc_pb.js",
     ]);
   });
 
@@ -65,18 +77,43 @@ require("./${BUILD_DIR}/scripts/plan.js");`);
     expect(last(lines)).to.deep.equal(everyFile({ required: true, compiled: false }));
   });
 
-  it("the program's entry point, as pulumi preview loads it, loads the SDK but none of them", () => {
+  it("the program's entry point, as pulumi preview loads it, loads the SDK and gRPC but none of the others", () => {
     const lines = run(`require("./${BUILD_DIR}/index.js");
 console.log(JSON.stringify(probe()));`);
-    expect(last(lines)).to.deep.equal(everyFile({ required: true, compiled: false }));
+    expect(last(lines)).to.deep.equal(
+      Object.fromEntries(MODULES.map((m) => [m.filename, { required: true, compiled: m.previewUses }])),
+    );
   });
 
-  it("each loads on first use and works, as the SDK uses it: the closure serializer, the Automation API, the provider server, the trace context, package.json normalization", () => {
+  it("each loads on first use and works, as the SDK uses it: the closure serializer, the Automation API, the provider server, the trace context, package.json normalization, the engine's gRPC services", () => {
     const lines = run(`require("./${BUILD_DIR}/runtimeSettings.js");
+require("./${BUILD_DIR}/planRuntimeSettings.js");
 const pulumi = require("@pulumi/pulumi");
 console.log(JSON.stringify(probe()));
+const sdkFile = (name) => require.resolve(name, { paths: [require.resolve("@pulumi/pulumi")] });
+/** A resource monitor and an engine on loopback, served with gRPC as the Pulumi CLI serves them. */
+function serveEngine() {
+  const grpc = require(sdkFile("@grpc/grpc-js"));
+  const { ResourceMonitorService } = require(sdkFile("@pulumi/pulumi/proto/resource_grpc_pb"));
+  const { EngineService } = require(sdkFile("@pulumi/pulumi/proto/engine_grpc_pb"));
+  const { SupportsFeatureResponse } = require(sdkFile("@pulumi/pulumi/proto/resource_pb"));
+  const { Empty } = require(sdkFile("google-protobuf/google/protobuf/empty_pb"));
+  const logged = [];
+  const transforms = [];
+  const server = new grpc.Server();
+  server.addService(ResourceMonitorService, {
+    supportsFeature: (call, done) => done(null, new SupportsFeatureResponse().setHassupport(call.request.getId() === "secrets")),
+    registerStackTransform: (call, done) => { transforms.push(call.request.getTarget()); done(null, new Empty()); },
+  });
+  server.addService(EngineService, {
+    log: (call, done) => { logged.push(call.request.getMessage()); done(null, new Empty()); },
+  });
+  return new Promise((resolve, reject) =>
+    server.bindAsync("127.0.0.1:0", grpc.ServerCredentials.createInsecure(), (err, port) =>
+      err ? reject(err) : resolve({ address: "127.0.0.1:" + port, logged, transforms, server })));
+}
 const offset = 41;
-pulumi.runtime.serializeFunction(function add(x) { return x + offset; }).then((serialized) => {
+pulumi.runtime.serializeFunction(function add(x) { return x + offset; }).then(async (serialized) => {
   const module = { exports: {} };
   new Function("module", "exports", "require", serialized.text)(module, module.exports, require);
   // As runtime/settings.js and runtime/closure/codePaths.js require them (a CommonJS default import).
@@ -84,19 +121,46 @@ pulumi.runtime.serializeFunction(function add(x) { return x + offset; }).then((s
   const normalize = ((mod) => (mod && mod.__esModule ? mod : { default: mod }))(require("normalize-package-data"));
   const pkg = { name: "cilium-cluster", version: "v0.1.0" };
   normalize.default(pkg);
+  // The SDK's own clients, as pulumi preview connects them: a feature query to the monitor, a log to the engine.
+  const engine = await serveEngine();
+  pulumi.runtime.resetOptions("project", "stack", -1, engine.address, engine.address, true, "");
+  const { SupportsFeatureRequest } = require(sdkFile("@pulumi/pulumi/proto/resource_pb"));
+  const secrets = await new Promise((resolve, reject) =>
+    pulumi.runtime.getMonitor().supportsFeature(new SupportsFeatureRequest().setId("secrets"), (err, response) =>
+      err ? reject(err) : resolve(response.getHassupport())));
+  await pulumi.log.info("through the engine");
+  // The SDK's callback server, which serves transforms to the engine: it checks its own address with a call
+  // before it registers a transform with the monitor.
+  const callbacks = pulumi.runtime.getCallbacks();
+  callbacks.registerStackTransform((args) => args);
+  await callbacks.awaitStackRegistrations();
+  callbacks.shutdown();
+  engine.server.forceShutdown();
   console.log(JSON.stringify([
     module.exports.handler(1),
     pulumi.automation.fullyQualifiedStackName("org", "project", "dev"),
     pulumi.provider.containsOutputs({ a: 1 }),
     typeof opentelemetry.propagation.inject,
     pkg.version,
+    secrets,
+    engine.logged,
+    engine.transforms.map((target) => /^127\\.0\\.0\\.1:\\d+$/.test(target)),
   ]));
   // Loaded now: each is the real module, an ES module as the settings said or not.
   console.log(JSON.stringify(files.map((f) => require(f).__esModule === true)));
   console.log(JSON.stringify(probe()));
 });`);
     expect(JSON.parse(lines[0])).to.deep.equal(everyFile({ required: true, compiled: false }));
-    expect(JSON.parse(lines[1])).to.deep.equal([42, "org/project/dev", false, "function", "0.1.0"]);
+    expect(JSON.parse(lines[1])).to.deep.equal([
+      42,
+      "org/project/dev",
+      false,
+      "function",
+      "0.1.0",
+      true,
+      ["through the engine"],
+      [true],
+    ]);
     expect(JSON.parse(lines[2])).to.deep.equal(MODULES.map((m) => m.esModule));
     expect(last(lines)).to.deep.equal(everyFile({ required: true, compiled: true }));
   });
