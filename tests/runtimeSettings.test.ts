@@ -26,11 +26,14 @@ const js = require.extensions[".js"];
 require.extensions[".js"] = (module, file) => { if (files.includes(file)) compiled.add(file); return js(module, file); };
 const probe = () => Object.fromEntries(files.map((f) => [f, { required: require.cache[f] !== undefined, compiled: compiled.has(f) }]));
 `;
+  // spawnSync blocks the event loop, so mocha's own timeout could not end a script that hangs.
   const child = spawnSync(process.execPath, ["-e", prelude + script], {
     cwd: PROJECT_DIR,
     encoding: "utf8",
     env: { ...process.env, ...env },
+    timeout: 90000,
   });
+  expect(child.signal, child.stderr).to.equal(null);
   expect(child.status, child.stderr).to.equal(0);
   return child.stdout.trim().split("\n");
 }
@@ -92,7 +95,7 @@ const pulumi = require("@pulumi/pulumi");
 console.log(JSON.stringify(probe()));
 const sdkFile = (name) => require.resolve(name, { paths: [require.resolve("@pulumi/pulumi")] });
 /** A resource monitor and an engine on loopback, served with gRPC as the Pulumi CLI serves them. */
-function serveEngine() {
+function serveEngine(address) {
   const grpc = require(sdkFile("@grpc/grpc-js"));
   const { ResourceMonitorService } = require(sdkFile("@pulumi/pulumi/proto/resource_grpc_pb"));
   const { EngineService } = require(sdkFile("@pulumi/pulumi/proto/engine_grpc_pb"));
@@ -109,9 +112,16 @@ function serveEngine() {
     log: (call, done) => { logged.push(call.request.getMessage()); done(null, new Empty()); },
   });
   return new Promise((resolve, reject) =>
-    server.bindAsync("127.0.0.1:0", grpc.ServerCredentials.createInsecure(), (err, port) =>
-      err ? reject(err) : resolve({ address: "127.0.0.1:" + port, logged, transforms, server })));
+    server.bindAsync(address, grpc.ServerCredentials.createInsecure(), (err) =>
+      err ? reject(err) : resolve({ logged, transforms, server })));
 }
+/** A free port on loopback, for the engine's address before anything serves it. */
+const freePort = () => new Promise((resolve) => {
+  const server = require("net").createServer().listen(0, "127.0.0.1", () => {
+    const { port } = server.address();
+    server.close(() => resolve(port));
+  });
+});
 const offset = 41;
 pulumi.runtime.serializeFunction(function add(x) { return x + offset; }).then(async (serialized) => {
   const module = { exports: {} };
@@ -121,9 +131,15 @@ pulumi.runtime.serializeFunction(function add(x) { return x + offset; }).then(as
   const normalize = ((mod) => (mod && mod.__esModule ? mod : { default: mod }))(require("normalize-package-data"));
   const pkg = { name: "cilium-cluster", version: "v0.1.0" };
   normalize.default(pkg);
-  // The SDK's own clients, as pulumi preview connects them: a feature query to the monitor, a log to the engine.
-  const engine = await serveEngine();
-  pulumi.runtime.resetOptions("project", "stack", -1, engine.address, engine.address, true, "");
+  // The SDK's own clients, as pulumi preview connects them, which load gRPC and their stubs as the SDK builds
+  // them; then a feature query to the monitor and a log to the engine.
+  const address = "127.0.0.1:" + (await freePort());
+  pulumi.runtime.resetOptions("project", "stack", -1, address, address, true, "");
+  pulumi.runtime.getMonitor();
+  pulumi.runtime.getEngine();
+  const loadedBySdk = ["@grpc/grpc-js", "@pulumi/pulumi/proto/resource_grpc_pb", "@pulumi/pulumi/proto/engine_grpc_pb"].map(
+    (name) => compiled.has(sdkFile(name)));
+  const engine = await serveEngine(address);
   const { SupportsFeatureRequest } = require(sdkFile("@pulumi/pulumi/proto/resource_pb"));
   const secrets = await new Promise((resolve, reject) =>
     pulumi.runtime.getMonitor().supportsFeature(new SupportsFeatureRequest().setId("secrets"), (err, response) =>
@@ -142,6 +158,7 @@ pulumi.runtime.serializeFunction(function add(x) { return x + offset; }).then(as
     pulumi.provider.containsOutputs({ a: 1 }),
     typeof opentelemetry.propagation.inject,
     pkg.version,
+    loadedBySdk,
     secrets,
     engine.logged,
     engine.transforms.map((target) => /^127\\.0\\.0\\.1:\\d+$/.test(target)),
@@ -157,12 +174,52 @@ pulumi.runtime.serializeFunction(function add(x) { return x + offset; }).then(as
       false,
       "function",
       "0.1.0",
+      [true, true, true],
       true,
       ["through the engine"],
       [true],
     ]);
     expect(JSON.parse(lines[2])).to.deep.equal(MODULES.map((m) => m.esModule));
     expect(last(lines)).to.deep.equal(everyFile({ required: true, compiled: true }));
+  });
+});
+
+describe("runtime settings: a plan's failures, without gRPC loaded", function () {
+  this.timeout(120000);
+
+  it("a registration the mocks refuse fails with its message and a refused invoke rejects, the SDK loading gRPC for the error's code", () => {
+    const lines = run(`require("./${BUILD_DIR}/runtimeSettings.js");
+require("./${BUILD_DIR}/planRuntimeSettings.js");
+const pulumi = require("@pulumi/pulumi");
+const sdkFile = (name) => require.resolve(name, { paths: [require.resolve("@pulumi/pulumi")] });
+const mocks = {
+  newResource: (args) => {
+    if (args.type === "test:index:Thing") throw new Error("refused " + args.name);
+    return { id: args.name, state: args.inputs };
+  },
+  call: (args) => { throw new Error("no answer for " + args.token); },
+};
+pulumi.runtime.setMocks(mocks, "project", "stack", true).then(async () => {
+  const failures = [];
+  await pulumi.runtime.runInPulumiStack(async () => {
+    // The SDK rejects a refused invoke with an empty message, with or without these settings.
+    await pulumi.runtime.invoke("test:index:lookup", {}).then(() => failures.push("invoke answered"), (err) => failures.push("invoke: " + (err instanceof Error)));
+    const thing = new pulumi.CustomResource("test:index:Thing", "thing", {});
+    await thing.urn.promise().catch((err) => failures.push(err.message));
+    return {};
+  }).catch((err) => failures.push(err.message));
+  console.log(JSON.stringify(failures));
+  console.log(JSON.stringify(["@grpc/grpc-js", "@pulumi/pulumi/proto/resource_grpc_pb"].map((name) => compiled.has(sdkFile(name)))));
+  // The refused resource leaves promises of the SDK's pending, which its leak check at exit reports.
+  process.on("exit", () => (process.exitCode = 0));
+});`);
+    const failures = JSON.parse(lines[lines.length - 2]) as string[];
+    expect(failures).to.deep.equal([
+      "invoke: true",
+      "failed to register new resource thing [test:index:Thing]: refused thing",
+    ]);
+    // gRPC for its status codes, on the error's path; the engine's clients never.
+    expect(JSON.parse(lines[lines.length - 1])).to.deep.equal([true, false]);
   });
 });
 
