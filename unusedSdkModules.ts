@@ -1,8 +1,9 @@
 /**
  * What `@pulumi/pulumi` loads as it loads and a plan never uses. Neither do `pulumi preview` and `pulumi up`,
- * but for OpenTelemetry, which Pulumi's Node.js runner has loaded before the program anyway, and gRPC, which
- * they talk to the Pulumi engine through (`previewUses`), while a plan talks to the SDK's mock monitor in its
- * own process. runtimeSettings.ts has each that no preview uses load on first use (loadOnFirstUse.ts), and
+ * but for OpenTelemetry and semver, which Pulumi's Node.js runner has loaded before the program anyway, and
+ * gRPC, which they talk to the Pulumi engine through (`previewUses`), while a plan talks to the SDK's mock
+ * monitor in its own process and loads it only on an error's path (for its status codes) or for transforms
+ * and hooks, which the program has none of. runtimeSettings.ts has each that no preview uses load on first use (loadOnFirstUse.ts), and
  * planRuntimeSettings.ts the rest, for the plan, so that a run pays nothing for them and anything that does
  * use one still works; tests/runtimeSettings.test.ts checks both.
  */
@@ -67,6 +68,16 @@ export function unusedSdkModules(): UnusedModule[] {
       filename: resolvedFrom(sdk, "normalize-package-data"),
       esModule: false,
       callable: true,
+      previewUses: false,
+    },
+    {
+      what:
+        "semver, which runtime/rpc.js compares the versions of registered resource modules with (the program " +
+        "imports each class from its own module, so registers none) and the closure serializer TypeScript's " +
+        "with; Pulumi's runner has loaded it before a preview anyway",
+      filename: resolvedFrom(sdk, "semver"),
+      esModule: false,
+      readByName: true,
       previewUses: false,
     },
     {

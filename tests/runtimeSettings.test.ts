@@ -45,7 +45,7 @@ const everyFile = (state: { required: boolean; compiled: boolean }): Probe =>
 describe("runtime settings: the SDK modules the program never uses load only when used", function () {
   this.timeout(120000);
 
-  it("are TypeScript's compiler, the Automation API, the provider server, OpenTelemetry, normalize-package-data, and gRPC with the SDK's generated clients", () => {
+  it("are TypeScript's compiler, the Automation API, the provider server, OpenTelemetry, normalize-package-data, semver, and gRPC with the SDK's generated clients", () => {
     const sdk = dirname(require.resolve("@pulumi/pulumi/package.json", { paths: [PROJECT_DIR] }));
     const modules = join(PROJECT_DIR, "node_modules");
     expect(
@@ -58,6 +58,7 @@ describe("runtime settings: the SDK modules the program never uses load only whe
       "provider/index.js",
       "@opentelemetry/api/build/src/index.js",
       "normalize-package-data/lib/normalize.js",
+      "semver/index.js",
       "@grpc/grpc-js/build/src/index.js",
       "proto/resource_grpc_pb.js",
       "proto/engine_grpc_pb.js",
@@ -88,7 +89,7 @@ console.log(JSON.stringify(probe()));`);
     );
   });
 
-  it("each loads on first use and works, as the SDK uses it: the closure serializer, the Automation API, the provider server, the trace context, package.json normalization, the engine's gRPC services", () => {
+  it("each loads on first use and works, as the SDK uses it: the closure serializer, the Automation API, the provider server, the trace context, package.json normalization, resource module versions, the engine's gRPC services", () => {
     const lines = run(`require("./${BUILD_DIR}/runtimeSettings.js");
 require("./${BUILD_DIR}/planRuntimeSettings.js");
 const pulumi = require("@pulumi/pulumi");
@@ -131,6 +132,10 @@ pulumi.runtime.serializeFunction(function add(x) { return x + offset; }).then(as
   const normalize = ((mod) => (mod && mod.__esModule ? mod : { default: mod }))(require("normalize-package-data"));
   const pkg = { name: "cilium-cluster", version: "v0.1.0" };
   normalize.default(pkg);
+  // Resource modules registered at two versions: the SDK picks the newer by semver (1.10.0 after 1.2.3).
+  pulumi.runtime.registerResourceModule("test", "index", { version: "1.2.3", construct: () => "1.2.3" });
+  pulumi.runtime.registerResourceModule("test", "index", { version: "1.10.0", construct: () => "1.10.0" });
+  const newest = pulumi.runtime.getResourceModule("test", "index", undefined).construct();
   // The SDK's own clients, as pulumi preview connects them, which load gRPC and their stubs as the SDK builds
   // them; then a feature query to the monitor and a log to the engine.
   const address = "127.0.0.1:" + (await freePort());
@@ -158,6 +163,7 @@ pulumi.runtime.serializeFunction(function add(x) { return x + offset; }).then(as
     pulumi.provider.containsOutputs({ a: 1 }),
     typeof opentelemetry.propagation.inject,
     pkg.version,
+    newest,
     loadedBySdk,
     secrets,
     engine.logged,
@@ -174,6 +180,7 @@ pulumi.runtime.serializeFunction(function add(x) { return x + offset; }).then(as
       false,
       "function",
       "0.1.0",
+      "1.10.0",
       [true, true, true],
       true,
       ["through the engine"],
