@@ -18,9 +18,10 @@ export interface StandInShape {
   /** The module's exports are a function (`module.exports = fn`): the stand-in can be called. */
   callable?: boolean;
   /**
-   * Its importers only read its exports by name (`resrpc.ResourceMonitorClient`): until it loads, the
-   * stand-in answers `__esModule` yes, so that `__importStar` takes the stand-in as it is rather than copy
-   * every export, which would load the module. Only `.default`, which such importers never read, differs.
+   * A CommonJS module whose importers read its exports by name (`resrpc.ResourceMonitorClient`): until it
+   * loads, the stand-in answers `__esModule` yes, so that `__importStar` takes the stand-in as it is rather
+   * than copy every export, which would load the module. Its `default` is the module itself, as
+   * `__importStar` and `__importDefault` give a CommonJS module to an importer that takes it as a default.
    */
   readByName?: boolean;
 }
@@ -42,8 +43,11 @@ export function loadOnFirstUse(
   // An arrow function has no own `prototype`, which a proxy would have to report as the target's.
   const target = callable ? () => undefined : {};
   const exports = new Proxy(target, {
-    get: (_, key) =>
-      key === "__esModule" && loaded === undefined ? esModule || readByName || undefined : Reflect.get(real(), key),
+    get: (_, key) => {
+      if (key === "__esModule" && loaded === undefined) return esModule || readByName || undefined;
+      if (key === "default" && readByName && !Reflect.has(real(), "default")) return real();
+      return Reflect.get(real(), key);
+    },
     apply: (_, self, args) => Reflect.apply(real() as (...a: unknown[]) => unknown, self, args),
     has: (_, key) => Reflect.has(real(), key),
     ownKeys: () => Reflect.ownKeys(real()),

@@ -72,9 +72,10 @@ export function unusedSdkModules(): UnusedModule[] {
     },
     {
       what:
-        "semver, which runtime/rpc.js compares the versions of registered resource modules with (the program " +
-        "imports each class from its own module, so registers none) and the closure serializer TypeScript's " +
-        "with; Pulumi's runner has loaded it before a preview anyway",
+        "semver, which runtime/rpc.js compares the versions of registered resource modules and of resource " +
+        "references it deserializes with (the program imports each class from its own module, so registers " +
+        "none, and passes no resource as an input), and the closure serializer TypeScript's with; Pulumi's " +
+        "runner has loaded it before a preview anyway",
       filename: resolvedFrom(sdk, "semver"),
       esModule: false,
       readByName: true,

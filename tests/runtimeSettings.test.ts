@@ -95,6 +95,8 @@ require("./${BUILD_DIR}/planRuntimeSettings.js");
 const pulumi = require("@pulumi/pulumi");
 console.log(JSON.stringify(probe()));
 const sdkFile = (name) => require.resolve(name, { paths: [require.resolve("@pulumi/pulumi")] });
+// semver as a default import takes it (\`__importDefault\`, as typescript-estree imports the same file).
+const semverDefault = ((mod) => (mod && mod.__esModule ? mod : { default: mod }))(require(sdkFile("semver"))).default;
 /** A resource monitor and an engine on loopback, served with gRPC as the Pulumi CLI serves them. */
 function serveEngine(address) {
   const grpc = require(sdkFile("@grpc/grpc-js"));
@@ -136,6 +138,7 @@ pulumi.runtime.serializeFunction(function add(x) { return x + offset; }).then(as
   pulumi.runtime.registerResourceModule("test", "index", { version: "1.2.3", construct: () => "1.2.3" });
   pulumi.runtime.registerResourceModule("test", "index", { version: "1.10.0", construct: () => "1.10.0" });
   const newest = pulumi.runtime.getResourceModule("test", "index", undefined).construct();
+  const atOne = pulumi.runtime.getResourceModule("test", "index", "1.0.0").construct();
   // The SDK's own clients, as pulumi preview connects them, which load gRPC and their stubs as the SDK builds
   // them; then a feature query to the monitor and a log to the engine.
   const address = "127.0.0.1:" + (await freePort());
@@ -164,6 +167,8 @@ pulumi.runtime.serializeFunction(function add(x) { return x + offset; }).then(as
     typeof opentelemetry.propagation.inject,
     pkg.version,
     newest,
+    atOne,
+    semverDefault.valid("v1.2.3"),
     loadedBySdk,
     secrets,
     engine.logged,
@@ -181,6 +186,8 @@ pulumi.runtime.serializeFunction(function add(x) { return x + offset; }).then(as
       "function",
       "0.1.0",
       "1.10.0",
+      "1.10.0",
+      "1.2.3",
       [true, true, true],
       true,
       ["through the engine"],
