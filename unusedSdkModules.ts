@@ -3,9 +3,9 @@
  * but for OpenTelemetry and semver, which Pulumi's Node.js runner has loaded before the program anyway, and
  * gRPC, which they talk to the Pulumi engine through (`previewUses`), while a plan talks to the SDK's mock
  * monitor in its own process and loads it only on an error's path (for its status codes) or for transforms
- * and hooks, which the program has none of. runtimeSettings.ts has each that no preview uses load on first use (loadOnFirstUse.ts), and
- * planRuntimeSettings.ts the rest, for the plan, so that a run pays nothing for them and anything that does
- * use one still works; tests/runtimeSettings.test.ts checks both.
+ * and hooks, which the program has none of. runtimeSettings.ts has each that no preview uses load on first
+ * use (loadOnFirstUse.ts), and planRuntimeSettings.ts the rest, for the plan, so that a run pays nothing for
+ * them and anything that does use one still works; tests/runtimeSettings.test.ts checks both.
  */
 import { existsSync } from "fs";
 import { dirname, join } from "path";
