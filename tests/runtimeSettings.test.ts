@@ -95,7 +95,7 @@ require("./${BUILD_DIR}/planRuntimeSettings.js");
 const pulumi = require("@pulumi/pulumi");
 console.log(JSON.stringify(probe()));
 const sdkFile = (name) => require.resolve(name, { paths: [require.resolve("@pulumi/pulumi")] });
-// semver as a default import takes it (\`__importDefault\`, as typescript-estree imports the same file).
+// semver taken as a default import (\`__importDefault\`), as typescript-estree takes the same file.
 const semverDefault = ((mod) => (mod && mod.__esModule ? mod : { default: mod }))(require(sdkFile("semver"))).default;
 /** A resource monitor and an engine on loopback, served with gRPC as the Pulumi CLI serves them. */
 function serveEngine(address) {
