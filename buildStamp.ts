@@ -20,6 +20,7 @@ export const COMPILED_ROOTS = [
   "buildGuard.ts",
   "runtimeSettings.ts",
   "planRuntimeSettings.ts",
+  "nodeArgs.ts",
   "loadOnFirstUse.ts",
   "unusedSdkModules.ts",
   "buildStamp.ts",

@@ -13,11 +13,11 @@ import { PROJECT_DIR } from "./examples";
 import { Plan, PlannedResource, runPlan } from "./run";
 import { secretPaths, secretsMessage } from "./secrets";
 import {
-  loadStackConfig,
   projectDefaults,
   removePath,
   setJsonPath,
   setPath,
+  stackConfigOver,
   StackConfig,
   UsageError,
 } from "./stackConfig";
@@ -274,9 +274,8 @@ function checkOutRoot(dir: string): void {
 }
 
 function prepare(source: StackSource, options: Options, several: boolean): StackRun {
-  const projectFile = join(PROJECT_DIR, "Pulumi.yaml");
-  const stored = loadStackConfig(projectFile, source.file);
-  const defaults = projectDefaults(projectFile);
+  const defaults = projectDefaults(join(PROJECT_DIR, "Pulumi.yaml"));
+  const stored = stackConfigOver(defaults, source.file);
   // A `secure:` value the offline plan cannot decrypt may be stood in for by an edit of the same path.
   const secrets = secretPaths(stored);
   const config = applyEdits(

@@ -33,7 +33,12 @@ const fullKey = (key: string): string => (key.includes(":") ? key : `${PROJECT}:
 
 /** Merges Pulumi.yaml's project defaults under a stack file's `config:` values. */
 export function loadStackConfig(projectFile: string, stackFile: string): StackConfig {
-  const config = projectDefaults(projectFile);
+  return stackConfigOver(projectDefaults(projectFile), stackFile);
+}
+
+/** A stack file's `config:` values over the project's defaults (projectDefaults), which stay as they are. */
+export function stackConfigOver(defaults: StackConfig, stackFile: string): StackConfig {
+  const config = structuredClone(defaults);
   const stack = readYaml(stackFile);
   const values = stack.config ?? {};
   if (typeof values !== "object" || Array.isArray(values))

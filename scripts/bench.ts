@@ -14,6 +14,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "fs";
 import { cpus, loadavg, tmpdir } from "os";
 import { join, resolve } from "path";
 import { BUILD_DIR } from "../buildStamp";
+import { NODE_ARGS } from "../nodeArgs";
 import { PROJECT_DIR } from "../plan/examples";
 import { build } from "./compile";
 import { LARGE, TargetResult } from "./benchTarget";
@@ -21,8 +22,15 @@ import { LARGE, TargetResult } from "./benchTarget";
 type Scenario = "floor" | "registration" | "dev" | "large" | "preview" | "examples";
 type Round = Record<Scenario, TargetResult> & { baseline?: TargetResult };
 
+/**
+ * One scenario in a fresh Node process, started as its entry point starts Node: a plan as `npm run plan`
+ * does and the preview as Pulumi.yaml has the CLI do (nodeArgs.ts); the floor and another checkout's
+ * build (`--baseline`) without options, as Node started before those options existed.
+ */
 function measure(scenario: Scenario, argument: string, root = PROJECT_DIR): TargetResult {
-  const child = spawnSync(process.execPath, [join(root, BUILD_DIR, "scripts", "benchTarget.js"), scenario, argument], {
+  const options = scenario === "floor" || root !== PROJECT_DIR ? [] : NODE_ARGS;
+  const target = join(root, BUILD_DIR, "scripts", "benchTarget.js");
+  const child = spawnSync(process.execPath, [...options, target, scenario, argument], {
     cwd: root,
     encoding: "utf8",
     maxBuffer: 64 * 1024 * 1024,

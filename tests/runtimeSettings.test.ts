@@ -81,6 +81,16 @@ require("./${BUILD_DIR}/scripts/plan.js");`);
     expect(last(lines)).to.deep.equal(everyFile({ required: true, compiled: false }));
   });
 
+  it("a plan opens no connection, and loads none of Node's http, https and tls", () => {
+    const lines =
+      run(`const network = () => ["http", "https", "tls"].filter((m) => process.moduleLoadList.includes("NativeModule " + m));
+process.on("exit", () => process.stdout.write("\\n" + JSON.stringify(network())));
+process.argv.push("plan.js");
+require("./${BUILD_DIR}/scripts/plan.js");`);
+    expect(lines.join("\n")).to.match(/^Resources: \d+ to create$/m);
+    expect(JSON.parse(lines[lines.length - 1])).to.deep.equal([]);
+  });
+
   it("the program's entry point, as pulumi preview loads it, loads the SDK and gRPC but none of the others", () => {
     const lines = run(`require("./${BUILD_DIR}/index.js");
 console.log(JSON.stringify(probe()));`);

@@ -8,8 +8,6 @@
  * load balancer's addresses (an internal load balancer seen from outside the VPC), instead of waiting out
  * the whole timeout.
  */
-import { get as httpGet } from "http";
-import { get as httpsGet } from "https";
 import { waitUntil } from "../poll";
 
 /** The API as the machine running `pulumi up` reaches it. */
@@ -67,10 +65,12 @@ export function attemptOutcome(errorCode: string | undefined): "answered" | "sil
   return errorCode !== undefined && silent.includes(errorCode) ? "silent" : "answered";
 }
 
-function get(url: string, attemptSeconds: number, ca?: string): Promise<Answer> {
+async function get(url: string, attemptSeconds: number, ca?: string): Promise<Answer> {
+  // http and https (with net and tls) load on the first wait: a plan or a preview never waits.
+  const { get: httpGet } = url.startsWith("http:") ? await import("http") : await import("https");
   return new Promise<Answer>((resolve) => {
     const options = { ca, timeout: attemptSeconds * 1000 };
-    const request = (url.startsWith("http:") ? httpGet : httpsGet)(url, options, (res) => {
+    const request = httpGet(url, options, (res) => {
       let body = "";
       res.on("data", (chunk) => (body += chunk));
       res.on("end", () => resolve({ status: res.statusCode, body }));

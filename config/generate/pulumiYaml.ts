@@ -1,5 +1,6 @@
 /** Renders Pulumi.yaml, whose `config:` block declares every project key from the schema. */
 import { stringify } from "yaml";
+import { NODE_ARGS } from "../../nodeArgs";
 import { PROJECT } from "../read";
 import { CONFIG_TREE } from "../schema";
 import type { AnyField } from "../schemaTypes";
@@ -21,8 +22,9 @@ export function renderPulumiYaml(): string {
     name: PROJECT,
     description: "A kOps-style self-managed Kubernetes cluster on AWS with Cilium as the CNI",
     // The CLI runs the compiled program, package.json's `main` (`npm run build`), never TypeScript: no
-    // ts-node, no type-check. Without a `main` here, the program directory stays the project's own.
-    runtime: { name: "nodejs", options: { typescript: false } },
+    // ts-node, no type-check. Without a `main` here, the program directory stays the project's own. Node
+    // starts with the options the plan starts with (nodeArgs.ts).
+    runtime: { name: "nodejs", options: { typescript: false, nodeargs: NODE_ARGS.join(" ") } },
     config: Object.fromEntries(Object.entries(CONFIG_TREE).map(([key, field]) => [key, declaration(field)])),
   };
   const header = "# Generated from config/schema.ts by `npm run generate`; edit the schema, not this file.\n";

@@ -1,0 +1,43 @@
+// The options Node starts with (nodeArgs.ts): the same for `pulumi preview` and `pulumi up` (Pulumi.yaml's
+// nodeargs) as for `npm run plan`, and what they do: V8's pool of background threads sized from the cores.
+import { expect } from "chai";
+import { spawnSync } from "child_process";
+import { readFileSync } from "fs";
+import { availableParallelism } from "os";
+import { join } from "path";
+import { parse } from "yaml";
+import { BUILD_DIR } from "../buildStamp";
+import { NODE_ARGS } from "../nodeArgs";
+import { PROJECT_DIR } from "../plan/examples";
+
+const read = (file: string) => readFileSync(join(PROJECT_DIR, file), "utf8");
+
+/** The threads of a Node process started with `options`, once V8's pool has started. */
+function threads(options: readonly string[]): number {
+  const child = spawnSync(
+    process.execPath,
+    [...options, "-e", "setTimeout(() => console.log(require('fs').readdirSync('/proc/self/task').length), 200)"],
+    { encoding: "utf8" },
+  );
+  expect(child.status, child.stderr).to.equal(0);
+  return Number(child.stdout.trim());
+}
+
+describe("the options Node starts with", function () {
+  this.timeout(30000);
+
+  it("are Pulumi.yaml's nodeargs, which pulumi preview and pulumi up start Node with", () => {
+    const project = parse(read("Pulumi.yaml")) as { runtime: { options: { nodeargs?: string } } };
+    expect(project.runtime.options.nodeargs).to.equal(NODE_ARGS.join(" "));
+  });
+
+  it("are npm run plan's", () => {
+    const { scripts } = JSON.parse(read("package.json")) as { scripts: Record<string, string> };
+    expect(scripts.plan).to.equal(["node", ...NODE_ARGS, `${BUILD_DIR}/scripts/plan.js`].join(" "));
+  });
+
+  it("size V8's background threads from the cores: one fewer than them, at least one, instead of four", () => {
+    const workers = Math.max(availableParallelism() - 1, 1);
+    expect(threads(NODE_ARGS) - threads(["--v8-pool-size=4"])).to.equal(workers - 4);
+  });
+});
