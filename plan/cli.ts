@@ -273,8 +273,8 @@ function checkOutRoot(dir: string): void {
   }
 }
 
-function prepare(source: StackSource, options: Options, several: boolean): StackRun {
-  const defaults = projectDefaults(join(PROJECT_DIR, "Pulumi.yaml"));
+/** `defaults`: Pulumi.yaml's config defaults (projectDefaults), read once for every stack planned. */
+function prepare(source: StackSource, options: Options, several: boolean, defaults: StackConfig): StackRun {
   const stored = stackConfigOver(defaults, source.file);
   // A `secure:` value the offline plan cannot decrypt may be stood in for by an edit of the same path.
   const secrets = secretPaths(stored);
@@ -351,7 +351,8 @@ export async function main(argv: readonly string[], io: Io): Promise<number> {
     if (several && options.out) checkOutRoot(resolve(options.out));
     if (several && options.against && !existsSync(resolve(options.against)))
       throw new UsageError(`--against ${options.against}: no such directory`);
-    runs = options.stacks.map((source) => prepare(source, options, several));
+    const defaults = projectDefaults(join(PROJECT_DIR, "Pulumi.yaml"));
+    runs = options.stacks.map((source) => prepare(source, options, several, defaults));
   } catch (err) {
     if (!(err instanceof UsageError)) throw err;
     io.err(`plan: ${err.message}\n${USAGE}\n`);

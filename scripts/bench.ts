@@ -10,7 +10,7 @@
  * it. `--quick` does one round (CI: it must finish and print every figure; speed is never asserted).
  */
 import { spawnSync } from "child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "fs";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "fs";
 import { cpus, loadavg, tmpdir } from "os";
 import { join, resolve } from "path";
 import { BUILD_DIR } from "../buildStamp";
@@ -22,13 +22,31 @@ import { LARGE, TargetResult } from "./benchTarget";
 type Scenario = "floor" | "registration" | "dev" | "large" | "preview" | "examples";
 type Round = Record<Scenario, TargetResult> & { baseline?: TargetResult };
 
+const buildNodeArgs = new Map<string, readonly string[]>();
+
+/** The Node options of the build in `root` (its bin/nodeArgs.js): none for a build from before they existed. */
+function nodeArgsOf(root: string): readonly string[] {
+  const file = join(root, BUILD_DIR, "nodeArgs.js");
+  if (!buildNodeArgs.has(root)) {
+    let options: readonly string[] = [];
+    if (existsSync(file)) {
+      const script = `JSON.stringify(require(${JSON.stringify(file)}).NODE_ARGS)`;
+      const child = spawnSync(process.execPath, ["-p", script], { encoding: "utf8" });
+      if (child.status !== 0) throw new Error(`reading ${file} failed: ${child.stderr}`);
+      options = JSON.parse(child.stdout) as string[];
+    }
+    buildNodeArgs.set(root, options);
+  }
+  return buildNodeArgs.get(root)!;
+}
+
 /**
  * One scenario in a fresh Node process, started as its entry point starts Node: a plan as `npm run plan`
- * does and the preview as Pulumi.yaml has the CLI do (nodeArgs.ts); the floor and another checkout's
- * build (`--baseline`) without options, as Node started before those options existed.
+ * does and the preview as Pulumi.yaml has the CLI do (nodeArgs.ts); the floor without options, as Node
+ * started before those options existed, and another checkout's build (`--baseline`) with its own.
  */
 function measure(scenario: Scenario, argument: string, root = PROJECT_DIR): TargetResult {
-  const options = scenario === "floor" || root !== PROJECT_DIR ? [] : NODE_ARGS;
+  const options = root !== PROJECT_DIR ? nodeArgsOf(root) : scenario === "floor" ? [] : NODE_ARGS;
   const target = join(root, BUILD_DIR, "scripts", "benchTarget.js");
   const child = spawnSync(process.execPath, [...options, target, scenario, argument], {
     cwd: root,

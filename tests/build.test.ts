@@ -19,6 +19,7 @@ import { tmpdir } from "os";
 import { join, relative } from "path";
 import { parse } from "yaml";
 import { BUILD_DIR, BUILD_INPUTS, COMPILED_ROOTS, differences, STAMP_FILE, staleBuild, stampOf } from "../buildStamp";
+import { NODE_ARGS } from "../nodeArgs";
 import { GOLDEN_DIR, PROJECT_DIR } from "../plan/examples";
 import { build } from "../scripts/compile";
 
@@ -37,9 +38,12 @@ describe("the compiled program (npm run build)", function () {
   after(() => rmSync(scratch, { recursive: true, force: true }));
 
   it("is what Pulumi.yaml runs: bin/index.js, with the nodejs runtime's TypeScript support off", () => {
-    const project = parse(read("Pulumi.yaml")) as { runtime: { options: Record<string, unknown> }; main?: string };
-    expect(project.runtime).to.deep.include({ name: "nodejs" });
-    expect(project.runtime.options.typescript).to.equal(false);
+    const project = parse(read("Pulumi.yaml")) as { runtime: unknown; main?: string };
+    // Node's options: tests/nodeArgs.test.ts.
+    expect(project.runtime).to.deep.equal({
+      name: "nodejs",
+      options: { typescript: false, nodeargs: NODE_ARGS.join(" ") },
+    });
     // With no `main` in Pulumi.yaml, the runtime loads package.json's `main`: the compiled index.ts.
     expect(project.main).to.equal(undefined);
     const main = (JSON.parse(read("package.json")) as { main: string }).main;

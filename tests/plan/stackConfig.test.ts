@@ -6,9 +6,11 @@ import { join } from "path";
 import {
   loadStackConfig,
   parseConfigPath,
+  projectDefaults,
   removePath,
   setJsonPath,
   setPath,
+  stackConfigOver,
   toRuntimeConfig,
   UsageError,
 } from "../../plan/stackConfig";
@@ -50,6 +52,20 @@ describe("stack config", () => {
       "cilium-cluster:topology": "private",
       "cilium-cluster:network": { cidr: "10.0.0.0/16" },
     });
+  });
+
+  it("reads Pulumi.yaml's defaults once for several stacks, each stack's config a copy of them", () => {
+    const dir = mkdtempSync(join(tmpdir(), "stack-"));
+    writeFileSync(
+      join(dir, "Pulumi.yaml"),
+      "name: p\nconfig:\n  network:\n    type: object\n    default:\n      cidr: 10.0.0.0/16\n",
+    );
+    writeFileSync(join(dir, "Pulumi.a.yaml"), "config:\n  cilium-cluster:topology: public\n");
+    const defaults = projectDefaults(join(dir, "Pulumi.yaml"));
+    const a = stackConfigOver(defaults, join(dir, "Pulumi.a.yaml"));
+    setPath(a, "network.cidr", "10.1.0.0/16");
+    expect(a).to.deep.equal({ "cilium-cluster:network": { cidr: "10.1.0.0/16" }, "cilium-cluster:topology": "public" });
+    expect(defaults).to.deep.equal({ "cilium-cluster:network": { cidr: "10.0.0.0/16" } });
   });
 
   it("sets JSON values as typed, at any depth", () => {
