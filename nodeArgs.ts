@@ -6,9 +6,9 @@
  *
  * `--v8-pool-size=1`: one background thread for V8's concurrent compilation and garbage collection, instead
  * of Node's fixed four. On a two-core machine, as this project's machines and private repositories' GitHub
- * runners are, four threads contend with the main thread: one takes about a tenth off a plan's CPU and wall
- * time alike (docs/development.md). A plan's heap stays small (under 200 MiB for the large stack), so one
- * helper is enough on any machine, and in a preview it leaves the other cores to the Pulumi engine and the
- * AWS provider.
+ * runners are, four threads contend with the main thread: with one, a plan takes about a tenth less CPU and
+ * wall time alike (measured on two cores, docs/development.md). The program's memory stays small (a peak
+ * of 160 MiB resident for the large stack's plan), so one helper keeps up with its garbage, and in a preview
+ * the other cores are left to the Pulumi engine and the AWS provider.
  */
 export const NODE_ARGS: readonly string[] = ["--v8-pool-size=1"];

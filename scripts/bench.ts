@@ -3,10 +3,11 @@
  * as a ratio to a floor measured in the same run (scripts/benchTarget.ts); the program under preview
  * settings as a ratio to the dev plan; what the SDK alone costs to register as many resources, as a ratio
  * to the dev plan; the warm cost per resource, fitted over the examples; and the
- * type-check time on its own. Every measured process is plain Node running bin/. Runs are paired: each
+ * type-check time on its own. Every measured process is Node running bin/, with the options its entry point
+ * starts Node with (nodeArgs.ts; the floor with none). Runs are paired: each
  * round runs every scenario once, and a ratio is the median of the rounds' ratios, so load that comes and
  * goes on a shared machine hits both sides of a ratio alike. `--baseline DIR` also plans the dev stack with
- * another checkout's build (DIR/bin, e.g. an earlier commit's) in every round, for the dev plan's ratio to
+ * another checkout's build (DIR/bin, e.g. an earlier commit's, with its own options) in every round, for the dev plan's ratio to
  * it. `--quick` does one round (CI: it must finish and print every figure; speed is never asserted).
  */
 import { spawnSync } from "child_process";
@@ -22,33 +23,27 @@ import { LARGE, TargetResult } from "./benchTarget";
 type Scenario = "floor" | "registration" | "dev" | "large" | "preview" | "examples";
 type Round = Record<Scenario, TargetResult> & { baseline?: TargetResult };
 
-const buildNodeArgs = new Map<string, readonly string[]>();
+/** Another checkout's build (`--baseline`) and the Node options it starts with. */
+interface Baseline {
+  root: string;
+  nodeArgs: readonly string[];
+}
 
-/** The Node options of the build in `root` (its bin/nodeArgs.js): none for a build from before they existed. */
-function nodeArgsOf(root: string): readonly string[] {
+/** The build in `root`, with its own Node options (its bin/nodeArgs.js), none if it is older than them. */
+async function baselineAt(root: string): Promise<Baseline> {
   const file = join(root, BUILD_DIR, "nodeArgs.js");
-  if (!buildNodeArgs.has(root)) {
-    let options: readonly string[] = [];
-    if (existsSync(file)) {
-      const script = `JSON.stringify(require(${JSON.stringify(file)}).NODE_ARGS)`;
-      const child = spawnSync(process.execPath, ["-p", script], { encoding: "utf8" });
-      if (child.status !== 0) throw new Error(`reading ${file} failed: ${child.stderr}`);
-      options = JSON.parse(child.stdout) as string[];
-    }
-    buildNodeArgs.set(root, options);
-  }
-  return buildNodeArgs.get(root)!;
+  const nodeArgs = existsSync(file) ? ((await import(file)) as { NODE_ARGS: readonly string[] }).NODE_ARGS : [];
+  return { root, nodeArgs };
 }
 
 /**
- * One scenario in a fresh Node process, started as its entry point starts Node: a plan as `npm run plan`
- * does and the preview as Pulumi.yaml has the CLI do (nodeArgs.ts); the floor without options, as Node
- * started before those options existed, and another checkout's build (`--baseline`) with its own.
+ * One scenario in a fresh Node process, started with `nodeArgs` as its entry point starts Node: a plan as
+ * `npm run plan` does and the preview as Pulumi.yaml has the CLI do (nodeArgs.ts); the floor with none, as
+ * Node started before those options existed.
  */
-function measure(scenario: Scenario, argument: string, root = PROJECT_DIR): TargetResult {
-  const options = root !== PROJECT_DIR ? nodeArgsOf(root) : scenario === "floor" ? [] : NODE_ARGS;
+function measure(scenario: Scenario, argument: string, nodeArgs: readonly string[], root = PROJECT_DIR): TargetResult {
   const target = join(root, BUILD_DIR, "scripts", "benchTarget.js");
-  const child = spawnSync(process.execPath, [...options, target, scenario, argument], {
+  const child = spawnSync(process.execPath, [...nodeArgs, target, scenario, argument], {
     cwd: root,
     encoding: "utf8",
     maxBuffer: 64 * 1024 * 1024,
@@ -92,18 +87,18 @@ function fit(points: { x: number; y: number }[]): { slope: number; r2: number } 
 }
 
 /** Every scenario once, each in a fresh process. */
-function round(modulesFile: string, baselineRoot: string | undefined): Round {
+function round(modulesFile: string, baseline: Baseline | undefined): Round {
   // The baseline's own target ignores the module list: it plans the dev stack.
-  const baseline = baselineRoot ? measure("dev", modulesFile, baselineRoot) : undefined;
-  const dev = measure("dev", modulesFile);
-  const preview = measure("preview", modulesFile);
-  const large = measure("large", modulesFile);
-  const examples = measure("examples", modulesFile);
+  const before = baseline ? measure("dev", modulesFile, baseline.nodeArgs, baseline.root) : undefined;
+  const dev = measure("dev", modulesFile, NODE_ARGS);
+  const preview = measure("preview", modulesFile, NODE_ARGS);
+  const large = measure("large", modulesFile, NODE_ARGS);
+  const examples = measure("examples", modulesFile, NODE_ARGS);
   // The floor loads every SDK module file the plans loaded: the SDK code a plan cannot avoid.
   writeFileSync(modulesFile, JSON.stringify([...new Set([...dev.sdkModules, ...large.sdkModules])]));
-  const floor = measure("floor", modulesFile);
-  const registration = measure("registration", String(dev.resources));
-  return { floor, registration, dev, large, preview, examples, ...(baseline ? { baseline } : {}) };
+  const floor = measure("floor", modulesFile, []);
+  const registration = measure("registration", String(dev.resources), NODE_ARGS);
+  return { floor, registration, dev, large, preview, examples, ...(before ? { baseline: before } : {}) };
 }
 
 function report(rounds: Round[], typeCheck: number, loadBefore: number): void {
@@ -197,15 +192,15 @@ function report(rounds: Round[], typeCheck: number, loadBefore: number): void {
 async function main(argv: string[]): Promise<void> {
   const quick = argv.includes("--quick");
   const at = argv.indexOf("--baseline");
-  const baselineRoot = at >= 0 && argv[at + 1] ? resolve(argv[at + 1]) : undefined;
-  if (at >= 0 && !baselineRoot) throw new Error("--baseline takes a checkout's directory, built (npm run build)");
+  if (at >= 0 && !argv[at + 1]) throw new Error("--baseline takes a checkout's directory, built (npm run build)");
+  const baseline = at >= 0 ? await baselineAt(resolve(argv[at + 1])) : undefined;
   const count = quick ? 1 : Number(process.env.BENCH_RUNS ?? 7);
   await build(PROJECT_DIR);
   const loadBefore = loadavg()[0];
   const scratch = mkdtempSync(join(tmpdir(), "bench-"));
   const rounds: Round[] = [];
   try {
-    for (let i = 0; i < count; i++) rounds.push(round(join(scratch, "sdk-modules.json"), baselineRoot));
+    for (let i = 0; i < count; i++) rounds.push(round(join(scratch, "sdk-modules.json"), baseline));
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }

@@ -39,7 +39,6 @@ describe("the compiled program (npm run build)", function () {
 
   it("is what Pulumi.yaml runs: bin/index.js, with the nodejs runtime's TypeScript support off", () => {
     const project = parse(read("Pulumi.yaml")) as { runtime: unknown; main?: string };
-    // Node's options: tests/nodeArgs.test.ts.
     expect(project.runtime).to.deep.equal({
       name: "nodejs",
       options: { typescript: false, nodeargs: NODE_ARGS.join(" ") },

@@ -67,10 +67,10 @@ export function attemptOutcome(errorCode: string | undefined): "answered" | "sil
 
 async function get(url: string, attemptSeconds: number, ca?: string): Promise<Answer> {
   // http and https (with net and tls) load on the first wait: a plan or a preview never waits.
-  const { get: httpGet } = url.startsWith("http:") ? await import("http") : await import("https");
+  const client = url.startsWith("http:") ? await import("http") : await import("https");
   return new Promise<Answer>((resolve) => {
     const options = { ca, timeout: attemptSeconds * 1000 };
-    const request = httpGet(url, options, (res) => {
+    const request = client.get(url, options, (res) => {
       let body = "";
       res.on("data", (chunk) => (body += chunk));
       res.on("end", () => resolve({ status: res.statusCode, body }));

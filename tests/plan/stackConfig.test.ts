@@ -54,7 +54,7 @@ describe("stack config", () => {
     });
   });
 
-  it("reads Pulumi.yaml's defaults once for several stacks, each stack's config a copy of them", () => {
+  it("gives each stack a deep copy of the project's defaults, which the plan reads once for several stacks", () => {
     const dir = mkdtempSync(join(tmpdir(), "stack-"));
     writeFileSync(
       join(dir, "Pulumi.yaml"),
