@@ -15,6 +15,15 @@ import {
   UsageError,
 } from "../../plan/stackConfig";
 
+/** A Pulumi.yaml and a stack file with these texts, in a directory of their own. */
+function projectAndStack(projectYaml: string, stackYaml: string): { project: string; stack: string } {
+  const dir = mkdtempSync(join(tmpdir(), "stack-"));
+  const [project, stack] = [join(dir, "Pulumi.yaml"), join(dir, "Pulumi.s.yaml")];
+  writeFileSync(project, projectYaml);
+  writeFileSync(stack, stackYaml);
+  return { project, stack };
+}
+
 describe("stack config", () => {
   it("parses config paths as pulumi config set --path does", () => {
     expect(parseConfigPath("networking.cilium.ipam")).to.deep.equal(["networking", "cilium", "ipam"]);
@@ -42,27 +51,23 @@ describe("stack config", () => {
   });
 
   it("merges Pulumi.yaml defaults under the stack's values, key by key", () => {
-    const dir = mkdtempSync(join(tmpdir(), "stack-"));
-    writeFileSync(
-      join(dir, "Pulumi.yaml"),
+    const { project, stack } = projectAndStack(
       "name: p\nconfig:\n  topology:\n    type: string\n    default: private\n  network:\n    type: object\n    default: {}\n",
+      "config:\n  cilium-cluster:network:\n    cidr: 10.0.0.0/16\n",
     );
-    writeFileSync(join(dir, "Pulumi.s.yaml"), "config:\n  cilium-cluster:network:\n    cidr: 10.0.0.0/16\n");
-    expect(loadStackConfig(join(dir, "Pulumi.yaml"), join(dir, "Pulumi.s.yaml"))).to.deep.equal({
+    expect(loadStackConfig(project, stack)).to.deep.equal({
       "cilium-cluster:topology": "private",
       "cilium-cluster:network": { cidr: "10.0.0.0/16" },
     });
   });
 
   it("gives each stack a deep copy of the project's defaults, which the plan reads once for several stacks", () => {
-    const dir = mkdtempSync(join(tmpdir(), "stack-"));
-    writeFileSync(
-      join(dir, "Pulumi.yaml"),
+    const { project, stack } = projectAndStack(
       "name: p\nconfig:\n  network:\n    type: object\n    default:\n      cidr: 10.0.0.0/16\n",
+      "config:\n  cilium-cluster:topology: public\n",
     );
-    writeFileSync(join(dir, "Pulumi.a.yaml"), "config:\n  cilium-cluster:topology: public\n");
-    const defaults = projectDefaults(join(dir, "Pulumi.yaml"));
-    const a = stackConfigOver(defaults, join(dir, "Pulumi.a.yaml"));
+    const defaults = projectDefaults(project);
+    const a = stackConfigOver(defaults, stack);
     setPath(a, "network.cidr", "10.1.0.0/16");
     expect(a).to.deep.equal({ "cilium-cluster:network": { cidr: "10.1.0.0/16" }, "cilium-cluster:topology": "public" });
     expect(defaults).to.deep.equal({ "cilium-cluster:network": { cidr: "10.0.0.0/16" } });
