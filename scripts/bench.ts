@@ -4,11 +4,11 @@
  * settings as a ratio to the dev plan; what the SDK alone costs to register as many resources, as a ratio
  * to the dev plan; the warm cost per resource, fitted over the examples; and the
  * type-check time on its own. Every measured process is Node running bin/, with the options its entry point
- * starts Node with (nodeArgs.ts; the floor with none). Runs are paired: each
- * round runs every scenario once, and a ratio is the median of the rounds' ratios, so load that comes and
- * goes on a shared machine hits both sides of a ratio alike. `--baseline DIR` also plans the dev stack with
- * another checkout's build (DIR/bin, e.g. an earlier commit's, with its own options) in every round, for the dev plan's ratio to
- * it. `--quick` does one round (CI: it must finish and print every figure; speed is never asserted).
+ * starts Node with (nodeArgs.ts; the floor with none). Runs are paired: each round runs every scenario once,
+ * and a ratio is the median of the rounds' ratios, so load that comes and goes on a shared machine hits both
+ * sides of a ratio alike. `--baseline DIR` also plans the dev stack with another checkout's build (DIR/bin,
+ * e.g. an earlier commit's, with its own options) in every round, for the dev plan's ratio to it. `--quick`
+ * does one round (CI: it must finish and print every figure; speed is never asserted).
  */
 import { spawnSync } from "child_process";
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "fs";
@@ -89,7 +89,7 @@ function fit(points: { x: number; y: number }[]): { slope: number; r2: number } 
 /** Every scenario once, each in a fresh process. */
 function round(modulesFile: string, baseline: Baseline | undefined): Round {
   // The baseline's own target ignores the module list: it plans the dev stack.
-  const before = baseline ? measure("dev", modulesFile, baseline.nodeArgs, baseline.root) : undefined;
+  const baselinePlan = baseline ? measure("dev", modulesFile, baseline.nodeArgs, baseline.root) : undefined;
   const dev = measure("dev", modulesFile, NODE_ARGS);
   const preview = measure("preview", modulesFile, NODE_ARGS);
   const large = measure("large", modulesFile, NODE_ARGS);
@@ -98,7 +98,7 @@ function round(modulesFile: string, baseline: Baseline | undefined): Round {
   writeFileSync(modulesFile, JSON.stringify([...new Set([...dev.sdkModules, ...large.sdkModules])]));
   const floor = measure("floor", modulesFile, []);
   const registration = measure("registration", String(dev.resources), NODE_ARGS);
-  return { floor, registration, dev, large, preview, examples, ...(before ? { baseline: before } : {}) };
+  return { floor, registration, dev, large, preview, examples, ...(baselinePlan ? { baseline: baselinePlan } : {}) };
 }
 
 function report(rounds: Round[], typeCheck: number, loadBefore: number): void {
