@@ -5,6 +5,7 @@
  */
 import { accessSync, constants } from "fs";
 import { delimiter, join } from "path";
+import { cannotRun } from "./cannotRun";
 
 /** True when `command` is an executable file in one of PATH's directories. */
 export function onPath(command: string, path: string = process.env.PATH ?? ""): boolean {
@@ -32,7 +33,5 @@ export function missingDebianTool(command: string, debianPackage: string, env = 
 /** Skips the calling test or hook (with a visible reason) when the tool is missing. */
 export function requireDebianTool(context: Mocha.Context, command: string, debianPackage: string): void {
   const reason = missingDebianTool(command, debianPackage);
-  if (!reason) return;
-  process.stderr.write(`skipped "${context.currentTest?.fullTitle() ?? context.test?.fullTitle()}": ${reason}\n`);
-  context.skip();
+  if (reason) cannotRun(context, reason);
 }

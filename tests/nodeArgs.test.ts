@@ -6,6 +6,7 @@ import { readFileSync } from "fs";
 import { join } from "path";
 import { parse } from "yaml";
 import { BUILD_DIR } from "../buildStamp";
+import { cannotRun } from "./cannotRun";
 import { NODE_ARGS } from "../nodeArgs";
 import { PROJECT_DIR } from "../plan/examples";
 
@@ -39,12 +40,7 @@ describe("the options Node starts with", function () {
   });
 
   it("give V8 one background thread instead of Node's four", function () {
-    if (process.platform !== "linux") {
-      const reason = "it counts a process's threads in /proc, which only Linux has";
-      if (process.env.CI === "true") throw new Error(`${reason} (required when CI=true)`);
-      process.stderr.write(`skipped "${this.test?.fullTitle()}": ${reason}\n`);
-      this.skip();
-    }
+    if (process.platform !== "linux") cannotRun(this, "it counts a process's threads in /proc, which only Linux has");
     // Threads other than V8's pool (the main thread, Node's own) are in both counts.
     expect(threads(NODE_ARGS) - threads([])).to.equal(1 - 4);
   });

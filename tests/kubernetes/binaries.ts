@@ -5,6 +5,7 @@
  */
 import { accessSync, constants, readdirSync } from "fs";
 import { join } from "path";
+import { cannotRun } from "../cannotRun";
 import { DEFAULT_KUBERNETES_VERSION } from "../../catalogs/ciliumVersions";
 
 const ROOT = join(__dirname, "..", "..");
@@ -46,9 +47,6 @@ export function missingBinary(name: Binary, version = defaultVersion(name), env 
 /** The binary's path; skips the calling test or hook (with a visible reason) when it is not built. */
 export function requireBinary(context: Mocha.Context, name: Binary, version = defaultVersion(name)): string {
   const reason = missingBinary(name, version);
-  if (reason) {
-    process.stderr.write(`skipped "${context.currentTest?.fullTitle() ?? context.test?.fullTitle()}": ${reason}\n`);
-    context.skip();
-  }
+  if (reason) cannotRun(context, reason);
   return binaryPath(name, version);
 }

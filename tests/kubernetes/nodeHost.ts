@@ -9,6 +9,7 @@ import { ChildProcess, spawn, spawnSync, SpawnSyncReturns } from "child_process"
 import { mkdirSync, mkdtempSync, openSync } from "fs";
 import { tmpdir } from "os";
 import { join } from "path";
+import { cannotRun } from "../cannotRun";
 
 /**
  * Skips the calling hook unless this process may make network and mount namespaces (root, with unshare from
@@ -18,9 +19,7 @@ export function requireNamespaces(context: Mocha.Context): void {
   const probe = spawnSync("unshare", ["--net", "--mount", "ip", "link", "show", "lo"], { encoding: "utf8" });
   if (probe.status === 0) return;
   const reason = `no network and mount namespaces (run as root, with util-linux and iproute2): ${probe.stderr || probe.error}`;
-  if (process.env.CI === "true") throw new Error(`${reason} (required when CI=true)`);
-  process.stderr.write(`skipped "${context.test?.fullTitle()}": ${reason}\n`);
-  context.skip();
+  cannotRun(context, reason);
 }
 
 export interface HostOptions {
