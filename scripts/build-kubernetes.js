@@ -23,13 +23,23 @@ function binaryName(pkg) {
   return name === "server" ? "etcd" : name;
 }
 
-/** Each command to build: its module folder, package, version and the binary it becomes. */
+/**
+ * A module's optional build.json: Go build tags (Cilium's operator-aws is its operator built with
+ * `ipam_provider_aws`), and binary names by package where the package's own name is not the command's.
+ */
+function buildOptions(dir) {
+  const file = join(dir, "build.json");
+  return existsSync(file) ? JSON.parse(readFileSync(file, "utf8")) : {};
+}
+
+/** Each command to build: its module folder, package, version, build tags and the binary it becomes. */
 function commands() {
   return readdirSync(toolsDir).flatMap((component) =>
     readdirSync(join(toolsDir, component)).flatMap((version) => {
       const dir = join(toolsDir, component, version);
+      const { tags = [], binaries = {} } = buildOptions(dir);
       const imports = [...readFileSync(join(dir, "tools.go"), "utf8").matchAll(/_ "([^"]+)"/g)].map((m) => m[1]);
-      return imports.map((pkg) => ({ component, version, dir, pkg, binary: binaryName(pkg) }));
+      return imports.map((pkg) => ({ component, version, dir, pkg, tags, binary: binaries[pkg] ?? binaryName(pkg) }));
     }),
   );
 }
@@ -58,6 +68,7 @@ function ldflags({ component, version, dir }) {
 const sumOf = (dir) =>
   createHash("sha256")
     .update(readFileSync(join(dir, "go.sum")))
+    .update(existsSync(join(dir, "build.json")) ? readFileSync(join(dir, "build.json")) : "")
     .update(execFileSync("go", ["env", "GOVERSION"], { encoding: "utf8" }))
     .digest("hex");
 
@@ -83,7 +94,16 @@ function main() {
     const t0 = Date.now();
     const build = spawnSync(
       "go",
-      ["build", "-trimpath", "-buildvcs=false", `-ldflags=${ldflags(command)}`, "-o", `${out}.tmp`, command.pkg],
+      [
+        "build",
+        "-trimpath",
+        "-buildvcs=false",
+        `-tags=${command.tags.join(",")}`,
+        `-ldflags=${ldflags(command)}`,
+        "-o",
+        `${out}.tmp`,
+        command.pkg,
+      ],
       { cwd: command.dir, stdio: "inherit", env: { ...process.env, CGO_ENABLED: "0", GOFLAGS: "-mod=readonly" } },
     );
     if (build.status !== 0) {

@@ -10,12 +10,19 @@ import type { BootstrapConfig } from "./bootstrapConfig";
 import { KUBE_APISERVER } from "../wellKnownPorts";
 import { KUBERNETES_DIR } from "./nodeFacts";
 
-/** Filled on the node: the join token (from SSM), the CA's public-key hash, the instance's private IPv4. */
+/**
+ * Filled on the node: the join token (from SSM), the CA's public-key hash, the instance's private IPv4, and
+ * its name from instance metadata (`local-hostname`, EC2's private DNS name).
+ */
 export const PLACEHOLDERS = {
   bootstrapToken: "@BOOTSTRAP_TOKEN@",
   caCertHash: "@CA_CERT_HASH@",
   nodeIp: "@NODE_IP@",
+  nodeName: "@NODE_NAME@",
 } as const;
+
+/** How long the join token lives: join-token.sh's JOIN_TOKEN_TTL_HOURS default, which mints the later ones. */
+const JOIN_TOKEN_TTL = "48h";
 
 export const CRI_SOCKET = "unix:///run/containerd/containerd.sock";
 /** Where the bootstrap writes per-node kubelet patches (max pods), read by kubeadm. */
@@ -43,6 +50,7 @@ function extraArgs(config: BootstrapConfig, args: Record<string, string>): Extra
 const EXTERNAL_CLOUD = { "cloud-provider": "external" };
 
 interface NodeRegistration {
+  name: string;
   criSocket: string;
   taints: { key: string; effect: string }[];
   kubeletExtraArgs: ExtraArgs;
@@ -55,7 +63,16 @@ function nodeRegistration(config: BootstrapConfig): NodeRegistration {
   // hands it to the cloud controller manager (annotation alpha.kubernetes.io/provided-node-ip), which keeps it
   // first among the instance's addresses.
   const nodeIp: Record<string, string> = config.nodeIpFromMetadata ? { "node-ip": PLACEHOLDERS.nodeIp } : {};
-  return { criSocket: CRI_SOCKET, taints, kubeletExtraArgs: extraArgs(config, { ...EXTERNAL_CLOUD, ...nodeIp }) };
+  // The node is named as EC2 names the instance, not after the host name (Ubuntu's is the short ip-10-0-1-2):
+  // the AWS cloud controller manager finds a node's instance by its private DNS name (cloud-provider-aws
+  // pkg/providers/v1/aws.go), as kOps's hostname-override and Cluster API's nodeRegistration.name do. The
+  // kubelet's providerID (bootstrap/kubelet.sh) points it at the instance directly.
+  return {
+    name: PLACEHOLDERS.nodeName,
+    criSocket: CRI_SOCKET,
+    taints,
+    kubeletExtraArgs: extraArgs(config, { ...EXTERNAL_CLOUD, ...nodeIp }),
+  };
 }
 
 /**
@@ -71,8 +88,18 @@ export function initConfiguration(config: BootstrapConfig): Record<string, unkno
   return {
     apiVersion: kubeadmApi(config),
     kind: "InitConfiguration",
-    // No token of ours: kubeadm's default one (24 h) goes with the first join token the node mints
-    // (bootstrap/join-token.sh), which is the one nodes read.
+    // The token Pulumi seeded in SSM, which workers booting with the control plane read: the cluster knows
+    // it from the start, so their join does not wait out its discovery timeout. The control plane mints the
+    // next one before it expires (bootstrap/join-token.sh).
+    bootstrapTokens: [
+      {
+        token: PLACEHOLDERS.bootstrapToken,
+        ttl: JOIN_TOKEN_TTL,
+        description: "cilium-cluster join token",
+        usages: ["signing", "authentication"],
+        groups: ["system:bootstrappers:kubeadm:default-node-token"],
+      },
+    ],
     nodeRegistration: nodeRegistration(config),
     localAPIEndpoint: LOCAL_API_ENDPOINT,
     patches: { directory: PATCHES_DIRECTORY },

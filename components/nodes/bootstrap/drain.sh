@@ -3,9 +3,6 @@
 # drain hook holds the instance. A control-plane node's etcd member leaves only once that is done
 # (control-plane.sh), as the node's own API server, which its etcd member serves, answers the evictions.
 
-# node_name: this node's Node: kubeadm registers it under the host's name, lower-cased.
-node_name() { hostname | tr '[:upper:]' '[:lower:]'; }
-
 # kubectl_admin ARGS...: kubectl with this control-plane node's admin kubeconfig, at its own API server.
 kubectl_admin() {
   kubectl --kubeconfig "${BOOTSTRAP_ROOT:-}$KUBERNETES_DIR/admin.conf" --request-timeout=10s "$@"

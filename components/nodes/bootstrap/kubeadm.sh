@@ -100,7 +100,7 @@ fill_placeholders() {
 
 # kubeadm_config FUNCTION: the configuration FUNCTION prints, with what exists only at boot filled in.
 kubeadm_config() {
-  local text token hash ip fills=()
+  local text token hash ip name fills=()
   text=$("$1")
   if [[ $text == *@BOOTSTRAP_TOKEN@* ]]; then
     token=$(secure_parameter "$JOIN_TOKEN_PARAMETER")
@@ -113,6 +113,10 @@ kubeadm_config() {
   if [[ $text == *@NODE_IP@* ]]; then
     ip=$(imds local-ipv4)
     fills+=("NODE_IP=$ip")
+  fi
+  if [[ $text == *@NODE_NAME@* ]]; then
+    name=$(node_name)
+    fills+=("NODE_NAME=$name")
   fi
   fill_placeholders "${fills[@]}" <<<"$text"
 }

@@ -48,6 +48,22 @@ imds() {
   retry curl -sSf --max-time 10 -H "X-aws-ec2-metadata-token: $token" "$endpoint/latest/meta-data/$1"
 }
 
+# node_name: this node's Node, as kubeadm registers it (nodeRegistration.name): EC2's private DNS name of the
+# instance, lower-cased as Kubernetes names are, whatever the host name (Ubuntu's is the short form).
+node_name() {
+  local name
+  name=$(imds local-hostname) || return 1
+  tr '[:upper:]' '[:lower:]' <<<"$name"
+}
+
+# provider_id: the instance as the AWS cloud controller manager names it, aws:///ZONE/INSTANCE-ID.
+provider_id() {
+  local zone id
+  zone=$(imds placement/availability-zone) || return 1
+  id=$(imds instance-id) || return 1
+  echo "aws:///$zone/$id"
+}
+
 # write_file PATH [MODE]: standard input to PATH (below BOOTSTRAP_ROOT), creating directories. The file has
 # its mode before anything is written, so a key is never readable by others, even for a moment.
 write_file() {

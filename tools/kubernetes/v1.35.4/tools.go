@@ -1,6 +1,6 @@
 //go:build tools
 
-// The commands scripts/build-kubernetes.js builds; importing them keeps them, and their dependencies, in go.mod.
+// The commands scripts/build-kubernetes.js builds (kubectl, the kubelet and kube-proxy for the box's nodes); importing them keeps them, and their dependencies, in go.mod.
 package tools
 
 import (
@@ -8,4 +8,7 @@ import (
 	_ "k8s.io/kubernetes/cmd/kube-controller-manager"
 	_ "k8s.io/kubernetes/cmd/kube-scheduler"
 	_ "k8s.io/kubernetes/cmd/kubeadm"
+	_ "k8s.io/kubernetes/cmd/kubectl"
+	_ "k8s.io/kubernetes/cmd/kubelet"
+	_ "k8s.io/kubernetes/cmd/kube-proxy"
 )

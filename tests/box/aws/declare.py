@@ -1,0 +1,262 @@
+"""Creates in the emulator what a plan (`npm run plan -- --out DIR`) declares that nodes and controllers
+read: the VPC, subnets and security groups with their tags, the KMS key and its alias, the SSM parameters
+(the cluster's secrets generated here, as Pulumi would), the backup bucket, the instance profiles, the
+internal API load balancer with its target group, and the launch templates and Auto Scaling groups with their
+lifecycle hooks, whose instances moto launches. The plan's user data goes into the launch templates as the
+program encodes it (gzip, base64)."""
+
+from __future__ import annotations
+
+import base64
+import datetime
+import gzip
+import json
+import secrets
+import string
+from pathlib import Path
+from typing import Any
+
+import boto3
+from cryptography import x509
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import rsa
+from cryptography.x509.oid import NameOID
+
+
+def _kind(resource_type: str) -> str:
+    return resource_type.split(":")[2].lower()
+
+
+def _mock_id(resource: dict[str, Any]) -> str:
+    return f"mock-{_kind(resource['type'])}-{resource['name']}"
+
+
+def _mock_arn(resource: dict[str, Any], service: str) -> str:
+    return f"arn:aws:{service}:us-east-1:000000000000:{resource['type'].split(':')[2]}/{resource['name']}"
+
+
+def _key() -> rsa.RSAPrivateKey:
+    return rsa.generate_private_key(public_exponent=65537, key_size=2048)
+
+
+def _pem(key: rsa.RSAPrivateKey) -> str:
+    return key.private_bytes(
+        serialization.Encoding.PEM, serialization.PrivateFormat.TraditionalOpenSSL, serialization.NoEncryption()
+    ).decode()
+
+
+def _ca(common_name: str) -> tuple[str, str]:
+    key = _key()
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, common_name)])
+    now = datetime.datetime.now(datetime.timezone.utc)
+    cert = (
+        x509.CertificateBuilder()
+        .subject_name(name)
+        .issuer_name(name)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - datetime.timedelta(minutes=5))
+        .not_valid_after(now + datetime.timedelta(days=3650))
+        .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+        .add_extension(
+            x509.KeyUsage(True, False, True, False, False, True, True, False, False), critical=True
+        )
+        .sign(key, hashes.SHA256())
+    )
+    return cert.public_bytes(serialization.Encoding.PEM).decode(), _pem(key)
+
+
+def cluster_secrets() -> dict[str, str]:
+    """The values of the secret parameters, by the last part of their name (components/secrets)."""
+    ca_crt, ca_key = _ca("kubernetes")
+    front_crt, front_key = _ca("front-proxy-ca")
+    etcd_crt, etcd_key = _ca("etcd-ca")
+    sa = _key()
+    sa_pub = sa.public_key().public_bytes(serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo)
+    alphabet = string.ascii_lowercase + string.digits
+    token = "".join(secrets.choice(alphabet) for _ in range(6)) + "." + "".join(secrets.choice(alphabet) for _ in range(16))
+    return {
+        "ca.crt": ca_crt,
+        "ca.key": ca_key,
+        "front-proxy-ca.crt": front_crt,
+        "front-proxy-ca.key": front_key,
+        "etcd-ca.crt": etcd_crt,
+        "etcd-ca.key": etcd_key,
+        "sa.key": _pem(sa),
+        "sa.pub": sa_pub.decode(),
+        "bootstrap-token": token,
+    }
+
+
+def _tags(inputs: dict[str, Any]) -> list[dict[str, str]]:
+    return [{"Key": k, "Value": v} for k, v in (inputs.get("tags") or {}).items()]
+
+
+def encode_user_data(text: str) -> str:
+    """components/nodes/userDataEncoding.ts: gzip (no name, no time) in base64."""
+    return base64.b64encode(gzip.compress(text.encode(), mtime=0)).decode()
+
+
+class Declared:
+    def __init__(self, plan: Path, endpoint: str):
+        self.plan = plan
+        self.resources: list[dict[str, Any]] = json.loads((plan / "resources.json").read_text())
+        session = boto3.Session(aws_access_key_id="box", aws_secret_access_key="box", region_name="us-east-1")
+        self._client = lambda service: session.client(service, endpoint_url=endpoint)
+        self.ids: dict[str, str] = {}
+        # Launch template id → the role of its instance profile (what instance metadata names).
+        self.roles: dict[str, str] = {}
+        self.secrets = cluster_secrets()
+
+    def of_type(self, suffix: str) -> list[dict[str, Any]]:
+        return [r for r in self.resources if r["type"].endswith(suffix)]
+
+    def _resolve(self, value: Any) -> Any:
+        if isinstance(value, str):
+            return self.ids.get(value, value)
+        if isinstance(value, list):
+            return [self._resolve(v) for v in value]
+        if isinstance(value, dict):
+            return {k: self._resolve(v) for k, v in value.items()}
+        return value
+
+    def _user_data(self, name: str) -> str:
+        safe = "".join(c if c.isalnum() or c in "._-" else "_" for c in name)
+        return (self.plan / "userdata" / f"{safe}.txt").read_text()
+
+    def declare(self) -> None:
+        ec2, ssm, kms, iam = (self._client(s) for s in ("ec2", "ssm", "kms", "iam"))
+        for vpc in self.of_type(":Vpc"):
+            created = ec2.create_vpc(CidrBlock=vpc["inputs"]["cidrBlock"])["Vpc"]["VpcId"]
+            self.ids[_mock_id(vpc)] = created
+        for subnet in self.of_type(":Subnet"):
+            i = self._resolve(subnet["inputs"])
+            created = ec2.create_subnet(
+                VpcId=i["vpcId"],
+                CidrBlock=i["cidrBlock"],
+                AvailabilityZone=i["availabilityZone"],
+                TagSpecifications=[{"ResourceType": "subnet", "Tags": _tags(i)}],
+            )["Subnet"]["SubnetId"]
+            self.ids[_mock_id(subnet)] = created
+        for group in self.of_type(":SecurityGroup"):
+            i = self._resolve(group["inputs"])
+            created = ec2.create_security_group(
+                GroupName=i["name"],
+                Description=i["description"],
+                VpcId=i["vpcId"],
+                TagSpecifications=[{"ResourceType": "security-group", "Tags": _tags(i)}],
+            )["GroupId"]
+            self.ids[_mock_id(group)] = created
+        for key in self.of_type("kms/key:Key"):
+            created = kms.create_key(Description=key["inputs"].get("description", ""))["KeyMetadata"]
+            self.ids[_mock_arn(key, "kms")] = created["Arn"]
+        for alias in self.of_type("kms/alias:Alias"):
+            i = self._resolve(alias["inputs"])
+            kms.create_alias(AliasName=i["name"], TargetKeyId=i["targetKeyId"])
+        for parameter in self.of_type("ssm/parameter:Parameter"):
+            i = self._resolve(parameter["inputs"])
+            value = i.get("insecureValue") or self.secrets[i["name"].rsplit("/", 1)[1]]
+            extra = {"KeyId": i["keyId"]} if i.get("keyId") else {}
+            ssm.put_parameter(Name=i["name"], Type=i["type"], Value=value, **extra)
+        for bucket in self.of_type("s3/bucket:Bucket"):
+            self._client("s3").create_bucket(Bucket=bucket["inputs"]["bucket"])
+        for profile in self.of_type("iam/instanceProfile:InstanceProfile"):
+            i = profile["inputs"]
+            iam.create_role(RoleName=i["role"], AssumeRolePolicyDocument="{}")
+            iam.create_instance_profile(InstanceProfileName=i["name"])
+            iam.add_role_to_instance_profile(InstanceProfileName=i["name"], RoleName=i["role"])
+        self._load_balancers()
+        self._groups()
+
+    def _load_balancers(self) -> None:
+        elb = self._client("elbv2")
+        for group in self.of_type("lb/targetGroup:TargetGroup"):
+            i = self._resolve(group["inputs"])
+            created = elb.create_target_group(
+                Name=i["name"], Protocol=i["protocol"], Port=i["port"], VpcId=i["vpcId"], TargetType=i["targetType"]
+            )["TargetGroups"][0]["TargetGroupArn"]
+            self.ids[_mock_arn(group, "lb")] = created
+        for balancer in self.of_type("lb/loadBalancer:LoadBalancer"):
+            i = self._resolve(balancer["inputs"])
+            if not i.get("internal"):
+                continue
+            created = elb.create_load_balancer(
+                Name=i["name"], Subnets=i["subnets"], SecurityGroups=i["securityGroups"], Scheme="internal", Type="network"
+            )["LoadBalancers"][0]["LoadBalancerArn"]
+            self.ids[_mock_arn(balancer, "lb")] = created
+        for listener in self.of_type("lb/listener:Listener"):
+            i = self._resolve(listener["inputs"])
+            if i["loadBalancerArn"].startswith("arn:aws:lb:us-east-1:000000000000:"):
+                continue  # the public load balancer: nothing in the box reaches the API from outside
+            elb.create_listener(
+                LoadBalancerArn=i["loadBalancerArn"],
+                Protocol=i["protocol"],
+                Port=i["port"],
+                DefaultActions=[{"Type": "forward", "TargetGroupArn": a["targetGroupArn"]} for a in i["defaultActions"]],
+            )
+
+    def internal_target_groups(self) -> list[str]:
+        """The target groups of the internal API load balancer's listeners (what api.internal reaches)."""
+        internal = {
+            _mock_arn(b, "lb") for b in self.of_type("lb/loadBalancer:LoadBalancer") if b["inputs"].get("internal")
+        }
+        return [
+            self.ids[a["targetGroupArn"]]
+            for listener in self.of_type("lb/listener:Listener")
+            if listener["inputs"]["loadBalancerArn"] in internal
+            for a in listener["inputs"]["defaultActions"]
+        ]
+
+    def _groups(self) -> None:
+        ec2, autoscaling = self._client("ec2"), self._client("autoscaling")
+        for template in self.of_type("ec2/launchTemplate:LaunchTemplate"):
+            i = self._resolve(template["inputs"])
+            data = {
+                "ImageId": i["imageId"],
+                "InstanceType": i["instanceType"],
+                "IamInstanceProfile": {"Name": i["iamInstanceProfile"]["name"]},
+                "UserData": encode_user_data(self._user_data(template["name"])),
+                "SecurityGroupIds": i.get("vpcSecurityGroupIds", []),
+                "MetadataOptions": {"HttpTokens": "required", "HttpPutResponseHopLimit": 1, "HttpEndpoint": "enabled"},
+                "TagSpecifications": [
+                    {"ResourceType": spec["resourceType"], "Tags": _tags(spec)}
+                    for spec in i.get("tagSpecifications", [])
+                    if spec["resourceType"] in ("instance", "volume", "network-interface")
+                ],
+            }
+
+            created = ec2.create_launch_template(LaunchTemplateName=i["name"], LaunchTemplateData=data)
+            self.ids[_mock_id(template)] = created["LaunchTemplate"]["LaunchTemplateId"]
+            profiles = {p["inputs"]["name"]: p["inputs"]["role"] for p in self.of_type("iam/instanceProfile:InstanceProfile")}
+            self.roles[created["LaunchTemplate"]["LaunchTemplateId"]] = profiles[i["iamInstanceProfile"]["name"]]
+        for group in self.of_type("autoscaling/group:Group"):
+            i = self._resolve(group["inputs"])
+            hooks = [
+                {
+                    "LifecycleHookName": h["name"],
+                    "LifecycleTransition": h["lifecycleTransition"],
+                    "HeartbeatTimeout": h["heartbeatTimeout"],
+                    "DefaultResult": h["defaultResult"],
+                }
+                for h in i.get("initialLifecycleHooks", [])
+            ]
+            # Empty first, its hooks, then its size: moto takes no LifecycleHookSpecificationList, and every
+            # instance must meet the launch hook, as in AWS.
+            autoscaling.create_auto_scaling_group(
+                AutoScalingGroupName=i["name"],
+                MinSize=0,
+                MaxSize=i["maxSize"],
+                DesiredCapacity=0,
+                LaunchTemplate={"LaunchTemplateId": i["launchTemplate"]["id"], "Version": "$Latest"},
+                VPCZoneIdentifier=",".join(i["vpcZoneIdentifiers"]),
+                TargetGroupARNs=i.get("targetGroupArns", []),
+                Tags=[
+                    {"Key": t["key"], "Value": t["value"], "PropagateAtLaunch": t.get("propagateAtLaunch", False)}
+                    for t in i.get("tags", [])
+                ],
+            )
+            for hook in hooks:
+                autoscaling.put_lifecycle_hook(AutoScalingGroupName=i["name"], **hook)
+            autoscaling.update_auto_scaling_group(
+                AutoScalingGroupName=i["name"], MinSize=i["minSize"], DesiredCapacity=i.get("desiredCapacity", i["minSize"])
+            )

@@ -1,0 +1,178 @@
+"""Auto Scaling's lifecycle hooks, which moto does not implement (CompleteLifecycleAction and
+RecordLifecycleActionHeartbeat answer HTTP 500; instances never wait), kept in front of moto.
+
+The contract, from the Amazon EC2 Auto Scaling API reference and user guide ("Amazon EC2 Auto Scaling
+lifecycle hooks", "Complete a lifecycle action", CompleteLifecycleAction, RecordLifecycleActionHeartbeat):
+- an instance launched into a group with an EC2_INSTANCE_LAUNCHING hook waits in Pending:Wait; one that the
+  group terminates, with an EC2_INSTANCE_TERMINATING hook, in Terminating:Wait; every hook of the transition
+  holds it until each is completed or times out;
+- an action is completed once, by its token or by the instance's id, for that group and hook; any other call
+  is a ValidationError "No active Lifecycle Action found with instance ID ...";
+- a heartbeat restarts the hook's timeout; once it passes, the hook's DefaultResult applies;
+- ABANDON on launch terminates the instance (the group launches another); on termination both results go on
+  to terminate it; CONTINUE on launch puts it InService, and only then in its group's target groups.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+import uuid
+from dataclasses import dataclass, field
+from typing import Callable, Protocol
+
+LAUNCHING = "autoscaling:EC2_INSTANCE_LAUNCHING"
+TERMINATING = "autoscaling:EC2_INSTANCE_TERMINATING"
+
+
+class LifecycleError(Exception):
+    """An Auto Scaling ValidationError."""
+
+
+@dataclass
+class Hook:
+    name: str
+    transition: str
+    heartbeat_timeout: int
+    default_result: str
+
+
+@dataclass
+class Action:
+    hook: Hook
+    token: str
+    deadline: float
+    result: str | None = None
+
+
+@dataclass
+class Tracked:
+    group: str
+    state: str
+    actions: list[Action] = field(default_factory=list)
+
+
+class Groups(Protocol):
+    """What the layer needs of Auto Scaling's groups (moto's, in the emulator)."""
+
+    def instances(self) -> dict[str, str]:
+        """Instance id → its group, for every instance the groups hold."""
+        ...
+
+    def hooks(self, group: str) -> list[Hook]: ...
+
+    def terminate(self, instance_id: str, decrement: bool) -> None:
+        """Terminates the instance; the group launches a replacement unless DECREMENT."""
+        ...
+
+
+class Lifecycle:
+    """Lifecycle states and actions of every instance of the groups, by the contract above."""
+
+    def __init__(self, groups: Groups, clock: Callable[[], float] = time.monotonic):
+        self._groups = groups
+        self._clock = clock
+        self._lock = threading.RLock()
+        self._tracked: dict[str, Tracked] = {}
+        self._decrement: dict[str, bool] = {}
+
+    def _start(self, instance_id: str, tracked: Tracked, transition: str, waiting: str, after: str) -> None:
+        hooks = [h for h in self._groups.hooks(tracked.group) if h.transition == transition]
+        now = self._clock()
+        tracked.actions = [Action(h, str(uuid.uuid4()), now + h.heartbeat_timeout) for h in hooks]
+        tracked.state = waiting if hooks else after
+        if not hooks:
+            self._finish(instance_id, tracked)
+
+    def sync(self) -> None:
+        """New instances of the groups enter their launch hooks; hooks past their timeout take their default."""
+        with self._lock:
+            current = self._groups.instances()
+            for instance_id, group in current.items():
+                if instance_id not in self._tracked:
+                    tracked = Tracked(group, "Pending")
+                    self._tracked[instance_id] = tracked
+                    self._start(instance_id, tracked, LAUNCHING, "Pending:Wait", "InService")
+            for instance_id, tracked in list(self._tracked.items()):
+                if instance_id not in current and tracked.state not in ("Terminated",):
+                    tracked.state = "Terminated"
+                for action in tracked.actions:
+                    if action.result is None and self._clock() >= action.deadline:
+                        action.result = action.hook.default_result
+                        self._after_result(instance_id, tracked)
+
+    def state(self, instance_id: str) -> str | None:
+        with self._lock:
+            self.sync()
+            tracked = self._tracked.get(instance_id)
+            return tracked.state if tracked else None
+
+    def group_of(self, instance_id: str) -> str | None:
+        with self._lock:
+            tracked = self._tracked.get(instance_id)
+            return tracked.group if tracked else None
+
+    def in_service(self) -> dict[str, str]:
+        """Instance id → group, for the instances InService (those a group's target groups hold)."""
+        with self._lock:
+            self.sync()
+            return {i: t.group for i, t in self._tracked.items() if t.state == "InService"}
+
+    def _active(self, group: str, hook: str, instance_id: str | None, token: str | None) -> tuple[str, Tracked, Action]:
+        for candidate, tracked in self._tracked.items():
+            if tracked.group != group or not tracked.state.endswith(":Wait"):
+                continue
+            for action in tracked.actions:
+                if action.hook.name != hook or action.result is not None:
+                    continue
+                if (instance_id and candidate == instance_id) or (token and action.token == token):
+                    return candidate, tracked, action
+        raise LifecycleError(f"No active Lifecycle Action found with instance ID {instance_id or token}")
+
+    def complete(self, group: str, hook: str, result: str, instance_id: str | None = None, token: str | None = None) -> None:
+        if result not in ("CONTINUE", "ABANDON"):
+            raise LifecycleError(f"Invalid lifecycle action result: {result}")
+        if not instance_id and not token:
+            raise LifecycleError("Either instance ID or lifecycle action token must be specified")
+        with self._lock:
+            self.sync()
+            found, tracked, action = self._active(group, hook, instance_id, token)
+            action.result = result
+            self._after_result(found, tracked)
+
+    def heartbeat(self, group: str, hook: str, instance_id: str | None = None, token: str | None = None) -> None:
+        with self._lock:
+            self.sync()
+            _, _, action = self._active(group, hook, instance_id, token)
+            action.deadline = self._clock() + action.hook.heartbeat_timeout
+
+    def terminate(self, instance_id: str, decrement: bool) -> None:
+        """TerminateInstanceInAutoScalingGroup: the instance enters its termination hooks."""
+        with self._lock:
+            self.sync()
+            tracked = self._tracked.get(instance_id)
+            if tracked is None or tracked.state in ("Terminated",) or tracked.state.startswith("Terminating"):
+                raise LifecycleError(f"Instance Id not found - No managed instance found for instance ID: {instance_id}")
+            self._decrement[instance_id] = decrement
+            self._start(instance_id, tracked, TERMINATING, "Terminating:Wait", "Terminating:Proceed")
+
+    def _after_result(self, instance_id: str, tracked: Tracked) -> None:
+        if any(a.result is None for a in tracked.actions):
+            return
+        if tracked.state == "Pending:Wait":
+            if any(a.result == "ABANDON" for a in tracked.actions):
+                tracked.state = "Terminating:Proceed"
+                self._decrement[instance_id] = False
+            else:
+                tracked.state = "InService"
+                return
+        elif tracked.state == "Terminating:Wait":
+            tracked.state = "Terminating:Proceed"
+        self._finish(instance_id, tracked)
+
+    def _finish(self, instance_id: str, tracked: Tracked) -> None:
+        if tracked.state != "Terminating:Proceed":
+            return
+        tracked.state = "Terminated"
+        tracked.actions = []
+        self._groups.terminate(instance_id, self._decrement.pop(instance_id, False))

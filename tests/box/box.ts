@@ -1,0 +1,264 @@
+/**
+ * A cluster in a box: an example's plan (`npm run plan -- --out`) made real on this machine. The AWS
+ * emulator creates what the plan declares; Auto Scaling's instances boot as systemd-nspawn nodes from their
+ * unchanged user data; once the API answers, the plan's Kubernetes objects are applied as `pulumi up` would
+ * apply them, and those whose images the box has run for real (the AWS cloud controller manager, Cilium's
+ * operator). `stop` removes every process, mount, cgroup, namespace and file the box made, pass or fail.
+ */
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "fs";
+import { homedir, tmpdir } from "os";
+import { join } from "path";
+import { gunzipSync } from "zlib";
+import { parseAllDocuments } from "yaml";
+import { Emulator } from "./emulator";
+import { addPodRoute, BoxNetwork, createNetwork, deleteNetwork } from "./network";
+import { Node, removeCgroups } from "./node";
+import { run, runSync, until } from "./run";
+
+const ROOT = join(__dirname, "..", "..");
+/** Where the box image is built and kept between runs (tests/box/image/build.sh). */
+export const BOX_CACHE = join(process.env.CILIUM_CLUSTER_CACHE ?? join(homedir(), ".cache", "cilium-cluster"), "box");
+export const BOX_IMAGE_STAMPS = ["rootfs", "tls", "apt", "images"].map((s) => join(BOX_CACHE, `${s}.stamp`));
+const AWS_ENDPOINTS = readFileSync(join(__dirname, "image", "aws-endpoints"), "utf8").trim().split(/\s+/);
+
+export interface BoxOptions {
+  /** A stack file (e.g. `Pulumi.dev.yaml`, `examples/Pulumi.eni.yaml`), planned with SETS applied. */
+  stackFile: string;
+  sets: string[];
+}
+
+interface AsgInstance {
+  InstanceId: string;
+  AutoScalingGroupName: string;
+  LifecycleState: string;
+}
+
+interface Ec2Instance {
+  InstanceId: string;
+  PrivateIpAddress: string;
+  PrivateDnsName: string;
+  SubnetId: string;
+  State: { Name: string };
+  NetworkInterfaces: { MacAddress: string }[];
+  Placement: { AvailabilityZone: string };
+  Tags?: { Key: string; Value: string }[];
+}
+
+export class Box {
+  readonly nodes = new Map<string, Node>();
+  /** Seconds from each node's boot to its Node being Ready, by instance id. */
+  readonly readyAfter = new Map<string, number>();
+  readonly dir: string;
+  readonly plan: string;
+  readonly clusterName: string;
+  readonly apiName: string;
+  private network?: BoxNetwork;
+  private emulator?: Emulator;
+  private reconciling?: NodeJS.Timeout;
+  private reconcile?: Promise<void>;
+  private podRanges = 0;
+  private readonly namespace: string;
+  private readonly subnets = new Map<string, string>();
+
+  private constructor(readonly options: BoxOptions) {
+    this.dir = mkdtempSync(join(tmpdir(), "cilium-cluster-box-"));
+    this.namespace = `ccbox${process.pid}`;
+    this.plan = join(this.dir, "plan");
+    runSync(process.execPath, [
+      join(ROOT, "bin", "scripts", "plan.js"),
+      "--config-file",
+      join(ROOT, options.stackFile),
+      ...options.sets.flatMap((s) => ["--set", s]),
+      "--out",
+      this.plan,
+    ]);
+    const config = readFileSync(join(this.plan, "kubeadm", readdirSync(join(this.plan, "kubeadm"))[0]), "utf8");
+    this.apiName = /apiServerEndpoint: ([^:\s]+)|controlPlaneEndpoint: ([^:\s]+)/.exec(config)!.slice(1).find(Boolean)!;
+    this.clusterName = this.apiName.replace(/^api\.internal\./, "");
+  }
+
+  static async start(options: BoxOptions): Promise<Box> {
+    const box = new Box(options);
+    try {
+      const subnets = box.planned("aws:ec2/subnet:Subnet").map((r) => String(r.inputs.cidrBlock));
+      box.network = createNetwork(box.namespace, subnets);
+      box.emulator = await Emulator.start(box.network, box.plan, BOX_CACHE, join(box.dir, "emulator.log"));
+      const described = await box.emulator.aws<{ Subnets: { SubnetId: string; CidrBlock: string }[] }>([
+        "ec2",
+        "describe-subnets",
+      ]);
+      for (const s of described.Subnets) box.subnets.set(s.SubnetId, s.CidrBlock);
+      box.startAutoScaling();
+      return box;
+    } catch (error) {
+      await box.stop();
+      throw error;
+    }
+  }
+
+  /** The plan's resources of TYPE. */
+  planned(type: string): { name: string; inputs: Record<string, unknown> }[] {
+    const resources = JSON.parse(readFileSync(join(this.plan, "resources.json"), "utf8")) as {
+      type: string;
+      name: string;
+      inputs: Record<string, unknown>;
+    }[];
+    return resources.filter((r) => r.type === type);
+  }
+
+  get aws(): Emulator {
+    if (!this.emulator) throw new Error("the box has no emulator");
+    return this.emulator;
+  }
+
+  /** Auto Scaling's side of EC2: an instance of a group gets a node; a terminated one loses it. */
+  private startAutoScaling(): void {
+    const tick = async () => {
+      const { AutoScalingInstances } = await this.aws.aws<{ AutoScalingInstances: AsgInstance[] }>([
+        "autoscaling",
+        "describe-auto-scaling-instances",
+      ]);
+      const { Reservations } = await this.aws.aws<{ Reservations: { Instances: Ec2Instance[] }[] }>([
+        "ec2",
+        "describe-instances",
+      ]);
+      const running = new Map(
+        Reservations.flatMap((r) => r.Instances)
+          .filter((i) => i.State.Name === "running")
+          .map((i) => [i.InstanceId, i]),
+      );
+      for (const { InstanceId } of AutoScalingInstances) {
+        const instance = running.get(InstanceId);
+        if (instance && !this.nodes.has(InstanceId)) await this.boot(instance);
+      }
+      for (const [id, node] of this.nodes) {
+        if (!running.has(id)) {
+          this.nodes.delete(id);
+          await node.stop();
+        }
+      }
+    };
+    const loop = () => {
+      this.reconcile = tick()
+        .catch((error: unknown) => process.stderr.write(`box: auto scaling: ${String(error)}\n`))
+        .finally(() => {
+          if (this.reconciling) this.reconciling = setTimeout(loop, 2000);
+        });
+    };
+    this.reconciling = setTimeout(loop, 0);
+  }
+
+  private async boot(instance: Ec2Instance): Promise<void> {
+    const template = instance.Tags?.find((t) => t.Key === "aws:ec2launchtemplate:id")?.Value;
+    const { LaunchTemplateVersions } = await this.aws.aws<{
+      LaunchTemplateVersions: { LaunchTemplateData: { UserData: string } }[];
+    }>(["ec2", "describe-launch-template-versions", "--launch-template-id", template!, "--versions", "$Latest"]);
+    const subnetCidr = this.subnets.get(instance.SubnetId)!;
+    const podCidr = `100.96.${this.podRanges++}.0/24`;
+    const hosts: Record<string, string> = {};
+    const router = this.network!.routers[subnetCidr];
+    for (const name of ["pkgs.k8s.io", ...AWS_ENDPOINTS]) hosts[name] = router;
+    hosts[this.apiName] = this.network!.loadBalancer;
+    const node = new Node(
+      {
+        id: instance.InstanceId,
+        privateIp: instance.PrivateIpAddress,
+        privateDnsName: instance.PrivateDnsName,
+        mac: instance.NetworkInterfaces[0].MacAddress,
+        subnetCidr,
+        userData: Buffer.from(LaunchTemplateVersions[0].LaunchTemplateData.UserData),
+      },
+      {
+        namespace: this.namespace,
+        rootfs: join(BOX_CACHE, "rootfs"),
+        images: join(BOX_CACHE, "images"),
+        workDir: join(this.dir, "nodes", instance.InstanceId),
+        router,
+        hosts,
+        podCidr,
+        cgroupParent: this.namespace,
+      },
+    );
+    mkdirSync(join(this.dir, "nodes"), { recursive: true });
+    this.nodes.set(instance.InstanceId, node);
+    node.boot();
+    addPodRoute(this.network!, podCidr, instance.PrivateIpAddress);
+  }
+
+  /** The plan's user data of the group whose launch template launched NODE, as text. */
+  userDataText(node: Node): string {
+    return gunzipSync(Buffer.from(node.instance.userData.toString("utf8"), "base64")).toString("utf8");
+  }
+
+  controlPlaneNodes(): Node[] {
+    return [...this.nodes.values()].filter((n) => existsSync(join(n.root, "etc", "kubernetes", "admin.conf")));
+  }
+
+  /** kubectl as the cluster's admin (the first control-plane node's admin.conf), inside the box. */
+  async kubectl(args: string[], input?: string): Promise<string> {
+    const node = this.controlPlaneNodes()[0];
+    if (!node) throw new Error("no control-plane node has an admin kubeconfig yet");
+    const { stdout } = await run(
+      "ip",
+      [
+        "netns",
+        "exec",
+        this.namespace,
+        join(BOX_CACHE, "bin", "kubectl"),
+        "--kubeconfig",
+        join(node.root, "etc", "kubernetes", "admin.conf"),
+        "--server",
+        `https://${node.instance.privateIp}:443`,
+        "--request-timeout=20s",
+        ...args,
+      ],
+      { input, timeoutMs: 60_000 },
+    );
+    return stdout;
+  }
+
+  async kubectlJson<T>(args: string[]): Promise<T> {
+    return JSON.parse(await this.kubectl([...args, "-o", "json"])) as T;
+  }
+
+  /**
+   * The plan's Kubernetes objects, applied server-side as `pulumi up` applies them, once the API answers:
+   * every object but the workloads whose images the box does not have (they are returned, by file).
+   */
+  async applyAddons(): Promise<string[]> {
+    await until("the API", async () => ((await this.kubectl(["get", "--raw", "/readyz"])).includes("ok") ? true : undefined), 600_000, 5000);
+    const images = new Set(
+      readdirSync(join(BOX_CACHE, "images")).map((f) => f.replace(/\.tar$/, "")),
+    );
+    const imageFile = (image: string) => image.replace(/[/:]/g, "_");
+    const skipped: string[] = [];
+    const dir = join(this.plan, "kubernetes");
+    const files = readdirSync(dir).sort((a, b) => Number(b.startsWith("customresourcedefinition")) - Number(a.startsWith("customresourcedefinition")));
+    const applied: string[] = [];
+    for (const file of files) {
+      const text = readFileSync(join(dir, file), "utf8");
+      const needed = parseAllDocuments(text).flatMap((d) => {
+        const o = d.toJS() as { spec?: { template?: { spec?: { containers?: { image: string }[]; initContainers?: { image: string }[] } } } };
+        const pod = o?.spec?.template?.spec;
+        return [...(pod?.containers ?? []), ...(pod?.initContainers ?? [])].map((c) => c.image);
+      });
+      if (needed.every((image) => images.has(imageFile(image)))) applied.push(text);
+      else skipped.push(file);
+    }
+    await this.kubectl(["apply", "--server-side", "--force-conflicts", "-f", "-"], applied.join("\n---\n"));
+    return skipped;
+  }
+
+  /** Stops everything the box started and removes what it made. */
+  async stop(): Promise<void> {
+    const timer = this.reconciling;
+    this.reconciling = undefined;
+    if (timer) clearTimeout(timer);
+    await this.reconcile;
+    for (const node of this.nodes.values()) await node.stop();
+    await this.emulator?.stop();
+    deleteNetwork(this.namespace);
+    removeCgroups(this.namespace);
+    if (process.env.BOX_KEEP !== "1") rmSync(this.dir, { recursive: true, force: true });
+  }
+}

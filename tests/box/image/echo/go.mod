@@ -1,0 +1,3 @@
+module box-echo
+
+go 1.24

@@ -1,0 +1,240 @@
+/**
+ * One instance of the emulated EC2 as a real node: the box image's root file system under an overlay, booted
+ * by systemd-nspawn (real systemd, cloud-init, containerd, kubelet) on the box's bridge at the instance's
+ * private address, its user data exactly the bytes EC2 would hand it, through cloud-init's NoCloud seed, and
+ * its meta-data naming it as EC2 does (cloud-init sets the short host name from `local-hostname`, as on
+ * Ubuntu). What stands in for the sandbox alone is written here and in the image, never in the user data:
+ * the interface's address (EC2's DHCP), /etc/hosts for the names that answer from the box, the pod network
+ * (Cilium's agent cannot run here: docs/development.md), and a cgroup per node in every host hierarchy.
+ */
+import { createWriteStream, existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from "fs";
+import { spawn, ChildProcess } from "child_process";
+import { join } from "path";
+import { BRIDGE } from "./network";
+import { run, runSync } from "./run";
+
+export interface Instance {
+  id: string;
+  privateIp: string;
+  privateDnsName: string;
+  mac: string;
+  subnetCidr: string;
+  /** The user data as EC2 holds it (base64 of the launch template's). */
+  userData: Buffer;
+}
+
+export interface NodeOptions {
+  namespace: string;
+  rootfs: string;
+  images: string;
+  workDir: string;
+  router: string;
+  /** Name → address lines for /etc/hosts (AWS endpoints and pkgs.k8s.io at the router, the API at its NLB). */
+  hosts: Record<string, string>;
+  podCidr: string;
+  cgroupParent: string;
+}
+
+const CGROUP_ROOT = "/sys/fs/cgroup";
+
+/** The host's cgroup hierarchies (each a mount: cgroup v1 controllers, systemd's, the unified one). */
+export function hierarchies(): string[] {
+  return readdirSync(CGROUP_ROOT).filter((h) => statSync(join(CGROUP_ROOT, h)).isDirectory());
+}
+
+/** Removes a cgroup and every cgroup below it, deepest first (a cgroup goes only once empty). */
+function removeCgroup(path: string): void {
+  if (!existsSync(path)) return;
+  for (const entry of readdirSync(path)) {
+    const child = join(path, entry);
+    if (statSync(child).isDirectory()) removeCgroup(child);
+  }
+  runSync("rmdir", [path], { allowFailure: true });
+}
+
+export function removeCgroups(relative: string): void {
+  for (const h of hierarchies()) removeCgroup(join(CGROUP_ROOT, h, relative));
+}
+
+export class Node {
+  readonly name: string;
+  readonly root: string;
+  readonly bootedAt = Date.now();
+  private process?: ChildProcess;
+  private exited?: Promise<void>;
+
+  constructor(
+    readonly instance: Instance,
+    private readonly options: NodeOptions,
+  ) {
+    this.name = `box-${instance.id}`;
+    this.root = join(options.workDir, "root");
+  }
+
+  private get cgroup(): string {
+    return `${this.options.cgroupParent}/${this.name}`;
+  }
+
+  boot(): void {
+    const { workDir, rootfs } = this.options;
+    for (const d of ["upper", "work", "root", "containerd"]) mkdirSync(join(workDir, d), { recursive: true });
+    runSync("mount", [
+      "-t",
+      "overlay",
+      "overlay",
+      "-o",
+      `lowerdir=${rootfs},upperdir=${join(workDir, "upper")},workdir=${join(workDir, "work")}`,
+      this.root,
+    ]);
+    this.writeSandboxFiles();
+    this.createCgroups();
+    const log = createWriteStream(join(workDir, "console.log"));
+    const nspawn = [
+      "netns",
+      "exec",
+      this.options.namespace,
+      "systemd-nspawn",
+      "--quiet",
+      "--register=no",
+      "--keep-unit",
+      "--boot",
+      `--directory=${this.root}`,
+      `--machine=${this.name}`,
+      "--capability=all",
+      "--system-call-filter=@keyring @swap bpf perf_event_open",
+      "--bind=/dev/kmsg",
+      `--bind=${join(workDir, "containerd")}:/var/lib/containerd`,
+      `--bind-ro=${this.options.images}:/box/images`,
+      `--network-bridge=${BRIDGE}`,
+      "--console=pipe",
+    ];
+    const procs = hierarchies().map((h) => join(CGROUP_ROOT, h, this.cgroup, "cgroup.procs"));
+    // The launcher joins the node's cgroups, then becomes nspawn: the node and everything in it stay there.
+    const script = `for f in "$@"; do echo $$ > "$f"; done; exec ip ${nspawn.map((a) => `'${a}'`).join(" ")}`;
+    this.process = spawn("sh", ["-c", script, "sh", ...procs], {
+      env: { ...process.env, SYSTEMD_NSPAWN_API_VFS_WRITABLE: "1", SYSTEMD_NSPAWN_TMPFS_TMP: "0" },
+      stdio: ["pipe", "pipe", "pipe"],
+    });
+    this.process.stdout?.pipe(log);
+    this.process.stderr?.pipe(log);
+    this.exited = new Promise((resolve) => this.process?.on("exit", () => resolve()));
+  }
+
+  private writeSandboxFiles(): void {
+    const { instance, options } = this;
+    const put = (path: string, text: string | Buffer, mode = 0o644) => {
+      mkdirSync(join(this.root, path, ".."), { recursive: true });
+      writeFileSync(join(this.root, path), text, { mode });
+    };
+    // What EC2 hands cloud-init: the user data's bytes (gzip: cloud-init inflates it) and the instance's names.
+    put("/var/lib/cloud/seed/nocloud/user-data", Buffer.from(instance.userData.toString("utf8"), "base64"));
+    put(
+      "/var/lib/cloud/seed/nocloud/meta-data",
+      `instance-id: ${instance.id}\nlocal-hostname: ${instance.privateDnsName}\n`,
+    );
+    put("/etc/machine-id", `${instance.id.replace(/^i-/, "").padEnd(32, "0").slice(0, 32)}\n`);
+    const prefix = instance.subnetCidr.split("/")[1];
+    // EC2's DHCP: the primary interface has the ENI's MAC and address, the VPC router as its gateway.
+    put(
+      "/etc/systemd/network/10-box-primary.network",
+      [
+        "[Match]",
+        "Name=host0",
+        "[Link]",
+        `MACAddress=${instance.mac}`,
+        "[Network]",
+        `Address=${instance.privateIp}/${prefix}`,
+        `Gateway=${options.router}`,
+        "",
+      ].join("\n"),
+    );
+    const hosts = Object.entries(options.hosts).map(([name, address]) => `${address} ${name}`);
+    put("/etc/hosts", ["127.0.0.1 localhost", "::1 localhost", ...hosts, ""].join("\n"));
+    // The pod network: the standard bridge plugin on this node's own range, routed between nodes by the box
+    // (Cilium's agent would write its own configuration here).
+    put(
+      "/etc/cni/net.d/10-box-bridge.conflist",
+      JSON.stringify(
+        {
+          cniVersion: "1.0.0",
+          name: "box",
+          plugins: [
+            {
+              type: "bridge",
+              bridge: "cni0",
+              isGateway: true,
+              ipMasq: false,
+              ipam: { type: "host-local", ranges: [[{ subnet: options.podCidr }]], routes: [{ dst: "0.0.0.0/0" }] },
+            },
+            { type: "portmap", capabilities: { portMappings: true } },
+          ],
+        },
+        null,
+        2,
+      ),
+    );
+  }
+
+  private createCgroups(): void {
+    for (const h of hierarchies()) {
+      const parent = join(CGROUP_ROOT, h, this.options.cgroupParent);
+      const own = join(CGROUP_ROOT, h, this.cgroup);
+      for (const dir of [parent, own]) {
+        if (existsSync(dir)) continue;
+        mkdirSync(dir);
+        if (h === "cpuset") {
+          // A cpuset cgroup takes tasks only once it has CPUs and memory nodes: its parent's.
+          for (const file of ["cpuset.cpus", "cpuset.mems"]) {
+            const value = runSync("cat", [join(dir, "..", file)]).trim();
+            writeFileSync(join(dir, file), value);
+          }
+        }
+      }
+    }
+  }
+
+  /** A command inside the node (its namespaces, entered through its init's process id). */
+  async exec(command: string, timeoutMs = 60_000): Promise<string> {
+    const leader = this.leaderPid();
+    const { stdout } = await run(
+      "nsenter",
+      ["-t", String(leader), "-m", "-u", "-i", "-n", "-p", "--", "/bin/bash", "-c", command],
+      { timeoutMs },
+    );
+    return stdout;
+  }
+
+  /** The node's init: the one process of the node's cgroup whose parent is outside it (nspawn). */
+  leaderPid(): number {
+    const procs = runSync("cat", [join(CGROUP_ROOT, "pids", this.cgroup, "cgroup.procs")])
+      .split("\n")
+      .filter(Boolean)
+      .map(Number);
+    for (const pid of procs) {
+      const status = runSync("cat", [`/proc/${pid}/status`], { allowFailure: true });
+      if (/^NSpid:\s+\d+\s+1$/m.test(status)) return pid;
+    }
+    throw new Error(`node ${this.name}: no init process found`);
+  }
+
+  /** Powers the node off (nspawn turns SIGTERM into the container's shutdown), killed if it lingers. */
+  async stop(): Promise<void> {
+    const child = this.process;
+    if (child && child.exitCode === null && child.pid) {
+      child.kill("SIGTERM");
+      const timeout = new Promise((r) => setTimeout(r, 30_000, "timeout"));
+      if ((await Promise.race([this.exited, timeout])) === "timeout") {
+        // The node's init first: killing it ends every process of the node's PID namespace.
+        try {
+          process.kill(this.leaderPid(), "SIGKILL");
+        } catch {
+          // already gone
+        }
+        child.kill("SIGKILL");
+        await this.exited;
+      }
+    }
+    runSync("umount", [this.root], { allowFailure: true });
+    removeCgroups(this.cgroup);
+  }
+}
