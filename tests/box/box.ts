@@ -8,7 +8,6 @@
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "fs";
 import { homedir, tmpdir } from "os";
 import { join } from "path";
-import { gunzipSync } from "zlib";
 import { parseAllDocuments } from "yaml";
 import { Emulator } from "./emulator";
 import { addPodRoute, BoxNetwork, createNetwork, deleteNetwork } from "./network";
@@ -19,7 +18,9 @@ const ROOT = join(__dirname, "..", "..");
 /** Where the box image is built and kept between runs (tests/box/image/build.sh). */
 export const BOX_CACHE = join(process.env.CILIUM_CLUSTER_CACHE ?? join(homedir(), ".cache", "cilium-cluster"), "box");
 export const BOX_IMAGE_STAMPS = ["rootfs", "tls", "apt", "images"].map((s) => join(BOX_CACHE, `${s}.stamp`));
-const AWS_ENDPOINTS = readFileSync(join(__dirname, "image", "aws-endpoints"), "utf8").trim().split(/\s+/);
+const AWS_ENDPOINTS = readFileSync(join(__dirname, "image", "aws-endpoints"), "utf8")
+  .trim()
+  .split(/\s+/);
 
 export interface BoxOptions {
   /** A stack file (e.g. `Pulumi.dev.yaml`, `examples/Pulumi.eni.yaml`), planned with SETS applied. */
@@ -37,6 +38,7 @@ interface Ec2Instance {
   InstanceId: string;
   PrivateIpAddress: string;
   PrivateDnsName: string;
+  InstanceType: string;
   SubnetId: string;
   State: { Name: string };
   NetworkInterfaces: { MacAddress: string }[];
@@ -140,7 +142,9 @@ export class Box {
     };
     const loop = () => {
       this.reconcile = tick()
-        .catch((error: unknown) => process.stderr.write(`box: auto scaling: ${String(error)}\n`))
+        .catch((error: unknown) => {
+          process.stderr.write(`box: auto scaling: ${String(error)}\n`);
+        })
         .finally(() => {
           if (this.reconciling) this.reconciling = setTimeout(loop, 2000);
         });
@@ -164,6 +168,8 @@ export class Box {
         id: instance.InstanceId,
         privateIp: instance.PrivateIpAddress,
         privateDnsName: instance.PrivateDnsName,
+        instanceType: instance.InstanceType,
+        zone: instance.Placement.AvailabilityZone,
         mac: instance.NetworkInterfaces[0].MacAddress,
         subnetCidr,
         userData: Buffer.from(LaunchTemplateVersions[0].LaunchTemplateData.UserData),
@@ -183,11 +189,6 @@ export class Box {
     this.nodes.set(instance.InstanceId, node);
     node.boot();
     addPodRoute(this.network!, podCidr, instance.PrivateIpAddress);
-  }
-
-  /** The plan's user data of the group whose launch template launched NODE, as text. */
-  userDataText(node: Node): string {
-    return gunzipSync(Buffer.from(node.instance.userData.toString("utf8"), "base64")).toString("utf8");
   }
 
   controlPlaneNodes(): Node[] {
@@ -226,19 +227,26 @@ export class Box {
    * every object but the workloads whose images the box does not have (they are returned, by file).
    */
   async applyAddons(): Promise<string[]> {
-    await until("the API", async () => ((await this.kubectl(["get", "--raw", "/readyz"])).includes("ok") ? true : undefined), 600_000, 5000);
-    const images = new Set(
-      readdirSync(join(BOX_CACHE, "images")).map((f) => f.replace(/\.tar$/, "")),
+    await until(
+      "the API",
+      async () => ((await this.kubectl(["get", "--raw", "/readyz"])).includes("ok") ? true : undefined),
+      600_000,
+      5000,
     );
+    const images = new Set(readdirSync(join(BOX_CACHE, "images")).map((f) => f.replace(/\.tar$/, "")));
     const imageFile = (image: string) => image.replace(/[/:]/g, "_");
     const skipped: string[] = [];
     const dir = join(this.plan, "kubernetes");
-    const files = readdirSync(dir).sort((a, b) => Number(b.startsWith("customresourcedefinition")) - Number(a.startsWith("customresourcedefinition")));
+    const files = readdirSync(dir).sort(
+      (a, b) => Number(b.startsWith("customresourcedefinition")) - Number(a.startsWith("customresourcedefinition")),
+    );
     const applied: string[] = [];
     for (const file of files) {
       const text = readFileSync(join(dir, file), "utf8");
       const needed = parseAllDocuments(text).flatMap((d) => {
-        const o = d.toJS() as { spec?: { template?: { spec?: { containers?: { image: string }[]; initContainers?: { image: string }[] } } } };
+        const o = d.toJS() as {
+          spec?: { template?: { spec?: { containers?: { image: string }[]; initContainers?: { image: string }[] } } };
+        };
         const pod = o?.spec?.template?.spec;
         return [...(pod?.containers ?? []), ...(pod?.initContainers ?? [])].map((c) => c.image);
       });

@@ -17,6 +17,8 @@ export interface Instance {
   id: string;
   privateIp: string;
   privateDnsName: string;
+  instanceType: string;
+  zone: string;
   mac: string;
   subnetCidr: string;
   /** The user data as EC2 holds it (base64 of the launch template's). */

@@ -310,6 +310,7 @@ export class AwsFake {
       const instances = [...this.instances.values()].filter(matches).map((i) => ({
         InstanceId: i.id,
         PrivateIpAddress: i.privateIp,
+        PrivateDnsName: privateDnsName(i),
         State: { Name: i.state },
         Tags: Object.entries(i.tags).map(([Key, Value]) => ({ Key, Value })),
       }));
@@ -803,6 +804,12 @@ async function runJson(fake: AwsFake, req: IncomingMessage, res: ServerResponse)
 
 // ---- The instance metadata service ----
 
+export function privateDnsName(i: Instance): string {
+  const region = i.zone.slice(0, -1);
+  const domain = region === "us-east-1" ? "ec2.internal" : `${region}.compute.internal`;
+  return `ip-${i.privateIp.replace(/\./g, "-")}.${domain}`;
+}
+
 const IMDS_TOKEN = "fake-imds-token";
 
 /** IMDSv2: a session token first (PUT /latest/api/token), then metadata only with that token; 404 for a key it lacks. */
@@ -814,6 +821,9 @@ function imds(fake: AwsFake, instanceId: string, req: IncomingMessage, res: Serv
   const metadata: Record<string, string> = {
     "instance-id": i.id,
     "local-ipv4": i.privateIp,
+    // EC2's private DNS name (the EC2 user guide's "Amazon EC2 instance hostname types", IP names): the
+    // instance's address with dashes, under ec2.internal in us-east-1 and <region>.compute.internal elsewhere.
+    "local-hostname": privateDnsName(i),
     "instance-type": i.instanceType,
     mac: i.mac,
     "placement/availability-zone": i.zone,

@@ -14,71 +14,33 @@ cache=$(realpath -m "$2")
 here=$(cd "$(dirname "$0")" && pwd)
 k8s_version=v1.35.4
 mkdir -p "$cache/bin"
+binaries="$cache/bin"
 log() { echo "box image: $*" >&2; }
+
 
 # The binaries `npm run build:kubernetes` built (BUILT_DIR/<version>/), with pause and the box's workload
 # built here, all in one folder.
-binaries="$cache/bin"
-for pair in v1.35.4:kubeadm v1.35.4:kubelet v1.35.4:kubectl v1.35.4:kube-proxy v1.35.4:kube-apiserver \
-  v1.35.4:kube-controller-manager v1.35.4:kube-scheduler v3.6.6:etcd v3.6.6:etcdctl v3.6.6:etcdutl \
-  v1.34.0:crictl v1.14.3:coredns v1.35.3:aws-cloud-controller-manager v1.20.2:cilium-operator-aws; do
-  if ! cmp -s "$built/${pair%%:*}/${pair#*:}" "$binaries/${pair#*:}"; then
-    install -m 0755 "$built/${pair%%:*}/${pair#*:}" "$binaries/${pair#*:}"
+collect_binaries() {
+  binaries="$cache/bin"
+  for pair in v1.35.4:kubeadm v1.35.4:kubelet v1.35.4:kubectl v1.35.4:kube-proxy v1.35.4:kube-apiserver \
+    v1.35.4:kube-controller-manager v1.35.4:kube-scheduler v3.6.6:etcd v3.6.6:etcdctl v3.6.6:etcdutl \
+    v1.34.0:crictl v1.14.3:coredns v1.35.3:aws-cloud-controller-manager v1.20.2:cilium-operator-aws; do
+    if ! cmp -s "$built/${pair%%:*}/${pair#*:}" "$binaries/${pair#*:}"; then
+      install -m 0755 "$built/${pair%%:*}/${pair#*:}" "$binaries/${pair#*:}"
+    fi
+  done
+  # pause: Kubernetes's own C source (build/pause/linux/pause.c), static, as its image is built.
+  pause_source="$(cd "$here/../../../tools/kubernetes/$k8s_version" && go list -m -f '{{.Dir}}' k8s.io/kubernetes)/build/pause/linux/pause.c"
+  if [ ! -e "$binaries/pause" ] || [ "$pause_source" -nt "$binaries/pause" ]; then
+    gcc -static -O2 -DVERSION=box -o "$binaries/pause" "$pause_source"
   fi
-done
-# pause: Kubernetes's own C source (build/pause/linux/pause.c), static, as its image is built.
-pause_source="$(cd "$here/../../../tools/kubernetes/$k8s_version" && go list -m -f '{{.Dir}}' k8s.io/kubernetes)/build/pause/linux/pause.c"
-if [ ! -e "$binaries/pause" ] || [ "$pause_source" -nt "$binaries/pause" ]; then
-  gcc -static -O2 -DVERSION=box -o "$binaries/pause" "$pause_source"
-fi
-(cd "$here/echo" && CGO_ENABLED=0 go build -trimpath -o "$binaries/box-echo.tmp" . && mv "$binaries/box-echo.tmp" "$binaries/box-echo")
+  (cd "$here/echo" && CGO_ENABLED=0 go build -trimpath -o "$binaries/box-echo.tmp" . && mv "$binaries/box-echo.tmp" "$binaries/box-echo")
+}
 
 # stamp NAME INPUTS...: true when NAME was built from these inputs before.
 stamp_of() { cat "$@" 2>/dev/null | sha256sum | cut -d' ' -f1; }
 fresh() { [ -e "$cache/$1.stamp" ] && [ "$(cat "$cache/$1.stamp")" = "$2" ]; }
 mark() { echo "$2" >"$cache/$1.stamp"; }
-
-build_rootfs() {
-  local key
-  key="$(stamp_of "$here/build.sh" "$here/rootfs/"*)-$(uname -r)"
-  if fresh rootfs "$key"; then return; fi
-  log "root file system (debootstrap, a few minutes)"
-  local tmp="$cache/rootfs.tmp"
-  rm -rf "$tmp" "$cache/rootfs"
-  # debootstrap's second stage sometimes fails on python3-cryptography's order; apt-get -f install ends it.
-  debootstrap --variant=minbase --include=systemd,systemd-sysv,dbus,cloud-init,containerd,runc,curl,ca-certificates,gpg,apt-transport-https,iptables,iproute2,conntrack,ebtables,ethtool,socat,python3,python3-pip,kmod,procps,util-linux,mount,coreutils,openssl \
-    bookworm "$tmp" http://deb.debian.org/debian || true
-  mount -t proc proc "$tmp/proc"
-  trap 'umount "$tmp/proc" 2>/dev/null || true' RETURN
-  cp /etc/resolv.conf "$tmp/etc/resolv.conf"
-  echo "deb http://deb.debian.org/debian bookworm main" >"$tmp/etc/apt/sources.list"
-  chroot "$tmp" /bin/bash -euc '
-    export DEBIAN_FRONTEND=noninteractive
-    dpkg --configure -a || true
-    apt-get -f install -y -q
-    apt-get install -y -q --no-install-recommends python3-venv
-    # The AWS CLI the bootstrap calls (Ubuntu: snap aws-cli), from PyPI, pinned.
-    python3 -m venv /opt/awscli && /opt/awscli/bin/pip install -q awscli==1.45.11
-    ln -sf /opt/awscli/bin/aws /usr/local/bin/aws
-    apt-get clean'
-  # Nodes reach nothing outside the machine: no archive to update from (every package is installed).
-  : >"$tmp/etc/apt/sources.list"
-  rm -f "$tmp/etc/resolv.conf"
-  cp -a "$here/rootfs/." "$tmp/"
-  # This kernel's overlay and br_netfilter are built in: modprobe finds them through modules.builtin.
-  local modules="$tmp/lib/modules/$(uname -r)"
-  mkdir -p "$modules"
-  printf 'kernel/fs/overlayfs/overlay.ko\nkernel/net/bridge/br_netfilter.ko\nkernel/net/bridge/bridge.ko\n' >"$modules/modules.builtin"
-  : >"$modules/modules.order"
-  chroot "$tmp" depmod -a "$(uname -r)" 2>/dev/null
-  chroot "$tmp" systemctl enable systemd-networkd box-cgroups.service box-images.service >/dev/null
-  chroot "$tmp" systemctl mask ifupdown-pre.service networking.service systemd-networkd-wait-online.service \
-    apt-daily.timer apt-daily-upgrade.timer e2scrub_reap.service >/dev/null 2>&1 || true
-  umount "$tmp/proc"
-  trap - RETURN
-  mv "$tmp" "$cache/rootfs"
-  mark rootfs "$key"
-}
 
 # The test CA, which nodes trust as Ubuntu trusts the public CAs, and the emulator's certificate.
 build_tls() {
@@ -234,7 +196,14 @@ kube_proxy_image() {
 
 # The AWS names the nodes and the controllers call, besides pkgs.k8s.io (also box.ts's HOSTS).
 read -ra aws_names <<<"$(cat "$here/aws-endpoints")"
-build_rootfs
+# The root file system: rootfs.sh, again only when it or the files it adds change, or the kernel does.
+rootfs_key="$({ cat "$here/rootfs.sh"; find "$here/rootfs" -type f | sort | xargs cat; } | sha256sum | cut -d' ' -f1)-$(uname -r)"
+if ! fresh rootfs "$rootfs_key"; then
+  log "root file system (debootstrap, a few minutes)"
+  "$here/rootfs.sh" "$cache/rootfs"
+  mark rootfs "$rootfs_key"
+fi
+collect_binaries
 build_tls "${aws_names[@]}"
 install -D -m 0644 "$cache/tls/ca.crt" "$cache/rootfs/usr/local/share/ca-certificates/cilium-cluster-box.crt"
 chroot "$cache/rootfs" update-ca-certificates >/dev/null 2>&1

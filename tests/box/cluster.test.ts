@@ -1,0 +1,255 @@
+/**
+ * The whole cluster in a box: the dev stack (ENI mode, Cilium v1.20.2, Kubernetes 1.35.4, kube-proxy) with
+ * one control-plane node and one worker, booted from the plan's unchanged user data on systemd-nspawn nodes,
+ * against the AWS emulator, with the real AWS cloud controller manager and Cilium's operator-aws. One box
+ * boots for the file (the machine has 2 cores); each scenario is its own test, in order.
+ */
+import { expect } from "chai";
+import { existsSync, readdirSync, readFileSync } from "fs";
+import { join } from "path";
+import { gunzipSync } from "zlib";
+import { Box, BOX_CACHE, BOX_IMAGE_STAMPS } from "./box";
+import { ciliumNode } from "./ciliumNode";
+import { until } from "./run";
+import { cannotRun } from "../cannotRun";
+
+interface K8sNode {
+  metadata: { name: string; labels: Record<string, string> };
+  spec: { providerID?: string; taints?: { key: string }[] };
+  status: { conditions: { type: string; status: string }[]; addresses: { type: string; address: string }[] };
+}
+
+const ready = (n: K8sNode) => n.status.conditions.some((c) => c.type === "Ready" && c.status === "True");
+
+/** Why the box cannot run here, or undefined. */
+function missing(): string | undefined {
+  if (process.getuid?.() !== 0) return "the box needs root (network namespaces, mounts, systemd-nspawn)";
+  if (!existsSync("/usr/bin/systemd-nspawn")) return "systemd-nspawn is missing (Debian: systemd-container)";
+  if (!BOX_IMAGE_STAMPS.every(existsSync)) return `the box image is not built: npm run build:box (into ${BOX_CACHE})`;
+  return undefined;
+}
+
+describe("the whole cluster in a box: the dev stack, one control-plane node and one worker", function () {
+  this.timeout(20 * 60_000);
+  let box: Box;
+  const started = Date.now();
+
+  before(async function () {
+    const reason = missing();
+    if (reason) cannotRun(this, reason);
+    box = await Box.start({ stackFile: "Pulumi.dev.yaml", sets: ["nodeGroups[0].minSize=1"] });
+  });
+
+  after(async () => {
+    await box?.stop();
+  });
+
+  const nodes = () => box.kubectlJson<{ items: K8sNode[] }>(["get", "nodes"]).then((l) => l.items);
+
+  it("boots the control plane from its user data and applies the plan's add-ons", async () => {
+    const skipped = await box.applyAddons();
+    process.stdout.write(
+      `      control plane answered ${Math.round((Date.now() - started) / 1000)}s after the box started\n`,
+    );
+    // The Cilium agent and the add-ons whose images are not built here; everything else is applied.
+    expect(skipped.sort()).to.deep.equal([
+      "daemonset-kube-system-cilium.yaml",
+      "daemonset-kube-system-ebs-csi-node.yaml",
+      "deployment-kube-system-aws-node-termination-handler.yaml",
+      "deployment-kube-system-ebs-csi-controller.yaml",
+    ]);
+  });
+
+  it("runs every node from the plan's user data, byte for byte", async () => {
+    await until("two nodes", async () => (box.nodes.size === 2 ? true : undefined), 120_000);
+    const planned = readdirSync(join(box.plan, "userdata")).map((f) =>
+      readFileSync(join(box.plan, "userdata", f), "utf8"),
+    );
+    const roles: string[] = [];
+    for (const node of box.nodes.values()) {
+      // What cloud-init received (it keeps the raw bytes: gzip, as EC2 hands them).
+      const ran = gunzipSync(readFileSync(join(node.root, "var/lib/cloud/instance/user-data.txt"))).toString("utf8");
+      expect(planned, node.instance.privateDnsName).to.include(ran);
+      roles.push(/ROLE='([a-z-]+)'/.exec(ran)![1]);
+    }
+    expect(roles.sort()).to.deep.equal(["control-plane", "node"]);
+  });
+
+  it("names each node after its instance, and the real cloud controller initialises every one", async () => {
+    const all = await until(
+      "every node Ready and initialised",
+      async () => {
+        const items = await nodes();
+        const done =
+          items.length === 2 &&
+          items.every(
+            (n) =>
+              ready(n) &&
+              n.spec.providerID &&
+              !(n.spec.taints ?? []).some((t) => t.key === "node.cloudprovider.kubernetes.io/uninitialized"),
+          );
+        return done ? items : undefined;
+      },
+      8 * 60_000,
+      5000,
+    );
+    for (const node of box.nodes.values()) {
+      const k8s = all.find((n) => n.metadata.name === node.instance.privateDnsName);
+      expect(k8s, `a Node named ${node.instance.privateDnsName}`).to.not.equal(undefined);
+      const hostname = readFileSync(join(node.root, "etc/hostname"), "utf8").trim();
+      expect(hostname, "the host name is Ubuntu's short one").to.equal(node.instance.privateDnsName.split(".")[0]);
+      expect(k8s!.spec.providerID).to.match(new RegExp(`^aws:///us-east-1[a-c]/${node.instance.id}$`));
+      expect(k8s!.metadata.labels["node.kubernetes.io/instance-type"]).to.match(/^t3\./);
+      expect(k8s!.metadata.labels["topology.kubernetes.io/zone"]).to.match(/^us-east-1[a-c]$/);
+      const internal = k8s!.status.addresses.find((a) => a.type === "InternalIP");
+      // ENI mode: the kubelet's --node-ip is the instance's primary address.
+      expect(internal?.address).to.equal(node.instance.privateIp);
+    }
+    for (const node of box.nodes.values()) {
+      const seconds = Math.round((Date.now() - node.bootedAt) / 1000);
+      process.stdout.write(`      ${node.instance.privateDnsName}: Ready and initialised within ${seconds}s of boot\n`);
+    }
+  });
+
+  it("runs CoreDNS, and a Deployment on the worker reached through a Service from another pod", async () => {
+    await until(
+      "CoreDNS Ready",
+      async () => {
+        const d = await box.kubectlJson<{ status: { readyReplicas?: number } }>([
+          "-n",
+          "kube-system",
+          "get",
+          "deployment",
+          "coredns",
+        ]);
+        return (d.status.readyReplicas ?? 0) >= 1 ? true : undefined;
+      },
+      5 * 60_000,
+      5000,
+    );
+    const worker = [...box.nodes.values()].find((n) => !box.controlPlaneNodes().includes(n))!;
+    await box.kubectl(["apply", "-f", "-"], echoWorkload(worker.instance.privateDnsName));
+    await box.kubectl(["rollout", "status", "deployment/echo", "--timeout=240s"]);
+    const answer = await until(
+      "an answer through the Service",
+      async () => {
+        await box.kubectl(["delete", "pod", "echo-client", "--ignore-not-found", "--wait=true"]);
+        await box.kubectl([
+          "run",
+          "echo-client",
+          "--image=box.local/echo:1",
+          "--image-pull-policy=Never",
+          "--restart=Never",
+          "--overrides",
+          JSON.stringify({ spec: { tolerations: [{ operator: "Exists" }] } }),
+          "--command",
+          "--",
+          "/box-echo",
+          "get",
+          "http://echo.default.svc.cluster.local/",
+        ]);
+        const phase = await until(
+          "the client pod to finish",
+          async () => {
+            const p = await box.kubectlJson<{ status: { phase: string } }>(["get", "pod", "echo-client"]);
+            return ["Succeeded", "Failed"].includes(p.status.phase) ? p.status.phase : undefined;
+          },
+          120_000,
+        );
+        return phase === "Succeeded" ? box.kubectl(["logs", "echo-client"]) : undefined;
+      },
+      4 * 60_000,
+      5000,
+    );
+    expect(answer.trim()).to.match(/^echo-/);
+  });
+
+  it("ENI mode: Cilium's operator attaches ENIs and assigns addresses from EC2 for every node", async () => {
+    const config = await box.kubectlJson<{ data: Record<string, string> }>([
+      "-n",
+      "kube-system",
+      "get",
+      "configmap",
+      "cilium-config",
+    ]);
+    const { Vpcs } = await box.aws.aws<{ Vpcs: { VpcId: string }[] }>(["ec2", "describe-vpcs"]);
+    const objects = [...box.nodes.values()].map((node) =>
+      ciliumNode({
+        nodeName: node.instance.privateDnsName,
+        instanceId: node.instance.id,
+        instanceType: node.instance.instanceType,
+        availabilityZone: node.instance.zone,
+        vpcId: Vpcs[0].VpcId,
+        nodeIp: node.instance.privateIp,
+        config: config.data,
+      }),
+    );
+    await box.kubectl(["apply", "-f", "-"], objects.map((o) => JSON.stringify(o)).join("\n"));
+    for (const node of box.nodes.values()) {
+      const allocated = await until(
+        `addresses for ${node.instance.privateDnsName}`,
+        async () => {
+          const cn = await box.kubectlJson<{
+            spec: { ipam?: { pool?: Record<string, { resource: string }> } };
+            status?: { eni?: { enis?: Record<string, { addresses?: string[]; subnet: { id: string } }> } };
+          }>(["get", "ciliumnode", node.instance.privateDnsName]);
+          const pool = Object.entries(cn.spec.ipam?.pool ?? {});
+          return pool.length > 0 ? { pool, enis: cn.status?.eni?.enis ?? {} } : undefined;
+        },
+        4 * 60_000,
+        5000,
+      );
+      const { NetworkInterfaces } = await box.aws.aws<{
+        NetworkInterfaces: { NetworkInterfaceId: string; PrivateIpAddresses: { PrivateIpAddress: string }[] }[];
+      }>(["ec2", "describe-network-interfaces", "--filters", `Name=attachment.instance-id,Values=${node.instance.id}`]);
+      const inEc2 = new Set(NetworkInterfaces.flatMap((e) => e.PrivateIpAddresses.map((a) => a.PrivateIpAddress)));
+      for (const [address, { resource }] of allocated.pool) {
+        expect(inEc2.has(address), `${address} is assigned in EC2`).to.equal(true);
+        expect(NetworkInterfaces.some((e) => e.NetworkInterfaceId === resource)).to.equal(true);
+      }
+      expect(NetworkInterfaces.length, "an ENI beside the primary one").to.be.greaterThan(1);
+    }
+  });
+});
+
+/** A Deployment of the box's echo server on WORKER, and its Service. */
+function echoWorkload(worker: string): string {
+  return JSON.stringify({
+    apiVersion: "v1",
+    kind: "List",
+    items: [
+      {
+        apiVersion: "apps/v1",
+        kind: "Deployment",
+        metadata: { name: "echo", namespace: "default" },
+        spec: {
+          replicas: 2,
+          selector: { matchLabels: { app: "echo" } },
+          template: {
+            metadata: { labels: { app: "echo" } },
+            spec: {
+              nodeSelector: { "kubernetes.io/hostname": worker },
+              containers: [
+                {
+                  name: "echo",
+                  image: "box.local/echo:1",
+                  imagePullPolicy: "Never",
+                  command: ["/box-echo", "serve"],
+                  env: [{ name: "POD_NAME", valueFrom: { fieldRef: { fieldPath: "metadata.name" } } }],
+                  ports: [{ containerPort: 8080 }],
+                  readinessProbe: { httpGet: { path: "/", port: 8080 } },
+                },
+              ],
+            },
+          },
+        },
+      },
+      {
+        apiVersion: "v1",
+        kind: "Service",
+        metadata: { name: "echo", namespace: "default" },
+        spec: { selector: { app: "echo" }, ports: [{ port: 80, targetPort: 8080 }] },
+      },
+    ],
+  });
+}
