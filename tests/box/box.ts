@@ -61,6 +61,7 @@ export class Box {
   private podRanges = 0;
   private readonly namespace: string;
   private readonly subnets = new Map<string, string>();
+  private forgetSignals = () => {};
 
   private constructor(readonly options: BoxOptions) {
     this.dir = mkdtempSync(join(tmpdir(), "cilium-cluster-box-"));
@@ -81,9 +82,20 @@ export class Box {
 
   static async start(options: BoxOptions): Promise<Box> {
     const box = new Box(options);
+    // Interrupted (Ctrl-C, CI's timeout), the box still removes what it made before the process ends.
+    const interrupted = (signal: NodeJS.Signals) => {
+      void box.stop().finally(() => process.kill(process.pid, signal));
+    };
+    process.once("SIGINT", interrupted);
+    process.once("SIGTERM", interrupted);
+    box.forgetSignals = () => {
+      process.removeListener("SIGINT", interrupted);
+      process.removeListener("SIGTERM", interrupted);
+    };
     try {
       const subnets = box.planned("aws:ec2/subnet:Subnet").map((r) => String(r.inputs.cidrBlock));
-      box.network = createNetwork(box.namespace, subnets);
+      const vpc = String(box.planned("aws:ec2/vpc:Vpc")[0].inputs.cidrBlock);
+      box.network = createNetwork(box.namespace, vpc, subnets);
       box.emulator = await Emulator.start(box.network, box.plan, BOX_CACHE, join(box.dir, "emulator.log"));
       const described = await box.emulator.aws<{ Subnets: { SubnetId: string; CidrBlock: string }[] }>([
         "ec2",
@@ -180,6 +192,7 @@ export class Box {
         images: join(BOX_CACHE, "images"),
         workDir: join(this.dir, "nodes", instance.InstanceId),
         router,
+        dns: this.network!.dns,
         hosts,
         podCidr,
         cgroupParent: this.namespace,
@@ -254,11 +267,39 @@ export class Box {
       else skipped.push(file);
     }
     await this.kubectl(["apply", "--server-side", "--force-conflicts", "-f", "-"], applied.join("\n---\n"));
+    await this.kubeProxyInSandbox();
     return skipped;
+  }
+
+  /**
+   * nf_conntrack_max is global and read-only outside the host's network namespace, so kube-proxy on a box
+   * node cannot set it (an EC2 node has a kernel of its own): kubeadm's kube-proxy configuration is told to
+   * leave it (conntrack.maxPerCore 0), the sandbox's one change to the cluster. Nothing when kube-proxy is off.
+   */
+  private async kubeProxyInSandbox(): Promise<void> {
+    const found = await this.kubectl([
+      "-n",
+      "kube-system",
+      "get",
+      "configmap",
+      "kube-proxy",
+      "--ignore-not-found",
+      "-o",
+      "json",
+    ]);
+    if (!found.trim()) return;
+    const map = JSON.parse(found) as { data: Record<string, string> };
+    const config = map.data["config.conf"];
+    if (!/^ {2}maxPerCore: null$/m.test(config))
+      throw new Error("kube-proxy's configuration has no conntrack.maxPerCore");
+    map.data["config.conf"] = config.replace(/^ {2}maxPerCore: null$/m, "  maxPerCore: 0");
+    await this.kubectl(["apply", "--server-side", "--force-conflicts", "-f", "-"], JSON.stringify(map));
+    await this.kubectl(["-n", "kube-system", "delete", "pod", "-l", "k8s-app=kube-proxy", "--wait=false"]);
   }
 
   /** Stops everything the box started and removes what it made. */
   async stop(): Promise<void> {
+    this.forgetSignals();
     const timer = this.reconciling;
     this.reconciling = undefined;
     if (timer) clearTimeout(timer);

@@ -68,7 +68,8 @@ describe("the whole cluster in a box: the dev stack, one control-plane node and 
     const roles: string[] = [];
     for (const node of box.nodes.values()) {
       // What cloud-init received (it keeps the raw bytes: gzip, as EC2 hands them).
-      const ran = gunzipSync(readFileSync(join(node.root, "var/lib/cloud/instance/user-data.txt"))).toString("utf8");
+      const raw = readFileSync(join(node.root, "var/lib/cloud/instances", node.instance.id, "user-data.txt"));
+      const ran = gunzipSync(raw).toString("utf8");
       expect(planned, node.instance.privateDnsName).to.include(ran);
       roles.push(/ROLE='([a-z-]+)'/.exec(ran)![1]);
     }

@@ -7,7 +7,7 @@
  * the interface's address (EC2's DHCP), /etc/hosts for the names that answer from the box, the pod network
  * (Cilium's agent cannot run here: docs/development.md), and a cgroup per node in every host hierarchy.
  */
-import { createWriteStream, existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from "fs";
+import { createWriteStream, existsSync, mkdirSync, readdirSync, statSync, symlinkSync, writeFileSync } from "fs";
 import { spawn, ChildProcess } from "child_process";
 import { join } from "path";
 import { BRIDGE } from "./network";
@@ -31,6 +31,8 @@ export interface NodeOptions {
   images: string;
   workDir: string;
   router: string;
+  /** The VPC's DNS server (AmazonProvidedDNS). */
+  dns: string;
   /** Name → address lines for /etc/hosts (AWS endpoints and pkgs.k8s.io at the router, the API at its NLB). */
   hosts: Record<string, string>;
   podCidr: string;
@@ -91,10 +93,9 @@ export class Node {
     this.writeSandboxFiles();
     this.createCgroups();
     const log = createWriteStream(join(workDir, "console.log"));
+    // nsenter, not `ip netns exec`: that mounts a sysfs of its own, without the host's cgroup trees nspawn needs.
     const nspawn = [
-      "netns",
-      "exec",
-      this.options.namespace,
+      `--net=/var/run/netns/${this.options.namespace}`,
       "systemd-nspawn",
       "--quiet",
       "--register=no",
@@ -112,7 +113,7 @@ export class Node {
     ];
     const procs = hierarchies().map((h) => join(CGROUP_ROOT, h, this.cgroup, "cgroup.procs"));
     // The launcher joins the node's cgroups, then becomes nspawn: the node and everything in it stay there.
-    const script = `for f in "$@"; do echo $$ > "$f"; done; exec ip ${nspawn.map((a) => `'${a}'`).join(" ")}`;
+    const script = `for f in "$@"; do echo $$ > "$f"; done; exec nsenter ${nspawn.map((a) => `'${a}'`).join(" ")}`;
     this.process = spawn("sh", ["-c", script, "sh", ...procs], {
       env: { ...process.env, SYSTEMD_NSPAWN_API_VFS_WRITABLE: "1", SYSTEMD_NSPAWN_TMPFS_TMP: "0" },
       stdio: ["pipe", "pipe", "pipe"],
@@ -136,21 +137,35 @@ export class Node {
     );
     put("/etc/machine-id", `${instance.id.replace(/^i-/, "").padEnd(32, "0").slice(0, 32)}\n`);
     const prefix = instance.subnetCidr.split("/")[1];
-    // EC2's DHCP: the primary interface has the ENI's MAC and address, the VPC router as its gateway.
+    // EC2's DHCP: the primary interface has the ENI's MAC and address, the VPC router as its gateway. Set
+    // before networkd and cloud-init start (networkd leaves an interface no .network file names alone).
     put(
-      "/etc/systemd/network/10-box-primary.network",
+      "/etc/systemd/system/box-network.service",
       [
-        "[Match]",
-        "Name=host0",
-        "[Link]",
-        `MACAddress=${instance.mac}`,
-        "[Network]",
-        `Address=${instance.privateIp}/${prefix}`,
-        `Gateway=${options.router}`,
+        "[Unit]",
+        "Description=box: the primary interface, as EC2's DHCP configures it",
+        "DefaultDependencies=no",
+        "Before=network-pre.target cloud-init-local.service",
+        "Wants=network-pre.target",
+        "[Service]",
+        "Type=oneshot",
+        "RemainAfterExit=yes",
+        `ExecStart=/usr/sbin/ip link set host0 address ${instance.mac}`,
+        `ExecStart=/usr/sbin/ip address add ${instance.privateIp}/${prefix} dev host0`,
+        "ExecStart=/usr/sbin/ip link set host0 up",
+        `ExecStart=/usr/sbin/ip route add default via ${options.router}`,
+        "[Install]",
+        "WantedBy=sysinit.target",
         "",
       ].join("\n"),
     );
+    mkdirSync(join(this.root, "etc/systemd/system/sysinit.target.wants"), { recursive: true });
+    symlinkSync(
+      "/etc/systemd/system/box-network.service",
+      join(this.root, "etc/systemd/system/sysinit.target.wants/box-network.service"),
+    );
     const hosts = Object.entries(options.hosts).map(([name, address]) => `${address} ${name}`);
+    put("/etc/resolv.conf", `nameserver ${options.dns}\n`);
     put("/etc/hosts", ["127.0.0.1 localhost", "::1 localhost", ...hosts, ""].join("\n"));
     // The pod network: the standard bridge plugin on this node's own range, routed between nodes by the box
     // (Cilium's agent would write its own configuration here).

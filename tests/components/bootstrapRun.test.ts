@@ -159,12 +159,17 @@ describe("node bootstrap, run as cloud-init and systemd run it", function () {
     });
     expect(join).not.to.have.property("controlPlane");
     expect(join.nodeRegistration.taints).to.deep.equal([]);
+    // Named as EC2 names the instance (the AWS cloud controller manager finds it by that name), not after the
+    // short host name Ubuntu sets.
+    expect(join.nodeRegistration.name).to.equal("ip-10-0-12-34.ec2.internal");
     // ENI mode: the kubelet's node IP from metadata, max pods from t3.large's ENIs less Cilium's two addresses.
     expect(join.nodeRegistration.kubeletExtraArgs).to.deep.equal([
       { name: "cloud-provider", value: "external" },
       { name: "node-ip", value: "10.0.12.34" },
     ]);
-    expect(node.file("etc/kubernetes/patches/kubeletconfiguration+merge.yaml")).to.equal("maxPods: 33\n");
+    expect(node.file("etc/kubernetes/patches/kubeletconfiguration+merge.yaml")).to.equal(
+      "providerID: aws:///us-east-1a/i-0123456789abcdef0\nmaxPods: 33\n",
+    );
     expect(node.file("etc/systemd/network/75-cilium-eni-secondary.network")).to.contain("Property=!INTERFACE=ens5");
     expect(node.file("etc/cloud/cloud.cfg.d/99-disable-network-hotplug.cfg")).to.contain("boot-new-instance");
     // The tools kubeadm's preflight wants, installed.
@@ -176,10 +181,12 @@ describe("node bootstrap, run as cloud-init and systemd run it", function () {
     const { node, service } = await boot(userDataFor(spec, "nodes"));
     expect(service.status, service.stderr).to.equal(0);
     // t3.large: 3 × (12 − 1) − 2 reserved + 1 (the agent) = 32, one fewer than with kube-proxy.
-    expect(node.file("etc/kubernetes/patches/kubeletconfiguration+merge.yaml")).to.equal("maxPods: 32\n");
+    expect(node.file("etc/kubernetes/patches/kubeletconfiguration+merge.yaml")).to.equal(
+      "providerID: aws:///us-east-1a/i-0123456789abcdef0\nmaxPods: 32\n",
+    );
   });
 
-  it("other IPAM modes: neither --node-ip nor computed max pods", async () => {
+  it("other IPAM modes: neither --node-ip nor computed max pods, the providerID all the same", async () => {
     for (const ipam of ["", "crd"]) {
       const spec = specWith({ networking: { cilium: { ipam, disableMasquerade: false } } });
       const { node, service } = await boot(userDataFor(spec, "nodes"));
@@ -187,7 +194,9 @@ describe("node bootstrap, run as cloud-init and systemd run it", function () {
       expect(kubeadmDocument(node, "JoinConfiguration").nodeRegistration.kubeletExtraArgs, ipam).to.deep.equal([
         { name: "cloud-provider", value: "external" },
       ]);
-      expect(node.exists("etc/kubernetes/patches/kubeletconfiguration+merge.yaml"), ipam).to.equal(false);
+      expect(node.file("etc/kubernetes/patches/kubeletconfiguration+merge.yaml"), ipam).to.equal(
+        "providerID: aws:///us-east-1a/i-0123456789abcdef0\n",
+      );
       expect(node.exists("etc/systemd/network/75-cilium-eni-secondary.network"), ipam).to.equal(false);
       expect(node.log()).not.to.contain("describe-instance-types");
     }
@@ -203,8 +212,11 @@ describe("node bootstrap, run as cloud-init and systemd run it", function () {
     });
     expect(service.status, service.stderr).to.equal(0);
     const init = kubeadmDocument(node, "InitConfiguration");
-    // No token of ours in kubeadm init (kubeadm's default one goes with the first join token).
-    expect(init).not.to.have.property("bootstrapTokens");
+    // The join token Pulumi seeded, which workers booting alongside read, is the cluster's from its start.
+    const seeded = node.aws.parameters.get("/cilium-cluster/dev.k8s.local/node/bootstrap-token")?.value ?? "";
+    expect(init.bootstrapTokens.map((t: { token: string; ttl: string }) => [t.token, t.ttl])).to.deep.equal([
+      [seeded, "48h"],
+    ]);
     expect(init.skipPhases).to.deep.equal(["addon/kube-proxy"]);
     expect(init.nodeRegistration.taints).to.deep.equal([
       { key: "node-role.kubernetes.io/control-plane", effect: "NoSchedule" },
@@ -218,16 +230,13 @@ describe("node bootstrap, run as cloud-init and systemd run it", function () {
     for (const key of ["ca.key", "sa.key", "front-proxy-ca.key", "etcd/ca.key"]) {
       expect(readFileSync(join(node.root, "etc/kubernetes/pki", key)).length, key).to.be.greaterThan(0);
     }
-    // It first created the init record, without --overwrite; then it wrote the join token it minted, under
-    // the cluster's key.
-    const token = node.aws.parameters.get("/cilium-cluster/dev.k8s.local/node/bootstrap-token")?.value ?? "";
-    expect(calls(node, "kubeadm token create")).to.have.length(1);
+    // It created the init record, without --overwrite; the seeded token, which the cluster now knows for
+    // 48 hours, stays the one nodes read: no token minted, none written.
+    expect(calls(node, "kubeadm token create")).to.have.length(0);
     expect(calls(node, "aws ssm put-parameter")).to.deep.equal([
       `aws ssm put-parameter --region us-east-1 --name ${INIT_RECORD} --type String --value ${initRecord(node)}`,
-      "aws ssm put-parameter --region us-east-1 --name /cilium-cluster/dev.k8s.local/node/bootstrap-token " +
-        `--type SecureString --key-id alias/cilium-cluster/dev-k8s-local --overwrite --value ${token}`,
     ]);
-    expect(token).to.match(/^[a-z0-9]{6}\.[a-z0-9]{16}$/);
+    expect(node.aws.parameters.get("/cilium-cluster/dev.k8s.local/node/bootstrap-token")?.value).to.equal(seeded);
     expect(initRecord(node)).to.match(/^i-0123456789abcdef0 \d{4}-/);
     // Its own API server answers the API's name through every phase of init: the load balancer has no
     // target in service until this instance completes its launch hook, last.

@@ -18,7 +18,7 @@ import { CLUSTER_TAG, ROLE_TAGS } from "../../components/tags";
 import { groupLifecycleHooks } from "../../components/nodes/lifecycleHooks";
 import { BOOTSTRAP_SERVICE } from "../../components/nodes/systemdUnits";
 import { parameterPrefix, secretsKeyAlias } from "../../components/secrets/paths";
-import type { AwsFake, Instance } from "./aws";
+import { privateDnsName, type AwsFake, type Instance } from "./aws";
 import { clusterPki } from "./pki";
 
 const PROJECT = join(__dirname, "../..");
@@ -31,7 +31,10 @@ export const NODE_INSTANCE = {
   mac: "0a:1b:2c:3d:4e:5f",
 };
 
-/** The host's name, as EC2 names an instance by its address: kubeadm registers the Node under it. */
+/**
+ * The host's name as Ubuntu on EC2 sets it: the short form of the instance's private DNS name. The node's Node
+ * is named after the long form (STANDIN_NODE_NAME), from instance metadata, not after this.
+ */
 export const NODE_HOSTNAME = "ip-10-0-12-34";
 
 /** Binaries of Ubuntu 24.04's server image that kubeadm's preflight looks for; conntrack, socat, ebtables are not. */
@@ -148,10 +151,10 @@ done`,
 shift 2
 [ "\${1%%=*}" = --request-timeout ] && shift
 case "$*" in
-"get node ${NODE_HOSTNAME} --ignore-not-found -o json")
+"get node $STANDIN_NODE_NAME --ignore-not-found -o json")
   if [ "$(count node)" -ge "\${STANDIN_DRAINED_AFTER:-0}" ]; then touch "$STANDIN_STATE/drained"; echo '{"spec":{"unschedulable":true}}'
   else echo '{"spec":{}}'; fi;;
-"get pods --all-namespaces --field-selector spec.nodeName=${NODE_HOSTNAME} -o json")
+"get pods --all-namespaces --field-selector spec.nodeName=$STANDIN_NODE_NAME -o json")
   if [ -e "$STANDIN_STATE/drained" ]; then echo '{"items":[{"metadata":{"name":"cilium-x","ownerReferences":[{"kind":"DaemonSet"}]}}]}'
   else echo '{"items":[{"metadata":{"name":"coredns-x","ownerReferences":[{"kind":"ReplicaSet"}]}}]}'; fi;;
 "-n kube-system get configmap kubeadm-config"*)
@@ -292,6 +295,8 @@ export function newNode(options: Options): Node {
     STANDIN_STATE: state,
     // This node's etcd peer URL, as kubeadm gives it (its address): kubeadm's stand-in adds it on join.
     STANDIN_OWN_PEER: `https://${instance.privateIp}:2380`,
+    // The Node the node is registered as: EC2's private DNS name of the instance.
+    STANDIN_NODE_NAME: privateDnsName(instance),
     KUBEADM_VERSION: header("KUBERNETES_VERSION"),
     TS_NODE_PROJECT: join(PROJECT, "tsconfig.json"),
     ...options.env,

@@ -20,6 +20,7 @@ import signal
 import ssl
 import sys
 import threading
+import traceback
 from pathlib import Path
 from typing import Any, Callable
 
@@ -59,6 +60,19 @@ def by_host(sites: dict[str, Callable[..., Any]], default: Callable[..., Any]) -
     return app
 
 
+def logged(app: Callable[..., Any]) -> Callable[..., Any]:
+    """APP, with the traceback of an answer that failed on standard error (the box's emulator.log)."""
+
+    def wrapper(environ: dict[str, Any], start_response: Callable[..., Any]) -> Any:
+        try:
+            return app(environ, start_response)
+        except Exception:
+            traceback.print_exc()
+            raise
+
+    return wrapper
+
+
 def serve(server: Any) -> threading.Thread:
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
@@ -91,8 +105,8 @@ def main() -> None:
     public = by_host({"pkgs.k8s.io": static_site(args.image / "apt")}, aws)
     servers = [
         make_server("127.0.0.1", args.port, aws, threaded=True),
-        make_server(args.router, 443, public, threaded=True, ssl_context=context),
-        make_server("169.254.169.254", 80, metadata, threaded=True),
+        make_server(args.router, 443, logged(public), threaded=True, ssl_context=context),
+        make_server("169.254.169.254", 80, logged(metadata), threaded=True),
     ]
     for server in servers:
         serve(server)

@@ -47,7 +47,7 @@ class Metadata:
             "local-hostname": instance.private_dns_name,
             "hostname": instance.private_dns_name,
             "mac": mac,
-            "placement/availability-zone": instance.placement,
+            "placement/availability-zone": instance.placement.zone,
             "placement/region": self._region,
             "services/domain": "amazonaws.com",
             "services/partition": "aws",
@@ -83,7 +83,7 @@ class Metadata:
         document = {
             "accountId": self._account,
             "architecture": "x86_64",
-            "availabilityZone": instance.placement,
+            "availabilityZone": instance.placement.zone,
             "imageId": instance.image_id,
             "instanceId": instance.id,
             "instanceType": instance.instance_type,
@@ -95,9 +95,11 @@ class Metadata:
         return values
 
     def __call__(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> Any:
-        def answer(status: str, text: str) -> list[bytes]:
+        def answer(status: str, text: str, headers: list[tuple[str, str]] | None = None) -> list[bytes]:
             body = text.encode()
-            start_response(status, [("Content-Type", "text/plain"), ("Content-Length", str(len(body)))])
+            start_response(
+                status, [("Content-Type", "text/plain"), ("Content-Length", str(len(body))), *(headers or [])]
+            )
             return [body]
 
         method, path = environ["REQUEST_METHOD"], environ.get("PATH_INFO", "")
@@ -107,7 +109,8 @@ class Metadata:
                 return answer("400 Bad Request", "")
             token = secrets.token_urlsafe(32)
             self._tokens[token] = time.monotonic() + int(ttl)
-            return answer("200 OK", token)
+            # The SDKs read the token's lifetime back from this header (aws-sdk-go-v2 feature/ec2/imds).
+            return answer("200 OK", token, [("X-Aws-Ec2-Metadata-Token-Ttl-Seconds", ttl)])
         if method != "GET":
             return answer("405 Method Not Allowed", "")
         token = environ.get("HTTP_X_AWS_EC2_METADATA_TOKEN", "")

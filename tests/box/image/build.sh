@@ -185,6 +185,7 @@ kube_proxy_image() {
       install -D "$cache/rootfs$lib" "$root$lib"
     done
   done
+  mkdir -p "$root/usr/lib/x86_64-linux-gnu"
   cp -a "$cache/rootfs/usr/lib/x86_64-linux-gnu/xtables" "$root/usr/lib/x86_64-linux-gnu/"
   for f in iptables iptables-save iptables-restore ip6tables ip6tables-save ip6tables-restore; do
     ln -s xtables-nft-multi "$root/usr/sbin/$f"
