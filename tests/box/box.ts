@@ -8,7 +8,7 @@
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "fs";
 import { homedir, tmpdir } from "os";
 import { join } from "path";
-import { parseAllDocuments } from "yaml";
+import { parseAllDocuments, parseDocument } from "yaml";
 import { Emulator } from "./emulator";
 import { addPodRoute, BoxNetwork, createNetwork, deleteNetwork } from "./network";
 import { Node, removeCgroups } from "./node";
@@ -21,6 +21,19 @@ export const BOX_IMAGE_STAMPS = ["rootfs", "tls", "apt", "images"].map((s) => jo
 const AWS_ENDPOINTS = readFileSync(join(__dirname, "image", "aws-endpoints"), "utf8")
   .trim()
   .split(/\s+/);
+
+const CILIUM_CONFIG = "configmap-kube-system-cilium-config.yaml";
+
+/**
+ * cilium-config as applied in the box: Cilium's operator restarts every kube-dns pod no Cilium agent
+ * manages (unmanaged-pod-watcher-interval, operator/unmanagedpods/), and the box has no agent (its pods are
+ * on the bridge stand-in), so CoreDNS would be restarted every 15 s. The one key the box changes.
+ */
+function withoutUnmanagedPodRestarts(text: string): string {
+  const document = parseDocument(text);
+  document.setIn(["data", "unmanaged-pod-watcher-interval"], "0");
+  return document.toString();
+}
 
 export interface BoxOptions {
   /** A stack file (e.g. `Pulumi.dev.yaml`, `examples/Pulumi.eni.yaml`), planned with SETS applied. */
@@ -263,8 +276,8 @@ export class Box {
         const pod = o?.spec?.template?.spec;
         return [...(pod?.containers ?? []), ...(pod?.initContainers ?? [])].map((c) => c.image);
       });
-      if (needed.every((image) => images.has(imageFile(image)))) applied.push(text);
-      else skipped.push(file);
+      if (!needed.every((image) => images.has(imageFile(image)))) skipped.push(file);
+      else applied.push(file === CILIUM_CONFIG ? withoutUnmanagedPodRestarts(text) : text);
     }
     await this.kubectl(["apply", "--server-side", "--force-conflicts", "-f", "-"], applied.join("\n---\n"));
     await this.kubeProxyInSandbox();
@@ -288,7 +301,8 @@ export class Box {
       "json",
     ]);
     if (!found.trim()) return;
-    const map = JSON.parse(found) as { data: Record<string, string> };
+    const map = JSON.parse(found) as { metadata: Record<string, unknown>; data: Record<string, string> };
+    map.metadata = { name: "kube-proxy", namespace: "kube-system" };
     const config = map.data["config.conf"];
     if (!/^ {2}maxPerCore: null$/m.test(config))
       throw new Error("kube-proxy's configuration has no conntrack.maxPerCore");

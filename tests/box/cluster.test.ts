@@ -186,6 +186,7 @@ describe("the whole cluster in a box: the dev stack, one control-plane node and 
       }),
     );
     await box.kubectl(["apply", "-f", "-"], objects.map((o) => JSON.stringify(o)).join("\n"));
+    let attached = 0;
     for (const node of box.nodes.values()) {
       const allocated = await until(
         `addresses for ${node.instance.privateDnsName}`,
@@ -201,15 +202,33 @@ describe("the whole cluster in a box: the dev stack, one control-plane node and 
         5000,
       );
       const { NetworkInterfaces } = await box.aws.aws<{
-        NetworkInterfaces: { NetworkInterfaceId: string; PrivateIpAddresses: { PrivateIpAddress: string }[] }[];
+        NetworkInterfaces: {
+          NetworkInterfaceId: string;
+          Attachment: { DeviceIndex: number };
+          PrivateIpAddresses: { PrivateIpAddress: string }[];
+          TagSet: { Key: string; Value: string }[];
+        }[];
       }>(["ec2", "describe-network-interfaces", "--filters", `Name=attachment.instance-id,Values=${node.instance.id}`]);
       const inEc2 = new Set(NetworkInterfaces.flatMap((e) => e.PrivateIpAddresses.map((a) => a.PrivateIpAddress)));
       for (const [address, { resource }] of allocated.pool) {
         expect(inEc2.has(address), `${address} is assigned in EC2`).to.equal(true);
         expect(NetworkInterfaces.some((e) => e.NetworkInterfaceId === resource)).to.equal(true);
       }
-      expect(NetworkInterfaces.length, "an ENI beside the primary one").to.be.greaterThan(1);
+      // Every ENI the operator created and attached carries cilium-config's eni-tags.
+      const eniTags = JSON.parse(config.data["eni-tags"]) as Record<string, string>;
+      const created = NetworkInterfaces.filter((e) => e.Attachment.DeviceIndex > 0);
+      for (const eni of created) {
+        const tags = Object.fromEntries(eni.TagSet.map((t) => [t.Key, t.Value]));
+        expect(tags, eni.NetworkInterfaceId).to.include(eniTags);
+      }
+      attached += created.length;
+      process.stdout.write(
+        `      ${node.instance.privateDnsName} (${node.instance.instanceType}): ${allocated.pool.length} addresses on ${NetworkInterfaces.length} ENIs\n`,
+      );
     }
+    // A t3.medium's primary ENI holds 5 secondary addresses, fewer than the operator pre-allocates (8): the
+    // control-plane node needs an ENI the operator creates and attaches.
+    expect(attached, "ENIs the operator attached").to.be.greaterThan(0);
   });
 });
 

@@ -174,19 +174,21 @@ build_images() {
   mark images "$key"
 }
 
-# kube-proxy runs iptables: its image holds the node image's iptables with their libraries.
+# kube-proxy runs iptables: its image holds the node image's iptables, its extensions, and their libraries.
 kube_proxy_image() {
-  local root f
+  local root f lib
   root=$(mktemp -d)
   install -D -m 0755 "$binaries/kube-proxy" "$root/usr/local/bin/kube-proxy"
-  for f in /usr/sbin/xtables-nft-multi /usr/sbin/xtables-legacy-multi; do
-    install -D "$cache/rootfs$f" "$root$f"
-    chroot "$cache/rootfs" ldd "$f" | awk '/=>/ {print $3} /ld-linux/ {print $1}' | while read -r lib; do
-      install -D "$cache/rootfs$lib" "$root$lib"
-    done
-  done
   mkdir -p "$root/usr/lib/x86_64-linux-gnu"
   cp -a "$cache/rootfs/usr/lib/x86_64-linux-gnu/xtables" "$root/usr/lib/x86_64-linux-gnu/"
+  for f in "$cache/rootfs"/usr/sbin/xtables-nft-multi "$cache/rootfs"/usr/sbin/xtables-legacy-multi \
+    "$cache/rootfs"/usr/lib/x86_64-linux-gnu/xtables/*.so; do
+    f=${f#"$cache/rootfs"}
+    install -D "$cache/rootfs$f" "$root$f"
+    chroot "$cache/rootfs" ldd "$f" | awk '/=>/ {print $3} /ld-linux/ {print $1}' | while read -r lib; do
+      if [ ! -e "$root$lib" ]; then install -D "$cache/rootfs$lib" "$root$lib"; fi
+    done
+  done
   for f in iptables iptables-save iptables-restore ip6tables ip6tables-save ip6tables-restore; do
     ln -s xtables-nft-multi "$root/usr/sbin/$f"
   done
