@@ -1,5 +1,6 @@
 // `npm run build:kubernetes`: builds the real Kubernetes and etcd binaries the tests run, from their Go
-// modules at the versions the program deploys, into .cache/kubernetes/<version>/ (git-ignored). Each module
+// modules at the versions the program deploys, into the cache outside the clone (CILIUM_CLUSTER_CACHE, by default
+// ~/.cache/cilium-cluster), kubernetes/<version>/, so a fresh clone builds nothing again. Each module
 // is a folder tools/<component>/<version>/ whose tools.go names the commands; a binary already built from
 // the same go.sum is skipped. Needs the Go toolchain and the Go module proxy; a cold build takes minutes.
 /* global require, __dirname, process */
@@ -9,10 +10,11 @@ const { execFileSync, spawnSync } = require("child_process");
 const { createHash } = require("crypto");
 const { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } = require("fs");
 const { join } = require("path");
+const { homedir } = require("os");
 
 const root = join(__dirname, "..");
 const toolsDir = join(root, "tools");
-const cacheDir = join(root, ".cache", "kubernetes");
+const cacheDir = join(process.env.CILIUM_CLUSTER_CACHE || join(homedir(), ".cache", "cilium-cluster"), "kubernetes");
 
 /** A command's binary name: its package's last element, but etcd's server module builds `etcd`. */
 function binaryName(pkg) {

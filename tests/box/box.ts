@@ -6,7 +6,8 @@
  * operator). `stop` removes every process, mount, cgroup, namespace and file the box made, pass or fail.
  */
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "fs";
-import { homedir, tmpdir } from "os";
+import { tmpdir } from "os";
+import { CACHE_ROOT } from "../kubernetes/binaries";
 import { join } from "path";
 import { parseAllDocuments, parseDocument } from "yaml";
 import { Emulator } from "./emulator";
@@ -16,7 +17,7 @@ import { run, runSync, until } from "./run";
 
 const ROOT = join(__dirname, "..", "..");
 /** Where the box image is built and kept between runs (tests/box/image/build.sh). */
-export const BOX_CACHE = join(process.env.CILIUM_CLUSTER_CACHE ?? join(homedir(), ".cache", "cilium-cluster"), "box");
+export const BOX_CACHE = join(CACHE_ROOT, "box");
 export const BOX_IMAGE_STAMPS = ["rootfs", "tls", "apt", "images"].map((s) => join(BOX_CACHE, `${s}.stamp`));
 const AWS_ENDPOINTS = readFileSync(join(__dirname, "image", "aws-endpoints"), "utf8")
   .trim()
@@ -53,6 +54,7 @@ interface Ec2Instance {
   PrivateDnsName: string;
   InstanceType: string;
   SubnetId: string;
+  VpcId: string;
   State: { Name: string };
   NetworkInterfaces: { MacAddress: string }[];
   Placement: { AvailabilityZone: string };
@@ -194,6 +196,7 @@ export class Box {
         privateIp: instance.PrivateIpAddress,
         privateDnsName: instance.PrivateDnsName,
         instanceType: instance.InstanceType,
+        vpcId: instance.VpcId,
         zone: instance.Placement.AvailabilityZone,
         mac: instance.NetworkInterfaces[0].MacAddress,
         subnetCidr,

@@ -173,14 +173,13 @@ describe("the whole cluster in a box: the dev stack, one control-plane node and 
       "configmap",
       "cilium-config",
     ]);
-    const { Vpcs } = await box.aws.aws<{ Vpcs: { VpcId: string }[] }>(["ec2", "describe-vpcs"]);
     const objects = [...box.nodes.values()].map((node) =>
       ciliumNode({
         nodeName: node.instance.privateDnsName,
         instanceId: node.instance.id,
         instanceType: node.instance.instanceType,
         availabilityZone: node.instance.zone,
-        vpcId: Vpcs[0].VpcId,
+        vpcId: node.instance.vpcId,
         nodeIp: node.instance.privateIp,
         config: config.data,
       }),
@@ -196,7 +195,8 @@ describe("the whole cluster in a box: the dev stack, one control-plane node and 
             status?: { eni?: { enis?: Record<string, { addresses?: string[]; subnet: { id: string } }> } };
           }>(["get", "ciliumnode", node.instance.privateDnsName]);
           const pool = Object.entries(cn.spec.ipam?.pool ?? {});
-          return pool.length > 0 ? { pool, enis: cn.status?.eni?.enis ?? {} } : undefined;
+          // The operator keeps ipam-pre-allocate addresses free (Cilium's default for ENI mode: 8).
+          return pool.length >= 8 ? { pool, enis: cn.status?.eni?.enis ?? {} } : undefined;
         },
         4 * 60_000,
         5000,

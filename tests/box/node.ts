@@ -19,6 +19,7 @@ export interface Instance {
   privateDnsName: string;
   instanceType: string;
   zone: string;
+  vpcId: string;
   mac: string;
   subnetCidr: string;
   /** The user data as EC2 holds it (base64 of the launch template's). */

@@ -1,15 +1,18 @@
 /**
  * The real Kubernetes and etcd binaries that `npm run build:kubernetes` builds from their Go modules
- * (tools/<component>/<version>/) into .cache/kubernetes/<version>/. A test that needs one calls
+ * (tools/<component>/<version>/) into the cache outside the clone (CACHE_ROOT/kubernetes/<version>/). A test that needs one calls
  * `requireBinary`: without it the test skips, naming the script; with `CI=true` it fails instead.
  */
 import { accessSync, constants, readdirSync } from "fs";
+import { homedir } from "os";
 import { join } from "path";
 import { cannotRun } from "../cannotRun";
 import { DEFAULT_KUBERNETES_VERSION } from "../../catalogs/ciliumVersions";
 
 const ROOT = join(__dirname, "..", "..");
-export const BINARY_CACHE = join(ROOT, ".cache", "kubernetes");
+/** The project's build cache outside the clone (CILIUM_CLUSTER_CACHE, by default ~/.cache/cilium-cluster). */
+export const CACHE_ROOT = process.env.CILIUM_CLUSTER_CACHE || join(homedir(), ".cache", "cilium-cluster");
+export const BINARY_CACHE = join(CACHE_ROOT, "kubernetes");
 export const BUILD_SCRIPT = "npm run build:kubernetes";
 
 /** The one version each component has a module for, e.g. `v3.6.6` for etcd. */
