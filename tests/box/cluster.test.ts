@@ -10,11 +10,11 @@ import { join } from "path";
 import { gunzipSync } from "zlib";
 import { Box, BOX_CACHE, BOX_IMAGE_STAMPS } from "./box";
 import { ciliumNode } from "./ciliumNode";
-import { until } from "./run";
+import { run, until } from "./run";
 import { cannotRun } from "../cannotRun";
 
 interface K8sNode {
-  metadata: { name: string; labels: Record<string, string> };
+  metadata: { name: string; labels: Record<string, string>; annotations: Record<string, string> };
   spec: { providerID?: string; taints?: { key: string }[] };
   status: { conditions: { type: string; status: string }[]; addresses: { type: string; address: string }[] };
 }
@@ -32,25 +32,32 @@ function missing(): string | undefined {
 describe("the whole cluster in a box: the dev stack, one control-plane node and one worker", function () {
   this.timeout(20 * 60_000);
   let box: Box;
-  const started = Date.now();
+  let skipped: string[];
 
+  // The box boots, and once the API answers the plan's add-ons are applied: each scenario below can also
+  // run alone (mocha -g).
   before(async function () {
     const reason = missing();
     if (reason) cannotRun(this, reason);
+    const started = Date.now();
     box = await Box.start({ stackFile: "Pulumi.dev.yaml", sets: ["nodeGroups[0].minSize=1"] });
+    skipped = await box.applyAddons();
+    process.stdout.write(
+      `      the API answered ${Math.round((Date.now() - started) / 1000)}s after the box started\n`,
+    );
   });
 
   after(async () => {
+    if (box && process.env.BOX_HOLD === "1") {
+      process.stdout.write("      BOX_HOLD=1: the box keeps running (tests/box/shell.sh); Ctrl-C stops it\n");
+      await new Promise(() => {});
+    }
     await box?.stop();
   });
 
   const nodes = () => box.kubectlJson<{ items: K8sNode[] }>(["get", "nodes"]).then((l) => l.items);
 
-  it("boots the control plane from its user data and applies the plan's add-ons", async () => {
-    const skipped = await box.applyAddons();
-    process.stdout.write(
-      `      control plane answered ${Math.round((Date.now() - started) / 1000)}s after the box started\n`,
-    );
+  it("applies every add-on of the plan but those whose images are not built here", () => {
     // The Cilium agent and the add-ons whose images are not built here; everything else is applied.
     expect(skipped.sort()).to.deep.equal([
       "daemonset-kube-system-cilium.yaml",
@@ -103,12 +110,17 @@ describe("the whole cluster in a box: the dev stack, one control-plane node and 
       expect(k8s!.metadata.labels["node.kubernetes.io/instance-type"]).to.match(/^t3\./);
       expect(k8s!.metadata.labels["topology.kubernetes.io/zone"]).to.match(/^us-east-1[a-c]$/);
       const internal = k8s!.status.addresses.find((a) => a.type === "InternalIP");
-      // ENI mode: the kubelet's --node-ip is the instance's primary address.
+      // ENI mode: the kubelet's --node-ip is the instance's primary address (the kubelet hands it to the
+      // cloud controller in this annotation only when told), and the Node's first address.
+      expect(k8s!.metadata.annotations["alpha.kubernetes.io/provided-node-ip"]).to.equal(node.instance.privateIp);
       expect(internal?.address).to.equal(node.instance.privateIp);
     }
     for (const node of box.nodes.values()) {
       const seconds = Math.round((Date.now() - node.bootedAt) / 1000);
       process.stdout.write(`      ${node.instance.privateDnsName}: Ready and initialised within ${seconds}s of boot\n`);
+      // The worker boots with the control plane and joins once the API answers: a join token the cluster did
+      // not know would hold it in kubeadm's 5-minute discovery timeout.
+      expect(seconds, `${node.instance.privateDnsName} Ready`).to.be.lessThan(240);
     }
   });
 
@@ -229,6 +241,27 @@ describe("the whole cluster in a box: the dev stack, one control-plane node and 
     // A t3.medium's primary ENI holds 5 secondary addresses, fewer than the operator pre-allocates (8): the
     // control-plane node needs an ENI the operator creates and attaches.
     expect(attached, "ENIs the operator attached").to.be.greaterThan(0);
+  });
+
+  it("uploads the leader's etcd snapshot to the backup bucket under the cluster's key, from the backup timer's service", async () => {
+    const controlPlane = box.controlPlaneNodes()[0];
+    const bucket = String(box.planned("aws:s3/bucket:Bucket")[0].inputs.bucket);
+    await controlPlane.exec("systemctl start etcd-backup.service", 120_000);
+    const head = await box.aws.aws<{ ContentLength: number; ServerSideEncryption: string; SSEKMSKeyId?: string }>([
+      "s3api",
+      "head-object",
+      "--bucket",
+      bucket,
+      "--key",
+      "latest/etcd.db",
+    ]);
+    expect(head.ServerSideEncryption).to.equal("aws:kms");
+    // etcd's own snapshot of this cluster: etcdutl reads it, with the cluster's keys in it.
+    const file = join(box.dir, "snapshot.db");
+    await box.aws.aws(["s3", "cp", "--only-show-errors", `s3://${bucket}/latest/etcd.db`, file]);
+    const { stdout } = await run(join(BOX_CACHE, "bin", "etcdutl"), ["snapshot", "status", file, "-w", "json"]);
+    const snapshot = JSON.parse(stdout) as { revision: number; totalKey: number };
+    expect(snapshot.totalKey, "keys in the snapshot").to.be.greaterThan(100);
   });
 });
 
