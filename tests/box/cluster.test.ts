@@ -263,6 +263,69 @@ describe("the whole cluster in a box: the dev stack, one control-plane node and 
     const snapshot = JSON.parse(stdout) as { revision: number; totalKey: number };
     expect(snapshot.totalKey, "keys in the snapshot").to.be.greaterThan(100);
   });
+  // Last: it replaces the worker the scenarios above use.
+  it("a worker terminated through Auto Scaling: its termination hook holds it, its Node goes, a replacement joins", async () => {
+    const worker = [...box.nodes.values()].find((n) => !box.controlPlaneNodes().includes(n))!;
+    const group = "nodes.dev.k8s.local";
+    await box.aws.aws([
+      "autoscaling",
+      "terminate-instance-in-auto-scaling-group",
+      "--instance-id",
+      worker.instance.id,
+      "--no-should-decrement-desired-capacity",
+    ]);
+    const state = async (id: string) => {
+      const { AutoScalingInstances } = await box.aws.aws<{ AutoScalingInstances: { LifecycleState: string }[] }>([
+        "autoscaling",
+        "describe-auto-scaling-instances",
+        "--instance-ids",
+        id,
+      ]);
+      return AutoScalingInstances[0]?.LifecycleState;
+    };
+    // The group's termination hook (nth-drain) holds the instance, which learns it from its metadata. Nothing
+    // in the box completes the hook (the termination handler's image is not built here): it times out to
+    // its default, CONTINUE, as in AWS.
+    expect(await state(worker.instance.id)).to.equal("Terminating:Wait");
+    const told = await worker.exec(
+      "t=$(curl -sf -X PUT -H 'X-aws-ec2-metadata-token-ttl-seconds: 60' http://169.254.169.254/latest/api/token) && " +
+        'curl -sf -H "X-aws-ec2-metadata-token: $t" http://169.254.169.254/latest/meta-data/autoscaling/target-lifecycle-state',
+    );
+    expect(told).to.equal("Terminated");
+    const hook = box
+      .planned("aws:autoscaling/lifecycleHook:LifecycleHook")
+      .find((h) => h.inputs.name === "nth-drain" && h.inputs.autoscalingGroupName === group)!;
+    const timeout = Number(hook.inputs.heartbeatTimeout) * 1000;
+    await until(
+      "the worker's instance to be gone",
+      async () => (box.nodes.has(worker.instance.id) ? undefined : true),
+      timeout + 120_000,
+      5000,
+    );
+    // The real cloud controller deletes the Node of an instance EC2 no longer runs.
+    await until(
+      "the worker's Node to be deleted",
+      async () => ((await nodes()).some((n) => n.metadata.name === worker.instance.privateDnsName) ? undefined : true),
+      5 * 60_000,
+      5000,
+    );
+    const replacement = await until(
+      "a replacement worker Ready and initialised",
+      async () => {
+        const fresh = [...box.nodes.values()].find((n) => n !== worker && !box.controlPlaneNodes().includes(n));
+        if (!fresh) return undefined;
+        const k8s = (await nodes()).find((n) => n.metadata.name === fresh.instance.privateDnsName);
+        const initialised = k8s?.spec.providerID === `aws:///${fresh.instance.zone}/${fresh.instance.id}`;
+        return k8s && ready(k8s) && initialised ? fresh : undefined;
+      },
+      6 * 60_000,
+      5000,
+    );
+    expect(await state(replacement.instance.id)).to.equal("InService");
+    process.stdout.write(
+      `      replacement ${replacement.instance.privateDnsName}: Ready and initialised within ${Math.round((Date.now() - replacement.bootedAt) / 1000)}s of boot\n`,
+    );
+  });
 });
 
 /** A Deployment of the box's echo server on WORKER, and its Service. */
