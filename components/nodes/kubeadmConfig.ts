@@ -21,9 +21,6 @@ export const PLACEHOLDERS = {
   nodeName: "@NODE_NAME@",
 } as const;
 
-/** How long the join token lives: join-token.sh's JOIN_TOKEN_TTL_HOURS default, which mints the later ones. */
-const JOIN_TOKEN_TTL = "48h";
-
 export const CRI_SOCKET = "unix:///run/containerd/containerd.sock";
 /** Where the bootstrap writes per-node kubelet patches (max pods), read by kubeadm. */
 export const PATCHES_DIRECTORY = `${KUBERNETES_DIR}/patches`;
@@ -88,18 +85,8 @@ export function initConfiguration(config: BootstrapConfig): Record<string, unkno
   return {
     apiVersion: kubeadmApi(config),
     kind: "InitConfiguration",
-    // The token Pulumi seeded in SSM, which workers booting with the control plane read: the cluster knows
-    // it from the start, so their join does not wait out its discovery timeout. The control plane mints the
-    // next one before it expires (bootstrap/join-token.sh).
-    bootstrapTokens: [
-      {
-        token: PLACEHOLDERS.bootstrapToken,
-        ttl: JOIN_TOKEN_TTL,
-        description: "cilium-cluster join token",
-        usages: ["signing", "authentication"],
-        groups: ["system:bootstrappers:kubeadm:default-node-token"],
-      },
-    ],
+    // No token of ours: kubeadm's default one (24 h) goes with the first join token the node mints
+    // (bootstrap/join-token.sh), which is the one nodes read.
     nodeRegistration: nodeRegistration(config),
     localAPIEndpoint: LOCAL_API_ENDPOINT,
     patches: { directory: PATCHES_DIRECTORY },

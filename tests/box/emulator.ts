@@ -8,6 +8,7 @@ import { createWriteStream } from "fs";
 import { join } from "path";
 import { BoxNetwork } from "./network";
 import { run } from "./run";
+import { NO_JOIN_TOKEN } from "../../components/secrets/clusterSecrets";
 
 const HERE = __dirname;
 const PORT = 4566;
@@ -38,6 +39,8 @@ export class Emulator {
         network.loadBalancer,
         "--port",
         String(PORT),
+        "--no-join-token",
+        NO_JOIN_TOKEN,
       ],
       { stdio: ["ignore", "pipe", "pipe"] },
     );

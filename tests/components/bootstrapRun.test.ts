@@ -212,11 +212,8 @@ describe("node bootstrap, run as cloud-init and systemd run it", function () {
     });
     expect(service.status, service.stderr).to.equal(0);
     const init = kubeadmDocument(node, "InitConfiguration");
-    // The join token Pulumi seeded, which workers booting alongside read, is the cluster's from its start.
-    const seeded = node.aws.parameters.get("/cilium-cluster/dev.k8s.local/node/bootstrap-token")?.value ?? "";
-    expect(init.bootstrapTokens.map((t: { token: string; ttl: string }) => [t.token, t.ttl])).to.deep.equal([
-      [seeded, "48h"],
-    ]);
+    // No token of ours in kubeadm init (kubeadm's default one goes with the first join token).
+    expect(init).not.to.have.property("bootstrapTokens");
     expect(init.skipPhases).to.deep.equal(["addon/kube-proxy"]);
     expect(init.nodeRegistration.taints).to.deep.equal([
       { key: "node-role.kubernetes.io/control-plane", effect: "NoSchedule" },
@@ -230,13 +227,16 @@ describe("node bootstrap, run as cloud-init and systemd run it", function () {
     for (const key of ["ca.key", "sa.key", "front-proxy-ca.key", "etcd/ca.key"]) {
       expect(readFileSync(join(node.root, "etc/kubernetes/pki", key)).length, key).to.be.greaterThan(0);
     }
-    // It created the init record, without --overwrite; the seeded token, which the cluster now knows for
-    // 48 hours, stays the one nodes read: no token minted, none written.
-    expect(calls(node, "kubeadm token create")).to.have.length(0);
+    // It first created the init record, without --overwrite; then it wrote the join token it minted, under
+    // the cluster's key.
+    const token = node.aws.parameters.get("/cilium-cluster/dev.k8s.local/node/bootstrap-token")?.value ?? "";
+    expect(calls(node, "kubeadm token create")).to.have.length(1);
     expect(calls(node, "aws ssm put-parameter")).to.deep.equal([
       `aws ssm put-parameter --region us-east-1 --name ${INIT_RECORD} --type String --value ${initRecord(node)}`,
+      "aws ssm put-parameter --region us-east-1 --name /cilium-cluster/dev.k8s.local/node/bootstrap-token " +
+        `--type SecureString --key-id alias/cilium-cluster/dev-k8s-local --overwrite --value ${token}`,
     ]);
-    expect(node.aws.parameters.get("/cilium-cluster/dev.k8s.local/node/bootstrap-token")?.value).to.equal(seeded);
+    expect(token).to.match(/^[a-z0-9]{6}\.[a-z0-9]{16}$/);
     expect(initRecord(node)).to.match(/^i-0123456789abcdef0 \d{4}-/);
     // Its own API server answers the API's name through every phase of init: the load balancer has no
     // target in service until this instance completes its launch hook, last.

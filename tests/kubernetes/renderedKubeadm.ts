@@ -50,7 +50,12 @@ export interface NodeValues {
   /** The cluster CA certificate (PEM): its public-key hash fills @CA_CERT_HASH@. */
   caCert: string;
   nodeIp: string;
+  /** The node's name, EC2's private DNS name of its instance: by default the us-east-1 one of nodeIp. */
+  nodeName?: string;
 }
+
+/** EC2's private DNS name of an instance at IP in us-east-1 (what instance metadata's local-hostname says). */
+export const ec2NodeName = (ip: string): string => `ip-${ip.replace(/\./g, "-")}.ec2.internal`;
 
 const bash = (script: string, args: string[], input: string) => {
   // As in the bootstrap script: its header of facts, then the modules.
@@ -74,6 +79,7 @@ export function fillAsTheNode(text: string, values: NodeValues): string {
       `BOOTSTRAP_TOKEN=${values.bootstrapToken}`,
       `CA_CERT_HASH=${caCertHash(values.caCert)}`,
       `NODE_IP=${values.nodeIp}`,
+      `NODE_NAME=${values.nodeName ?? ec2NodeName(values.nodeIp)}`,
     ],
     text,
   );

@@ -132,8 +132,6 @@ function run(command: Command, configPath: string, ignored: (error: string) => b
   write("/var/lib/kubelet/config.yaml");
   if (controlPlane) {
     write("/etc/kubernetes/admin.conf");
-    if (command === "init")
-      initTokens(config.documents.InitConfiguration?.bootstrapTokens as { token: string; ttl?: string }[] | undefined);
     // control-plane-join: the member added (a learner, promoted) and its pod's manifest.
     if (command === "join") {
       if (!members().includes(ownPeer)) appendFileSync(join(state, "etcd-added"), `self=${ownPeer}\n`);
@@ -186,31 +184,6 @@ function reset(): void {
 }
 
 /**
- * Init's bootstrap-token phase (phases/bootstraptoken.go): the InitConfiguration's bootstrapTokens, each for
- * its `ttl`; none given, kubeadm's default one, random, for 24 hours (apis/kubeadm/v1beta4/defaults.go).
- */
-function initTokens(given: { token: string; ttl?: string }[] | undefined): void {
-  const file = join(state, "tokens");
-  const expiry = (ttl = "24h") => {
-    const hours = /^(\d+)h$/.exec(ttl);
-    if (!hours) fail(`the stand-in needs a bootstrap token's ttl in hours, not ${ttl}`);
-    return new Date(Date.now() + Number(hours![1]) * 3600_000).toISOString().replace(/\.\d+Z$/, "Z");
-  };
-  const tokens = (given ?? [{ token: newToken() }]).map((t) => {
-    if (!/^[a-z0-9]{6}\.[a-z0-9]{16}$/.test(t.token)) fail(`the bootstrap token "${t.token}" is invalid`);
-    return `${t.token} ${expiry(t.ttl)}`;
-  });
-  writeFileSync(file, tokens.map((l) => `${l}\n`).join(""));
-}
-
-/** A token of kubeadm's form, [a-z0-9]{6}.[a-z0-9]{16}. */
-function newToken(): string {
-  const alphabet = "abcdefghijklmnopqrstuvwxyz0123456789";
-  const random = (n: number) => [...randomBytes(n)].map((b) => alphabet[b % alphabet.length]).join("");
-  return `${random(6)}.${random(16)}`;
-}
-
-/**
  * `kubeadm token` through `--kubeconfig` (an admin kubeconfig the node has): `create --ttl <h>h` prints a new
  * token of kubeadm's form, `list -o jsonpath='{.token}{" "}{.expires}{"\n"}'` (the one output the bootstrap
  * asks for) prints each, `delete TOKEN` removes it or fails as kubeadm does for an unknown one.
@@ -226,7 +199,9 @@ function token(args: string[]): void {
   if (args[0] === "create") {
     const ttl = /^(\d+)h$/.exec(args[args.indexOf("--ttl") + 1] ?? "");
     if (!ttl) fail("the stand-in needs --ttl <hours>h");
-    const created = newToken();
+    const alphabet = "abcdefghijklmnopqrstuvwxyz0123456789";
+    const random = (n: number) => [...randomBytes(n)].map((b) => alphabet[b % alphabet.length]).join("");
+    const created = `${random(6)}.${random(16)}`;
     const expires = new Date(Date.now() + Number(ttl[1]) * 3600_000).toISOString().replace(/\.\d+Z$/, "Z");
     save([...tokens, `${created} ${expires}`]);
     process.stdout.write(`${created}\n`);

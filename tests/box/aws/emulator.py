@@ -86,6 +86,7 @@ def main() -> None:
     parser.add_argument("--router", required=True)
     parser.add_argument("--nlb", required=True)
     parser.add_argument("--port", type=int, required=True)
+    parser.add_argument("--no-join-token", required=True, help="what the program seeds the join token's parameter with")
     args = parser.parse_args()
 
     groups = MotoGroups(DEFAULT_ACCOUNT_ID, REGION)
@@ -93,7 +94,7 @@ def main() -> None:
     aws = AutoScalingLayer(DomainDispatcherApplication(create_backend_app), lifecycle)
     ec2 = ec2_backends[DEFAULT_ACCOUNT_ID][REGION]
 
-    declared = Declared(args.plan, f"http://127.0.0.1:{args.port}")
+    declared = Declared(args.plan, f"http://127.0.0.1:{args.port}", args.no_join_token)
 
     def role_of(instance: Any) -> str:
         tags = {t["key"]: t["value"] for t in instance.get_tags()}
