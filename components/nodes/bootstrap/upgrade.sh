@@ -47,6 +47,13 @@ cluster_version() {
   echo "$version"
 }
 
+# cluster_documents: this group's init configuration without its InitConfiguration document: the upgrade
+# signs and uploads the cluster's configuration, not this node's (whose name it has not looked up).
+cluster_documents() {
+  kubeadm_init_configuration | awk 'BEGIN { RS = "---\n"; ORS = "" }
+    !/(^|\n)kind: InitConfiguration\n/ { printf "%s%s", (n++ ? "---\n" : ""), $0 }'
+}
+
 # upgrade_cluster: before this control-plane node joins, an older cluster moves to this node's release with
 # kubeadm's own phase: upload-config writes this group's ClusterConfiguration (the program's, at this
 # release; with kube-proxy disabled it says so, and kubeadm's upgrades keep it away) to kubeadm-config. The
@@ -57,7 +64,7 @@ upgrade_cluster() (
   dir=$(mktemp -d)
   trap 'rm -rf "$dir"' EXIT
   install -m 0600 /dev/null "$dir/kubeadm.yaml"
-  kubeadm_config kubeadm_init_configuration >"$dir/kubeadm.yaml"
+  kubeadm_config cluster_documents >"$dir/kubeadm.yaml"
   kubeadm kubeconfig user --config "$dir/kubeadm.yaml" --client-name cilium-cluster:upgrade --org "$ADMIN_GROUP" \
     --validity-period 1h >"$dir/admin.conf"
   version=$(cluster_version "$dir/admin.conf")
