@@ -226,7 +226,7 @@ function flag(args: string[], name: string): string {
  * server is the configuration's controlPlaneEndpoint.
  */
 function kubeconfigUser(args: string[]): void {
-  const config = parseConfig("init", readFileSync(flag(args, "--config"), "utf8"), { root, version });
+  const config = parseConfig("init", readFileSync(flag(args, "--config"), "utf8"), { root, version }, false);
   if (config.errors.length > 0) fail(`invalid configuration: ${config.errors.join("; ")}`);
   if (!existsSync(join(root, "/etc/kubernetes/pki/ca.key")))
     fail(
@@ -245,7 +245,7 @@ function kubeconfigUser(args: string[]): void {
  * release goes to the cluster's kubeadm-config (STANDIN_STATE/cluster-version, which kubectl's stand-in reads).
  */
 function uploadConfig(args: string[]): void {
-  const config = parseConfig("init", readFileSync(flag(args, "--config"), "utf8"), { root, version });
+  const config = parseConfig("init", readFileSync(flag(args, "--config"), "utf8"), { root, version }, false);
   if (config.errors.length > 0) fail(`invalid configuration: ${config.errors.join("; ")}`);
   if (!existsSync(flag(args, "--kubeconfig"))) fail(`failed to load admin kubeconfig: ${flag(args, "--kubeconfig")}`);
   // eslint-disable-next-line @typescript-eslint/no-explicit-any

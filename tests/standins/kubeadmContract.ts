@@ -225,8 +225,12 @@ export interface ParsedConfig {
   errors: string[];
 }
 
-/** The configuration file's documents by kind, and what kubeadm `command` would refuse in it. */
-export function parseConfig(command: Command, text: string, node: Node): ParsedConfig {
+/**
+ * The configuration file's documents by kind, and what kubeadm `command` would refuse in it. `kubeadm init`
+ * needs its InitConfiguration here; its phases and `kubeconfig user` (WHOLE_INIT false) default one, as
+ * configutil.LoadOrDefaultInitConfiguration does.
+ */
+export function parseConfig(command: Command, text: string, node: Node, wholeInit = true): ParsedConfig {
   const errors: string[] = [];
   const documents: Record<string, Record<string, unknown>> = {};
   const kinds =
@@ -254,7 +258,8 @@ export function parseConfig(command: Command, text: string, node: Node): ParsedC
     documents[kind] = object;
   }
   if (command === "join" && !documents.JoinConfiguration) errors.push("no JoinConfiguration kind was found");
-  if (command === "init" && !documents.InitConfiguration) errors.push("no InitConfiguration kind was found");
+  if (command === "init" && wholeInit && !documents.InitConfiguration)
+    errors.push("no InitConfiguration kind was found");
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   const j = documents.JoinConfiguration as any;
   if (j) {

@@ -53,6 +53,10 @@ imds() {
 node_name() {
   local name
   name=$(imds local-hostname) || return 1
+  if [ -z "$name" ]; then
+    log "instance metadata names no local-hostname"
+    return 1
+  fi
   tr '[:upper:]' '[:lower:]' <<<"$name"
 }
 

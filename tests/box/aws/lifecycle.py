@@ -9,8 +9,11 @@ lifecycle hooks", "Complete a lifecycle action", CompleteLifecycleAction, Record
 - an action is completed once, by its token or by the instance's id, for that group and hook; any other call
   is a ValidationError "No active Lifecycle Action found with instance ID ...";
 - a heartbeat restarts the hook's timeout; once it passes, the hook's DefaultResult applies;
-- ABANDON on launch terminates the instance (the group launches another); on termination both results go on
-  to terminate it; CONTINUE on launch puts it InService, and only then in its group's target groups.
+- ABANDON on launch terminates the instance at once, the other hooks' actions ended (the group launches
+  another); on termination both results go on to terminate it; CONTINUE from every launch hook puts it
+  InService, and only then in its group's target groups.
+Not modelled: the hooks' global timeout (48 hours, or 100 heartbeat timeouts), and scale-in by a smaller
+desired capacity (the box terminates instances one by one, through TerminateInstanceInAutoScalingGroup).
 """
 
 from __future__ import annotations
@@ -157,7 +160,9 @@ class Lifecycle:
             self._start(instance_id, tracked, TERMINATING, "Terminating:Wait", "Terminating:Proceed")
 
     def _after_result(self, instance_id: str, tracked: Tracked) -> None:
-        if any(a.result is None for a in tracked.actions):
+        # ABANDON on launch ends the launch at once, whatever the other hooks' actions.
+        abandoned = tracked.state == "Pending:Wait" and any(a.result == "ABANDON" for a in tracked.actions)
+        if any(a.result is None for a in tracked.actions) and not abandoned:
             return
         if tracked.state == "Pending:Wait":
             if any(a.result == "ABANDON" for a in tracked.actions):

@@ -152,3 +152,19 @@ def test_only_instances_in_service_are_in_service(subject):
     before = lifecycle.in_service()
     lifecycle.complete("nodes", "joined", "CONTINUE", instance_id="i-1")
     holds(real, before == {} and lifecycle.in_service() == {"i-1": "nodes"})
+
+
+def test_abandon_ends_every_launch_hook_at_once(subject):
+    lifecycle, groups, _, real = subject
+    groups.group_hooks.append(Hook("warm-up", LAUNCHING, 600, "CONTINUE"))
+    lifecycle.complete("nodes", "joined", "ABANDON", instance_id="i-1")
+    holds(real, groups.terminated == [("i-1", False)])
+
+
+def test_every_launch_hook_completes_before_service(subject):
+    lifecycle, _, _, real = subject
+    getattr(lifecycle, "_groups").group_hooks.append(Hook("warm-up", LAUNCHING, 600, "CONTINUE"))
+    lifecycle.complete("nodes", "joined", "CONTINUE", instance_id="i-1")
+    waiting = lifecycle.state("i-1") == "Pending:Wait"
+    lifecycle.complete("nodes", "warm-up", "CONTINUE", instance_id="i-1")
+    holds(real, waiting and lifecycle.state("i-1") == "InService")
