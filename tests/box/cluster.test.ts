@@ -141,6 +141,7 @@ describe("the whole cluster in a box: the dev stack, one control-plane node and 
       5000,
     );
     const worker = [...box.nodes.values()].find((n) => !box.controlPlaneNodes().includes(n))!;
+    const controlPlane = box.controlPlaneNodes()[0].instance.privateDnsName;
     await box.kubectl(["apply", "-f", "-"], echoWorkload(worker.instance.privateDnsName));
     await box.kubectl(["rollout", "status", "deployment/echo", "--timeout=240s"]);
     const answer = await until(
@@ -154,7 +155,8 @@ describe("the whole cluster in a box: the dev stack, one control-plane node and 
           "--image-pull-policy=Never",
           "--restart=Never",
           "--overrides",
-          JSON.stringify({ spec: { tolerations: [{ operator: "Exists" }] } }),
+          // On the control-plane node: the answer crosses from one node to the other.
+          JSON.stringify({ spec: { nodeName: controlPlane, tolerations: [{ operator: "Exists" }] } }),
           "--command",
           "--",
           "/box-echo",

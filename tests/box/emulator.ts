@@ -54,6 +54,13 @@ export class Emulator {
         if (out.includes('"ready": true')) resolve();
       });
       void exited.then(() => reject(new Error(`the AWS emulator exited before it was ready (${logFile})`)));
+      setTimeout(
+        () => reject(new Error(`the AWS emulator was not ready within 2 minutes (${logFile})`)),
+        120_000,
+      ).unref();
+    }).catch((error: unknown) => {
+      child.kill("SIGKILL");
+      throw error;
     });
     return new Emulator(child, network.namespace, exited);
   }
