@@ -51,6 +51,7 @@ export async function program(): Promise<Record<string, unknown>> {
     spec,
     coordinates,
     nodeRoleArn: nodeRole.roleArn,
+    controlPlaneRoleArn: controlPlaneRole.roleArn,
     apiEndpoint: network.apiEndpoint,
     awsProfile: aws.profile,
   });
@@ -59,6 +60,7 @@ export async function program(): Promise<Record<string, unknown>> {
     coordinates,
     // Its path is the one the next update holds iam.path to (components/appliedState.ts).
     [CONTROL_PLANE_ROLE_OUTPUT]: controlPlaneRole.roleArn,
+    keyArn: secrets.keyArn,
   });
 
   // Control-plane groups one after another: each waits for the previous group's member wait (its refresh,
@@ -79,7 +81,11 @@ export async function program(): Promise<Record<string, unknown>> {
       api: { internal: apiDns.internalName, public: network.apiEndpoint },
       apiTargetGroupArns: controlPlane ? network.apiTargetGroupArns : [],
       state: controlPlane
-        ? { initRecord: controlPlaneState.initRecord, backupBucket: controlPlaneState.backupBucket }
+        ? {
+            initRecord: controlPlaneState.initRecord,
+            backupBucket: controlPlaneState.backupBucket,
+            encryptionKeys: controlPlaneState.encryptionKeys,
+          }
         : undefined,
       // Nodes fetch their secrets at boot and resolve the API's name;
       // a control-plane group waits for the previous group's refresh (one member at a time).

@@ -338,6 +338,18 @@ export const CONFIG_SCHEMA = {
         description:
           "Days the backup bucket keeps each etcd snapshot named by time (etcd/<UTC time>.db): it expires then (the versioned bucket puts a delete marker over it) and its data is deleted a day later. The newest snapshot (latest/etcd.db) never expires, whatever its age, and the 3 snapshots before it stay whatever their age.",
       },
+      backupRestorePrincipals: {
+        kind: "array",
+        default: [],
+        items: { kind: "string", description: "An IAM role or user ARN." },
+        description:
+          "IAM roles or users, besides the control plane, that may read and decrypt the etcd snapshots (to restore " +
+          "a cluster, docs/operations.md). Snapshots hold every Secret of the cluster, so no one else may: the " +
+          "bucket policy denies their reads to every other principal, and the cluster's KMS key decrypts them " +
+          "only for these and the control-plane role. The roles must exist: KMS refuses a key policy naming one " +
+          "that does not.",
+        rules: ["IAM role or user ARNs (`arn:<partition>:iam::<account>:role/<name>` or `:user/<name>`), unique"],
+      },
     },
   },
   nodeGroups: {
@@ -402,6 +414,31 @@ export const CONFIG_SCHEMA = {
       "keys and values hold only letters, digits, spaces and `_ . : / = + - @` (AWS's tag alphabet)",
       "must not set tags the program or Cilium sets or selects by (`KubernetesCluster`, `Name`, `kops.k8s.io/instancegroup`, `kubernetes.io/cluster/*`, `kubernetes.io/role/*`, `k8s.io/role/*`, `cilium-cluster/*`, `io.cilium/*`): cloud labels go on every subnet, so `cilium-cluster/node-subnet` would put the public subnets in ENI mode's subnet filter",
     ],
+  },
+  podSecurity: {
+    kind: "object",
+    description:
+      "Pod Security Admission's cluster-wide defaults: the Pod Security Standards level a namespace gets " +
+      "when it sets no `pod-security.kubernetes.io/*` label of its own. `kube-system`, where every add-on " +
+      "runs, is exempt. A namespace that needs more sets its own label, e.g. " +
+      "`kubectl label namespace <name> pod-security.kubernetes.io/enforce=privileged`.",
+    fields: {
+      enforce: {
+        kind: "string",
+        default: "baseline",
+        enum: ["privileged", "baseline", "restricted"],
+        description:
+          "The level enforced: a pod that breaks it is refused. `baseline` refuses privileged pods, host " +
+          "namespaces, host paths and added capabilities.",
+      },
+      warn: {
+        kind: "string",
+        default: "restricted",
+        enum: ["privileged", "baseline", "restricted"],
+        description:
+          "The level warned about (to the client that creates the pod) and recorded in the audit log, without refusing anything.",
+      },
+    },
   },
   instanceMetadata: {
     kind: "object",

@@ -9,3 +9,6 @@ import type { ValueOf } from "./schemaTypes";
 export type ClusterSpec = ValueOf<{ kind: "object"; fields: typeof CONFIG_SCHEMA }> & { region: string };
 
 export type Topology = ClusterSpec["topology"];
+
+/** A Pod Security Standards level. */
+export type PodSecurityLevel = ClusterSpec["podSecurity"]["enforce"];

@@ -9,12 +9,19 @@ import type * as pulumi from "@pulumi/pulumi";
 import type { ClusterSpec } from "../../config/types";
 import { clusterTags } from "../tags";
 
-/** The metric the leader puts after each upload: namespace, name, and its one dimension. */
+/**
+ * The metric the leader puts after each upload: the prefix of its namespace, its name, and its one dimension.
+ * Each cluster has a namespace of its own (snapshotMetricNamespace), which is what IAM can scope
+ * `PutMetricData` to: with a shared one, a cluster's nodes could feed another cluster's alarm.
+ */
 export const SNAPSHOT_METRIC = {
-  namespace: "cilium-cluster",
+  namespacePrefix: "cilium-cluster",
   name: "EtcdSnapshotsUploaded",
   dimension: "ClusterName",
 } as const;
+
+/** The cluster's own metric namespace (bootstrap/etcd.sh builds the same from its facts). */
+export const snapshotMetricNamespace = (clusterName: string) => `${SNAPSHOT_METRIC.namespacePrefix}/${clusterName}`;
 
 /** The alarm's inputs for a spec: pure, so a test and the plan see the same. */
 export function backupAlarmArgs(spec: ClusterSpec): MetricAlarmArgs {
@@ -22,7 +29,7 @@ export function backupAlarmArgs(spec: ClusterSpec): MetricAlarmArgs {
   return {
     name,
     alarmDescription: `No etcd snapshot of cluster ${spec.clusterName} was uploaded for two backup intervals (docs/operations.md, Backups)`,
-    namespace: SNAPSHOT_METRIC.namespace,
+    namespace: snapshotMetricNamespace(spec.clusterName),
     metricName: SNAPSHOT_METRIC.name,
     dimensions: { [SNAPSHOT_METRIC.dimension]: spec.clusterName },
     statistic: "Sum",

@@ -20,6 +20,11 @@ export function backupBucketName(clusterName: string, accountId: string, region:
   return awsName(`etcd-backups-${clusterName}-${accountId}-${region}`.toLowerCase(), 63, /[^a-z0-9-]/g);
 }
 
+/** The bucket's ARN, known before the bucket exists: the key policy names it. */
+export function backupBucketArn(clusterName: string, at: { partition: string; accountId: string; region: string }) {
+  return `arn:${at.partition}:s3:::${backupBucketName(clusterName, at.accountId, at.region)}`;
+}
+
 /**
  * The lifecycle rules, for a versioned bucket, where expiring a current version only adds a delete marker
  * over it (the data becomes a noncurrent version) and data goes only when a noncurrent version expires.
@@ -51,13 +56,25 @@ export function backupLifecycleRules(retentionDays: number) {
   ];
 }
 
+/** Who the bucket policy lets write and read snapshots, and the key they must be encrypted under. */
+export interface BackupAccess {
+  /** The control-plane role: the only writer, and a reader. */
+  writerRoleArn: string;
+  /** `controlPlane.backupRestorePrincipals`: readers besides the control plane. */
+  restorePrincipals: readonly string[];
+  /** The cluster's KMS key, the bucket's default encryption key. */
+  keyArn: string;
+}
+
 /**
  * The bucket policy, over whatever IAM grants: no request without TLS; snapshots written by the control-plane
- * role (`aws:PrincipalArn`, the role's ARN for its sessions) and no one else; and no one deletes a snapshot
- * or a version of one: only the lifecycle rule, which bucket policies do not govern, removes them. To empty
- * the bucket by hand, delete this policy first (`aws s3api delete-bucket-policy`).
+ * role (`aws:PrincipalArn`, the role's ARN for its sessions) and no one else, never under another key than
+ * the cluster's (a request naming no key gets the bucket's default, the cluster's); read by the control plane
+ * and the restore principals only, since a snapshot holds every Secret of the cluster; and no one deletes a
+ * snapshot or a version of one: only the lifecycle rule, which bucket policies do not govern, removes them.
+ * To empty the bucket by hand, delete this policy first (`aws s3api delete-bucket-policy`).
  */
-export function backupBucketPolicy(bucketArn: string, writerRoleArn: string) {
+export function backupBucketPolicy(bucketArn: string, access: BackupAccess) {
   const objects = `${bucketArn}/*`;
   return {
     Version: "2012-10-17",
@@ -76,7 +93,26 @@ export function backupBucketPolicy(bucketArn: string, writerRoleArn: string) {
         Principal: "*",
         Action: "s3:PutObject",
         Resource: objects,
-        Condition: { ArnNotEquals: { "aws:PrincipalArn": writerRoleArn } },
+        Condition: { ArnNotEquals: { "aws:PrincipalArn": access.writerRoleArn } },
+      },
+      {
+        Sid: "DenyWritesUnderAnotherKey",
+        Effect: "Deny",
+        Principal: "*",
+        Action: "s3:PutObject",
+        Resource: objects,
+        Condition: {
+          Null: { "s3:x-amz-server-side-encryption": "false" },
+          StringNotEquals: { "s3:x-amz-server-side-encryption-aws-kms-key-id": access.keyArn },
+        },
+      },
+      {
+        Sid: "DenyReadsButControlPlaneAndRestorers",
+        Effect: "Deny",
+        Principal: "*",
+        Action: ["s3:GetObject", "s3:GetObjectVersion", "s3:GetObjectAttributes", "s3:GetObjectVersionAttributes"],
+        Resource: objects,
+        Condition: { ArnNotEquals: { "aws:PrincipalArn": [access.writerRoleArn, ...access.restorePrincipals] } },
       },
       {
         Sid: "DenySnapshotDeletion",

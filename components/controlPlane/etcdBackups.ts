@@ -1,9 +1,9 @@
 /**
- * The etcd backup bucket: versioned, encrypted (SSE-KMS under the AWS-managed key), all public access
+ * The etcd backup bucket: versioned, encrypted (SSE-KMS under the cluster's own key), all public access
  * blocked, objects owned by the bucket, snapshots expiring after `controlPlane.backupRetentionDays`.
  * Control-plane nodes upload to it (the etcd-backup timer); only their role may write (IAM statements in
- * components/iam/sources/controlPlaneStateAccess.ts), and the bucket policy denies every other writer, every deletion and
- * every request without TLS. `pulumi destroy` leaves the bucket and its settings in place (retainOnDelete):
+ * components/iam/sources/controlPlaneStateAccess.ts), and the bucket policy denies every other writer, every
+ * reader but the control plane and the restore principals, every deletion and every request without TLS. `pulumi destroy` leaves the bucket and its settings in place (retainOnDelete):
  * backups outlive the cluster.
  */
 import { Bucket } from "@pulumi/aws/s3/bucket";
@@ -23,6 +23,7 @@ export function declareBackupBucket(
   spec: ClusterSpec,
   coordinates: pulumi.Output<{ accountId: string; region: string }>,
   writerRoleArn: pulumi.Output<string>,
+  keyArn: pulumi.Output<string>,
   parent: pulumi.Resource,
 ): pulumi.Output<string> {
   const opts = { parent, retainOnDelete: true };
@@ -53,7 +54,12 @@ export function declareBackupBucket(
     `${name}-backups`,
     {
       bucket: bucket.id,
-      rules: [{ applyServerSideEncryptionByDefault: { sseAlgorithm: "aws:kms" }, bucketKeyEnabled: true }],
+      rules: [
+        {
+          applyServerSideEncryptionByDefault: { sseAlgorithm: "aws:kms", kmsMasterKeyId: keyArn },
+          bucketKeyEnabled: true,
+        },
+      ],
     },
     opts,
   );
@@ -66,7 +72,15 @@ export function declareBackupBucket(
     `${name}-backups`,
     {
       bucket: bucket.id,
-      policy: pulumi.all([bucket.arn, writerRoleArn]).apply(([b, w]) => JSON.stringify(backupBucketPolicy(b, w))),
+      policy: pulumi.all([bucket.arn, writerRoleArn, keyArn]).apply(([b, writerRoleArn, keyArn]) =>
+        JSON.stringify(
+          backupBucketPolicy(b, {
+            writerRoleArn,
+            keyArn,
+            restorePrincipals: spec.controlPlane.backupRestorePrincipals,
+          }),
+        ),
+      ),
     },
     opts,
   );

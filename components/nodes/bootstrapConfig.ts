@@ -57,6 +57,11 @@ export interface BootstrapConfig {
   /** The bucket of etcd snapshots and the minutes between them; empty and 0 for workers. */
   backupBucket: string;
   backupIntervalMinutes: number;
+  /** The SSM parameter of the cluster's Secrets encryption keys (bootstrap/encryption.sh); empty for workers. */
+  encryptionKeys: string;
+  /** Pod Security Admission's defaults (`podSecurity`), in the API server's admission file; empty for workers. */
+  podSecurityEnforce: string;
+  podSecurityWarn: string;
 }
 
 /** The two API endpoints: `internal` for the cluster itself, `public` for users (the same with an internal API). */
@@ -69,13 +74,14 @@ export interface ApiEndpoints {
 export interface ControlPlaneStateNames {
   initRecord: string;
   backupBucket: string;
+  encryptionKeys: string;
 }
 
 export function bootstrapConfig(
   spec: ClusterSpec,
   group: InstanceGroup,
   api: ApiEndpoints,
-  state: ControlPlaneStateNames = { initRecord: "", backupBucket: "" },
+  state: ControlPlaneStateNames = { initRecord: "", backupBucket: "", encryptionKeys: "" },
 ): BootstrapConfig {
   const controlPlane = group.role === "control-plane";
   const eni = usesSecondaryIP(spec);
@@ -105,5 +111,8 @@ export function bootstrapConfig(
     initRecord: controlPlane ? state.initRecord : "",
     backupBucket: controlPlane ? state.backupBucket : "",
     backupIntervalMinutes: controlPlane ? spec.controlPlane.backupIntervalMinutes : 0,
+    encryptionKeys: controlPlane ? state.encryptionKeys : "",
+    podSecurityEnforce: controlPlane ? spec.podSecurity.enforce : "",
+    podSecurityWarn: controlPlane ? spec.podSecurity.warn : "",
   };
 }

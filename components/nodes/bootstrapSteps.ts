@@ -18,6 +18,8 @@ export type BootstrapModule =
   | "control-plane"
   | "etcd"
   | "join-token"
+  | "encryption"
+  | "parameters"
   | "upgrade"
   | "launch-hook"
   | "drain";
@@ -35,12 +37,14 @@ export interface BootstrapStep {
  * Modules a module calls into, beyond `lib`: kubeadm hashes the CA (pki); a control-plane node's join and
  * init are kubeadm's too, its join first removes departed etcd members (etcd) and moves an older cluster to
  * its release (upgrade), which renders kubeadm's configuration (kubeadm), and its member leaves once the node
- * is drained (drain).
+ * is drained (drain); the join token and the encryption keys are written as SecureStrings (parameters).
  */
 export const MODULE_DEPENDENCIES: Partial<Record<BootstrapModule, BootstrapModule[]>> = {
   kubeadm: ["pki"],
   upgrade: ["kubeadm"],
   "control-plane": ["kubeadm", "etcd", "upgrade", "drain"],
+  "join-token": ["parameters"],
+  encryption: ["parameters"],
 };
 
 export function bootstrapSteps(config: BootstrapConfig): BootstrapStep[] {
@@ -52,6 +56,8 @@ export function bootstrapSteps(config: BootstrapConfig): BootstrapStep[] {
     { name: "packages", module: "packages", run: "install_packages" },
     { name: "containerd", module: "runtime", run: "configure_containerd" },
     controlPlane && { name: "control-plane-pki", module: "control-plane", run: "fetch_control_plane_pki" },
+    // Before kubeadm writes the API server's manifest, which names the file.
+    controlPlane && { name: "encryption-config", module: "encryption", run: "write_encryption_config" },
     { name: "kubelet", module: "kubelet", run: "configure_kubelet" },
     { name: "join", module: "kubeadm", run: "join_cluster" },
     // The node parameter holds a token the cluster knows before the first node goes in service.

@@ -9,6 +9,7 @@ import { TIMEOUTS } from "../timeouts";
 import type { BootstrapConfig } from "./bootstrapConfig";
 import { KUBE_APISERVER } from "../wellKnownPorts";
 import { KUBERNETES_DIR } from "./nodeFacts";
+import { apiServerArgs, API_SERVER_VOLUMES } from "./apiServerConfig";
 
 /**
  * Filled on the node: the join token (from SSM), the CA's public-key hash, the instance's private IPv4, and
@@ -25,10 +26,13 @@ export const CRI_SOCKET = "unix:///run/containerd/containerd.sock";
 /** Where the bootstrap writes per-node kubelet patches (max pods), read by kubeadm. */
 export const PATCHES_DIRECTORY = `${KUBERNETES_DIR}/patches`;
 
+/** The Kubernetes minor a node runs (35 for 1.35.4). */
+export const minorOf = (config: Pick<BootstrapConfig, "kubernetesVersion">): number =>
+  parseSemver(config.kubernetesVersion)?.minor ?? 0;
+
 /** kubeadm's config API: v1beta4 from Kubernetes 1.31, v1beta3 before. */
 export function kubeadmApiVersion(kubernetesVersion: string): "v1beta3" | "v1beta4" {
-  const minor = parseSemver(kubernetesVersion)?.minor ?? 0;
-  return minor >= 31 ? "v1beta4" : "v1beta3";
+  return minorOf({ kubernetesVersion }) >= 31 ? "v1beta4" : "v1beta3";
 }
 
 type ExtraArgs = { name: string; value: string }[] | Record<string, string>;
@@ -101,7 +105,11 @@ export function clusterConfiguration(config: BootstrapConfig): Record<string, un
     clusterName: config.clusterName,
     kubernetesVersion: `v${config.kubernetesVersion}`,
     controlPlaneEndpoint: endpoint(config),
-    apiServer: { certSANs: config.apiCertSans },
+    apiServer: {
+      certSANs: config.apiCertSans,
+      extraArgs: extraArgs(config, apiServerArgs(minorOf(config))),
+      extraVolumes: API_SERVER_VOLUMES,
+    },
     controllerManager: { extraArgs: extraArgs(config, EXTERNAL_CLOUD) },
     // Stacked etcd, kubeadm's default: a member on each control-plane node, in /var/lib/etcd on its root volume.
     networking: {

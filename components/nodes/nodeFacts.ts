@@ -29,3 +29,12 @@ export const API_PIN_MARK = "cilium-cluster-own-api-server";
  * cluster (bootstrap/upgrade.sh).
  */
 export const ADMIN_GROUP = "kubeadm:cluster-admins";
+/**
+ * The API server's own configuration files (admission, authentication, audit policy, encryption), mounted
+ * read-only into its static pod (apiServerConfig.ts).
+ */
+export const API_SERVER_CONFIG_DIR = `${KUBERNETES_DIR}/apiserver`;
+/** The EncryptionConfiguration, written from the cluster's keys at boot (bootstrap/encryption.sh). */
+export const ENCRYPTION_CONFIG_FILE = `${API_SERVER_CONFIG_DIR}/encryption.yaml`;
+/** Where each control-plane node's API server writes its audit log, rotated by the API server itself. */
+export const AUDIT_LOG_DIR = "/var/log/kubernetes/audit";

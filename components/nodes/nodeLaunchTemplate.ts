@@ -30,6 +30,7 @@ export interface NodeLaunchTemplateArgs {
   state?: {
     initRecord: pulumi.Input<string>;
     backupBucket: pulumi.Input<string>;
+    encryptionKeys: pulumi.Input<string>;
   };
   /** The API load balancers' target groups, for control-plane groups. */
   apiTargetGroupArns: pulumi.Input<string>[];

@@ -18,6 +18,7 @@ import {
   API_PIN_MARK,
   JOINED_MARKER,
   KUBEADM_JOINED_MARKER,
+  ENCRYPTION_CONFIG_FILE,
   KUBERNETES_DIR,
   NODE_ROLE_FILE,
   TOOLS_DIR,
@@ -51,6 +52,9 @@ export const SHELL_VARIABLES: { [K in keyof BootstrapConfig]-?: string } = {
   initRecord: "INIT_RECORD",
   backupBucket: "BACKUP_BUCKET",
   backupIntervalMinutes: "BACKUP_INTERVAL_MINUTES",
+  encryptionKeys: "ENCRYPTION_KEYS_PARAMETER",
+  podSecurityEnforce: "POD_SECURITY_ENFORCE",
+  podSecurityWarn: "POD_SECURITY_WARN",
 };
 
 /** The tags, paths, ports, markers and names bash uses, by shell variable, each the program's own constant. */
@@ -59,6 +63,7 @@ export const SHELL_FACTS: Readonly<Record<string, string | number>> = {
   CONTROL_PLANE_TAG: ROLE_TAGS["control-plane"],
   ETCD_CLIENT_PORT: ETCD_CLIENT,
   KUBERNETES_DIR,
+  ENCRYPTION_CONFIG_FILE,
   PATCHES_DIRECTORY,
   NODE_ROLE_FILE,
   KUBEADM_JOINED_MARKER,
@@ -67,7 +72,7 @@ export const SHELL_FACTS: Readonly<Record<string, string | number>> = {
   API_PIN_MARK,
   SNAPSHOT_PREFIX,
   LATEST_SNAPSHOT_KEY,
-  SNAPSHOT_METRIC_NAMESPACE: SNAPSHOT_METRIC.namespace,
+  SNAPSHOT_METRIC_NAMESPACE_PREFIX: SNAPSHOT_METRIC.namespacePrefix,
   SNAPSHOT_METRIC_NAME: SNAPSHOT_METRIC.name,
   SNAPSHOT_METRIC_DIMENSION: SNAPSHOT_METRIC.dimension,
   CONTROL_PLANE_STARTED_UNITS: CONTROL_PLANE_STARTED_UNITS.join(" "),

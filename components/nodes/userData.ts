@@ -6,10 +6,13 @@
  * the same bytes. Every value is shell quoted and every file sits in a quoted here-document, so no config
  * value can change what a script runs.
  */
+import { stringify } from "yaml";
+import type { PodSecurityLevel } from "../../config/types";
+import { apiServerConfigFiles } from "./apiServerConfig";
 import type { BootstrapConfig } from "./bootstrapConfig";
 import { moduleSource } from "./bootstrapModuleFiles";
 import { BootstrapModule, bootstrapSteps, modulesFor } from "./bootstrapSteps";
-import { kubeadmConfigurations } from "./kubeadmConfig";
+import { kubeadmConfigurations, minorOf } from "./kubeadmConfig";
 import { configVariables, scriptHeader } from "./shellHeader";
 import { BOOTSTRAP_SCRIPT, BOOTSTRAP_SERVICE, systemdUnits } from "./systemdUnits";
 
@@ -92,11 +95,29 @@ export function bootstrapFiles(
   const kubeadm = data(config);
   const body = [kubeadm, ...modulesFor(bootstrapSteps(config)).map(moduleText), runSteps(config)].join("\n");
   const units = systemdUnits(config);
-  const header = scriptHeader(variables, [body, ...Object.values(units)], [kubeadm, ...Object.values(units)]);
+  const apiServer = apiServerFiles(config);
+  const told = [kubeadm, ...Object.values(units), ...Object.values(apiServer)];
+  const header = scriptHeader(variables, [body, ...Object.values(units)], told);
   return Object.fromEntries([
     [BOOTSTRAP_SCRIPT, { mode: "0700", text: [header, body].join("\n") }],
     ...Object.entries(units).map(([name, text]) => [`/etc/systemd/system/${name}`, { mode: "0644", text }]),
+    ...Object.entries(apiServer).map(([path, text]) => [path, { mode: "0600", text }]),
   ]);
+}
+
+/** The API server's configuration files of a control-plane group (apiServerConfig.ts), as YAML, by path. */
+function apiServerFiles(config: BootstrapConfig): Record<string, string> {
+  if (config.role !== "control-plane") return {};
+  const podSecurity = {
+    enforce: config.podSecurityEnforce as PodSecurityLevel,
+    warn: config.podSecurityWarn as PodSecurityLevel,
+  };
+  return Object.fromEntries(
+    Object.entries(apiServerConfigFiles(minorOf(config), podSecurity)).map(([path, doc]) => [
+      path,
+      stringify(doc, { lineWidth: 0 }),
+    ]),
+  );
 }
 
 /** The bootstrap script of a group: what its service runs. */

@@ -7,7 +7,8 @@
 export const USER_DATA_LIMIT_BYTES = 16384;
 
 /**
- * The budget every group's user data stays within, a margin below AWS's limit. When a change reaches it,
- * gzip the user data next, then a loader fetching a content-addressed bundle (docs/nodes.md).
+ * The budget every group's user data stays within, 2 KB below AWS's limit for what config changes (names,
+ * certificate SANs, labels). User data is gzipped already: when a change reaches it, the bootstrap moves to
+ * a content-addressed bundle that a small loader fetches (docs/nodes.md).
  */
-export const USER_DATA_BUDGET_BYTES = 12 * 1024;
+export const USER_DATA_BUDGET_BYTES = 14 * 1024;

@@ -13,6 +13,7 @@ import { PrivateKey } from "@pulumi/tls/privateKey";
 import { SelfSignedCert } from "@pulumi/tls/selfSignedCert";
 import type { ClusterSpec } from "../../config/types";
 import type { AwsCoordinates } from "../iam/statementSource";
+import { backupBucketArn } from "../controlPlane/backupBucket";
 import { clusterTags } from "../tags";
 import { API_LISTENER } from "../wellKnownPorts";
 import { adminCredentialCommand, renderKubeconfig } from "./kubeconfigRender";
@@ -24,6 +25,8 @@ export interface ClusterSecretsArgs {
   coordinates: pulumi.Output<AwsCoordinates & { dnsSuffix: string }>;
   /** The worker role, which the key's policy keeps to the node parameters. */
   nodeRoleArn: pulumi.Input<string>;
+  /** The control-plane role, which the key's policy lets encrypt the etcd snapshots. */
+  controlPlaneRoleArn: pulumi.Input<string>;
   /** DNS name of the API load balancer. */
   apiEndpoint: pulumi.Input<string>;
   /** The stack's `aws:profile`, with which the Kubernetes provider's credential command reads the CA. */
@@ -53,9 +56,18 @@ export class ClusterSecrets extends pulumi.ComponentResource {
         enableKeyRotation: true,
         deletionWindowInDays: 30,
         policy: pulumi
-          .all([args.coordinates, args.nodeRoleArn])
-          .apply(([at, nodeRoleArn]) =>
-            JSON.stringify(secretsKeyPolicy({ clusterName: spec.clusterName, at, nodeRoleArn })),
+          .all([args.coordinates, args.nodeRoleArn, args.controlPlaneRoleArn])
+          .apply(([at, nodeRoleArn, controlPlaneRoleArn]) =>
+            JSON.stringify(
+              secretsKeyPolicy({
+                clusterName: spec.clusterName,
+                at,
+                nodeRoleArn,
+                controlPlaneRoleArn,
+                backupBucketArn: backupBucketArn(spec.clusterName, at),
+                restorePrincipals: spec.controlPlane.backupRestorePrincipals,
+              }),
+            ),
           ),
         tags: clusterTags(spec, secretsKeyAlias(spec.clusterName)),
       },

@@ -3,7 +3,10 @@
  * policy too, so no one is locked out) but cannot use it by the key policy alone; use goes through SSM, for
  * this cluster's parameters, to principals whose IAM policies allow it (the instance roles' statements, the
  * deployer, whoever mints an admin kubeconfig); and whatever the node role's IAM policy says, the key never
- * opens a control-plane parameter for it nor encrypts anything for it. Pure.
+ * opens a control-plane parameter for it nor encrypts anything for it. The etcd snapshots in the backup
+ * bucket are encrypted under it too (SSE-KMS): through S3 and for that bucket only, the control-plane role
+ * encrypts and decrypts, the restore principals of the config decrypt, and no one else, whatever IAM grants
+ * (the account is not delegated S3 use, so `AmazonS3ReadOnlyAccess` cannot open them). Pure.
  */
 import type { Condition } from "../iam/policyDocument";
 import type { AwsCoordinates } from "../iam/statementSource";
@@ -12,7 +15,7 @@ import { parameterArn, parameterPrefix } from "./paths";
 export interface KeyPolicyStatement {
   Sid: string;
   Effect: "Allow" | "Deny";
-  Principal: { AWS: string };
+  Principal: { AWS: string | string[] };
   Action: string[];
   Resource: "*";
   Condition?: Condition;
@@ -22,6 +25,12 @@ export interface KeyPolicyArgs {
   clusterName: string;
   at: AwsCoordinates & { dnsSuffix: string };
   nodeRoleArn: string;
+  /** The control-plane role: the writer of the etcd snapshots. */
+  controlPlaneRoleArn: string;
+  /** The backup bucket's ARN: S3 names it as the encryption context `aws:s3:arn` (with S3 Bucket Keys). */
+  backupBucketArn: string;
+  /** Who besides the control plane may decrypt the snapshots (`controlPlane.backupRestorePrincipals`). */
+  restorePrincipals: readonly string[];
 }
 
 /** AWS's key-administrator actions: every management call, no cryptographic one. */
@@ -48,6 +57,24 @@ export function secretsKeyPolicy(args: KeyPolicyArgs): { Version: "2012-10-17"; 
   const account = { AWS: `arn:${at.partition}:iam::${at.accountId}:root` };
   const node = { AWS: args.nodeRoleArn };
   const context = "kms:EncryptionContext:PARAMETER_ARN";
+  // Through S3 for the backup bucket: with a Bucket Key the context is the bucket's ARN, without one the object's.
+  const throughS3ForSnapshots = {
+    StringEquals: { "kms:CallerAccount": at.accountId, "kms:ViaService": `s3.${at.region}.${at.dnsSuffix}` },
+    StringLike: { "kms:EncryptionContext:aws:s3:arn": [args.backupBucketArn, `${args.backupBucketArn}/*`] },
+  };
+  const restorers: KeyPolicyStatement[] =
+    args.restorePrincipals.length === 0
+      ? []
+      : [
+          {
+            Sid: "SnapshotsRestorePrincipalsDecrypt",
+            Effect: "Allow",
+            Principal: { AWS: [...args.restorePrincipals] },
+            Action: ["kms:Decrypt"],
+            Resource: "*",
+            Condition: throughS3ForSnapshots,
+          },
+        ];
   return {
     Version: "2012-10-17",
     Statement: [
@@ -70,6 +97,16 @@ export function secretsKeyPolicy(args: KeyPolicyArgs): { Version: "2012-10-17"; 
           StringLike: { [context]: `${parameterArn(at, `/cilium-cluster/${clusterName}/`)}*` },
         },
       },
+      {
+        // The etcd-backup timer's uploads (GenerateDataKey), multipart ones included (Decrypt).
+        Sid: "SnapshotsControlPlaneEncrypt",
+        Effect: "Allow",
+        Principal: { AWS: args.controlPlaneRoleArn },
+        Action: ["kms:GenerateDataKey", "kms:Decrypt"],
+        Resource: "*",
+        Condition: throughS3ForSnapshots,
+      },
+      ...restorers,
       {
         Sid: "NodeRoleOnlyNodeParameters",
         Effect: "Deny",

@@ -1,5 +1,5 @@
-// The etcd backup bucket's own protections: its policy, simulated (only the control-plane role writes, no one
-// deletes a snapshot, nothing without TLS), and its resources kept on `pulumi destroy` (retainOnDelete, as
+// The etcd backup bucket's own protections: its policy, simulated (only the control-plane role writes, only
+// it and the restore principals read, no one deletes a snapshot, nothing without TLS), and its resources kept on `pulumi destroy` (retainOnDelete, as
 // the SDK sends it to the engine).
 import { runSimulation } from "@cloud-copilot/iam-simulate";
 import * as pulumi from "@pulumi/pulumi";
@@ -13,20 +13,33 @@ const BUCKET = `arn:aws:s3:::${backupBucketName("dev.k8s.local", "000000000000",
 const OBJECT = `${BUCKET}/etcd/20260101T000000Z.db`;
 const CONTROL_PLANE = "arn:aws:iam::000000000000:role/control-plane.dev.k8s.local";
 const ADMIN = "arn:aws:iam::000000000000:role/admin";
+const RESTORER = "arn:aws:iam::000000000000:role/etcd-restore";
+const KEY = "arn:aws:kms:us-east-1:000000000000:key/11111111-2222-3333-4444-555555555555";
+const ACCESS = { writerRoleArn: CONTROL_PLANE, restorePrincipals: [RESTORER], keyArn: KEY };
 const everything = { Version: "2012-10-17", Statement: [{ Effect: "Allow", Action: "*", Resource: "*" }] };
 
 /** Whether PRINCIPAL, whose own policies allow everything, may do ACTION on RESOURCE under the bucket policy. */
-async function may(principal: string, action: string, resource: string, secure = true) {
+async function may(
+  principal: string,
+  action: string,
+  resource: string,
+  secure = true,
+  headers: Record<string, string> = {},
+) {
   const result = await runSimulation(
     {
       request: {
         principal,
         action,
         resource: { resource, accountId: "000000000000" },
-        contextVariables: { "aws:SecureTransport": secure ? "true" : "false", "aws:PrincipalArn": principal },
+        contextVariables: {
+          "aws:SecureTransport": secure ? "true" : "false",
+          "aws:PrincipalArn": principal,
+          ...headers,
+        },
       },
       identityPolicies: [{ name: "everything", policy: everything }],
-      resourcePolicy: backupBucketPolicy(BUCKET, CONTROL_PLANE),
+      resourcePolicy: backupBucketPolicy(BUCKET, ACCESS),
       serviceControlPolicies: [],
       resourceControlPolicies: [],
     },
@@ -40,7 +53,30 @@ describe("the etcd backup bucket's policy, simulated", () => {
   it("lets only the control-plane role write snapshots", async () => {
     expect(await may(CONTROL_PLANE, "s3:PutObject", OBJECT)).to.equal(true);
     expect(await may(ADMIN, "s3:PutObject", OBJECT)).to.equal(false);
-    expect(await may(ADMIN, "s3:GetObject", OBJECT), "reading stays with IAM").to.equal(true);
+  });
+
+  it("lets only the control plane and the restore principals read a snapshot, whatever IAM grants", async () => {
+    for (const action of ["s3:GetObject", "s3:GetObjectVersion"]) {
+      expect(await may(CONTROL_PLANE, action, OBJECT), action).to.equal(true);
+      expect(await may(RESTORER, action, OBJECT), action).to.equal(true);
+      expect(await may(ADMIN, action, OBJECT), action).to.equal(false);
+    }
+    // Listing stays with IAM: names and sizes only.
+    expect(await may(ADMIN, "s3:ListBucket", BUCKET)).to.equal(true);
+  });
+
+  it("refuses a write naming another key than the cluster's; one naming none gets the bucket's default", async () => {
+    const sse = (key?: string) => ({
+      "s3:x-amz-server-side-encryption": "aws:kms",
+      ...(key ? { "s3:x-amz-server-side-encryption-aws-kms-key-id": key } : {}),
+    });
+    expect(await may(CONTROL_PLANE, "s3:PutObject", OBJECT, true, {}), "the bucket's default").to.equal(true);
+    expect(await may(CONTROL_PLANE, "s3:PutObject", OBJECT, true, sse(KEY))).to.equal(true);
+    expect(await may(CONTROL_PLANE, "s3:PutObject", OBJECT, true, sse()), "S3's AWS-managed key").to.equal(false);
+    const other = "arn:aws:kms:us-east-1:000000000000:alias/aws/s3";
+    expect(await may(CONTROL_PLANE, "s3:PutObject", OBJECT, true, sse(other))).to.equal(false);
+    const aes = { "s3:x-amz-server-side-encryption": "AES256" };
+    expect(await may(CONTROL_PLANE, "s3:PutObject", OBJECT, true, aes), "S3-managed keys").to.equal(false);
   });
 
   it("lets no one delete a snapshot or a version of one", async () => {
@@ -59,7 +95,7 @@ describe("the etcd backup bucket's policy, simulated", () => {
 });
 
 describe("the etcd backup bucket on pulumi destroy", () => {
-  it("keeps the bucket and every setting of it (retainOnDelete), its policy naming the control-plane role", async () => {
+  it("keeps the bucket and every setting of it (retainOnDelete), its policy naming the control-plane role, the restorers and the key", async () => {
     pulumi.runtime.setMocks(
       {
         newResource: (a) => ({ id: `${a.name}-id`, state: { ...a.inputs, arn: `arn:aws:s3:::${a.inputs.bucket}` } }),
@@ -88,7 +124,14 @@ describe("the etcd backup bucket on pulumi destroy", () => {
     const spec = validateConfig(baseConfig(), REGION).spec;
     const parent = new pulumi.ComponentResource("test:index:Parent", "parent");
     const coordinates = pulumi.output({ accountId: "000000000000", region: REGION });
-    const name = declareBackupBucket("state", spec, coordinates, pulumi.output(CONTROL_PLANE), parent);
+    const name = declareBackupBucket(
+      "state",
+      { ...spec, controlPlane: { ...spec.controlPlane, backupRestorePrincipals: [RESTORER] } },
+      coordinates,
+      pulumi.output(CONTROL_PLANE),
+      pulumi.output(KEY),
+      parent,
+    );
     await new Promise((resolve) => name.apply(resolve));
     await new Promise((resolve) => setTimeout(resolve, 200));
     const bucketResources = sent.filter((s) => s.type.startsWith("aws:s3/"));
@@ -100,6 +143,6 @@ describe("the etcd backup bucket on pulumi destroy", () => {
     ]);
     expect(bucketResources.filter((s) => !s.retainOnDelete).map((s) => s.type)).to.deep.equal([]);
     const policy = bucketResources.find((s) => s.type === "aws:s3/bucketPolicy:BucketPolicy")!.policy!;
-    expect(JSON.parse(policy)).to.deep.equal(backupBucketPolicy(BUCKET, CONTROL_PLANE));
+    expect(JSON.parse(policy)).to.deep.equal(backupBucketPolicy(BUCKET, ACCESS));
   });
 });

@@ -517,6 +517,7 @@ describe("bootstrap steps and assembly per role", () => {
       "packages",
       "containerd",
       "control-plane-pki",
+      "encryption-config",
       "kubelet",
       "join",
       "join-token",

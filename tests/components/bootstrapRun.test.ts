@@ -41,7 +41,7 @@ const userDataFor = (spec: ClusterSpec, group: string) =>
       spec,
       instanceGroups(spec).find((g) => g.name === group)!,
       { internal: "api.example.test", public: "api.example.com" },
-      { initRecord: INIT_RECORD, backupBucket: "etcd-backups-test" },
+      { initRecord: INIT_RECORD, backupBucket: "etcd-backups-test", encryptionKeys: "/encryption-keys" },
     ),
   );
 
@@ -231,11 +231,23 @@ describe("node bootstrap, run as cloud-init and systemd run it", function () {
     // the cluster's key.
     const token = node.aws.parameters.get("/cilium-cluster/dev.k8s.local/node/bootstrap-token")?.value ?? "";
     expect(calls(node, "kubeadm token create")).to.have.length(1);
-    expect(calls(node, "aws ssm put-parameter")).to.deep.equal([
+    // Before kubeadm, it made the Secrets encryption keys (no one had); every secret value went through a
+    // file, never a command line.
+    const written = calls(node, "aws ssm put-parameter");
+    expect(written.map((c) => c.replace(/file:\/\/\S+/, "file://<file>"))).to.deep.equal([
+      "aws ssm put-parameter --region us-east-1 --name /encryption-keys --type SecureString " +
+        "--key-id alias/cilium-cluster/dev-k8s-local --value file://<file>",
       `aws ssm put-parameter --region us-east-1 --name ${INIT_RECORD} --type String --value ${initRecord(node)}`,
       "aws ssm put-parameter --region us-east-1 --name /cilium-cluster/dev.k8s.local/node/bootstrap-token " +
-        `--type SecureString --key-id alias/cilium-cluster/dev-k8s-local --overwrite --value ${token}`,
+        "--type SecureString --key-id alias/cilium-cluster/dev-k8s-local --value file://<file> --overwrite",
     ]);
+    const keys = node.aws.parameters.get("/encryption-keys")?.value ?? "";
+    expect(keys).to.match(/^key-\d{8}T\d{6}Z [A-Za-z0-9+/]{43}=$/);
+    // The stand-ins' log of every command the bootstrap ran, with its arguments.
+    expect(node.log()).to.not.contain(token);
+    expect(node.log()).to.not.contain(keys.split(" ")[1]);
+    // The API server's configuration names a file only root reads, holding the key.
+    expect(node.file("etc/kubernetes/apiserver/encryption.yaml")).to.contain(keys.split(" ")[1]);
     expect(token).to.match(/^[a-z0-9]{6}\.[a-z0-9]{16}$/);
     expect(initRecord(node)).to.match(/^i-0123456789abcdef0 \d{4}-/);
     // Its own API server answers the API's name through every phase of init: the load balancer has no
@@ -446,7 +458,8 @@ describe("control-plane bootstrap and the cluster's state, run as systemd runs i
     // It waited for the API the record says exists, and neither created a cluster nor touched the record.
     expect(calls(node, "curl").filter((l) => l.includes("/readyz"))).not.to.deep.equal([]);
     expect(calls(node, "kubeadm")).to.deep.equal([]);
-    expect(node.aws.calls.filter((c) => c.action === "ssm:PutParameter")).to.deep.equal([]);
+    const initClaims = node.aws.calls.filter((c) => c.action === "ssm:PutParameter" && c.params.Name === INIT_RECORD);
+    expect(initClaims).to.deep.equal([]);
     expect(initRecord(node)).to.match(/^i-0aaaaaaaaaaaaaaaa /);
   });
 
@@ -459,7 +472,7 @@ describe("control-plane bootstrap and the cluster's state, run as systemd runs i
         }),
     });
     expect(service.status).to.equal(1);
-    const claims = node.aws.calls.filter((c) => c.action === "ssm:PutParameter");
+    const claims = node.aws.calls.filter((c) => c.action === "ssm:PutParameter" && c.params.Name === INIT_RECORD);
     expect(claims.map((c) => c.refused)).to.deep.equal(["ParameterAlreadyExists"]);
     expect(initRecord(node)).to.match(/^i-0aaaaaaaaaaaaaaaa /);
     expect(node.log()).not.to.match(/^kubeadm init/m);
@@ -645,7 +658,12 @@ describe("control-plane bootstrap and the cluster's state, run as systemd runs i
     });
   }
 
-  for (const at of ["aws ssm put-parameter", "kubeadm init --config", "systemctl enable --now etcd-backup.timer"]) {
+  for (const at of [
+    "aws ssm put-parameter --region us-east-1 --name /encryption-keys",
+    `aws ssm put-parameter --region us-east-1 --name ${INIT_RECORD}`,
+    "kubeadm init --config",
+    "systemctl enable --now etcd-backup.timer",
+  ]) {
     it(`the first control-plane node killed at \`${at}\` creates the cluster once when systemd runs it again`, async () => {
       const { node, service } = await boot(userDataFor(specWith({}), FIRST), {
         STANDIN_API_READY_AFTER: NEVER,

@@ -16,6 +16,7 @@ import { BOOTSTRAP_SCRIPT, systemdUnits } from "../../components/nodes/systemdUn
 import { SNAPSHOT_METRIC } from "../../components/controlPlane/backupAlarm";
 import { backupBucketName, LATEST_SNAPSHOT_KEY } from "../../components/controlPlane/backupBucket";
 import { TIMEOUTS } from "../../components/timeouts";
+import { MOCK_ACCOUNT } from "../../plan/mocks";
 import type { Plan } from "../../plan/run";
 import { validateConfig } from "../../config/validation/validateConfig";
 import { baseConfig, REGION } from "../fixtures";
@@ -32,7 +33,11 @@ const configOf = (role: string) =>
     spec,
     instanceGroups(spec).find((g) => g.role === role)!,
     { internal: "api.internal.dev.k8s.local", public: "api.dev.k8s.local" },
-    { initRecord: "/cilium-cluster/dev.k8s.local/control-plane/initialized-0123456789ab", backupBucket: "backups" },
+    {
+      initRecord: "/cilium-cluster/dev.k8s.local/control-plane/initialized-0123456789ab",
+      backupBucket: "backups",
+      encryptionKeys: "/encryption-keys",
+    },
   );
 
 describe("control-plane state: on the node", () => {
@@ -207,7 +212,11 @@ describe("control-plane state: plan", () => {
     expect(
       of("aws:s3/bucketServerSideEncryptionConfiguration:BucketServerSideEncryptionConfiguration").rules[0],
     ).to.deep.include({
-      applyServerSideEncryptionByDefault: { sseAlgorithm: "aws:kms" },
+      // The cluster's own key (the mocks' ARN for it): S3's AWS-managed one opens to any role with S3 read.
+      applyServerSideEncryptionByDefault: {
+        sseAlgorithm: "aws:kms",
+        kmsMasterKeyId: `arn:aws:kms:us-east-1:${MOCK_ACCOUNT}:Key/secrets-key`,
+      },
     });
     // Snapshots named by time expire by age; the fixed key's current version never does, and the newest of
     // its replaced versions stay beyond the retention period.
@@ -294,7 +303,7 @@ describe("control-plane state: the backups' alarm", () => {
     const plan = await planWith({ "controlPlane.backupIntervalMinutes": "20" });
     const [alarm] = ofType(plan, "aws:cloudwatch/metricAlarm:MetricAlarm");
     expect(inputs(alarm)).to.deep.include({
-      namespace: SNAPSHOT_METRIC.namespace,
+      namespace: "cilium-cluster/dev.k8s.local",
       metricName: SNAPSHOT_METRIC.name,
       dimensions: { [SNAPSHOT_METRIC.dimension]: "dev.k8s.local" },
       statistic: "Sum",

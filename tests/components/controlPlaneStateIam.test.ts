@@ -82,12 +82,16 @@ describe("control-plane state IAM, simulated", () => {
     expect(await may(cp, "autoscaling:SetDesiredCapacity", GROUP, ours)).to.equal(false);
   });
 
-  it("counts snapshots in the program's CloudWatch namespace only; workers count nothing", async () => {
-    expect(await may(cp, "cloudwatch:PutMetricData", "*", { "cloudwatch:namespace": "cilium-cluster" })).to.equal(true);
+  it("counts snapshots in its cluster's CloudWatch namespace only; workers count nothing", async () => {
+    const own = { "cloudwatch:namespace": "cilium-cluster/dev.k8s.local" };
+    expect(await may(cp, "cloudwatch:PutMetricData", "*", own)).to.equal(true);
     expect(await may(cp, "cloudwatch:PutMetricData", "*", { "cloudwatch:namespace": "AWS/EC2" })).to.equal(false);
-    expect(await may(node, "cloudwatch:PutMetricData", "*", { "cloudwatch:namespace": "cilium-cluster" })).to.equal(
-      false,
-    );
+    // Another cluster's alarm is fed in its own namespace: this cluster's nodes cannot silence it.
+    for (const namespace of ["cilium-cluster", "cilium-cluster/other.k8s.local"])
+      expect(await may(cp, "cloudwatch:PutMetricData", "*", { "cloudwatch:namespace": namespace }), namespace).to.equal(
+        false,
+      );
+    expect(await may(node, "cloudwatch:PutMetricData", "*", own)).to.equal(false);
   });
 
   it("finds the cluster's instances (departed members' addresses); workers do not", async () => {

@@ -204,17 +204,28 @@ describe("statement sources, one per feature", () => {
     const spec = specFor("");
     const shared = scriptModules("node", spec);
     const own = scriptModules("control-plane", spec).filter((m) => !shared.includes(m));
-    expect(own).to.have.members(["control-plane", "etcd", "upgrade", "drain", "join-token"]);
+    expect(own).to.have.members([
+      "control-plane",
+      "etcd",
+      "upgrade",
+      "drain",
+      "join-token",
+      "encryption",
+      "parameters",
+    ]);
     const calls = awsCalls(own);
     const bucket = `arn:aws:s3:::${backupBucketName("dev.k8s.local", AT.accountId, REGION)}`;
-    // What each call acts on: the init record and the join token, a snapshot, the terminating instance's group.
+    // What each call acts on: the init record, the encryption keys and the join token, a snapshot, the
+    // terminating instance's group.
     const record =
       "arn:aws:ssm:us-east-1:000000000000:parameter/cilium-cluster/dev.k8s.local/control-plane/initialized-0123456789ab";
+    const keys =
+      "arn:aws:ssm:us-east-1:000000000000:parameter/cilium-cluster/dev.k8s.local/control-plane/encryption-keys-0123456789ab";
     const token = parameter("dev.k8s.local", "node").replace(/ca\.key$/, "bootstrap-token");
     const group = (context: Record<string, string>): [string, Record<string, string>] => [GROUP, context];
     const target: Record<string, [string, Record<string, string>?][]> = {
-      "ssm:GetParameter": [[record], [token]],
-      "ssm:PutParameter": [[record], [token]],
+      "ssm:GetParameter": [[record], [keys], [token]],
+      "ssm:PutParameter": [[record], [keys], [token]],
       "s3:PutObject": [[`${bucket}/etcd/20260101T000000Z.db`]],
       "ec2:DescribeInstances": [["*"]],
       "autoscaling:DescribeAutoScalingInstances": [["*"]],
@@ -225,7 +236,7 @@ describe("statement sources, one per feature", () => {
         }),
       ],
       "autoscaling:RecordLifecycleActionHeartbeat": [group({ "aws:ResourceTag/KubernetesCluster": "dev.k8s.local" })],
-      "cloudwatch:PutMetricData": [["*", { "cloudwatch:namespace": "cilium-cluster" }]],
+      "cloudwatch:PutMetricData": [["*", { "cloudwatch:namespace": "cilium-cluster/dev.k8s.local" }]],
     };
     expect(calls).to.have.members(Object.keys(target));
     const policy = policyDocument(

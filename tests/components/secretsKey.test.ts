@@ -14,7 +14,14 @@ const ROLES = {
   "control-plane": `arn:aws:iam::${ACCOUNT_ID}:role/masters.dev.k8s.local`,
   node: `arn:aws:iam::${ACCOUNT_ID}:role/nodes.dev.k8s.local`,
 };
-const KEY_POLICY = secretsKeyPolicy({ clusterName: spec.clusterName, at: AT, nodeRoleArn: ROLES.node });
+const KEY_POLICY = secretsKeyPolicy({
+  clusterName: spec.clusterName,
+  at: AT,
+  nodeRoleArn: ROLES.node,
+  controlPlaneRoleArn: ROLES["control-plane"],
+  backupBucketArn: "arn:aws:s3:::etcd-backups-dev-k8s-local",
+  restorePrincipals: [],
+});
 const parameter = (cluster: string, path: string) =>
   `arn:aws:ssm:${REGION}:${ACCOUNT_ID}:parameter/cilium-cluster/${cluster}/${path}`;
 
@@ -77,9 +84,13 @@ describe("the cluster's KMS key", () => {
       }
   });
 
-  it("lets only the control plane encrypt, and only the join token", async () => {
+  it("lets only the control plane encrypt, and only the join token and the Secrets encryption keys", async () => {
     const token = throughSsm(parameter("dev.k8s.local", "node/bootstrap-token"));
     expect(await roleMay("control-plane", "kms:Encrypt", token)).to.equal(true);
+    const keys = throughSsm(parameter("dev.k8s.local", "control-plane/encryption-keys-0123456789ab"));
+    expect(await roleMay("control-plane", "kms:Encrypt", keys)).to.equal(true);
+    expect(await roleMay("node", "kms:Encrypt", keys)).to.equal(false);
+    expect(await roleMay("node", "kms:Decrypt", keys), "workers never read them").to.equal(false);
     for (const path of ["node/ca.crt", ...CONTROL_PLANE_SECRETS])
       expect(
         await roleMay("control-plane", "kms:Encrypt", throughSsm(parameter("dev.k8s.local", path))),

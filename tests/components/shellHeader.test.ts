@@ -14,7 +14,7 @@ const configOf = (role: BootstrapConfig["role"]) =>
     spec,
     instanceGroups(spec).find((g) => g.role === role)!,
     { internal: "api.internal.test", public: "api.test" },
-    { initRecord: "/record", backupBucket: "backups" },
+    { initRecord: "/record", backupBucket: "backups", encryptionKeys: "/encryption-keys" },
   );
 const worker = configOf("node");
 const controlPlane = configOf("control-plane");

@@ -459,6 +459,27 @@ const cases: RuleCase[] = [
     expected: ["Invalid value::iam.permissionsBoundary"],
   },
   {
+    rule: "restore principals are IAM role or user ARNs, unique",
+    ok: {
+      controlPlane: {
+        backupRestorePrincipals: ["arn:aws:iam::123456789012:role/etcd-restore", "arn:aws:iam::123456789012:user/ops"],
+      },
+    },
+    bad: {
+      controlPlane: {
+        backupRestorePrincipals: [
+          "arn:aws:iam::123456789012:policy/boundary",
+          "arn:aws:iam::123456789012:role/r",
+          "arn:aws:iam::123456789012:role/r",
+        ],
+      },
+    },
+    expected: [
+      "Invalid value::controlPlane.backupRestorePrincipals[0]",
+      "Invalid value::controlPlane.backupRestorePrincipals[2]",
+    ],
+  },
+  {
     rule: "IAM path",
     ok: { iam: { path: "/k8s/" } },
     bad: { iam: { path: "k8s" } },

@@ -176,7 +176,7 @@ describe("stacked etcd as kubeadm keeps it, on etcd 3.6 and kubeadm's certificat
           spec,
           group,
           { internal: "api.internal.test", public: "api.test" },
-          { initRecord: "/record", backupBucket: "b" },
+          { initRecord: "/record", backupBucket: "b", encryptionKeys: "/k" },
         ),
       ),
     );
@@ -275,7 +275,7 @@ describe("stacked etcd as kubeadm keeps it, on etcd 3.6 and kubeadm's certificat
     // And counted once, for the backups' alarm (components/controlPlane/backupAlarm.ts).
     expect(aws.metrics).to.deep.equal([
       {
-        namespace: SNAPSHOT_METRIC.namespace,
+        namespace: `${SNAPSHOT_METRIC.namespacePrefix}/dev.k8s.local`,
         name: SNAPSHOT_METRIC.name,
         dimensions: { [SNAPSHOT_METRIC.dimension]: "dev.k8s.local" },
         value: 1,

@@ -10,9 +10,10 @@
 import { join } from "path";
 import { parse } from "yaml";
 import { modulePath } from "../../components/nodes/bootstrapModuleFiles";
+import type { BootstrapModule } from "../../components/nodes/bootstrapSteps";
 import { factsHeader } from "../../components/nodes/shellHeader";
 import { NO_JOIN_TOKEN } from "../../components/secrets/clusterSecrets";
-import { joinTokenParameter, secretsKeyAlias } from "../../components/secrets/paths";
+import { joinTokenParameter, parameterPrefix, secretsKeyAlias } from "../../components/secrets/paths";
 import { layerBinary } from "../helm";
 import { clusterPki, KUBEADM_PKI_PATH } from "../standins/pki";
 import { cliDirectory } from "../standins/aws";
@@ -73,6 +74,13 @@ export interface ControlPlane {
   aws: AwsProcess;
   /** The join token parameter's name. */
   joinTokenParameter: string;
+  /** The Secrets encryption keys' parameter name (bootstrap/encryption.sh). */
+  encryptionKeysParameter: string;
+  /**
+   * Runs FUNCTION ARGS of a bootstrap module on this node, as the bootstrap script does (its modules, the
+   * real kubeadm, the AWS fake's CLI, the control plane's variables); returns its standard output.
+   */
+  bootstrap(module: "encryption" | "join-token", fn: string, ...args: string[]): string;
   /** kubectl inside the host with the admin kubeconfig; throws on failure. */
   kubectl(args: string[], input?: string): string;
   /** The same, returning the exit status and output instead of throwing. */
@@ -108,6 +116,8 @@ export async function startControlPlane(
   initConfiguration: string,
   binaries: Record<Binary, string>,
   registerNode: (cp: ControlPlane) => void,
+  /** The files the group's user data installs besides the bootstrap's own: the API server's configuration. */
+  userDataFiles: Record<string, string>,
 ): Promise<ControlPlane> {
   const config = initConfiguration.split("\n---\n").map((d) => parse(d));
   const cluster = config.find((d) => d.kind === "ClusterConfiguration");
@@ -154,13 +164,17 @@ export async function startControlPlane(
     await aws.putParameter(parameter, NO_JOIN_TOKEN, "SecureString", secretsKeyAlias(cluster.clusterName));
     // The node's AWS CLI, under the shared /tmp: the host reaches it, as it reaches the fake's socket.
     const bin = cliDirectory(aws.cliScript(INSTANCE_ID));
-    const refreshJoinToken = async (env: NodeJS.ProcessEnv = {}) => {
+    const encryptionKeysParameter = `${parameterPrefix(cluster.clusterName, "control-plane")}encryption-keys-test`;
+    const bootstrap = (module: BootstrapModule, fn: string, args: string[] = [], env: NodeJS.ProcessEnv = {}) =>
       host.must(
         [
           "bash",
           "-c",
-          `set -euo pipefail; ${factsHeader()}source ${modulePath("lib")}; source ${modulePath("join-token")}
-kubeadm() { "${binaries.kubeadm}" "$@"; }; refresh_join_token`,
+          `set -euo pipefail; ${factsHeader()}source ${modulePath("lib")}; source ${modulePath(module)}
+kubeadm() { "${binaries.kubeadm}" "$@"; }; "$@"`,
+          "bootstrap",
+          fn,
+          ...args,
         ],
         {
           env: {
@@ -168,11 +182,14 @@ kubeadm() { "${binaries.kubeadm}" "$@"; }; refresh_join_token`,
             PATH: `${bin}:${process.env.PATH}`,
             REGION: "us-east-1",
             JOIN_TOKEN_PARAMETER: parameter,
+            ENCRYPTION_KEYS_PARAMETER: encryptionKeysParameter,
             SECRETS_KEY: secretsKeyAlias(cluster.clusterName),
             ...env,
           },
         },
       );
+    const refreshJoinToken = async (env: NodeJS.ProcessEnv = {}) => {
+      bootstrap("join-token", "refresh_join_token", [], env);
       return (await aws.parameters())[parameter].value;
     };
     const cp: ControlPlane = {
@@ -180,6 +197,8 @@ kubeadm() { "${binaries.kubeadm}" "$@"; }; refresh_join_token`,
       refreshJoinToken,
       aws,
       joinTokenParameter: parameter,
+      encryptionKeysParameter,
+      bootstrap: (module, fn, ...args) => bootstrap(module, fn, args),
       kubectl,
       tryKubectl,
       bootstrapToken: "",
@@ -203,6 +222,9 @@ kubeadm() { "${binaries.kubeadm}" "$@"; }; refresh_join_token`,
       NODE_IP,
     ]);
     host.must(apiPin(apiHost, "pin_api_endpoint"));
+    // What user data installs, and the bootstrap's encryption-config step (bootstrapSteps.ts), before kubeadm.
+    for (const [path, text] of Object.entries(userDataFiles)) host.writeFile(path, text, "0600");
+    bootstrap("encryption", "write_encryption_config");
 
     for (const phase of ["certs all", "kubeconfig all", "etcd local", "control-plane all"])
       kubeadm(["init", "phase", ...phase.split(" ")]);

@@ -1,7 +1,7 @@
 /**
  * A test host that looks like a control-plane instance to kubeadm: its own network namespace (a veth with
  * the instance's private IPv4 and a default route, as kubeadm picks its advertise address from the default
- * route), its own hostname, and its own mount namespace in which /etc and /var/lib are overlays on scratch
+ * route), its own hostname, and its own mount namespace in which /etc, /var/lib and /var/log are overlays on scratch
  * directories, so kubeadm writes /etc/kubernetes and /var/lib/etcd as on a node and the machine is untouched.
  * Commands run inside with nsenter; the host ends when `stop` kills its holder process.
  */
@@ -39,7 +39,7 @@ ip link set eth0 up
 ip link set eth1 up
 ip route add default via "\${IP%.*}.1" dev eth0
 hostname "$HOSTNAME_"
-for d in etc var/lib; do
+for d in etc var/lib var/log; do
   mkdir -p "$ROOT/$d-upper" "$ROOT/$d-work"
   mount -t overlay overlay -o "lowerdir=/$d,upperdir=$ROOT/$d-upper,workdir=$ROOT/$d-work" "/$d"
 done

@@ -42,8 +42,9 @@ import {
 import { initialiseNodes } from "./cloudControllerStandIn";
 import { requireNamespaces } from "./nodeHost";
 import { allowed, chartGrants, covers, NEVER } from "./rbacCalls";
-import { caCertHash, fillAsTheNode, renderedExamples } from "./renderedKubeadm";
+import { apiServerFilesOf, caCertHash, fillAsTheNode, renderedExamples } from "./renderedKubeadm";
 import { validateClusterSuite } from "./validateCluster";
+import { apiServerHardeningSuite } from "./apiServerHardening";
 
 const BINARIES: Binary[] = ["kubeadm", "kube-apiserver", "kube-controller-manager", "kube-scheduler", "etcd"];
 
@@ -162,8 +163,12 @@ describe("the real control plane (kubeadm, etcd, API server, controller manager,
     stacks = await renderedExamples();
     const dev = stacks.get("dev")!;
     const init = [...dev].find(([name]) => /^kubeadm\/control-plane-.*-init\.yaml$/.test(name))![1];
-    cp = await startControlPlane(init, binaries, (plane) =>
-      registerNode(plane, { name: NODE_NAME, arch: "amd64", taints: registrationTaints(init) }, NODE_IP),
+    const userData = [...dev].find(([name]) => /^userdata\/control-plane-.*\.txt$/.test(name))![1];
+    cp = await startControlPlane(
+      init,
+      binaries,
+      (plane) => registerNode(plane, { name: NODE_NAME, arch: "amd64", taints: registrationTaints(init) }, NODE_IP),
+      apiServerFilesOf(userData),
     );
     // What the bootstrap's role.sh records first; the apply script reads it.
     cp.host.writeFile(NODE_ROLE_FILE, "control-plane\n");
@@ -588,4 +593,5 @@ test -s /etc/kubernetes/bootstrap-kubelet.conf`,
 
   // Last: it leaves the dev stack's cluster behind, broken.
   validateClusterSuite(() => cp);
+  apiServerHardeningSuite(() => cp);
 });

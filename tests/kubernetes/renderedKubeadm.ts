@@ -6,6 +6,8 @@
 import { execFileSync, spawnSync } from "child_process";
 import { parseAllDocuments } from "yaml";
 import { modulePath } from "../../components/nodes/bootstrapModuleFiles";
+import { API_SERVER_CONFIG_DIR } from "../../components/nodes/nodeFacts";
+import { filesOf } from "../../components/nodes/userData";
 import { factsHeader } from "../../components/nodes/shellHeader";
 import { examples } from "../../plan/examples";
 import { renderStackFiles } from "../../plan/render";
@@ -88,3 +90,9 @@ export function fillAsTheNode(text: string, values: NodeValues): string {
 /** A fresh bootstrap token from kubeadm itself (`kubeadm token generate`), in the form the program's has. */
 export const generatedToken = (kubeadm: string): string =>
   execFileSync(kubeadm, ["token", "generate"], { encoding: "utf8" }).trim();
+
+/** The API server's configuration files a control-plane group's user data installs, by path. */
+export const apiServerFilesOf = (userData: string): Record<string, string> =>
+  Object.fromEntries(
+    Object.entries(filesOf(userData)).filter(([path]) => path.startsWith(`${API_SERVER_CONFIG_DIR}/`)),
+  );

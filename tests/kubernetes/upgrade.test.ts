@@ -12,7 +12,7 @@ import { kubeadmEtcd } from "../../config/validation/kubernetesUpgrade";
 import { bootstrapConfig } from "../../components/nodes/bootstrapConfig";
 import { instanceGroups } from "../../components/nodes/instanceGroups";
 import { kubeadmConfigurations } from "../../components/nodes/kubeadmConfig";
-import { renderBootstrapScript } from "../../components/nodes/userData";
+import { renderBootstrapScript, renderUserData } from "../../components/nodes/userData";
 import type { ClusterSpec } from "../../config/types";
 import { requireDebianTool } from "../debianTools";
 import { specWith } from "../fixtures";
@@ -22,7 +22,7 @@ import { Binary, requireBinary } from "./binaries";
 import { ControlPlane, NODE_IP, NODE_NAME, startControlPlane } from "./controlPlane";
 import { HEARTBEAT, postMirrorPods, registerNode, registrationTaints, setReady } from "./kubeletStandIn";
 import { requireNamespaces } from "./nodeHost";
-import { fillAsTheNode } from "./renderedKubeadm";
+import { apiServerFilesOf, fillAsTheNode } from "./renderedKubeadm";
 
 const OLD = "1.34.12";
 const NEW = "1.35.4";
@@ -42,8 +42,16 @@ const specAt = (version: string): ClusterSpec =>
 function controlPlaneGroup(version: string) {
   const spec = specAt(version);
   const group = instanceGroups(spec).find((g) => g.role === "control-plane")!;
-  const config = bootstrapConfig(spec, group, API, { initRecord: "/init-record", backupBucket: "backups" });
-  return { kubeadm: kubeadmConfigurations(config), script: renderBootstrapScript(config) };
+  const config = bootstrapConfig(spec, group, API, {
+    initRecord: "/init-record",
+    backupBucket: "backups",
+    encryptionKeys: "/encryption-keys",
+  });
+  return {
+    kubeadm: kubeadmConfigurations(config),
+    script: renderBootstrapScript(config),
+    userData: apiServerFilesOf(renderUserData(config)),
+  };
 }
 
 /**
@@ -169,13 +177,18 @@ describe(`a Kubernetes upgrade, ${OLD} → ${NEW}, against a real control plane 
       etcd: requireBinary(this, "etcd"),
     } as Record<Binary, string>;
     kubeadm = { old: binaries.kubeadm, new: requireBinary(this, "kubeadm", `v${NEW}`) };
-    const init = controlPlaneGroup(OLD).kubeadm.init!;
-    cp = await startControlPlane(init, binaries, (plane) =>
-      registerNode(
-        plane,
-        { name: NODE_NAME, arch: "amd64", taints: registrationTaints(init), kubeletVersion: `v${OLD}` },
-        NODE_IP,
-      ),
+    const group = controlPlaneGroup(OLD);
+    const init = group.kubeadm.init!;
+    cp = await startControlPlane(
+      init,
+      binaries,
+      (plane) =>
+        registerNode(
+          plane,
+          { name: NODE_NAME, arch: "amd64", taints: registrationTaints(init), kubeletVersion: `v${OLD}` },
+          NODE_IP,
+        ),
+      group.userData,
     );
     cp.host.start("heartbeat", [
       "env",

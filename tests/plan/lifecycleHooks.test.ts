@@ -124,7 +124,7 @@ describe("lifecycle hooks as resources", function () {
       instanceProfileName: "profile",
       api: { internal: "api.internal.example", public: "api.example" },
       apiTargetGroupArns: [],
-      state: { initRecord: "/record", backupBucket: "bucket" },
+      state: { initRecord: "/record", backupBucket: "bucket", encryptionKeys: "/keys" },
       launchAfter: [],
     });
     const name = await new Promise<string>((resolve) => template.groupInPlace.apply(resolve));

@@ -871,7 +871,12 @@ export function serveAws(fake: AwsFake, options: AwsOptions) {
  */
 export function cliScript(url: string, instanceId: string, socket?: string): string {
   const through = socket ? `--unix-socket ${quoted(socket)} ` : "";
-  return `args=(); for a in "$@"; do args+=(--data-urlencode "arg=$a"); done
+  // A value written file://PATH is the file's text, read by the CLI where it runs (the AWS CLI's
+  // "Loading parameters from a file"): the bootstrap passes secrets so, never on a command line.
+  return `args=(); for a in "$@"; do
+  if [[ $a == file://* ]]; then a=$(cat "\${a#file://}" && echo .) || exit 255; a=\${a%.}; fi
+  args+=(--data-urlencode "arg=$a")
+done
 answer=$(/usr/bin/curl -sS ${through}--data-urlencode "cwd=$PWD" "\${args[@]}" "${url}/cli/${instanceId}") ||
   { echo 'Could not connect to the endpoint URL: "${url}"' >&2; exit 255; }
 eval "$answer"`;

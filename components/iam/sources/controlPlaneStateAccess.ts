@@ -4,16 +4,18 @@
  */
 import { CLUSTER_TAG } from "../../tags";
 import type { ClusterSpec } from "../../../config/types";
-import { INIT_RECORD_PARAMETER } from "../../nodes/controlPlaneNames";
-import { SNAPSHOT_METRIC } from "../../controlPlane/backupAlarm";
+import { ENCRYPTION_KEYS_PARAMETER, INIT_RECORD_PARAMETER } from "../../nodes/controlPlaneNames";
+import { snapshotMetricNamespace } from "../../controlPlane/backupAlarm";
 import { backupBucketName, LATEST_SNAPSHOT_KEY, SNAPSHOT_PREFIX } from "../../controlPlane/backupBucket";
-import { parameterPrefix } from "../../secrets/paths";
+import { clusterKeyScope, parameterPrefix } from "../../secrets/paths";
 import type { Statement } from "../policyDocument";
 import type { AwsCoordinates, StatementSource } from "../statementSource";
 
 function controlPlaneStateStatements(spec: ClusterSpec, at: AwsCoordinates): Statement[] {
   const ssm = `arn:${at.partition}:ssm:${at.region}:${at.accountId}:parameter`;
   const bucket = `arn:${at.partition}:s3:::${backupBucketName(spec.clusterName, at.accountId, at.region)}`;
+  const encryptionKeys = `${ssm}${parameterPrefix(spec.clusterName, "control-plane")}${ENCRYPTION_KEYS_PARAMETER}-*`;
+  const key = clusterKeyScope(spec.clusterName, at);
   return [
     {
       // The etcd-backup timer uploads snapshots (named by time, and again under the fixed key). Nothing on
@@ -24,12 +26,12 @@ function controlPlaneStateStatements(spec: ClusterSpec, at: AwsCoordinates): Sta
       Resource: [`${bucket}/${SNAPSHOT_PREFIX}*`, `${bucket}/${LATEST_SNAPSHOT_KEY}`],
     },
     {
-      // ... and counts each upload for the backups' alarm, in the program's namespace only.
+      // ... and counts each upload for the backups' alarm, in its cluster's namespace only.
       Sid: "ControlPlaneStateBackupsCount",
       Effect: "Allow",
       Action: ["cloudwatch:PutMetricData"],
       Resource: "*",
-      Condition: { StringEquals: { "cloudwatch:namespace": SNAPSHOT_METRIC.namespace } },
+      Condition: { StringEquals: { "cloudwatch:namespace": snapshotMetricNamespace(spec.clusterName) } },
     },
     {
       // The node that creates the cluster creates the init record (without overwrite: the lock); the
@@ -38,6 +40,22 @@ function controlPlaneStateStatements(spec: ClusterSpec, at: AwsCoordinates): Sta
       Effect: "Allow",
       Action: ["ssm:PutParameter"],
       Resource: `${ssm}${parameterPrefix(spec.clusterName, "control-plane")}${INIT_RECORD_PARAMETER}-*`,
+    },
+    {
+      // The first control-plane node creates the Secrets encryption keys (without overwrite), and a key
+      // rotation rewrites them (bootstrap/encryption.sh); the secrets statement lets control-plane nodes read them.
+      Sid: "ControlPlaneStateEncryptionKeysWrite",
+      Effect: "Allow",
+      Action: ["ssm:PutParameter"],
+      Resource: encryptionKeys,
+    },
+    {
+      // SSM encrypts a standard SecureString with kms:Encrypt, the parameter's ARN as encryption context.
+      Sid: "ControlPlaneStateEncryptionKeysEncrypt",
+      Effect: "Allow",
+      Action: ["kms:Encrypt"],
+      Resource: key.Resource,
+      Condition: { StringEquals: key.tag, StringLike: { "kms:EncryptionContext:PARAMETER_ARN": encryptionKeys } },
     },
     {
       // A joining node finds the control-plane instances that still exist: an etcd member at no such

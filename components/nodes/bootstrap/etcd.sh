@@ -172,10 +172,12 @@ etcd_backup() {
   etcdctl_at "$endpoint" snapshot save "$file" >/dev/null
   "$(etcd_tools_dir)/etcdutl" snapshot status "$file" -w json >/dev/null
   key="$SNAPSHOT_PREFIX$(date -u +%Y%m%dT%H%M%SZ).db"
-  aws s3 cp --region "$REGION" --only-show-errors --sse aws:kms "$file" "s3://$BACKUP_BUCKET/$key"
-  aws s3 cp --region "$REGION" --only-show-errors --sse aws:kms "$file" "s3://$BACKUP_BUCKET/$LATEST_SNAPSHOT_KEY"
+  # No --sse: the bucket's default encryption puts them under the cluster's key (`--sse aws:kms` alone would
+  # mean S3's AWS-managed key, which every role with S3 read can open; the bucket policy refuses it).
+  aws s3 cp --region "$REGION" --only-show-errors "$file" "s3://$BACKUP_BUCKET/$key"
+  aws s3 cp --region "$REGION" --only-show-errors "$file" "s3://$BACKUP_BUCKET/$LATEST_SNAPSHOT_KEY"
   # What the backups' alarm counts (backupAlarm.ts SNAPSHOT_METRIC).
-  aws cloudwatch put-metric-data --region "$REGION" --namespace "$SNAPSHOT_METRIC_NAMESPACE" \
+  aws cloudwatch put-metric-data --region "$REGION" --namespace "$SNAPSHOT_METRIC_NAMESPACE_PREFIX/$CLUSTER_NAME" \
     --metric-name "$SNAPSHOT_METRIC_NAME" --dimensions "$SNAPSHOT_METRIC_DIMENSION=$CLUSTER_NAME" --value 1
   log "uploaded etcd snapshot $key (and as $LATEST_SNAPSHOT_KEY)"
 }

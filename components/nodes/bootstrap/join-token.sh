@@ -50,8 +50,7 @@ refresh_join_token() {
   tokens=$(cluster_join_tokens)
   if [ "$(join_token_due "$now" "$current" <<<"$tokens")" = yes ]; then
     current=$(join_token_kubeadm create --ttl "${JOIN_TOKEN_TTL_HOURS:-48}h" --description "cilium-cluster join token")
-    retry aws ssm put-parameter --region "$REGION" --name "$JOIN_TOKEN_PARAMETER" --type SecureString \
-      --key-id "$SECRETS_KEY" --overwrite --value "$current" >/dev/null
+    retry put_secure_parameter "$JOIN_TOKEN_PARAMETER" "$current" --overwrite
     log "minted a join token valid for ${JOIN_TOKEN_TTL_HOURS:-48}h: ${current%%.*}"
   fi
   for stale in $(stale_join_tokens "$now" "$current" <<<"$tokens"); do

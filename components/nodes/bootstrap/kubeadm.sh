@@ -128,7 +128,11 @@ kubeadm_join() {
   if [ "$ROLE" = control-plane ]; then etcd_remove_members departed; fi
   if [ "$ROLE" = control-plane ]; then upgrade_cluster; fi
   kubeadm_config kubeadm_join_configuration | write_file "$KUBERNETES_DIR/kubeadm.yaml" 0600
-  kubeadm join --config "${BOOTSTRAP_ROOT:-}$KUBERNETES_DIR/kubeadm.yaml"
+  # The file holds the join token: gone once kubeadm has read it, whether the join succeeded or not.
+  local status=0
+  kubeadm join --config "${BOOTSTRAP_ROOT:-}$KUBERNETES_DIR/kubeadm.yaml" || status=$?
+  rm -f "${BOOTSTRAP_ROOT:-}$KUBERNETES_DIR/kubeadm.yaml"
+  if [ "$status" -ne 0 ]; then return "$status"; fi
   if [ "$ROLE" = control-plane ]; then pin_api_endpoint; fi
 }
 
