@@ -143,6 +143,8 @@ export async function program(): Promise<Record<string, unknown>> {
     // Its path is the one the next update holds iam.path to (components/appliedState.ts).
     [CONTROL_PLANE_ROLE_OUTPUT]: controlPlaneRole.roleArn,
     nodeRoleArn: nodeRole.roleArn,
+    // Where the etcd snapshots are, for a restore (docs/operations.md).
+    backupBucket: controlPlaneState.backupBucket,
     // A control-plane group's name once its member is replaced: the outputs, and so pulumi up, end after the
     // last group's wait too, which nothing else follows.
     autoScalingGroups: Object.fromEntries(

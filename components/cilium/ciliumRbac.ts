@@ -96,7 +96,9 @@ function operatorRules(line: string): Rule[] {
     rule([""], ["nodes", "nodes/status"], ["patch"]),
     rule(["discovery.k8s.io"], ["endpointslices"], READ),
     rule([""], ["services/status"], ["update", "patch"]),
-    rule([""], ["namespaces", "secrets", ...onlyIf(v120, "serviceaccounts")], READ),
+    // No Secrets: the chart grants them for Ingress, Gateway API, BGP and policy secrets sync, none of which
+    // the program turns on (cilium-config enable-policy-secrets-sync: false).
+    rule([""], ["namespaces", ...onlyIf(v120, "serviceaccounts")], READ),
     rule([""], ["services", ...onlyIf(!v120, "endpoints")], READ),
     rule(
       ["cilium.io"],

@@ -15,18 +15,22 @@ const ACCOUNT = "cloud-controller-manager";
 const ROLE = "system:cloud-controller-manager";
 const subject = { apiGroup: "", kind: "ServiceAccount", name: ACCOUNT, namespace: NAMESPACE };
 
-/** The chart's ClusterRole rules (`clusterRoleRules`). */
+/**
+ * The chart's ClusterRole rules (`clusterRoleRules`) but service-account creation and tokens: the chart
+ * grants them for `--use-service-account-credentials`, with which each controller runs under an account and
+ * token of its own that the manager mints. The program does not pass it: every controller runs under this
+ * one account, and the grant would let the manager (or whoever holds its token) mint a token for any
+ * service account in the cluster, cluster-admin's included.
+ */
 const RULES = [
   { apiGroups: [""], resources: ["events"], verbs: ["create", "patch", "update"] },
   { apiGroups: [""], resources: ["nodes"], verbs: ["*"] },
   { apiGroups: [""], resources: ["nodes/status"], verbs: ["patch"] },
   { apiGroups: [""], resources: ["services"], verbs: ["list", "patch", "update", "watch"] },
   { apiGroups: [""], resources: ["services/status"], verbs: ["list", "patch", "update", "watch"] },
-  { apiGroups: [""], resources: ["serviceaccounts"], verbs: ["create"] },
   { apiGroups: [""], resources: ["persistentvolumes"], verbs: ["get", "list", "update", "watch"] },
   { apiGroups: [""], resources: ["endpoints"], verbs: ["create", "get", "list", "watch", "update"] },
   { apiGroups: ["coordination.k8s.io"], resources: ["leases"], verbs: ["create", "get", "list", "watch", "update"] },
-  { apiGroups: [""], resources: ["serviceaccounts/token"], verbs: ["create"] },
   { apiGroups: ["authentication.k8s.io"], resources: ["tokenreviews"], verbs: ["create"] },
   { apiGroups: ["authorization.k8s.io"], resources: ["subjectaccessreviews"], verbs: ["create"] },
 ];

@@ -12,6 +12,8 @@ import { Box, BOX_CACHE, BOX_IMAGE_STAMPS } from "./box";
 import { ciliumNode } from "./ciliumNode";
 import { run, until } from "./run";
 import { cannotRun } from "../cannotRun";
+import { BOOTSTRAP_SERVICE } from "../../components/nodes/systemdUnits";
+import { secretsKeyAlias } from "../../components/secrets/paths";
 
 interface K8sNode {
   metadata: { name: string; labels: Record<string, string>; annotations: Record<string, string> };
@@ -121,6 +123,12 @@ describe("the whole cluster in a box: the dev stack, one control-plane node and 
       // The worker boots with the control plane and joins once the API answers: a join token the cluster did
       // not know would hold it in kubeadm's 5-minute discovery timeout.
       expect(seconds, `${node.instance.privateDnsName} Ready`).to.be.lessThan(240);
+      // Each bootstrap ran through once: no join failed and was retried (a worker that read a join token the
+      // cluster did not hold, or any step that failed, would have made systemd start it again).
+      const show = (property: string) =>
+        node.exec(`systemctl show -p ${property} --value ${BOOTSTRAP_SERVICE}`).then((v) => v.trim());
+      expect(await show("Result"), node.instance.privateDnsName).to.equal("success");
+      expect(await show("NRestarts"), `${node.instance.privateDnsName}: restarts`).to.equal("0");
     }
   });
 
@@ -257,7 +265,15 @@ describe("the whole cluster in a box: the dev stack, one control-plane node and 
       "--key",
       "latest/etcd.db",
     ]);
+    // Under the cluster's own key (the bucket's default: the timer names none), not S3's AWS-managed one.
     expect(head.ServerSideEncryption).to.equal("aws:kms");
+    const { KeyMetadata } = await box.aws.aws<{ KeyMetadata: { Arn: string } }>([
+      "kms",
+      "describe-key",
+      "--key-id",
+      secretsKeyAlias("dev.k8s.local"),
+    ]);
+    expect(head.SSEKMSKeyId).to.equal(KeyMetadata.Arn);
     // etcd's own snapshot of this cluster: etcdutl reads it, with the cluster's keys in it.
     const file = join(box.dir, "snapshot.db");
     await box.aws.aws(["s3", "cp", "--only-show-errors", `s3://${bucket}/latest/etcd.db`, file]);

@@ -1,6 +1,7 @@
 // The bootstrap run for real: bash executes the rendered user data and then the bootstrap service on a
 // scratch node (tests/standins/node.ts), against a kubeadm stand-in that enforces kubeadm's preflight.
 import { expect } from "chai";
+import { secretsKeyAlias } from "../../components/secrets/paths";
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "fs";
 import { join } from "path";
 import { parseAllDocuments } from "yaml";
@@ -236,10 +237,10 @@ describe("node bootstrap, run as cloud-init and systemd run it", function () {
     const written = calls(node, "aws ssm put-parameter");
     expect(written.map((c) => c.replace(/file:\/\/\S+/, "file://<file>"))).to.deep.equal([
       "aws ssm put-parameter --region us-east-1 --name /encryption-keys --type SecureString " +
-        "--key-id alias/cilium-cluster/dev-k8s-local --value file://<file>",
+        `--key-id ${secretsKeyAlias("dev.k8s.local")} --value file://<file>`,
       `aws ssm put-parameter --region us-east-1 --name ${INIT_RECORD} --type String --value ${initRecord(node)}`,
       "aws ssm put-parameter --region us-east-1 --name /cilium-cluster/dev.k8s.local/node/bootstrap-token " +
-        "--type SecureString --key-id alias/cilium-cluster/dev-k8s-local --value file://<file> --overwrite",
+        `--type SecureString --key-id ${secretsKeyAlias("dev.k8s.local")} --value file://<file> --overwrite`,
     ]);
     const keys = node.aws.parameters.get("/encryption-keys")?.value ?? "";
     expect(keys).to.match(/^key-\d{8}T\d{6}Z [A-Za-z0-9+/]{43}=$/);

@@ -20,6 +20,11 @@ const taggedFor = (cluster: string) => ({
 });
 const ours = taggedFor("dev.k8s.local");
 const theirs = taggedFor("other.k8s.local");
+/** A control-plane group's tags: the cluster's and the role's. */
+const controlPlaneGroup = (cluster: string) => ({
+  ...taggedFor(cluster),
+  "aws:ResourceTag/k8s.io/role/control-plane": "1",
+});
 const VOLUME = "arn:aws:ec2:us-east-1:000000000000:volume/vol-0123456789abcdef0";
 const INSTANCE = "arn:aws:ec2:us-east-1:000000000000:instance/i-0123456789abcdef0";
 const GROUP =
@@ -72,11 +77,20 @@ describe("control-plane state IAM, simulated", () => {
   });
 
   it("completes and extends lifecycle actions of the cluster's groups only, and never scales them", async () => {
-    expect(await may(cp, "autoscaling:CompleteLifecycleAction", GROUP, ours)).to.equal(true);
-    expect(await may(cp, "autoscaling:CompleteLifecycleAction", GROUP, theirs)).to.equal(false);
+    expect(await may(cp, "autoscaling:CompleteLifecycleAction", GROUP, controlPlaneGroup("dev.k8s.local"))).to.equal(
+      true,
+    );
+    expect(await may(cp, "autoscaling:CompleteLifecycleAction", GROUP, controlPlaneGroup("other.k8s.local"))).to.equal(
+      false,
+    );
+    // The state's own statement holds control-plane groups only; a worker group's hooks are the termination
+    // handler's (its own statement).
+    expect(await may(state, "autoscaling:CompleteLifecycleAction", GROUP, ours)).to.equal(false);
     expect(await may(cp, "autoscaling:DescribeAutoScalingInstances", "*")).to.equal(true);
     // A member that has not left keeps its instance: heartbeats, in this cluster's groups only.
-    expect(await may(cp, "autoscaling:RecordLifecycleActionHeartbeat", GROUP, ours)).to.equal(true);
+    expect(
+      await may(cp, "autoscaling:RecordLifecycleActionHeartbeat", GROUP, controlPlaneGroup("dev.k8s.local")),
+    ).to.equal(true);
     expect(await may(cp, "autoscaling:RecordLifecycleActionHeartbeat", GROUP, theirs)).to.equal(false);
     expect(await may(state, "autoscaling:DescribeAutoScalingGroups", "*")).to.equal(false);
     expect(await may(cp, "autoscaling:SetDesiredCapacity", GROUP, ours)).to.equal(false);

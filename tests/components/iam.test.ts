@@ -192,9 +192,14 @@ describe("statement sources, one per feature", () => {
         const describe = action.split(":")[1].startsWith("Describe");
         const resource =
           service === "ssm" ? parameter("dev.k8s.local", role) : service === "autoscaling" && !describe ? GROUP : "*";
-        // The launch hook is the node's own group's, which carries the cluster's tag.
+        // The launch hook is the node's own group's, which carries the cluster's tag and its role's.
         const context: Record<string, string> =
-          service === "autoscaling" ? { "autoscaling:ResourceTag/KubernetesCluster": "dev.k8s.local" } : {};
+          service === "autoscaling"
+            ? {
+                "autoscaling:ResourceTag/KubernetesCluster": "dev.k8s.local",
+                [`autoscaling:ResourceTag/k8s.io/role/${role}`]: "1",
+              }
+            : {};
         expect(await may(own, action, resource, context), `${role}: ${action}`).to.equal(true);
       }
     }
@@ -223,19 +228,21 @@ describe("statement sources, one per feature", () => {
       "arn:aws:ssm:us-east-1:000000000000:parameter/cilium-cluster/dev.k8s.local/control-plane/encryption-keys-0123456789ab";
     const token = parameter("dev.k8s.local", "node").replace(/ca\.key$/, "bootstrap-token");
     const group = (context: Record<string, string>): [string, Record<string, string>] => [GROUP, context];
+    // A control-plane group of the cluster, its tags as Auto Scaling presents them (both keys).
+    const controlPlaneGroupTags = {
+      "aws:ResourceTag/KubernetesCluster": "dev.k8s.local",
+      "autoscaling:ResourceTag/KubernetesCluster": "dev.k8s.local",
+      "aws:ResourceTag/k8s.io/role/control-plane": "1",
+      "autoscaling:ResourceTag/k8s.io/role/control-plane": "1",
+    };
     const target: Record<string, [string, Record<string, string>?][]> = {
       "ssm:GetParameter": [[record], [keys], [token]],
       "ssm:PutParameter": [[record], [keys], [token]],
       "s3:PutObject": [[`${bucket}/etcd/20260101T000000Z.db`]],
       "ec2:DescribeInstances": [["*"]],
       "autoscaling:DescribeAutoScalingInstances": [["*"]],
-      "autoscaling:CompleteLifecycleAction": [
-        group({
-          "aws:ResourceTag/KubernetesCluster": "dev.k8s.local",
-          "autoscaling:ResourceTag/KubernetesCluster": "dev.k8s.local",
-        }),
-      ],
-      "autoscaling:RecordLifecycleActionHeartbeat": [group({ "aws:ResourceTag/KubernetesCluster": "dev.k8s.local" })],
+      "autoscaling:CompleteLifecycleAction": [group(controlPlaneGroupTags)],
+      "autoscaling:RecordLifecycleActionHeartbeat": [group(controlPlaneGroupTags)],
       "cloudwatch:PutMetricData": [["*", { "cloudwatch:namespace": "cilium-cluster/dev.k8s.local" }]],
     };
     expect(calls).to.have.members(Object.keys(target));
@@ -392,11 +399,24 @@ describe("node operations on both instance roles", () => {
     }
   });
 
-  it("lets a node complete launch hooks only in its own cluster's Auto Scaling groups", async () => {
+  it("lets a node complete launch hooks only in its own cluster's Auto Scaling groups, a worker in worker groups only", async () => {
+    /** A group of a cluster and role, with its tags as Auto Scaling presents them (both keys). */
+    const group = (cluster: string, role: "node" | "control-plane") => ({
+      "autoscaling:ResourceTag/KubernetesCluster": cluster,
+      "aws:ResourceTag/KubernetesCluster": cluster,
+      [`autoscaling:ResourceTag/k8s.io/role/${role}`]: "1",
+      [`aws:ResourceTag/k8s.io/role/${role}`]: "1",
+    });
     for (const [role, policy] of policies) {
-      const own = { "autoscaling:ResourceTag/KubernetesCluster": "dev.k8s.local" };
-      const other = { "autoscaling:ResourceTag/KubernetesCluster": "other.k8s.local" };
+      const own = group("dev.k8s.local", role.startsWith("nodes") ? "node" : "control-plane");
+      const other = group("other.k8s.local", role.startsWith("nodes") ? "node" : "control-plane");
       expect(await may(policy, "autoscaling:CompleteLifecycleAction", GROUP, own), role).to.equal(true);
+      // A worker completes no control-plane group's hook (the etcd hook would let a member's instance go).
+      if (role.startsWith("nodes"))
+        expect(
+          await may(policy, "autoscaling:CompleteLifecycleAction", GROUP, group("dev.k8s.local", "control-plane")),
+          role,
+        ).to.equal(false);
       expect(await may(policy, "autoscaling:CompleteLifecycleAction", GROUP, other), role).to.equal(false);
       expect(await may(policy, "autoscaling:DescribeAutoScalingInstances", "*"), role).to.equal(true);
       expect(await may(policy, "autoscaling:SetInstanceHealth", GROUP, own), role).to.equal(false);

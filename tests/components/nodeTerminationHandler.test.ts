@@ -3,7 +3,7 @@
 // declares (its children only).
 import { expect } from "chai";
 import { join } from "path";
-import { interruptionRules, queuePolicy } from "../../components/drain/nodeTerminationHandlerEvents";
+import { interruptionRules, queueName, queuePolicy } from "../../components/drain/nodeTerminationHandlerEvents";
 import {
   NODE_TERMINATION_HANDLER,
   renderNodeTerminationHandlerManifests,
@@ -22,7 +22,7 @@ import { validateAgainstSchema } from "../k8sSchemas";
 import { declaredBy, inputs, ofType, planWith } from "../planHelpers";
 
 const ASG = "aws:autoscaling/group:Group";
-const QUEUE_URL = "https://sqs.us-east-1.amazonaws.com/000000000000/dev-k8s-local-nth";
+const QUEUE_URL = `https://sqs.us-east-1.amazonaws.com/000000000000/${queueName("dev.k8s.local")}`;
 const objects = (spec = specWith({}), url = QUEUE_URL) => {
   const r = renderNodeTerminationHandlerManifests(spec, url);
   return [...r.foundation, ...r.workloads];
@@ -141,7 +141,7 @@ describe("NodeTerminationHandlerQueue and NodeTerminationHandler under mocks", (
   it("declare an encrypted queue that keeps an event as long as the drain hook holds its instance", () => {
     const [queue] = declaredBy(plan, queueType, "drain-queue").filter((r) => r.type === "aws:sqs/queue:Queue");
     expect(inputs(queue)).to.deep.include({
-      name: "dev-k8s-local-nth",
+      name: queueName("dev.k8s.local"),
       sqsManagedSseEnabled: true,
       messageRetentionSeconds: TIMEOUTS.drain.hookHeartbeatSeconds,
     });
@@ -177,7 +177,7 @@ describe("NodeTerminationHandlerQueue and NodeTerminationHandler under mocks", (
       .filter((r) => r.type === "kubernetes:apps/v1:Deployment")
       .map((r) => inputs(r) as K8sObject);
     expect(envOf([deployment]).QUEUE_URL).to.equal(
-      `https://sqs.us-east-1.amazonaws.com/${MOCK_ACCOUNT}/dev-k8s-local-nth`,
+      `https://sqs.us-east-1.amazonaws.com/${MOCK_ACCOUNT}/${queueName("dev.k8s.local")}`,
     );
   });
 

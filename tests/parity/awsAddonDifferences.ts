@@ -23,8 +23,13 @@ const IMDS =
   "namespace at the default hop limit (instanceMetadata.hopLimit: 1).";
 const EKS = "No EKS compute types (Fargate, Auto Mode, hybrid nodes) exist in this cluster.";
 const HELM = "The objects are not installed by Helm.";
+const OWN_CREDENTIALS =
+  "Every controller of the cloud controller manager runs under its own account (no " +
+  "--use-service-account-credentials): it creates no service accounts and mints no tokens, a grant that would " +
+  "let its holder mint a token for any service account.";
 
 export const AWS_ADDON_DIFFERENCES: readonly IntendedDifference[] = [
+  { path: "ClusterRole/system:cloud-controller-manager grants /serviceaccounts*", reason: OWN_CREDENTIALS },
   { path: `${CCM}.spec.tolerations*`, reason: BEFORE_NODES_READY },
   { path: `${CCM}.spec.hostNetwork`, reason: BEFORE_NODES_READY },
   { path: `${CCM}.spec.containers[aws-cloud-controller-manager].env*`, reason: HOST_NETWORK_API },

@@ -9,8 +9,9 @@ export interface IntendedDifference {
 }
 
 const SECRETS_SYNC =
-  "No policy secrets sync: the program enables no TLS-interception policies, Ingress or Gateway API, so it " +
-  "creates no `cilium-secrets` namespace and grants no access to Secrets there.";
+  "No policy secrets sync: the program enables no TLS-interception policies, Ingress, Gateway API or BGP, so it " +
+  "creates no `cilium-secrets` namespace, grants no access to Secrets there, and gives the operator no " +
+  "cluster-wide read of Secrets (the chart's, for that sync).";
 const HUBBLE =
   "No Hubble: the chart generates its TLS secrets at render time (genCA), so every render would replace " +
   "them, and nothing in the cluster consumes the Hubble peer service.";
@@ -25,6 +26,7 @@ export const INTENDED_DIFFERENCES: readonly IntendedDifference[] = [
   { path: "Role*/cilium-tlsinterception-secrets", reason: SECRETS_SYNC },
   { path: "Role*/cilium-operator-tlsinterception-secrets", reason: SECRETS_SYNC },
   { path: "ConfigMap/cilium-config data.enable-policy-secrets-sync", reason: SECRETS_SYNC },
+  { path: "ClusterRole/cilium-operator grants /secrets *", reason: SECRETS_SYNC },
   { path: "ConfigMap/cilium-config data.policy-secrets-*", reason: SECRETS_SYNC },
   { path: "Secret/cilium-ca", reason: HUBBLE },
   { path: "Secret/hubble-server-certs", reason: HUBBLE },

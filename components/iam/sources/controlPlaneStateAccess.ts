@@ -2,7 +2,7 @@
  * The control plane's state (the init record, etcd snapshots, members leaving and departed members removed):
  * on the control-plane role only.
  */
-import { CLUSTER_TAG } from "../../tags";
+import { CLUSTER_TAG, ROLE_TAGS } from "../../tags";
 import type { ClusterSpec } from "../../../config/types";
 import { ENCRYPTION_KEYS_PARAMETER, INIT_RECORD_PARAMETER } from "../../nodes/controlPlaneNames";
 import { snapshotMetricNamespace } from "../../controlPlane/backupAlarm";
@@ -78,7 +78,13 @@ function controlPlaneStateStatements(spec: ClusterSpec, at: AwsCoordinates): Sta
       Effect: "Allow",
       Action: ["autoscaling:CompleteLifecycleAction", "autoscaling:RecordLifecycleActionHeartbeat"],
       Resource: "*",
-      Condition: { StringEquals: { [`aws:ResourceTag/${CLUSTER_TAG}`]: spec.clusterName } },
+      // Control-plane groups only: the etcd hook is theirs.
+      Condition: {
+        StringEquals: {
+          [`aws:ResourceTag/${CLUSTER_TAG}`]: spec.clusterName,
+          [`aws:ResourceTag/${ROLE_TAGS["control-plane"]}`]: "1",
+        },
+      },
     },
   ];
 }

@@ -2,7 +2,7 @@
  * The node bootstrap (user data): the cluster's secrets, its group's launch lifecycle hook, and in ENI mode
  * the instance type's ENI limits.
  */
-import { CLUSTER_TAG } from "../../tags";
+import { CLUSTER_TAG, ROLE_TAGS } from "../../tags";
 import { clusterKeyScope, parameterArn, parameterPrefix, SecretAudience } from "../../secrets/paths";
 import { usesSecondaryIP } from "../../nodes/bootstrapConfig";
 import type { Statement } from "../policyDocument";
@@ -45,12 +45,19 @@ export const nodeBootstrap: StatementSource = {
         Condition: { StringEquals: key.tag, StringLike: { "kms:EncryptionContext:PARAMETER_ARN": readable } },
       },
       {
-        // A node that has joined completes its group's launch hook; only in its own cluster's groups.
+        // A node that has joined completes its group's launch hook: only in its own cluster's groups of its
+        // own role (the role tag, kOps's), so a worker completes no control-plane hook (the etcd one included).
+        // The role is shared by the role's groups; IAM has no key for the hook's name.
         Sid: "BootstrapLaunchHook",
         Effect: "Allow",
         Action: ["autoscaling:CompleteLifecycleAction"],
         Resource: "*",
-        Condition: { StringEquals: { [`autoscaling:ResourceTag/${CLUSTER_TAG}`]: spec.clusterName } },
+        Condition: {
+          StringEquals: {
+            [`autoscaling:ResourceTag/${CLUSTER_TAG}`]: spec.clusterName,
+            [`autoscaling:ResourceTag/${ROLE_TAGS[role]}`]: "1",
+          },
+        },
       },
       {
         // Which group the instance is in, and whether it still waits on the hook. Describe actions take no

@@ -1,6 +1,7 @@
 """Creates in the emulator what a plan (`npm run plan -- --out DIR`) declares that nodes and controllers
 read: the VPC, subnets and security groups with their tags, the KMS key and its alias, the SSM parameters
-(the cluster's secrets generated here, as Pulumi would), the backup bucket, the instance profiles, the
+(the cluster's secrets generated here, as Pulumi would), the backup bucket with its default encryption, the
+instance profiles, the
 internal API load balancer with its target group, and the launch templates and Auto Scaling groups with their
 lifecycle hooks, whose instances moto launches. The plan's user data goes into the launch templates as the
 program encodes it (gzip, base64)."""
@@ -156,8 +157,23 @@ class Declared:
             value = i.get("insecureValue") or self.secrets[i["name"].rsplit("/", 1)[1]]
             extra = {"KeyId": i["keyId"]} if i.get("keyId") else {}
             ssm.put_parameter(Name=i["name"], Type=i["type"], Value=value, **extra)
+        s3 = self._client("s3")
         for bucket in self.of_type("s3/bucket:Bucket"):
-            self._client("s3").create_bucket(Bucket=bucket["inputs"]["bucket"])
+            s3.create_bucket(Bucket=bucket["inputs"]["bucket"])
+            self.ids[_mock_id(bucket)] = bucket["inputs"]["bucket"]
+        for encryption in self.of_type("s3/bucketServerSideEncryptionConfiguration:BucketServerSideEncryptionConfiguration"):
+            i = self._resolve(encryption["inputs"])
+            rules = [
+                {
+                    "ApplyServerSideEncryptionByDefault": {
+                        "SSEAlgorithm": r["applyServerSideEncryptionByDefault"]["sseAlgorithm"],
+                        "KMSMasterKeyID": r["applyServerSideEncryptionByDefault"]["kmsMasterKeyId"],
+                    },
+                    "BucketKeyEnabled": r.get("bucketKeyEnabled", False),
+                }
+                for r in i["rules"]
+            ]
+            s3.put_bucket_encryption(Bucket=i["bucket"], ServerSideEncryptionConfiguration={"Rules": rules})
         for profile in self.of_type("iam/instanceProfile:InstanceProfile"):
             i = profile["inputs"]
             iam.create_role(RoleName=i["role"], AssumeRolePolicyDocument="{}")

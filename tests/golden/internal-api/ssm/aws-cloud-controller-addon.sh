@@ -71,12 +71,6 @@ rules:
   - apiGroups:
       - ""
     resources:
-      - serviceaccounts
-    verbs:
-      - create
-  - apiGroups:
-      - ""
-    resources:
       - persistentvolumes
     verbs:
       - get
@@ -103,12 +97,6 @@ rules:
       - list
       - watch
       - update
-  - apiGroups:
-      - ""
-    resources:
-      - serviceaccounts/token
-    verbs:
-      - create
   - apiGroups:
       - authentication.k8s.io
     resources:

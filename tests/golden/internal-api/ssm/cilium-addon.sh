@@ -373,7 +373,6 @@ rules:
       - ""
     resources:
       - namespaces
-      - secrets
       - serviceaccounts
     verbs:
       - get

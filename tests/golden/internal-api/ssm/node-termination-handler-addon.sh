@@ -206,7 +206,7 @@ spec:
             - name: ENABLE_SQS_TERMINATION_DRAINING
               value: "true"
             - name: QUEUE_URL
-              value: https://sqs.eu-west-1.amazonaws.com/000000000000/internal-k8s-local-nth
+              value: https://sqs.eu-west-1.amazonaws.com/000000000000/internal-k8s-local-nth-9b8f6b
             - name: DELETE_SQS_MSG_IF_NODE_NOT_FOUND
               value: "false"
             - name: WORKERS
