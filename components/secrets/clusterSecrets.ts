@@ -71,7 +71,9 @@ export class ClusterSecrets extends pulumi.ComponentResource {
           ),
         tags: clusterTags(spec, secretsKeyAlias(spec.clusterName)),
       },
-      parent,
+      // The etcd snapshots in the kept backup bucket are under this key, and so are the Secrets encryption
+      // keys (bootstrap/encryption.sh): `pulumi destroy` leaves it, or the backups would die with the cluster.
+      { ...parent, retainOnDelete: true },
     );
     new KmsAlias(`${name}-key`, { name: secretsKeyAlias(spec.clusterName), targetKeyId: key.arn }, parent);
 

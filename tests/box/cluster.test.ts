@@ -253,9 +253,12 @@ describe("the whole cluster in a box: the dev stack, one control-plane node and 
     expect(attached, "ENIs the operator attached").to.be.greaterThan(0);
   });
 
-  it("uploads the leader's etcd snapshot to the backup bucket under the cluster's key, from the backup timer's service", async () => {
+  it("uploads the leader's etcd snapshot to the backup bucket under the cluster's key, its Secrets encrypted, from the backup timer's service", async () => {
     const controlPlane = box.controlPlaneNodes()[0];
     const bucket = String(box.planned("aws:s3/bucket:Bucket")[0].inputs.bucket);
+    // A Secret the snapshot must not show: the API server encrypts it before etcd stores it.
+    const marker = `box-secret-${Date.now()}`;
+    await box.kubectl(["create", "secret", "generic", "box-marker", `--from-literal=value=${marker}`]);
     await controlPlane.exec("systemctl start etcd-backup.service", 120_000);
     const head = await box.aws.aws<{ ContentLength: number; ServerSideEncryption: string; SSEKMSKeyId?: string }>([
       "s3api",
@@ -280,6 +283,9 @@ describe("the whole cluster in a box: the dev stack, one control-plane node and 
     const { stdout } = await run(join(BOX_CACHE, "bin", "etcdutl"), ["snapshot", "status", file, "-w", "json"]);
     const snapshot = JSON.parse(stdout) as { revision: number; totalKey: number };
     expect(snapshot.totalKey, "keys in the snapshot").to.be.greaterThan(100);
+    const bytes = readFileSync(file);
+    expect(bytes.includes(marker), "the Secret's value in plain text").to.equal(false);
+    expect(bytes.includes("k8s:enc:secretbox:v1:key-"), "Secrets encrypted with the cluster's key").to.equal(true);
   });
   // Last: it replaces the worker the scenarios above use.
   it("a worker terminated through Auto Scaling: its termination hook holds it, its Node goes, a replacement joins", async () => {

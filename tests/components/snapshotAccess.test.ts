@@ -48,8 +48,8 @@ const document = (Action: string[]): PolicyDocument => ({
 const S3_READ_ONLY = document(["s3:Get*", "s3:List*", "s3:Describe*"]);
 /** AWS's managed `ReadOnlyAccess`: its S3, KMS and SSM entries (the rest concern other services). */
 const READ_ONLY = document(["s3:Get*", "s3:List*", "kms:Describe*", "kms:Get*", "kms:List*", "ssm:Get*", "ssm:List*"]);
-/** What a restorer's own IAM policy grants (docs/operations.md, restoring). */
-const RESTORE_POLICY = document(["s3:GetObject", "s3:ListBucket", "kms:Decrypt"]);
+/** What a restorer's own IAM policy grants (docs/operations.md, restoring): S3 only; the key's policy names it. */
+const RESTORE_POLICY = document(["s3:GetObject", "s3:ListBucket"]);
 
 /** S3's call to KMS for an object of the backup bucket (with a Bucket Key, the context is the bucket's ARN). */
 const throughS3 = {

@@ -10,7 +10,7 @@
 import { join } from "path";
 import { parse } from "yaml";
 import { modulePath } from "../../components/nodes/bootstrapModuleFiles";
-import type { BootstrapModule } from "../../components/nodes/bootstrapSteps";
+import { BootstrapModule, modulesFor } from "../../components/nodes/bootstrapSteps";
 import { factsHeader } from "../../components/nodes/shellHeader";
 import { NO_JOIN_TOKEN } from "../../components/secrets/clusterSecrets";
 import { joinTokenParameter, parameterPrefix, secretsKeyAlias } from "../../components/secrets/paths";
@@ -62,6 +62,12 @@ export const apiPin = (apiHost: string, fn: "pin_api_endpoint" | "unpin_api_endp
   "-c",
   `set -euo pipefail; ${factsHeader()}source ${modulePath("lib")}; source ${modulePath("control-plane")}; API_ENDPOINT=${apiHost}; ${fn}`,
 ];
+
+/** The `source` lines of MODULE, after `lib` and the modules it calls into, as the bootstrap script holds them. */
+const sources = (module: BootstrapModule) =>
+  modulesFor([{ name: module, module, run: "" }])
+    .map((m) => `source ${modulePath(m)};`)
+    .join(" ");
 
 export interface ControlPlane {
   host: NodeHost;
@@ -170,7 +176,7 @@ export async function startControlPlane(
         [
           "bash",
           "-c",
-          `set -euo pipefail; ${factsHeader()}source ${modulePath("lib")}; source ${modulePath(module)}
+          `set -euo pipefail; ${factsHeader()}${sources(module)}
 kubeadm() { "${binaries.kubeadm}" "$@"; }; "$@"`,
           "bootstrap",
           fn,

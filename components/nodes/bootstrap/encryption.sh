@@ -30,26 +30,32 @@ encryption_config() {
 }
 
 # write_encryption_config: the API server's configuration from the cluster's keys, the first key made when
-# there is none. The API server reloads the file when it changes (--encryption-provider-config-automatic-reload).
+# there is none. The API server reloads the file when it changes (--encryption-provider-config-automatic-reload),
+# so it is replaced whole (a rename), never seen half-written.
 write_encryption_config() {
-  local out
-  if ! out=$(aws ssm get-parameter --region "$REGION" --name "$ENCRYPTION_KEYS_PARAMETER" --with-decryption \
-    --query Parameter.Value --output text 2>&1); then
-    if [[ $out != *ParameterNotFound* ]]; then
-      log "cannot read the encryption keys $ENCRYPTION_KEYS_PARAMETER: $out"
+  local keys errors
+  errors=$(mktemp)
+  if ! keys=$(aws ssm get-parameter --region "$REGION" --name "$ENCRYPTION_KEYS_PARAMETER" --with-decryption \
+    --query Parameter.Value --output text 2>"$errors"); then
+    if ! grep -q ParameterNotFound "$errors"; then
+      log "cannot read the encryption keys $ENCRYPTION_KEYS_PARAMETER: $(cat "$errors")"
+      rm -f "$errors"
       return 1
     fi
     # Of two nodes racing, the second fails here (ParameterAlreadyExists) and reads the first one's.
     if put_encryption_keys "$(new_encryption_key)"; then log "made the cluster's first encryption key"; fi
-    out=$(encryption_keys)
+    keys=$(encryption_keys)
   fi
-  encryption_config <<<"$out" | write_file "$ENCRYPTION_CONFIG_FILE" 0600
+  rm -f "$errors"
+  encryption_config <<<"$keys" | write_file "$ENCRYPTION_CONFIG_FILE.new" 0600
+  mv "${BOOTSTRAP_ROOT:-}$ENCRYPTION_CONFIG_FILE.new" "${BOOTSTRAP_ROOT:-}$ENCRYPTION_CONFIG_FILE"
 }
 
 # rotate_encryption_key STEP: one step of a key rotation (docs/operations.md), run on one control-plane node;
 # after each, every control-plane node runs write_encryption_config. `add`: a new key, last, which every API
 # server can then read; `promote`: the last key first, so writes use it; `drop`: every key but the first, once
-# every Secret has been written again.
+# every Secret has been written again (a dropped key stays in the parameter's history, for restoring a
+# snapshot taken before: docs/operations.md).
 rotate_encryption_key() {
   local keys
   keys=$(encryption_keys)
