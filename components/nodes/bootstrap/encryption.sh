@@ -2,7 +2,7 @@
 # (ENCRYPTION_CONFIG_FILE) encrypts them with secretbox (XSalsa20-Poly1305, the local provider Kubernetes
 # recommends) under the cluster's encryption keys. The keys are kept in one SSM parameter
 # (ENCRYPTION_KEYS_PARAMETER, "NAME SECRET" a line, the first one writing) under the cluster's KMS key, read
-# by the control plane only and never in the Pulumi state. The first control-plane node to need them makes
+# by the control-plane role (no worker) and never in the Pulumi state. The first control-plane node to need them makes
 # the first key: put-parameter without --overwrite, which SSM makes atomic, so of two nodes racing one
 # creates it and both use that one. Secret values go through files and pipes, never a command line.
 
