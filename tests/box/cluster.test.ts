@@ -13,7 +13,7 @@ import { ciliumNode } from "./ciliumNode";
 import { run, until } from "./run";
 import { cannotRun } from "../cannotRun";
 import { BOOTSTRAP_SERVICE } from "../../components/nodes/systemdUnits";
-import { secretsKeyAlias } from "../../components/secrets/paths";
+import { joinTokenParameter, secretsKeyAlias } from "../../components/secrets/paths";
 
 interface K8sNode {
   metadata: { name: string; labels: Record<string, string>; annotations: Record<string, string> };
@@ -130,6 +130,22 @@ describe("the whole cluster in a box: the dev stack, one control-plane node and 
       expect(await show("Result"), node.instance.privateDnsName).to.equal("success");
       expect(await show("NRestarts"), `${node.instance.privateDnsName}: restarts`).to.equal("0");
     }
+    // The join token a worker joined with is nowhere on its disk once it has joined: not in kubeadm's
+    // configuration (removed after the join), the kubelet's bootstrap kubeconfig (kubeadm removes it once the
+    // kubelet has its certificate), a log or the journal.
+    const { Parameter } = await box.aws.aws<{ Parameter: { Value: string } }>([
+      "ssm",
+      "get-parameter",
+      "--with-decryption",
+      "--name",
+      joinTokenParameter("dev.k8s.local"),
+    ]);
+    const worker = [...box.nodes.values()].find((n) => !box.controlPlaneNodes().includes(n))!;
+    const found = await worker.exec(
+      `grep -rlsF -e '${Parameter.Value.split(".")[1]}' /etc /var/lib/kubelet /var/lib/cilium-cluster /var/log /run /tmp || true`,
+      120_000,
+    );
+    expect(found.trim(), "files holding the join token's secret on the worker").to.equal("");
   });
 
   it("runs CoreDNS, and a Deployment on the worker reached through a Service from another pod", async () => {
