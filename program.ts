@@ -30,6 +30,7 @@ import {
   VPC_CIDR_OUTPUT,
 } from "./components/appliedState";
 import { kubernetesUpgrade, nodesRollAfterControlPlane } from "./config/validation/kubernetesUpgrade";
+import { backupBucketArn } from "./components/controlPlane/backupBucket";
 
 export async function program(): Promise<Record<string, unknown>> {
   // A downgrade, a skipped minor, an etcd move etcd refuses or a new IAM path or VPC CIDR is refused with the
@@ -52,6 +53,7 @@ export async function program(): Promise<Record<string, unknown>> {
     coordinates,
     nodeRoleArn: nodeRole.roleArn,
     controlPlaneRoleArn: controlPlaneRole.roleArn,
+    backupBucketArn: coordinates.apply((at) => backupBucketArn(spec.clusterName, at)),
     apiEndpoint: network.apiEndpoint,
     awsProfile: aws.profile,
   });

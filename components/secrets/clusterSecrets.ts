@@ -13,7 +13,6 @@ import { PrivateKey } from "@pulumi/tls/privateKey";
 import { SelfSignedCert } from "@pulumi/tls/selfSignedCert";
 import type { ClusterSpec } from "../../config/types";
 import type { AwsCoordinates } from "../iam/statementSource";
-import { backupBucketArn } from "../controlPlane/backupBucket";
 import { clusterTags } from "../tags";
 import { API_LISTENER } from "../wellKnownPorts";
 import { adminCredentialCommand, renderKubeconfig } from "./kubeconfigRender";
@@ -27,6 +26,8 @@ export interface ClusterSecretsArgs {
   nodeRoleArn: pulumi.Input<string>;
   /** The control-plane role, which the key's policy lets encrypt the etcd snapshots. */
   controlPlaneRoleArn: pulumi.Input<string>;
+  /** The etcd backup bucket's ARN, whose snapshots the key encrypts. */
+  backupBucketArn: pulumi.Input<string>;
   /** DNS name of the API load balancer. */
   apiEndpoint: pulumi.Input<string>;
   /** The stack's `aws:profile`, with which the Kubernetes provider's credential command reads the CA. */
@@ -56,15 +57,15 @@ export class ClusterSecrets extends pulumi.ComponentResource {
         enableKeyRotation: true,
         deletionWindowInDays: 30,
         policy: pulumi
-          .all([args.coordinates, args.nodeRoleArn, args.controlPlaneRoleArn])
-          .apply(([at, nodeRoleArn, controlPlaneRoleArn]) =>
+          .all([args.coordinates, args.nodeRoleArn, args.controlPlaneRoleArn, args.backupBucketArn])
+          .apply(([at, nodeRoleArn, controlPlaneRoleArn, backupBucketArn]) =>
             JSON.stringify(
               secretsKeyPolicy({
                 clusterName: spec.clusterName,
                 at,
                 nodeRoleArn,
                 controlPlaneRoleArn,
-                backupBucketArn: backupBucketArn(spec.clusterName, at),
+                backupBucketArn,
                 restorePrincipals: spec.controlPlane.backupRestorePrincipals,
               }),
             ),
