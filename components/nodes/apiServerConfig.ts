@@ -20,13 +20,13 @@ import type { PodSecurityLevel } from "../../config/types";
 import { API_SERVER_CONFIG_DIR, AUDIT_LOG_DIR, ENCRYPTION_CONFIG_FILE } from "./nodeFacts";
 
 /** The levels the PodSecurity admission plugin applies to a namespace that sets none of its own labels. */
-export interface PodSecurityDefaults {
+interface PodSecurityDefaults {
   enforce: PodSecurityLevel;
   warn: PodSecurityLevel;
 }
 
 /** Namespaces Pod Security Admission leaves alone: the add-ons' (kubeadm's, Cilium's, the AWS add-ons'). */
-export const POD_SECURITY_EXEMPT_NAMESPACES = ["kube-system"];
+const POD_SECURITY_EXEMPT_NAMESPACES = ["kube-system"];
 
 /**
  * What an anonymous request may reach: the probes of kubeadm's static pod (/livez, /readyz) and the API load
@@ -34,12 +34,7 @@ export const POD_SECURITY_EXEMPT_NAMESPACES = ["kube-system"];
  * `kubeadm join` reads before it has any credential and verifies with the join token's signature (kubeadm's
  * bootstrap-token discovery). Every other anonymous request is refused (401).
  */
-export const ANONYMOUS_PATHS = [
-  "/livez",
-  "/readyz",
-  "/healthz",
-  "/api/v1/namespaces/kube-public/configmaps/cluster-info",
-];
+const ANONYMOUS_PATHS = ["/livez", "/readyz", "/healthz", "/api/v1/namespaces/kube-public/configmaps/cluster-info"];
 
 const AUDIT_POLICY_FILE = `${API_SERVER_CONFIG_DIR}/audit-policy.yaml`;
 const ADMISSION_FILE = `${API_SERVER_CONFIG_DIR}/admission.yaml`;
