@@ -17,7 +17,7 @@ import { joinTokenParameter, secretsKeyAlias } from "../../components/secrets/pa
 
 interface K8sNode {
   metadata: { name: string; labels: Record<string, string>; annotations: Record<string, string> };
-  spec: { providerID?: string; taints?: { key: string }[] };
+  spec: { providerID?: string; taints?: { key: string }[]; unschedulable?: boolean };
   status: { conditions: { type: string; status: string }[]; addresses: { type: string; address: string }[] };
 }
 
@@ -64,7 +64,6 @@ describe("the whole cluster in a box: the dev stack, one control-plane node and 
     expect(skipped.sort()).to.deep.equal([
       "daemonset-kube-system-cilium.yaml",
       "daemonset-kube-system-ebs-csi-node.yaml",
-      "deployment-kube-system-aws-node-termination-handler.yaml",
       "deployment-kube-system-ebs-csi-controller.yaml",
     ]);
   });
@@ -304,9 +303,34 @@ describe("the whole cluster in a box: the dev stack, one control-plane node and 
     expect(bytes.includes("k8s:enc:secretbox:v1:key-"), "Secrets encrypted with the cluster's key").to.equal(true);
   });
   // Last: it replaces the worker the scenarios above use.
-  it("a worker terminated through Auto Scaling: its termination hook holds it, its Node goes, a replacement joins", async () => {
+  it("a worker terminated through Auto Scaling: the real termination handler drains it and completes its hook, a replacement joins", async () => {
     const worker = [...box.nodes.values()].find((n) => !box.controlPlaneNodes().includes(n))!;
     const group = "nodes.dev.k8s.local";
+    const hook = box
+      .planned("aws:autoscaling/lifecycleHook:LifecycleHook")
+      .find((h) => h.inputs.name === "nth-drain" && h.inputs.autoscalingGroupName === group)!;
+    const timeout = Number(hook.inputs.heartbeatTimeout) * 1000;
+    // Pods for the drain to evict: the echo Deployment's, bound to the worker (the workloads scenario's).
+    await box.kubectl(["apply", "-f", "-"], echoWorkload(worker.instance.privateDnsName));
+    await until(
+      "the echo pods Running on the worker",
+      async () => {
+        const pods = await box.kubectlJson<{ items: { spec: { nodeName?: string }; status: { phase: string } }[] }>([
+          "get",
+          "pods",
+          "-n",
+          "default",
+          "-l",
+          "app=echo",
+        ]);
+        const running = pods.items.filter(
+          (p) => p.status.phase === "Running" && p.spec.nodeName === worker.instance.privateDnsName,
+        );
+        return running.length === 2 ? true : undefined;
+      },
+      3 * 60_000,
+    );
+    const terminated = Date.now();
     await box.aws.aws([
       "autoscaling",
       "terminate-instance-in-auto-scaling-group",
@@ -323,24 +347,57 @@ describe("the whole cluster in a box: the dev stack, one control-plane node and 
       ]);
       return AutoScalingInstances[0]?.LifecycleState;
     };
-    // The group's termination hook (nth-drain) holds the instance, which learns it from its metadata. Nothing
-    // in the box completes the hook (the termination handler's image is not built here): it times out to
-    // its default, CONTINUE, as in AWS.
+    // The group's termination hook (nth-drain) holds the instance, which learns it from its metadata.
     expect(await state(worker.instance.id)).to.equal("Terminating:Wait");
     const told = await worker.exec(
       "t=$(curl -sf -X PUT -H 'X-aws-ec2-metadata-token-ttl-seconds: 60' http://169.254.169.254/latest/api/token) && " +
         'curl -sf -H "X-aws-ec2-metadata-token: $t" http://169.254.169.254/latest/meta-data/autoscaling/target-lifecycle-state',
     );
     expect(told).to.equal("Terminated");
-    const hook = box
-      .planned("aws:autoscaling/lifecycleHook:LifecycleHook")
-      .find((h) => h.inputs.name === "nth-drain" && h.inputs.autoscalingGroupName === group)!;
-    const timeout = Number(hook.inputs.heartbeatTimeout) * 1000;
+    // The hook's event reaches the handler's queue through the plan's EventBridge rule; the handler cordons
+    // the worker's Node and evicts its pods (the echo Deployment's, bound to it), then completes the action.
+    const name = worker.instance.privateDnsName;
+    const drained = await until(
+      "the worker's Node cordoned and its pods evicted by the termination handler",
+      async () => {
+        const listed = await box.kubectlJson<{ items: K8sNode[] }>([
+          "get",
+          "nodes",
+          "--field-selector",
+          `metadata.name=${name}`,
+        ]);
+        if (listed.items.length === 0) return "the Node went before it was seen drained";
+        const pods = await box.kubectlJson<{ items: { metadata: { deletionTimestamp?: string } }[] }>([
+          "get",
+          "pods",
+          "-n",
+          "default",
+          "-l",
+          "app=echo",
+          "--field-selector",
+          `spec.nodeName=${name}`,
+        ]);
+        const evicted = pods.items.every((p) => p.metadata.deletionTimestamp);
+        return listed.items[0].spec.unschedulable && evicted ? listed.items[0] : undefined;
+      },
+      timeout / 2,
+      1000,
+    );
+    expect(drained).to.not.be.a("string");
+    // EXCLUDE_FROM_LOAD_BALANCERS: out of Services' load balancers before the drain (the label's presence
+    // is what counts; the handler's value marks it as its own).
+    expect((drained as K8sNode).metadata.labels).to.have.property(
+      "node.kubernetes.io/exclude-from-external-load-balancers",
+    );
+    // Only the handler's completion ends the hook before its timeout.
     await until(
-      "the worker's instance to be gone",
+      "the worker's instance to be gone before its hook times out",
       async () => (box.nodes.has(worker.instance.id) ? undefined : true),
-      timeout + 120_000,
-      5000,
+      timeout - (Date.now() - terminated) - 30_000,
+      2000,
+    );
+    process.stdout.write(
+      `      the termination handler drained the worker and completed its hook ${Math.round((Date.now() - terminated) / 1000)}s after the termination (the hook's timeout: ${timeout / 1000}s)\n`,
     );
     // The real cloud controller deletes the Node of an instance EC2 no longer runs.
     await until(

@@ -38,6 +38,9 @@ class MotoGroups:
     def terminate(self, instance_id: str, decrement: bool) -> None:
         self._backend.terminate_instance(instance_id, should_decrement=decrement)
 
+    def arn(self, group: str) -> str:
+        return self._backend.autoscaling_groups[group].arn
+
     def target_groups(self, group: str) -> list[str]:
         return list(self._backend.autoscaling_groups[group].target_group_arns)
 

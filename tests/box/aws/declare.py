@@ -2,8 +2,9 @@
 read: the VPC, subnets and security groups with their tags, the KMS key and its alias, the SSM parameters
 (the cluster's secrets generated here, as Pulumi would), the backup bucket with its default encryption, the
 instance profiles, the
-internal API load balancer with its target group, and the launch templates and Auto Scaling groups with their
-lifecycle hooks, whose instances moto launches. The plan's user data goes into the launch templates as the
+internal API load balancer with its target group, the termination handler's queue and the EventBridge rules
+that send to it, and the launch templates and Auto Scaling groups with their lifecycle hooks, whose instances
+moto launches. The plan's user data goes into the launch templates as the
 program encodes it (gzip, base64)."""
 
 from __future__ import annotations
@@ -180,7 +181,29 @@ class Declared:
             iam.create_instance_profile(InstanceProfileName=i["name"])
             iam.add_role_to_instance_profile(InstanceProfileName=i["name"], RoleName=i["role"])
         self._load_balancers()
+        self._interruption_queue()
         self._groups()
+
+    def _interruption_queue(self) -> None:
+        """The termination handler's queue, and the rules that send it the events it drains nodes for."""
+        sqs, events = self._client("sqs"), self._client("events")
+        for queue in self.of_type("sqs/queue:Queue"):
+            i = queue["inputs"]
+            sqs.create_queue(
+                QueueName=i["name"],
+                Attributes={
+                    "MessageRetentionPeriod": str(i["messageRetentionSeconds"]),
+                    "SqsManagedSseEnabled": str(i.get("sqsManagedSseEnabled", False)).lower(),
+                    "Policy": i["policy"],
+                },
+                tags=i.get("tags") or {},
+            )
+        for rule in self.of_type("cloudwatch/eventRule:EventRule"):
+            i = rule["inputs"]
+            events.put_rule(Name=i["name"], EventPattern=i["eventPattern"], Description=i["description"])
+        for target in self.of_type("cloudwatch/eventTarget:EventTarget"):
+            i = target["inputs"]
+            events.put_targets(Rule=i["rule"], Targets=[{"Id": i["targetId"], "Arn": i["arn"]}])
 
     def _load_balancers(self) -> None:
         elb = self._client("elbv2")

@@ -1,6 +1,7 @@
 """The box's AWS and the outside world the nodes reach, in one process inside the box's network namespace:
 
-- moto in server mode, behind the lifecycle layer (lifecycle.py, autoscaling_api.py), over HTTPS at the
+- moto in server mode, behind the lifecycle layer (lifecycle.py, autoscaling_api.py), which tells moto's
+  EventBridge of each lifecycle action (autoscaling_events.py), over HTTPS at the
   region's real endpoint names (the nodes' /etc/hosts send them to ROUTER), with the box CA's certificate;
 - pkgs.k8s.io's Kubernetes repository (the box image's apt/), on the same listener, by host name;
 - instance metadata at 169.254.169.254 (metadata.py), per caller;
@@ -26,10 +27,12 @@ from typing import Any, Callable
 
 from moto.core import DEFAULT_ACCOUNT_ID
 from moto.ec2.models import ec2_backends
+from moto.events.models import events_backends
 from moto.server import DomainDispatcherApplication, create_backend_app
 from werkzeug.serving import make_server
 
 from autoscaling_api import AutoScalingLayer, MotoGroups
+from autoscaling_events import lifecycle_event
 from declare import Declared
 from lifecycle import Lifecycle
 from metadata import Metadata
@@ -90,7 +93,8 @@ def main() -> None:
     args = parser.parse_args()
 
     groups = MotoGroups(DEFAULT_ACCOUNT_ID, REGION)
-    lifecycle = Lifecycle(groups)
+    events = events_backends[DEFAULT_ACCOUNT_ID][REGION]
+    lifecycle = Lifecycle(groups, notify=lambda notice: events.put_events([lifecycle_event(notice, groups.arn(notice.group))]))
     aws = AutoScalingLayer(DomainDispatcherApplication(create_backend_app), lifecycle)
     ec2 = ec2_backends[DEFAULT_ACCOUNT_ID][REGION]
 

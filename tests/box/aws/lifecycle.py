@@ -9,6 +9,8 @@ lifecycle hooks", "Complete a lifecycle action", CompleteLifecycleAction, Record
 - an action is completed once, by its token or by the instance's id, for that group and hook; any other call
   is a ValidationError "No active Lifecycle Action found with instance ID ...";
 - a heartbeat restarts the hook's timeout; once it passes, the hook's DefaultResult applies;
+- each action that starts is announced to EventBridge, one event per hook with its token (Notice; the
+  emulator sends it, autoscaling_events.py);
 - ABANDON on launch terminates the instance at once, the other hooks' actions ended (the group launches
   another); on termination both results go on to terminate it; CONTINUE from every launch hook puts it
   InService, and only then in its group's target groups.
@@ -55,6 +57,17 @@ class Tracked:
     actions: list[Action] = field(default_factory=list)
 
 
+@dataclass(frozen=True)
+class Notice:
+    """A lifecycle action that started: what Auto Scaling tells EventBridge about it."""
+
+    instance_id: str
+    group: str
+    hook: str
+    transition: str
+    token: str
+
+
 class Groups(Protocol):
     """What the layer needs of Auto Scaling's groups (moto's, in the emulator)."""
 
@@ -72,9 +85,15 @@ class Groups(Protocol):
 class Lifecycle:
     """Lifecycle states and actions of every instance of the groups, by the contract above."""
 
-    def __init__(self, groups: Groups, clock: Callable[[], float] = time.monotonic):
+    def __init__(
+        self,
+        groups: Groups,
+        clock: Callable[[], float] = time.monotonic,
+        notify: Callable[[Notice], None] = lambda _notice: None,
+    ):
         self._groups = groups
         self._clock = clock
+        self._notify = notify
         self._lock = threading.RLock()
         self._tracked: dict[str, Tracked] = {}
         self._decrement: dict[str, bool] = {}
@@ -84,6 +103,8 @@ class Lifecycle:
         now = self._clock()
         tracked.actions = [Action(h, str(uuid.uuid4()), now + h.heartbeat_timeout) for h in hooks]
         tracked.state = waiting if hooks else after
+        for action in tracked.actions:
+            self._notify(Notice(instance_id, tracked.group, action.hook.name, transition, action.token))
         if not hooks:
             self._finish(instance_id, tracked)
 

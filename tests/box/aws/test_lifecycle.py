@@ -6,13 +6,14 @@ from __future__ import annotations
 
 import pytest
 
-from lifecycle import LAUNCHING, TERMINATING, Hook, Lifecycle, LifecycleError
+from lifecycle import LAUNCHING, TERMINATING, Hook, Lifecycle, LifecycleError, Notice
 
 
 class FakeGroups:
     def __init__(self) -> None:
         self.members = {"i-1": "nodes"}
         self.terminated: list[tuple[str, bool]] = []
+        self.notices: list[Notice] = []
         self.group_hooks = [
             Hook("joined", LAUNCHING, 900, "ABANDON"),
             Hook("drain", TERMINATING, 300, "CONTINUE"),
@@ -59,7 +60,7 @@ class AcceptsAnything(Lifecycle):
 @pytest.fixture(params=[Lifecycle, AcceptsAnything], ids=["layer", "accepts-anything"])
 def subject(request: pytest.FixtureRequest) -> tuple[Lifecycle, FakeGroups, Clock, bool]:
     groups, clock = FakeGroups(), Clock()
-    return request.param(groups, clock), groups, clock, request.param is Lifecycle
+    return request.param(groups, clock, groups.notices.append), groups, clock, request.param is Lifecycle
 
 
 def holds(real: bool, check: bool) -> None:
@@ -168,3 +169,17 @@ def test_every_launch_hook_completes_before_service(subject):
     waiting = lifecycle.state("i-1") == "Pending:Wait"
     lifecycle.complete("nodes", "warm-up", "CONTINUE", instance_id="i-1")
     holds(real, waiting and lifecycle.state("i-1") == "InService")
+
+
+def test_each_action_is_announced_once_with_the_token_that_completes_it(subject):
+    lifecycle, groups, _, real = subject
+    lifecycle.sync()
+    lifecycle.sync()
+    for notice in [n for n in groups.notices if n.transition == LAUNCHING]:
+        lifecycle.complete(notice.group, notice.hook, "CONTINUE", token=notice.token)
+    lifecycle.terminate("i-1", decrement=False)
+    for notice in [n for n in groups.notices if n.transition == TERMINATING]:
+        lifecycle.complete(notice.group, notice.hook, "CONTINUE", token=notice.token)
+    announced = [(n.instance_id, n.group, n.hook, n.transition) for n in groups.notices]
+    expected = [("i-1", "nodes", "joined", LAUNCHING), ("i-1", "nodes", "drain", TERMINATING)]
+    holds(real, announced == expected and groups.terminated == [("i-1", False)])
