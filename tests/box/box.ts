@@ -197,6 +197,7 @@ export class Box {
         privateDnsName: instance.PrivateDnsName,
         instanceType: instance.InstanceType,
         vpcId: instance.VpcId,
+        subnetId: instance.SubnetId,
         zone: instance.Placement.AvailabilityZone,
         mac: instance.NetworkInterfaces[0].MacAddress,
         subnetCidr,

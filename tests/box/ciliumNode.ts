@@ -1,9 +1,15 @@
 /**
  * The CiliumNode Cilium's agent writes for its node in ENI mode, which Cilium's operator allocates ENIs and
- * addresses for. The agent cannot run in the box (docs/development.md, "The box"), so its object is written
- * here, field for field as the agent of v1.20.2 fills it (pkg/nodediscovery/eni/eni.go, and its options in pkg/nodediscovery/cell.go:
- * the instance's id, type, zone and VPC from instance metadata, the rest from cilium-config's agent options,
- * unset ones at pkg/defaults' values), the operator then filling its status.
+ * addresses for. The agent is not in the box's images (docs/development.md, "The box"), so its object is
+ * written here, field for field as the agent of v1.20.2 writes it, which a run of that agent on a box node
+ * showed:
+ * - from pkg/nodediscovery/eni/eni.go: the instance's id, type, zone and subnet from instance metadata, the VPC,
+ *   and cilium-config's ENI options, unset ones at the defaults of pkg/nodediscovery/cell.go (maps and zero
+ *   counts are left out, as the agent's JSON leaves them);
+ * - from the ENI multi-pool allocator (pkg/ipam/eni.go, newENIMultiPoolAllocators): the default pool's demand,
+ *   defaults.IPAMPreAllocation (8) addresses. A v1.19 agent wrote no demand; the operator tells the two apart by
+ *   it (operator/pkg/ipam/nodemanager/node.go, isMultiPoolNodeLocked).
+ * The operator then fills its status: the ENIs and the secondary addresses the agent's allocator reads.
  */
 export interface CiliumNodeInputs {
   nodeName: string;
@@ -11,20 +17,24 @@ export interface CiliumNodeInputs {
   instanceType: string;
   availabilityZone: string;
   vpcId: string;
+  subnetId: string;
   nodeIp: string;
   /** cilium-config's data. */
   config: Record<string, string>;
 }
 
-/** `k=v,k2=v2` (Cilium's map flags) as an object. */
-function tagMap(flag: string | undefined): Record<string, string> {
-  if (!flag) return {};
+/** The pre-allocation of the agent's ENI multi-pool allocator (pkg/defaults/defaults.go, IPAMPreAllocation). */
+export const AGENT_PRE_ALLOCATION = 8;
+
+/** `k=v,k2=v2` (Cilium's map flags) as an object, or nothing when unset. */
+function tagMap(flag: string | undefined): Record<string, string> | undefined {
+  if (!flag) return undefined;
   return Object.fromEntries(flag.split(",").map((pair) => pair.split("=", 2) as [string, string]));
 }
 
 export function ciliumNode(inputs: CiliumNodeInputs): Record<string, unknown> {
   const { config } = inputs;
-  const int = (key: string, fallback: number) => (config[key] ? Number(config[key]) : fallback);
+  const int = (key: string) => (config[key] && Number(config[key]) !== 0 ? Number(config[key]) : undefined);
   const bool = (key: string, fallback: boolean) => (config[key] ? config[key] === "true" : fallback);
   return {
     apiVersion: "cilium.io/v2",
@@ -37,7 +47,8 @@ export function ciliumNode(inputs: CiliumNodeInputs): Record<string, unknown> {
         "vpc-id": inputs.vpcId,
         "instance-type": inputs.instanceType,
         "availability-zone": inputs.availabilityZone,
-        "first-interface-index": int("eni-first-interface-index", 0),
+        "node-subnet-id": inputs.subnetId,
+        "first-interface-index": int("eni-first-interface-index") ?? 0,
         "use-primary-address": bool("eni-use-primary-address", false),
         "disable-prefix-delegation": bool("eni-disable-prefix-delegation", false),
         "delete-on-termination": bool("eni-delete-on-termination", true),
@@ -45,8 +56,9 @@ export function ciliumNode(inputs: CiliumNodeInputs): Record<string, unknown> {
         "security-group-tags": tagMap(config["eni-security-group-tags"]),
       },
       ipam: {
-        "min-allocate": int("ipam-min-allocate", 0),
-        "pre-allocate": int("ipam-pre-allocate", 0),
+        "min-allocate": int("ipam-min-allocate"),
+        "pre-allocate": int("ipam-pre-allocate"),
+        pools: { requested: [{ pool: "default", needed: { "ipv4-addrs": AGENT_PRE_ALLOCATION } }] },
       },
     },
   };

@@ -9,7 +9,7 @@ import { existsSync, readdirSync, readFileSync } from "fs";
 import { join } from "path";
 import { gunzipSync } from "zlib";
 import { Box, BOX_CACHE, BOX_IMAGE_STAMPS } from "./box";
-import { ciliumNode } from "./ciliumNode";
+import { AGENT_PRE_ALLOCATION, ciliumNode } from "./ciliumNode";
 import { run, until } from "./run";
 import { cannotRun } from "../cannotRun";
 import { BOOTSTRAP_SERVICE } from "../../components/nodes/systemdUnits";
@@ -217,6 +217,7 @@ describe("the whole cluster in a box: the dev stack, one control-plane node and 
         instanceType: node.instance.instanceType,
         availabilityZone: node.instance.zone,
         vpcId: node.instance.vpcId,
+        subnetId: node.instance.subnetId,
         nodeIp: node.instance.privateIp,
         config: config.data,
       }),
@@ -224,16 +225,17 @@ describe("the whole cluster in a box: the dev stack, one control-plane node and 
     await box.kubectl(["apply", "-f", "-"], objects.map((o) => JSON.stringify(o)).join("\n"));
     let attached = 0;
     for (const node of box.nodes.values()) {
-      const allocated = await until(
+      // What the agent's ENI allocator reads (pkg/ipam/eni.go, eniPoolAccessor): each ENI's secondary
+      // addresses in the CiliumNode's status; it asked for AGENT_PRE_ALLOCATION.
+      const enis = await until(
         `addresses for ${node.instance.privateDnsName}`,
         async () => {
           const cn = await box.kubectlJson<{
-            spec: { ipam?: { pool?: Record<string, { resource: string }> } };
-            status?: { eni?: { enis?: Record<string, { addresses?: string[]; subnet: { id: string } }> } };
+            status?: { eni?: { enis?: Record<string, { id: string; addresses?: string[] }> } };
           }>(["get", "ciliumnode", node.instance.privateDnsName]);
-          const pool = Object.entries(cn.spec.ipam?.pool ?? {});
-          // The operator keeps ipam-pre-allocate addresses free (Cilium's default for ENI mode: 8).
-          return pool.length >= 8 ? { pool, enis: cn.status?.eni?.enis ?? {} } : undefined;
+          const listed = Object.values(cn.status?.eni?.enis ?? {});
+          const count = listed.reduce((n, e) => n + (e.addresses ?? []).length, 0);
+          return count >= AGENT_PRE_ALLOCATION ? listed : undefined;
         },
         4 * 60_000,
         5000,
@@ -242,15 +244,19 @@ describe("the whole cluster in a box: the dev stack, one control-plane node and 
         NetworkInterfaces: {
           NetworkInterfaceId: string;
           Attachment: { DeviceIndex: number };
-          PrivateIpAddresses: { PrivateIpAddress: string }[];
+          PrivateIpAddresses: { PrivateIpAddress: string; Primary: boolean }[];
           TagSet: { Key: string; Value: string }[];
         }[];
       }>(["ec2", "describe-network-interfaces", "--filters", `Name=attachment.instance-id,Values=${node.instance.id}`]);
-      const inEc2 = new Set(NetworkInterfaces.flatMap((e) => e.PrivateIpAddresses.map((a) => a.PrivateIpAddress)));
-      for (const [address, { resource }] of allocated.pool) {
-        expect(inEc2.has(address), `${address} is assigned in EC2`).to.equal(true);
-        expect(NetworkInterfaces.some((e) => e.NetworkInterfaceId === resource)).to.equal(true);
+      for (const eni of enis) {
+        const inEc2 = NetworkInterfaces.find((e) => e.NetworkInterfaceId === eni.id);
+        expect(inEc2, `${eni.id} attached to ${node.instance.id}`).to.not.equal(undefined);
+        const secondary = inEc2!.PrivateIpAddresses.filter((a) => !a.Primary).map((a) => a.PrivateIpAddress);
+        expect(secondary.sort(), `${eni.id}'s secondary addresses in EC2`).to.deep.equal(
+          [...(eni.addresses ?? [])].sort(),
+        );
       }
+      const addresses = enis.reduce((n, e) => n + (e.addresses ?? []).length, 0);
       // Every ENI the operator created and attached carries cilium-config's eni-tags.
       const eniTags = JSON.parse(config.data["eni-tags"]) as Record<string, string>;
       const created = NetworkInterfaces.filter((e) => e.Attachment.DeviceIndex > 0);
@@ -260,12 +266,26 @@ describe("the whole cluster in a box: the dev stack, one control-plane node and 
       }
       attached += created.length;
       process.stdout.write(
-        `      ${node.instance.privateDnsName} (${node.instance.instanceType}): ${allocated.pool.length} addresses on ${NetworkInterfaces.length} ENIs\n`,
+        `      ${node.instance.privateDnsName} (${node.instance.instanceType}): ${addresses} addresses on ${NetworkInterfaces.length} ENIs\n`,
       );
     }
     // A t3.medium's primary ENI holds 5 secondary addresses, fewer than the operator pre-allocates (8): the
     // control-plane node needs an ENI the operator creates and attaches.
     expect(attached, "ENIs the operator attached").to.be.greaterThan(0);
+    // The operator allocated without a crash (moto's AssignPrivateIpAddresses answer once panicked it into
+    // restarts the end state hid: tests/box/aws/ec2_api.py).
+    const operator = await box.kubectlJson<{ items: { status: { containerStatuses: { restartCount: number }[] } }[] }>([
+      "-n",
+      "kube-system",
+      "get",
+      "pods",
+      "-l",
+      "io.cilium/app=operator",
+    ]);
+    expect(operator.items.flatMap((p) => p.status.containerStatuses.map((c) => c.restartCount))).to.deep.equal(
+      operator.items.map(() => 0),
+    );
+    expect(operator.items.length).to.be.greaterThan(0);
   });
 
   it("uploads the leader's etcd snapshot to the backup bucket under the cluster's key, its Secrets encrypted, from the backup timer's service", async () => {

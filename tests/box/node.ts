@@ -20,6 +20,7 @@ export interface Instance {
   instanceType: string;
   zone: string;
   vpcId: string;
+  subnetId: string;
   mac: string;
   subnetCidr: string;
   /** The user data as EC2 holds it (base64 of the launch template's). */

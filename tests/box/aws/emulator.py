@@ -1,7 +1,8 @@
 """The box's AWS and the outside world the nodes reach, in one process inside the box's network namespace:
 
 - moto in server mode, behind the lifecycle layer (lifecycle.py, autoscaling_api.py), which tells moto's
-  EventBridge of each lifecycle action (autoscaling_events.py), over HTTPS at the
+  EventBridge of each lifecycle action (autoscaling_events.py), and the EC2 answers it corrects (ec2_api.py),
+  over HTTPS at the
   region's real endpoint names (the nodes' /etc/hosts send them to ROUTER), with the box CA's certificate;
 - pkgs.k8s.io's Kubernetes repository (the box image's apt/), on the same listener, by host name;
 - instance metadata at 169.254.169.254 (metadata.py), per caller;
@@ -33,6 +34,7 @@ from werkzeug.serving import make_server
 
 from autoscaling_api import AutoScalingLayer, MotoGroups
 from autoscaling_events import lifecycle_event
+from ec2_api import Ec2Layer
 from declare import Declared
 from lifecycle import Lifecycle
 from metadata import Metadata
@@ -95,8 +97,13 @@ def main() -> None:
     groups = MotoGroups(DEFAULT_ACCOUNT_ID, REGION)
     events = events_backends[DEFAULT_ACCOUNT_ID][REGION]
     lifecycle = Lifecycle(groups, notify=lambda notice: events.put_events([lifecycle_event(notice, groups.arn(notice.group))]))
-    aws = AutoScalingLayer(DomainDispatcherApplication(create_backend_app), lifecycle)
     ec2 = ec2_backends[DEFAULT_ACCOUNT_ID][REGION]
+
+    def addresses(eni: str) -> set[str]:
+        known = ec2.enis.get(eni)
+        return {a["PrivateIpAddress"] for a in known.private_ip_addresses} if known else set()
+
+    aws = AutoScalingLayer(Ec2Layer(DomainDispatcherApplication(create_backend_app), addresses), lifecycle)
 
     declared = Declared(args.plan, f"http://127.0.0.1:{args.port}", args.no_join_token)
 
