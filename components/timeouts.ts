@@ -99,6 +99,12 @@ export const TIMEOUTS = {
      * whether Auto Scaling is terminating the instance; the termination hook's wait starts then.
      */
     terminationWatchSeconds: 5,
+    /**
+     * etcd.sh `ETCD_COMMAND_SECONDS`: etcdctl's `--command-timeout` for membership and status calls. Not for
+     * `snapshot save`, which etcdctl 3.6 also bounds by it: a snapshot may take as long as the backups'
+     * interval (a 10-second bound stopped backups past about 1.2 GB).
+     */
+    etcdCommandSeconds: 10,
   },
   /** What `pulumi up` waits for (components/controlPlane/refreshWait.ts, components/k8s/apiReady.ts). */
   deploy: {

@@ -94,6 +94,7 @@ export const SHELL_DEFAULTS: Readonly<Record<string, number>> = {
   API_WAIT_INTERVAL: WAITS.apiWaitIntervalSeconds,
   API_WAIT_ATTEMPT_SECONDS: WAITS.apiWaitAttemptSeconds,
   ETCD_LEAVE_RETRY_SECONDS: WAITS.etcdLeaveRetrySeconds,
+  ETCD_COMMAND_SECONDS: WAITS.etcdCommandSeconds,
   TERMINATION_WATCH_SECONDS: WAITS.terminationWatchSeconds,
   DRAIN_WAIT_SECONDS: TIMEOUTS.drain.hookHeartbeatSeconds,
 };

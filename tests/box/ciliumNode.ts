@@ -1,8 +1,8 @@
 /**
  * The CiliumNode Cilium's agent writes for its node in ENI mode, which Cilium's operator allocates ENIs and
  * addresses for. The agent is not in the box's images (docs/development.md, "The box"), so its object is
- * written here, field for field as the agent of v1.20.2 writes it, which a run of that agent on a box node
- * showed:
+ * written here with every field the operator reads, as the agent of v1.20.2 writes them (a run of that agent on
+ * a box node showed the same; the agent's labels, owner reference and boot id the operator does not read):
  * - from pkg/nodediscovery/eni/eni.go: the instance's id, type, zone and subnet from instance metadata, the VPC,
  *   and cilium-config's ENI options, unset ones at the defaults of pkg/nodediscovery/cell.go (maps and zero
  *   counts are left out, as the agent's JSON leaves them);

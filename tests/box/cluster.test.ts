@@ -222,6 +222,15 @@ describe("the whole cluster in a box: the dev stack, one control-plane node and 
         config: config.data,
       }),
     );
+    // The operator registers Cilium's CRDs once it runs (the scenario may run alone, right after the add-ons).
+    await until(
+      "the CiliumNode CRD",
+      async () =>
+        (await box.kubectl(["get", "crd", "ciliumnodes.cilium.io", "--ignore-not-found", "-o", "name"])).trim()
+          ? true
+          : undefined,
+      5 * 60_000,
+    );
     await box.kubectl(["apply", "-f", "-"], objects.map((o) => JSON.stringify(o)).join("\n"));
     let attached = 0;
     for (const node of box.nodes.values()) {
@@ -367,12 +376,16 @@ describe("the whole cluster in a box: the dev stack, one control-plane node and 
       ]);
       return AutoScalingInstances[0]?.LifecycleState;
     };
-    // The group's termination hook (nth-drain) holds the instance, which learns it from its metadata.
-    expect(await state(worker.instance.id)).to.equal("Terminating:Wait");
-    const told = await worker.exec(
-      "t=$(curl -sf -X PUT -H 'X-aws-ec2-metadata-token-ttl-seconds: 60' http://169.254.169.254/latest/api/token) && " +
-        'curl -sf -H "X-aws-ec2-metadata-token: $t" http://169.254.169.254/latest/meta-data/autoscaling/target-lifecycle-state',
-    );
+    // The group's termination hook (nth-drain) holds the instance, which learns it from its metadata. Both
+    // asked at once, right away: the handler may complete the hook within seconds.
+    const [held, told] = await Promise.all([
+      state(worker.instance.id),
+      worker.exec(
+        "t=$(curl -sf -X PUT -H 'X-aws-ec2-metadata-token-ttl-seconds: 60' http://169.254.169.254/latest/api/token) && " +
+          'curl -sf -H "X-aws-ec2-metadata-token: $t" http://169.254.169.254/latest/meta-data/autoscaling/target-lifecycle-state',
+      ),
+    ]);
+    expect(held).to.equal("Terminating:Wait");
     expect(told).to.equal("Terminated");
     // The hook's event reaches the handler's queue through the plan's EventBridge rule; the handler cordons
     // the worker's Node and evicts its pods (the echo Deployment's, bound to it), then completes the action.

@@ -4,6 +4,8 @@ import { expect } from "chai";
 import { spawn, spawnSync } from "child_process";
 import { createHash, X509Certificate } from "crypto";
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "fs";
+import { createServer as createHttpsServer } from "https";
+import type { AddressInfo } from "net";
 import { tmpdir } from "os";
 import { join } from "path";
 import { requireDebianTool } from "../debianTools";
@@ -373,6 +375,51 @@ describe("bootstrap modules", () => {
     expect(missing.status).to.equal(1);
     expect(missing.out).to.equal("");
     expect(missing.err).to.contain("@CA_CERT_HASH@");
+  });
+
+  it("api_ready counts only a 2xx from /readyz: a 401 or a 500 is an API not ready", async function () {
+    requireDebianTool(this, "openssl", "openssl");
+    const dir = mkdtempSync(join(tmpdir(), "readyz-"));
+    const made = spawnSync(
+      "openssl",
+      [
+        "req",
+        "-x509",
+        "-newkey",
+        "rsa:2048",
+        "-nodes",
+        "-days",
+        "1",
+        "-subj",
+        "/CN=api",
+        "-keyout",
+        "key.pem",
+        "-out",
+        "cert.pem",
+      ],
+      { encoding: "utf8", cwd: dir },
+    );
+    expect(made.status, made.stderr).to.equal(0);
+    const [key, cert] = ["key.pem", "cert.pem"].map((f) => readFileSync(join(dir, f), "utf8"));
+    let status = 200;
+    const server = createHttpsServer({ key, cert }, (request, response) => {
+      response.writeHead(request.url === "/readyz" ? status : 404).end(status === 200 ? "ok" : "not ready");
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const port = (server.address() as AddressInfo).port;
+    const ready = () =>
+      new Promise<number | null>((resolve) =>
+        spawn("bash", ["-c", `${sources(["lib", "kubeadm"])}; API_ENDPOINT=127.0.0.1 API_PORT=${port} api_ready`], {
+          stdio: "ignore",
+        }).on("close", resolve),
+      );
+    try {
+      const answers: Record<number, number | null> = {};
+      for (status of [200, 401, 403, 500, 503]) answers[status] = await ready();
+      expect(answers).to.deep.equal({ 200: 0, 401: 22, 403: 22, 500: 22, 503: 22 });
+    } finally {
+      server.close();
+    }
   });
 
   it("wait_for_api gives up, with kubeadm's own timeouts, before systemd's TimeoutStartSec stops the run", () => {

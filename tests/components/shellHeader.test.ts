@@ -43,9 +43,11 @@ describe("the bootstrap script's header", () => {
   it("counts run_steps and what is rendered from the config into the units and kubeadm's configuration", () => {
     // run_steps logs the group's name, which no module reads.
     expect(headerNames(renderBootstrapScript(worker))).to.include("INSTANCE_GROUP");
-    // The backup timer's interval is in its unit, not in a variable: the hash covers it all the same.
+    // The backup timer's interval is in its unit, and bounds a snapshot (etcd.sh): the control plane's
+    // header carries it, a worker's does not; the hash covers it.
     const hourly = { ...controlPlane, backupIntervalMinutes: 60 };
-    expect(headerNames(renderBootstrapScript(controlPlane))).not.to.include("BACKUP_INTERVAL_MINUTES");
+    expect(headerNames(renderBootstrapScript(controlPlane))).to.include("BACKUP_INTERVAL_MINUTES");
+    expect(headerNames(renderBootstrapScript(worker))).not.to.include("BACKUP_INTERVAL_MINUTES");
     expect(hashOf(renderUserData(hourly))).not.to.equal(hashOf(renderUserData(controlPlane)));
     // The service range is in kubeadm's init configuration only, which only the control plane carries.
     const range = (config: BootstrapConfig) => hashOf(renderUserData({ ...config, serviceCIDR: "10.200.0.0/16" }));

@@ -65,12 +65,12 @@ etcd_tools_dir() {
 }
 
 # etcdctl_at ENDPOINTS ARGS...: etcdctl against those comma-separated client URLs, with the health-check
-# client certificate kubeadm issues from the etcd CA.
+# client certificate kubeadm issues from the etcd CA; each call bounded by ETCD_COMMAND_SECONDS.
 etcdctl_at() {
   local dir pki="${BOOTSTRAP_ROOT:-}$KUBERNETES_DIR/pki/etcd"
   dir=$(etcd_tools_dir) || return 1
   "$dir/etcdctl" --endpoints="$1" --cacert="$pki/ca.crt" --cert="$pki/healthcheck-client.crt" \
-    --key="$pki/healthcheck-client.key" --dial-timeout=3s --command-timeout=10s "${@:2}"
+    --key="$pki/healthcheck-client.key" --dial-timeout=3s --command-timeout="${ETCD_COMMAND_SECONDS}s" "${@:2}"
 }
 
 # etcd_client_certificate: the health-check client certificate, issued by kubeadm from the etcd CA the node
@@ -169,7 +169,9 @@ etcd_backup() {
   # shellcheck disable=SC2064 # the directory of this run, now
   trap "rm -rf '$dir'" EXIT
   file="$dir/snapshot.db"
-  etcdctl_at "$endpoint" snapshot save "$file" >/dev/null
+  # etcdctl bounds the whole snapshot by its command timeout: here the backups' interval, not a status call's.
+  # shellcheck disable=SC2004 # with its $, the script's header defines the variable (shellHeader.ts)
+  ETCD_COMMAND_SECONDS=$(($BACKUP_INTERVAL_MINUTES * 60)) etcdctl_at "$endpoint" snapshot save "$file" >/dev/null
   "$(etcd_tools_dir)/etcdutl" snapshot status "$file" -w json >/dev/null
   key="$SNAPSHOT_PREFIX$(date -u +%Y%m%dT%H%M%SZ).db"
   # No --sse: the bucket's default encryption puts them under the cluster's key (`--sse aws:kms` alone would

@@ -69,8 +69,9 @@ mark_joined() {
   write_file "$JOINED_MARKER" <<<"$BOOTSTRAP_CONFIG_HASH"
 }
 
+# api_ready: the API's /readyz answers 2xx (with -f, curl fails on a 401 or a 500: an API not ready).
 api_ready() {
-  curl -sk --max-time "$API_WAIT_ATTEMPT_SECONDS" "https://$API_ENDPOINT:$API_PORT/readyz" >/dev/null
+  curl -skf --max-time "$API_WAIT_ATTEMPT_SECONDS" "https://$API_ENDPOINT:$API_PORT/readyz" >/dev/null
 }
 
 # wait_for_api: `retry` at a steady pace, API_WAIT_TRIES tries, each up to API_WAIT_ATTEMPT_SECONDS of curl

@@ -1,10 +1,11 @@
 """EC2 Query API answers the layer corrects in front of moto, by the Amazon EC2 API reference. Everything else
 goes to moto unchanged.
 
-- AssignPrivateIpAddresses: AssignedPrivateIpAddresses lists the addresses this call assigned. moto 5.2.1
-  lists every address of the interface, the primary and earlier ones too, which Cilium's operator copies
-  into a slice as long as its request (pkg/aws/api/api.go, AssignPrivateIpAddresses) and panics on. The
-  layer keeps the answer's new addresses only.
+- AssignPrivateIpAddresses: AssignedPrivateIpAddresses, "the private IP addresses assigned to the network
+  interface", holds the secondary addresses this call assigned, as the clients written against EC2 read it:
+  Cilium's operator copies it into a slice as long as its request (pkg/aws/api/api.go,
+  AssignPrivateIpAddresses). moto 5.2.1 lists every address of the interface, its primary and earlier ones
+  too, and the operator panicked on it. The layer keeps the answer's new addresses only.
 """
 
 from __future__ import annotations

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import threading
 import time
+import traceback
 import uuid
 from dataclasses import dataclass, field
 from typing import Callable, Protocol
@@ -104,7 +105,11 @@ class Lifecycle:
         tracked.actions = [Action(h, str(uuid.uuid4()), now + h.heartbeat_timeout) for h in hooks]
         tracked.state = waiting if hooks else after
         for action in tracked.actions:
-            self._notify(Notice(instance_id, tracked.group, action.hook.name, transition, action.token))
+            # Best effort, as AWS sends events: a lost one never fails the call that started the action.
+            try:
+                self._notify(Notice(instance_id, tracked.group, action.hook.name, transition, action.token))
+            except Exception:
+                traceback.print_exc()
         if not hooks:
             self._finish(instance_id, tracked)
 
