@@ -312,9 +312,11 @@ describe("bootstrap modules", () => {
     });
   });
 
-  it("renew_certificates_if_due renews and restarts the control plane only when its certificate expires soon", function () {
+  it("renew_certificates_if_due renews and restarts the control plane only when its certificate expires soon, on its turn", function () {
     requireDebianTool(this, "openssl", "openssl");
-    const renew = (days: number) => {
+    // Three control-plane Nodes; this one is the second by name. Day 1 (UTC) is its turn, day 2 is not.
+    const day = (n: number) => String(n * 86400 + 3600);
+    const renew = (days: number, now = day(1), nodes = "node/ip-c\nnode/ip-b\nnode/ip-a\n") => {
       const root = mkdtempSync(join(tmpdir(), "renew-"));
       const pki = join(root, "etc/kubernetes/pki");
       mkdirSync(pki, { recursive: true });
@@ -331,11 +333,24 @@ describe("bootstrap modules", () => {
           `#!/bin/bash\necho "${tool} $*" >>${calls}\nif [ "$1" = ps ]; then echo "c-\${3//[^a-z-]/}"; fi\n`,
           { mode: 0o755 },
         );
-      const r = inRoot(root, "renew_certificates_if_due", { PATH: `${bin}:${process.env.PATH}` });
+      // The API's control-plane Nodes (nothing when NODES is empty: the API does not answer), and the clock.
+      writeFileSync(join(bin, "kubectl"), `#!/bin/bash\n[ -n "${nodes}" ] && printf "${nodes}"\n`, { mode: 0o755 });
+      writeFileSync(join(bin, "date"), `#!/bin/bash\necho ${now}\n`, { mode: 0o755 });
+      const r = spawnSync(
+        "bash",
+        [
+          "-c",
+          `set -euo pipefail; ${sources(["lib", "drain", "control-plane"])}; node_name() { echo ip-b; }; renew_certificates_if_due`,
+        ],
+        { encoding: "utf8", env: { ...process.env, BOOTSTRAP_ROOT: root, PATH: `${bin}:${process.env.PATH}` } },
+      );
       expect(r.status, r.stderr).to.equal(0);
       return existsSync(calls) ? readFileSync(calls, "utf8").trim().split("\n") : [];
     };
     expect(renew(200)).to.deep.equal([]);
+    // Due, but another node's day: nothing yet; the next day, or when the API cannot say, it renews.
+    expect(renew(30, day(2))).to.deep.equal([]);
+    expect(renew(30, day(2), "")[0]).to.equal("kubeadm certs renew all");
     const due = renew(30);
     expect(due[0]).to.equal("kubeadm certs renew all");
     // The static pods' containers stop, and the kubelet starts them again on the new certificates.

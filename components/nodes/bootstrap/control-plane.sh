@@ -151,13 +151,36 @@ hold_instance() {
   sleep "$ETCD_LEAVE_RETRY_SECONDS"
 }
 
+# renewal_turn NOW: "yes" when the UTC day of NOW (seconds since the epoch) is this node's turn to renew its
+# certificates. Control-plane nodes take turns by day, in the order of their Node names, so no two restart
+# etcd and the API server on the same day, however close together they were created (and their certificates
+# issued); each renews within as many days of its certificates falling due as there are control-plane nodes.
+# "yes" when the API cannot say: an expiring certificate is worse than a shared day.
+renewal_turn() {
+  local me names name count=0 mine=-1
+  if ! me=$(node_name) || ! names=$(kubectl_admin get nodes -l node-role.kubernetes.io/control-plane -o name | sort); then
+    echo yes
+    return 0
+  fi
+  for name in $names; do
+    if [ "${name#node/}" = "$me" ]; then mine=$count; fi
+    count=$((count + 1))
+  done
+  if [ "$mine" -lt 0 ] || [ $(($1 / 86400 % count)) -eq "$mine" ]; then echo yes; else echo no; fi
+}
+
 # renew_certificates_if_due: kubeadm's leaf certificates last a year (certificateValidityPeriod). When the
-# API server's expires within RENEW_BEFORE_DAYS (the timer checks daily), `kubeadm certs renew all`
-# renews every one of them and the kubeconfigs, and the static pods' containers are stopped so that the
-# kubelet starts them again on the new files (kubeadm's documented step after a renewal).
+# API server's expires within RENEW_BEFORE_DAYS (the timer checks daily) and it is this node's turn,
+# `kubeadm certs renew all` renews every one of them and the kubeconfigs, and the static pods' containers
+# are stopped so that the kubelet starts them again on the new files (kubeadm's documented step after a
+# renewal).
 renew_certificates_if_due() {
   local cert="${BOOTSTRAP_ROOT:-}$KUBERNETES_DIR/pki/apiserver.crt" name
   if openssl x509 -in "$cert" -noout -checkend $((${RENEW_BEFORE_DAYS:-90} * 86400)) >/dev/null; then return 0; fi
+  if [ "$(renewal_turn "$(date -u +%s)")" = no ]; then
+    log "the control plane's certificates are due, but today is another control-plane node's turn to renew"
+    return 0
+  fi
   log "the control plane's certificates expire within ${RENEW_BEFORE_DAYS:-90} days: renewing them"
   kubeadm certs renew all
   for name in kube-apiserver kube-controller-manager kube-scheduler etcd; do
