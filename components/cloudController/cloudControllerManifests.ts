@@ -20,11 +20,15 @@ const subject = { apiGroup: "", kind: "ServiceAccount", name: ACCOUNT, namespace
  * grants them for `--use-service-account-credentials`, with which each controller runs under an account and
  * token of its own that the manager mints. The program does not pass it: every controller runs under this
  * one account, and the grant would let the manager (or whoever holds its token) mint a token for any
- * service account in the cluster, cluster-admin's included.
+ * service account in the cluster, cluster-admin's included. And Nodes with the verbs its controllers call,
+ * where the chart grants every verb (creating Nodes among them) in k8s.io/cloud-provider v0.35: get, update
+ * and patch by the cloud node controller (controllers/node/node_controller.go, node/helpers/labels.go and
+ * taints.go), delete by the node lifecycle controller (controllers/nodelifecycle), list and watch by the
+ * shared Node informer (the service controller's, cloud-provider-aws's tagging controller's).
  */
 const RULES = [
   { apiGroups: [""], resources: ["events"], verbs: ["create", "patch", "update"] },
-  { apiGroups: [""], resources: ["nodes"], verbs: ["*"] },
+  { apiGroups: [""], resources: ["nodes"], verbs: ["delete", "get", "list", "patch", "update", "watch"] },
   { apiGroups: [""], resources: ["nodes/status"], verbs: ["patch"] },
   { apiGroups: [""], resources: ["services"], verbs: ["list", "patch", "update", "watch"] },
   { apiGroups: [""], resources: ["services/status"], verbs: ["list", "patch", "update", "watch"] },

@@ -21,6 +21,12 @@ interface K8sNode {
   status: { conditions: { type: string; status: string }[]; addresses: { type: string; address: string }[] };
 }
 
+interface Pod {
+  metadata: { deletionTimestamp?: string };
+  spec: { nodeName?: string };
+  status: { phase: string };
+}
+
 const ready = (n: K8sNode) => n.status.conditions.some((c) => c.type === "Ready" && c.status === "True");
 
 /** Why the box cannot run here, or undefined. */
@@ -339,19 +345,18 @@ describe("the whole cluster in a box: the dev stack, one control-plane node and 
       .planned("aws:autoscaling/lifecycleHook:LifecycleHook")
       .find((h) => h.inputs.name === "nth-drain" && h.inputs.autoscalingGroupName === group)!;
     const timeout = Number(hook.inputs.heartbeatTimeout) * 1000;
+    const echoPods = (fieldSelector?: string) =>
+      box.kubectlJson<{ items: Pod[] }>(
+        ["get", "pods", "-n", "default", "-l", "app=echo"].concat(
+          fieldSelector ? ["--field-selector", fieldSelector] : [],
+        ),
+      );
     // Pods for the drain to evict: the echo Deployment's, bound to the worker (the workloads scenario's).
     await box.kubectl(["apply", "-f", "-"], echoWorkload(worker.instance.privateDnsName));
     await until(
       "the echo pods Running on the worker",
       async () => {
-        const pods = await box.kubectlJson<{ items: { spec: { nodeName?: string }; status: { phase: string } }[] }>([
-          "get",
-          "pods",
-          "-n",
-          "default",
-          "-l",
-          "app=echo",
-        ]);
+        const pods = await echoPods();
         const running = pods.items.filter(
           (p) => p.status.phase === "Running" && p.spec.nodeName === worker.instance.privateDnsName,
         );
@@ -400,16 +405,7 @@ describe("the whole cluster in a box: the dev stack, one control-plane node and 
           `metadata.name=${name}`,
         ]);
         if (listed.items.length === 0) return "the Node went before it was seen drained";
-        const pods = await box.kubectlJson<{ items: { metadata: { deletionTimestamp?: string } }[] }>([
-          "get",
-          "pods",
-          "-n",
-          "default",
-          "-l",
-          "app=echo",
-          "--field-selector",
-          `spec.nodeName=${name}`,
-        ]);
+        const pods = await echoPods(`spec.nodeName=${name}`);
         const evicted = pods.items.every((p) => p.metadata.deletionTimestamp);
         return listed.items[0].spec.unschedulable && evicted ? listed.items[0] : undefined;
       },

@@ -107,6 +107,7 @@ export const NEVER: Call[] = [
   { group: "rbac.authorization.k8s.io", resource: "clusterroles", verb: "escalate" },
   { group: "", resource: "users", verb: "impersonate" },
   { group: "", resource: "namespaces", verb: "delete" },
+  { group: "", resource: "nodes", verb: "create" },
   { group: "apps", resource: "deployments", verb: "update", namespace: "kube-system" },
 ];
 

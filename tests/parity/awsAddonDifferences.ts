@@ -28,8 +28,13 @@ const OWN_CREDENTIALS =
   "--use-service-account-credentials): it creates no service accounts and mints no tokens, a grant that would " +
   "let its holder mint a token for any service account.";
 
+const NODE_VERBS =
+  "Nodes with the verbs the cloud controller manager's controllers call (get, list, watch, update, patch, delete), " +
+  "not every verb: whoever holds its token cannot create Node objects.";
+
 export const AWS_ADDON_DIFFERENCES: readonly IntendedDifference[] = [
   { path: "ClusterRole/system:cloud-controller-manager grants /serviceaccounts*", reason: OWN_CREDENTIALS },
+  { path: "ClusterRole/system:cloud-controller-manager grants /nodes *", reason: NODE_VERBS },
   { path: `${CCM}.spec.tolerations*`, reason: BEFORE_NODES_READY },
   { path: `${CCM}.spec.hostNetwork`, reason: BEFORE_NODES_READY },
   { path: `${CCM}.spec.containers[aws-cloud-controller-manager].env*`, reason: HOST_NETWORK_API },

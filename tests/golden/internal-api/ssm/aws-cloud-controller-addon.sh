@@ -43,7 +43,12 @@ rules:
     resources:
       - nodes
     verbs:
-      - "*"
+      - delete
+      - get
+      - list
+      - patch
+      - update
+      - watch
   - apiGroups:
       - ""
     resources:
