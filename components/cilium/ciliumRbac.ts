@@ -55,6 +55,9 @@ function agentRules(line: string): Rule[] {
   return [
     rule(["networking.k8s.io"], ["networkpolicies"], READ),
     rule(["discovery.k8s.io"], ["endpointslices"], READ),
+    // Nodes, in v1.20.2: get for the config init container (`cilium-dbg build-config`), which reads its Node's
+    // annotations and labels for per-node settings (pkg/option/resolver/resolver.go); list and watch for the
+    // agent's Node resource (pkg/k8s/resource_ctors.go).
     rule([""], ["namespaces", "services", "pods", ...onlyIf(until(line, "1.19"), "endpoints"), "nodes"], READ),
     rule(["apiextensions.k8s.io"], ["customresourcedefinitions"], ["list", "watch", "get"]),
     rule(
@@ -92,6 +95,8 @@ function operatorRules(line: string): Rule[] {
   return [
     rule([""], ["pods"], ["get", "list", "watch", "delete"]),
     rule([""], ["configmaps"], ["patch"], ["cilium-config"]),
+    // Nodes, in v1.20.2 (operator/watchers/node_taint.go): list and watch for its Node store, patch to take
+    // the agent-not-ready taint off a node whose agent runs, and nodes/status to set NetworkUnavailable false.
     rule([""], ["nodes"], ["list", "watch"]),
     rule([""], ["nodes", "nodes/status"], ["patch"]),
     rule(["discovery.k8s.io"], ["endpointslices"], READ),

@@ -36,7 +36,11 @@ const LABELS = {
   "app.kubernetes.io/part-of": NODE_TERMINATION_HANDLER,
 };
 
-/** The chart's ClusterRole, with the events rule it adds when the handler emits Kubernetes events. */
+/**
+ * The chart's ClusterRole, with the events rule it adds when the handler emits Kubernetes events. Nodes, in
+ * v1.25 (pkg/node/node.go): get and list to find the Node by name or providerID, patch to cordon it (with
+ * k8s.io/kubectl's drain CordonHelper) and to label it, update where CordonHelper cannot compute a patch.
+ */
 const RULES = [
   { apiGroups: [""], resources: ["nodes"], verbs: ["get", "list", "patch", "update"] },
   { apiGroups: [""], resources: ["pods"], verbs: ["list", "get"] },
