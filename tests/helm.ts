@@ -46,7 +46,14 @@ export interface RenderedObject {
  */
 export function helmTemplate(
   chart: string,
-  options: { release: string; namespace: string; values: Record<string, unknown>; kubeVersion: string },
+  options: {
+    release: string;
+    namespace: string;
+    values: Record<string, unknown>;
+    kubeVersion: string;
+    /** What the cluster's API serves beyond Helm's own list (`.Capabilities.APIVersions`), `group/version/Kind`. */
+    apiVersions?: string[];
+  },
 ): RenderedObject[] {
   const dir = mkdtempSync(join(tmpdir(), "helm-values-"));
   try {
@@ -60,6 +67,7 @@ export function helmTemplate(
       options.namespace,
       "--kube-version",
       options.kubeVersion,
+      ...(options.apiVersions ?? []).flatMap((v) => ["--api-versions", v]),
     ];
     // Without the charts' test hooks (the EBS CSI driver's tester pod): nothing installs them.
     const out = execFileSync(layerBinary("helm"), [...args, "--skip-tests", "--values", valuesFile], {

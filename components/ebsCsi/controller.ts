@@ -13,6 +13,7 @@ import {
   NAME_LABELS,
   READ_ONLY,
   SMALL,
+  servesVolumeAttributesClass,
   updatesAllocatableCount,
   workloadLabels,
 } from "./labels";
@@ -61,6 +62,9 @@ function pluginArgs(spec: ClusterSpec): string[] {
 
 export function controllerObjects(spec: ClusterSpec): K8sObject[] {
   const labels = workloadLabels("ebs-csi-controller");
+  const withoutVolumeAttributesClass = servesVolumeAttributesClass(spec)
+    ? []
+    : ["--feature-gates=VolumeAttributesClass=false"];
   const deployment: K8sObject = {
     apiVersion: "apps/v1",
     kind: "Deployment",
@@ -137,7 +141,7 @@ export function controllerObjects(spec: ClusterSpec): K8sObject[] {
                 "--kube-api-burst=100",
                 "--worker-threads=100",
                 "--retry-interval-max=30m",
-                "--feature-gates=VolumeAttributesClass=false",
+                ...withoutVolumeAttributesClass,
               ],
               true,
             ),
@@ -166,7 +170,7 @@ export function controllerObjects(spec: ClusterSpec): K8sObject[] {
                 "--kube-api-burst=100",
                 "--workers=100",
                 "--retry-interval-max=30m",
-                "--feature-gates=VolumeAttributesClass=false",
+                ...withoutVolumeAttributesClass,
               ],
               true,
             ),

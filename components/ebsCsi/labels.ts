@@ -27,3 +27,12 @@ export const READ_ONLY = { allowPrivilegeEscalation: false, readOnlyRootFilesyst
  * the driver can report attachments other than its own (the chart's `semverCompare ">=1.33.0-0"`).
  */
 export const updatesAllocatableCount = (spec: ClusterSpec) => (parseSemver(spec.kubernetesVersion)?.minor ?? 0) >= 33;
+
+/**
+ * From Kubernetes 1.34 the API serves storage.k8s.io/v1 VolumeAttributesClass (GA); before, only a beta API
+ * that is off by default. The chart turns the sidecars' VolumeAttributesClass support off when the API lacks
+ * it (`.Capabilities.APIVersions.Has`), which an offline render cannot see: switched off on a 1.34 cluster, a
+ * StorageClass's volumeAttributesClassName would never be applied.
+ */
+export const servesVolumeAttributesClass = (spec: ClusterSpec) =>
+  (parseSemver(spec.kubernetesVersion)?.minor ?? 0) >= 34;

@@ -25,8 +25,25 @@ export interface AddonRenders {
   chart: (spec: ClusterSpec) => KubeObject[];
 }
 
+/**
+ * The APIs the charts ask for (`.Capabilities.APIVersions.Has`) that Helm's own list lacks, by the Kubernetes
+ * minor whose API server serves them by default: VolumeAttributesClass is GA, storage.k8s.io/v1, from 1.34
+ * (KEP-3751); its v1beta1 is off by default.
+ */
+const SERVED_FROM_MINOR: Record<string, number> = { "storage.k8s.io/v1/VolumeAttributesClass": 34 };
+const servedApis = (spec: ClusterSpec) =>
+  Object.entries(SERVED_FROM_MINOR)
+    .filter(([, minor]) => Number(spec.kubernetesVersion.split(".")[1]) >= minor)
+    .map(([api]) => api);
+
 const render = (chart: string, release: string, spec: ClusterSpec, values: Record<string, unknown>) =>
-  helmTemplate(join(CHARTS, chart), { release, namespace: "kube-system", kubeVersion: spec.kubernetesVersion, values });
+  helmTemplate(join(CHARTS, chart), {
+    release,
+    namespace: "kube-system",
+    kubeVersion: spec.kubernetesVersion,
+    values,
+    apiVersions: servedApis(spec),
+  });
 
 export const CLOUD_CONTROLLER: AddonRenders = {
   program: (spec) => {

@@ -541,7 +541,6 @@ spec:
             - --kube-api-burst=100
             - --worker-threads=100
             - --retry-interval-max=30m
-            - --feature-gates=VolumeAttributesClass=false
           env:
             - name: ADDRESS
               value: /var/lib/csi/sockets/pluginproxy/csi.sock
@@ -607,7 +606,6 @@ spec:
             - --kube-api-burst=100
             - --workers=100
             - --retry-interval-max=30m
-            - --feature-gates=VolumeAttributesClass=false
           env:
             - name: ADDRESS
               value: /var/lib/csi/sockets/pluginproxy/csi.sock
