@@ -35,7 +35,7 @@ const target = (action: string) =>
     ? GROUP
     : /:(Modify|Delete)Listener$/.test(action)
       ? LISTENER
-      : /TargetGroup$|Targets$/.test(action)
+      : /TargetGroup(Attributes)?$|Targets$/.test(action)
         ? TARGET_GROUP
         : LOAD_BALANCER;
 

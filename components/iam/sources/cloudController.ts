@@ -27,6 +27,10 @@ export const CLOUD_CONTROLLER_READS = [
   "elasticloadbalancing:DescribeLoadBalancerPolicies",
   "elasticloadbalancing:DescribeLoadBalancers",
   "elasticloadbalancing:DescribeTargetGroups",
+  // DescribeTargetGroupAttributes and ModifyTargetGroupAttributes (below): v1.35 keeps a target group's
+  // attributes as a Service's annotations set them (pkg/providers/v1/aws_loadbalancer.go,
+  // ensureTargetGroupAttributes); kOps's policy predates them.
+  "elasticloadbalancing:DescribeTargetGroupAttributes",
   "elasticloadbalancing:DescribeTargetHealth",
   "kms:DescribeKey",
 ];
@@ -60,6 +64,7 @@ export const CLOUD_CONTROLLER_CHANGES = [
   "elasticloadbalancing:ModifyListener",
   "elasticloadbalancing:ModifyLoadBalancerAttributes",
   "elasticloadbalancing:ModifyTargetGroup",
+  "elasticloadbalancing:ModifyTargetGroupAttributes",
   "elasticloadbalancing:RegisterInstancesWithLoadBalancer",
   "elasticloadbalancing:RegisterTargets",
   "elasticloadbalancing:SetLoadBalancerPoliciesForBackendServer",
