@@ -12,6 +12,14 @@ const PLUGIN_DIR = `/var/lib/kubelet/plugins/${DRIVER_NAME}/`;
 const images = EBS_CSI_RELEASE.images;
 const healthz = (port: string) => ({ httpGet: { path: "/healthz", port } });
 
+export const EBS_NODE_AFFINITY = {
+  nodeAffinity: {
+    requiredDuringSchedulingIgnoredDuringExecution: {
+      nodeSelectorTerms: [{ matchExpressions: [{ key: "topology.kubernetes.io/zone", operator: "Exists" }] }],
+    },
+  },
+};
+
 export function nodeDaemonSet(): K8sObject {
   const labels = workloadLabels("ebs-csi-node");
   return {
@@ -26,6 +34,9 @@ export function nodeDaemonSet(): K8sObject {
         metadata: { labels: labels.pod },
         spec: {
           nodeSelector: LINUX_NODES,
+          // Only on nodes the cloud controller manager has initialised (their zone label): before, the plugin
+          // finds no zone for its node and exits, over and over (kOps's values set the same).
+          affinity: EBS_NODE_AFFINITY,
           serviceAccountName: "ebs-csi-node-sa",
           terminationGracePeriodSeconds: 30,
           priorityClassName: "system-node-critical",

@@ -39,7 +39,7 @@ import {
   UNINITIALIZED_TAINT,
   uninitialized,
 } from "./kubeletStandIn";
-import { initialiseNodes } from "./cloudControllerStandIn";
+import { CLOUD_LABELS, initialiseNodes } from "./cloudControllerStandIn";
 import { requireNamespaces } from "./nodeHost";
 import { allowed, chartGrants, covers, NEVER } from "./rbacCalls";
 import { apiServerFilesOf, caCertHash, fillAsTheNode, renderedExamples } from "./renderedKubeadm";
@@ -66,6 +66,8 @@ const pods = (cp: ControlPlane): Pod[] => JSON.parse(cp.kubectl(["get", "pods", 
 const handlerPod = (p: Pod) => p.metadata.labels?.["app.kubernetes.io/name"] === "aws-node-termination-handler";
 
 /** A pod of the program's add-ons: Cilium, the cloud controller manager, the EBS CSI driver, the termination handler. */
+const ebsNodePod = (p: Pod) => p.metadata.labels?.app === "ebs-csi-node";
+
 const addonPod = (p: Pod) =>
   p.metadata.labels?.["app.kubernetes.io/part-of"] === "cilium" ||
   p.metadata.labels?.["k8s-app"] === "aws-cloud-controller-manager" ||
@@ -415,6 +417,7 @@ test -s /etc/kubernetes/bootstrap-kubelet.conf`,
       setReady(cp, [NODE_NAME], false);
       const cloudTaint = `${UNINITIALIZED_TAINT.key}=${UNINITIALIZED_TAINT.value}:${UNINITIALIZED_TAINT.effect}`;
       cp.kubectl(["taint", "node", NODE_NAME, cloudTaint, "--overwrite"]);
+      cp.kubectl(["label", "node", NODE_NAME, ...CLOUD_LABELS.map((l) => `${l}-`)]);
       for (const node of nodes) registerNode(cp, node);
       const allNodes = [NODE_NAME, ...nodes.map((n) => n.name)];
       try {
@@ -428,8 +431,11 @@ test -s /etc/kubernetes/bootstrap-kubelet.conf`,
         }
 
         const controlPlaneNodes = new Set([NODE_NAME, ...nodes.filter((n) => n.labels).map((n) => n.name)]);
-        // The cloud controller manager runs on the control plane only; every other DaemonSet on every node.
-        const daemonSets = objects.filter((o) => o.kind === "DaemonSet").map((o) => o.metadata.name);
+        // The cloud controller manager runs on the control plane only; every other DaemonSet on every node (the
+        // EBS node plugin's once the nodes are initialised: below).
+        const daemonSets = objects
+          .filter((o) => o.kind === "DaemonSet" && o.metadata.name !== "ebs-csi-node")
+          .map((o) => o.metadata.name);
         expect(daemonSets).to.include.members(["cilium", "aws-cloud-controller-manager"]);
         const nodesOf = (ds: string) => (ds === "aws-cloud-controller-manager" ? [...controlPlaneNodes] : allNodes);
         const daemonSetPods = (all: Pod[], ds: string) =>
@@ -507,6 +513,9 @@ test -s /etc/kubernetes/bootstrap-kubelet.conf`,
           unboundReasons(addonPod),
           "add-on pods the scheduler leaves unbound on uninitialised nodes",
         ).to.deep.equal([]);
+        // But the EBS node plugin, which needs its node's zone: its DaemonSet makes no pod before the cloud
+        // controller has labelled the node (below, one on each).
+        expect(pods(cp).filter(ebsNodePod), "EBS node plugin pods on uninitialised nodes").to.deep.equal([]);
         expect(
           allNodes.filter((n) => !uninitialized(cp, n)),
           "nodes without the cloud taint",
@@ -530,6 +539,18 @@ test -s /etc/kubernetes/bootstrap-kubelet.conf`,
           () => undefined,
         );
         expect(unboundReasons(any), "pods the scheduler leaves unbound on ready, initialised nodes").to.deep.equal([]);
+        if (spec.addons.ebsCsiDriver.enabled) {
+          await waitFor(
+            `${example}: an EBS node plugin pod on each initialised node`,
+            () => {
+              const on = pods(cp)
+                .filter(ebsNodePod)
+                .map((p) => p.spec.nodeName);
+              return allNodes.every((n) => on.includes(n));
+            },
+            60_000,
+          );
+        }
 
         // The etcd-leave service's wait on the drain, on the API's own answers: the first node, with Cilium's
         // and the cloud controller's DaemonSet pods, the handler and what a drain evicts, is drained only once

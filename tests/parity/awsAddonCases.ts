@@ -10,6 +10,7 @@ import {
   renderNodeTerminationHandlerManifests,
 } from "../../components/drain/nodeTerminationHandlerManifests";
 import { DEFAULT_STORAGE_CLASS, renderEbsCsiManifests } from "../../components/ebsCsi/ebsCsiManifests";
+import { EBS_NODE_AFFINITY } from "../../components/ebsCsi/node";
 import { TIMEOUTS } from "../../components/timeouts";
 import type { ClusterSpec } from "../../config/types";
 import { PROJECT_DIR } from "../../plan/examples";
@@ -70,7 +71,7 @@ export const EBS_CSI_DRIVER: AddonRenders = {
         replicaCount: spec.controlPlane.count > 1 ? 2 : 1,
         userAgentExtra: "cilium-cluster",
       },
-      node: { enableWindows: false },
+      node: { enableWindows: false, affinity: EBS_NODE_AFFINITY },
       storageClasses: [
         {
           name: DEFAULT_STORAGE_CLASS,
