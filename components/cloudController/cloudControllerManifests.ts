@@ -24,7 +24,7 @@ const subject = { apiGroup: "", kind: "ServiceAccount", name: ACCOUNT, namespace
  * where the chart grants every verb (creating Nodes among them) in k8s.io/cloud-provider v0.35: get, update
  * and patch by the cloud node controller (controllers/node/node_controller.go, node/helpers/labels.go and
  * taints.go), delete by the node lifecycle controller (controllers/nodelifecycle), list and watch by the
- * shared Node informer (the service controller's, cloud-provider-aws's tagging controller's).
+ * shared Node informer (the service controller's, and the AWS provider's own: pkg/providers/v1/aws.go).
  */
 const RULES = [
   { apiGroups: [""], resources: ["events"], verbs: ["create", "patch", "update"] },
