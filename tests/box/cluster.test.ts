@@ -27,6 +27,9 @@ interface Pod {
   status: { phase: string };
 }
 
+/** The secondary addresses a CiliumNode's status lists on its ENIs. */
+const secondaryCount = (enis: { addresses?: string[] }[]) => enis.reduce((n, e) => n + (e.addresses ?? []).length, 0);
+
 const ready = (n: K8sNode) => n.status.conditions.some((c) => c.type === "Ready" && c.status === "True");
 
 /** Why the box cannot run here, or undefined. */
@@ -249,8 +252,7 @@ describe("the whole cluster in a box: the dev stack, one control-plane node and 
             status?: { eni?: { enis?: Record<string, { id: string; addresses?: string[] }> } };
           }>(["get", "ciliumnode", node.instance.privateDnsName]);
           const listed = Object.values(cn.status?.eni?.enis ?? {});
-          const count = listed.reduce((n, e) => n + (e.addresses ?? []).length, 0);
-          return count >= AGENT_PRE_ALLOCATION ? listed : undefined;
+          return secondaryCount(listed) >= AGENT_PRE_ALLOCATION ? listed : undefined;
         },
         4 * 60_000,
         5000,
@@ -271,7 +273,6 @@ describe("the whole cluster in a box: the dev stack, one control-plane node and 
           [...(eni.addresses ?? [])].sort(),
         );
       }
-      const addresses = enis.reduce((n, e) => n + (e.addresses ?? []).length, 0);
       // Every ENI the operator created and attached carries cilium-config's eni-tags.
       const eniTags = JSON.parse(config.data["eni-tags"]) as Record<string, string>;
       const created = NetworkInterfaces.filter((e) => e.Attachment.DeviceIndex > 0);
@@ -281,7 +282,7 @@ describe("the whole cluster in a box: the dev stack, one control-plane node and 
       }
       attached += created.length;
       process.stdout.write(
-        `      ${node.instance.privateDnsName} (${node.instance.instanceType}): ${addresses} addresses on ${NetworkInterfaces.length} ENIs\n`,
+        `      ${node.instance.privateDnsName} (${node.instance.instanceType}): ${secondaryCount(enis)} addresses on ${NetworkInterfaces.length} ENIs\n`,
       );
     }
     // A t3.medium's primary ENI holds 5 secondary addresses, fewer than the operator pre-allocates (8): the

@@ -17,6 +17,16 @@ from urllib.parse import parse_qs
 from xml.etree import ElementTree
 
 
+def moto_addresses(backend: Any) -> Callable[[str], set[str]]:
+    """An interface's private addresses now, in moto's EC2 BACKEND (none for an unknown one)."""
+
+    def addresses(eni: str) -> set[str]:
+        known = backend.enis.get(eni)
+        return {a["PrivateIpAddress"] for a in known.private_ip_addresses} if known else set()
+
+    return addresses
+
+
 class Ec2Layer:
     """WSGI, in front of moto's application; ADDRESSES(eni) gives an interface's private addresses now."""
 

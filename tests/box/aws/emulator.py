@@ -34,7 +34,7 @@ from werkzeug.serving import make_server
 
 from autoscaling_api import AutoScalingLayer, MotoGroups
 from autoscaling_events import lifecycle_event
-from ec2_api import Ec2Layer
+from ec2_api import Ec2Layer, moto_addresses
 from declare import Declared
 from lifecycle import Lifecycle
 from metadata import Metadata
@@ -98,12 +98,7 @@ def main() -> None:
     events = events_backends[DEFAULT_ACCOUNT_ID][REGION]
     lifecycle = Lifecycle(groups, notify=lambda notice: events.put_events([lifecycle_event(notice, groups.arn(notice.group))]))
     ec2 = ec2_backends[DEFAULT_ACCOUNT_ID][REGION]
-
-    def addresses(eni: str) -> set[str]:
-        known = ec2.enis.get(eni)
-        return {a["PrivateIpAddress"] for a in known.private_ip_addresses} if known else set()
-
-    aws = AutoScalingLayer(Ec2Layer(DomainDispatcherApplication(create_backend_app), addresses), lifecycle)
+    aws = AutoScalingLayer(Ec2Layer(DomainDispatcherApplication(create_backend_app), moto_addresses(ec2)), lifecycle)
 
     declared = Declared(args.plan, f"http://127.0.0.1:{args.port}", args.no_join_token)
 

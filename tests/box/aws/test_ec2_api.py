@@ -13,19 +13,14 @@ from moto.ec2.models import ec2_backends
 from moto.server import DomainDispatcherApplication, create_backend_app
 from werkzeug.serving import make_server
 
-from ec2_api import Ec2Layer
+from ec2_api import Ec2Layer, moto_addresses
 
 
 @pytest.fixture(params=["layer", "moto-alone"])
 def ec2(request: pytest.FixtureRequest) -> Iterator[tuple[Any, bool]]:
     moto = DomainDispatcherApplication(create_backend_app)
     backend = ec2_backends[DEFAULT_ACCOUNT_ID]["us-east-1"]
-
-    def addresses(eni: str) -> set[str]:
-        known = backend.enis.get(eni)
-        return {a["PrivateIpAddress"] for a in known.private_ip_addresses} if known else set()
-
-    app = Ec2Layer(moto, addresses) if request.param == "layer" else moto
+    app = Ec2Layer(moto, moto_addresses(backend)) if request.param == "layer" else moto
     server = make_server("127.0.0.1", 0, app, threaded=True)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     client = boto3.client(
