@@ -105,6 +105,15 @@ export const TIMEOUTS = {
      * interval (a 10-second bound stopped backups past about 1.2 GB).
      */
     etcdCommandSeconds: 10,
+    /**
+     * node-credentials.sh: the control plane looks for worker instances that wait for a credential this
+     * often; a joining worker, once the API answers, reads its own as often, at most
+     * `nodeCredentialWaitTries` times (join-credential.sh); and each credential is valid
+     * `nodeCredentialMinutes`: a worker that does not join within it is abandoned by its launch hook first.
+     */
+    nodeCredentialsIntervalSeconds: 10,
+    nodeCredentialWaitTries: 12,
+    nodeCredentialMinutes: 60,
   },
   /** What `pulumi up` waits for (components/controlPlane/refreshWait.ts, components/k8s/apiReady.ts). */
   deploy: {

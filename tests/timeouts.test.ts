@@ -36,9 +36,11 @@ describe("the timeouts table", () => {
     // Waiting for the drain, the service sends a heartbeat each look at the node: two kubectl calls of at most
     // their request timeout (drain.sh), then the pause.
     expect(2 * 10 + bash.etcdLeaveRetrySeconds).to.be.lessThan(TIMEOUTS.etcd.leaveHeartbeatSeconds);
-    // wait_for_api, then kubeadm join's own discovery and TLS bootstrap (5 minutes each), fit in one run.
+    // wait_for_api, a worker's wait for its credential (each try an SSM call of at most 10 s, then the pause),
+    // then kubeadm join's own discovery and TLS bootstrap (5 minutes each), fit in one run.
     const apiWait = bash.apiWaitTries * (bash.apiWaitIntervalSeconds + bash.apiWaitAttemptSeconds);
-    expect(apiWait + 600).to.be.lessThan(TIMEOUTS.nodes.bootstrapRunMinutes * 60);
+    const credentialWait = bash.nodeCredentialWaitTries * (bash.nodeCredentialsIntervalSeconds + 10);
+    expect(apiWait + credentialWait + 600).to.be.lessThan(TIMEOUTS.nodes.bootstrapRunMinutes * 60);
   });
 
   it("gives the drain hook's wait room for the handler to drain again after a drain that ran out of time", () => {
@@ -48,5 +50,20 @@ describe("the timeouts table", () => {
     expect(2 * drain.drainAttemptSeconds + drain.messageVisibilitySeconds).to.be.lessThan(drain.hookHeartbeatSeconds);
     // The handler's own bounds (its config.go): a visibility timeout of 1 to 119 s.
     expect(drain.messageVisibilitySeconds).to.be.within(1, 119);
+  });
+
+  it("keeps a worker's credential valid until its launch hook gives up on it, and the worker looking for it over several issuer rounds", () => {
+    const bash = TIMEOUTS.bootstrapScripts;
+    // Issued once the control plane sees the instance (node-credentials.sh): the kubelet requests its own
+    // certificate with it before the join deadline, or Auto Scaling abandons the instance first.
+    expect(bash.nodeCredentialMinutes * 60).to.be.at.least(TIMEOUTS.nodes.joinDeadlineSeconds.node);
+    // join-credential.sh reads it again as often as the issuer looks: a credential the issuer writes at its
+    // next round, or the one after, is found within one run.
+    const looking = retrySleeps(
+      bash.nodeCredentialWaitTries,
+      bash.nodeCredentialsIntervalSeconds,
+      bash.nodeCredentialsIntervalSeconds,
+    );
+    expect(looking).to.be.greaterThan(2 * bash.nodeCredentialsIntervalSeconds);
   });
 });

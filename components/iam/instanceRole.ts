@@ -15,18 +15,19 @@ import { awsName } from "../naming";
 import { clusterTags } from "../tags";
 import { ec2TrustPolicy } from "./policyDocument";
 import { POLICY_NAME_CHARACTERS, rolePolicies, roleSources } from "./rolePolicies";
+import { IAM_NAME_REJECTS, nodeRoleName, roleName } from "./roleNames";
 import type { AwsCoordinates, RoleKind } from "./statementSource";
+
+/**
+ * The node role's physical name, pure (`roleNames.ts`, which the statement sources and the user data import
+ * without this module's resources): what `NodeIamRole` names its role.
+ */
+export { nodeRoleName };
 
 export interface InstanceRoleArgs {
   spec: ClusterSpec;
   coordinates: pulumi.Output<AwsCoordinates & { dnsSuffix: string }>;
 }
-
-/** What IAM names may not hold: they are `[\w+=,.@-]`. */
-const IAM_NAME_REJECTS = /[^\w+=,.@-]/g;
-
-/** IAM role names: `[\w+=,.@-]`, at most 64 characters. */
-const roleName = (prefix: string, clusterName: string) => awsName(`${prefix}.${clusterName}`, 64, IAM_NAME_REJECTS);
 
 /** A feature's policy on a role: `<role name>.<sidPrefix>`, e.g. `masters.dev.k8s.local.CiliumEni`. */
 export const policyName = (role: string, sidPrefix: string) =>

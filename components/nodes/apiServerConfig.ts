@@ -8,7 +8,7 @@
  *   enforced, `podSecurity.warn` warned and audited, `kube-system` exempt: every add-on the program deploys
  *   runs there, and the Cilium agent, the EBS CSI node plugin and kube-proxy need privileges no level but
  *   `privileged` allows;
- * - anonymous requests only to the health checks and to kubeadm's discovery document (`--authentication-config`),
+ * - anonymous requests only to the health checks (`--authentication-config`),
  *   from Kubernetes 1.32, where the AuthenticationConfiguration's `anonymous` field is on by default (KEP-4633:
  *   beta in 1.32, `v1` from 1.34); 1.30 and 1.31 keep the API server's default, anonymous requests everywhere,
  *   which RBAC then judges;
@@ -30,11 +30,11 @@ const POD_SECURITY_EXEMPT_NAMESPACES = ["kube-system"];
 
 /**
  * What an anonymous request may reach: the probes of kubeadm's static pod (/livez, /readyz) and the API load
- * balancer's health check (/readyz), /healthz for older checkers, and the `cluster-info` ConfigMap, which
- * `kubeadm join` reads before it has any credential and verifies with the join token's signature (kubeadm's
- * bootstrap-token discovery). Every other anonymous request is refused (401).
+ * balancer's health check (/readyz), /healthz for older checkers. Not kubeadm's `cluster-info` ConfigMap:
+ * nodes join with a credential of their own as the discovery file (bootstrap/node-credentials.sh), never
+ * with a bootstrap token's discovery. Every other anonymous request is refused (401).
  */
-const ANONYMOUS_PATHS = ["/livez", "/readyz", "/healthz", "/api/v1/namespaces/kube-public/configmaps/cluster-info"];
+const ANONYMOUS_PATHS = ["/livez", "/readyz", "/healthz"];
 
 const AUDIT_POLICY_FILE = `${API_SERVER_CONFIG_DIR}/audit-policy.yaml`;
 const ADMISSION_FILE = `${API_SERVER_CONFIG_DIR}/admission.yaml`;

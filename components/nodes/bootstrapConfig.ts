@@ -5,7 +5,8 @@
  */
 import { CILIUM_RESERVED_IPS, hostNetworkPods } from "../../catalogs/instanceTypes";
 import type { ClusterSpec } from "../../config/types";
-import { joinTokenParameter, parameterPrefix, secretsKeyAlias } from "../secrets/paths";
+import { instanceCredentialPrefix, parameterPrefix, secretsKeyAlias } from "../secrets/paths";
+import { nodeRoleName } from "../iam/roleNames";
 import { API_LISTENER } from "../wellKnownPorts";
 import type { InstanceGroup } from "./instanceGroups";
 import { LAUNCH_HOOK_NAME } from "./lifecycleHooks";
@@ -32,9 +33,14 @@ export interface BootstrapConfig {
   apiPort: number;
   region: string;
   secretsPrefix: string;
-  /** The SSM parameter of the join token, which every node reads and the control plane writes. */
-  joinTokenParameter: string;
-  /** The alias of the cluster's KMS key, under which the control plane writes the join token; empty for workers. */
+  /**
+   * Where each worker instance's credential for its own name waits (the prefix of a parameter named by the
+   * instance id), written by the control plane, read by that instance alone (bootstrap/node-credentials.sh).
+   */
+  nodeCredentialsPrefix: string;
+  /** The worker role's name, whose id is part of each worker instance's AWS identity; empty for workers. */
+  nodeRoleName: string;
+  /** The alias of the cluster's KMS key, under which the control plane writes its parameters; empty for workers. */
   secretsKey: string;
   /** Set kubelet `--node-ip` from instance metadata. */
   nodeIpFromMetadata: boolean;
@@ -97,7 +103,8 @@ export function bootstrapConfig(
     apiPort: API_LISTENER,
     region: spec.region,
     secretsPrefix: parameterPrefix(spec.clusterName, group.role === "control-plane" ? "control-plane" : "node"),
-    joinTokenParameter: joinTokenParameter(spec.clusterName),
+    nodeCredentialsPrefix: instanceCredentialPrefix(spec.clusterName),
+    nodeRoleName: controlPlane ? nodeRoleName(spec.clusterName) : "",
     secretsKey: controlPlane ? secretsKeyAlias(spec.clusterName) : "",
     nodeIpFromMetadata: eni,
     maxPodsFromEniLimits: eni,

@@ -12,12 +12,12 @@ export type BootstrapModule =
   | "network"
   | "packages"
   | "runtime"
-  | "pki"
   | "kubelet"
   | "kubeadm"
   | "control-plane"
   | "etcd"
-  | "join-token"
+  | "join-credential"
+  | "node-credentials"
   | "encryption"
   | "parameters"
   | "upgrade"
@@ -34,16 +34,18 @@ export interface BootstrapStep {
 }
 
 /**
- * Modules a module calls into, beyond `lib`: kubeadm hashes the CA (pki); a control-plane node's join and
- * init are kubeadm's too, its join first removes departed etcd members (etcd) and moves an older cluster to
- * its release (upgrade), which renders kubeadm's configuration (kubeadm), and its member leaves once the node
- * is drained (drain); the join token and the encryption keys are written as SecureStrings (parameters).
+ * Modules a module calls into, beyond `lib`: a worker's join reads its credential (join-credential); a
+ * control-plane node's join and init are kubeadm's too, it signs its own credential (node-credentials), its
+ * join first removes departed etcd members (etcd) and moves an older cluster to its release (upgrade), which
+ * renders kubeadm's configuration (kubeadm), and its member leaves once the node is drained (drain); the
+ * workers' credentials and the encryption keys are written as SecureStrings (parameters), the credentials
+ * signed as kubeadm's configuration says (kubeadm), for instances that have no Node (drain's kubectl).
  */
 export const MODULE_DEPENDENCIES: Partial<Record<BootstrapModule, BootstrapModule[]>> = {
-  kubeadm: ["pki"],
+  kubeadm: ["join-credential"],
   upgrade: ["kubeadm"],
-  "control-plane": ["kubeadm", "etcd", "upgrade", "drain"],
-  "join-token": ["parameters"],
+  "control-plane": ["kubeadm", "etcd", "upgrade", "drain", "node-credentials"],
+  "node-credentials": ["kubeadm", "parameters", "drain"],
   encryption: ["parameters"],
 };
 
@@ -60,8 +62,8 @@ export function bootstrapSteps(config: BootstrapConfig): BootstrapStep[] {
     controlPlane && { name: "encryption-config", module: "encryption", run: "write_encryption_config" },
     { name: "kubelet", module: "kubelet", run: "configure_kubelet" },
     { name: "join", module: "kubeadm", run: "join_cluster" },
-    // The node parameter holds a token the cluster knows before the first node goes in service.
-    controlPlane && { name: "join-token", module: "join-token", run: "refresh_join_token" },
+    // kubeadm init's bootstrap token, and its approval of any node name for one, gone before the node is in service.
+    controlPlane && { name: "bootstrap-tokens", module: "node-credentials", run: "retire_bootstrap_tokens" },
     // kubeadm join returns once etcd is healthy with this node's member, promoted: the control plane's gate.
     controlPlane && { name: "control-plane-services", module: "control-plane", run: "start_control_plane_services" },
     // Last: the instance goes InService only once every other step has succeeded.

@@ -8,16 +8,14 @@ import { parseSemver } from "../../catalogs/ciliumVersions";
 import { TIMEOUTS } from "../timeouts";
 import type { BootstrapConfig } from "./bootstrapConfig";
 import { KUBE_APISERVER } from "../wellKnownPorts";
-import { KUBERNETES_DIR } from "./nodeFacts";
+import { JOIN_CREDENTIAL_FILE, KUBERNETES_DIR } from "./nodeFacts";
 import { apiServerArgs, API_SERVER_VOLUMES } from "./apiServerConfig";
 
 /**
- * Filled on the node: the join token (from SSM), the CA's public-key hash, the instance's private IPv4, and
- * its name from instance metadata (`local-hostname`, EC2's private DNS name).
+ * Filled on the node: the instance's private IPv4, and its name from instance metadata (`local-hostname`,
+ * EC2's private DNS name).
  */
 export const PLACEHOLDERS = {
-  bootstrapToken: "@BOOTSTRAP_TOKEN@",
-  caCertHash: "@CA_CERT_HASH@",
   nodeIp: "@NODE_IP@",
   nodeName: "@NODE_NAME@",
 } as const;
@@ -89,8 +87,8 @@ export function initConfiguration(config: BootstrapConfig): Record<string, unkno
   return {
     apiVersion: kubeadmApi(config),
     kind: "InitConfiguration",
-    // No token of ours: kubeadm's default one (24 h) goes with the first join token the node mints
-    // (bootstrap/join-token.sh), which is the one nodes read.
+    // No token of ours: nothing joins with one. kubeadm's default one goes right after init
+    // (bootstrap/node-credentials.sh, retire_bootstrap_tokens).
     nodeRegistration: nodeRegistration(config),
     localAPIEndpoint: LOCAL_API_ENDPOINT,
     patches: { directory: PATCHES_DIRECTORY },
@@ -138,13 +136,9 @@ export function joinConfiguration(config: BootstrapConfig): Record<string, unkno
   return {
     apiVersion: kubeadmApi(config),
     kind: "JoinConfiguration",
-    discovery: {
-      bootstrapToken: {
-        apiServerEndpoint: endpoint(config),
-        token: PLACEHOLDERS.bootstrapToken,
-        caCertHashes: [`sha256:${PLACEHOLDERS.caCertHash}`],
-      },
-    },
+    // The node's credential for its own name (bootstrap/node-credentials.sh): the cluster's address and CA,
+    // and the client certificate the kubelet requests its own with. No bootstrap token: none exists.
+    discovery: { file: { kubeConfigPath: JOIN_CREDENTIAL_FILE } },
     nodeRegistration: nodeRegistration(config),
     patches: { directory: PATCHES_DIRECTORY },
     ...(config.role === "control-plane" ? { controlPlane: { localAPIEndpoint: LOCAL_API_ENDPOINT } } : {}),

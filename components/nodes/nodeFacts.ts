@@ -10,6 +10,11 @@ export const KUBERNETES_DIR = "/etc/kubernetes";
  * script (components/k8s/applyScript.ts) reads it.
  */
 export const NODE_ROLE_FILE = "/etc/cilium-cluster/node-role";
+/**
+ * A joining node's credential for its own name (bootstrap/node-credentials.sh), kubeadm join's discovery
+ * file: written just before the join, removed right after.
+ */
+export const JOIN_CREDENTIAL_FILE = `${KUBERNETES_DIR}/join-credential.conf`;
 /** The bootstrap's own state on the node. */
 const STATE_DIR = "/var/lib/cilium-cluster";
 /** Written by the join step right after kubeadm init or join succeeded: what kubeadm_state trusts. */

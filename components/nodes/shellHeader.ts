@@ -9,6 +9,7 @@ import { SNAPSHOT_METRIC } from "../controlPlane/backupAlarm";
 import { NODE_TERMINATION_HANDLER } from "../drain/nodeTerminationHandlerManifests";
 import { LATEST_SNAPSHOT_KEY, SNAPSHOT_PREFIX } from "../controlPlane/backupBucket";
 import { CLUSTER_TAG, ROLE_TAGS } from "../tags";
+import { INSTANCE_CREDENTIAL_SESSION_TAG } from "../secrets/paths";
 import { TIMEOUTS } from "../timeouts";
 import { ETCD_CLIENT } from "../wellKnownPorts";
 import type { BootstrapConfig } from "./bootstrapConfig";
@@ -19,6 +20,7 @@ import {
   JOINED_MARKER,
   KUBEADM_JOINED_MARKER,
   ENCRYPTION_CONFIG_FILE,
+  JOIN_CREDENTIAL_FILE,
   KUBERNETES_DIR,
   NODE_ROLE_FILE,
   TOOLS_DIR,
@@ -38,7 +40,8 @@ export const SHELL_VARIABLES: { [K in keyof BootstrapConfig]-?: string } = {
   apiPort: "API_PORT",
   region: "REGION",
   secretsPrefix: "SECRETS_PREFIX",
-  joinTokenParameter: "JOIN_TOKEN_PARAMETER",
+  nodeCredentialsPrefix: "NODE_CREDENTIALS_PREFIX",
+  nodeRoleName: "NODE_ROLE_NAME",
   secretsKey: "SECRETS_KEY",
   nodeIpFromMetadata: "NODE_IP_FROM_METADATA",
   maxPodsFromEniLimits: "MAX_PODS_FROM_ENI_LIMITS",
@@ -61,6 +64,9 @@ export const SHELL_VARIABLES: { [K in keyof BootstrapConfig]-?: string } = {
 export const SHELL_FACTS: Readonly<Record<string, string | number>> = {
   CLUSTER_TAG,
   CONTROL_PLANE_TAG: ROLE_TAGS["control-plane"],
+  NODE_TAG: ROLE_TAGS.node,
+  NODE_CREDENTIAL_SESSION_TAG: INSTANCE_CREDENTIAL_SESSION_TAG,
+  JOIN_CREDENTIAL_FILE,
   ETCD_CLIENT_PORT: ETCD_CLIENT,
   KUBERNETES_DIR,
   ENCRYPTION_CONFIG_FILE,
@@ -97,6 +103,9 @@ export const SHELL_DEFAULTS: Readonly<Record<string, number>> = {
   ETCD_COMMAND_SECONDS: WAITS.etcdCommandSeconds,
   TERMINATION_WATCH_SECONDS: WAITS.terminationWatchSeconds,
   DRAIN_WAIT_SECONDS: TIMEOUTS.drain.hookHeartbeatSeconds,
+  NODE_CREDENTIALS_INTERVAL: WAITS.nodeCredentialsIntervalSeconds,
+  NODE_CREDENTIAL_MINUTES: WAITS.nodeCredentialMinutes,
+  NODE_CREDENTIAL_WAIT_TRIES: WAITS.nodeCredentialWaitTries,
 };
 
 type Variables = Readonly<Record<string, string | number>>;

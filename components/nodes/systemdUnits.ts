@@ -3,7 +3,7 @@
  * succeeds (kOps runs nodeup the same way; cloud-init runs user data once and never again), and on the
  * control plane the units that run the bootstrap's own functions later (`cilium-cluster-bootstrap
  * FUNCTION`): etcd snapshots, the member's leaving when Auto Scaling terminates the instance, the
- * certificates' renewal, the join token's rotation and kubeadm's addons after an upgrade. Nothing touches etcd at a reboot or a stop. Pure: config in, unit files out.
+ * certificates' renewal, the workers' credentials to join and kubeadm's addons after an upgrade. Nothing touches etcd at a reboot or a stop. Pure: config in, unit files out.
  */
 import { TIMEOUTS } from "../timeouts";
 import type { BootstrapConfig } from "./bootstrapConfig";
@@ -33,7 +33,7 @@ export const CONTROL_PLANE_STARTED_UNITS = [
   "etcd-backup.timer",
   "etcd-leave.service",
   "certificate-renewal.timer",
-  "join-token.timer",
+  "node-credentials.service",
   "addon-upgrade.timer",
 ];
 
@@ -81,16 +81,15 @@ function controlPlaneUnits(config: BootstrapConfig): Record<string, string> {
         schedule: ["OnBootSec=1h", "OnUnitActiveSec=1d", "RandomizedDelaySec=1h"],
       },
     ),
-    // Hourly, so that a control plane back from a long outage has a fresh token within the hour.
-    ...timed(
-      "join-token",
-      "refresh_join_token",
-      "Mint a short-lived kubeadm join token when the current one expires within a day",
-      {
-        what: "Check the join token hourly",
-        schedule: ["OnBootSec=5min", "OnUnitActiveSec=1h", "RandomizedDelaySec=5min"],
-      },
-    ),
+    // A loop, not a timer: a run every few seconds would fill the journal with its starts.
+    "node-credentials.service": unit({
+      Unit: [
+        "Description=Issue each new worker instance its credential for its own node name",
+        "After=kubelet.service",
+      ],
+      Service: [...runs("issue_node_credentials_while_up"), "Restart=always", "RestartSec=10s"],
+      Install: ["WantedBy=multi-user.target"],
+    }),
     // Every 10 minutes: an upgrade's addons follow soon after its last old control-plane node has left. A
     // check with nothing to do reads two objects from the API (bootstrap/upgrade.sh, upgrade_addons).
     ...timed(

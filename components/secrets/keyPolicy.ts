@@ -2,15 +2,17 @@
  * The key policy of the cluster's KMS key (docs/iam.md). The account's administrators manage the key (its
  * policy too, so no one is locked out) but cannot use it by the key policy alone; use goes through SSM, for
  * this cluster's parameters, to principals whose IAM policies allow it (the instance roles' statements, the
- * deployer, whoever mints an admin kubeconfig); and whatever the node role's IAM policy says, the key never
- * opens a control-plane parameter for it nor encrypts anything for it. The etcd snapshots in the backup
- * bucket are encrypted under it too (SSE-KMS): through S3 and for that bucket only, the control-plane role
- * encrypts and decrypts, the restore principals of the config decrypt, and no one else, whatever IAM grants
- * (the account is not delegated S3 use, so `AmazonS3ReadOnlyAccess` cannot open them). Pure.
+ * deployer, whoever mints an admin kubeconfig); and whatever the node role's IAM policy says, the key opens
+ * for it only the node parameters and the instances' join credentials (`instance/`; which instance reads
+ * which is the node role's tag condition, KMS cannot tell), never a control-plane parameter, and encrypts
+ * nothing for it. The etcd snapshots in the backup bucket are encrypted under it too (SSE-KMS): through S3
+ * and for that bucket only, the control-plane role encrypts and decrypts, the restore principals of the
+ * config decrypt, and no one else, whatever IAM grants (the account is not delegated S3 use, so
+ * `AmazonS3ReadOnlyAccess` cannot open them). Pure.
  */
 import type { Condition } from "../iam/policyDocument";
 import type { AwsCoordinates } from "../iam/statementSource";
-import { parameterArn, parameterPrefix } from "./paths";
+import { instanceCredentialPrefix, parameterArn, parameterPrefix } from "./paths";
 
 export interface KeyPolicyStatement {
   Sid: string;
@@ -108,12 +110,20 @@ export function secretsKeyPolicy(args: KeyPolicyArgs): { Version: "2012-10-17"; 
       },
       ...restorers,
       {
+        // The node parameters and the instances' credentials (which instance reads which: NodeCredentialsReadOwn).
         Sid: "NodeRoleOnlyNodeParameters",
         Effect: "Deny",
         Principal: node,
         Action: ["kms:Decrypt"],
         Resource: "*",
-        Condition: { StringNotLike: { [context]: `${parameterArn(at, parameterPrefix(clusterName, "node"))}*` } },
+        Condition: {
+          StringNotLike: {
+            [context]: [
+              `${parameterArn(at, parameterPrefix(clusterName, "node"))}*`,
+              `${parameterArn(at, instanceCredentialPrefix(clusterName))}*`,
+            ],
+          },
+        },
       },
       {
         Sid: "NodeRoleNeverEncrypts",

@@ -1,7 +1,8 @@
 /**
  * Where the cluster's bootstrap secrets live: encrypted SSM parameters under a prefix of the cluster's
- * own, split by who may read them, under the cluster's own KMS key. Workers read only `node/`; the control
- * plane reads both.
+ * own, split by who may read them, under the cluster's own KMS key. Workers read `node/`; the control
+ * plane reads both. Beside them, `instance/`: each worker instance's own join credential, which the control
+ * plane writes and only that instance reads (instanceCredentialPrefix).
  */
 import { CLUSTER_TAG } from "../tags";
 import type { AwsCoordinates } from "../iam/statementSource";
@@ -13,12 +14,20 @@ export function parameterPrefix(clusterName: string, audience: SecretAudience): 
   return `/cilium-cluster/${clusterName}/${audience}/`;
 }
 
-/** The join token, minted by the control plane (bootstrap/join-token.sh) and read by every joining node. */
-export const JOIN_TOKEN_FILE = "bootstrap-token";
-
-export function joinTokenParameter(clusterName: string): string {
-  return `${parameterPrefix(clusterName, "node")}${JOIN_TOKEN_FILE}`;
+/**
+ * The instances' join credentials: `<prefix><instance id>` holds the kubeconfig the control plane minted for
+ * that worker's node name (bootstrap/node-credentials.sh), until the worker's Node exists. Outside `node/`,
+ * which every worker reads: a worker reads only its own, by the tag below.
+ */
+export function instanceCredentialPrefix(clusterName: string): string {
+  return `/cilium-cluster/${clusterName}/instance/`;
 }
+
+/**
+ * The tag an instance's credential parameter is created with: `<node role's RoleId>:<instance id>`, which is
+ * IAM's `aws:userid` for that instance's role session and no other caller's (IAM user guide, "aws:userid").
+ */
+export const INSTANCE_CREDENTIAL_SESSION_TAG = "cilium-cluster/session";
 
 /** The alias of the cluster's KMS key: what a node names when it writes a SecureString (aliases take no dots). */
 export function secretsKeyAlias(clusterName: string): string {

@@ -13,7 +13,8 @@ import { AGENT_PRE_ALLOCATION, ciliumNode } from "./ciliumNode";
 import { run, until } from "./run";
 import { cannotRun } from "../cannotRun";
 import { BOOTSTRAP_SERVICE } from "../../components/nodes/systemdUnits";
-import { joinTokenParameter, secretsKeyAlias } from "../../components/secrets/paths";
+import { JOIN_CREDENTIAL_FILE, KUBERNETES_DIR } from "../../components/nodes/nodeFacts";
+import { instanceCredentialPrefix, secretsKeyAlias } from "../../components/secrets/paths";
 
 interface K8sNode {
   metadata: { name: string; labels: Record<string, string>; annotations: Record<string, string> };
@@ -128,32 +129,48 @@ describe("the whole cluster in a box: the dev stack, one control-plane node and 
     for (const node of box.nodes.values()) {
       const seconds = Math.round((Date.now() - node.bootedAt) / 1000);
       process.stdout.write(`      ${node.instance.privateDnsName}: Ready and initialised within ${seconds}s of boot\n`);
-      // The worker boots with the control plane and joins once the API answers: a join token the cluster did
-      // not know would hold it in kubeadm's 5-minute discovery timeout.
+      // The worker boots with the control plane and joins once the API answers and its credential is issued.
       expect(seconds, `${node.instance.privateDnsName} Ready`).to.be.lessThan(240);
-      // Each bootstrap ran through once: no join failed and was retried (a worker that read a join token the
-      // cluster did not hold, or any step that failed, would have made systemd start it again).
+      // Each bootstrap ran through once: no join failed and was retried (a worker that could not read its
+      // credential, which the emulator's SSM lets only its own instance session read, or any step that failed,
+      // would have made systemd start it again).
       const show = (property: string) =>
         node.exec(`systemctl show -p ${property} --value ${BOOTSTRAP_SERVICE}`).then((v) => v.trim());
       expect(await show("Result"), node.instance.privateDnsName).to.equal("success");
       expect(await show("NRestarts"), `${node.instance.privateDnsName}: restarts`).to.equal("0");
     }
-    // The join token a worker joined with is nowhere on its disk once it has joined: not in kubeadm's
-    // configuration (removed after the join), the kubelet's bootstrap kubeconfig (kubeadm removes it once the
-    // kubelet has its certificate), a log or the journal.
-    const { Parameter } = await box.aws.aws<{ Parameter: { Value: string } }>([
-      "ssm",
-      "get-parameter",
-      "--with-decryption",
-      "--name",
-      joinTokenParameter("dev.k8s.local"),
-    ]);
-    const worker = [...box.nodes.values()].find((n) => !box.controlPlaneNodes().includes(n))!;
-    const found = await worker.exec(
-      `grep -rlsF -e '${Parameter.Value.split(".")[1]}' /etc /var/lib/kubelet /var/lib/cilium-cluster /var/log /run /tmp || true`,
-      120_000,
+    // Each worker joined with the credential the control plane issued to its instance alone (the emulator's
+    // SSM refuses it to any other caller: tests/box/aws/ssm_api.py): once the Node exists the issuer deletes
+    // it, and the worker has it nowhere on disk (kubeadm's discovery file and configuration are removed after
+    // the join, the kubelet's bootstrap kubeconfig once it has its own certificate). No bootstrap token exists.
+    await until(
+      "the issued credentials deleted",
+      async () => {
+        const { Parameters } = await box.aws.aws<{ Parameters: unknown[] }>([
+          "ssm",
+          "get-parameters-by-path",
+          "--path",
+          instanceCredentialPrefix("dev.k8s.local").replace(/\/$/, ""),
+        ]);
+        return Parameters.length === 0 ? true : undefined;
+      },
+      60_000,
+      2000,
     );
-    expect(found.trim(), "files holding the join token's secret on the worker").to.equal("");
+    const worker = [...box.nodes.values()].find((n) => !box.controlPlaneNodes().includes(n))!;
+    const left = await worker.exec(
+      `ls ${JOIN_CREDENTIAL_FILE} ${KUBERNETES_DIR}/kubeadm.yaml ${KUBERNETES_DIR}/bootstrap-kubelet.conf 2>/dev/null || true`,
+    );
+    expect(left.trim(), "the join's credential files on the worker").to.equal("");
+    const tokens = await box.kubectlJson<{ items: unknown[] }>([
+      "-n",
+      "kube-system",
+      "get",
+      "secrets",
+      "--field-selector",
+      "type=bootstrap.kubernetes.io/token",
+    ]);
+    expect(tokens.items, "bootstrap tokens").to.deep.equal([]);
   });
 
   it("runs CoreDNS, and a Deployment on the worker reached through a Service from another pod", async () => {

@@ -8,7 +8,7 @@ import { createWriteStream } from "fs";
 import { join } from "path";
 import { BoxNetwork } from "./network";
 import { run } from "./run";
-import { NO_JOIN_TOKEN } from "../../components/secrets/clusterSecrets";
+import { INSTANCE_CREDENTIAL_SESSION_TAG } from "../../components/secrets/paths";
 
 const HERE = __dirname;
 const PORT = 4566;
@@ -39,8 +39,8 @@ export class Emulator {
         network.loadBalancer,
         "--port",
         String(PORT),
-        "--no-join-token",
-        NO_JOIN_TOKEN,
+        "--session-tag",
+        INSTANCE_CREDENTIAL_SESSION_TAG,
       ],
       { stdio: ["ignore", "pipe", "pipe"] },
     );

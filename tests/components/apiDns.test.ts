@@ -1,6 +1,7 @@
 // The API's stable name inside the cluster: the private zone, its alias record, and who uses the name.
 import { expect } from "chai";
 import { internalApiName } from "../../components/network/apiDns";
+import { JOIN_CREDENTIAL_FILE } from "../../components/nodes/nodeFacts";
 import { kubeadmConfigsOf } from "../../components/nodes/userData";
 import { decodeUserData } from "../../components/nodes/userDataEncoding";
 import { diffPlans } from "../../plan/diff";
@@ -43,8 +44,14 @@ describe("ApiDns: api.internal.<clusterName>", () => {
       .find((d) => d.kind === "ClusterConfiguration");
     expect(cluster.controlPlaneEndpoint).to.equal(`${name}:443`);
     expect(cluster.apiServer.certSANs[0]).to.equal(name);
-    const join = parse(kubeadmConfigsOf(userData(dev, "nodes-template")).join);
-    expect(join.discovery.bootstrapToken.apiServerEndpoint).to.equal(`${name}:443`);
+    // A worker reaches it through the credential the control plane signs from that configuration (`kubeadm
+    // kubeconfig user`: its server is controlPlaneEndpoint): its join names only the credential's file, and
+    // it waits for the API at that name.
+    const worker = userData(dev, "nodes-template");
+    expect(parse(kubeadmConfigsOf(worker).join).discovery).to.deep.equal({
+      file: { kubeConfigPath: JOIN_CREDENTIAL_FILE },
+    });
+    expect(worker).to.match(new RegExp(`^\\s*API_ENDPOINT='${name.replace(/\./g, "\\.")}'$`, "m"));
     // Cilium's agent and operator reach the API by it (KUBERNETES_SERVICE_HOST).
     const workloads = [
       ...ofType(dev, "kubernetes:apps/v1:DaemonSet"),
@@ -91,7 +98,7 @@ describe("ApiDns: api.internal.<clusterName>", () => {
     expect(init.localAPIEndpoint.bindPort).to.equal(port(cluster.controlPlaneEndpoint));
     // A control-plane node that joins binds the same port; a worker runs no API server.
     const join = parse(cp.join);
-    expect(join.controlPlane.localAPIEndpoint.bindPort).to.equal(port(join.discovery.bootstrapToken.apiServerEndpoint));
+    expect(join.controlPlane.localAPIEndpoint.bindPort).to.equal(port(cluster.controlPlaneEndpoint));
     expect(parse(kubeadmConfigsOf(userData(dev, "nodes-template")).join)).not.to.have.property("controlPlane");
     // The load balancers forward to that port.
     const target = inputs(named(dev, "aws:lb/targetGroup:TargetGroup", "network-api-internal"));

@@ -2,7 +2,6 @@
 // each is shellcheck clean, and the pure decisions are tables run through bash itself.
 import { expect } from "chai";
 import { spawn, spawnSync } from "child_process";
-import { createHash, X509Certificate } from "crypto";
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "fs";
 import { createServer as createHttpsServer } from "https";
 import type { AddressInfo } from "net";
@@ -20,7 +19,6 @@ import { renderBootstrapScript, renderUserData, withoutComments } from "../../co
 import { validateConfig } from "../../config/validation/validateConfig";
 import { baseConfig, REGION } from "../fixtures";
 import { AwsFake, cliDirectory, startAws } from "../standins/aws";
-import { makeSecrets } from "../standins/node";
 
 const MODULES = readdirSync(MODULE_DIR)
   .filter((f) => f.endsWith(".sh"))
@@ -383,13 +381,13 @@ describe("bootstrap modules", () => {
   });
 
   it("fill_placeholders fills every @NAME@ given and refuses to leave one", () => {
-    const text = 'token: "@BOOTSTRAP_TOKEN@"\nhash: sha256:@CA_CERT_HASH@\n';
-    const filled = call(["lib", "kubeadm"], "fill_placeholders", ["BOOTSTRAP_TOKEN=a&b.c", "CA_CERT_HASH=00ff"], text);
-    expect([filled.status, filled.out]).to.deep.equal([0, 'token: "a&b.c"\nhash: sha256:00ff\n']);
-    const missing = call(["lib", "kubeadm"], "fill_placeholders", ["BOOTSTRAP_TOKEN=x"], text);
+    const text = 'name: "@NODE_NAME@"\nnode-ip: @NODE_IP@\n';
+    const filled = call(["lib", "kubeadm"], "fill_placeholders", ["NODE_NAME=a&b.c", "NODE_IP=10.0.0.1"], text);
+    expect([filled.status, filled.out]).to.deep.equal([0, 'name: "a&b.c"\nnode-ip: 10.0.0.1\n']);
+    const missing = call(["lib", "kubeadm"], "fill_placeholders", ["NODE_NAME=x"], text);
     expect(missing.status).to.equal(1);
     expect(missing.out).to.equal("");
-    expect(missing.err).to.contain("@CA_CERT_HASH@");
+    expect(missing.err).to.contain("@NODE_IP@");
   });
 
   it("api_ready counts only a 2xx from /readyz: a 401 or a 500 is an API not ready", async function () {
@@ -464,16 +462,6 @@ describe("bootstrap modules", () => {
       const r = call(["kubelet"], "max_pods", [String(enis), String(ips), String(reserved), String(hostNetwork)]);
       expect(r.out, `${enis}x${ips}-${reserved}+${hostNetwork}`).to.equal(`${pods}\n`);
     }
-  });
-
-  it("ca_cert_hash is kubeadm's discovery hash of the certificate on standard input", function () {
-    requireDebianTool(this, "openssl", "openssl");
-    const pem = readFileSync(join(makeSecrets().dir, "ca.crt"), "utf8");
-    // kubeadm's pubkeypin.Hash: SHA-256 of the certificate's DER SubjectPublicKeyInfo, here from Node's X.509.
-    const spki = new X509Certificate(pem).publicKey.export({ type: "spki", format: "der" });
-    const expected = createHash("sha256").update(spki).digest("hex");
-    expect(call(["pki"], "ca_cert_hash", [], pem).out).to.equal(`${expected}\n`);
-    expect(call(["pki"], "ca_cert_hash", [], "junk").status).not.to.equal(0);
   });
 });
 
@@ -565,7 +553,7 @@ describe("bootstrap steps and assembly per role", () => {
       "encryption-config",
       "kubelet",
       "join",
-      "join-token",
+      "bootstrap-tokens",
       "control-plane-services",
       "launch-hook",
     ]);
@@ -580,14 +568,20 @@ describe("bootstrap steps and assembly per role", () => {
       "leave_etcd_on_termination",
       "renew_certificates_if_due",
       "start_control_plane_services",
-      "refresh_join_token",
+      "retire_bootstrap_tokens",
+      "mint_node_credential",
+      "own_join_credential",
+      "issue_node_credentials",
+      "issue_node_credentials_while_up",
     ];
     const text = renderUserData(worker);
     for (const absent of ["InitConfiguration", "ca.key"]) expect(text, absent).not.to.contain(absent);
     const workerDefines = definedIn(renderBootstrapScript(worker));
     for (const fn of controlPlaneOnly) expect(workerDefines.has(fn), fn).to.equal(false);
-    for (const m of ["control-plane", "etcd", "join-token"] as BootstrapModule[])
+    for (const m of ["control-plane", "etcd", "node-credentials"] as BootstrapModule[])
       expect(modulesFor(bootstrapSteps(worker)), m).not.to.include(m);
+    // A worker reads the credential issued to its instance; it signs none.
+    expect(modulesFor(bootstrapSteps(worker))).to.include("join-credential");
     // The control plane's join removes departed etcd members first: etcd.sh comes with control-plane.sh.
     expect(modulesFor(bootstrapSteps(controlPlane))).to.include.members(["control-plane", "etcd"] as BootstrapModule[]);
     expect(renderUserData(controlPlane)).to.contain("kind: InitConfiguration");

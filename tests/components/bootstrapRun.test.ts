@@ -2,14 +2,14 @@
 // scratch node (tests/standins/node.ts), against a kubeadm stand-in that enforces kubeadm's preflight.
 import { expect } from "chai";
 import { secretsKeyAlias } from "../../components/secrets/paths";
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "fs";
 import { join } from "path";
 import { parseAllDocuments } from "yaml";
 import { CLUSTER_TAG, ROLE_TAGS } from "../../components/tags";
 import { bootstrapConfig } from "../../components/nodes/bootstrapConfig";
 import { instanceGroups } from "../../components/nodes/instanceGroups";
 import { DRAIN_LIFECYCLE_HOOK } from "../../components/nodes/lifecycleHooks";
-import { JOINED_MARKER } from "../../components/nodes/nodeFacts";
+import { JOIN_CREDENTIAL_FILE, JOINED_MARKER } from "../../components/nodes/nodeFacts";
 import { BOOTSTRAP_SCRIPT } from "../../components/nodes/systemdUnits";
 import { renderUserData } from "../../components/nodes/userData";
 import { examples, GOLDEN_DIR } from "../../plan/examples";
@@ -18,6 +18,7 @@ import { requireDebianTool } from "../debianTools";
 import { specWith } from "../fixtures";
 import { AwsFake, startAws } from "../standins/aws";
 import {
+  credentialParameter,
   headerValue as header,
   makeSecrets,
   newNode,
@@ -31,7 +32,7 @@ import {
 
 const NEVER = "1000000";
 let zone = "us-east-1a";
-let secrets: { dir: string; caHash: string };
+let secrets: { dir: string };
 
 /** The init record this test's control-plane nodes are told. */
 const INIT_RECORD = "/cilium-cluster/dev.k8s.local/control-plane/initialized-test";
@@ -86,10 +87,17 @@ const calls = (node: Node, tool: string) =>
     .split("\n")
     .filter((l) => l.startsWith(`${tool} `));
 
+/** The line number in the stand-ins' log of the first call that starts with `prefix`. */
+const indexOfCall = (node: Node, prefix: string) =>
+  node
+    .log()
+    .split("\n")
+    .findIndex((l) => l.startsWith(`${prefix} `));
+
 /**
- * kubeadm's init, join and reset runs: the join token's commands (`kubeadm token`) and the admin credential
- * a joining control-plane node mints to read the cluster's release (`kubeadm kubeconfig user`) are checked
- * on their own.
+ * kubeadm's init, join and reset runs: the bootstrap tokens' retirement (`kubeadm token`) and the
+ * credentials a control-plane node signs (`kubeadm kubeconfig user`: its own to join, an admin one to read
+ * the cluster's release) are checked on their own.
  */
 const kubeadmRuns = (node: Node) =>
   calls(node, "kubeadm").filter((l) => !l.startsWith("kubeadm token ") && !l.startsWith("kubeadm kubeconfig user "));
@@ -133,10 +141,14 @@ describe("node bootstrap, run as cloud-init and systemd run it", function () {
         expect(service.status, `${file}\n${service.stderr}`).to.equal(0);
         expect(service.runs, file).to.equal(1);
         expect(kubeadmRuns(node), file).to.deep.equal([
-          `kubeadm ${creates ? "init" : "join"} --config ${node.root}/etc/kubernetes/kubeadm.yaml`,
+          `kubeadm ${creates ? "init --skip-token-print" : "join"} --config ${node.root}/etc/kubernetes/kubeadm.yaml`,
         ]);
-        // A control-plane node mints the join token: the stand-in cluster does not know the one SSM holds.
-        expect(calls(node, "kubeadm token create"), file).to.have.length(role === "control-plane" ? 1 : 0);
+        // A control-plane node retires every bootstrap token; a joining one signs its own credential to join,
+        // a worker reads the one issued to its instance.
+        expect(calls(node, "kubeadm token list"), file).to.have.length(role === "control-plane" ? 1 : 0);
+        const ownCredential = calls(node, "kubeadm kubeconfig user").filter((l) => l.includes(" system:nodes "));
+        expect(ownCredential, file).to.have.length(role === "control-plane" && !creates ? 1 : 0);
+        expect(node.exists(JOIN_CREDENTIAL_FILE), file).to.equal(false);
         expect(node.exists(JOINED_MARKER), file).to.equal(true);
         expect(calls(node, "aws autoscaling complete-lifecycle-action"), file).to.have.length(1);
         for (const line of calls(node, "apt-get")) expect(line, file).to.contain("-o DPkg::Lock::Timeout=600");
@@ -144,20 +156,19 @@ describe("node bootstrap, run as cloud-init and systemd run it", function () {
     });
   }
 
-  it("a worker computes the CA hash in memory, fetches only its own secrets and joins", async () => {
+  it("a worker reads only its own instance's credential, joins with it as kubeadm's discovery file, and keeps it nowhere", async () => {
     const { node, service } = await boot(userDataFor(specWith({}), "nodes"));
     expect(service.status, service.stderr).to.equal(0);
     const fetched = calls(node, "aws ssm").map((l) => /--name (\S+)/.exec(l)![1]);
-    expect([...new Set(fetched)].sort()).to.deep.equal([
-      "/cilium-cluster/dev.k8s.local/node/bootstrap-token",
-      "/cilium-cluster/dev.k8s.local/node/ca.crt",
-    ]);
+    const own = credentialParameter("dev.k8s.local", NODE_INSTANCE.id);
+    expect([...new Set(fetched)]).to.deep.equal([own]);
     const join = kubeadmDocument(node, "JoinConfiguration");
-    expect(join.discovery.bootstrapToken).to.deep.equal({
-      apiServerEndpoint: "api.example.test:443",
-      token: "abcdef.0123456789abcdef",
-      caCertHashes: [`sha256:${secrets.caHash}`],
-    });
+    expect(join.discovery).to.deep.equal({ file: { kubeConfigPath: JOIN_CREDENTIAL_FILE } });
+    // Gone once kubeadm has read it, with the configuration; never on a command line.
+    expect(node.exists(JOIN_CREDENTIAL_FILE)).to.equal(false);
+    expect(node.exists("etc/kubernetes/kubeadm.yaml")).to.equal(false);
+    const key = /client-key-data: (\S+)/.exec(node.aws.parameters.get(own)!.value)![1];
+    expect(node.log()).not.to.contain(key);
     expect(join).not.to.have.property("controlPlane");
     expect(join.nodeRegistration.taints).to.deep.equal([]);
     // Named as EC2 names the instance (the AWS cloud controller manager finds it by that name), not after the
@@ -175,6 +186,58 @@ describe("node bootstrap, run as cloud-init and systemd run it", function () {
     expect(node.file("etc/cloud/cloud.cfg.d/99-disable-network-hotplug.cfg")).to.contain("boot-new-instance");
     // The tools kubeadm's preflight wants, installed.
     expect(calls(node, "apt-get").join("\n")).to.match(/install -y .*conntrack.*socat/);
+  });
+
+  it("a worker's credential is on disk, root's alone, only while kubeadm join runs: killed there, the next run joins and removes it", async () => {
+    const own = credentialParameter("dev.k8s.local", NODE_INSTANCE.id);
+    const { node, service } = await boot(userDataFor(specWith({}), "nodes"), { STANDIN_KILL_AT: "kubeadm join" }, 1);
+    expect(existsSync(join(node.state, "killed")), "killed").to.equal(true);
+    expect(service.status).to.not.equal(0);
+    // Exactly what the control plane issued, as kubeadm's discovery file.
+    expect(node.file(JOIN_CREDENTIAL_FILE)).to.equal(`${node.aws.parameters.get(own)!.value}\n`);
+    expect(statSync(join(node.root, JOIN_CREDENTIAL_FILE)).mode & 0o777).to.equal(0o600);
+    const again = await runService(node, 1);
+    expect(again.status, again.stderr).to.equal(0);
+    expect(calls(node, "kubeadm join")).to.have.length(2);
+    expect(node.exists(JOIN_CREDENTIAL_FILE)).to.equal(false);
+    expect(node.exists(JOINED_MARKER)).to.equal(true);
+  });
+
+  it("a worker waits for its credential while the control plane has not issued it yet, and never joins without it", async () => {
+    const own = credentialParameter("dev.k8s.local", NODE_INSTANCE.id);
+    // Issued after the worker's third look.
+    let issued = "";
+    const { node, service } = await boot(userDataFor(specWith({}), "nodes"), {}, 1, {
+      aws: (aws) => {
+        issued = aws.parameters.get(own)!.value;
+        aws.parameters.delete(own);
+        let looks = 0;
+        aws.afterCall("ssm:GetParameter", (p) => {
+          if (p.Name === own && ++looks === 3) aws.putParameter(own, issued);
+        });
+      },
+    });
+    expect(service.status, service.stderr).to.equal(0);
+    const reads = node.aws.calls.filter((c) => c.action === "ssm:GetParameter" && c.params.Name === own);
+    expect(reads.map((c) => c.refused ?? "ok")).to.deep.equal([
+      "ParameterNotFound",
+      "ParameterNotFound",
+      "ParameterNotFound",
+      "ok",
+    ]);
+    expect(lifecycle(node)).to.equal("InService");
+
+    // Never issued (the control plane does not answer): the run fails after the credential wait's tries,
+    // before kubeadm, and the launch hook stays uncompleted for the join deadline to abandon the instance.
+    const never = await boot(userDataFor(specWith({}), "nodes"), { NODE_CREDENTIAL_WAIT_TRIES: "3" }, 1, {
+      aws: (aws) => aws.parameters.delete(own),
+    });
+    expect(never.service.status).to.not.equal(0);
+    const tries = never.node.aws.calls.filter((c) => c.action === "ssm:GetParameter" && c.params.Name === own);
+    expect(tries.map((c) => c.refused)).to.deep.equal(Array(3).fill("ParameterNotFound"));
+    expect(calls(never.node, "kubeadm")).to.deep.equal([]);
+    expect(never.node.exists(JOIN_CREDENTIAL_FILE)).to.equal(false);
+    expect(lifecycle(never.node)).to.equal("Pending:Wait");
   });
 
   it("ENI mode without kube-proxy: max pods adds back only the agent's host-network pod", async () => {
@@ -213,7 +276,7 @@ describe("node bootstrap, run as cloud-init and systemd run it", function () {
     });
     expect(service.status, service.stderr).to.equal(0);
     const init = kubeadmDocument(node, "InitConfiguration");
-    // No token of ours in kubeadm init (kubeadm's default one goes with the first join token).
+    // No token of ours in kubeadm init (kubeadm's default one goes right after it).
     expect(init).not.to.have.property("bootstrapTokens");
     expect(init.skipPhases).to.deep.equal(["addon/kube-proxy"]);
     expect(init.nodeRegistration.taints).to.deep.equal([
@@ -228,37 +291,42 @@ describe("node bootstrap, run as cloud-init and systemd run it", function () {
     for (const key of ["ca.key", "sa.key", "front-proxy-ca.key", "etcd/ca.key"]) {
       expect(readFileSync(join(node.root, "etc/kubernetes/pki", key)).length, key).to.be.greaterThan(0);
     }
-    // It first created the init record, without --overwrite; then it wrote the join token it minted, under
-    // the cluster's key.
-    const token = node.aws.parameters.get("/cilium-cluster/dev.k8s.local/node/bootstrap-token")?.value ?? "";
-    expect(calls(node, "kubeadm token create")).to.have.length(1);
-    // Before kubeadm, it made the Secrets encryption keys (no one had); every secret value went through a
-    // file, never a command line.
+    // Before kubeadm, it made the Secrets encryption keys (no one had), then created the init record, without
+    // --overwrite; the keys went through a file, never a command line. Nothing else: no join token.
     const written = calls(node, "aws ssm put-parameter");
     expect(written.map((c) => c.replace(/file:\/\/\S+/, "file://<file>"))).to.deep.equal([
       "aws ssm put-parameter --region us-east-1 --name /encryption-keys --type SecureString " +
         `--key-id ${secretsKeyAlias("dev.k8s.local")} --value file://<file>`,
       `aws ssm put-parameter --region us-east-1 --name ${INIT_RECORD} --type String --value ${initRecord(node)}`,
-      "aws ssm put-parameter --region us-east-1 --name /cilium-cluster/dev.k8s.local/node/bootstrap-token " +
-        `--type SecureString --key-id ${secretsKeyAlias("dev.k8s.local")} --value file://<file> --overwrite`,
     ]);
     const keys = node.aws.parameters.get("/encryption-keys")?.value ?? "";
     expect(keys).to.match(/^key-\d{8}T\d{6}Z [A-Za-z0-9+/]{43}=$/);
     // The stand-ins' log of every command the bootstrap ran, with its arguments.
-    expect(node.log()).to.not.contain(token);
     expect(node.log()).to.not.contain(keys.split(" ")[1]);
     // The API server's configuration names a file only root reads, holding the key.
     expect(node.file("etc/kubernetes/apiserver/encryption.yaml")).to.contain(keys.split(" ")[1]);
-    expect(token).to.match(/^[a-z0-9]{6}\.[a-z0-9]{16}$/);
     expect(initRecord(node)).to.match(/^i-0123456789abcdef0 \d{4}-/);
+    // kubeadm init made its bootstrap token, printed nowhere (--skip-token-print); the next step deleted it,
+    // by its id alone (the secret half on no command line), and the binding that approves a token holder's
+    // certificate for any node name, before the node went in service.
+    const deleted = calls(node, "kubeadm token delete");
+    expect(deleted).to.have.length(1);
+    expect(deleted[0]).to.match(/^kubeadm token delete [a-z0-9]{6} --kubeconfig \S+\/etc\/kubernetes\/admin\.conf$/);
+    expect(readFileSync(join(node.state, "tokens"), "utf8")).to.equal("");
+    const log = node.log().split("\n");
+    const unbound = log.findIndex((l) =>
+      / delete clusterrolebinding kubeadm:node-autoapprove-bootstrap --ignore-not-found$/.test(l),
+    );
+    expect(unbound).to.be.greaterThan(log.findIndex((l) => l.startsWith("kubeadm init ")));
+    expect(unbound).to.be.lessThan(indexOfCall(node, "aws autoscaling complete-lifecycle-action"));
     // Its own API server answers the API's name through every phase of init: the load balancer has no
     // target in service until this instance completes its launch hook, last.
     expect(node.kubeadmHosts()[0]).to.match(/^127\.0\.0\.1 api\.example\.test # /);
     expect(cluster.controlPlaneEndpoint).to.equal("api.example.test:443");
     expect(init.localAPIEndpoint).to.deep.equal({ bindPort: 443 });
     expect(calls(node, "systemctl")).to.include(
-      "systemctl enable --now etcd-backup.timer etcd-leave.service certificate-renewal.timer join-token.timer " +
-        "addon-upgrade.timer",
+      "systemctl enable --now etcd-backup.timer etcd-leave.service certificate-renewal.timer " +
+        "node-credentials.service addon-upgrade.timer",
     );
     expect(node.file("etc/systemd/system/etcd-backup.timer")).to.contain("OnUnitActiveSec=15min");
     expect(node.log()).not.to.match(/^kubeadm reset/m);
@@ -317,8 +385,8 @@ describe("node bootstrap, run as cloud-init and systemd run it", function () {
     expect(service.runs).to.equal(2);
     expect(calls(node, "systemctl enable --now")).to.deep.equal(
       Array(2).fill(
-        "systemctl enable --now etcd-backup.timer etcd-leave.service certificate-renewal.timer join-token.timer " +
-          "addon-upgrade.timer",
+        "systemctl enable --now etcd-backup.timer etcd-leave.service certificate-renewal.timer " +
+          "node-credentials.service addon-upgrade.timer",
       ),
     );
     // kubeadm's own state says joined: the second run neither resets nor creates the cluster again.
@@ -507,6 +575,30 @@ describe("control-plane bootstrap and the cluster's state, run as systemd runs i
     });
   });
 
+  it("a joining control-plane node signs its own credential, for its own node name, with the CA it fetched", async () => {
+    zone = "us-east-1b";
+    const { node, service } = await boot(
+      userDataFor(specWith({ controlPlane: { count: 3 } }), JOINING),
+      CLUSTER,
+      6,
+      RUNNING,
+    );
+    expect(service.status, service.stderr).to.equal(0);
+    const signed = calls(node, "kubeadm kubeconfig user").filter((l) => l.includes(" --org system:nodes "));
+    expect(signed).to.have.length(1);
+    expect(signed[0]).to.match(
+      /^kubeadm kubeconfig user --config (\S+) --client-name system:node:ip-10-0-12-34\.ec2\.internal --org system:nodes --validity-period 60m$/,
+    );
+    // kubeadm's configuration for it lived in a file of its own, gone once signed; no AWS call read a credential.
+    expect(existsSync(/ --config (\S+) /.exec(signed[0])![1])).to.equal(false);
+    expect(calls(node, "aws ssm").filter((l) => l.includes("/instance/"))).to.deep.equal([]);
+    expect(indexOfCall(node, "kubeadm join")).to.be.greaterThan(node.log().split("\n").indexOf(signed[0]));
+    expect(kubeadmDocument(node, "JoinConfiguration").discovery).to.deep.equal({
+      file: { kubeConfigPath: JOIN_CREDENTIAL_FILE },
+    });
+    expect(node.exists(JOIN_CREDENTIAL_FILE)).to.equal(false);
+  });
+
   it("a control-plane node of a newer release moves the cluster's kubeadm configuration to it, then joins", async () => {
     zone = "us-east-1b";
     const spec = specWith({
@@ -662,7 +754,7 @@ describe("control-plane bootstrap and the cluster's state, run as systemd runs i
   for (const at of [
     "aws ssm put-parameter --region us-east-1 --name /encryption-keys",
     `aws ssm put-parameter --region us-east-1 --name ${INIT_RECORD}`,
-    "kubeadm init --config",
+    "kubeadm init --skip-token-print --config",
     "systemctl enable --now etcd-backup.timer",
   ]) {
     it(`the first control-plane node killed at \`${at}\` creates the cluster once when systemd runs it again`, async () => {
@@ -673,7 +765,7 @@ describe("control-plane bootstrap and the cluster's state, run as systemd runs i
       expect(existsSync(join(node.state, "killed")), "killed").to.equal(true);
       expect(service.status, service.stderr).to.equal(0);
       expect(initRecord(node)).to.match(/^i-0123456789abcdef0 /);
-      expect(calls(node, "kubeadm").filter((l) => l.startsWith("kubeadm init --config"))).to.have.length.within(1, 2);
+      expect(calls(node, "kubeadm").filter((l) => l.startsWith("kubeadm init --"))).to.have.length.within(1, 2);
       expect(node.exists(JOINED_MARKER)).to.equal(true);
       expect(lifecycle(node)).to.equal("InService");
     });
@@ -727,7 +819,7 @@ describe("control-plane bootstrap and the cluster's state, run as systemd runs i
     expect(service.status, service.stderr).to.equal(0);
     // The init stops half-way; the next run undoes it and fails; the third inits again.
     expect(service.runs).to.equal(3);
-    const init = `kubeadm init --config ${node.root}/etc/kubernetes/kubeadm.yaml`;
+    const init = `kubeadm init --skip-token-print --config ${node.root}/etc/kubernetes/kubeadm.yaml`;
     expect(kubeadmRuns(node)).to.deep.equal([init, "kubeadm reset --force", init]);
     expect(initRecord(node)).to.match(/^i-0123456789abcdef0 /);
     expect(node.exists(JOINED_MARKER)).to.equal(true);

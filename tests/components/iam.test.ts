@@ -10,7 +10,8 @@ import { ciliumEni, eniActions, ENI_ACTIONS } from "../../components/iam/sources
 import { SESSION_MANAGER_ACTIONS } from "../../components/iam/sources/sessionManager";
 import { nodeBootstrap } from "../../components/iam/sources/nodeBootstrap";
 import { controlPlaneState } from "../../components/iam/sources/controlPlaneStateAccess";
-import { joinToken } from "../../components/iam/sources/joinToken";
+import { nodeCredentials, nodeRoleArn } from "../../components/iam/sources/nodeCredentials";
+import { nodeRoleName } from "../../components/iam/instanceRole";
 import { backupBucketName } from "../../components/controlPlane/backupBucket";
 import { bootstrapConfig } from "../../components/nodes/bootstrapConfig";
 import { moduleSource } from "../../components/nodes/bootstrapModuleFiles";
@@ -49,20 +50,37 @@ const GROUP =
   "arn:aws:autoscaling:us-east-1:000000000000:autoScalingGroup:11111111-2222-3333-4444-555555555555:autoScalingGroupName/nodes.dev.k8s.local";
 const parameter = (cluster: string, audience: string) =>
   `arn:aws:ssm:us-east-1:000000000000:parameter/cilium-cluster/${cluster}/${audience}/ca.key`;
+/** The path the instances' credentials are listed by, and each one's parameter under it. */
+const INSTANCE_CREDENTIALS = "arn:aws:ssm:us-east-1:000000000000:parameter/cilium-cluster/dev.k8s.local/instance";
 
 describe("instance role policies", () => {
   const modes = ["", "crd", "eni"] as const;
 
-  it("uses only actions that exist in AWS's catalog, never a wildcard action and nothing of IAM", async () => {
+  it("uses only actions that exist in AWS's catalog, never a wildcard action, and of IAM only the node role's read", async () => {
     for (const ipam of modes) {
-      for (const doc of [...controlPlanePolicy(specFor(ipam), AT), ...nodePolicy(specFor(ipam), AT)]) {
-        for (const action of doc.Statement.flatMap((s) => s.Action)) {
-          expect(action).not.to.contain("*");
-          expect(action.startsWith("iam:"), action).to.equal(false);
-          const [service, name] = action.split(":");
-          expect(await iamActionExists(service, name), action).to.equal(true);
+      const spec = specFor(ipam);
+      for (const doc of [...controlPlanePolicy(spec, AT), ...nodePolicy(spec, AT)]) {
+        for (const statement of doc.Statement) {
+          for (const action of statement.Action) {
+            expect(action).not.to.contain("*");
+            const [service, name] = action.split(":");
+            expect(await iamActionExists(service, name), action).to.equal(true);
+          }
+          // IAM: the control plane reads the node role (its RoleId, for the credentials' tag), nothing else.
+          const iam = statement.Action.filter((a) => a.startsWith("iam:"));
+          if (iam.length)
+            expect({ Sid: statement.Sid, iam, Resource: statement.Resource }).to.deep.equal({
+              Sid: "NodeCredentialsNodeRoleId",
+              iam: ["iam:GetRole"],
+              Resource: nodeRoleArn(spec, AT),
+            });
         }
       }
+      const nodeIam = nodePolicy(spec, AT).flatMap((d) => d.Statement.flatMap((s) => s.Action));
+      expect(
+        nodeIam.filter((a) => a.startsWith("iam:")),
+        "the node role's IAM actions",
+      ).to.deep.equal([]);
     }
   });
 
@@ -214,19 +232,19 @@ describe("statement sources, one per feature", () => {
       "etcd",
       "upgrade",
       "drain",
-      "join-token",
+      "node-credentials",
       "encryption",
       "parameters",
     ]);
     const calls = awsCalls(own);
     const bucket = `arn:aws:s3:::${backupBucketName("dev.k8s.local", AT.accountId, REGION)}`;
-    // What each call acts on: the init record, the encryption keys and the join token, a snapshot, the
-    // terminating instance's group.
+    // What each call acts on: the init record, the encryption keys and a worker instance's credential (and
+    // the path they are listed by), a snapshot, the terminating instance's group, the node role.
     const record =
       "arn:aws:ssm:us-east-1:000000000000:parameter/cilium-cluster/dev.k8s.local/control-plane/initialized-0123456789ab";
     const keys =
       "arn:aws:ssm:us-east-1:000000000000:parameter/cilium-cluster/dev.k8s.local/control-plane/encryption-keys-0123456789ab";
-    const token = parameter("dev.k8s.local", "node").replace(/ca\.key$/, "bootstrap-token");
+    const credential = `${INSTANCE_CREDENTIALS}/i-0123456789abcdef0`;
     const group = (context: Record<string, string>): [string, Record<string, string>] => [GROUP, context];
     // A control-plane group of the cluster, its tags as Auto Scaling presents them (both keys).
     const controlPlaneGroupTags = {
@@ -236,8 +254,11 @@ describe("statement sources, one per feature", () => {
       "autoscaling:ResourceTag/k8s.io/role/control-plane": "1",
     };
     const target: Record<string, [string, Record<string, string>?][]> = {
-      "ssm:GetParameter": [[record], [keys], [token]],
-      "ssm:PutParameter": [[record], [keys], [token]],
+      "ssm:GetParameter": [[record], [keys]],
+      "ssm:PutParameter": [[record], [keys], [credential]],
+      "ssm:GetParametersByPath": [[INSTANCE_CREDENTIALS]],
+      "ssm:DeleteParameter": [[credential]],
+      "iam:GetRole": [[nodeRoleArn(spec, AT)]],
       "s3:PutObject": [[`${bucket}/etcd/20260101T000000Z.db`]],
       "ec2:DescribeInstances": [["*"]],
       "autoscaling:DescribeAutoScalingInstances": [["*"]],
@@ -247,12 +268,17 @@ describe("statement sources, one per feature", () => {
     };
     expect(calls).to.have.members(Object.keys(target));
     const policy = policyDocument(
-      [nodeBootstrap, controlPlaneState, joinToken].flatMap((source) => source.statements("control-plane", spec, AT)),
+      [nodeBootstrap, controlPlaneState, nodeCredentials].flatMap((source) =>
+        source.statements("control-plane", spec, AT),
+      ),
     );
     for (const action of calls)
       for (const on of target[action]) expect(await may(policy, action, ...on), `${action} ${on[0]}`).to.equal(true);
-    // Workers: none of the source's statements, and none of these calls but those of their own launch hook.
-    for (const source of [controlPlaneState, joinToken]) expect(only(source, "node", spec).Statement).to.deep.equal([]);
+    // put-parameter --tags (a credential's session tag) is also ssm:AddTagsToResource, which no command names.
+    expect(await may(policy, "ssm:AddTagsToResource", credential)).to.equal(true);
+    // Workers: none of the control-plane state's statements, and none of these calls but those of their own
+    // launch hook and their own credential's read.
+    expect(only(controlPlaneState, "node", spec).Statement).to.deep.equal([]);
     const workerCalls = awsCalls(shared);
     for (const action of calls.filter((a) => !workerCalls.includes(a)))
       for (const on of target[action]) expect(await may(nodePolicy(spec, AT), action, ...on), action).to.equal(false);
@@ -422,5 +448,154 @@ describe("node operations on both instance roles", () => {
       expect(await may(policy, "autoscaling:SetInstanceHealth", GROUP, own), role).to.equal(false);
       expect(await may(policy, "autoscaling:TerminateInstanceInAutoScalingGroup", GROUP, own), role).to.equal(false);
     }
+  });
+});
+
+// Each worker's own join credential (components/iam/sources/nodeCredentials.ts): the control plane writes it
+// to the instance's parameter, tagged with that instance's role session (`<role id>:<instance id>`, IAM's
+// aws:userid for an instance role); only that session reads it.
+describe("the workers' own join credentials", () => {
+  const spec = specFor("");
+  const other = validateConfig({ ...baseConfig(), clusterName: "other.k8s.local" }, REGION).spec;
+  const NODE_ROLE_ID = "AROAEXAMPLENODEROLE01";
+  const A = "i-0aaaaaaaaaaaaaaaa";
+  const B = "i-0bbbbbbbbbbbbbbbb";
+  const TAG = "cilium-cluster/session";
+  const credential = (instance: string, cluster = "dev.k8s.local") =>
+    `arn:aws:ssm:us-east-1:000000000000:parameter/cilium-cluster/${cluster}/instance/${instance}`;
+  /** The role session of INSTANCE, as IAM names it to the policy. */
+  const session = (instance: string) => ({
+    principal: `arn:aws:sts::000000000000:assumed-role/nodes.dev.k8s.local/${instance}`,
+    userid: `${NODE_ROLE_ID}:${instance}`,
+  });
+  /** A call by INSTANCE's session on a parameter tagged with TAG (none: untagged); SSM offers both tag keys. */
+  const byInstance = (instance: string, tag?: string): Record<string, string> => ({
+    "aws:userid": session(instance).userid,
+    ...(tag === undefined ? {} : { [`ssm:resourceTag/${TAG}`]: tag, [`aws:ResourceTag/${TAG}`]: tag }),
+  });
+  const worker = (instance: string, action: string, resource: string, tag?: string) =>
+    may(nodePolicy(spec, AT), action, resource, byInstance(instance, tag), { principal: session(instance).principal });
+  /** SSM's KMS call for a parameter, on the cluster's key (by its tag). */
+  const throughSsm = (parameterArn: string, keyCluster = "dev.k8s.local") => ({
+    "kms:EncryptionContext:PARAMETER_ARN": parameterArn,
+    "aws:ResourceTag/KubernetesCluster": keyCluster,
+  });
+  const KEY = "arn:aws:kms:us-east-1:000000000000:key/11111111-2222-3333-4444-555555555555";
+  /** KMS's default key policy, which leaves everything to IAM: the roles' own statements decide (KMS takes no
+   * call without a key policy; tests/components/secretsKey.test.ts simulates the cluster key's own). */
+  const IAM_DECIDES = {
+    Version: "2012-10-17",
+    Statement: [
+      { Effect: "Allow", Principal: { AWS: "arn:aws:iam::000000000000:root" }, Action: "kms:*", Resource: "*" },
+    ],
+  };
+  const kms = (policies: PolicyDocument[], action: string, context: Record<string, string>) =>
+    may(policies, action, KEY, context, { resourcePolicy: IAM_DECIDES });
+  const only = (source: StatementSource, role: RoleKind) => policyDocument(source.statements(role, spec, AT));
+
+  it("lets the simulator see aws:userid: a tag condition on it is decided by the caller's session", async () => {
+    // The policy variable is substituted from the request's aws:userid; with none, the condition never holds.
+    const own = only(nodeCredentials, "node");
+    const mine = credential(A);
+    expect(await may(own, "ssm:GetParameter", mine, byInstance(A, session(A).userid))).to.equal(true);
+    expect(await may(own, "ssm:GetParameter", mine, { [`ssm:resourceTag/${TAG}`]: session(A).userid })).to.equal(false);
+    expect(await may(own, "ssm:GetParameter", mine, byInstance(A, "${aws:userid}")), "a literal tag").to.equal(false);
+  });
+
+  it("lets a worker read its own instance's credential, and no other instance's, nor an untagged one", async () => {
+    expect(await worker(A, "ssm:GetParameter", credential(A), session(A).userid)).to.equal(true);
+    // Another instance's credential, tagged for that instance: what the shared join token let every worker read.
+    expect(await worker(A, "ssm:GetParameter", credential(B), session(B).userid)).to.equal(false);
+    expect(await worker(B, "ssm:GetParameter", credential(A), session(A).userid)).to.equal(false);
+    // Tagged for the same instance id but another role's session, or not tagged at all.
+    expect(await worker(A, "ssm:GetParameter", credential(A), `AROAEXAMPLEOTHERROLE:${A}`)).to.equal(false);
+    expect(await worker(A, "ssm:GetParameter", credential(A))).to.equal(false);
+    // Its own session's tag, on another cluster's credential.
+    expect(await worker(A, "ssm:GetParameter", credential(A, "other.k8s.local"), session(A).userid)).to.equal(false);
+    // No other read SSM authorizes returns a credential to a worker, its own included.
+    for (const action of ["ssm:GetParameters", "ssm:GetParameterHistory"])
+      expect(await worker(A, action, credential(A), session(A).userid), action).to.equal(false);
+    for (const path of [INSTANCE_CREDENTIALS, INSTANCE_CREDENTIALS.replace(/\/instance$/, "")])
+      expect(await worker(A, "ssm:GetParametersByPath", path), path).to.equal(false);
+  });
+
+  it("keeps the credentials out of the node parameters every worker reads", async () => {
+    // BootstrapSecretsRead (node/*) does not reach instance/: the bootstrap's statements alone read none.
+    const bootstrap = only(nodeBootstrap, "node");
+    expect(await may(bootstrap, "ssm:GetParameter", credential(A), byInstance(A, session(A).userid))).to.equal(false);
+    expect(await kms([bootstrap], "kms:Decrypt", throughSsm(credential(A)))).to.equal(false);
+  });
+
+  it("lets a worker decrypt instance credentials of its cluster only, and write, tag, list or delete none", async () => {
+    const node = nodePolicy(spec, AT);
+    expect(await kms(node, "kms:Decrypt", throughSsm(credential(A)))).to.equal(true);
+    expect(await kms(node, "kms:Decrypt", throughSsm(credential(A, "other.k8s.local")))).to.equal(false);
+    expect(await kms(node, "kms:Decrypt", throughSsm(credential(A), "other.k8s.local"))).to.equal(false);
+    expect(await kms(node, "kms:Encrypt", throughSsm(credential(A)))).to.equal(false);
+    for (const action of ["ssm:PutParameter", "ssm:AddTagsToResource", "ssm:DeleteParameter"])
+      for (const target of [A, B])
+        expect(await worker(A, action, credential(target), session(target).userid), `${action} ${target}`).to.equal(
+          false,
+        );
+  });
+
+  it("lets the control plane create, tag, list and delete the credentials of its cluster's instances, and encrypt them", async () => {
+    const cp = controlPlanePolicy(spec, AT);
+    for (const action of ["ssm:PutParameter", "ssm:AddTagsToResource", "ssm:DeleteParameter"]) {
+      expect(await may(cp, action, credential(A)), action).to.equal(true);
+      expect(await may(cp, action, credential(A, "other.k8s.local")), `${action}, another cluster's`).to.equal(false);
+      // Not the node parameters every worker reads, nor the control plane's own.
+      expect(await may(cp, action, parameter("dev.k8s.local", "node")), `${action} node/`).to.equal(false);
+      expect(await may(cp, action, parameter("dev.k8s.local", "control-plane")), `${action} cp/`).to.equal(false);
+    }
+    // Another cluster's control plane writes nothing here.
+    for (const action of ["ssm:PutParameter", "ssm:AddTagsToResource", "ssm:DeleteParameter"])
+      expect(await may(controlPlanePolicy(other, AT), action, credential(A)), action).to.equal(false);
+    // Listed by their path only: a path above it would return the control plane's and the nodes' parameters.
+    expect(await may(cp, "ssm:GetParametersByPath", INSTANCE_CREDENTIALS)).to.equal(true);
+    for (const path of [
+      INSTANCE_CREDENTIALS.replace(/\/instance$/, ""),
+      INSTANCE_CREDENTIALS.replace(/\/instance$/, "/control-plane"),
+      INSTANCE_CREDENTIALS.replace(/\/instance$/, "/node"),
+      INSTANCE_CREDENTIALS.replace("dev.k8s.local", "other.k8s.local"),
+    ])
+      expect(await may(cp, "ssm:GetParametersByPath", path), path).to.equal(false);
+    expect(await kms(cp, "kms:Encrypt", throughSsm(credential(A)))).to.equal(true);
+    expect(await kms(cp, "kms:Encrypt", throughSsm(credential(A, "other.k8s.local")))).to.equal(false);
+    expect(await kms(cp, "kms:Encrypt", throughSsm(credential(A), "other.k8s.local"))).to.equal(false);
+    // It writes them and never reads one back: names only, nothing decrypted.
+    expect(await may(cp, "ssm:GetParameter", credential(A))).to.equal(false);
+    expect(await kms(cp, "kms:Decrypt", throughSsm(credential(A)))).to.equal(false);
+  });
+
+  it("lets the control plane read the node role, at its path, and no other role", async () => {
+    const cp = controlPlanePolicy(spec, AT);
+    const role = (name: string, path = "/") => `arn:aws:iam::000000000000:role${path}${name}`;
+    expect(nodeRoleArn(spec, AT)).to.equal(role("nodes.dev.k8s.local"));
+    expect(await may(cp, "iam:GetRole", role("nodes.dev.k8s.local"))).to.equal(true);
+    for (const name of ["masters.dev.k8s.local", "nodes.other.k8s.local", "any"])
+      expect(await may(cp, "iam:GetRole", role(name)), name).to.equal(false);
+    expect(await may(controlPlanePolicy(other, AT), "iam:GetRole", role("nodes.dev.k8s.local"))).to.equal(false);
+    for (const action of ["iam:PassRole", "iam:UpdateRole", "iam:GetRolePolicy", "iam:ListAttachedRolePolicies"])
+      expect(await may(cp, action, role("nodes.dev.k8s.local")), action).to.equal(false);
+    expect(await may(cp, "iam:ListRoles", "*")).to.equal(false);
+    expect(await may(nodePolicy(spec, AT), "iam:GetRole", role("nodes.dev.k8s.local"))).to.equal(false);
+    // Under iam.path the role's ARN carries the path, and so does the grant.
+    const pathed = validateConfig(merge(baseConfig(), { iam: { path: "/k8s/" } }), REGION).spec;
+    const inPath = controlPlanePolicy(pathed, AT);
+    expect(await may(inPath, "iam:GetRole", role("nodes.dev.k8s.local", "/k8s/"))).to.equal(true);
+    expect(await may(inPath, "iam:GetRole", role("nodes.dev.k8s.local"))).to.equal(false);
+  });
+
+  it("names the node role as NodeIamRole declares it, for short and long cluster names, at iam.path", async () => {
+    const plan = await planWith({ "iam.path": "/k8s/" });
+    const role = inputs(named(plan, "aws:iam/role:Role", "nodes-role"));
+    expect(role.name).to.equal(nodeRoleName("dev.k8s.local"));
+    const document = JSON.parse(inputs(named(plan, "aws:iam/policy:Policy", "control-plane-NodeCredentials")).policy);
+    const read = document.Statement.find((s: { Sid: string }) => s.Sid === "NodeCredentialsNodeRoleId");
+    expect(read.Resource).to.equal(`arn:aws:iam::000000000000:role${role.path}${role.name}`);
+    const long = `${"a".repeat(50)}.example.com`;
+    const longPlan = await planWith({ clusterName: long, ...NON_ENI });
+    expect(inputs(named(longPlan, "aws:iam/role:Role", "nodes-role")).name).to.equal(nodeRoleName(long));
   });
 });

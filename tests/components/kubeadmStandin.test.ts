@@ -46,10 +46,41 @@ const workerJoin = (api = "v1beta4", extra: Record<string, unknown> = {}) =>
     ...extra,
   });
 
+/** What kubeadm COMMAND stops with: the configuration's errors, else preflight's (kubeadm.ts `run`). */
 function errors(command: Command, text: string, n: ReturnType<typeof node>): string[] {
   const config = parseConfig(command, text, n);
-  return [...config.errors, ...preflight(command, config, n)];
+  return config.errors.length > 0 ? config.errors : preflight(command, config, n);
 }
+
+/** A kubeconfig as `kubeadm kubeconfig user` prints it, its parts replaceable; `user: undefined` leaves the user out. */
+const kubeconfig = (change: Record<string, unknown> = {}) =>
+  stringify({
+    apiVersion: "v1",
+    kind: "Config",
+    clusters: [{ name: "kubernetes", cluster: { server: "https://api:443", "certificate-authority-data": "Q0E=" } }],
+    contexts: [{ name: "system:node:n@kubernetes", context: { cluster: "kubernetes", user: "system:node:n" } }],
+    "current-context": "system:node:n@kubernetes",
+    users: [{ name: "system:node:n", user: { "client-certificate-data": "Q0VSVA==", "client-key-data": "S0VZ" } }],
+    ...change,
+  });
+
+/** The node with FILE holding TEXT (below its root). */
+function withFile(n: ReturnType<typeof node>, file: string, text: string) {
+  mkdirSync(join(n.root, file, ".."), { recursive: true });
+  writeFileSync(join(n.root, file), text);
+  return n;
+}
+
+const CREDENTIAL = "/etc/kubernetes/join-credential.conf";
+/** A join that discovers the cluster from a file: the product's, with `discovery` replaceable. */
+const fileJoin = (discovery: Record<string, unknown> = { file: { kubeConfigPath: CREDENTIAL } }, extra = {}) =>
+  stringify({
+    apiVersion: "kubeadm.k8s.io/v1beta4",
+    kind: "JoinConfiguration",
+    discovery,
+    nodeRegistration: { criSocket: "unix:///run/containerd/containerd.sock", taints: [] },
+    ...extra,
+  });
 
 describe("kubeadm stand-in: kubeadm's contract", () => {
   it("a worker join passes on a clean node and fails once the CA, kubelet.conf or bootstrap-kubelet.conf exist", () => {
@@ -192,11 +223,84 @@ describe("kubeadm stand-in: kubeadm's contract", () => {
       'JoinConfiguration: unknown field "nodeRegistrations"',
     ]);
     expect(errors("join", workerJoin("v1beta4"), node(BASE, "1.30.4"))[0]).to.contain('no kind "JoinConfiguration"');
-    const placeholder = workerJoin().replace("abcdef.0123456789abcdef", `"@BOOTSTRAP_TOKEN@"`);
-    expect(errors("join", placeholder, n)[0]).to.contain("invalid token");
-    expect(errors("join", workerJoin().replace(HASH, "sha256:@CA_CERT_HASH@"), n)[0]).to.contain("invalid hash");
+    expect(errors("join", workerJoin().replace("abcdef.0123456789abcdef", "not-a-token"), n)[0]).to.contain(
+      "invalid token",
+    );
+    expect(errors("join", workerJoin().replace(HASH, "sha256:0123"), n)[0]).to.contain("invalid hash");
     expect(
       errors("join", stringify({ apiVersion: "kubeadm.k8s.io/v1beta4", kind: "InitConfiguration" }), n),
     ).to.include("no JoinConfiguration kind was found");
+  });
+
+  it("discovery: exactly one of bootstrapToken and file; a file's path an https URL or a file on the node", () => {
+    const n = withFile(node(BASE), CREDENTIAL, kubeconfig());
+    expect(errors("join", fileJoin(), n)).to.deep.equal([]);
+    const token = { apiServerEndpoint: "api:443", token: "abcdef.0123456789abcdef", caCertHashes: [HASH] };
+    expect(errors("join", fileJoin({}), n)).to.deep.equal([
+      'discovery: Invalid value: "": bootstrapToken or file must be set',
+    ]);
+    expect(errors("join", fileJoin({ bootstrapToken: token, file: { kubeConfigPath: CREDENTIAL } }), n)).to.deep.equal([
+      'discovery: Invalid value: "": bootstrapToken and file cannot both be set',
+    ]);
+    // Checked when the configuration is loaded (os.Stat), before any preflight check.
+    const missing = "/etc/kubernetes/other.conf";
+    expect(errors("join", fileJoin({ file: { kubeConfigPath: missing } }), n)).to.deep.equal([
+      `discovery.file.kubeConfigPath: Invalid value: "${missing}": not a valid HTTPS URL or a file on disk`,
+    ]);
+    expect(errors("join", fileJoin({ file: { kubeConfigPath: "http://api/credential" } }), n)).to.deep.equal([
+      'discovery.file.kubeConfigPath: Invalid value: "http://api/credential": if a URL is used, the scheme must be https',
+    ]);
+    // A relative path is from kubeadm's working directory, a service's: the root. A file:// URL is its path.
+    expect(errors("join", fileJoin({ file: { kubeConfigPath: CREDENTIAL.slice(1) } }), n)).to.deep.equal([]);
+    expect(errors("join", fileJoin({ file: { kubeConfigPath: `file://${CREDENTIAL}` } }), n)).to.deep.equal([]);
+    expect(errors("join", fileJoin({ file: { kubeConfigPath: CREDENTIAL, path: "x" } }), n)).to.deep.equal([
+      'JoinConfiguration.discovery.file: unknown field "path"',
+    ]);
+  });
+
+  it("discovery from a file needs a kubeconfig that loads and holds credentials, unless a tlsBootstrapToken is given", () => {
+    const discovered = (text: string, discovery?: Record<string, unknown>) =>
+      errors("join", fileJoin(discovery), withFile(node(BASE), CREDENTIAL, text));
+    const identity = "couldn't validate the identity of the API Server: ";
+    const noCredentials =
+      "couldn't find authentication credentials for the TLS bootstrap process. Please use Token discovery, a " +
+      "discovery file with embedded authentication credentials or a discovery file without authentication " +
+      "credentials but with the TLSBootstrapToken flag";
+    // The cluster's address and CA alone, as cluster-info's kubeconfig (one unnamed cluster): no credential.
+    const unnamed = { name: "", cluster: { server: "https://api:443", "certificate-authority-data": "Q0E=" } };
+    const clusterOnly = kubeconfig({ clusters: [unnamed], contexts: [], "current-context": "", users: [] });
+    expect(discovered(clusterOnly)).to.deep.equal([noCredentials]);
+    expect(
+      discovered(clusterOnly, { file: { kubeConfigPath: CREDENTIAL }, tlsBootstrapToken: "abcdef.0123456789abcdef" }),
+    ).to.deep.equal([]);
+    expect(
+      discovered(kubeconfig({ users: [{ name: "system:node:n", user: { "client-certificate-data": "Q0VSVA==" } }] })),
+    ).to.deep.equal([
+      `${identity}invalid configuration: [client-key-data or client-key must be specified for system:node:n to use the clientCert authentication method.]`,
+    ]);
+    expect(discovered(kubeconfig({ users: [{ name: "system:node:n", user: { token: "t" } }] }))).to.deep.equal([]);
+    expect(discovered(kubeconfig({ clusters: [] }))).to.deep.equal([
+      `${identity}the provided kubeconfig file must have at least one Cluster defined`,
+    ]);
+    expect(discovered(kubeconfig({ "current-context": "other" }))).to.deep.equal([
+      `${identity}the provided kubeconfig file is malformed: the current context is invalid: other`,
+    ]);
+    expect(
+      discovered(kubeconfig({ clusters: [{ name: "kubernetes", cluster: { "certificate-authority-data": "Q0E=" } }] })),
+    ).to.deep.equal([`${identity}invalid configuration: [no server found for cluster "kubernetes"]`]);
+    const caFile = { name: "kubernetes", cluster: { server: "https://api:443", "certificate-authority": "/ca.crt" } };
+    expect(discovered(kubeconfig({ clusters: [caFile] }))).to.deep.equal([
+      `${identity}error while reading certificate authority file defined in kubeconfig: /ca.crt`,
+    ]);
+    expect(discovered(": [")[0]).to.match(
+      /^couldn't validate the identity of the API Server: error loading config file/,
+    );
+    // After the node's own checks, which stop kubeadm first; a control-plane join's follow it.
+    const joined = withFile(node([...BASE, "/etc/kubernetes/kubelet.conf"]), CREDENTIAL, clusterOnly);
+    expect(errors("join", fileJoin(), joined)).to.deep.equal([
+      "[ERROR FileAvailable--etc-kubernetes-kubelet.conf]: /etc/kubernetes/kubelet.conf already exists",
+    ]);
+    const controlPlane = withFile(node([...BASE, "/var/lib/etcd/member/snap/db"]), CREDENTIAL, clusterOnly);
+    expect(errors("join", fileJoin(undefined, { controlPlane: {} }), controlPlane)).to.deep.equal([noCredentials]);
   });
 });

@@ -25,8 +25,7 @@ const CONTROL_PLANE_UNITS = [
   "etcd-leave.service",
   "certificate-renewal.service",
   "certificate-renewal.timer",
-  "join-token.service",
-  "join-token.timer",
+  "node-credentials.service",
   "addon-upgrade.service",
   "addon-upgrade.timer",
 ];
@@ -221,16 +220,16 @@ describe("NodeLaunchTemplate", () => {
     }
   });
 
-  it("stores the cluster's secrets under its own prefixes, workers' apart", () => {
+  it("stores the cluster's secrets under its own prefixes, workers' apart; no join secret any worker reads", () => {
     const names = ofType(dev, "aws:ssm/parameter:Parameter")
       .filter((p) => p.name.startsWith("secrets-"))
       .map((p) => inputs(p).name as string)
       .sort();
-    expect(names.filter((n) => n.includes("/node/"))).to.deep.equal([
-      "/cilium-cluster/dev.k8s.local/node/bootstrap-token",
-      "/cilium-cluster/dev.k8s.local/node/ca.crt",
-    ]);
+    expect(names.filter((n) => n.includes("/node/"))).to.deep.equal(["/cilium-cluster/dev.k8s.local/node/ca.crt"]);
     expect(names.filter((n) => n.includes("/control-plane/"))).to.have.length(8);
+    // Each worker's credential is the control plane's to write, at boot (bootstrap/node-credentials.sh).
+    const all = ofType(dev, "aws:ssm/parameter:Parameter").map((p) => inputs(p).name as string);
+    expect(all.filter((n) => n.includes("/instance/"))).to.deep.equal([]);
   });
 });
 

@@ -38,7 +38,9 @@ function throughSsm(parameterArn: string, keyCluster = spec.clusterName): Record
 const CONTROL_PLANE_SECRETS = ["ca.key", "sa.key", "etcd-ca.key", "front-proxy-ca.key"].map(
   (f) => `control-plane/${f}`,
 );
-const NODE_SECRETS = ["node/ca.crt", "node/bootstrap-token"];
+const NODE_SECRETS = ["node/ca.crt"];
+/** Workers' join credentials, one parameter an instance (which instance reads which is IAM's, iam.test.ts). */
+const INSTANCE_CREDENTIALS = ["instance/i-0aaaaaaaaaaaaaaaa", "instance/i-0bbbbbbbbbbbbbbbb"];
 
 describe("the cluster's KMS key", () => {
   const policies = {
@@ -49,13 +51,19 @@ describe("the cluster's KMS key", () => {
   const roleMay = (role: keyof typeof ROLES, action: string, context: Record<string, string>) =>
     may(policies[role], action, KEY, context, { principal: ROLES[role], resourcePolicy: KEY_POLICY });
 
-  it("lets the control-plane role decrypt every parameter of its cluster, the node role only the node ones", async () => {
+  it("lets the control-plane role decrypt its and the node parameters, the node role the node ones and the instance credentials", async () => {
     for (const path of [...CONTROL_PLANE_SECRETS, ...NODE_SECRETS])
       expect(
         await roleMay("control-plane", "kms:Decrypt", throughSsm(parameter("dev.k8s.local", path))),
         path,
       ).to.equal(true);
-    for (const path of NODE_SECRETS)
+    // The control plane writes the instance credentials and never reads one back.
+    for (const path of INSTANCE_CREDENTIALS)
+      expect(
+        await roleMay("control-plane", "kms:Decrypt", throughSsm(parameter("dev.k8s.local", path))),
+        path,
+      ).to.equal(false);
+    for (const path of [...NODE_SECRETS, ...INSTANCE_CREDENTIALS])
       expect(await roleMay("node", "kms:Decrypt", throughSsm(parameter("dev.k8s.local", path))), path).to.equal(true);
     for (const path of CONTROL_PLANE_SECRETS)
       expect(await roleMay("node", "kms:Decrypt", throughSsm(parameter("dev.k8s.local", path))), path).to.equal(false);
@@ -71,35 +79,36 @@ describe("the cluster's KMS key", () => {
         principal: ROLES.node,
         resourcePolicy: iamOnly,
       });
-    expect(await own("node/bootstrap-token")).to.equal(true);
+    expect(await own("node/ca.crt")).to.equal(true);
+    expect(await own("instance/i-0aaaaaaaaaaaaaaaa")).to.equal(true);
     expect(await own("control-plane/ca.key")).to.equal(false);
   });
 
   it("lets neither role decrypt another cluster's parameters, with this key or the other cluster's", async () => {
     for (const role of ["control-plane", "node"] as const)
-      for (const path of [...CONTROL_PLANE_SECRETS, ...NODE_SECRETS]) {
+      for (const path of [...CONTROL_PLANE_SECRETS, ...NODE_SECRETS, ...INSTANCE_CREDENTIALS]) {
         const other = parameter("other.k8s.local", path);
         expect(await roleMay(role, "kms:Decrypt", throughSsm(other)), `${role} ${path}`).to.equal(false);
         expect(await may(policies[role], "kms:Decrypt", KEY, throughSsm(other, "other.k8s.local"))).to.equal(false);
       }
   });
 
-  it("lets only the control plane encrypt, and only the join token and the Secrets encryption keys", async () => {
-    const token = throughSsm(parameter("dev.k8s.local", "node/bootstrap-token"));
-    expect(await roleMay("control-plane", "kms:Encrypt", token)).to.equal(true);
+  it("lets only the control plane encrypt, and only the instance credentials and the Secrets encryption keys", async () => {
+    const credential = throughSsm(parameter("dev.k8s.local", INSTANCE_CREDENTIALS[0]));
+    expect(await roleMay("control-plane", "kms:Encrypt", credential)).to.equal(true);
     const keys = throughSsm(parameter("dev.k8s.local", "control-plane/encryption-keys-0123456789ab"));
     expect(await roleMay("control-plane", "kms:Encrypt", keys)).to.equal(true);
     expect(await roleMay("node", "kms:Encrypt", keys)).to.equal(false);
     expect(await roleMay("node", "kms:Decrypt", keys), "workers never read them").to.equal(false);
-    for (const path of ["node/ca.crt", ...CONTROL_PLANE_SECRETS])
+    for (const path of ["node/ca.crt", "node/bootstrap-token", ...CONTROL_PLANE_SECRETS])
       expect(
         await roleMay("control-plane", "kms:Encrypt", throughSsm(parameter("dev.k8s.local", path))),
         path,
       ).to.equal(false);
-    expect(await roleMay("node", "kms:Encrypt", token)).to.equal(false);
+    expect(await roleMay("node", "kms:Encrypt", credential)).to.equal(false);
   });
 
-  it("keeps the node role to node parameters whatever its IAM policy grants", async () => {
+  it("keeps the node role to node parameters and instance credentials whatever its IAM policy grants", async () => {
     const everything: PolicyDocument = {
       Version: "2012-10-17",
       Statement: [{ Sid: "All", Effect: "Allow", Action: ["kms:Decrypt", "kms:Encrypt"], Resource: "*" }],
@@ -110,8 +119,13 @@ describe("the cluster's KMS key", () => {
         resourcePolicy: KEY_POLICY,
       });
     expect(await asNode("kms:Decrypt", "node/ca.crt")).to.equal(true);
-    expect(await asNode("kms:Decrypt", "control-plane/ca.key")).to.equal(false);
-    expect(await asNode("kms:Encrypt", "node/bootstrap-token")).to.equal(false);
+    expect(await asNode("kms:Decrypt", "instance/i-0aaaaaaaaaaaaaaaa")).to.equal(true);
+    for (const path of [...CONTROL_PLANE_SECRETS, "control-plane/encryption-keys-0123456789ab"])
+      expect(await asNode("kms:Decrypt", path), path).to.equal(false);
+    // Beside the two prefixes: a parameter named like them is not under them.
+    expect(await asNode("kms:Decrypt", "instance-x/i-0aaaaaaaaaaaaaaaa")).to.equal(false);
+    expect(await asNode("kms:Encrypt", "node/ca.crt")).to.equal(false);
+    expect(await asNode("kms:Encrypt", "instance/i-0aaaaaaaaaaaaaaaa")).to.equal(false);
   });
 
   it("opens to an account principal only through SSM, for this cluster, when its IAM policy allows it", async () => {

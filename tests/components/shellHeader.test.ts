@@ -71,5 +71,15 @@ describe("the bootstrap script's header", () => {
     expect(renderBootstrapScript(controlPlane)).to.contain(
       `readonly ETCD_CLIENT_PORT='${SHELL_FACTS.ETCD_CLIENT_PORT}'`,
     );
+    // The credentials' issuer (node-credentials.sh) is the control plane's: what it signs and tags with stays
+    // out of a worker's header. Both read where the credentials are and where kubeadm join finds its own.
+    for (const name of ["NODE_ROLE_NAME", "NODE_TAG", "NODE_CREDENTIAL_SESSION_TAG", "NODE_CREDENTIAL_MINUTES"]) {
+      expect(controlPlaneNames, name).to.include(name);
+      expect(workerNames, name).not.to.include(name);
+    }
+    for (const name of ["NODE_CREDENTIALS_PREFIX", "JOIN_CREDENTIAL_FILE"]) {
+      expect(controlPlaneNames, name).to.include(name);
+      expect(workerNames, name).to.include(name);
+    }
   });
 });

@@ -12,15 +12,14 @@ import { parse } from "yaml";
 import { modulePath } from "../../components/nodes/bootstrapModuleFiles";
 import { BootstrapModule, modulesFor } from "../../components/nodes/bootstrapSteps";
 import { factsHeader } from "../../components/nodes/shellHeader";
-import { NO_JOIN_TOKEN } from "../../components/secrets/clusterSecrets";
-import { joinTokenParameter, parameterPrefix, secretsKeyAlias } from "../../components/secrets/paths";
+import { parameterPrefix, secretsKeyAlias } from "../../components/secrets/paths";
 import { layerBinary } from "../helm";
 import { clusterPki, KUBEADM_PKI_PATH } from "../standins/pki";
 import { cliDirectory } from "../standins/aws";
 import { AwsProcess, startAwsProcess } from "../standins/awsProcess";
 import type { Binary } from "./binaries";
 import { NodeHost } from "./nodeHost";
-import { fillAsTheNode, generatedToken } from "./renderedKubeadm";
+import { fillAsTheNode } from "./renderedKubeadm";
 import { waitFor } from "../waitFor";
 
 export const NODE_IP = "10.0.1.10";
@@ -71,28 +70,24 @@ const sources = (module: BootstrapModule) =>
 
 export interface ControlPlane {
   host: NodeHost;
-  /**
-   * The bootstrap's refresh_join_token (bootstrap/join-token.sh) on this node, with the real kubeadm and the
-   * AWS fake's CLI (ENV overrides the module's variables); returns the join token parameter's value.
-   */
-  refreshJoinToken(env?: NodeJS.ProcessEnv): Promise<string>;
   /** The AWS fake the node's `aws` calls, in a process of its own: the node's commands run synchronously. */
   aws: AwsProcess;
-  /** The join token parameter's name. */
-  joinTokenParameter: string;
+  /**
+   * The credential of the node NAME as the bootstrap signs it on this control-plane node
+   * (bootstrap/node-credentials.sh, mint_node_credential, with the real kubeadm): a kubeconfig.
+   */
+  mintCredential(name: string, env?: NodeJS.ProcessEnv): string;
   /** The Secrets encryption keys' parameter name (bootstrap/encryption.sh). */
   encryptionKeysParameter: string;
   /**
    * Runs FUNCTION ARGS of a bootstrap module on this node, as the bootstrap script does (its modules, the
    * real kubeadm, the AWS fake's CLI, the control plane's variables); returns its standard output.
    */
-  bootstrap(module: "encryption" | "join-token", fn: string, ...args: string[]): string;
+  bootstrap(module: "encryption" | "node-credentials", fn: string, ...args: string[]): string;
   /** kubectl inside the host with the admin kubeconfig; throws on failure. */
   kubectl(args: string[], input?: string): string;
   /** The same, returning the exit status and output instead of throwing. */
   tryKubectl(args: string[], input?: string): { status: number | null; out: string };
-  /** The token the node's refresh_join_token minted and wrote to the node parameter when the cluster was created. */
-  bootstrapToken: string;
   kubectlPath: string;
   /** The API's name (controlPlaneEndpoint's host). */
   apiHost: string;
@@ -145,9 +140,7 @@ export async function startControlPlane(
     const pki = clusterPki();
     for (const [name, path] of Object.entries(KUBEADM_PKI_PATH))
       host.writeFile(`/etc/kubernetes/pki/${path}`, pki[name], "0600");
-    // The InitConfiguration has no token of ours: any token fills nothing.
-    const unused = generatedToken(binaries.kubeadm);
-    const filled = fillAsTheNode(initConfiguration, { bootstrapToken: unused, caCert: pki["ca.crt"], nodeIp: NODE_IP });
+    const filled = fillAsTheNode(initConfiguration, { nodeIp: NODE_IP });
     host.writeFile(KUBEADM_CONFIG, filled, "0600");
     // The bootstrap's configure_kubelet makes the patches directory the configuration names (bootstrap/kubelet.sh).
     host.must(["mkdir", "-p", "/etc/kubernetes/patches"]);
@@ -165,9 +158,6 @@ export async function startControlPlane(
     };
     const targetsFile = join(host.root, "load-balancer-targets");
     host.writeFile(targetsFile, "", "0644");
-    // SSM as Pulumi leaves it: the join token parameter under the cluster's key, with no token yet.
-    const parameter = joinTokenParameter(cluster.clusterName);
-    await aws.putParameter(parameter, NO_JOIN_TOKEN, "SecureString", secretsKeyAlias(cluster.clusterName));
     // The node's AWS CLI, under the shared /tmp: the host reaches it, as it reaches the fake's socket.
     const bin = cliDirectory(aws.cliScript(INSTANCE_ID));
     const encryptionKeysParameter = `${parameterPrefix(cluster.clusterName, "control-plane")}encryption-keys-test`;
@@ -177,7 +167,11 @@ export async function startControlPlane(
           "bash",
           "-c",
           `set -euo pipefail; ${factsHeader()}${sources(module)}
-kubeadm() { "${binaries.kubeadm}" "$@"; }; "$@"`,
+kubeadm() { "${binaries.kubeadm}" "$@"; }
+kubectl() { "${kubectlPath}" "$@"; }
+# The rendered script's own function: here, the init configuration kubeadm ran with, filled.
+kubeadm_init_configuration() { cat ${KUBEADM_CONFIG}; }
+"$@"`,
           "bootstrap",
           fn,
           ...args,
@@ -187,27 +181,20 @@ kubeadm() { "${binaries.kubeadm}" "$@"; }; "$@"`,
             ...process.env,
             PATH: `${bin}:${process.env.PATH}`,
             REGION: "us-east-1",
-            JOIN_TOKEN_PARAMETER: parameter,
             ENCRYPTION_KEYS_PARAMETER: encryptionKeysParameter,
             SECRETS_KEY: secretsKeyAlias(cluster.clusterName),
             ...env,
           },
         },
       );
-    const refreshJoinToken = async (env: NodeJS.ProcessEnv = {}) => {
-      bootstrap("join-token", "refresh_join_token", [], env);
-      return (await aws.parameters())[parameter].value;
-    };
     const cp: ControlPlane = {
       host,
-      refreshJoinToken,
       aws,
-      joinTokenParameter: parameter,
+      mintCredential: (name, env = {}) => bootstrap("node-credentials", "mint_node_credential", [name], env),
       encryptionKeysParameter,
       bootstrap: (module, fn, ...args) => bootstrap(module, fn, args),
       kubectl,
       tryKubectl,
-      bootstrapToken: "",
       kubectlPath,
       apiHost,
       targetsFile,
@@ -238,8 +225,8 @@ kubeadm() { "${binaries.kubeadm}" "$@"; }; "$@"`,
     await waitFor("the API server's /readyz", () => tryKubectl(["get", "--raw", "/readyz"]).status === 0);
 
     for (const phase of ["upload-config all", "bootstrap-token"]) kubeadm(["init", "phase", ...phase.split(" ")]);
-    // The bootstrap's join-token step, once kubeadm has made the cluster (bootstrapSteps.ts).
-    cp.bootstrapToken = await refreshJoinToken();
+    // The bootstrap's bootstrap-tokens step, once kubeadm has made the cluster (bootstrapSteps.ts).
+    bootstrap("node-credentials", "retire_bootstrap_tokens");
     registerNode(cp);
     kubeadm(["init", "phase", "mark-control-plane"]);
     const skipped = (init.skipPhases ?? []) as string[];

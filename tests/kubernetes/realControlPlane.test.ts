@@ -3,8 +3,7 @@
 // configuration (controlPlane.ts). Every example's Kubernetes objects are then applied through the program's
 // own apply script, placed by the real scheduler on Node objects shaped as the bootstrap makes them (fresh:
 // not ready, and not yet initialised by a cloud controller), and their service accounts asked of the real
-// authorizer; workers and control-plane nodes discover the cluster
-// with kubeadm's own join. One file, so the API server starts once.
+// authorizer; workers and control-plane nodes join with kubeadm's own join and a credential for their own name. One file, so the API server starts once.
 import { expect } from "chai";
 import { dirname } from "path";
 import { parse, parseAllDocuments } from "yaml";
@@ -12,9 +11,8 @@ import { applyScript } from "../../components/k8s/applyScript";
 import { signAdminCredential } from "../../components/secrets/adminCredential";
 import { ADMIN_GROUP } from "../../components/nodes/nodeFacts";
 import { renderKubeconfig } from "../../components/secrets/kubeconfigRender";
-import { secretsKeyAlias } from "../../components/secrets/paths";
 import type { K8sObject } from "../../components/k8s/object";
-import { NODE_ROLE_FILE } from "../../components/nodes/nodeFacts";
+import { JOIN_CREDENTIAL_FILE, NODE_ROLE_FILE } from "../../components/nodes/nodeFacts";
 import { modulePath } from "../../components/nodes/bootstrapModuleFiles";
 import { factsHeader } from "../../components/nodes/shellHeader";
 import { architectureOf } from "../../catalogs/instanceTypes";
@@ -42,7 +40,7 @@ import {
 import { CLOUD_LABELS, initialiseNodes } from "./cloudControllerStandIn";
 import { requireNamespaces } from "./nodeHost";
 import { allowed, chartGrants, covers, NEVER } from "./rbacCalls";
-import { apiServerFilesOf, caCertHash, fillAsTheNode, renderedExamples } from "./renderedKubeadm";
+import { apiServerFilesOf, fillAsTheNode, renderedExamples } from "./renderedKubeadm";
 import { validateClusterSuite } from "./validateCluster";
 import { apiServerHardeningSuite } from "./apiServerHardening";
 
@@ -231,42 +229,12 @@ describe("the real control plane (kubeadm, etcd, API server, controller manager,
     expect(readyz(), "pinned again").to.equal(0);
   });
 
-  it("mints the join token with kubeadm's own commands: short-lived, in SSM under the cluster's key, stale ones deleted", async function () {
-    const tokens = () =>
-      new Map(
-        cp.host
-          .must([binaries.kubeadm, "token", "list", "-o", 'jsonpath={.token}{" "}{.expires}{"\\n"}'])
-          .trim()
-          .split("\n")
-          .map((l) => l.split(" ") as [string, string]),
-      );
-    const hoursLeft = (token: string) => (Date.parse(tokens().get(token)!) - Date.now()) / 3600_000;
-    // The first node's: kubeadm init's own token went with it, the node parameter holds it under the cluster's key.
-    expect([...tokens().keys()]).to.deep.equal([cp.bootstrapToken]);
-    expect(hoursLeft(cp.bootstrapToken)).to.be.within(47.5, 48);
-    const joinToken = async () => (await cp.aws.parameters())[cp.joinTokenParameter];
-    expect(await joinToken()).to.include({ type: "SecureString", keyId: secretsKeyAlias("dev.k8s.local") });
-    // Not due: the timer's next run changes nothing.
-    expect(await cp.refreshJoinToken()).to.equal(cp.bootstrapToken);
-    expect([...tokens().keys()]).to.deep.equal([cp.bootstrapToken]);
-
-    // The node parameter holds a token with less than a day left: a new one replaces it, and the old one,
-    // minted more than an hour ago, is deleted; the token replaced a moment ago stays for the nodes reading it.
-    const ending = cp.host.must([binaries.kubeadm, "token", "create", "--ttl", "2h"]).trim().split("\n").pop()!;
-    await cp.aws.putParameter(cp.joinTokenParameter, ending, "SecureString", secretsKeyAlias("dev.k8s.local"));
-    const renewed = await cp.refreshJoinToken();
-    expect(renewed).to.not.be.oneOf([ending, cp.bootstrapToken]);
-    expect([...tokens().keys()].sort()).to.deep.equal([cp.bootstrapToken, renewed].sort());
-    expect(hoursLeft(renewed)).to.be.within(47.5, 48);
-
-    // A control plane back from an outage longer than a token lives: the cluster no longer knows the node
-    // parameter's token (the token cleaner deleted it); the next run mints one and deletes what went stale.
-    // (A TTL of 49 h makes the run see the first token as an hour older: minted more than an hour ago.)
-    cp.host.must([binaries.kubeadm, "token", "delete", renewed]);
-    const recovered = await cp.refreshJoinToken({ JOIN_TOKEN_TTL_HOURS: "49" });
-    expect(recovered).to.not.be.oneOf([renewed, cp.bootstrapToken]);
-    expect([...tokens().keys()]).to.deep.equal([recovered]);
-    cp.bootstrapToken = recovered;
+  it("keeps no bootstrap token after init, nor kubeadm's approval of any node name for one; a node's own approval stays", function () {
+    const tokens = cp.host.must([binaries.kubeadm, "token", "list", "--kubeconfig", "/etc/kubernetes/admin.conf"]);
+    expect(tokens.trim(), "bootstrap tokens").to.equal("");
+    const binding = (name: string) => cp.tryKubectl(["get", "clusterrolebinding", name]).status;
+    expect(binding("kubeadm:node-autoapprove-bootstrap"), "the blanket approval").to.not.equal(0);
+    expect(binding("kubeadm:node-autoapprove-certificate-rotation"), "a node's approval of its own name").to.equal(0);
   });
 
   it("signs admin kubeconfigs the API server takes as a cluster admin until they expire, and never after", function () {
@@ -302,13 +270,12 @@ describe("the real control plane (kubeadm, etcd, API server, controller manager,
     expect(asAlice(fresh, ["get", "--raw", "/api"]).status).to.equal(0);
   });
 
-  it("lets a worker and a control-plane node discover the cluster with the token and CA hash, and no one else", async function () {
+  it("joins a worker and a control-plane node with a credential for their own name; no expired one, and no certificate for another node's name", async function () {
     const dev = stacks.get("dev")!;
-    const ca = clusterPki()["ca.crt"];
-    const run = (text: string, values: { bootstrapToken: string; caCert: string }, seconds = 60) => {
-      const filled = fillAsTheNode(text, { ...values, nodeIp: "10.0.1.11" });
-      // A joining node's own /etc/kubernetes and /var/lib/kubelet: kubeadm's discovery, then its fetch of the
-      // cluster's configuration with the bootstrap token, are what this checks; the kubelet it then starts
+    const run = (text: string, credential: string, seconds = 60) => {
+      const filled = fillAsTheNode(text, { nodeIp: "10.0.1.11" });
+      // A joining node's own /etc/kubernetes and /var/lib/kubelet: kubeadm's discovery with the credential,
+      // then its fetch of the cluster's configuration with it, are what this checks; the kubelet it then starts
       // does not exist here, so kubeadm is stopped once it has written the kubelet's bootstrap kubeconfig,
       // or after `seconds` (it retries discovery until its own 5-minute timeout). Exits 0 when the control
       // plane's preflight passed, or the worker's bootstrap kubeconfig was written.
@@ -321,7 +288,7 @@ describe("the real control plane (kubeadm, etcd, API server, controller manager,
           "bash",
           "-c",
           `own=$(mktemp -d)
-# A control-plane node fetches the cluster's shared CAs and service-account key before it joins (bootstrap/pki.sh).
+# A control-plane node fetches the cluster's shared CAs and service-account key before it joins.
 if [ "$1" = preflight ]; then
   for f in ca.crt ca.key sa.key sa.pub front-proxy-ca.crt front-proxy-ca.key etcd/ca.crt etcd/ca.key; do
     install -D /etc/kubernetes/pki/$f "$own/pki/$f"
@@ -329,6 +296,7 @@ if [ "$1" = preflight ]; then
 fi
 mount --bind "$own" /etc/kubernetes && mkdir -p /var/lib/kubelet && mount -t tmpfs tmpfs /var/lib/kubelet
 cat >/etc/kubernetes/join.yaml && mkdir -p /etc/kubernetes/patches
+printf '%s\n' "$CREDENTIAL_" >${JOIN_CREDENTIAL_FILE}
 "$0" join phase "$@" --config /etc/kubernetes/join.yaml --v=1 >"$own/log" 2>&1 &
 kubeadm=$!
 for _ in $(seq "$((2 * SECONDS_))"); do
@@ -346,35 +314,98 @@ test -s /etc/kubernetes/bootstrap-kubelet.conf`,
             ? ["preflight", `--ignore-preflight-errors=${NOT_HERE.join(",")}`]
             : ["kubelet-start"]),
         ],
-        { input: filled, timeout: 90_000, env: { ...process.env, SECONDS_: String(seconds) } },
+        {
+          input: filled,
+          timeout: 90_000,
+          env: { ...process.env, SECONDS_: String(seconds), CREDENTIAL_: credential },
+        },
       );
     };
     const worker = dev.get("kubeadm/nodes-template-join.yaml")!;
     const controlPlane = [...dev].find(([n]) => /^kubeadm\/control-plane-.*-join\.yaml$/.test(n))![1];
-    const good = { bootstrapToken: cp.bootstrapToken, caCert: ca };
+    const workerName = "ip-10-0-1-11.ec2.internal";
+    const credential = cp.mintCredential(workerName);
 
-    const joined = run(worker, good);
+    const joined = run(worker, credential);
     expect(joined.status, `a worker: discovery, then the bootstrap kubeconfig\n${joined.stdout}`).to.equal(0);
-    // A control-plane join's preflight fetches the cluster's configuration with the token.
-    const cpJoin = run(controlPlane, good);
+    // A control-plane join's preflight fetches the cluster's configuration with the node's credential.
+    const cpJoin = run(controlPlane, cp.mintCredential("ip-10-0-1-12.ec2.internal"));
     expect(cpJoin.status, cpJoin.stdout).to.equal(0);
+    const expired = run(worker, cp.mintCredential(workerName, { NODE_CREDENTIAL_MINUTES: "0" }), 10);
+    expect(expired.status, "an expired credential: no bootstrap kubeconfig").to.not.equal(0);
 
-    const otherCa = clusterPki()["front-proxy-ca.crt"];
-    expect(caCertHash(otherCa)).to.not.equal(caCertHash(ca));
-    const wrongHash = run(worker, { ...good, caCert: otherCa }, 10);
-    expect(wrongHash.status, "another CA's hash: no bootstrap kubeconfig").to.not.equal(0);
-
-    // A token that has expired: the token cleaner deletes it and the bootstrap signer drops its signature.
-    // The signer works asynchronously: the token lives long enough to be signed, so its signature's going
-    // shows the expiry, not a token that was never signed.
-    const expired = cp.host.must([binaries.kubeadm, "token", "create", "--ttl", "20s"]).trim().split("\n").pop()!;
-    const id = expired.split(".")[0];
-    const signatures = () =>
-      Object.keys(JSON.parse(cp.kubectl(["get", "configmap", "-n", "kube-public", "cluster-info", "-o", "json"])).data);
-    await waitFor("the new token's signature", () => signatures().includes(`jws-kubeconfig-${id}`), 15_000);
-    await waitFor("the expired token's signature to go", () => !signatures().includes(`jws-kubeconfig-${id}`), 90_000);
-    const stale = run(worker, { ...good, bootstrapToken: expired }, 10);
-    expect(stale.status, "an expired token: no bootstrap kubeconfig").to.not.equal(0);
+    // The kubelet's certificate request, as the kubelet makes it with the credential (k8s.io/client-go
+    // util/certificate/csr): the real controller manager's approver grants its own name's; one for another
+    // node's name is refused on creation (the API server's NodeRestriction admission, as of 1.35), and a
+    // bootstrap token's (kubeadm's way, which let any holder ask for any name) is never approved.
+    cp.host.writeFile("/tmp/node-credential.conf", credential, "0600");
+    const request = (name: string, kubeconfig: string) => {
+      const csr = cp.host.must([
+        "bash",
+        "-c",
+        `openssl req -new -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -keyout /dev/null -subj "/O=system:nodes/CN=system:node:$1" 2>/dev/null | base64 -w0`,
+        "csr",
+        name,
+      ]);
+      const object = {
+        apiVersion: "certificates.k8s.io/v1",
+        kind: "CertificateSigningRequest",
+        metadata: { generateName: "node-csr-" },
+        spec: {
+          request: csr,
+          signerName: "kubernetes.io/kube-apiserver-client-kubelet",
+          usages: ["digital signature", "client auth"],
+        },
+      };
+      return cp.host.run([cp.kubectlPath, "--kubeconfig", kubeconfig, "create", "-o", "name", "-f", "-"], {
+        input: JSON.stringify(object),
+      });
+    };
+    const created = (r: { status: number | null; stdout: string; stderr: string }) => {
+      expect(r.status, r.stderr).to.equal(0);
+      return r.stdout.trim();
+    };
+    const approved = (csr: string) =>
+      (JSON.parse(cp.kubectl(["get", csr, "-o", "json"])).status.conditions ?? []).some(
+        (c: { type: string }) => c.type === "Approved",
+      );
+    const token = cp.host
+      .must([binaries.kubeadm, "token", "create", "--kubeconfig", "/etc/kubernetes/admin.conf"])
+      .trim();
+    const csrs: string[] = [];
+    try {
+      const admin = parse(cp.host.must(["cat", "/etc/kubernetes/admin.conf"]));
+      const bootstrapKubeconfig = {
+        apiVersion: "v1",
+        kind: "Config",
+        clusters: admin.clusters,
+        users: [{ name: "token", user: { token } }],
+        contexts: [{ name: "token", context: { cluster: admin.clusters[0].name, user: "token" } }],
+        "current-context": "token",
+      };
+      cp.host.writeFile("/tmp/bootstrap-token.conf", JSON.stringify(bootstrapKubeconfig), "0600");
+      const byToken = created(request("ip-10-0-1-13.ec2.internal", "/tmp/bootstrap-token.conf"));
+      csrs.push(byToken);
+      const own = created(request(workerName, "/tmp/node-credential.conf"));
+      csrs.push(own);
+      expect(request(NODE_NAME, "/tmp/node-credential.conf").status, "a request for another node's name").to.not.equal(
+        0,
+      );
+      await waitFor("the node's request for its own name approved", () => approved(own), 30_000);
+      // The token's request was made first: the approver has had it longer than the node's own.
+      await new Promise((r) => setTimeout(r, 5000));
+      expect(approved(byToken), "a certificate for a bootstrap token").to.equal(false);
+    } finally {
+      cp.host.must([
+        binaries.kubeadm,
+        "token",
+        "delete",
+        token.split(".")[0],
+        "--kubeconfig",
+        "/etc/kubernetes/admin.conf",
+      ]);
+      if (csrs.length > 0) cp.kubectl(["delete", ...csrs]);
+    }
   });
 
   for (const exampleCase of cases().filter((c) => !c.name.includes(","))) {

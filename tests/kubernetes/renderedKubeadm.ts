@@ -1,9 +1,9 @@
 /**
  * The kubeadm configurations every example renders (the plan's kubeadm/ files), and their placeholders filled
- * the way the node fills them: by the bootstrap's own `fill_placeholders` (bootstrap/kubeadm.sh) and
- * `ca_cert_hash` (bootstrap/pki.sh), not by a copy of them here.
+ * the way the node fills them: by the bootstrap's own `fill_placeholders` (bootstrap/kubeadm.sh), not by a
+ * copy of it here.
  */
-import { execFileSync, spawnSync } from "child_process";
+import { spawnSync } from "child_process";
 import { parseAllDocuments } from "yaml";
 import { modulePath } from "../../components/nodes/bootstrapModuleFiles";
 import { API_SERVER_CONFIG_DIR } from "../../components/nodes/nodeFacts";
@@ -46,11 +46,8 @@ export async function renderedKubeadmFiles(): Promise<RenderedKubeadmFile[]> {
   return files;
 }
 
-/** What the node fills in at boot (bootstrap/kubeadm.sh kubeadm_config). */
+/** What the node fills in at boot (bootstrap/kubeadm.sh kubeadm_config), from its instance metadata. */
 export interface NodeValues {
-  bootstrapToken: string;
-  /** The cluster CA certificate (PEM): its public-key hash fills @CA_CERT_HASH@. */
-  caCert: string;
   nodeIp: string;
   /** The node's name, EC2's private DNS name of its instance: by default the us-east-1 one of nodeIp. */
   nodeName?: string;
@@ -69,27 +66,14 @@ const bash = (script: string, args: string[], input: string) => {
   return r.stdout;
 };
 
-/** The CA's public-key hash, as the node computes it (`ca_cert_hash`). */
-export const caCertHash = (caCert: string): string =>
-  bash(`source "${modulePath("pki")}"; ca_cert_hash`, [], caCert).trim();
-
 /** The configuration with every placeholder filled, by the node's own `fill_placeholders`. */
 export function fillAsTheNode(text: string, values: NodeValues): string {
   return bash(
     `source "${modulePath("kubeadm")}"; fill_placeholders "$@"`,
-    [
-      `BOOTSTRAP_TOKEN=${values.bootstrapToken}`,
-      `CA_CERT_HASH=${caCertHash(values.caCert)}`,
-      `NODE_IP=${values.nodeIp}`,
-      `NODE_NAME=${values.nodeName ?? ec2NodeName(values.nodeIp)}`,
-    ],
+    [`NODE_IP=${values.nodeIp}`, `NODE_NAME=${values.nodeName ?? ec2NodeName(values.nodeIp)}`],
     text,
   );
 }
-
-/** A fresh bootstrap token from kubeadm itself (`kubeadm token generate`), in the form the program's has. */
-export const generatedToken = (kubeadm: string): string =>
-  execFileSync(kubeadm, ["token", "generate"], { encoding: "utf8" }).trim();
 
 /** The API server's configuration files a control-plane group's user data installs, by path. */
 export const apiServerFilesOf = (userData: string): Record<string, string> =>

@@ -6,10 +6,11 @@
 // kubeadm's own join judges what the cluster then is: without a kubelet it goes as far as its dry run. One
 // file, so the control plane starts once.
 import { expect } from "chai";
-import { join } from "path";
+import { basename, join } from "path";
 import { parse } from "yaml";
 import { kubeadmEtcd } from "../../config/validation/kubernetesUpgrade";
 import { bootstrapConfig } from "../../components/nodes/bootstrapConfig";
+import { JOIN_CREDENTIAL_FILE } from "../../components/nodes/nodeFacts";
 import { instanceGroups } from "../../components/nodes/instanceGroups";
 import { kubeadmConfigurations } from "../../components/nodes/kubeadmConfig";
 import { renderBootstrapScript, renderUserData } from "../../components/nodes/userData";
@@ -22,7 +23,7 @@ import { Binary, requireBinary } from "./binaries";
 import { ControlPlane, NODE_IP, NODE_NAME, startControlPlane } from "./controlPlane";
 import { HEARTBEAT, postMirrorPods, registerNode, registrationTaints, setReady } from "./kubeletStandIn";
 import { requireNamespaces } from "./nodeHost";
-import { apiServerFilesOf, fillAsTheNode } from "./renderedKubeadm";
+import { apiServerFilesOf, ec2NodeName, fillAsTheNode } from "./renderedKubeadm";
 
 const OLD = "1.34.12";
 const NEW = "1.35.4";
@@ -139,16 +140,15 @@ describe(`a Kubernetes upgrade, ${OLD} → ${NEW}, against a real control plane 
 
   /**
    * kubeadm join --dry-run of the new node with its group's rendered join configuration: discovery with the
-   * token and CA hash, the cluster's configuration, then every file it would write, in a directory of its own.
+   * node's credential (as its bootstrap signs it), the cluster's configuration, then every file it would
+   * write, in a directory of its own.
    */
   const dryRunJoin = (): { status: number | null; out: string; file: (name: string) => string } => {
     const text = controlPlaneGroup(NEW).kubeadm.join;
-    const filled = fillAsTheNode(text, {
-      bootstrapToken: cp.bootstrapToken,
-      caCert: clusterPki()["ca.crt"],
-      nodeIp: NODE_IP,
-    });
+    const filled = fillAsTheNode(text, { nodeIp: NODE_IP });
     cp.host.writeFile(join(newNode, "etc-kubernetes", "kubeadm.yaml"), filled, "0600");
+    const credential = cp.mintCredential(ec2NodeName(NODE_IP));
+    cp.host.writeFile(join(newNode, "etc-kubernetes", basename(JOIN_CREDENTIAL_FILE)), credential, "0600");
     const dryRun = join(newNode, `dry-run-${Date.now()}`);
     cp.host.must(["mkdir", "-p", dryRun]);
     const r = onNewNode(

@@ -7,7 +7,9 @@ import { requireNamespaces } from "../kubernetes/nodeHost";
 import { cliDirectory, DEFAULT_SSM_KEY } from "./aws";
 import { AwsProcess, startAwsProcess } from "./awsProcess";
 
-const NAME = "/cilium-cluster/dev.k8s.local/node/bootstrap-token";
+/** A SecureString a node writes under the cluster's key (put_secure_parameter): the Secrets encryption keys. */
+const NAME = "/cilium-cluster/dev.k8s.local/control-plane/encryption-keys-0123456789ab";
+const KEYS = "key-20260101T000000Z c2VjcmV0LWtleS1vbmU=";
 const KEY = "alias/cilium-cluster/dev-k8s-local";
 
 describe("the AWS fake in a process of its own", function () {
@@ -59,17 +61,15 @@ describe("the AWS fake in a process of its own", function () {
   });
 
   it("encrypts a SecureString under the key put names, else the account's default, and decrypts only when asked", async () => {
-    expect(put(NAME, "--type", "SecureString", "--key-id", KEY, "--value", "abcdef.0123456789abcdef").status).to.equal(
-      0,
-    );
-    expect(await parameter(NAME)).to.include({ keyId: KEY, value: "abcdef.0123456789abcdef" });
-    expect(value(NAME, "--with-decryption")).to.include({ status: 0, stdout: "abcdef.0123456789abcdef\n" });
+    expect(put(NAME, "--type", "SecureString", "--key-id", KEY, "--value", KEYS).status).to.equal(0);
+    expect(await parameter(NAME)).to.include({ keyId: KEY, value: KEYS });
+    expect(value(NAME, "--with-decryption")).to.include({ status: 0, stdout: `${KEYS}\n` });
     // Without --with-decryption, the ciphertext.
     const encrypted = value(NAME);
     expect(encrypted.status).to.equal(0);
-    expect(encrypted.stdout).not.to.contain("abcdef.0123456789abcdef");
+    expect(encrypted.stdout).not.to.contain(KEYS);
     // An overwrite that names no key encrypts under the account's default key.
-    expect(put(NAME, "--overwrite", "--value", "ghijkl.0123456789abcdef").status).to.equal(0);
+    expect(put(NAME, "--overwrite", "--value", "key-20260102T000000Z c2VjcmV0LWtleS10d28=").status).to.equal(0);
     expect(await parameter(NAME)).to.include({ keyId: DEFAULT_SSM_KEY, version: 2 });
     expect(value("/test/missing")).to.include({ status: 254, code: "ParameterNotFound" });
   });

@@ -13,8 +13,10 @@
  * the curl stand-in counts), STANDIN_KUBEADM_FAILURES (the first N inits or joins stop half-way, as a
  * timed-out TLS bootstrap does, leaving their files behind).
  */
+import { execFileSync } from "child_process";
 import { randomBytes } from "crypto";
-import { appendFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "fs";
+import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "fs";
+import { tmpdir } from "os";
 import { dirname, join } from "path";
 import { stringify } from "yaml";
 import { Command, etcdDataDir, parseConfig, preflight } from "./kubeadmContract";
@@ -130,6 +132,12 @@ function run(command: Command, configPath: string, ignored: (error: string) => b
   rmSync(join(root, "/etc/kubernetes/bootstrap-kubelet.conf"));
   write("/etc/kubernetes/kubelet.conf");
   write("/var/lib/kubelet/config.yaml");
+  // init's bootstrap-token phase: the InitConfiguration's tokens, or the one kubeadm's defaults add (24 h).
+  if (command === "init") {
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any
+    const given = ((config.documents.InitConfiguration as any)?.bootstrapTokens ?? []) as { token?: string }[];
+    for (const t of given.length > 0 ? given : [{}]) addToken(t.token ?? newToken(), 24);
+  }
   if (controlPlane) {
     write("/etc/kubernetes/admin.conf");
     // control-plane-join: the member added (a learner, promoted) and its pod's manifest.
@@ -183,33 +191,53 @@ function reset(): void {
     rmSync(join(root, "/etc/kubernetes", f), { force: true });
 }
 
+/** The cluster's bootstrap tokens, "TOKEN EXPIRES" a line (STANDIN_STATE/tokens). */
+const TOKENS = () => join(state, "tokens");
+const tokenLines = () => (existsSync(TOKENS()) ? readFileSync(TOKENS(), "utf8").split("\n").filter(Boolean) : []);
+const saveTokens = (lines: string[]) => writeFileSync(TOKENS(), lines.map((l) => `${l}\n`).join(""));
+
+/** A token of kubeadm's form (bootstraputil.GenerateBootstrapToken). */
+function newToken(): string {
+  const alphabet = "abcdefghijklmnopqrstuvwxyz0123456789";
+  const random = (n: number) => [...randomBytes(n)].map((b) => alphabet[b % alphabet.length]).join("");
+  return `${random(6)}.${random(16)}`;
+}
+
+function addToken(token: string, hours: number): void {
+  const expires = new Date(Date.now() + hours * 3600_000).toISOString().replace(/\.\d+Z$/, "Z");
+  saveTokens([...tokenLines(), `${token} ${expires}`]);
+}
+
 /**
  * `kubeadm token` through `--kubeconfig` (an admin kubeconfig the node has): `create --ttl <h>h` prints a new
- * token of kubeadm's form, `list -o jsonpath='{.token}{" "}{.expires}{"\n"}'` (the one output the bootstrap
- * asks for) prints each, `delete TOKEN` removes it or fails as kubeadm does for an unknown one.
+ * token of kubeadm's form, `list -o jsonpath=...` prints each with the template's `{.token}`, `{.expires}`,
+ * `{" "}` and `{"\n"}`, `delete TOKEN` (or its id) removes it or fails as kubeadm does for an unknown one.
  */
 function token(args: string[]): void {
   const kubeconfig = args[args.indexOf("--kubeconfig") + 1];
   if (!args.includes("--kubeconfig") || !existsSync(kubeconfig))
     fail(`failed to load admin kubeconfig: open ${kubeconfig}: no such file or directory`);
-  const file = join(state, "tokens");
-  const tokens = existsSync(file) ? readFileSync(file, "utf8").split("\n").filter(Boolean) : [];
-  const save = (lines: string[]) => writeFileSync(file, lines.map((l) => `${l}\n`).join(""));
+  const tokens = tokenLines();
   const id = (t: string) => t.split(" ")[0].split(".")[0];
+  const template = args.find((a) => a.startsWith("jsonpath="))?.slice("jsonpath=".length);
   if (args[0] === "create") {
     const ttl = /^(\d+)h$/.exec(args[args.indexOf("--ttl") + 1] ?? "");
     if (!ttl) fail("the stand-in needs --ttl <hours>h");
-    const alphabet = "abcdefghijklmnopqrstuvwxyz0123456789";
-    const random = (n: number) => [...randomBytes(n)].map((b) => alphabet[b % alphabet.length]).join("");
-    const created = `${random(6)}.${random(16)}`;
-    const expires = new Date(Date.now() + Number(ttl[1]) * 3600_000).toISOString().replace(/\.\d+Z$/, "Z");
-    save([...tokens, `${created} ${expires}`]);
+    const created = newToken();
+    addToken(created, Number(ttl[1]));
     process.stdout.write(`${created}\n`);
-  } else if (args[0] === "list" && args.includes(`jsonpath={.token}{" "}{.expires}{"\\n"}`)) {
-    process.stdout.write(tokens.map((t) => `${t}\n`).join(""));
+  } else if (args[0] === "list" && template && /^(\{(\.token|\.expires|" "|"\\n")\})+$/.test(template)) {
+    const fields: Record<string, (t: string) => string> = {
+      "{.token}": (t) => t.split(" ")[0],
+      "{.expires}": (t) => t.split(" ")[1],
+      '{" "}': () => " ",
+      '{"\\n"}': () => "\n",
+    };
+    const parts = template.match(/\{[^}]*\}/g)!;
+    process.stdout.write(tokens.map((t) => parts.map((p) => fields[p](t)).join("")).join(""));
   } else if (args[0] === "delete" && args[1]) {
     if (!tokens.some((t) => id(t) === id(args[1]))) fail(`bootstrap token "${id(args[1])}" not found`);
-    save(tokens.filter((t) => id(t) !== id(args[1])));
+    saveTokens(tokens.filter((t) => id(t) !== id(args[1])));
   } else fail(`the stand-in does not cover kubeadm token ${args.join(" ")}`);
 }
 
@@ -223,7 +251,9 @@ function flag(args: string[], name: string): string {
 /**
  * `kubeadm kubeconfig user --config FILE --client-name NAME --org GROUP --validity-period D`: a kubeconfig for
  * NAME, signed with the CA key the node holds (cmd/kubeconfig.go: the certificate directory's ca.key), whose
- * server is the configuration's controlPlaneEndpoint.
+ * server is the configuration's controlPlaneEndpoint: the cluster (its clusterName, `kubernetes` by default)
+ * with the CA's certificate, a context `NAME@CLUSTER`, current, and the user NAME with its client
+ * certificate (CN NAME, O GROUP, valid D, rounded up to whole days) and key embedded, as kubeadm prints it.
  */
 function kubeconfigUser(args: string[]): void {
   const config = parseConfig("init", readFileSync(flag(args, "--config"), "utf8"), { root, version }, false);
@@ -234,10 +264,72 @@ function kubeconfigUser(args: string[]): void {
     );
   for (const f of ["--client-name", "--org", "--validity-period"]) flag(args, f);
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  const endpoint = (config.documents.ClusterConfiguration as any).controlPlaneEndpoint;
-  process.stdout.write(
-    `apiVersion: v1\nkind: Config\nclusters:\n- cluster:\n    server: https://${endpoint}\n  name: stand-in\n`,
+  const cluster = config.documents.ClusterConfiguration as any;
+  const name = flag(args, "--client-name");
+  const minutes = /^(\d+)([hm])$/.exec(flag(args, "--validity-period"));
+  if (!minutes) fail("the stand-in needs --validity-period <N>h or <N>m");
+  const days = String(Math.max(1, Math.ceil((Number(minutes[1]) * (minutes[2] === "h" ? 60 : 1)) / 1440)));
+  const ca = join(root, "/etc/kubernetes/pki");
+  const dir = mkdtempSync(join(tmpdir(), "kubeconfig-user-"));
+  const openssl = (...a: string[]) => execFileSync("openssl", a, { cwd: dir, stdio: "ignore" });
+  openssl(
+    "req",
+    "-new",
+    "-newkey",
+    "rsa:2048",
+    "-nodes",
+    "-subj",
+    `/O=${flag(args, "--org")}/CN=${name}`,
+    "-keyout",
+    "key",
+    "-out",
+    "req",
   );
+  writeFileSync(join(dir, "ext"), "keyUsage=critical,digitalSignature,keyEncipherment\nextendedKeyUsage=clientAuth\n");
+  openssl(
+    "x509",
+    "-req",
+    "-in",
+    "req",
+    "-CA",
+    join(ca, "ca.crt"),
+    "-CAkey",
+    join(ca, "ca.key"),
+    "-set_serial",
+    String(Date.now()),
+    "-days",
+    days,
+    "-extfile",
+    "ext",
+    "-out",
+    "crt",
+  );
+  const base64 = (path: string) => readFileSync(path).toString("base64");
+  const clusterName = cluster?.clusterName ?? "kubernetes";
+  process.stdout.write(
+    stringify({
+      apiVersion: "v1",
+      clusters: [
+        {
+          cluster: {
+            "certificate-authority-data": base64(join(ca, "ca.crt")),
+            server: `https://${cluster?.controlPlaneEndpoint}`,
+          },
+          name: clusterName,
+        },
+      ],
+      contexts: [{ context: { cluster: clusterName, user: name }, name: `${name}@${clusterName}` }],
+      "current-context": `${name}@${clusterName}`,
+      kind: "Config",
+      users: [
+        {
+          name,
+          user: { "client-certificate-data": base64(join(dir, "crt")), "client-key-data": base64(join(dir, "key")) },
+        },
+      ],
+    }),
+  );
+  rmSync(dir, { recursive: true, force: true });
 }
 
 /**

@@ -23,9 +23,20 @@
  *   used (v1beta3, and v1beta4 from kubeadm 1.31), with kubeletExtraArgs a map in v1beta3 and a list of
  *   name/value pairs in v1beta4; token and CA-hash formats as kubeadm validates them. kubeadm only warns about
  *   an unknown field; this stand-in rejects it, because a field kubeadm ignores is a bug in the renderer.
+ * - a join's discovery (apis/kubeadm/validation/validation.go `ValidateDiscovery`): exactly one of
+ *   `bootstrapToken` and `file`; a file's `kubeConfigPath` is an https URL or a file that exists
+ *   (`ValidateDiscoveryKubeConfigPath`). kubeadm join's preflight phase then discovers the cluster
+ *   (cmd/join.go `InitCfg` → `TLSBootstrapCfg` → discovery/discovery.go `For`), right after the node checks:
+ *   from a file, the kubeconfig must name a cluster and load (discovery/file/file.go `ValidateConfigInfo`,
+ *   client-go's clientcmd `Validate`), and hold the credentials the TLS bootstrap uses, unless
+ *   `tlsBootstrapToken` is set (`For`: "couldn't find authentication credentials ..."). Token discovery is
+ *   taken as answered: the stand-in has no cluster to ask.
  *
  * Not covered (they need a real machine): the root check, CPU and memory, open ports, swap, the container
- * runtime's socket, the kubelet version. Paths are below `root`, the test's stand-in for `/`.
+ * runtime's socket, the kubelet version; nor the cluster's side of discovery and the TLS bootstrap (the
+ * cluster-info ConfigMap, whether the API server accepts the credential). Paths are below `root`, the test's
+ * stand-in for `/`; a relative one is below it too, kubeadm's working directory being systemd's default for
+ * a system service, `/`.
  */
 import { createPrivateKey, createPublicKey, KeyObject, X509Certificate } from "crypto";
 import { existsSync, readdirSync, readFileSync } from "fs";
@@ -262,25 +273,181 @@ export function parseConfig(command: Command, text: string, node: Node, wholeIni
     errors.push("no InitConfiguration kind was found");
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   const j = documents.JoinConfiguration as any;
-  if (j) {
-    const discovery = j.discovery?.bootstrapToken;
-    if (!discovery) errors.push("JoinConfiguration.discovery: bootstrapToken or file is required");
-    else {
-      if (!TOKEN.test(String(discovery.token)))
-        errors.push(`discovery.bootstrapToken.token: invalid token ${discovery.token}`);
-      if (!/^[^:]+:\d+$/.test(String(discovery.apiServerEndpoint)))
-        errors.push("discovery.bootstrapToken.apiServerEndpoint: host:port");
-      for (const h of discovery.caCertHashes ?? [])
-        if (!CA_HASH.test(h)) errors.push(`caCertHashes: invalid hash ${h}`);
-      if ((discovery.caCertHashes ?? []).length === 0 && !discovery.unsafeSkipCAVerification)
-        errors.push("discovery.bootstrapToken: using token-based discovery without caCertHashes can be unsafe");
-    }
-  }
+  if (j) errors.push(...discoveryErrors(j.discovery ?? {}, node.root));
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   for (const t of ((documents.InitConfiguration as any)?.bootstrapTokens ?? []) as { token?: string }[]) {
     if (!TOKEN.test(String(t.token))) errors.push(`bootstrapTokens.token: invalid token ${t.token}`);
   }
   return { documents, errors };
+}
+
+/** A path on the node, below root: an absolute one from `/`, a relative one from kubeadm's working directory, `/`. */
+const onNode = (root: string, path: string) => join(root, path);
+
+/** Go's url.Parse: the scheme before the first `:`, when what comes before it is one (net/url `getScheme`). */
+const urlScheme = (s: string) => /^([A-Za-z][A-Za-z0-9+.-]*):/.exec(s)?.[1] ?? "";
+
+/** The JoinConfiguration's discovery as `ValidateDiscovery` (validation.go) judges it, after defaulting. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+function discoveryErrors(discovery: any, root: string): string[] {
+  const errors: string[] = [];
+  const token = discovery.bootstrapToken;
+  let file = discovery.file;
+  if (!token && !file) errors.push('discovery: Invalid value: "": bootstrapToken or file must be set');
+  if (token && file) errors.push('discovery: Invalid value: "": bootstrapToken and file cannot both be set');
+  if (token) {
+    if (!TOKEN.test(String(token.token))) errors.push(`discovery.bootstrapToken.token: invalid token ${token.token}`);
+    if (!/^[^:]+:\d+$/.test(String(token.apiServerEndpoint)))
+      errors.push("discovery.bootstrapToken.apiServerEndpoint: host:port");
+    for (const h of token.caCertHashes ?? []) if (!CA_HASH.test(h)) errors.push(`caCertHashes: invalid hash ${h}`);
+    if ((token.caCertHashes ?? []).length === 0 && !token.unsafeSkipCAVerification)
+      errors.push("discovery.bootstrapToken: using token-based discovery without caCertHashes can be unsafe");
+  }
+  if (file) {
+    // SetDefaults_FileDiscovery (v1beta4/defaults.go): a file:// URL becomes its path.
+    const path = String(file.kubeConfigPath ?? "");
+    if (urlScheme(path) === "file") file = { kubeConfigPath: path.replace(/^file:\/\/[^/]*/, "") };
+    errors.push(...kubeConfigPathErrors(String(file.kubeConfigPath ?? ""), root));
+  }
+  // SetDefaults_Discovery copies the token to tlsBootstrapToken; one given is checked as a token.
+  if (discovery.tlsBootstrapToken && !TOKEN.test(String(discovery.tlsBootstrapToken)))
+    errors.push(`discovery.tlsBootstrapToken: invalid token ${discovery.tlsBootstrapToken}`);
+  return errors;
+}
+
+/**
+ * ValidateDiscoveryKubeConfigPath (validation.go): no scheme is a file, which must exist (os.Stat; a
+ * relative path from kubeadm's working directory); with a scheme, only https.
+ */
+function kubeConfigPathErrors(path: string, root: string): string[] {
+  const field = `discovery.file.kubeConfigPath: Invalid value: ${JSON.stringify(path)}`;
+  const scheme = urlScheme(path);
+  if (scheme === "") return existsSync(onNode(root, path)) ? [] : [`${field}: not a valid HTTPS URL or a file on disk`];
+  return scheme === "https" ? [] : [`${field}: if a URL is used, the scheme must be https`];
+}
+
+/** A kubeconfig (clientcmd's v1 Config), its named lists as maps. */
+interface Kubeconfig {
+  currentContext: string;
+  clusters: Map<string, Record<string, unknown>>;
+  contexts: Map<string, Record<string, unknown>>;
+  users: Map<string, Record<string, unknown>>;
+}
+
+function loadKubeconfig(text: string): Kubeconfig {
+  const doc = parseAllDocuments(text)[0];
+  if (!doc || doc.errors.length > 0)
+    throw new Error(`error loading config file: ${doc?.errors[0]?.message ?? "empty"}`);
+  const object = (doc.toJS() ?? {}) as Record<string, unknown>;
+  const named = (list: unknown, field: string) =>
+    new Map(
+      ((Array.isArray(list) ? list : []) as Record<string, unknown>[]).map((e) => [
+        String(e.name ?? ""),
+        (e[field] ?? {}) as Record<string, unknown>,
+      ]),
+    );
+  return {
+    currentContext: String(object["current-context"] ?? ""),
+    clusters: named(object.clusters, "cluster"),
+    contexts: named(object.contexts, "context"),
+    users: named(object.users, "user"),
+  };
+}
+
+/** The current context's user (kubeconfig.go `getCurrentAuthInfo`), if the kubeconfig names one that exists. */
+const currentUser = (config: Kubeconfig) => {
+  const context = config.contexts.get(config.currentContext);
+  return config.currentContext && context?.user ? config.users.get(String(context.user)) : undefined;
+};
+
+/** kubeconfig.go `HasAuthenticationCredentials`: a token, a user and password, a client certificate and key, or an exec plugin. */
+function hasCredentials(config: Kubeconfig): boolean {
+  const u = currentUser(config);
+  if (!u) return false;
+  const has = (k: string) => typeof u[k] === "string" && (u[k] as string).length > 0;
+  return (
+    has("token") ||
+    has("tokenFile") ||
+    (has("username") && has("password")) ||
+    ((has("client-certificate") || has("client-certificate-data")) && (has("client-key") || has("client-key-data"))) ||
+    ((u.exec as { command?: string } | undefined)?.command ?? "").length > 0
+  );
+}
+
+/**
+ * kubeadm join's discovery (discovery.go `For`), as its preflight phase runs it: what it fails with, or
+ * nothing. From a file: loaded, at least one cluster, the current context's cluster, clientcmd's
+ * `Validate`, the CA and the credentials' files read into it (`EnsureCertificateAuthorityIsEmbedded`,
+ * `EnsureAuthenticationInfoAreEmbedded`); then credentials, or a tlsBootstrapToken to use instead.
+ */
+export function discover(config: ParsedConfig, node: Node): string[] {
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  const discovery = (config.documents.JoinConfiguration as any)?.discovery ?? {};
+  if (!discovery.file) return [];
+  const path = String(discovery.file.kubeConfigPath).replace(/^file:\/\/[^/]*/, "");
+  if (urlScheme(path) === "https") return [`the stand-in does not cover discovery from ${path}`];
+  const identity = (message: string) => [`couldn't validate the identity of the API Server: ${message}`];
+  let kubeconfig: Kubeconfig;
+  try {
+    kubeconfig = loadKubeconfig(readFileSync(onNode(node.root, path), "utf8"));
+  } catch (e) {
+    return identity((e as Error).message);
+  }
+  if (kubeconfig.clusters.size < 1)
+    return identity("the provided kubeconfig file must have at least one Cluster defined");
+  // kubeconfig.go GetClusterFromKubeConfig: the unnamed cluster, or the current context's.
+  const context = kubeconfig.contexts.get(kubeconfig.currentContext);
+  const clusterName = kubeconfig.clusters.has("") ? "" : String(context?.cluster ?? "");
+  const cluster = kubeconfig.clusters.get(clusterName);
+  if (!cluster)
+    return identity(
+      context
+        ? `the provided kubeconfig file is malformed: no matching cluster for the current context: ${kubeconfig.currentContext}`
+        : `the provided kubeconfig file is malformed: the current context is invalid: ${kubeconfig.currentContext}`,
+    );
+  // clientcmd Validate (client-go tools/clientcmd/validation.go), the rules a kubeconfig of ours can break.
+  const invalid: string[] = [];
+  if (kubeconfig.currentContext && !context)
+    invalid.push(`context was not found for specified context: ${kubeconfig.currentContext}`);
+  for (const [name, c] of kubeconfig.contexts) {
+    if (!c.user) invalid.push(`user was not specified for context "${name}"`);
+    else if (!kubeconfig.users.has(String(c.user)))
+      invalid.push(`user "${c.user}" was not found for context "${name}"`);
+    if (!c.cluster) invalid.push(`cluster was not specified for context "${name}"`);
+    else if (!kubeconfig.clusters.has(String(c.cluster)))
+      invalid.push(`cluster "${c.cluster}" was not found for context "${name}"`);
+  }
+  for (const [name, c] of kubeconfig.clusters) if (!c.server) invalid.push(`no server found for cluster "${name}"`);
+  for (const [name, u] of kubeconfig.users)
+    if ((u["client-certificate"] || u["client-certificate-data"]) && !u["client-key"] && !u["client-key-data"])
+      invalid.push(
+        `client-key-data or client-key must be specified for ${name} to use the clientCert authentication method.`,
+      );
+  if (invalid.length > 0) return identity(`invalid configuration: [${invalid.join(", ")}]`);
+  // Files a kubeconfig names are read into it, from the node.
+  const unreadable = (value: unknown) =>
+    typeof value === "string" && value !== "" && !existsSync(onNode(node.root, value));
+  if (unreadable(cluster["certificate-authority"]))
+    return identity(
+      `error while reading certificate authority file defined in kubeconfig: ${cluster["certificate-authority"]}`,
+    );
+  if (hasCredentials(kubeconfig)) {
+    const user = currentUser(kubeconfig)!;
+    for (const [key, what] of [
+      ["client-certificate", "client cert"],
+      ["client-key", "client key"],
+      ["tokenFile", "token"],
+    ])
+      if (unreadable(user[key]))
+        return identity(`error while reading ${what} file defined in kubeconfig: ${user[key]}`);
+    return [];
+  }
+  if (discovery.tlsBootstrapToken) return [];
+  return [
+    "couldn't find authentication credentials for the TLS bootstrap process. Please use Token discovery, a " +
+      "discovery file with embedded authentication credentials or a discovery file without authentication " +
+      "credentials but with the TLSBootstrapToken flag",
+  ];
 }
 
 const fileAvailable = (root: string, path: string, errors: string[]) => {
@@ -346,6 +513,14 @@ export function preflight(command: Command, config: ParsedConfig, node: Node): s
     if (!inPath(root, name)) errors.push(`[ERROR FileExisting-${name}]: ${name} not found in system path`);
   if (command === "join" && !controlPlane)
     fileAvailable(root, join_?.caCertPath ?? "/etc/kubernetes/pki/ca.crt", errors);
+  // RunJoinNodeChecks failed: kubeadm stops there. Else it discovers the cluster (runPreflight → InitCfg),
+  // and stops if that fails, before a control-plane join's own checks. (The caller filters the checks
+  // --ignore-preflight-errors names after: a join that ignores one is not discovered here; none does.)
+  if (command === "join") {
+    if (errors.length > 0) return errors;
+    const discovered = discover(config, node);
+    if (discovered.length > 0) return discovered;
+  }
   if (controlPlane) {
     for (const m of MANIFESTS) fileAvailable(root, m, errors);
     dirAvailable(root, etcdDataDir(config), errors);

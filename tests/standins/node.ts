@@ -1,10 +1,11 @@
 /**
  * A node for the bootstrap tests: a scratch directory standing in for `/` with what Ubuntu 24.04's server
  * image holds, an instance of the AWS fake (tests/standins/aws.ts) launched into its Auto Scaling group, with
- * its metadata service, and stand-ins for the tools the bootstrap calls. `kubeadm` enforces kubeadm's
- * contract (kubeadm.ts); `apt-get` installs the binaries of the packages it is asked for into the scratch
- * root and can fail with dpkg's lock error; `aws` exists only once the packages step has installed its snap,
- * and is the fake's CLI; `/readyz` can answer only after a number of tries; `sysctl --system` applies the
+ * its metadata service and what the account holds for it (the cluster's secrets; a worker's credential to
+ * join, as the control plane issues it), and stand-ins for the tools the bootstrap calls. `kubeadm` enforces
+ * kubeadm's contract (kubeadm.ts); `apt-get` installs the binaries of the packages it is asked for into the
+ * scratch root and can fail with dpkg's lock error; `aws` exists only once the packages step has installed its
+ * snap, and is the fake's CLI; `/readyz` can answer only after a number of tries; `sysctl --system` applies the
  * sysctl.d files to the scratch /proc; `ctr` mounts the etcd image, whose `etcdctl` answers as the cluster's
  * etcd members.
  * User data runs as cloud-init runs it (once, as root's script), the bootstrap as systemd runs its service:
@@ -14,10 +15,11 @@ import { execFileSync, spawn } from "child_process";
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from "fs";
 import { tmpdir } from "os";
 import { join, relative } from "path";
+import { stringify } from "yaml";
 import { CLUSTER_TAG, ROLE_TAGS } from "../../components/tags";
 import { groupLifecycleHooks } from "../../components/nodes/lifecycleHooks";
 import { BOOTSTRAP_SERVICE } from "../../components/nodes/systemdUnits";
-import { parameterPrefix, secretsKeyAlias } from "../../components/secrets/paths";
+import { instanceCredentialPrefix, parameterPrefix, secretsKeyAlias } from "../../components/secrets/paths";
 import { privateDnsName, type AwsFake, type Instance } from "./aws";
 import { clusterPki } from "./pki";
 
@@ -145,6 +147,8 @@ done`,
   // have gone by (cordoned, a DaemonSet's pod left); before, it is schedulable and runs a ReplicaSet's pod.
   // Asked for the cluster's kubeadm-config, it answers a ClusterConfiguration whose release is the node's own
   // unless STANDIN_CLUSTER_VERSION says otherwise, or kubeadm's upload-config has moved it (kubeadm.ts).
+  // kubeadm init's ClusterRoleBinding that approves a bootstrap token's requests for any node name exists
+  // until deleted (STANDIN_STATE/autoapprove-bootstrap-deleted), as kubectl delete --ignore-not-found says.
   // Anything else it is asked fails.
   kubectl: `${COUNT}
 [ "$1" = --kubeconfig ] && [ -f "$2" ] || { echo "error: stat $2: no such file or directory" >&2; exit 1; }
@@ -160,6 +164,10 @@ case "$*" in
 "-n kube-system get configmap kubeadm-config"*)
   version=$(cat "$STANDIN_STATE/cluster-version" 2>/dev/null || echo "\${STANDIN_CLUSTER_VERSION:-$KUBEADM_VERSION}")
   printf 'apiVersion: kubeadm.k8s.io/v1beta4\nkind: ClusterConfiguration\nkubernetesVersion: v%s\n' "$version";;
+"delete clusterrolebinding kubeadm:node-autoapprove-bootstrap --ignore-not-found")
+  if mkdir "$STANDIN_STATE/autoapprove-bootstrap-deleted" 2>/dev/null; then
+    echo 'clusterrolebinding.rbac.authorization.k8s.io "kubeadm:node-autoapprove-bootstrap" deleted'
+  fi;;
 *) echo "kubectl stand-in: not a call the bootstrap makes: $*" >&2; exit 1;;
 esac`,
   kubeadm: `exec node -r "${PROJECT}/node_modules/ts-node/register/transpile-only" "${PROJECT}/tests/standins/kubeadm.ts" "$@"`,
@@ -214,7 +222,7 @@ export interface Options {
   aws: AwsFake;
   /** The user data the instance launches with: its header names its group, role and cluster. */
   userData: string;
-  /** The cluster's secrets (makeSecrets). */
+  /** The cluster's secrets (makeSecrets): the CA that signs a worker's credential among them. */
   secrets: string;
   zone: string;
   /** Extra environment: STANDIN_* knobs, API_WAIT_TRIES. */
@@ -229,15 +237,84 @@ export const headerValue = (userData: string, name: string) =>
 
 /**
  * The cluster's secrets as ClusterSecrets puts them in SSM (components/secrets/clusterSecrets.ts): every one
- * under the control plane's prefix, the CA certificate and the join token under the nodes'.
+ * under the control plane's prefix, the CA certificate under the nodes'. No join token: none exists.
  */
 function putClusterSecrets(aws: AwsFake, clusterName: string, secrets: string): void {
   const value = (name: string) => readFileSync(join(secrets, name), "utf8").replace(/\n$/, "");
   const key = secretsKeyAlias(clusterName);
   for (const name of readdirSync(secrets))
     aws.putParameter(`${parameterPrefix(clusterName, "control-plane")}${name}`, value(name), "SecureString", key);
-  for (const name of ["ca.crt", "bootstrap-token"])
-    aws.putParameter(`${parameterPrefix(clusterName, "node")}${name}`, value(name), "SecureString", key);
+  aws.putParameter(`${parameterPrefix(clusterName, "node")}ca.crt`, value("ca.crt"), "SecureString", key);
+}
+
+/** Where the control plane puts a worker instance's credential (bootstrap/node-credentials.sh). */
+export const credentialParameter = (clusterName: string, instanceId: string) =>
+  `${instanceCredentialPrefix(clusterName)}${instanceId}`;
+
+const credentials = new Map<string, string>();
+
+/**
+ * The credential the control plane issues a worker for its node name, as `kubeadm kubeconfig user
+ * --client-name system:node:NAME --org system:nodes` prints it (cmd/kubeadm/app/cmd/kubeconfig.go): the
+ * cluster (kubeadm's default name, `kubernetes`) at `server` with the CA's certificate, and a client
+ * certificate the cluster CA signed, with its key, embedded. Made with openssl, once per test process for each.
+ */
+export function nodeCredential(secrets: string, name: string, server: string): string {
+  const id = `${secrets} ${name} ${server}`;
+  const made = credentials.get(id);
+  if (made) return made;
+  const dir = mkdtempSync(join(tmpdir(), "credential-"));
+  const openssl = (...args: string[]) => execFileSync("openssl", args, { cwd: dir, stdio: "ignore" });
+  const user = `system:node:${name}`;
+  openssl(
+    "req",
+    "-new",
+    "-newkey",
+    "rsa:2048",
+    "-nodes",
+    "-subj",
+    `/O=system:nodes/CN=${user}`,
+    "-keyout",
+    "key",
+    "-out",
+    "req",
+  );
+  writeFileSync(join(dir, "ext"), "keyUsage=critical,digitalSignature,keyEncipherment\nextendedKeyUsage=clientAuth\n");
+  openssl(
+    "x509",
+    "-req",
+    "-in",
+    "req",
+    "-CA",
+    join(secrets, "ca.crt"),
+    "-CAkey",
+    join(secrets, "ca.key"),
+    "-set_serial",
+    String(Date.now()),
+    "-days",
+    "1",
+    "-extfile",
+    "ext",
+    "-out",
+    "crt",
+  );
+  const base64 = (path: string) => readFileSync(path).toString("base64");
+  const cluster = "kubernetes";
+  const credential = stringify({
+    apiVersion: "v1",
+    clusters: [{ cluster: { "certificate-authority-data": base64(join(secrets, "ca.crt")), server }, name: cluster }],
+    contexts: [{ context: { cluster, user }, name: `${user}@${cluster}` }],
+    "current-context": `${user}@${cluster}`,
+    kind: "Config",
+    users: [
+      {
+        name: user,
+        user: { "client-certificate-data": base64(join(dir, "crt")), "client-key-data": base64(join(dir, "key")) },
+      },
+    ],
+  });
+  credentials.set(id, credential);
+  return credential;
 }
 
 export function newNode(options: Options): Node {
@@ -250,11 +327,21 @@ export function newNode(options: Options): Node {
     {
       ...NODE_INSTANCE,
       zone: options.zone,
-      tags: { [CLUSTER_TAG]: cluster, ...(role === "control-plane" ? { [ROLE_TAGS["control-plane"]]: "1" } : {}) },
+      tags: { [CLUSTER_TAG]: cluster, [ROLE_TAGS[role]]: "1" },
     },
     // The group's name as NodeLaunchTemplate names it, with the hooks the program declares on it.
     { name: `${header("INSTANCE_GROUP")}.${cluster}`, hooks: groupLifecycleHooks({ role }) },
   );
+  // A worker's credential for its node name, EC2's private DNS name of its instance, issued by the control
+  // plane (bootstrap/node-credentials.sh) from its kubeadm configuration, whose controlPlaneEndpoint is the
+  // API's name.
+  if (role === "node") {
+    const server = `https://${header("API_ENDPOINT")}:${header("API_PORT")}`;
+    // Written as put_secure_parameter writes what kubeadm printed: the command substitution's value, without
+    // its last newline.
+    const credential = nodeCredential(options.secrets, privateDnsName(instance), server).replace(/\n$/, "");
+    aws.putParameter(credentialParameter(cluster, instance.id), credential, "SecureString", secretsKeyAlias(cluster));
+  }
   const dir = mkdtempSync(join(tmpdir(), "node-"));
   const root = join(dir, "root");
   const bin = join(dir, "bin");
@@ -290,6 +377,7 @@ export function newNode(options: Options): Node {
     BOOTSTRAP_RETRY_DELAY: "0",
     API_WAIT_INTERVAL: "0",
     API_WAIT_TRIES: "20",
+    NODE_CREDENTIALS_INTERVAL: "0",
     STUB_LOG: log,
     STANDIN_ROOT: root,
     STANDIN_STATE: state,
@@ -371,18 +459,9 @@ export async function runService(node: Node, runs = 6, args: string[] = []): Pro
   return { ...exit, stderr, runs };
 }
 
-/** The cluster's CAs, keys and join token as SSM would hand them out (pki.ts); and the CA's hash. */
-export function makeSecrets(): { dir: string; caHash: string } {
+/** The cluster's CAs and keys as SSM would hand them out (pki.ts), one file each. */
+export function makeSecrets(): { dir: string } {
   const dir = mkdtempSync(join(tmpdir(), "secrets-"));
   for (const [name, text] of Object.entries(clusterPki())) writeFileSync(join(dir, name), text);
-  writeFileSync(join(dir, "bootstrap-token"), "abcdef.0123456789abcdef\n");
-  const caHash = execFileSync(
-    "bash",
-    [
-      "-c",
-      `openssl x509 -pubkey -noout -in ${join(dir, "ca.crt")} | openssl pkey -pubin -outform der | sha256sum | cut -d' ' -f1`,
-    ],
-    { encoding: "utf8" },
-  ).trim();
-  return { dir, caHash };
+  return { dir };
 }

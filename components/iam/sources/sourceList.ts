@@ -5,10 +5,10 @@
 import type { StatementSource } from "../statementSource";
 import { ciliumEni } from "./ciliumEni";
 import { cloudController } from "./cloudController";
-import { joinToken } from "./joinToken";
 import { controlPlaneState } from "./controlPlaneStateAccess";
 import { ebsCsiDriver } from "./ebsCsiDriverRights";
 import { nodeBootstrap } from "./nodeBootstrap";
+import { nodeCredentials } from "./nodeCredentials";
 import { nodeTerminationHandler } from "./nodeTerminationHandlerRights";
 import { sessionManager } from "./sessionManager";
 
@@ -20,5 +20,5 @@ export const STATEMENT_SOURCES: readonly StatementSource[] = [
   cloudController, // control plane: node initialisation, Services of type LoadBalancer
   ebsCsiDriver, // control plane, when enabled: the EBS CSI driver's volumes
   nodeTerminationHandler, // control plane: the drain of terminating nodes (its queue, the drain hook)
-  joinToken, // control plane: the short-lived join tokens it mints for the nodes
+  nodeCredentials, // both roles: each worker's own join credential, the control plane's to write, the worker's to read
 ];

@@ -57,7 +57,9 @@ kubeadm_init() {
   log "no cluster was ever created: creating it"
   pin_api_endpoint
   kubeadm_config kubeadm_init_configuration | write_file "$KUBERNETES_DIR/kubeadm.yaml" 0600
-  kubeadm init --config "${BOOTSTRAP_ROOT:-}$KUBERNETES_DIR/kubeadm.yaml"
+  # The bootstrap token kubeadm makes is never used, and goes in the next step (retire_bootstrap_tokens):
+  # kept out of the journal too.
+  kubeadm init --skip-token-print --config "${BOOTSTRAP_ROOT:-}$KUBERNETES_DIR/kubeadm.yaml"
 }
 
 # The API's name (API_ENDPOINT, kubeadm's controlPlaneEndpoint) is an alias of the API load balancer, which
@@ -189,7 +191,7 @@ renew_certificates_if_due() {
 }
 
 # start_control_plane_services: the units user data installed for the control plane (systemdUnits.ts): the
-# backup timer, the termination watcher, the certificate renewal timer and the join token's timer.
+# backup timer, the termination watcher, the certificate renewal timer and the node credentials' issuer.
 start_control_plane_services() {
   local units
   read -ra units <<<"$CONTROL_PLANE_STARTED_UNITS"

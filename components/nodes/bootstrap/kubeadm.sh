@@ -101,16 +101,8 @@ fill_placeholders() {
 
 # kubeadm_config FUNCTION: the configuration FUNCTION prints, with what exists only at boot filled in.
 kubeadm_config() {
-  local text token hash ip name fills=()
+  local text ip name fills=()
   text=$("$1")
-  if [[ $text == *@BOOTSTRAP_TOKEN@* ]]; then
-    token=$(secure_parameter "$JOIN_TOKEN_PARAMETER")
-    fills+=("BOOTSTRAP_TOKEN=$token")
-  fi
-  if [[ $text == *@CA_CERT_HASH@* ]]; then
-    hash=$(cluster_ca_hash)
-    fills+=("CA_CERT_HASH=$hash")
-  fi
   if [[ $text == *@NODE_IP@* ]]; then
     ip=$(imds local-ipv4)
     fills+=("NODE_IP=$ip")
@@ -122,17 +114,26 @@ kubeadm_config() {
   fill_placeholders "${fills[@]}" <<<"$text"
 }
 
+# join_credential: this node's credential for its own name (bootstrap/node-credentials.sh): a control-plane
+# node signs its own, a worker reads the one the control plane issued to its instance.
+join_credential() {
+  if [ "$ROLE" = control-plane ]; then own_join_credential; else worker_join_credential; fi
+}
+
 kubeadm_join() {
   wait_for_api
   # kubeadm's check-etcd phase needs every voting member to answer: members whose instances are gone leave
   # first. An older cluster moves to this node's release first (upgrade.sh), whose static pods the join deploys.
   if [ "$ROLE" = control-plane ]; then etcd_remove_members departed; fi
   if [ "$ROLE" = control-plane ]; then upgrade_cluster; fi
+  # The credential is kubeadm's discovery file: the cluster's CA and address, and the client certificate the
+  # kubelet requests its own with. Gone once kubeadm has read it, whether the join succeeded or not.
+  local credential status=0
+  credential=$(join_credential)
+  write_file "$JOIN_CREDENTIAL_FILE" 0600 <<<"$credential"
   kubeadm_config kubeadm_join_configuration | write_file "$KUBERNETES_DIR/kubeadm.yaml" 0600
-  # The file holds the join token: gone once kubeadm has read it, whether the join succeeded or not.
-  local status=0
   kubeadm join --config "${BOOTSTRAP_ROOT:-}$KUBERNETES_DIR/kubeadm.yaml" || status=$?
-  rm -f "${BOOTSTRAP_ROOT:-}$KUBERNETES_DIR/kubeadm.yaml"
+  rm -f "${BOOTSTRAP_ROOT:-}$JOIN_CREDENTIAL_FILE" "${BOOTSTRAP_ROOT:-}$KUBERNETES_DIR/kubeadm.yaml"
   if [ "$status" -ne 0 ]; then return "$status"; fi
   if [ "$ROLE" = control-plane ]; then pin_api_endpoint; fi
 }

@@ -1,4 +1,4 @@
-# parameters.sh: what the control plane writes to SSM that only the cluster's key may open (the join token,
+# parameters.sh: what the control plane writes to SSM that only the cluster's key may open (the workers' credentials to join,
 # the Secrets encryption keys). Workers write no parameter.
 
 # put_secure_parameter NAME VALUE [ARGS...]: VALUE to the SecureString NAME under the cluster's key

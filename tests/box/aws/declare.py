@@ -66,10 +66,9 @@ def _ca(common_name: str) -> tuple[str, str]:
     return cert.public_bytes(serialization.Encoding.PEM).decode(), _pem(key)
 
 
-def cluster_secrets(no_join_token: str) -> dict[str, str]:
+def cluster_secrets() -> dict[str, str]:
     """The values of the secret parameters, by the last part of their name, as components/secrets makes them:
-    the CAs and the service-account key generated here, and the join token's parameter holding NO_JOIN_TOKEN
-    (the program's placeholder until the first control-plane node mints a token)."""
+    the CAs and the service-account key, generated here."""
     ca_crt, ca_key = _ca("kubernetes")
     front_crt, front_key = _ca("front-proxy-ca")
     etcd_crt, etcd_key = _ca("etcd-ca")
@@ -84,7 +83,6 @@ def cluster_secrets(no_join_token: str) -> dict[str, str]:
         "etcd-ca.key": etcd_key,
         "sa.key": _pem(sa),
         "sa.pub": sa_pub.decode(),
-        "bootstrap-token": no_join_token,
     }
 
 
@@ -98,7 +96,7 @@ def encode_user_data(text: str) -> str:
 
 
 class Declared:
-    def __init__(self, plan: Path, endpoint: str, no_join_token: str):
+    def __init__(self, plan: Path, endpoint: str):
         self.plan = plan
         self.resources: list[dict[str, Any]] = json.loads((plan / "resources.json").read_text())
         session = boto3.Session(aws_access_key_id="box", aws_secret_access_key="box", region_name="us-east-1")
@@ -106,7 +104,7 @@ class Declared:
         self.ids: dict[str, str] = {}
         # Launch template id → the role of its instance profile (what instance metadata names).
         self.roles: dict[str, str] = {}
-        self.secrets = cluster_secrets(no_join_token)
+        self.secrets = cluster_secrets()
 
     def of_type(self, suffix: str) -> list[dict[str, Any]]:
         return [r for r in self.resources if r["type"].endswith(suffix)]

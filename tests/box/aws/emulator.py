@@ -1,8 +1,8 @@
 """The box's AWS and the outside world the nodes reach, in one process inside the box's network namespace:
 
 - moto in server mode, behind the lifecycle layer (lifecycle.py, autoscaling_api.py), which tells moto's
-  EventBridge of each lifecycle action (autoscaling_events.py), and the EC2 answers it corrects (ec2_api.py),
-  over HTTPS at the
+  EventBridge of each lifecycle action (autoscaling_events.py), the EC2 answers it corrects (ec2_api.py) and
+  the SSM reads IAM would refuse (ssm_api.py), over HTTPS at the
   region's real endpoint names (the nodes' /etc/hosts send them to ROUTER), with the box CA's certificate;
 - pkgs.k8s.io's Kubernetes repository (the box image's apt/), on the same listener, by host name;
 - instance metadata at 169.254.169.254 (metadata.py), per caller;
@@ -30,11 +30,14 @@ from moto.core import DEFAULT_ACCOUNT_ID
 from moto.ec2.models import ec2_backends
 from moto.events.models import events_backends
 from moto.server import DomainDispatcherApplication, create_backend_app
+from moto.ssm.models import ssm_backends
+from moto.sts.models import sts_backends
 from werkzeug.serving import make_server
 
 from autoscaling_api import AutoScalingLayer, MotoGroups
 from autoscaling_events import lifecycle_event
 from ec2_api import Ec2Layer, moto_addresses
+from ssm_api import SsmLayer, moto_ssm_tags, moto_user_id
 from declare import Declared
 from lifecycle import Lifecycle
 from metadata import Metadata
@@ -91,16 +94,22 @@ def main() -> None:
     parser.add_argument("--router", required=True)
     parser.add_argument("--nlb", required=True)
     parser.add_argument("--port", type=int, required=True)
-    parser.add_argument("--no-join-token", required=True, help="what the program seeds the join token's parameter with")
+    parser.add_argument("--session-tag", required=True, help="the tag naming the one session that reads a parameter")
     args = parser.parse_args()
 
     groups = MotoGroups(DEFAULT_ACCOUNT_ID, REGION)
     events = events_backends[DEFAULT_ACCOUNT_ID][REGION]
     lifecycle = Lifecycle(groups, notify=lambda notice: events.put_events([lifecycle_event(notice, groups.arn(notice.group))]))
     ec2 = ec2_backends[DEFAULT_ACCOUNT_ID][REGION]
-    aws = AutoScalingLayer(Ec2Layer(DomainDispatcherApplication(create_backend_app), moto_addresses(ec2)), lifecycle)
+    ssm = SsmLayer(
+        DomainDispatcherApplication(create_backend_app),
+        args.session_tag,
+        moto_ssm_tags(ssm_backends[DEFAULT_ACCOUNT_ID][REGION]),
+        moto_user_id(sts_backends[DEFAULT_ACCOUNT_ID]["aws"]),
+    )
+    aws = AutoScalingLayer(Ec2Layer(ssm, moto_addresses(ec2)), lifecycle)
 
-    declared = Declared(args.plan, f"http://127.0.0.1:{args.port}", args.no_join_token)
+    declared = Declared(args.plan, f"http://127.0.0.1:{args.port}")
 
     def role_of(instance: Any) -> str:
         tags = {t["key"]: t["value"] for t in instance.get_tags()}

@@ -1,7 +1,9 @@
 """Instance metadata (IMDSv2) for every instance moto holds, each caller answered as the instance whose
 private address it calls from, as EC2 answers an instance at 169.254.169.254. A token from PUT
 /latest/api/token is required (the launch templates require IMDSv2) and lasts its requested TTL.
-Paths and answers: the EC2 user guide's "Instance metadata categories"."""
+Paths and answers: the EC2 user guide's "Instance metadata categories". The role's credentials are a session
+of moto's STS named after the instance id, as EC2's are: the caller's `aws:userid` is then `<role id>:<instance
+id>` (IAM user guide, "IAM policy elements: Variables"), which the SSM layer (ssm_api.py) enforces."""
 
 from __future__ import annotations
 
@@ -11,6 +13,8 @@ import time
 from typing import Any, Callable
 
 from moto.ec2.models import ec2_backends
+from moto.iam.models import iam_backends
+from moto.sts.models import sts_backends
 
 from lifecycle import Lifecycle
 
@@ -23,6 +27,21 @@ class Metadata:
         self._lifecycle = lifecycle
         self._role_of = role_of
         self._tokens: dict[str, float] = {}
+        self._sessions: dict[str, Any] = {}
+
+    def _session(self, instance: Any, role: str) -> Any:
+        """The instance role's session for INSTANCE, made once: EC2 names it after the instance id."""
+        if instance.id not in self._sessions:
+            arn = iam_backends[self._account]["aws"].get_role(role).arn
+            self._sessions[instance.id] = sts_backends[self._account]["aws"].assume_role(
+                region_name=self._region,
+                role_session_name=instance.id,
+                role_arn=arn,
+                policy="",
+                duration=6 * 3600,
+                external_id="",
+            )
+        return self._sessions[instance.id]
 
     def _instance(self, address: str) -> Any:
         for reservation in list(self._ec2.reservations.values()):
@@ -37,6 +56,7 @@ class Metadata:
         subnet = self._ec2.get_subnet(nic.subnet.id)
         vpc = self._ec2.get_vpc(subnet.vpc_id)
         role = self._role_of(instance)
+        session = self._session(instance, role)
         state = self._lifecycle.state(instance.id)
         prefix = f"network/interfaces/macs/{mac}/"
         values = {
@@ -60,10 +80,10 @@ class Metadata:
                 {
                     "Code": "Success",
                     "Type": "AWS-HMAC",
-                    "AccessKeyId": "ASIABOXBOXBOXBOXBOX1",
-                    "SecretAccessKey": "box-secret-access-key",
-                    "Token": "box-session-token",
-                    "Expiration": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time() + 6 * 3600)),
+                    "AccessKeyId": session.access_key_id,
+                    "SecretAccessKey": session.secret_access_key,
+                    "Token": session.session_token,
+                    "Expiration": session.expiration.strftime("%Y-%m-%dT%H:%M:%SZ"),
                     "LastUpdated": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
                 }
             ),
