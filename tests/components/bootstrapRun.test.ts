@@ -4,7 +4,7 @@ import { expect } from "chai";
 import { secretsKeyAlias } from "../../components/secrets/paths";
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "fs";
 import { join } from "path";
-import { parseAllDocuments } from "yaml";
+import { parse, parseAllDocuments } from "yaml";
 import { CLUSTER_TAG, ROLE_TAGS } from "../../components/tags";
 import { bootstrapConfig } from "../../components/nodes/bootstrapConfig";
 import { instanceGroups } from "../../components/nodes/instanceGroups";
@@ -156,19 +156,22 @@ describe("node bootstrap, run as cloud-init and systemd run it", function () {
     });
   }
 
-  it("a worker reads only its own instance's credential, joins with it as kubeadm's discovery file, and keeps it nowhere", async () => {
+  it("a worker reads only its own instance's credential and the CA's certificate, joins with them as kubeadm's discovery file, and keeps them nowhere", async () => {
     const { node, service } = await boot(userDataFor(specWith({}), "nodes"));
     expect(service.status, service.stderr).to.equal(0);
     const fetched = calls(node, "aws ssm").map((l) => /--name (\S+)/.exec(l)![1]);
     const own = credentialParameter("dev.k8s.local", NODE_INSTANCE.id);
-    expect([...new Set(fetched)]).to.deep.equal([own]);
+    expect([...new Set(fetched)]).to.deep.equal([own, "/cilium-cluster/dev.k8s.local/node/ca.crt"]);
     const join = kubeadmDocument(node, "JoinConfiguration");
     expect(join.discovery).to.deep.equal({ file: { kubeConfigPath: JOIN_CREDENTIAL_FILE } });
     // Gone once kubeadm has read it, with the configuration; never on a command line.
     expect(node.exists(JOIN_CREDENTIAL_FILE)).to.equal(false);
     expect(node.exists("etc/kubernetes/kubeadm.yaml")).to.equal(false);
-    const key = /client-key-data: (\S+)/.exec(node.aws.parameters.get(own)!.value)![1];
-    expect(node.log()).not.to.contain(key);
+    // The key's body, and the same base64-encoded as the kubeconfig holds it, are in no log.
+    const pem = node.aws.parameters.get(own)!.value;
+    const key = /-----BEGIN [A-Z ]*PRIVATE KEY-----\n[\s\S]*?-----END [A-Z ]*PRIVATE KEY-----/.exec(pem)![0];
+    expect(node.log()).not.to.contain(key.split("\n")[1]);
+    expect(node.log()).not.to.contain(Buffer.from(`${key}\n`).toString("base64").slice(0, 64));
     expect(join).not.to.have.property("controlPlane");
     expect(join.nodeRegistration.taints).to.deep.equal([]);
     // Named as EC2 names the instance (the AWS cloud controller manager finds it by that name), not after the
@@ -193,8 +196,19 @@ describe("node bootstrap, run as cloud-init and systemd run it", function () {
     const { node, service } = await boot(userDataFor(specWith({}), "nodes"), { STANDIN_KILL_AT: "kubeadm join" }, 1);
     expect(existsSync(join(node.state, "killed")), "killed").to.equal(true);
     expect(service.status).to.not.equal(0);
-    // Exactly what the control plane issued, as kubeadm's discovery file.
-    expect(node.file(JOIN_CREDENTIAL_FILE)).to.equal(`${node.aws.parameters.get(own)!.value}\n`);
+    // What the control plane issued, the CA's certificate and the API's address, as kubeadm's discovery file.
+    const discovery = parse(node.file(JOIN_CREDENTIAL_FILE));
+    const decoded = (b64: string) => Buffer.from(b64, "base64").toString("utf8");
+    const user = discovery.users[0].user;
+    expect(decoded(user["client-certificate-data"]) + decoded(user["client-key-data"])).to.equal(
+      `${node.aws.parameters.get(own)!.value}\n`,
+    );
+    expect(discovery.clusters[0].cluster.server).to.equal(
+      `https://${header(node.userData, "API_ENDPOINT")}:${header(node.userData, "API_PORT")}`,
+    );
+    expect(decoded(discovery.clusters[0].cluster["certificate-authority-data"])).to.equal(
+      `${node.aws.parameters.get("/cilium-cluster/dev.k8s.local/node/ca.crt")!.value}\n`,
+    );
     expect(statSync(join(node.root, JOIN_CREDENTIAL_FILE)).mode & 0o777).to.equal(0o600);
     const again = await runService(node, 1);
     expect(again.status, again.stderr).to.equal(0);

@@ -26,7 +26,7 @@ import { baseConfig, REGION } from "../fixtures";
 const CLUSTER = "dev.k8s.local";
 const PREFIX = instanceCredentialPrefix(CLUSTER);
 
-/** credential_work READY ISSUED with the worker instances ("ID NAME" lines) on its input: its lines. */
+/** credential_work NODES ISSUED with the worker instances ("ID NAME" lines) on its input: its lines. */
 function work(instances: string[], nodes: string[], issued: string[]): string[] {
   const r = spawnSync(
     "bash",
@@ -62,12 +62,7 @@ describe("bootstrap/node-credentials.sh", () => {
       expect(work(["i-pending", "i-unnamed None"], [controlPlane], [])).to.deep.equal([]);
     });
 
-    it("an instance whose Node exists but is not Ready (its join undone, its kubelet gone) is issued one again", () => {
-      // READY lists the Ready Nodes only: issue_node_credentials leaves the others out.
-      expect(work([`i-rejoining ${node(70)}`], [controlPlane], [])).to.deep.equal([`issue i-rejoining ${node(70)}`]);
-    });
-
-    it("an instance whose Node is Ready is issued nothing, and its parameter is deleted", () => {
+    it("an instance whose Node exists is issued nothing, and its parameter is deleted", () => {
       expect(work([`i-joined ${node(30)}`], [controlPlane, node(30)], [])).to.deep.equal([]);
       expect(work([`i-joined ${node(30)}`], [controlPlane, node(30)], [parameter("i-joined")])).to.deep.equal([
         `delete ${parameter("i-joined")}`,
@@ -122,8 +117,10 @@ describe("bootstrap/node-credentials.sh", () => {
     /**
      * The control plane's script run with issue_node_credentials, against stand-ins that log each call
      * ("tool args") and answer from the account: EC2's worker instances, SSM's parameters under the prefix,
-     * the nodes' role, the cluster's Nodes (with apiDown, the API does not answer); kubeadm signs "credential
-     * of NAME SECRET-<n>". What put-parameter wrote is kept by name (read from its file://, as the CLI does).
+     * the nodes' role, the cluster's Nodes (with apiDown, the API does not answer); kubeadm prints a kubeconfig
+     * as `kubeadm kubeconfig user` does, its certificate "CERTIFICATE of NAME", its key "KEY SECRET-<n>"
+     * (base64, as kubeadm embeds them). What put-parameter wrote is kept by name (read from its file://, as the
+     * CLI does).
      */
     function issue(account: { instances: string[]; nodes: string[]; issued: string[]; apiDown?: boolean }) {
       const dir = mkdtempSync(join(tmpdir(), "issuer-"));
@@ -132,12 +129,7 @@ describe("bootstrap/node-credentials.sh", () => {
       const root = join(dir, "root");
       for (const d of [bin, written, root]) mkdirSync(d);
       writeFileSync(join(dir, "instances"), account.instances.map((i) => `${i.replace(" ", "\t")}\n`).join(""));
-      // kubectl's answer to the issuer's jsonpath: each Node's name and its Ready condition's status.
-      // A name alone is a Ready Node; "NAME False" one that is not.
-      writeFileSync(
-        join(dir, "nodes"),
-        account.nodes.map((n) => (n.includes(" ") ? `${n}\n` : `${n} True\n`)).join(""),
-      );
+      writeFileSync(join(dir, "nodes"), account.nodes.map((n) => `${n}\n`).join(""));
       writeFileSync(join(dir, "issued"), account.issued.join("\t") + (account.issued.length ? "\n" : ""));
       const tool = (name: string, body: string) =>
         writeFileSync(join(bin, name), `#!/bin/bash\necho "${name} $*" >>"${dir}/calls"\n${body}\n`, { mode: 0o755 });
@@ -159,14 +151,15 @@ esac`,
         "kubectl",
         `[ "$1 $2 $3" = "--kubeconfig ${root}/etc/kubernetes/admin.conf --request-timeout=10s" ] || exit 1
 ${account.apiDown ? 'echo "The connection to the server was refused" >&2; exit 1' : ""}
-[ "$4 $5 $6" = "get nodes -o" ] && [[ $7 == *'{.metadata.name}{" "}{.status.conditions[?(@.type=="Ready")].status}'* ]] && cat "${dir}/nodes"`,
+[ "$4 $5 $6" = "get nodes -o" ] && [ "$7" = 'jsonpath={range .items[*]}{.metadata.name}{"\\n"}{end}' ] && cat "${dir}/nodes"`,
       );
       // kubeadm's configuration it was given is kept, to show what was filled in.
       tool(
         "kubeadm",
         `[ "$1 $2" = "kubeconfig user" ] || exit 1
 while [ $# -gt 0 ]; do case "$1" in --config) cp "$2" "${dir}/signed-with"; echo "$2" >>"${dir}/configs";; --client-name) client=$2;; esac; shift; done
-printf 'credential of %s\\nSECRET-%s\\n' "$client" "$RANDOM$RANDOM"`,
+printf 'apiVersion: v1\\nclusters:\\n- cluster:\\n    certificate-authority-data: Q0E=\\n    server: https://api:443\\n  name: kubernetes\\nusers:\\n- name: %s\\n  user:\\n    client-certificate-data: %s\\n    client-key-data: %s\\n' \\
+  "$client" "$(echo "CERTIFICATE of $client" | base64 -w0)" "$(echo "KEY SECRET-$RANDOM$RANDOM" | base64 -w0)"`,
       );
       // Instance metadata, for the init configuration's placeholders: this control-plane node's address and name.
       tool(
@@ -203,13 +196,16 @@ esac`,
           "i-0joined ip-10-0-1-30.ec2.internal",
           "i-0down ip-10-0-1-40.ec2.internal",
         ],
-        // i-0down's Node is there but not Ready (its join undone): it gets a credential to join again.
-        nodes: ["ip-10-0-1-10.ec2.internal", "ip-10-0-1-30.ec2.internal", "ip-10-0-1-40.ec2.internal False"],
+        // i-0down's Node is there, whatever its state: no credential readable from its metadata while it serves.
+        nodes: ["ip-10-0-1-10.ec2.internal", "ip-10-0-1-30.ec2.internal", "ip-10-0-1-40.ec2.internal"],
         issued: [`${PREFIX}i-0joined`, `${PREFIX}i-0gone`],
       });
       expect(round.status, round.stderr).to.equal(0);
-      // The worker instances of this cluster that are starting or running; nothing read decrypted.
-      expect(round.calls[0]).to.equal(
+      // The issued parameters looked at before the instances: one another control-plane node creates for an
+      // instance this round has not seen is not taken for a gone instance's. Nothing read decrypted.
+      expect(round.calls[0]).to.match(/^aws ssm get-parameters-by-path /);
+      // The worker instances of this cluster that are starting or running.
+      expect(round.calls[1]).to.equal(
         "aws ec2 describe-instances --region us-east-1 --output text --filters Name=tag:KubernetesCluster,Values=dev.k8s.local " +
           "Name=tag:k8s.io/role/node,Values=1 Name=instance-state-name,Values=pending,running " +
           "--query Reservations[].Instances[].[InstanceId,PrivateDnsName]",
@@ -224,7 +220,7 @@ esac`,
       expect(
         round.calls.filter((c) => c.startsWith("kubeadm ")).map((c) => c.replace(/--config \S+ /, "")),
       ).to.deep.equal(
-        ["ip-10-0-1-20.ec2.internal", "ip-10-0-1-21.ec2.internal", "ip-10-0-1-40.ec2.internal"].map(
+        ["ip-10-0-1-20.ec2.internal", "ip-10-0-1-21.ec2.internal"].map(
           (name) =>
             `kubeadm kubeconfig user --client-name system:node:${name} --org system:nodes ` +
             `--validity-period ${TIMEOUTS.bootstrapScripts.nodeCredentialMinutes}m`,
@@ -240,7 +236,7 @@ esac`,
       // of the parameter is conditioned on.
       const puts = round.calls.filter((c) => c.startsWith("aws ssm put-parameter"));
       expect(puts.map((c) => c.replace(/file:\/\/\S+/, "file://<file>"))).to.deep.equal(
-        ["i-0new1", "i-0new2", "i-0down"].map(
+        ["i-0new1", "i-0new2"].map(
           (id) =>
             `aws ssm put-parameter --region us-east-1 --name ${PREFIX}${id} --type SecureString ` +
             `--key-id ${secretsKeyAlias(CLUSTER)} --value file://<file> ` +
@@ -254,8 +250,9 @@ esac`,
         ["i-0new2", "ip-10-0-1-21.ec2.internal"],
       ]) {
         const value = round.written(`${PREFIX}${id}`);
-        expect(value, id).to.match(new RegExp(`^credential of system:node:${name}\\nSECRET-\\d+$`));
-        // The credential itself is on no command line, where every user of the node could read it.
+        // The certificate and key only: the CA's certificate and the API's address are the worker's to add.
+        expect(value, id).to.match(new RegExp(`^CERTIFICATE of system:node:${name}\\nKEY SECRET-\\d+$`));
+        // The key itself is on no command line, where every user of the node could read it.
         expect(round.calls.join("\n"), id).not.to.contain(value.split("\n")[1]);
       }
       // The joined instance's credential and the gone instance's go; the joined one gets none again.
@@ -275,7 +272,7 @@ esac`,
       // Without the cluster's Nodes, every instance would look new: the round stops before deciding anything.
       const down = issue({ instances: ["i-0new1 ip-10-0-1-20.ec2.internal"], nodes: [], issued: [], apiDown: true });
       expect(down.status).to.not.equal(0);
-      expect(down.calls.filter((c) => /^(kubeadm|aws iam|aws ssm) /.test(c))).to.deep.equal([]);
+      expect(down.calls.filter((c) => /^(kubeadm|aws iam|aws ssm (put|delete)-parameter) /.test(c))).to.deep.equal([]);
     });
   });
 });

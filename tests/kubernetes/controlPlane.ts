@@ -32,15 +32,19 @@ const MANIFESTS = ["etcd", "kube-apiserver", "kube-controller-manager", "kube-sc
 /** The API load balancer's address: a network namespace of its own behind the host, what the API's name resolves to. */
 export const LOAD_BALANCER_IP = "10.0.2.1";
 
-/** Inside the host: the load balancer's namespace, joined to the host by a veth pair, then LOAD_BALANCER in it. */
+/**
+ * Inside the host: the load balancer's namespace, joined to the host by a veth pair, then LOAD_BALANCER in it.
+ * The namespace's first process only holds it until the load balancer is in it: then it goes, so the host's
+ * end (which kills the load balancer) leaves nothing behind.
+ */
 const LOAD_BALANCER_NET = `set -e
 ip link add lb0 type veth peer name lb1
 unshare --net sleep infinity & holder=$!
 sleep 0.5
 ip link set lb1 netns "$holder"
 ip addr add 10.0.2.2/24 dev lb0 && ip link set lb0 up
-exec nsenter -t "$holder" -n bash -c 'ip link set lo up; ip addr add ${LOAD_BALANCER_IP}/24 dev lb1; ip link set lb1 up
-ip route add default via 10.0.2.2; exec "$@"' lb "$@"`;
+exec nsenter -t "$holder" -n env HOLDER="$holder" bash -c 'kill "$HOLDER"; ip link set lo up
+ip addr add ${LOAD_BALANCER_IP}/24 dev lb1; ip link set lb1 up; ip route add default via 10.0.2.2; exec "$@"' lb "$@"`;
 
 /**
  * The load balancer, run with Node inside the host: it forwards to a target listed in TARGETS (the

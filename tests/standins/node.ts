@@ -15,7 +15,6 @@ import { execFileSync, spawn } from "child_process";
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from "fs";
 import { tmpdir } from "os";
 import { join, relative } from "path";
-import { stringify } from "yaml";
 import { CLUSTER_TAG, ROLE_TAGS } from "../../components/tags";
 import { groupLifecycleHooks } from "../../components/nodes/lifecycleHooks";
 import { BOOTSTRAP_SERVICE } from "../../components/nodes/systemdUnits";
@@ -254,13 +253,13 @@ export const credentialParameter = (clusterName: string, instanceId: string) =>
 const credentials = new Map<string, string>();
 
 /**
- * The credential the control plane issues a worker for its node name, as `kubeadm kubeconfig user
- * --client-name system:node:NAME --org system:nodes` prints it (cmd/kubeadm/app/cmd/kubeconfig.go): the
- * cluster (kubeadm's default name, `kubernetes`) at `server` with the CA's certificate, and a client
- * certificate the cluster CA signed, with its key, embedded. Made with openssl, once per test process for each.
+ * The credential the control plane issues a worker for its node name (bootstrap/node-credentials.sh,
+ * node_certificate): the client certificate of `kubeadm kubeconfig user --client-name system:node:NAME --org
+ * system:nodes` (cmd/kubeadm/app/cmd/kubeconfig.go), which the cluster CA signed, then its key, PEM. Made
+ * with openssl, once per test process for each.
  */
-export function nodeCredential(secrets: string, name: string, server: string): string {
-  const id = `${secrets} ${name} ${server}`;
+export function nodeCredential(secrets: string, name: string): string {
+  const id = `${secrets} ${name}`;
   const made = credentials.get(id);
   if (made) return made;
   const dir = mkdtempSync(join(tmpdir(), "credential-"));
@@ -298,21 +297,7 @@ export function nodeCredential(secrets: string, name: string, server: string): s
     "-out",
     "crt",
   );
-  const base64 = (path: string) => readFileSync(path).toString("base64");
-  const cluster = "kubernetes";
-  const credential = stringify({
-    apiVersion: "v1",
-    clusters: [{ cluster: { "certificate-authority-data": base64(join(secrets, "ca.crt")), server }, name: cluster }],
-    contexts: [{ context: { cluster, user }, name: `${user}@${cluster}` }],
-    "current-context": `${user}@${cluster}`,
-    kind: "Config",
-    users: [
-      {
-        name: user,
-        user: { "client-certificate-data": base64(join(dir, "crt")), "client-key-data": base64(join(dir, "key")) },
-      },
-    ],
-  });
+  const credential = readFileSync(join(dir, "crt"), "utf8") + readFileSync(join(dir, "key"), "utf8");
   credentials.set(id, credential);
   return credential;
 }
@@ -333,13 +318,11 @@ export function newNode(options: Options): Node {
     { name: `${header("INSTANCE_GROUP")}.${cluster}`, hooks: groupLifecycleHooks({ role }) },
   );
   // A worker's credential for its node name, EC2's private DNS name of its instance, issued by the control
-  // plane (bootstrap/node-credentials.sh) from its kubeadm configuration, whose controlPlaneEndpoint is the
-  // API's name.
+  // plane (bootstrap/node-credentials.sh).
   if (role === "node") {
-    const server = `https://${header("API_ENDPOINT")}:${header("API_PORT")}`;
-    // Written as put_secure_parameter writes what kubeadm printed: the command substitution's value, without
-    // its last newline.
-    const credential = nodeCredential(options.secrets, privateDnsName(instance), server).replace(/\n$/, "");
+    // Written as put_secure_parameter writes what node_certificate printed: the command substitution's value,
+    // without its last newline.
+    const credential = nodeCredential(options.secrets, privateDnsName(instance)).replace(/\n$/, "");
     aws.putParameter(credentialParameter(cluster, instance.id), credential, "SecureString", secretsKeyAlias(cluster));
   }
   const dir = mkdtempSync(join(tmpdir(), "node-"));

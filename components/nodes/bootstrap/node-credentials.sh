@@ -4,10 +4,12 @@
 # NODE_CREDENTIAL_MINUTES. kubeadm join takes it as its discovery file; the kubelet then requests its own
 # certificate with it, which the controller manager's approver grants only for the requester's own name
 # (kubeadm's `kubeadm:node-autoapprove-certificate-rotation`). A control-plane node holds the CA and signs its
-# own; a worker's is signed here, by the control plane, for the name EC2 gives its instance, and written to
-# the instance's own SSM parameter (NODE_CREDENTIALS_PREFIX<instance id>), tagged with the instance role
-# session's `aws:userid` (<role id>:<instance id>), the only caller IAM lets read it. kOps's kops-controller
-# makes the same promise from the instance's AWS identity.
+# own; a worker's certificate and key are signed here, by the control plane, for the name EC2 gives its
+# instance, and written to the instance's own SSM parameter (NODE_CREDENTIALS_PREFIX<instance id>), tagged
+# with the instance role session's `aws:userid` (<role id>:<instance id>), the only caller IAM lets read it;
+# the worker makes the kubeconfig (join-credential.sh). Only the certificate and key: a whole kubeconfig, the
+# CA's certificate in it, passes the 4,096 characters of a standard parameter. kOps's kops-controller makes
+# the same promise from the instance's AWS identity.
 
 # mint_node_credential NAME: the credential of the node NAME, on standard output.
 mint_node_credential() {
@@ -22,6 +24,16 @@ mint_node_credential() {
   return "$status"
 }
 
+# node_certificate NAME: the client certificate and key of the node NAME's credential, PEM, on standard
+# output: what a worker's parameter holds.
+node_certificate() {
+  local credential field
+  credential=$(mint_node_credential "$1") || return 1
+  for field in client-certificate-data client-key-data; do
+    awk -v field="$field:" '$1 == field { print $2 }' <<<"$credential" | base64 -d || return 1
+  done
+}
+
 # own_join_credential: a control-plane node's credential, signed with the CA it fetched.
 own_join_credential() {
   local name
@@ -29,12 +41,14 @@ own_join_credential() {
   mint_node_credential "$name"
 }
 
-# credential_work READY ISSUED: what the issuer does, one "issue ID NAME" or "delete PARAMETER" a line, with
-# the cluster's worker instances on standard input ("ID NAME" a line, NAME EC2's private DNS name), READY the
-# names of the cluster's Ready Nodes and ISSUED the parameters under NODE_CREDENTIALS_PREFIX, one a line each.
-# An instance with no Ready Node and no parameter gets one (a worker whose join is undone after its Node
-# registered joins again once the Node is no longer Ready); a parameter whose instance has a Ready Node, or is
-# gone, is deleted. An instance EC2 has not named yet (no private DNS name before it runs) waits a round.
+# credential_work NODES ISSUED: what the issuer does, one "issue ID NAME" or "delete PARAMETER" a line, with
+# the cluster's worker instances on standard input ("ID NAME" a line, NAME EC2's private DNS name), NODES the
+# cluster's Node names and ISSUED the parameters under NODE_CREDENTIALS_PREFIX, one a line each. An instance
+# with no Node and no parameter gets one; a parameter whose instance has a Node, or is gone, is deleted. Once
+# its Node exists an instance gets none again, whatever the Node's state (a credential readable from its
+# instance metadata while it serves pods is one more way to its identity): a worker whose join stopped after
+# its Node registered is abandoned at its join deadline and replaced. An instance EC2 has not named yet (no
+# private DNS name before it runs) waits a round.
 credential_work() {
   local nodes=$1 issued=$2 id name parameter
   declare -A waiting=()
@@ -73,11 +87,11 @@ issued_credentials() {
 # the second's fails, and the first's stands.
 issue_node_credentials() {
   local instances nodes issued work action target name role credential
-  instances=$(worker_instances) || return 1
-  nodes=$(kubectl_admin get nodes \
-    -o jsonpath='{range .items[*]}{.metadata.name}{" "}{.status.conditions[?(@.type=="Ready")].status}{"\n"}{end}') || return 1
-  nodes=$(awk '$2 == "True" { print $1 }' <<<"$nodes")
+  # The parameters first: one another control-plane node creates after this look is not deleted for an
+  # instance this round has not seen yet.
   issued=$(issued_credentials) || return 1
+  instances=$(worker_instances) || return 1
+  nodes=$(kubectl_admin get nodes -o jsonpath='{range .items[*]}{.metadata.name}{"\n"}{end}') || return 1
   work=$(credential_work "$nodes" "$issued" <<<"$instances")
   while read -r action target name; do
     case "$action" in
@@ -86,7 +100,7 @@ issue_node_credentials() {
       if [ -z "${role:-}" ]; then
         role=$(aws iam get-role --role-name "$NODE_ROLE_NAME" --query Role.RoleId --output text) || return 1
       fi
-      credential=$(mint_node_credential "$name") || return 1
+      credential=$(node_certificate "$name") || return 1
       if put_secure_parameter "$NODE_CREDENTIALS_PREFIX$target" "$credential" \
         --tags "Key=$NODE_CREDENTIAL_SESSION_TAG,Value=$role:$target"; then
         log "issued instance $target its credential as node $name"

@@ -1,9 +1,14 @@
-"""The SSM rule of IAM the layer enforces in front of moto, which checks no policy: a parameter tagged with
-the session tag is readable (GetParameter, GetParameters) by that session alone, the caller whose `aws:userid`
-is the tag's value. That is the node role's statement for the workers' credentials
-(components/iam/sources/nodeCredentials.ts: `ssm:resourceTag/<tag>` equals `${aws:userid}`; IAM user guide,
-"IAM policy elements: Variables": an instance role's session is `<role id>:<instance id>`). Everything else
-goes to moto unchanged.
+"""What SSM and IAM refuse and moto accepts, enforced by the layer in front of moto:
+
+- a parameter tagged with the session tag is readable (GetParameter, GetParameters) by that session alone,
+  the caller whose `aws:userid` is the tag's value. That is the node role's statement for the workers'
+  credentials (components/iam/sources/nodeCredentials.ts: `ssm:resourceTag/<tag>` equals `${aws:userid}`;
+  IAM user guide, "IAM policy elements: Variables": an instance role's session is `<role id>:<instance id>`).
+  moto checks no policy;
+- a standard-tier parameter's value holds at most 4,096 characters (PutParameter, "Value": "Standard tier
+  parameters support a maximum parameter value of 4096 characters"; the advanced tier 8 KB). moto takes any.
+
+Everything else goes to moto unchanged.
 """
 
 from __future__ import annotations
@@ -14,6 +19,7 @@ import re
 from typing import Any, Callable
 
 READS = {"AmazonSSM.GetParameter", "AmazonSSM.GetParameters"}
+STANDARD_VALUE_LIMIT = 4096
 
 
 class SsmLayer:
@@ -33,26 +39,37 @@ class SsmLayer:
         self._user_id = user_id
 
     def __call__(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> Any:
-        if environ.get("HTTP_X_AMZ_TARGET") not in READS:
+        target = environ.get("HTTP_X_AMZ_TARGET")
+        if target not in READS and target != "AmazonSSM.PutParameter":
             return self._app(environ, start_response)
         body = environ["wsgi.input"].read(int(environ.get("CONTENT_LENGTH") or 0))
         environ["wsgi.input"] = io.BytesIO(body)
         request = json.loads(body or b"{}")
+        if target == "AmazonSSM.PutParameter":
+            standard = request.get("Tier", "Standard") == "Standard"
+            if standard and len(request.get("Value", "")) > STANDARD_VALUE_LIMIT:
+                return _refuse(
+                    start_response,
+                    "ValidationException",
+                    f"Standard tier parameters support a maximum parameter value of {STANDARD_VALUE_LIMIT} characters.",
+                )
+            return self._app(environ, start_response)
         names = [request["Name"]] if "Name" in request else request.get("Names", [])
         key = re.search(r"Credential=([^/]+)/", environ.get("HTTP_AUTHORIZATION", ""))
         caller = self._user_id(key.group(1)) if key else None
         for name in names:
             session = self._tags(name).get(self._session_tag)
             if session is not None and session != caller:
-                text = json.dumps(
-                    {"__type": "AccessDeniedException", "message": f"{caller} is not authorized to read {name}"}
-                ).encode()
-                start_response(
-                    "400 Bad Request",
-                    [("Content-Type", "application/x-amz-json-1.1"), ("Content-Length", str(len(text)))],
-                )
-                return [text]
+                return _refuse(start_response, "AccessDeniedException", f"{caller} is not authorized to read {name}")
         return self._app(environ, start_response)
+
+
+def _refuse(start_response: Callable[..., Any], error: str, message: str) -> list[bytes]:
+    text = json.dumps({"__type": error, "message": message}).encode()
+    start_response(
+        "400 Bad Request", [("Content-Type", "application/x-amz-json-1.1"), ("Content-Length", str(len(text)))]
+    )
+    return [text]
 
 
 def moto_ssm_tags(backend: Any) -> Callable[[str], dict[str, str]]:

@@ -96,3 +96,16 @@ def test_an_untagged_parameter_is_left_to_moto(aws):
     reader, _ = client("i-0000000000000000b")
     writer.put_parameter(Name="/cilium-cluster/box.k8s.local/node/ca.crt", Value="ca", Type="String")
     assert reader.get_parameter(Name="/cilium-cluster/box.k8s.local/node/ca.crt")["Parameter"]["Value"] == "ca"
+
+
+def test_a_standard_parameter_holds_at_most_4096_characters(aws):
+    client, real = aws
+    writer, _ = client("i-0000000000000000a")
+    writer.put_parameter(Name="/box/fits", Value="x" * 4096, Type="SecureString")
+    writer.put_parameter(Name="/box/advanced", Value="x" * 6000, Type="SecureString", Tier="Advanced")
+    try:
+        writer.put_parameter(Name="/box/too-long", Value="x" * 4097, Type="SecureString")
+        refused = False
+    except writer.exceptions.ClientError as e:
+        refused = e.response["Error"]["Code"] == "ValidationException"
+    assert refused is real
