@@ -13,13 +13,12 @@
  * the curl stand-in counts), STANDIN_KUBEADM_FAILURES (the first N inits or joins stop half-way, as a
  * timed-out TLS bootstrap does, leaving their files behind).
  */
-import { execFileSync } from "child_process";
 import { randomBytes } from "crypto";
-import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "fs";
-import { tmpdir } from "os";
+import { appendFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "fs";
 import { dirname, join } from "path";
 import { stringify } from "yaml";
 import { Command, etcdDataDir, parseConfig, preflight } from "./kubeadmContract";
+import { signClientCertificate } from "./pki";
 
 const root = process.env.STANDIN_ROOT ?? "";
 const state = process.env.STANDIN_STATE ?? "";
@@ -270,41 +269,9 @@ function kubeconfigUser(args: string[]): void {
   if (!minutes) fail("the stand-in needs --validity-period <N>h or <N>m");
   const days = String(Math.max(1, Math.ceil((Number(minutes[1]) * (minutes[2] === "h" ? 60 : 1)) / 1440)));
   const ca = join(root, "/etc/kubernetes/pki");
-  const dir = mkdtempSync(join(tmpdir(), "kubeconfig-user-"));
-  const openssl = (...a: string[]) => execFileSync("openssl", a, { cwd: dir, stdio: "ignore" });
-  openssl(
-    "req",
-    "-new",
-    "-newkey",
-    "rsa:2048",
-    "-nodes",
-    "-subj",
-    `/O=${flag(args, "--org")}/CN=${name}`,
-    "-keyout",
-    "key",
-    "-out",
-    "req",
-  );
-  writeFileSync(join(dir, "ext"), "keyUsage=critical,digitalSignature,keyEncipherment\nextendedKeyUsage=clientAuth\n");
-  openssl(
-    "x509",
-    "-req",
-    "-in",
-    "req",
-    "-CA",
-    join(ca, "ca.crt"),
-    "-CAkey",
-    join(ca, "ca.key"),
-    "-set_serial",
-    String(Date.now()),
-    "-days",
-    days,
-    "-extfile",
-    "ext",
-    "-out",
-    "crt",
-  );
+  const signed = signClientCertificate(ca, `/O=${flag(args, "--org")}/CN=${name}`, Number(days));
   const base64 = (path: string) => readFileSync(path).toString("base64");
+  const base64Of = (pem: string) => Buffer.from(pem).toString("base64");
   const clusterName = cluster?.clusterName ?? "kubernetes";
   process.stdout.write(
     stringify({
@@ -324,12 +291,11 @@ function kubeconfigUser(args: string[]): void {
       users: [
         {
           name,
-          user: { "client-certificate-data": base64(join(dir, "crt")), "client-key-data": base64(join(dir, "key")) },
+          user: { "client-certificate-data": base64Of(signed.cert), "client-key-data": base64Of(signed.key) },
         },
       ],
     }),
   );
-  rmSync(dir, { recursive: true, force: true });
 }
 
 /**

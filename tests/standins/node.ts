@@ -11,7 +11,7 @@
  * User data runs as cloud-init runs it (once, as root's script), the bootstrap as systemd runs its service:
  * ExecStart with the unit's Environment, again after each failure while Restart=on-failure.
  */
-import { execFileSync, spawn } from "child_process";
+import { spawn } from "child_process";
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from "fs";
 import { tmpdir } from "os";
 import { join, relative } from "path";
@@ -20,7 +20,7 @@ import { groupLifecycleHooks } from "../../components/nodes/lifecycleHooks";
 import { BOOTSTRAP_SERVICE } from "../../components/nodes/systemdUnits";
 import { instanceCredentialPrefix, parameterPrefix, secretsKeyAlias } from "../../components/secrets/paths";
 import { privateDnsName, type AwsFake, type Instance } from "./aws";
-import { clusterPki } from "./pki";
+import { clusterPki, signClientCertificate } from "./pki";
 
 const PROJECT = join(__dirname, "../..");
 
@@ -262,42 +262,8 @@ export function nodeCredential(secrets: string, name: string): string {
   const id = `${secrets} ${name}`;
   const made = credentials.get(id);
   if (made) return made;
-  const dir = mkdtempSync(join(tmpdir(), "credential-"));
-  const openssl = (...args: string[]) => execFileSync("openssl", args, { cwd: dir, stdio: "ignore" });
-  const user = `system:node:${name}`;
-  openssl(
-    "req",
-    "-new",
-    "-newkey",
-    "rsa:2048",
-    "-nodes",
-    "-subj",
-    `/O=system:nodes/CN=${user}`,
-    "-keyout",
-    "key",
-    "-out",
-    "req",
-  );
-  writeFileSync(join(dir, "ext"), "keyUsage=critical,digitalSignature,keyEncipherment\nextendedKeyUsage=clientAuth\n");
-  openssl(
-    "x509",
-    "-req",
-    "-in",
-    "req",
-    "-CA",
-    join(secrets, "ca.crt"),
-    "-CAkey",
-    join(secrets, "ca.key"),
-    "-set_serial",
-    String(Date.now()),
-    "-days",
-    "1",
-    "-extfile",
-    "ext",
-    "-out",
-    "crt",
-  );
-  const credential = readFileSync(join(dir, "crt"), "utf8") + readFileSync(join(dir, "key"), "utf8");
+  const signed = signClientCertificate(secrets, `/O=system:nodes/CN=system:node:${name}`);
+  const credential = signed.cert + signed.key;
   credentials.set(id, credential);
   return credential;
 }

@@ -4,7 +4,7 @@
  * Generated with openssl, once per test process.
  */
 import { execFileSync } from "child_process";
-import { mkdtempSync, readFileSync } from "fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "fs";
 import { tmpdir } from "os";
 import { join } from "path";
 
@@ -54,3 +54,35 @@ export const KUBEADM_PKI_PATH: Record<string, string> = {
   "sa.key": "sa.key",
   "sa.pub": "sa.pub",
 };
+
+/**
+ * A client certificate for SUBJECT (`/O=…/CN=…`), signed by the CA whose `ca.crt` and `ca.key` are in CA_DIR
+ * and valid DAYS, as kubeadm makes a kubeconfig user's: a new RSA-2048 key, client authentication only. PEM.
+ */
+export function signClientCertificate(caDir: string, subject: string, days = 1): { cert: string; key: string } {
+  const dir = mkdtempSync(join(tmpdir(), "client-certificate-"));
+  const openssl = (...args: string[]) => execFileSync("openssl", args, { cwd: dir, stdio: "ignore" });
+  openssl("req", "-new", "-newkey", "rsa:2048", "-nodes", "-subj", subject, "-keyout", "key", "-out", "req");
+  writeFileSync(join(dir, "ext"), "keyUsage=critical,digitalSignature,keyEncipherment\nextendedKeyUsage=clientAuth\n");
+  openssl(
+    "x509",
+    "-req",
+    "-in",
+    "req",
+    "-CA",
+    join(caDir, "ca.crt"),
+    "-CAkey",
+    join(caDir, "ca.key"),
+    "-set_serial",
+    String(Date.now()),
+    "-days",
+    String(days),
+    "-extfile",
+    "ext",
+    "-out",
+    "crt",
+  );
+  const pem = { cert: readFileSync(join(dir, "crt"), "utf8"), key: readFileSync(join(dir, "key"), "utf8") };
+  rmSync(dir, { recursive: true, force: true });
+  return pem;
+}
