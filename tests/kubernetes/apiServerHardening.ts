@@ -78,11 +78,14 @@ export function apiServerHardeningSuite(controlPlane: () => ControlPlane): void 
       expect(encryptedWith(stored)).to.equal(name);
       expect(stored).to.not.contain("hunter2");
       // The written configuration holds the key; the command lines of the node never did (written through
-      // a file: bootstrap/encryption.sh), and the API server's is a path.
+      // a file: bootstrap/encryption.sh), and the API server's is a path. This host's API server: another
+      // suite's, in a host of its own, may run beside it (the PID namespace is the machine's).
       const apiServer = cp.host.must([
         "bash",
         "-c",
-        "cat /proc/$(pgrep -f '^[^ ]*kube-apiserver')/cmdline | tr '\\0' ' '",
+        `for pid in $(pgrep -f '^[^ ]*kube-apiserver'); do
+  if [ "$(readlink /proc/$pid/ns/net)" = "$(readlink /proc/self/ns/net)" ]; then tr '\\0' ' ' </proc/$pid/cmdline; fi
+done`,
       ]);
       expect(apiServer).to.contain("--encryption-provider-config=/etc/kubernetes/apiserver/encryption.yaml");
       expect(apiServer).to.not.contain(secret);
