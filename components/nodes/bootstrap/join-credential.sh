@@ -1,9 +1,10 @@
 # join-credential.sh: a worker's credential for its own name, which the control plane issues to this instance
 # alone (bootstrap/node-credentials.sh): its client certificate and key read from the instance's own SSM
 # parameter, which the instance role may read only for this instance (a tag condition on aws:userid), with the
-# cluster's CA certificate (a node parameter) and the API's address, in a kubeconfig as kubeadm writes one. The issuer looks for new instances every
-# NODE_CREDENTIALS_INTERVAL seconds once the API answers, so the parameter may not exist yet: read again,
-# NODE_CREDENTIAL_WAIT_TRIES times, as often as the issuer looks; then the run fails, and systemd starts it again.
+# cluster's CA certificate (a node parameter) and the API's address, in a kubeconfig as kubeadm writes one.
+# The issuer looks for new instances every NODE_CREDENTIALS_INTERVAL seconds once the API answers, so the
+# parameter may not exist yet: read again, NODE_CREDENTIAL_WAIT_TRIES times, as often as the issuer looks; then
+# the run fails, and systemd starts it again.
 
 # worker_join_credential: this instance's credential, a kubeconfig, on standard output.
 worker_join_credential() {
