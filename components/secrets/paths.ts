@@ -5,6 +5,7 @@
  * plane writes and only that instance reads (instanceCredentialPrefix).
  */
 import { CLUSTER_TAG } from "../tags";
+import type { Statement } from "../iam/policyDocument";
 import type { AwsCoordinates } from "../iam/statementSource";
 import { awsName } from "../naming";
 
@@ -47,5 +48,27 @@ export function clusterKeyScope(clusterName: string, at: AwsCoordinates) {
   return {
     Resource: `arn:${at.partition}:kms:${at.region}:${at.accountId}:key/*`,
     tag: { [`aws:ResourceTag/${CLUSTER_TAG}`]: clusterName },
+  };
+}
+
+/**
+ * The statement that lets an instance role use the cluster's key for ACTION on the SecureStrings named like
+ * PARAMETERS: SSM encrypts and decrypts a standard SecureString with kms:Encrypt and kms:Decrypt, the
+ * parameter's ARN as encryption context.
+ */
+export function parameterKeyStatement(
+  sid: string,
+  action: "kms:Encrypt" | "kms:Decrypt",
+  clusterName: string,
+  at: AwsCoordinates,
+  parameters: string | string[],
+): Statement {
+  const key = clusterKeyScope(clusterName, at);
+  return {
+    Sid: sid,
+    Effect: "Allow",
+    Action: [action],
+    Resource: key.Resource,
+    Condition: { StringEquals: key.tag, StringLike: { "kms:EncryptionContext:PARAMETER_ARN": parameters } },
   };
 }

@@ -7,7 +7,7 @@ import type { ClusterSpec } from "../../../config/types";
 import { ENCRYPTION_KEYS_PARAMETER, INIT_RECORD_PARAMETER } from "../../nodes/controlPlaneNames";
 import { snapshotMetricNamespace } from "../../controlPlane/backupAlarm";
 import { backupBucketName, LATEST_SNAPSHOT_KEY, SNAPSHOT_PREFIX } from "../../controlPlane/backupBucket";
-import { clusterKeyScope, parameterPrefix } from "../../secrets/paths";
+import { parameterKeyStatement, parameterPrefix } from "../../secrets/paths";
 import type { Statement } from "../policyDocument";
 import type { AwsCoordinates, StatementSource } from "../statementSource";
 
@@ -15,7 +15,6 @@ function controlPlaneStateStatements(spec: ClusterSpec, at: AwsCoordinates): Sta
   const ssm = `arn:${at.partition}:ssm:${at.region}:${at.accountId}:parameter`;
   const bucket = `arn:${at.partition}:s3:::${backupBucketName(spec.clusterName, at.accountId, at.region)}`;
   const encryptionKeys = `${ssm}${parameterPrefix(spec.clusterName, "control-plane")}${ENCRYPTION_KEYS_PARAMETER}-*`;
-  const key = clusterKeyScope(spec.clusterName, at);
   return [
     {
       // The etcd-backup timer uploads snapshots (named by time, and again under the fixed key). Nothing on
@@ -49,14 +48,14 @@ function controlPlaneStateStatements(spec: ClusterSpec, at: AwsCoordinates): Sta
       Action: ["ssm:PutParameter"],
       Resource: encryptionKeys,
     },
-    {
-      // SSM encrypts a standard SecureString with kms:Encrypt, the parameter's ARN as encryption context.
-      Sid: "ControlPlaneStateEncryptionKeysEncrypt",
-      Effect: "Allow",
-      Action: ["kms:Encrypt"],
-      Resource: key.Resource,
-      Condition: { StringEquals: key.tag, StringLike: { "kms:EncryptionContext:PARAMETER_ARN": encryptionKeys } },
-    },
+    // SSM encrypts the keys it stores with the cluster's key.
+    parameterKeyStatement(
+      "ControlPlaneStateEncryptionKeysEncrypt",
+      "kms:Encrypt",
+      spec.clusterName,
+      at,
+      encryptionKeys,
+    ),
     {
       // A joining node finds the control-plane instances that still exist: an etcd member at no such
       // instance's address has departed (etcd_remove_members departed). Describe calls take no resource scope.

@@ -3,7 +3,7 @@
  * the instance type's ENI limits.
  */
 import { CLUSTER_TAG, ROLE_TAGS } from "../../tags";
-import { clusterKeyScope, parameterArn, parameterPrefix, SecretAudience } from "../../secrets/paths";
+import { parameterArn, parameterKeyStatement, parameterPrefix, SecretAudience } from "../../secrets/paths";
 import { usesSecondaryIP } from "../../nodes/bootstrapConfig";
 import type { Statement } from "../policyDocument";
 import type { RoleKind, StatementSource } from "../statementSource";
@@ -26,7 +26,6 @@ export const nodeBootstrap: StatementSource = {
   sidPrefix: "Bootstrap",
   statements: (role, spec, at) => {
     const readable = AUDIENCES[role].map((a) => `${parameterArn(at, parameterPrefix(spec.clusterName, a))}*`);
-    const key = clusterKeyScope(spec.clusterName, at);
     return [
       {
         Sid: "BootstrapSecretsRead",
@@ -35,15 +34,8 @@ export const nodeBootstrap: StatementSource = {
         Action: ["ssm:GetParameter"],
         Resource: readable,
       },
-      {
-        // SSM decrypts a SecureString with the parameter's ARN as encryption context: the cluster's key
-        // opens this role's parameters and no others.
-        Sid: "BootstrapSecretsDecrypt",
-        Effect: "Allow",
-        Action: ["kms:Decrypt"],
-        Resource: key.Resource,
-        Condition: { StringEquals: key.tag, StringLike: { "kms:EncryptionContext:PARAMETER_ARN": readable } },
-      },
+      // The cluster's key opens this role's parameters and no others.
+      parameterKeyStatement("BootstrapSecretsDecrypt", "kms:Decrypt", spec.clusterName, at, readable),
       {
         // A node that has joined completes its group's launch hook: only in its own cluster's groups of its
         // own role (the role tag, kOps's), so a worker completes no control-plane hook (the etcd one included).

@@ -6,7 +6,7 @@
  * other. Control-plane nodes sign their own credential with the CA they hold: nothing here for that.
  */
 import {
-  clusterKeyScope,
+  parameterKeyStatement,
   instanceCredentialPrefix,
   INSTANCE_CREDENTIAL_SESSION_TAG,
   parameterArn,
@@ -31,7 +31,6 @@ export function nodeRoleArn(spec: ClusterSpec, at: AwsCoordinates): string {
 
 function issuerStatements(spec: ClusterSpec, at: AwsCoordinates): Statement[] {
   const credentials = instanceCredentialsArn(spec.clusterName, at);
-  const key = clusterKeyScope(spec.clusterName, at);
   return [
     {
       // aws ssm put-parameter --tags: the credential is created with its session tag, which takes the tagging
@@ -56,14 +55,8 @@ function issuerStatements(spec: ClusterSpec, at: AwsCoordinates): Statement[] {
       Action: ["ssm:GetParametersByPath"],
       Resource: parameterArn(at, instanceCredentialPrefix(spec.clusterName).replace(/\/$/, "")),
     },
-    {
-      // SSM encrypts a standard SecureString with kms:Encrypt, the parameter's ARN as encryption context.
-      Sid: "NodeCredentialsEncrypt",
-      Effect: "Allow",
-      Action: ["kms:Encrypt"],
-      Resource: key.Resource,
-      Condition: { StringEquals: key.tag, StringLike: { "kms:EncryptionContext:PARAMETER_ARN": credentials } },
-    },
+    // SSM encrypts each credential with the cluster's key.
+    parameterKeyStatement("NodeCredentialsEncrypt", "kms:Encrypt", spec.clusterName, at, credentials),
     {
       // aws iam get-role: the node role's RoleId, the first half of its sessions' aws:userid (the tag's value).
       // Reading that role only; nothing else of IAM.
@@ -77,7 +70,6 @@ function issuerStatements(spec: ClusterSpec, at: AwsCoordinates): Statement[] {
 
 function workerStatements(spec: ClusterSpec, at: AwsCoordinates): Statement[] {
   const credentials = instanceCredentialsArn(spec.clusterName, at);
-  const key = clusterKeyScope(spec.clusterName, at);
   return [
     {
       // aws ssm get-parameter --with-decryption: the instance's own credential only. Its tag is the aws:userid
@@ -89,17 +81,11 @@ function workerStatements(spec: ClusterSpec, at: AwsCoordinates): Statement[] {
       Resource: credentials,
       Condition: { StringEquals: { [`ssm:resourceTag/${INSTANCE_CREDENTIAL_SESSION_TAG}`]: CALLER_USERID } },
     },
-    {
-      // SSM decrypts it with the parameter's ARN as encryption context. KMS has no key to tell one instance's
-      // parameter from another's: this opens any instance credential of the cluster, to SSM (the key policy
-      // takes no direct call). What binds a worker to its own is the read above: the ciphertext comes only
-      // through GetParameter, which the worker may call on no other instance's parameter.
-      Sid: "NodeCredentialsDecrypt",
-      Effect: "Allow",
-      Action: ["kms:Decrypt"],
-      Resource: key.Resource,
-      Condition: { StringEquals: key.tag, StringLike: { "kms:EncryptionContext:PARAMETER_ARN": credentials } },
-    },
+    // SSM decrypts it with the cluster's key. KMS has no key to tell one instance's parameter from another's:
+    // this opens any instance credential of the cluster, to SSM (the key policy takes no direct call). What
+    // binds a worker to its own is the read above: the ciphertext comes only through GetParameter, which the
+    // worker may call on no other instance's parameter.
+    parameterKeyStatement("NodeCredentialsDecrypt", "kms:Decrypt", spec.clusterName, at, credentials),
   ];
 }
 
