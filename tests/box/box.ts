@@ -19,6 +19,14 @@ const ROOT = join(__dirname, "..", "..");
 /** Where the box image is built and kept between runs (tests/box/image/build.sh). */
 export const BOX_CACHE = join(CACHE_ROOT, "box");
 export const BOX_IMAGE_STAMPS = ["rootfs", "tls", "apt", "images"].map((s) => join(BOX_CACHE, `${s}.stamp`));
+/** Why the box cannot run on this machine, or undefined. */
+export function whyTheBoxCannotRun(): string | undefined {
+  if (process.getuid?.() !== 0) return "the box needs root (network namespaces, mounts, systemd-nspawn)";
+  if (!existsSync("/usr/bin/systemd-nspawn")) return "systemd-nspawn is missing (Debian: systemd-container)";
+  if (!BOX_IMAGE_STAMPS.every(existsSync)) return `the box image is not built: npm run build:box (into ${BOX_CACHE})`;
+  return undefined;
+}
+
 const AWS_ENDPOINTS = readFileSync(join(__dirname, "image", "aws-endpoints"), "utf8")
   .trim()
   .split(/\s+/);
@@ -253,6 +261,30 @@ export class Box {
   }
 
   /**
+   * etcdctl ARGS against NODE's etcd member (its address, port 2379), as kubeadm's health-check client
+   * certificate on that node: the answer as JSON (`-w json`), its 64-bit ids as strings.
+   */
+  async etcdctl<T>(node: Node, args: string[]): Promise<T> {
+    const pki = join(node.root, "etc", "kubernetes", "pki", "etcd");
+    const { stdout } = await run("ip", [
+      "netns",
+      "exec",
+      this.namespace,
+      join(BOX_CACHE, "bin", "etcdctl"),
+      `--endpoints=https://${node.instance.privateIp}:2379`,
+      `--cacert=${join(pki, "ca.crt")}`,
+      `--cert=${join(pki, "healthcheck-client.crt")}`,
+      `--key=${join(pki, "healthcheck-client.key")}`,
+      "--command-timeout=10s",
+      "-w",
+      "json",
+      ...args,
+    ]);
+    // Member and cluster ids are 64-bit: kept as strings, exactly.
+    return JSON.parse(stdout.replace(/(":\s*)(\d{16,})/g, '$1"$2"')) as T;
+  }
+
+  /**
    * The plan's Kubernetes objects, applied server-side as `pulumi up` applies them, once the API answers:
    * every object but the workloads whose images the box does not have (they are returned, by file).
    */
@@ -313,6 +345,26 @@ export class Box {
     map.data["config.conf"] = config.replace(/^ {2}maxPerCore: null$/m, "  maxPerCore: 0");
     await this.kubectl(["apply", "--server-side", "--force-conflicts", "-f", "-"], JSON.stringify(map));
     await this.kubectl(["-n", "kube-system", "delete", "pod", "-l", "k8s-app=kube-proxy", "--wait=false"]);
+  }
+
+  /** The end of a test file's box: stopped and removed, or with BOX_HOLD=1 kept running until Ctrl-C. */
+  async release(): Promise<void> {
+    if (process.env.BOX_HOLD === "1") {
+      process.stdout.write("      BOX_HOLD=1: the box keeps running (tests/box/shell.sh); Ctrl-C stops it\n");
+      await new Promise(() => {});
+    }
+    await this.stop();
+  }
+
+  /** An instance's Auto Scaling lifecycle state (`Pending:Wait`, `InService`, ...), or undefined once gone. */
+  async lifecycleState(instanceId: string): Promise<string | undefined> {
+    const { AutoScalingInstances } = await this.aws.aws<{ AutoScalingInstances: { LifecycleState: string }[] }>([
+      "autoscaling",
+      "describe-auto-scaling-instances",
+      "--instance-ids",
+      instanceId,
+    ]);
+    return AutoScalingInstances[0]?.LifecycleState;
   }
 
   /** Stops everything the box started and removes what it made. */

@@ -5,22 +5,17 @@
  * boots for the file (the machine has 2 cores); each scenario is its own test, in order.
  */
 import { expect } from "chai";
-import { existsSync, readdirSync, readFileSync } from "fs";
+import { readdirSync, readFileSync } from "fs";
 import { join } from "path";
 import { gunzipSync } from "zlib";
-import { Box, BOX_CACHE, BOX_IMAGE_STAMPS } from "./box";
+import { Box, BOX_CACHE, whyTheBoxCannotRun } from "./box";
+import { initialised, K8sNode, ready } from "./k8sNode";
 import { AGENT_PRE_ALLOCATION, ciliumNode } from "./ciliumNode";
 import { run, until } from "./run";
 import { cannotRun } from "../cannotRun";
 import { BOOTSTRAP_SERVICE } from "../../components/nodes/systemdUnits";
 import { JOIN_CREDENTIAL_FILE, KUBERNETES_DIR } from "../../components/nodes/nodeFacts";
 import { instanceCredentialPrefix, secretsKeyAlias } from "../../components/secrets/paths";
-
-interface K8sNode {
-  metadata: { name: string; labels: Record<string, string>; annotations: Record<string, string> };
-  spec: { providerID?: string; taints?: { key: string }[]; unschedulable?: boolean };
-  status: { conditions: { type: string; status: string }[]; addresses: { type: string; address: string }[] };
-}
 
 interface Pod {
   metadata: { deletionTimestamp?: string };
@@ -31,16 +26,6 @@ interface Pod {
 /** The secondary addresses a CiliumNode's status lists on its ENIs. */
 const secondaryCount = (enis: { addresses?: string[] }[]) => enis.reduce((n, e) => n + (e.addresses ?? []).length, 0);
 
-const ready = (n: K8sNode) => n.status.conditions.some((c) => c.type === "Ready" && c.status === "True");
-
-/** Why the box cannot run here, or undefined. */
-function missing(): string | undefined {
-  if (process.getuid?.() !== 0) return "the box needs root (network namespaces, mounts, systemd-nspawn)";
-  if (!existsSync("/usr/bin/systemd-nspawn")) return "systemd-nspawn is missing (Debian: systemd-container)";
-  if (!BOX_IMAGE_STAMPS.every(existsSync)) return `the box image is not built: npm run build:box (into ${BOX_CACHE})`;
-  return undefined;
-}
-
 describe("the whole cluster in a box: the dev stack, one control-plane node and one worker", function () {
   this.timeout(20 * 60_000);
   let box: Box;
@@ -49,7 +34,7 @@ describe("the whole cluster in a box: the dev stack, one control-plane node and 
   // The box boots, and once the API answers the plan's add-ons are applied: each scenario below can also
   // run alone (mocha -g).
   before(async function () {
-    const reason = missing();
+    const reason = whyTheBoxCannotRun();
     if (reason) cannotRun(this, reason);
     const started = Date.now();
     box = await Box.start({ stackFile: "Pulumi.dev.yaml", sets: ["nodeGroups[0].minSize=1"] });
@@ -59,13 +44,7 @@ describe("the whole cluster in a box: the dev stack, one control-plane node and 
     );
   });
 
-  after(async () => {
-    if (box && process.env.BOX_HOLD === "1") {
-      process.stdout.write("      BOX_HOLD=1: the box keeps running (tests/box/shell.sh); Ctrl-C stops it\n");
-      await new Promise(() => {});
-    }
-    await box?.stop();
-  });
+  after(() => box?.release());
 
   const nodes = () => box.kubectlJson<{ items: K8sNode[] }>(["get", "nodes"]).then((l) => l.items);
 
@@ -99,14 +78,7 @@ describe("the whole cluster in a box: the dev stack, one control-plane node and 
       "every node Ready and initialised",
       async () => {
         const items = await nodes();
-        const done =
-          items.length === 2 &&
-          items.every(
-            (n) =>
-              ready(n) &&
-              n.spec.providerID &&
-              !(n.spec.taints ?? []).some((t) => t.key === "node.cloudprovider.kubernetes.io/uninitialized"),
-          );
+        const done = items.length === 2 && items.every((n) => ready(n) && initialised(n));
         return done ? items : undefined;
       },
       8 * 60_000,
@@ -390,19 +362,10 @@ describe("the whole cluster in a box: the dev stack, one control-plane node and 
       worker.instance.id,
       "--no-should-decrement-desired-capacity",
     ]);
-    const state = async (id: string) => {
-      const { AutoScalingInstances } = await box.aws.aws<{ AutoScalingInstances: { LifecycleState: string }[] }>([
-        "autoscaling",
-        "describe-auto-scaling-instances",
-        "--instance-ids",
-        id,
-      ]);
-      return AutoScalingInstances[0]?.LifecycleState;
-    };
     // The group's termination hook (nth-drain) holds the instance, which learns it from its metadata. Both
     // asked at once, right away: the handler may complete the hook within seconds.
     const [held, told] = await Promise.all([
-      state(worker.instance.id),
+      box.lifecycleState(worker.instance.id),
       worker.exec(
         "t=$(curl -sf -X PUT -H 'X-aws-ec2-metadata-token-ttl-seconds: 60' http://169.254.169.254/latest/api/token) && " +
           'curl -sf -H "X-aws-ec2-metadata-token: $t" http://169.254.169.254/latest/meta-data/autoscaling/target-lifecycle-state',
@@ -459,13 +422,13 @@ describe("the whole cluster in a box: the dev stack, one control-plane node and 
         const fresh = [...box.nodes.values()].find((n) => n !== worker && !box.controlPlaneNodes().includes(n));
         if (!fresh) return undefined;
         const k8s = (await nodes()).find((n) => n.metadata.name === fresh.instance.privateDnsName);
-        const initialised = k8s?.spec.providerID === `aws:///${fresh.instance.zone}/${fresh.instance.id}`;
-        return k8s && ready(k8s) && initialised ? fresh : undefined;
+        const itsOwn = k8s?.spec.providerID === `aws:///${fresh.instance.zone}/${fresh.instance.id}`;
+        return k8s && ready(k8s) && itsOwn ? fresh : undefined;
       },
       6 * 60_000,
       5000,
     );
-    expect(await state(replacement.instance.id)).to.equal("InService");
+    expect(await box.lifecycleState(replacement.instance.id)).to.equal("InService");
     process.stdout.write(
       `      replacement ${replacement.instance.privateDnsName}: Ready and initialised within ${Math.round((Date.now() - replacement.bootedAt) / 1000)}s of boot\n`,
     );

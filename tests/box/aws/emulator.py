@@ -91,7 +91,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--plan", required=True, type=Path)
     parser.add_argument("--image", required=True, type=Path, help="the box image's cache (apt/, tls/)")
-    parser.add_argument("--router", required=True)
+    parser.add_argument("--router", required=True, action="append", help="a subnet's router address (each subnet's)")
     parser.add_argument("--nlb", required=True)
     parser.add_argument("--port", type=int, required=True)
     parser.add_argument("--session-tag", required=True, help="the tag naming the one session that reads a parameter")
@@ -121,7 +121,8 @@ def main() -> None:
     public = by_host({"pkgs.k8s.io": static_site(args.image / "apt")}, aws)
     servers = [
         make_server("127.0.0.1", args.port, aws, threaded=True),
-        make_server(args.router, 443, logged(public), threaded=True, ssl_context=context),
+        # AWS's endpoints and pkgs.k8s.io answer at each subnet's router: a node reaches them from its own subnet.
+        *(make_server(router, 443, logged(public), threaded=True, ssl_context=context) for router in args.router),
         make_server("169.254.169.254", 80, logged(metadata), threaded=True),
     ]
     for server in servers:
