@@ -15,14 +15,8 @@ import { awsName } from "../naming";
 import { clusterTags } from "../tags";
 import { ec2TrustPolicy } from "./policyDocument";
 import { POLICY_NAME_CHARACTERS, rolePolicies, roleSources } from "./rolePolicies";
-import { IAM_NAME_REJECTS, nodeRoleName, roleName } from "./roleNames";
+import { IAM_NAME_REJECTS, roleName } from "./roleNames";
 import type { AwsCoordinates, RoleKind } from "./statementSource";
-
-/**
- * The node role's physical name, pure (`roleNames.ts`, which the statement sources and the user data import
- * without this module's resources): what `NodeIamRole` names its role.
- */
-export { nodeRoleName };
 
 export interface InstanceRoleArgs {
   spec: ClusterSpec;

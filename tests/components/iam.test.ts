@@ -11,7 +11,7 @@ import { SESSION_MANAGER_ACTIONS } from "../../components/iam/sources/sessionMan
 import { nodeBootstrap } from "../../components/iam/sources/nodeBootstrap";
 import { controlPlaneState } from "../../components/iam/sources/controlPlaneStateAccess";
 import { nodeCredentials, nodeRoleArn } from "../../components/iam/sources/nodeCredentials";
-import { nodeRoleName } from "../../components/iam/instanceRole";
+import { nodeRoleName } from "../../components/iam/roleNames";
 import { backupBucketName } from "../../components/controlPlane/backupBucket";
 import { bootstrapConfig } from "../../components/nodes/bootstrapConfig";
 import { moduleSource } from "../../components/nodes/bootstrapModuleFiles";
