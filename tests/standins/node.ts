@@ -20,6 +20,7 @@ import { groupLifecycleHooks } from "../../components/nodes/lifecycleHooks";
 import { BOOTSTRAP_SERVICE } from "../../components/nodes/systemdUnits";
 import { instanceCredentialPrefix, parameterPrefix, secretsKeyAlias } from "../../components/secrets/paths";
 import { privateDnsName, type AwsFake, type Instance } from "./aws";
+import { compiledStandIn } from "./compiledStandIn";
 import { clusterPki, signClientCertificate } from "./pki";
 
 const PROJECT = join(__dirname, "../..");
@@ -169,7 +170,6 @@ case "$*" in
   fi;;
 *) echo "kubectl stand-in: not a call the bootstrap makes: $*" >&2; exit 1;;
 esac`,
-  kubeadm: `exec node -r "${PROJECT}/node_modules/ts-node/register/transpile-only" "${PROJECT}/tests/standins/kubeadm.ts" "$@"`,
 };
 const NOOP = ["apt-mark"];
 
@@ -311,7 +311,9 @@ export function newNode(options: Options): Node {
     writeFileSync(path, `#!/bin/bash\necho "${name} $*" >> "$STUB_LOG"\n${KILL}\n${body}\n`);
     chmodSync(path, 0o755);
   };
-  for (const [name, body] of [...Object.entries(STUBS), ...NOOP.map((n) => [n, ""])]) stub(join(bin, name), name, body);
+  const kubeadm = `NODE_PATH="${PROJECT}/node_modules" exec node "${compiledStandIn(join(__dirname, "kubeadm.ts"))}" "$@"`;
+  for (const [name, body] of [...Object.entries(STUBS), ["kubeadm", kubeadm], ...NOOP.map((n) => [n, ""])])
+    stub(join(bin, name), name, body);
   // The AWS CLI is a snap: it reaches PATH only when the packages step installs it.
   stub(join(state, "aws-cli"), "aws", aws.cliScript(instance.id));
   mkdirSync(join(state, "etcd-image"));
@@ -335,7 +337,6 @@ export function newNode(options: Options): Node {
     // The Node the node is registered as: EC2's private DNS name of the instance.
     STANDIN_NODE_NAME: privateDnsName(instance),
     KUBEADM_VERSION: header("KUBERNETES_VERSION"),
-    TS_NODE_PROJECT: join(PROJECT, "tsconfig.json"),
     ...options.env,
   };
   const walk = (d: string): string[] =>
