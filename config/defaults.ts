@@ -7,6 +7,7 @@ import { defaultCiliumVersion } from "../catalogs/ciliumVersions";
 import { CONFIG_TREE } from "./schema";
 import type { AnyField } from "./schemaTypes";
 import type { ClusterSpec } from "./types";
+import { eniMode } from "./eniMode";
 
 type Raw = Record<string, unknown>;
 
@@ -35,7 +36,7 @@ export function applyDefaults(clean: Raw, region: string): ClusterSpec {
     "region"
   >;
   const cilium = spec.networking.cilium;
-  cilium.tunnel ??= cilium.ipam === "eni" ? "disabled" : "vxlan";
+  cilium.tunnel ??= eniMode(cilium) ? "disabled" : "vxlan";
   // Empty when no line supports kubernetesVersion: validation reports that on kubernetesVersion.
   cilium.version ??= defaultCiliumVersion(spec.kubernetesVersion) ?? "";
   return { ...spec, region };

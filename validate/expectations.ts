@@ -11,6 +11,7 @@ import { renderNodeTerminationHandlerManifests } from "../components/drain/nodeT
 import { renderEbsCsiManifests } from "../components/ebsCsi/ebsCsiManifests";
 import type { StagedObjects } from "../components/k8s/stages";
 import { InstanceGroup, instanceGroups } from "../components/nodes/instanceGroups";
+import { eniMode } from "../config/eniMode";
 
 /** kubeadm's static pods on each control-plane node, each labelled `component: <name>` (kubeadm's manifests). */
 export const CONTROL_PLANE_COMPONENTS = ["etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler"];
@@ -61,6 +62,6 @@ export function expectations(spec: ClusterSpec): Expectations {
     clusterName: spec.clusterName,
     groups: instanceGroups(spec),
     workloads,
-    eni: spec.networking.cilium.ipam === "eni",
+    eni: eniMode(spec.networking.cilium),
   };
 }

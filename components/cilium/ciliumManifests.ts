@@ -12,6 +12,7 @@ import { manifestsFor } from "./lines/releaseLines";
 import { operatorObjects } from "./operator";
 import { rbac, serviceAccounts } from "./ciliumRbac";
 import type { WorkloadContext } from "./workloadContext";
+import { eniMode } from "../../config/eniMode";
 
 export const CILIUM_NAMESPACE = "kube-system";
 const REGISTRY = "quay.io/cilium";
@@ -23,7 +24,7 @@ export interface CiliumManifests extends StagedObjects {
 
 /** The operator image that implements the IPAM mode: `operator-aws` for ENI, `operator-generic` else. */
 export function operatorVariant(spec: ClusterSpec): "aws" | "generic" {
-  return spec.networking.cilium.ipam === "eni" ? "aws" : "generic";
+  return eniMode(spec.networking.cilium) ? "aws" : "generic";
 }
 
 export function renderCiliumManifests(spec: ClusterSpec, apiEndpoint: string): CiliumManifests {
@@ -45,7 +46,7 @@ export function renderCiliumManifests(spec: ClusterSpec, apiEndpoint: string): C
       { name: "KUBERNETES_SERVICE_PORT", value: "443" },
     ],
     configChecksum: checksum,
-    operatorOnControlPlane: spec.networking.cilium.ipam === "eni",
+    operatorOnControlPlane: eniMode(spec.networking.cilium),
     operatorReplicas: spec.controlPlane.count > 1 ? 2 : 1,
     pods: line.pods,
   };

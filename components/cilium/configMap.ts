@@ -8,6 +8,7 @@ import type { ClusterSpec } from "../../config/types";
 import { CLUSTER_TAG, NODE_SUBNET_TAG } from "../tags";
 import { ciliumClusterName } from "./clusterName";
 import { manifestsFor } from "./lines/releaseLines";
+import { eniMode } from "../../config/eniMode";
 
 /** Cilium's own name for each IPAM mode of the spec. */
 export const CILIUM_IPAM_MODE = { "": "kubernetes", crd: "crd", eni: "eni" } as const;
@@ -33,7 +34,7 @@ export function eniTags(spec: ClusterSpec): string {
 function ipamKeys(spec: ClusterSpec): Record<string, string> {
   const ipam = spec.networking.cilium.ipam;
   const keys: Record<string, string> = { ipam: CILIUM_IPAM_MODE[ipam], "ipam-cilium-node-update-rate": "15s" };
-  if (ipam === "eni") {
+  if (eniMode(spec.networking.cilium)) {
     Object.assign(keys, {
       "enable-endpoint-routes": "true",
       "auto-create-cilium-node-resource": "true",

@@ -10,14 +10,7 @@ import { nodeRoleName } from "../iam/roleNames";
 import { API_LISTENER } from "../wellKnownPorts";
 import type { InstanceGroup } from "./instanceGroups";
 import { LAUNCH_HOOK_NAME } from "./lifecycleHooks";
-
-/**
- * kOps's `UsesSecondaryIP()`: pods take secondary IPs of the node's ENIs (Cilium ENI IPAM), so the
- * kubelet must be told its own address, or it may report a pod's address as the node's.
- */
-export function usesSecondaryIP(spec: ClusterSpec): boolean {
-  return spec.networking.cilium.ipam === "eni";
-}
+import { eniMode } from "../../config/eniMode";
 
 export interface BootstrapConfig {
   clusterName: string;
@@ -90,7 +83,7 @@ export function bootstrapConfig(
   state: ControlPlaneStateNames = { initRecord: "", backupBucket: "", encryptionKeys: "" },
 ): BootstrapConfig {
   const controlPlane = group.role === "control-plane";
-  const eni = usesSecondaryIP(spec);
+  const eni = eniMode(spec.networking.cilium);
   return {
     clusterName: spec.clusterName,
     instanceGroup: group.name,

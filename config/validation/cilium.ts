@@ -12,6 +12,7 @@ import {
 import { newestPatch } from "../../catalogs/kubernetesReleases";
 import type { ClusterSpec } from "../types";
 import { child, FieldError, forbidden, invalid, withSuggestion } from "./fieldErrors";
+import { eniMode } from "../eniMode";
 
 export function validateCilium(spec: ClusterSpec, path = "networking.cilium"): FieldError[] {
   const cilium = spec.networking.cilium;
@@ -39,7 +40,7 @@ export function validateCilium(spec: ClusterSpec, path = "networking.cilium"): F
     errors.push(withSuggestion(e, "false"));
   }
 
-  if (cilium.ipam === "eni") {
+  if (eniMode(cilium)) {
     if (!cilium.disableMasquerade) {
       const e = forbidden(child(path, "disableMasquerade"), "Masquerade must be disabled when ENI IPAM is used");
       errors.push(withSuggestion(e, "true"));
@@ -55,7 +56,7 @@ export function validateCilium(spec: ClusterSpec, path = "networking.cilium"): F
     }
   }
 
-  if (cilium.ipam !== "eni" && cilium.tunnel === "disabled") {
+  if (!eniMode(cilium) && cilium.tunnel === "disabled") {
     const detail = 'native routing needs ipam "eni" on AWS: the VPC does not route pod addresses from other IPAM modes';
     errors.push(withSuggestion(forbidden(child(path, "tunnel"), detail), "vxlan"));
   }

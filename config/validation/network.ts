@@ -17,6 +17,7 @@ import {
   tooMany,
   withSuggestion,
 } from "./fieldErrors";
+import { eniMode } from "../eniMode";
 
 /** The VPC prefixes allowed: AWS allows /16 to /28, and the subnet plan needs a /24 at most. */
 const VPC_PREFIX = { largest: 16, smallest: 24 };
@@ -54,7 +55,7 @@ function checkCidr(
 export function validateNetwork(spec: ClusterSpec): FieldError[] {
   const errors: FieldError[] = [];
   const { network } = spec;
-  const eni = spec.networking.cilium.ipam === "eni";
+  const eni = eniMode(spec.networking.cilium);
 
   const vpc = checkCidr(errors, "network.cidr", network.cidr, VPC_PREFIX.largest, VPC_PREFIX.smallest);
   const pods = checkCidr(errors, "network.podCIDR", network.podCIDR, 8, 24);
@@ -204,7 +205,7 @@ function validatePlan(spec: ClusterSpec, vpc: Cidr): FieldError[] {
     const e = invalid("network.cidr", network.cidr, plan.error);
     return [plan.largestPrefix === undefined ? e : withSuggestion(e, withPrefix(vpc, plan.largestPrefix))];
   }
-  if (spec.networking.cilium.ipam !== "eni") return [];
+  if (!eniMode(spec.networking.cilium)) return [];
   const short = eniShortfall(spec, network.cidr);
   if (short.length === 0) return [];
   const detail = `in ENI mode each zone's private subnet must hold every node and pod placed there: ${short.join("; ")}`;

@@ -8,6 +8,7 @@ import { CLUSTER_TAG } from "../../tags";
 import { parseSemver } from "../../../catalogs/ciliumVersions";
 import type { Statement } from "../policyDocument";
 import type { AwsCoordinates, StatementSource } from "../statementSource";
+import { eniMode } from "../../../config/eniMode";
 
 /** The tag every resource of the cluster carries, and the only one the operator's rights key on. */
 
@@ -70,7 +71,7 @@ const ec2Arn = (at: AwsCoordinates, type: string) => `arn:${at.partition}:ec2:${
 export const ciliumEni: StatementSource = {
   sidPrefix: "CiliumEni",
   statements: (role, spec, at): Statement[] => {
-    if (role !== "control-plane" || spec.networking.cilium.ipam !== "eni") return [];
+    if (role !== "control-plane" || !eniMode(spec.networking.cilium)) return [];
     const ofCluster = { StringEquals: { [`aws:ResourceTag/${CLUSTER_TAG}`]: spec.clusterName } };
     const taggedForCluster = { [`aws:RequestTag/${CLUSTER_TAG}`]: spec.clusterName };
     return [

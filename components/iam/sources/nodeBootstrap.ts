@@ -4,9 +4,9 @@
  */
 import { CLUSTER_TAG, ROLE_TAGS } from "../../tags";
 import { parameterArn, parameterKeyStatement, parameterPrefix, SecretAudience } from "../../secrets/paths";
-import { usesSecondaryIP } from "../../nodes/bootstrapConfig";
 import type { Statement } from "../policyDocument";
 import type { RoleKind, StatementSource } from "../statementSource";
+import { eniMode } from "../../../config/eniMode";
 
 /** What each role's bootstrap reads: the control plane also the CA keys; a worker only the node files. */
 const AUDIENCES: Record<RoleKind, SecretAudience[]> = {
@@ -59,7 +59,7 @@ export const nodeBootstrap: StatementSource = {
         Action: ["autoscaling:DescribeAutoScalingInstances"],
         Resource: "*",
       },
-      ...(usesSecondaryIP(spec) ? [instanceTypeLimits] : []),
+      ...(eniMode(spec.networking.cilium) ? [instanceTypeLimits] : []),
     ];
   },
 };
