@@ -13,7 +13,6 @@ import { initialised, K8sNode, ready } from "./k8sNode";
 import { AGENT_PRE_ALLOCATION, ciliumNode } from "./ciliumNode";
 import { run, until } from "./run";
 import { cannotRun } from "../cannotRun";
-import { BOOTSTRAP_SERVICE } from "../../components/nodes/systemdUnits";
 import { JOIN_CREDENTIAL_FILE, KUBERNETES_DIR } from "../../components/nodes/nodeFacts";
 import { instanceCredentialPrefix, secretsKeyAlias } from "../../components/secrets/paths";
 
@@ -106,10 +105,10 @@ describe("the whole cluster in a box: the dev stack, one control-plane node and 
       // Each bootstrap ran through once: no join failed and was retried (a worker that could not read its
       // credential, which the emulator's SSM lets only its own instance session read, or any step that failed,
       // would have made systemd start it again).
-      const show = (property: string) =>
-        node.exec(`systemctl show -p ${property} --value ${BOOTSTRAP_SERVICE}`).then((v) => v.trim());
-      expect(await show("Result"), node.instance.privateDnsName).to.equal("success");
-      expect(await show("NRestarts"), `${node.instance.privateDnsName}: restarts`).to.equal("0");
+      expect(await node.bootstrapOutcome(), node.instance.privateDnsName).to.deep.equal({
+        result: "success",
+        restarts: 0,
+      });
     }
     // Each worker joined with the credential the control plane issued to its instance alone (the emulator's
     // SSM refuses it to any other caller: tests/box/aws/ssm_api.py): once the Node exists the issuer deletes

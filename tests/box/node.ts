@@ -11,7 +11,8 @@ import { createWriteStream, existsSync, mkdirSync, readdirSync, statSync, symlin
 import { spawn, ChildProcess } from "child_process";
 import { join } from "path";
 import { BRIDGE } from "./network";
-import { run, runSync } from "./run";
+import { run, runSync, until } from "./run";
+import { BOOTSTRAP_SERVICE } from "../../components/nodes/systemdUnits";
 
 export interface Instance {
   id: string;
@@ -221,6 +222,30 @@ export class Node {
       { timeoutMs },
     );
     return stdout;
+  }
+
+  /**
+   * The bootstrap service's outcome once it has finished (a oneshot that stays active once exited): its
+   * result, and how often systemd started it again. While it still runs, systemd reports success and 0 too.
+   */
+  async bootstrapOutcome(timeoutMs = 180_000): Promise<{ result: string; restarts: number }> {
+    return until(
+      `${this.instance.privateDnsName}: its bootstrap finished`,
+      async () => {
+        const shown = await this.exec(
+          `systemctl show -p ActiveState -p SubState -p Result -p NRestarts ${BOOTSTRAP_SERVICE}`,
+        );
+        const p = Object.fromEntries(
+          shown
+            .trim()
+            .split("\n")
+            .map((l) => l.split("=", 2)),
+        );
+        const finished = (p.ActiveState === "active" && p.SubState === "exited") || p.ActiveState === "failed";
+        return finished ? { result: p.Result, restarts: Number(p.NRestarts) } : undefined;
+      },
+      timeoutMs,
+    );
   }
 
   /** The node's init: the one process of the node's cgroup whose parent is outside it (nspawn). */

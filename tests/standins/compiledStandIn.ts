@@ -27,6 +27,11 @@ export function compiledStandIn(source: string): string {
     if (seen.has(file)) continue;
     seen.add(file);
     const text = readFileSync(file, "utf8");
+    // What this follows: `from "./x"` imports of .ts files under the project. Anything else fails here, not
+    // later as a module the stand-in cannot find.
+    if (relative(root, file).startsWith("..")) throw new Error(`${file}: outside the project`);
+    if (/\brequire\(|^import\s+["']|from\s+["'][^"']+\.js["']/m.test(text))
+      throw new Error(`${file}: a require(), side-effect or .js import, which this does not follow`);
     for (const [, spec] of text.matchAll(/from "(\.{1,2}\/[^"]+)"/g))
       pending.push(`${resolve(dirname(file), spec)}.ts`);
     const { outputText } = ts.transpileModule(text, {
