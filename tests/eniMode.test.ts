@@ -1,24 +1,14 @@
 // ENI mode is one decision with one predicate (config/eniMode.ts): no product file compares `ipam` with
 // "eni" itself, where a second test of the mode could drift from the first.
 import { expect } from "chai";
-import { readdirSync, readFileSync, statSync } from "fs";
+import { readFileSync } from "fs";
 import { join, relative } from "path";
 import { PROJECT_DIR } from "../plan/examples";
+import { productFiles } from "./productFiles";
 
-const ROOTS = ["index.ts", "program.ts", "config", "catalogs", "components", "plan", "policy", "scripts", "validate"];
 const PREDICATE = join("config", "eniMode.ts");
 /** A comparison with the mode's value, either way round. */
 const COMPARISON = /[!=]==?\s*["']eni["']|["']eni["']\s*[!=]==?/;
-
-function productFiles(): string[] {
-  return ROOTS.flatMap((root) => {
-    const full = join(PROJECT_DIR, root);
-    if (!statSync(full).isDirectory()) return [full];
-    return readdirSync(full, { recursive: true, encoding: "utf8" })
-      .filter((f) => f.endsWith(".ts"))
-      .map((f) => join(full, f));
-  });
-}
 
 /** FILE:LINE of each comparison with "eni" in TEXT. */
 const comparisons = (file: string, text: string) =>

@@ -1,22 +1,11 @@
 // No import circle among product files but through types: a module a circle loads at run time may see
 // another's exports still undefined, depending on which of them was loaded first.
 import { expect } from "chai";
-import { existsSync, readdirSync, readFileSync, statSync } from "fs";
+import { existsSync, readFileSync } from "fs";
 import { dirname, join, relative } from "path";
 import * as ts from "typescript";
 import { PROJECT_DIR } from "../plan/examples";
-
-const ROOTS = ["index.ts", "program.ts", "config", "catalogs", "components", "plan", "policy", "scripts"];
-
-function productFiles(): string[] {
-  return ROOTS.flatMap((root) => {
-    const full = join(PROJECT_DIR, root);
-    if (!statSync(full).isDirectory()) return [full];
-    return readdirSync(full, { recursive: true, encoding: "utf8" })
-      .filter((f) => f.endsWith(".ts"))
-      .map((f) => join(full, f));
-  });
-}
+import { productFiles } from "./productFiles";
 
 /** The project files FILE imports at run time: not `import type`, nor an import of types only. */
 function valueImports(file: string): string[] {

@@ -367,6 +367,17 @@ export class Box {
     return AutoScalingInstances[0]?.LifecycleState;
   }
 
+  /** Terminates an instance through Auto Scaling, which then launches its replacement (as after a failed health check). */
+  async terminateInstance(instanceId: string): Promise<void> {
+    await this.aws.aws([
+      "autoscaling",
+      "terminate-instance-in-auto-scaling-group",
+      "--instance-id",
+      instanceId,
+      "--no-should-decrement-desired-capacity",
+    ]);
+  }
+
   /** Stops everything the box started and removes what it made. */
   async stop(): Promise<void> {
     this.forgetSignals();

@@ -354,13 +354,7 @@ describe("the whole cluster in a box: the dev stack, one control-plane node and 
       3 * 60_000,
     );
     const terminated = Date.now();
-    await box.aws.aws([
-      "autoscaling",
-      "terminate-instance-in-auto-scaling-group",
-      "--instance-id",
-      worker.instance.id,
-      "--no-should-decrement-desired-capacity",
-    ]);
+    await box.terminateInstance(worker.instance.id);
     // The group's termination hook (nth-drain) holds the instance, which learns it from its metadata. Both
     // asked at once, right away: the handler may complete the hook within seconds.
     const [held, told] = await Promise.all([

@@ -137,13 +137,7 @@ describe("the control plane in a box: three control-plane nodes booted together,
     })();
 
     const terminated = Date.now();
-    await box.aws.aws([
-      "autoscaling",
-      "terminate-instance-in-auto-scaling-group",
-      "--instance-id",
-      leader.instance.id,
-      "--no-should-decrement-desired-capacity",
-    ]);
+    await box.terminateInstance(leader.instance.id);
     let twoMembers = { from: Infinity, to: -Infinity };
     try {
       // The etcd hook holds the instance until its member has left (etcd-leave, after the drain), and no
