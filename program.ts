@@ -17,6 +17,9 @@ import { ClusterNetwork } from "./components/network/clusterNetwork";
 import { instanceGroups } from "./components/nodes/instanceGroups";
 import { NodeLaunchTemplate } from "./components/nodes/nodeLaunchTemplate";
 import { ClusterSecrets } from "./components/secrets/clusterSecrets";
+import { ClusterAdminRole } from "./components/adminAccess/adminRole";
+import { mappedAdminRoleArn } from "./components/adminAccess/adminRoleFacts";
+import { renderKubeconfig, adminCredentialCommand } from "./components/adminAccess/kubeconfigRender";
 import { API_LISTENER } from "./components/wellKnownPorts";
 import { ControlPlaneState } from "./components/controlPlane/controlPlaneState";
 import { controlPlaneMemberReplaced } from "./components/controlPlane/refreshWait";
@@ -54,9 +57,24 @@ export async function program(): Promise<Record<string, unknown>> {
     nodeRoleArn: nodeRole.roleArn,
     controlPlaneRoleArn: controlPlaneRole.roleArn,
     backupBucketArn: coordinates.apply((at) => backupBucketArn(spec.clusterName, at)),
-    apiEndpoint: network.apiEndpoint,
-    awsProfile: aws.profile,
   });
+  const adminRole = new ClusterAdminRole("admins", { spec, coordinates });
+  // The Kubernetes provider's kubeconfig: no credential, the command that makes a token as the admin role.
+  const kubeconfig = pulumi
+    .all([network.apiEndpoint, secrets.caCertPem, adminRole.roleArn])
+    .apply(([endpoint, caCertPem, roleArn]) =>
+      renderKubeconfig({
+        clusterName: spec.clusterName,
+        server: `https://${endpoint}:${API_LISTENER}`,
+        caCertPem,
+        exec: adminCredentialCommand({
+          clusterName: spec.clusterName,
+          region: spec.region,
+          roleArn,
+          profile: aws.profile,
+        }),
+      }),
+    );
   const controlPlaneState = new ControlPlaneState("control-plane-state", {
     spec,
     coordinates,
@@ -87,6 +105,7 @@ export async function program(): Promise<Record<string, unknown>> {
             initRecord: controlPlaneState.initRecord,
             backupBucket: controlPlaneState.backupBucket,
             encryptionKeys: controlPlaneState.encryptionKeys,
+            adminRoleArn: coordinates.apply((at) => mappedAdminRoleArn(spec.clusterName, at)),
           }
         : undefined,
       // Nodes fetch their secrets at boot and resolve the API's name;
@@ -109,7 +128,7 @@ export async function program(): Promise<Record<string, unknown>> {
   const membersReplaced = groups.flatMap((g) => (g.memberReplaced ? [g.memberReplaced] : []));
   const addons = clusterAddons({
     spec,
-    kubeconfig: secrets.kubeconfig,
+    kubeconfig,
     controlPlane: controlPlaneGroups.map((g) => g.template),
     controlPlaneGroupNames: controlPlaneGroups.map((g) => g.template.autoScalingGroupName),
     membersReplaced,
@@ -159,8 +178,10 @@ export async function program(): Promise<Record<string, unknown>> {
     ),
     ciliumConfigChecksum: cilium.configChecksum,
     ciliumClusterName: ciliumClusterName(spec.clusterName),
-    // What `npm run kubeconfig` reads the CA from; no admin credential is an output.
+    // What `npm run kubeconfig` writes into a kubeconfig: no admin credential is an output.
     region: spec.region,
+    adminRoleArn: adminRole.roleArn,
+    apiCaCertificate: secrets.caCertPem,
     // The version the control plane runs once every member is replaced: what the next update compares with
     // (components/appliedState.ts).
     [APPLIED_VERSION_OUTPUT]: afterWaits(spec.kubernetesVersion, membersReplaced),

@@ -63,3 +63,14 @@ export const NODE_TERMINATION_HANDLER_RELEASE = {
   version: "1.25.5",
   image: "public.ecr.aws/aws-ec2/aws-node-termination-handler:v1.25.5",
 } as const;
+
+/**
+ * aws-iam-authenticator, the API server's token webhook on the control plane (components/adminAccess): EKS
+ * Distro's build of v0.7.13 for Kubernetes 1.35, the image kOps's `authentication.aws` add-on also takes from
+ * EKS Distro (its default is `…/aws-iam-authenticator:v0.6.20-eks-1-30-7`).
+ */
+export const AWS_IAM_AUTHENTICATOR_RELEASE = {
+  source: "EKS Distro 1.35 release 9 (public.ecr.aws/eks-distro), aws-iam-authenticator v0.7.13",
+  version: "0.7.13",
+  image: "public.ecr.aws/eks-distro/kubernetes-sigs/aws-iam-authenticator:v0.7.13-eks-1-35-9",
+} as const;

@@ -1,38 +1,36 @@
 /**
- * `npm run kubeconfig -- --ttl 18h`: a kubeconfig for the person who asks, with a client certificate in
- * `kubeadm:cluster-admins` that expires after --ttl (at most a day), signed here with the cluster CA's key
- * read from SSM, which only principals the cluster's KMS key admits can decrypt (kOps's `kops export kubecfg
- * --admin=18h`). `--exec` prints an ExecCredential instead: what the Kubernetes provider of `pulumi up` runs
- * whenever its last credential has expired. The cluster, API and region default to the stack's outputs.
+ * `npm run kubeconfig`: a kubeconfig for the person who runs it, holding no credential: the command that
+ * makes one, `--exec`, which prints an ExecCredential. That assumes the cluster's admin role (`adminRoleArn`,
+ * which only `api.admins` may assume) with a session named after the caller's own AWS identity, and presigns
+ * a 15-minute token with it, which aws-iam-authenticator on the control plane checks with STS and maps to
+ * `admin:<session name>` in kubeadm's admin group. The Kubernetes provider of `pulumi up` runs the same. The
+ * cluster, API, CA certificate, role and region default to the stack's outputs.
  */
-import { SSMClient } from "@aws-sdk/client-ssm";
-import { GetCallerIdentityCommand, STSClient } from "@aws-sdk/client-sts";
+import { AssumeRoleCommand, GetCallerIdentityCommand, STSClient } from "@aws-sdk/client-sts";
 import { execFileSync } from "child_process";
-import { writeFileSync } from "fs";
+import { readFileSync, writeFileSync } from "fs";
+import { resolve } from "path";
 import { parseArgs } from "util";
-import { signAdminCredential } from "../components/secrets/adminCredential";
-import { readClusterCa } from "../components/secrets/clusterCa";
-import { EXEC_CREDENTIAL_API, renderKubeconfig } from "../components/secrets/kubeconfigRender";
-import { durationSeconds } from "../components/stackAws";
+import { clusterToken } from "../components/adminAccess/clusterToken";
+import { adminCredentialArgs, EXEC_CREDENTIAL_API, renderKubeconfig } from "../components/adminAccess/kubeconfigRender";
+import { sessionName } from "../components/adminAccess/sessionName";
 
-const MAX_TTL_SECONDS = 24 * 3600;
-
-const USAGE = `usage: npm run kubeconfig -- [--ttl 1h] [--out kubeconfig] [--exec] [--cluster NAME] [--server URL]
-       [--region REGION] [--profile PROFILE] [--user NAME]
-exit codes: 0 written; 1 the CA could not be read or signed with; 2 bad usage`;
+const USAGE = `usage: npm run kubeconfig -- [--out kubeconfig] [--exec] [--cluster NAME] [--server URL] [--ca-file PEM]
+       [--role-arn ARN] [--region REGION] [--profile PROFILE]
+exit codes: 0 written; 1 the admin role could not be assumed or the stack read; 2 bad usage`;
 
 function options() {
   try {
     return parseArgs({
       options: {
-        ttl: { type: "string", default: "1h" },
         exec: { type: "boolean", default: false },
         out: { type: "string", default: "kubeconfig" },
         cluster: { type: "string" },
         server: { type: "string" },
+        "ca-file": { type: "string" },
+        "role-arn": { type: "string" },
         region: { type: "string" },
         profile: { type: "string" },
-        user: { type: "string" },
         help: { type: "boolean", default: false },
       },
     }).values;
@@ -53,34 +51,45 @@ function stackOutputs(): Record<string, string> {
   return JSON.parse(execFileSync("pulumi", ["stack", "output", "--json"], { encoding: "utf8" }));
 }
 
+/** The DNS suffix of a partition's regional endpoints (the partitions' endpoints.json); the role's ARN names it. */
+const DNS_SUFFIX: Record<string, string> = {
+  aws: "amazonaws.com",
+  "aws-cn": "amazonaws.com.cn",
+  "aws-us-gov": "amazonaws.com",
+};
+
 async function main(): Promise<void> {
-  const ttl = durationSeconds(values.ttl);
-  if (!ttl || ttl > MAX_TTL_SECONDS) throw new Error(`--ttl ${values.ttl}: a duration such as 1h or 18h, at most 24h`);
-  const outputs = values.cluster && values.region && (values.exec || values.server) ? {} : stackOutputs();
+  const given = values.cluster && values.region && values["role-arn"];
+  const complete = given && (values.exec || (values.server && values["ca-file"]));
+  const outputs = complete ? {} : stackOutputs();
   const clusterName = values.cluster ?? outputs.clusterName;
   const region = values.region ?? outputs.region;
-  const aws = { region, profile: values.profile };
-  const user =
-    values.user ?? `admin:${(await new STSClient(aws).send(new GetCallerIdentityCommand({}))).Arn ?? "unknown"}`;
-  const ca = await readClusterCa(clusterName, new SSMClient(aws));
-  const credential = signAdminCredential({ ...ca, user, ttlMs: ttl * 1000 });
-  if (values.exec) {
-    const status = {
-      clientCertificateData: credential.certPem,
-      clientKeyData: credential.keyPem,
-      expirationTimestamp: credential.notAfter.toISOString(),
-    };
-    process.stdout.write(`${JSON.stringify({ apiVersion: EXEC_CREDENTIAL_API, kind: "ExecCredential", status })}\n`);
+  const roleArn = values["role-arn"] ?? outputs.adminRoleArn;
+  if (!values.exec) {
+    const server = values.server ?? outputs.apiEndpoint;
+    const caCertPem = values["ca-file"] ? readFileSync(values["ca-file"], "utf8") : outputs.apiCaCertificate;
+    const args = adminCredentialArgs({ clusterName, region, roleArn, profile: values.profile });
+    const exec = { command: process.execPath, args: [resolve(__dirname, "kubeconfig.js"), ...args] };
+    writeFileSync(values.out, renderKubeconfig({ clusterName, server, caCertPem, exec }), { mode: 0o600 });
+    process.stderr.write(`${values.out}: cluster-admin through ${roleArn}, 15-minute tokens made as needed\n`);
     return;
   }
-  const server = values.server ?? outputs.apiEndpoint;
-  const client = { clientCertPem: credential.certPem, clientKeyPem: credential.keyPem };
-  writeFileSync(values.out, renderKubeconfig({ clusterName, server, caCertPem: ca.caCertPem, user: client }), {
-    mode: 0o600,
-  });
-  process.stderr.write(
-    `${values.out}: ${user} in the cluster-admins group until ${credential.notAfter.toISOString()}\n`,
+  const sts = new STSClient({ region, profile: values.profile });
+  const caller = (await sts.send(new GetCallerIdentityCommand({}))).Arn ?? "";
+  const assumed = await sts.send(
+    new AssumeRoleCommand({ RoleArn: roleArn, RoleSessionName: sessionName(caller), DurationSeconds: 900 }),
   );
+  const c = assumed.Credentials;
+  if (!c?.AccessKeyId || !c.SecretAccessKey) throw new Error(`${roleArn} gave no credentials`);
+  const partition = roleArn.split(":")[1];
+  const { token, expiration } = await clusterToken({
+    clusterId: clusterName,
+    region,
+    dnsSuffix: DNS_SUFFIX[partition] ?? "amazonaws.com",
+    credentials: { accessKeyId: c.AccessKeyId, secretAccessKey: c.SecretAccessKey, sessionToken: c.SessionToken },
+  });
+  const status = { token, expirationTimestamp: expiration.toISOString() };
+  process.stdout.write(`${JSON.stringify({ apiVersion: EXEC_CREDENTIAL_API, kind: "ExecCredential", status })}\n`);
 }
 
 main().catch((err: unknown) => {

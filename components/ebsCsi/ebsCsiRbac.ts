@@ -1,6 +1,7 @@
 /**
  * The driver's accounts and RBAC, the chart's rules: the controller's sidecars (provisioner, attacher,
- * resizer, and their leader-election leases) and the node plugin's reads of its node.
+ * resizer, and their leader-election leases) and the node plugin's reads of its node. The grants on `nodes`
+ * are each a call the deployed versions make (below); the chart's `get` for the provisioner is not.
  */
 import type { K8sObject } from "../k8s/object";
 import { EBS_CSI_NAMESPACE, NAME_LABELS } from "./labels";
@@ -32,6 +33,11 @@ const CLUSTER_ROLES: { role: string; binding: string; account: string; rules: Ru
     account: NODE,
     rules: [
       rule(["storage.k8s.io"], ["volumeattachments"], READ),
+      // Nodes, in aws-ebs-csi-driver v1.64.0, each call for its own node only, which RBAC cannot express: list
+      // and watch for the agent-not-ready taint watcher (an informer with `metadata.name=<node>`), get for a
+      // fresh copy of it and for the `kubernetes` metadata source and the pre-stop hook, patch to take the
+      // taint off (pkg/driver/node.go startNotReadyTaintWatcher and removeNotReadyTaint,
+      // pkg/cloud/metadata/k8s.go, cmd/hooks/prestop.go).
       rule([""], ["nodes"], ["get", "patch", "list", "watch"]),
       rule(["storage.k8s.io"], ["csinodes"], ["get"]),
     ],
@@ -48,7 +54,9 @@ const CLUSTER_ROLES: { role: string; binding: string; account: string; rules: Ru
       rule(["snapshot.storage.k8s.io"], ["volumesnapshots"], [...READ, "update"]),
       rule(["snapshot.storage.k8s.io"], ["volumesnapshotcontents"], ["get", "list"]),
       rule(["storage.k8s.io"], ["csinodes"], READ),
-      rule([""], ["nodes"], READ),
+      // Nodes, in csi-provisioner v6.3.0: list and watch only, for the topology informer's lister
+      // (cmd/csi-provisioner/csi-provisioner.go, pkg/controller/topology.go); it never gets a node directly.
+      rule([""], ["nodes"], ["list", "watch"]),
       rule(["storage.k8s.io"], ["volumeattachments"], READ),
       rule(["storage.k8s.io"], ["volumeattributesclasses"], ["get"]),
     ],

@@ -12,12 +12,14 @@
  *   from Kubernetes 1.32, where the AuthenticationConfiguration's `anonymous` field is on by default (KEP-4633:
  *   beta in 1.32, `v1` from 1.34); 1.30 and 1.31 keep the API server's default, anonymous requests everywhere,
  *   which RBAC then judges;
- * - an audit log (`--audit-policy-file`), rotated by the API server.
+ * - an audit log (`--audit-policy-file`), rotated by the API server;
+ * - the admins' tokens checked by aws-iam-authenticator on the same node (`--authentication-token-webhook-config-file`,
+ *   components/adminAccess/authenticator.ts), in the webhook's v1beta1 TokenReview, the only version it serves.
  *
  * Pure.
  */
 import type { PodSecurityLevel } from "../../config/types";
-import { API_SERVER_CONFIG_DIR, AUDIT_LOG_DIR, ENCRYPTION_CONFIG_FILE } from "./nodeFacts";
+import { API_SERVER_CONFIG_DIR, AUDIT_LOG_DIR, AUTHENTICATOR_WEBHOOK_FILE, ENCRYPTION_CONFIG_FILE } from "./nodeFacts";
 
 /** The levels the PodSecurity admission plugin applies to a namespace that sets none of its own labels. */
 interface PodSecurityDefaults {
@@ -134,6 +136,8 @@ export function apiServerArgs(minor: number): Record<string, string> {
     "admission-control-config-file": ADMISSION_FILE,
     ...(minor >= ANONYMOUS_PATHS_FROM_MINOR ? { "authentication-config": AUTHENTICATION_FILE } : {}),
     "audit-policy-file": AUDIT_POLICY_FILE,
+    "authentication-token-webhook-config-file": AUTHENTICATOR_WEBHOOK_FILE,
+    "authentication-token-webhook-version": "v1beta1",
     "audit-log-path": `${AUDIT_LOG_DIR}/audit.log`,
     ...AUDIT_LOG_ROTATION,
   };

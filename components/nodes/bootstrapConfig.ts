@@ -61,6 +61,8 @@ export interface BootstrapConfig {
   /** Pod Security Admission's defaults (`podSecurity`), in the API server's admission file; empty for workers. */
   podSecurityEnforce: string;
   podSecurityWarn: string;
+  /** The admin role the control plane's authenticator maps to the admin group (adminAccess); empty for workers. */
+  adminRoleArn: string;
 }
 
 /** The two API endpoints: `internal` for the cluster itself, `public` for users (the same with an internal API). */
@@ -69,18 +71,22 @@ export interface ApiEndpoints {
   public: string;
 }
 
-/** Names of this cluster's control-plane state (ControlPlaneState) a control-plane node is told. */
+/**
+ * Names of this cluster's control-plane state (ControlPlaneState) a control-plane node is told, and the admin
+ * role its authenticator maps (mappedAdminRoleArn).
+ */
 export interface ControlPlaneStateNames {
   initRecord: string;
   backupBucket: string;
   encryptionKeys: string;
+  adminRoleArn: string;
 }
 
 export function bootstrapConfig(
   spec: ClusterSpec,
   group: InstanceGroup,
   api: ApiEndpoints,
-  state: ControlPlaneStateNames = { initRecord: "", backupBucket: "", encryptionKeys: "" },
+  state: ControlPlaneStateNames = { initRecord: "", backupBucket: "", encryptionKeys: "", adminRoleArn: "" },
 ): BootstrapConfig {
   const controlPlane = group.role === "control-plane";
   const eni = eniMode(spec.networking.cilium);
@@ -114,5 +120,6 @@ export function bootstrapConfig(
     encryptionKeys: controlPlane ? state.encryptionKeys : "",
     podSecurityEnforce: controlPlane ? spec.podSecurity.enforce : "",
     podSecurityWarn: controlPlane ? spec.podSecurity.warn : "",
+    adminRoleArn: controlPlane ? state.adminRoleArn : "",
   };
 }

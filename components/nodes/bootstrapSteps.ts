@@ -22,7 +22,8 @@ export type BootstrapModule =
   | "parameters"
   | "upgrade"
   | "launch-hook"
-  | "drain";
+  | "drain"
+  | "authenticator";
 
 export interface BootstrapStep {
   /** The step's name in the node's log. */
@@ -47,6 +48,7 @@ export const MODULE_DEPENDENCIES: Partial<Record<BootstrapModule, BootstrapModul
   "control-plane": ["kubeadm", "etcd", "upgrade", "drain", "node-credentials"],
   "node-credentials": ["kubeadm", "parameters", "drain"],
   encryption: ["parameters"],
+  authenticator: ["kubeadm"],
 };
 
 export function bootstrapSteps(config: BootstrapConfig): BootstrapStep[] {
@@ -60,10 +62,14 @@ export function bootstrapSteps(config: BootstrapConfig): BootstrapStep[] {
     controlPlane && { name: "control-plane-pki", module: "control-plane", run: "fetch_control_plane_pki" },
     // Before kubeadm writes the API server's manifest, which names the file.
     controlPlane && { name: "encryption-config", module: "encryption", run: "write_encryption_config" },
+    // Before kubeadm too: the API server reads its kubeconfig for the admins' token webhook at start.
+    controlPlane && { name: "admin-authenticator", module: "authenticator", run: "prepare_authenticator" },
     { name: "kubelet", module: "kubelet", run: "configure_kubelet" },
     { name: "join", module: "kubeadm", run: "join_cluster" },
     // kubeadm init's bootstrap token, and its approval of any node name for one, gone before the node is in service.
     controlPlane && { name: "bootstrap-tokens", module: "node-credentials", run: "retire_bootstrap_tokens" },
+    // The admins' token webhook, once kubeadm has started the API server beside it.
+    controlPlane && { name: "admin-authenticator-pod", module: "authenticator", run: "start_authenticator" },
     // kubeadm join returns once etcd is healthy with this node's member, promoted: the control plane's gate.
     controlPlane && { name: "control-plane-services", module: "control-plane", run: "start_control_plane_services" },
     // Last: the instance goes InService only once every other step has succeeded.

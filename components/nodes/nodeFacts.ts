@@ -41,5 +41,10 @@ export const ADMIN_GROUP = "kubeadm:cluster-admins";
 export const API_SERVER_CONFIG_DIR = `${KUBERNETES_DIR}/apiserver`;
 /** The EncryptionConfiguration, written from the cluster's keys at boot (bootstrap/encryption.sh). */
 export const ENCRYPTION_CONFIG_FILE = `${API_SERVER_CONFIG_DIR}/encryption.yaml`;
+/**
+ * The API server's `--authentication-token-webhook-config-file`: its kubeconfig for aws-iam-authenticator on
+ * the same node (components/adminAccess/authenticator.ts), written by bootstrap/authenticator.sh.
+ */
+export const AUTHENTICATOR_WEBHOOK_FILE = `${API_SERVER_CONFIG_DIR}/authenticator-webhook.yaml`;
 /** Where each control-plane node's API server writes its audit log, rotated by the API server itself. */
 export const AUDIT_LOG_DIR = "/var/log/kubernetes/audit";

@@ -26,11 +26,12 @@ export interface NodeLaunchTemplateArgs {
   instanceProfileName: pulumi.Input<string>;
   /** The internal and user-facing API endpoints. */
   api: { internal: pulumi.Input<string>; public: pulumi.Input<string> };
-  /** The names of the control plane's state (ControlPlaneState), for control-plane groups. */
+  /** The names of the control plane's state (ControlPlaneState) and its admin role, for control-plane groups. */
   state?: {
     initRecord: pulumi.Input<string>;
     backupBucket: pulumi.Input<string>;
     encryptionKeys: pulumi.Input<string>;
+    adminRoleArn: pulumi.Input<string>;
   };
   /** The API load balancers' target groups, for control-plane groups. */
   apiTargetGroupArns: pulumi.Input<string>[];

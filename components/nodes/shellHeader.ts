@@ -17,6 +17,7 @@ import { PATCHES_DIRECTORY } from "./kubeadmConfig";
 import {
   ADMIN_GROUP,
   API_PIN_MARK,
+  AUTHENTICATOR_WEBHOOK_FILE,
   JOINED_MARKER,
   KUBEADM_JOINED_MARKER,
   ENCRYPTION_CONFIG_FILE,
@@ -27,6 +28,13 @@ import {
 } from "./nodeFacts";
 import { shellQuote } from "./shell";
 import { CONTROL_PLANE_STARTED_UNITS } from "./systemdUnits";
+import {
+  AUTHENTICATOR_ADDRESS,
+  AUTHENTICATOR_POD_FILE,
+  AUTHENTICATOR_PORT,
+  AUTHENTICATOR_STATE_DIR,
+  AUTHENTICATOR_UID,
+} from "../adminAccess/authenticator";
 
 /** The shell variable of each bootstrap-config field: the compiler rejects a field left out. */
 export const SHELL_VARIABLES: { [K in keyof BootstrapConfig]-?: string } = {
@@ -58,6 +66,7 @@ export const SHELL_VARIABLES: { [K in keyof BootstrapConfig]-?: string } = {
   encryptionKeys: "ENCRYPTION_KEYS_PARAMETER",
   podSecurityEnforce: "POD_SECURITY_ENFORCE",
   podSecurityWarn: "POD_SECURITY_WARN",
+  adminRoleArn: "ADMIN_ROLE_ARN",
 };
 
 /** The tags, paths, ports, markers and names bash uses, by shell variable, each the program's own constant. */
@@ -84,6 +93,12 @@ export const SHELL_FACTS: Readonly<Record<string, string | number>> = {
   CONTROL_PLANE_STARTED_UNITS: CONTROL_PLANE_STARTED_UNITS.join(" "),
   DRAIN_HANDLER_NAME: NODE_TERMINATION_HANDLER,
   ADMIN_GROUP,
+  AUTHENTICATOR_ADDRESS,
+  AUTHENTICATOR_PORT,
+  AUTHENTICATOR_STATE_DIR,
+  AUTHENTICATOR_UID,
+  AUTHENTICATOR_POD_FILE,
+  AUTHENTICATOR_WEBHOOK_FILE,
 };
 
 const WAITS = TIMEOUTS.bootstrapScripts;

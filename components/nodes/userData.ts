@@ -8,11 +8,13 @@
  */
 import { stringify } from "yaml";
 import type { PodSecurityLevel } from "../../config/types";
+import { authenticatorFiles } from "../adminAccess/authenticator";
 import { apiServerConfigFiles } from "./apiServerConfig";
 import type { BootstrapConfig } from "./bootstrapConfig";
 import { moduleSource } from "./bootstrapModuleFiles";
 import { BootstrapModule, bootstrapSteps, modulesFor } from "./bootstrapSteps";
 import { kubeadmConfigurations, minorOf } from "./kubeadmConfig";
+import { ADMIN_GROUP } from "./nodeFacts";
 import { configVariables, scriptHeader } from "./shellHeader";
 import { BOOTSTRAP_SCRIPT, BOOTSTRAP_SERVICE, systemdUnits } from "./systemdUnits";
 
@@ -96,12 +98,16 @@ export function bootstrapFiles(
   const body = [kubeadm, ...modulesFor(bootstrapSteps(config)).map(moduleText), runSteps(config)].join("\n");
   const units = systemdUnits(config);
   const apiServer = apiServerFiles(config);
-  const told = [kubeadm, ...Object.values(units), ...Object.values(apiServer)];
+  const authenticator =
+    config.role === "control-plane" ? authenticatorFiles(config.clusterName, config.adminRoleArn, ADMIN_GROUP) : {};
+  const told = [kubeadm, ...Object.values(units), ...Object.values(apiServer), ...Object.values(authenticator)];
   const header = scriptHeader(variables, [body, ...Object.values(units)], told);
   return Object.fromEntries([
     [BOOTSTRAP_SCRIPT, { mode: "0700", text: [header, body].join("\n") }],
     ...Object.entries(units).map(([name, text]) => [`/etc/systemd/system/${name}`, { mode: "0644", text }]),
     ...Object.entries(apiServer).map(([path, text]) => [path, { mode: "0600", text }]),
+    // Read by the authenticator's own user (AUTHENTICATOR_UID); nothing secret in them.
+    ...Object.entries(authenticator).map(([path, text]) => [path, { mode: "0644", text }]),
   ]);
 }
 

@@ -3,7 +3,8 @@
  * and stored as SecureString SSM parameters under the cluster's own prefixes and its own KMS key (workers
  * can read and decrypt only `node/`). No secret value ever goes into user data: nodes fetch them at boot with
  * their instance role; a worker's credential to join is issued to its instance alone, by the control plane
- * (bootstrap/node-credentials.sh). No admin credential is made here: admins mint short-lived ones (`npm run kubeconfig`).
+ * (bootstrap/node-credentials.sh). No admin credential is made here: admins get tokens through the cluster's
+ * admin role (components/adminAccess).
  */
 import { Alias as KmsAlias } from "@pulumi/aws/kms/alias";
 import { Key as KmsKey } from "@pulumi/aws/kms/key";
@@ -14,8 +15,6 @@ import { SelfSignedCert } from "@pulumi/tls/selfSignedCert";
 import type { ClusterSpec } from "../../config/types";
 import type { AwsCoordinates } from "../iam/statementSource";
 import { clusterTags } from "../tags";
-import { API_LISTENER } from "../wellKnownPorts";
-import { adminCredentialCommand, renderKubeconfig } from "./kubeconfigRender";
 import { secretsKeyPolicy } from "./keyPolicy";
 import { parameterPrefix, secretsKeyAlias, SecretAudience } from "./paths";
 
@@ -28,18 +27,12 @@ export interface ClusterSecretsArgs {
   controlPlaneRoleArn: pulumi.Input<string>;
   /** The etcd backup bucket's ARN, whose snapshots the key encrypts. */
   backupBucketArn: pulumi.Input<string>;
-  /** DNS name of the API load balancer. */
-  apiEndpoint: pulumi.Input<string>;
-  /** The stack's `aws:profile`, with which the Kubernetes provider's credential command reads the CA. */
-  awsProfile?: string;
 }
 
 const TEN_YEARS = 10 * 365 * 24;
 
 export class ClusterSecrets extends pulumi.ComponentResource {
   readonly caCertPem: pulumi.Output<string>;
-  /** The Kubernetes provider's kubeconfig: no credential, the command that mints a short-lived one. */
-  readonly kubeconfig: pulumi.Output<string>;
   /** The cluster's KMS key, under which every SecureString of the cluster is encrypted. */
   readonly keyArn: pulumi.Output<string>;
 
@@ -124,14 +117,6 @@ export class ClusterSecrets extends pulumi.ComponentResource {
     parameter("node", "ca.crt", clusterCa.cert.certPem);
 
     this.caCertPem = clusterCa.cert.certPem;
-    this.kubeconfig = pulumi.all([args.apiEndpoint, clusterCa.cert.certPem]).apply(([endpoint, caCertPem]) =>
-      renderKubeconfig({
-        clusterName: spec.clusterName,
-        server: `https://${endpoint}:${API_LISTENER}`,
-        caCertPem,
-        user: { exec: adminCredentialCommand(spec.clusterName, spec.region, args.awsProfile) },
-      }),
-    );
     this.keyArn = key.arn;
     this.registerOutputs({ keyArn: this.keyArn });
   }

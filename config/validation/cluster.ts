@@ -97,16 +97,20 @@ export function validateCluster(spec: ClusterSpec): FieldError[] {
   if (spec.iam.permissionsBoundary !== "" && !POLICY_ARN.test(spec.iam.permissionsBoundary)) {
     errors.push(invalid("iam.permissionsBoundary", spec.iam.permissionsBoundary, "must be an IAM policy ARN"));
   }
-  const restorers = new Set<string>();
-  spec.controlPlane.backupRestorePrincipals.forEach((arn, i) => {
-    const path = index("controlPlane.backupRestorePrincipals", i);
-    if (!PRINCIPAL_ARN.test(arn))
-      errors.push(
-        mustRemove(invalid(path, arn, "must be an IAM role or user ARN (arn:aws:iam::<account>:role/<name>)")),
-      );
-    else if (restorers.has(arn)) errors.push(mustRemove(invalid(path, arn, "duplicate entry")));
-    restorers.add(arn);
-  });
+  const principals = (key: string, arns: readonly string[]) => {
+    const seen = new Set<string>();
+    arns.forEach((arn, i) => {
+      const path = index(key, i);
+      if (!PRINCIPAL_ARN.test(arn))
+        errors.push(
+          mustRemove(invalid(path, arn, "must be an IAM role or user ARN (arn:aws:iam::<account>:role/<name>)")),
+        );
+      else if (seen.has(arn)) errors.push(mustRemove(invalid(path, arn, "duplicate entry")));
+      seen.add(arn);
+    });
+  };
+  principals("controlPlane.backupRestorePrincipals", spec.controlPlane.backupRestorePrincipals);
+  principals("api.admins", spec.api.admins);
   if (!IAM_PATH.test(spec.iam.path) || spec.iam.path.length > 512) {
     errors.push(invalid("iam.path", spec.iam.path, "must be '/' or start and end with '/', at most 512 characters"));
   }

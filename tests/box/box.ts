@@ -5,6 +5,7 @@
  * apply them, and those whose images the box has run for real (the AWS cloud controller manager, Cilium's
  * operator). `stop` removes every process, mount, cgroup, namespace and file the box made, pass or fail.
  */
+import { execFile } from "child_process";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "fs";
 import { tmpdir } from "os";
 import { CACHE_ROOT } from "../kubernetes/binaries";
@@ -254,6 +255,28 @@ export class Box {
       { input, timeoutMs: 60_000 },
     );
     return stdout;
+  }
+
+  /**
+   * COMMAND inside the box's network namespace with ENV added, as a person on the cluster's network runs it:
+   * its exit status and output, never a rejection for a failed command.
+   */
+  async onTheNetwork(
+    command: string[],
+    env: Record<string, string> = {},
+  ): Promise<{ status: number; stdout: string; stderr: string }> {
+    const vars = Object.entries(env).map(([k, v]) => `${k}=${v}`);
+    return new Promise((resolve) =>
+      execFile(
+        "ip",
+        ["netns", "exec", this.namespace, "env", ...vars, ...command],
+        { timeout: 120_000, encoding: "utf8" },
+        (error, stdout, stderr) => {
+          const code = (error as { code?: unknown } | null)?.code;
+          resolve({ status: error ? (typeof code === "number" ? code : -1) : 0, stdout, stderr });
+        },
+      ),
+    );
   }
 
   async kubectlJson<T>(args: string[]): Promise<T> {

@@ -5,16 +5,22 @@
  * boots for the file (the machine has 2 cores); each scenario is its own test, in order.
  */
 import { expect } from "chai";
-import { readdirSync, readFileSync } from "fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "fs";
+import { tmpdir } from "os";
 import { join } from "path";
+import { stringify } from "yaml";
 import { gunzipSync } from "zlib";
 import { Box, BOX_CACHE, whyTheBoxCannotRun } from "./box";
 import { initialised, K8sNode, ready } from "./k8sNode";
 import { AGENT_PRE_ALLOCATION, ciliumNode } from "./ciliumNode";
 import { run, until } from "./run";
 import { cannotRun } from "../cannotRun";
-import { JOIN_CREDENTIAL_FILE, KUBERNETES_DIR } from "../../components/nodes/nodeFacts";
+import { ADMIN_GROUP, JOIN_CREDENTIAL_FILE, KUBERNETES_DIR } from "../../components/nodes/nodeFacts";
 import { instanceCredentialPrefix, secretsKeyAlias } from "../../components/secrets/paths";
+import { adminRoleName } from "../../components/adminAccess/adminRoleFacts";
+import { AwsCredentials, clusterToken } from "../../components/adminAccess/clusterToken";
+import { MOCK_ACCOUNT } from "../../plan/mocks";
+import { EMULATOR_ENDPOINT } from "./emulator";
 
 interface Pod {
   metadata: { deletionTimestamp?: string };
@@ -290,6 +296,111 @@ describe("the whole cluster in a box: the dev stack, one control-plane node and 
       operator.items.map(() => 0),
     );
     expect(operator.items.length).to.be.greaterThan(0);
+  });
+
+  it("gives whoever assumes the admin role cluster-admin through the control plane's authenticator, as admin:<their name>, and takes no other token", async () => {
+    const controlPlane = box.controlPlaneNodes()[0];
+    const dir = mkdtempSync(join(tmpdir(), "box-admin-"));
+    try {
+      const ca = join(controlPlane.root, "etc", "kubernetes", "pki", "ca.crt");
+      const server = `https://${controlPlane.instance.privateIp}:443`;
+      // A person's IAM user, and the cluster's admin role as the plan declares it (the stack output adminRoleArn).
+      await box.aws.aws(["iam", "create-user", "--user-name", "alice"]);
+      const { AccessKey: alice } = await box.aws.aws<{ AccessKey: { AccessKeyId: string; SecretAccessKey: string } }>([
+        "iam",
+        "create-access-key",
+        "--user-name",
+        "alice",
+      ]);
+      const roleArn = `arn:aws:iam::${MOCK_ACCOUNT}:role/${adminRoleName("dev.k8s.local")}`;
+      expect(box.planned("aws:iam/role:Role").map((r) => r.inputs.name)).to.include(adminRoleName("dev.k8s.local"));
+      const asAlice = {
+        AWS_ACCESS_KEY_ID: alice.AccessKeyId,
+        AWS_SECRET_ACCESS_KEY: alice.SecretAccessKey,
+        AWS_ENDPOINT_URL: EMULATOR_ENDPOINT,
+        AWS_REGION: "us-east-1",
+      };
+      const kubeconfig = join(dir, "kubeconfig");
+      const written = await box.onTheNetwork(
+        [
+          process.execPath,
+          join(__dirname, "..", "..", "bin", "scripts", "kubeconfig.js"),
+          ...["--out", kubeconfig, "--cluster", "dev.k8s.local", "--region", "us-east-1", "--role-arn", roleArn],
+          ...["--server", server, "--ca-file", ca],
+        ],
+        asAlice,
+      );
+      expect(written.status, written.stderr).to.equal(0);
+      const kubectl = (args: string[], env: Record<string, string> = asAlice) =>
+        box.onTheNetwork([join(BOX_CACHE, "bin", "kubectl"), "--request-timeout=20s", ...args], env);
+      // The kubeconfig's command makes a token as alice's session of the role; the authenticator maps it.
+      let last = "";
+      const whoami = await until(
+        "the authenticator on the control plane takes alice's token",
+        async () => {
+          const r = await kubectl(["--kubeconfig", kubeconfig, "auth", "whoami", "-o", "json"]);
+          last = r.stderr;
+          return r.status === 0 ? JSON.parse(r.stdout).status.userInfo : undefined;
+        },
+        120_000,
+        3000,
+      ).catch((e: Error) => {
+        throw new Error(`${e.message}; kubectl said: ${last}`);
+      });
+      expect(whoami.username).to.equal("admin:alice");
+      expect(whoami.groups).to.include(ADMIN_GROUP).and.not.include("system:masters");
+      const canI = await kubectl(["--kubeconfig", kubeconfig, "auth", "can-i", "*", "*", "--all-namespaces"]);
+      expect(canI.stdout.trim(), canI.stderr).to.equal("yes");
+
+      // Tokens the authenticator (or STS behind it) must refuse: alice's own identity, not the role's; the role's
+      // session for another cluster; the role's session signed 16 minutes ago.
+      const noUser = join(dir, "no-user");
+      writeFileSync(
+        noUser,
+        stringify({
+          apiVersion: "v1",
+          kind: "Config",
+          clusters: [
+            { name: "c", cluster: { server, "certificate-authority-data": readFileSync(ca).toString("base64") } },
+          ],
+          contexts: [{ name: "c", context: { cluster: "c", user: "u" } }],
+          users: [{ name: "u", user: {} }],
+          "current-context": "c",
+        }),
+      );
+      const session = (
+        await box.aws.aws<{ Credentials: { AccessKeyId: string; SecretAccessKey: string; SessionToken: string } }>([
+          "sts",
+          "assume-role",
+          "--role-arn",
+          roleArn,
+          "--role-session-name",
+          "mallory",
+        ])
+      ).Credentials;
+      const roleSession = {
+        accessKeyId: session.AccessKeyId,
+        secretAccessKey: session.SecretAccessKey,
+        sessionToken: session.SessionToken,
+      };
+      const token = async (clusterId: string, credentials: AwsCredentials, now?: Date) =>
+        (await clusterToken({ clusterId, region: "us-east-1", dnsSuffix: "amazonaws.com", credentials, now })).token;
+      const refused = async (t: string) => {
+        const r = await kubectl(["--kubeconfig", noUser, "--token", t, "auth", "whoami"], {});
+        return r.status !== 0 && /Unauthorized|must be logged in/i.test(r.stderr);
+      };
+      const aliceHerself = { accessKeyId: alice.AccessKeyId, secretAccessKey: alice.SecretAccessKey };
+      expect(await refused(await token("dev.k8s.local", aliceHerself)), "alice's own identity").to.equal(true);
+      expect(await refused(await token("other.k8s.local", roleSession)), "a token for another cluster").to.equal(true);
+      const old = new Date(Date.now() - 16 * 60_000);
+      expect(await refused(await token("dev.k8s.local", roleSession, old)), "a token signed 16 minutes ago").to.equal(
+        true,
+      );
+      // The same session, for this cluster and now: taken, so the refusals above are the tokens', not the session's.
+      expect(await refused(await token("dev.k8s.local", roleSession)), "the role's session, now").to.equal(false);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it("uploads the leader's etcd snapshot to the backup bucket under the cluster's key, its Secrets encrypted, from the backup timer's service", async () => {

@@ -12,6 +12,8 @@ import { INSTANCE_CREDENTIAL_SESSION_TAG } from "../../components/secrets/paths"
 
 const HERE = __dirname;
 const PORT = 4566;
+/** The emulator for the harness, inside the box's network namespace (plain HTTP on its loopback). */
+export const EMULATOR_ENDPOINT = `http://127.0.0.1:${PORT}`;
 
 export class Emulator {
   private constructor(

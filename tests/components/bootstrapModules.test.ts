@@ -551,9 +551,11 @@ describe("bootstrap steps and assembly per role", () => {
       "containerd",
       "control-plane-pki",
       "encryption-config",
+      "admin-authenticator",
       "kubelet",
       "join",
       "bootstrap-tokens",
+      "admin-authenticator-pod",
       "control-plane-services",
       "launch-hook",
     ]);

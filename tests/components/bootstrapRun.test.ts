@@ -43,7 +43,12 @@ const userDataFor = (spec: ClusterSpec, group: string) =>
       spec,
       instanceGroups(spec).find((g) => g.name === group)!,
       { internal: "api.example.test", public: "api.example.com" },
-      { initRecord: INIT_RECORD, backupBucket: "etcd-backups-test", encryptionKeys: "/encryption-keys" },
+      {
+        initRecord: INIT_RECORD,
+        backupBucket: "etcd-backups-test",
+        encryptionKeys: "/encryption-keys",
+        adminRoleArn: "arn:aws:iam::000000000000:role/admins.dev.k8s.local",
+      },
     ),
   );
 

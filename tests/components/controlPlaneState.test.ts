@@ -37,6 +37,7 @@ const configOf = (role: string) =>
       initRecord: "/cilium-cluster/dev.k8s.local/control-plane/initialized-0123456789ab",
       backupBucket: "backups",
       encryptionKeys: "/encryption-keys",
+      adminRoleArn: "arn:aws:iam::000000000000:role/admins.dev.k8s.local",
     },
   );
 

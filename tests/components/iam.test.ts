@@ -235,6 +235,7 @@ describe("statement sources, one per feature", () => {
       "node-credentials",
       "encryption",
       "parameters",
+      "authenticator",
     ]);
     const calls = awsCalls(own);
     const bucket = `arn:aws:s3:::${backupBucketName("dev.k8s.local", AT.accountId, REGION)}`;

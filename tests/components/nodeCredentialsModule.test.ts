@@ -111,7 +111,12 @@ describe("bootstrap/node-credentials.sh", () => {
       spec,
       instanceGroups(spec).find((g) => g.role === "control-plane")!,
       { internal: "api.internal.test", public: "api.test" },
-      { initRecord: "/record", backupBucket: "backups", encryptionKeys: "/encryption-keys" },
+      {
+        initRecord: "/record",
+        backupBucket: "backups",
+        encryptionKeys: "/encryption-keys",
+        adminRoleArn: "arn:aws:iam::000000000000:role/admins.dev.k8s.local",
+      },
     );
 
     /**

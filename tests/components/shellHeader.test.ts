@@ -14,7 +14,12 @@ const configOf = (role: BootstrapConfig["role"]) =>
     spec,
     instanceGroups(spec).find((g) => g.role === role)!,
     { internal: "api.internal.test", public: "api.test" },
-    { initRecord: "/record", backupBucket: "backups", encryptionKeys: "/encryption-keys" },
+    {
+      initRecord: "/record",
+      backupBucket: "backups",
+      encryptionKeys: "/encryption-keys",
+      adminRoleArn: "arn:aws:iam::000000000000:role/admins.dev.k8s.local",
+    },
   );
 const worker = configOf("node");
 const controlPlane = configOf("control-plane");

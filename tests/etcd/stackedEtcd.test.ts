@@ -172,7 +172,12 @@ describe("stacked etcd as kubeadm keeps it, on etcd 3.6 and kubeadm's certificat
           spec,
           group,
           { internal: "api.internal.test", public: "api.test" },
-          { initRecord: "/record", backupBucket: "b", encryptionKeys: "/k" },
+          {
+            initRecord: "/record",
+            backupBucket: "b",
+            encryptionKeys: "/k",
+            adminRoleArn: "arn:aws:iam::000000000000:role/admins.dev.k8s.local",
+          },
         ),
       ),
     );

@@ -219,9 +219,11 @@ kubeadm_init_configuration() { cat ${KUBEADM_CONFIG}; }
       NODE_IP,
     ]);
     host.must(apiPin(apiHost, "pin_api_endpoint"));
-    // What user data installs, and the bootstrap's encryption-config step (bootstrapSteps.ts), before kubeadm.
+    // What user data installs, and the bootstrap's encryption-config and admin-authenticator steps
+    // (bootstrapSteps.ts), before kubeadm.
     for (const [path, text] of Object.entries(userDataFiles)) host.writeFile(path, text, "0600");
     bootstrap("encryption", "write_encryption_config");
+    bootstrap("authenticator", "prepare_authenticator");
 
     for (const phase of ["certs all", "kubeconfig all", "etcd local", "control-plane all"])
       kubeadm(["init", "phase", ...phase.split(" ")]);

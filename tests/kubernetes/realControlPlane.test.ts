@@ -8,9 +8,6 @@ import { expect } from "chai";
 import { dirname } from "path";
 import { parse, parseAllDocuments } from "yaml";
 import { applyScript } from "../../components/k8s/applyScript";
-import { signAdminCredential } from "../../components/secrets/adminCredential";
-import { ADMIN_GROUP } from "../../components/nodes/nodeFacts";
-import { renderKubeconfig } from "../../components/secrets/kubeconfigRender";
 import type { K8sObject } from "../../components/k8s/object";
 import { JOIN_CREDENTIAL_FILE, NODE_ROLE_FILE } from "../../components/nodes/nodeFacts";
 import { modulePath } from "../../components/nodes/bootstrapModuleFiles";
@@ -23,7 +20,6 @@ import { explainAwsAddon } from "../parity/awsAddonDifferences";
 import { cases, chartObjects } from "../parity/cases";
 import type { KubeObject } from "../parity/compare";
 import { explain } from "../parity/intendedDifferences";
-import { clusterPki } from "../standins/pki";
 import { Binary, requireBinary } from "./binaries";
 import { apiPin, ControlPlane, LOAD_BALANCER_IP, NODE_IP, NODE_NAME, startControlPlane } from "./controlPlane";
 import { waitFor } from "../waitFor";
@@ -235,39 +231,6 @@ describe("the real control plane (kubeadm, etcd, API server, controller manager,
     const binding = (name: string) => cp.tryKubectl(["get", "clusterrolebinding", name]).status;
     expect(binding("kubeadm:node-autoapprove-bootstrap"), "the blanket approval").to.not.equal(0);
     expect(binding("kubeadm:node-autoapprove-certificate-rotation"), "a node's approval of its own name").to.equal(0);
-  });
-
-  it("signs admin kubeconfigs the API server takes as a cluster admin until they expire, and never after", function () {
-    const admin = parse(cp.host.must(["cat", "/etc/kubernetes/admin.conf"]));
-    const ca = clusterPki();
-    const kubeconfig = (now: Date, ttlMs: number) => {
-      const credential = signAdminCredential({
-        caCertPem: ca["ca.crt"],
-        caKeyPem: ca["ca.key"],
-        user: "admin:arn:aws:iam::000000000000:user/alice",
-        ttlMs,
-        now,
-      });
-      const user = { clientCertPem: credential.certPem, clientKeyPem: credential.keyPem };
-      const server = admin.clusters[0].cluster.server as string;
-      return renderKubeconfig({ clusterName: "dev.k8s.local", server, caCertPem: ca["ca.crt"], user });
-    };
-    const asAlice = (text: string, args: string[]) => {
-      cp.host.writeFile("/tmp/alice.conf", text, "0600");
-      return cp.host.run([cp.kubectlPath, "--kubeconfig", "/tmp/alice.conf", ...args]);
-    };
-    const fresh = kubeconfig(new Date(), 3600_000);
-    const whoami = asAlice(fresh, ["auth", "whoami", "-o", "json"]);
-    expect(whoami.status, whoami.stderr).to.equal(0);
-    expect(JSON.parse(whoami.stdout).status.userInfo).to.deep.include({
-      username: "admin:arn:aws:iam::000000000000:user/alice",
-    });
-    expect(JSON.parse(whoami.stdout).status.userInfo.groups).to.include(ADMIN_GROUP).and.not.include("system:masters");
-    expect(asAlice(fresh, ["auth", "can-i", "*", "*", "--all-namespaces"]).status, "cluster-admin").to.equal(0);
-    // Signed two hours ago for one hour: expired, refused.
-    const expired = kubeconfig(new Date(Date.now() - 2 * 3600_000), 3600_000);
-    expect(asAlice(expired, ["get", "--raw", "/api"]).status).to.not.equal(0);
-    expect(asAlice(fresh, ["get", "--raw", "/api"]).status).to.equal(0);
   });
 
   it("joins a worker and a control-plane node with a credential for their own name; no expired one, and no certificate for another node's name", async function () {

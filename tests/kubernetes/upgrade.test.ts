@@ -47,6 +47,7 @@ function controlPlaneGroup(version: string) {
     initRecord: "/init-record",
     backupBucket: "backups",
     encryptionKeys: "/encryption-keys",
+    adminRoleArn: "arn:aws:iam::000000000000:role/admins.dev.k8s.local",
   });
   return {
     kubeadm: kubeadmConfigurations(config),

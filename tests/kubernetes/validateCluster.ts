@@ -17,8 +17,7 @@ import { tmpdir } from "os";
 import { join } from "path";
 import { parse, stringify } from "yaml";
 import { staleBuild } from "../../buildStamp";
-import { signAdminCredential } from "../../components/secrets/adminCredential";
-import { renderKubeconfig } from "../../components/secrets/kubeconfigRender";
+import { certificateKubeconfig, signAdminCredential } from "./adminCertificate";
 import { INSTANCE_GROUP_TAG, ROLE_TAGS } from "../../components/tags";
 import type { ClusterSpec } from "../../config/types";
 import { PROJECT_DIR } from "../../plan/examples";
@@ -238,12 +237,7 @@ export function validateClusterSuite(controlPlane: () => ControlPlane): void {
         ttlMs: 3600_000,
       });
       const config = parse(
-        renderKubeconfig({
-          clusterName: spec.clusterName,
-          server: `https://127.0.0.1:${port}`,
-          caCertPem: pki["ca.crt"],
-          user: { clientCertPem: credential.certPem, clientKeyPem: credential.keyPem },
-        }),
+        certificateKubeconfig(spec.clusterName, `https://127.0.0.1:${port}`, pki["ca.crt"], credential),
       );
       config.clusters[0].cluster["tls-server-name"] = cp.apiHost;
       kubeconfig = join(mkdtempSync(join(tmpdir(), "validate-cluster-")), "kubeconfig");

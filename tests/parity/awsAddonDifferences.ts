@@ -35,6 +35,12 @@ const NODE_VERBS =
 export const AWS_ADDON_DIFFERENCES: readonly IntendedDifference[] = [
   { path: "ClusterRole/system:cloud-controller-manager grants /serviceaccounts*", reason: OWN_CREDENTIALS },
   { path: "ClusterRole/system:cloud-controller-manager grants /nodes *", reason: NODE_VERBS },
+  {
+    path: "ClusterRole/ebs-external-provisioner-role grants /nodes get *",
+    reason:
+      "csi-provisioner v6.3.0 reads nodes only through its informer's lister (list, watch): it never gets one " +
+      "(cmd/csi-provisioner/csi-provisioner.go, pkg/controller/topology.go).",
+  },
   { path: `${CCM}.spec.tolerations*`, reason: BEFORE_NODES_READY },
   { path: `${CCM}.spec.hostNetwork`, reason: BEFORE_NODES_READY },
   { path: `${CCM}.spec.containers[aws-cloud-controller-manager].env*`, reason: HOST_NETWORK_API },

@@ -124,7 +124,12 @@ describe("lifecycle hooks as resources", function () {
       instanceProfileName: "profile",
       api: { internal: "api.internal.example", public: "api.example" },
       apiTargetGroupArns: [],
-      state: { initRecord: "/record", backupBucket: "bucket", encryptionKeys: "/keys" },
+      state: {
+        initRecord: "/record",
+        backupBucket: "bucket",
+        encryptionKeys: "/keys",
+        adminRoleArn: "arn:aws:iam::000000000000:role/admins.dev.k8s.local",
+      },
       launchAfter: [],
     });
     const name = await new Promise<string>((resolve) => template.groupInPlace.apply(resolve));

@@ -71,6 +71,8 @@ export interface AwsOptions {
   region?: string;
   /** The access key Auto Scaling accepts from the SDK: the identity the stack deploys as. */
   autoScalingKey?: string;
+  /** Access key → the ARN GetCallerIdentity names for it. */
+  identities?: Record<string, string>;
   /** Role ARN → the access key it trusts and the credentials it issues. */
   roles?: Record<string, { trusts: string; issues: IssuedCredentials }>;
   /** How long every call takes. */
@@ -438,6 +440,13 @@ export class AwsFake {
       });
       return {};
     },
+    // Who the caller is: the ARN `identities` gives its key, else a user named after the key (STS API
+    // Reference, GetCallerIdentity: any caller may call it).
+    "sts:GetCallerIdentity": (_p, caller) => ({
+      Account: "000000000000",
+      Arn: this.options.identities?.[caller] ?? `arn:aws:iam::000000000000:user/${caller}`,
+      UserId: caller,
+    }),
     // Only a caller the role's trust policy names gets its credentials; anyone else AccessDenied (STS API
     // Reference, AssumeRole).
     "sts:AssumeRole": (p, caller) => {
@@ -827,6 +836,11 @@ function imds(fake: AwsFake, instanceId: string, req: IncomingMessage, res: Serv
     "instance-type": i.instanceType,
     mac: i.mac,
     "placement/availability-zone": i.zone,
+    // The instance's profile (instance metadata categories, iam/info), in the fake's account.
+    "iam/info": JSON.stringify({
+      Code: "Success",
+      InstanceProfileArn: `arn:aws:iam::000000000000:instance-profile/${i.group ?? "instance"}`,
+    }),
   };
   // The Auto Scaling lifecycle state the instance is headed for (instance metadata categories,
   // autoscaling/target-lifecycle-state): Terminated once Auto Scaling terminates it.

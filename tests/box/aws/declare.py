@@ -31,8 +31,12 @@ def _mock_id(resource: dict[str, Any]) -> str:
     return f"mock-{_kind(resource['type'])}-{resource['name']}"
 
 
+# The account of the plan (plan/mocks.ts's MOCK_ACCOUNT): its ARNs, and the user data's, name it.
+PLAN_ACCOUNT = "000000000000"
+
+
 def _mock_arn(resource: dict[str, Any], service: str) -> str:
-    return f"arn:aws:{service}:us-east-1:000000000000:{resource['type'].split(':')[2]}/{resource['name']}"
+    return f"arn:aws:{service}:us-east-1:{PLAN_ACCOUNT}:{resource['type'].split(':')[2]}/{resource['name']}"
 
 
 def _key() -> rsa.RSAPrivateKey:
@@ -178,6 +182,12 @@ class Declared:
             iam.create_role(RoleName=i["role"], AssumeRolePolicyDocument="{}")
             iam.create_instance_profile(InstanceProfileName=i["name"])
             iam.add_role_to_instance_profile(InstanceProfileName=i["name"], RoleName=i["role"])
+        # The other roles (the cluster's admin role): what a test assumes as an admin would.
+        profiled = {p["inputs"]["role"] for p in self.of_type("iam/instanceProfile:InstanceProfile")}
+        for role in self.of_type("iam/role:Role"):
+            i = role["inputs"]
+            if i["name"] not in profiled:
+                iam.create_role(RoleName=i["name"], Path=i.get("path", "/"), AssumeRolePolicyDocument="{}")
         self._load_balancers()
         self._interruption_queue()
         self._groups()
@@ -221,7 +231,7 @@ class Declared:
             self.ids[_mock_arn(balancer, "lb")] = created
         for listener in self.of_type("lb/listener:Listener"):
             i = self._resolve(listener["inputs"])
-            if i["loadBalancerArn"].startswith("arn:aws:lb:us-east-1:000000000000:"):
+            if i["loadBalancerArn"].startswith(f"arn:aws:lb:us-east-1:{PLAN_ACCOUNT}:"):
                 continue  # the public load balancer: nothing in the box reaches the API from outside
             elb.create_listener(
                 LoadBalancerArn=i["loadBalancerArn"],

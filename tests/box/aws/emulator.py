@@ -1,8 +1,8 @@
 """The box's AWS and the outside world the nodes reach, in one process inside the box's network namespace:
 
 - moto in server mode, behind the lifecycle layer (lifecycle.py, autoscaling_api.py), which tells moto's
-  EventBridge of each lifecycle action (autoscaling_events.py), the EC2 answers it corrects (ec2_api.py) and
-  the SSM reads IAM would refuse (ssm_api.py), over HTTPS at the
+  EventBridge of each lifecycle action (autoscaling_events.py), the EC2 answers it corrects (ec2_api.py),
+  the SSM reads IAM would refuse (ssm_api.py) and STS's presigned GetCallerIdentity (sts_api.py), over HTTPS at the
   region's real endpoint names (the nodes' /etc/hosts send them to ROUTER), with the box CA's certificate;
 - pkgs.k8s.io's Kubernetes repository (the box image's apt/), on the same listener, by host name;
 - instance metadata at 169.254.169.254 (metadata.py), per caller;
@@ -29,6 +29,7 @@ from typing import Any, Callable
 from moto.core import DEFAULT_ACCOUNT_ID
 from moto.ec2.models import ec2_backends
 from moto.events.models import events_backends
+from moto.iam.models import iam_backends
 from moto.server import DomainDispatcherApplication, create_backend_app
 from moto.ssm.models import ssm_backends
 from moto.sts.models import sts_backends
@@ -38,7 +39,8 @@ from autoscaling_api import AutoScalingLayer, MotoGroups
 from autoscaling_events import lifecycle_event
 from ec2_api import Ec2Layer, moto_addresses
 from ssm_api import SsmLayer, moto_ssm_tags, moto_user_id
-from declare import Declared
+from sts_api import StsLayer, moto_sessions
+from declare import PLAN_ACCOUNT, Declared
 from lifecycle import Lifecycle
 from metadata import Metadata
 from nlb import LoadBalancer
@@ -101,11 +103,13 @@ def main() -> None:
     events = events_backends[DEFAULT_ACCOUNT_ID][REGION]
     lifecycle = Lifecycle(groups, notify=lambda notice: events.put_events([lifecycle_event(notice, groups.arn(notice.group))]))
     ec2 = ec2_backends[DEFAULT_ACCOUNT_ID][REGION]
+    sts = sts_backends[DEFAULT_ACCOUNT_ID]["aws"]
+    moto = DomainDispatcherApplication(create_backend_app)
     ssm = SsmLayer(
-        DomainDispatcherApplication(create_backend_app),
+        StsLayer(moto, moto_sessions(sts_backends, iam_backends[DEFAULT_ACCOUNT_ID]["aws"], DEFAULT_ACCOUNT_ID, PLAN_ACCOUNT)),
         args.session_tag,
         moto_ssm_tags(ssm_backends[DEFAULT_ACCOUNT_ID][REGION]),
-        moto_user_id(sts_backends[DEFAULT_ACCOUNT_ID]["aws"]),
+        moto_user_id(sts),
     )
     aws = AutoScalingLayer(Ec2Layer(ssm, moto_addresses(ec2)), lifecycle)
 

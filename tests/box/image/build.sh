@@ -25,7 +25,7 @@ collect_binaries() {
   for pair in v1.35.4:kubeadm v1.35.4:kubelet v1.35.4:kubectl v1.35.4:kube-proxy v1.35.4:kube-apiserver \
     v1.35.4:kube-controller-manager v1.35.4:kube-scheduler v3.6.6:etcd v3.6.6:etcdctl v3.6.6:etcdutl \
     v1.34.0:crictl v1.14.3:coredns v1.35.3:aws-cloud-controller-manager v1.20.2:cilium-operator-aws \
-    v1.25.1:node-termination-handler; do
+    v1.25.1:node-termination-handler v0.7.13:aws-iam-authenticator; do
     if ! cmp -s "$built/${pair%%:*}/${pair#*:}" "$binaries/${pair#*:}"; then
       install -m 0755 "$built/${pair%%:*}/${pair#*:}" "$binaries/${pair#*:}"
     fi
@@ -172,6 +172,7 @@ build_images() {
   one_binary registry.k8s.io/provider-aws/cloud-controller-manager:v1.35.0 "$binaries/aws-cloud-controller-manager" /bin/aws-cloud-controller-manager
   one_binary quay.io/cilium/operator-aws:v1.20.2 "$binaries/cilium-operator-aws" /usr/bin/cilium-operator-aws
   one_binary public.ecr.aws/aws-ec2/aws-node-termination-handler:v1.25.5 "$binaries/node-termination-handler" /node-termination-handler
+  one_binary public.ecr.aws/eks-distro/kubernetes-sigs/aws-iam-authenticator:v0.7.13-eks-1-35-9 "$binaries/aws-iam-authenticator" /aws-iam-authenticator
   one_binary box.local/echo:1 "$binaries/box-echo" /box-echo
   mark images "$key"
 }

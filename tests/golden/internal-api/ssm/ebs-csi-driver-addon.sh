@@ -187,7 +187,6 @@ rules:
     resources:
       - nodes
     verbs:
-      - get
       - list
       - watch
   - apiGroups:

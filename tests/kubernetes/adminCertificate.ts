@@ -1,14 +1,15 @@
 /**
- * A short-lived admin client certificate, signed here with the cluster CA's key, like kOps's
- * `kops export kubecfg --admin=<ttl>`. Its group is kubeadm's `kubeadm:cluster-admins`, bound to
- * `cluster-admin` by kubeadm init (not `system:masters`, which no RBAC change can take away); its
- * common name says who asked, for the API server's audit log. node-forge builds and signs the
+ * The tests' admin client certificate, signed with the test cluster CA's key: how the real control plane's
+ * tests reach their API server as an admin (the program's admins use tokens: components/adminAccess). Its
+ * group is kubeadm's `kubeadm:cluster-admins`, bound to `cluster-admin` by kubeadm init; its common name
+ * says who asked, for the API server's audit log. node-forge builds and signs the
  * certificate (node's crypto parses certificates but does not make them; node-forge has no dependencies,
  * where @peculiar/x509 needs a global Reflect polyfill); node's crypto makes the client's key.
  */
 import { generateKeyPairSync, randomBytes } from "crypto";
 import forge from "node-forge";
-import { ADMIN_GROUP } from "../nodes/nodeFacts";
+import { stringify } from "yaml";
+import { ADMIN_GROUP } from "../../components/nodes/nodeFacts";
 
 /** Valid from a little in the past: the API servers' clocks may be behind this machine's. */
 const CLOCK_SKEW_MS = 5 * 60 * 1000;
@@ -55,4 +56,23 @@ export function signAdminCredential(input: AdminCredentialInput): AdminCredentia
     keyPem: client.privateKey.export({ format: "pem", type: "pkcs8" }) as string,
     notAfter: cert.validity.notAfter,
   };
+}
+
+/** A kubeconfig for SERVER with the credential's certificate and key. */
+export function certificateKubeconfig(
+  clusterName: string,
+  server: string,
+  caCertPem: string,
+  c: AdminCredential,
+): string {
+  const b64 = (text: string) => Buffer.from(text, "utf8").toString("base64");
+  const user = `admin@${clusterName}`;
+  return stringify({
+    apiVersion: "v1",
+    kind: "Config",
+    clusters: [{ name: clusterName, cluster: { server, "certificate-authority-data": b64(caCertPem) } }],
+    users: [{ name: user, user: { "client-certificate-data": b64(c.certPem), "client-key-data": b64(c.keyPem) } }],
+    contexts: [{ name: clusterName, context: { cluster: clusterName, user } }],
+    "current-context": clusterName,
+  });
 }

@@ -1,0 +1,124 @@
+"""The STS layer against what it enforces (sts_api.py's docstring), with tokens presigned by botocore as
+`aws eks get-token` presigns them, replayed as aws-iam-authenticator replays them. Each test also runs
+against moto alone, and must fail there."""
+
+from __future__ import annotations
+
+import datetime
+import json
+import threading
+import urllib.error
+import urllib.request
+from typing import Any, Iterator
+from unittest import mock
+from urllib.parse import urlsplit
+
+import pytest
+from botocore.auth import SigV4QueryAuth
+from botocore.awsrequest import AWSRequest
+from botocore.credentials import Credentials
+from moto.core import DEFAULT_ACCOUNT_ID
+from moto.iam.models import iam_backends
+from moto.server import DomainDispatcherApplication, create_backend_app
+from moto.sts.models import sts_backends
+from werkzeug.serving import make_server
+
+from sts_api import StsLayer, moto_sessions
+
+PLAN_ACCOUNT = "000000000000"
+
+CLUSTER = "box.k8s.local"
+HOST = "sts.us-east-1.amazonaws.com"
+
+
+@pytest.fixture(params=["layer", "moto-alone"])
+def sts(request: pytest.FixtureRequest) -> Iterator[tuple[Any, bool]]:
+    moto = DomainDispatcherApplication(create_backend_app)
+    backend = sts_backends[DEFAULT_ACCOUNT_ID]["aws"]
+    iam = iam_backends[DEFAULT_ACCOUNT_ID]["aws"]
+    real = request.param == "layer"
+    app = StsLayer(moto, moto_sessions(sts_backends, iam, DEFAULT_ACCOUNT_ID, PLAN_ACCOUNT)) if real else moto
+    server = make_server("127.0.0.1", 0, app, threaded=True)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    known = [r for r in iam.get_roles() if r.name == "admins.box"]
+    role = known[0] if known else iam.create_role(
+        role_name="admins.box", assume_role_policy_document="{}", path="/", permissions_boundary=None,
+        description="", tags=[], max_session_duration=3600, linked_service=None,
+    )
+    session = backend.assume_role(region_name="us-east-1", role_session_name="alice", role_arn=role.arn,
+                                  policy="", duration=900, external_id="")
+    yield (server.server_port, session, role), real
+    server.shutdown()
+
+
+def presigned(session: Any, cluster: str = CLUSTER, at: datetime.datetime | None = None) -> str:
+    """A GetCallerIdentity URL presigned with X-K8s-Aws-Id signed, as botocore signs one."""
+    credentials = Credentials(session.access_key_id, session.secret_access_key, session.session_token)
+    request = AWSRequest(method="GET", url=f"https://{HOST}/?Action=GetCallerIdentity&Version=2011-06-15",
+                         headers={"x-k8s-aws-id": cluster})
+    signer = SigV4QueryAuth(credentials, "sts", "us-east-1", expires=60)
+    with mock.patch("botocore.auth.get_current_datetime", lambda: at or datetime.datetime.now(datetime.timezone.utc)):
+        signer.add_auth(request)
+    return request.url
+
+
+def replay(port: int, url: str, cluster: str = CLUSTER) -> tuple[int, str]:
+    """The authenticator's request: GET of the URL, with the cluster id and Accept: application/json."""
+    parts = urlsplit(url)
+    request = urllib.request.Request(f"http://127.0.0.1:{port}/?{parts.query}",
+                                     headers={"Host": HOST, "x-k8s-aws-id": cluster, "Accept": "application/json"})
+    try:
+        with urllib.request.urlopen(request) as answer:
+            return answer.status, answer.read().decode()
+    except urllib.error.HTTPError as e:
+        return e.code, e.read().decode()
+
+
+def test_names_the_signer_in_json(sts):
+    (port, session, role), real = sts
+    status, body = replay(port, presigned(session))
+    ok = status == 200
+    if ok:
+        try:
+            result = json.loads(body)["GetCallerIdentityResponse"]["GetCallerIdentityResult"]
+            ok = result["Arn"] == f"arn:aws:sts::{PLAN_ACCOUNT}:assumed-role/admins.box/alice" and \
+                result["UserId"] == f"{role.id}:alice" and result["Account"] == PLAN_ACCOUNT
+        except (ValueError, KeyError):
+            ok = False
+    assert ok is real
+
+
+def test_refuses_another_cluster_id_than_the_one_signed(sts):
+    (port, session, _), real = sts
+    status, _ = replay(port, presigned(session, cluster="other.k8s.local"))
+    assert (status == 403) is real
+
+
+def test_refuses_a_request_signed_over_15_minutes_ago(sts):
+    (port, session, _), real = sts
+    old = datetime.datetime.now(datetime.timezone.utc) - datetime.timedelta(minutes=16)
+    status, _ = replay(port, presigned(session, at=old))
+    assert (status == 403) is real
+
+
+def test_refuses_an_unknown_key(sts):
+    (port, session, _), real = sts
+    session_copy = type("S", (), {"access_key_id": "ASIAUNKNOWN000000000", "secret_access_key": "x",
+                                   "session_token": session.session_token})
+    status, _ = replay(port, presigned(session_copy))
+    assert (status == 403) is real
+
+
+def test_names_a_session_of_a_role_in_the_plans_account(sts):
+    (port, _, _), real = sts
+    # moto keeps a session under its role's account: here the plan's, as the cluster's admin role is there.
+    session = sts_backends[PLAN_ACCOUNT]["aws"].assume_role(
+        region_name="us-east-1", role_session_name="alice", role_arn=f"arn:aws:iam::{PLAN_ACCOUNT}:role/admins.box",
+        policy="", duration=900, external_id="",
+    )
+    status, body = replay(port, presigned(session))
+    try:
+        arn = json.loads(body)["GetCallerIdentityResponse"]["GetCallerIdentityResult"]["Arn"]
+    except (ValueError, KeyError):
+        arn = None
+    assert (status == 200 and arn == f"arn:aws:sts::{PLAN_ACCOUNT}:assumed-role/admins.box/alice") is real
