@@ -273,9 +273,9 @@ export const CONFIG_SCHEMA = {
           "IAM roles or users that may assume the cluster's admin role (`admins.<clusterName>`), the only way to " +
           "cluster-admin from outside the control plane: `npm run kubeconfig` and `pulumi up`'s Kubernetes provider " +
           "assume it for 15-minute tokens, which aws-iam-authenticator on the control plane checks with STS. Empty: " +
-          "any principal of the account whose IAM policies allow `sts:AssumeRole` on the role. Whoever runs " +
-          "`pulumi up` must be one of them. A change takes effect at once (the role's trust policy), with no node " +
-          "replaced.",
+          "any principal of the account whose IAM policies allow `sts:AssumeRole` on the role. The identity that " +
+          "runs `pulumi up` (its `aws:profile`, not `aws:assumeRoles`) must be one of them. A change takes effect " +
+          "for new sessions at once (the role's trust policy), with no node replaced.",
         rules: ["IAM role or user ARNs (`arn:<partition>:iam::<account>:role/<name>` or `:user/<name>`), unique"],
       },
     },

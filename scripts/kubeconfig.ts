@@ -57,6 +57,11 @@ const DNS_SUFFIX: Record<string, string> = {
   "aws-cn": "amazonaws.com.cn",
   "aws-us-gov": "amazonaws.com",
 };
+function dnsSuffix(partition: string): string {
+  const suffix = DNS_SUFFIX[partition];
+  if (!suffix) throw new Error(`no STS endpoint known for the partition ${partition} of the admin role`);
+  return suffix;
+}
 
 async function main(): Promise<void> {
   const given = values.cluster && values.region && values["role-arn"];
@@ -85,7 +90,7 @@ async function main(): Promise<void> {
   const { token, expiration } = await clusterToken({
     clusterId: clusterName,
     region,
-    dnsSuffix: DNS_SUFFIX[partition] ?? "amazonaws.com",
+    dnsSuffix: dnsSuffix(partition),
     credentials: { accessKeyId: c.AccessKeyId, secretAccessKey: c.SecretAccessKey, sessionToken: c.SessionToken },
   });
   const status = { token, expirationTimestamp: expiration.toISOString() };

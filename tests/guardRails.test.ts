@@ -71,7 +71,7 @@ describe("secret hygiene", () => {
         expect(text, file).not.to.match(/client-key-data:\s*[A-Za-z0-9+/=]{16}|[a-z0-9]{6}\.[a-z0-9]{16}/);
       }
       const outputs = JSON.parse(readFileSync(join(GOLDEN_DIR, example.name, "outputs.json"), "utf8"));
-      // No admin credential is an output at all (npm run kubeconfig mints short-lived ones).
+      // No admin credential is an output at all (npm run kubeconfig makes 15-minute tokens).
       expect(outputs, example.name).not.to.have.property("kubeconfig");
     }
   });

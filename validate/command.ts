@@ -132,7 +132,7 @@ function loadKubeconfig(file: string): KubeConfig {
   } catch (error) {
     throw new UsageError(
       `cannot read the kubeconfig ${file} (${(error as Error).message.split("\n")[0]}): ` +
-        "mint one with npm run kubeconfig -- --ttl 1h, or give --kubeconfig FILE",
+        "write one with npm run kubeconfig, or give --kubeconfig FILE",
     );
   }
   if (!kc.getCurrentCluster()) throw new UsageError(`the kubeconfig ${file} has no current context with a cluster`);

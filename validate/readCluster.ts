@@ -58,7 +58,7 @@ async function readyz(kc: KubeConfig, server: string): Promise<ReadyzCheck[]> {
   if (status !== 200 && status !== 500)
     throw new Error(
       status === 401
-        ? "HTTP 401: the API server refused the kubeconfig's credential (expired? mint another: npm run kubeconfig)"
+        ? "HTTP 401: the API server refused the kubeconfig's credential (not one of api.admins, or no authenticator answered: npm run kubeconfig)"
         : `HTTP ${status} from /readyz: ${body.trim().slice(0, 200)}`,
     );
   return [...body.matchAll(/^\[([+-])\]([^ ]+) (ok|failed)/gm)].map((m) => ({ name: m[2], ok: m[1] === "+" }));

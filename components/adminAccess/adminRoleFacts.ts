@@ -8,7 +8,10 @@ import type { AwsCoordinates } from "../iam/statementSource";
 /** `admins.<clusterName>`, shortened as the instance roles' names are. */
 export const adminRoleName = (clusterName: string) => roleName("admins", clusterName);
 
-/** IAM's longest session for a role assumed by another role (role chaining) is an hour; so is the role's. */
+/**
+ * The role's longest session: IAM's least (an hour), also its limit when a role assumes it (role chaining).
+ * `npm run kubeconfig` asks for 15 minutes, but a caller may ask for the hour.
+ */
 export const ADMIN_SESSION_SECONDS = 3600;
 
 /**

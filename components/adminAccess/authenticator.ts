@@ -5,10 +5,11 @@
  * maps the cluster's admin role (adminRoleFacts.ts) to `admin:<session name>` in kubeadm's admin group.
  * Nothing else maps: any other AWS identity is refused. A token lives 15 minutes from its signature.
  *
- * The files, by path, pure: its configuration and its static pod, which the bootstrap installs once kubeadm has started the API
- * server (bootstrap/authenticator.sh; kubeadm wants the manifests' directory to itself until then). The
- * bootstrap also makes its serving key and the API server's webhook kubeconfig (AUTHENTICATOR_WEBHOOK_FILE of
- * nodes/nodeFacts.ts), before kubeadm: the API server reads that file at start.
+ * The files, by path, pure: its configuration and its static pod, which the bootstrap installs once kubeadm
+ * has started the API server (bootstrap/authenticator.sh; kubeadm wants the manifests' directory to itself
+ * until then). The bootstrap also makes its serving key and the API server's webhook kubeconfig
+ * (AUTHENTICATOR_WEBHOOK_FILE of nodes/nodeFacts.ts), before kubeadm: the API server reads that file at start.
+ * Besides its port, it answers health checks (only "ok") on 21363 of every address of the node.
  */
 import { stringify } from "yaml";
 import { AWS_IAM_AUTHENTICATOR_RELEASE } from "../../catalogs/awsAddonReleases";
@@ -30,8 +31,9 @@ const IN_POD_CONFIG_DIR = "/etc/aws-iam-authenticator";
 const IN_POD_STATE_DIR = "/var/aws-iam-authenticator";
 
 /**
- * The mapping: the admin role (as mappedAdminRoleArn gives it) to `admin:` and the session name, which `npm
- * run kubeconfig` sets from the caller's own AWS identity.
+ * The mapping: the admin role (as mappedAdminRoleArn gives it) to `admin:` and the session name as given
+ * (`{{SessionName}}` would turn an Identity Center user's `@` into `-`), which `npm run kubeconfig` sets from
+ * the caller's own AWS identity.
  */
 function authenticatorConfig(clusterName: string, adminRoleArn: string, adminGroup: string): string {
   return stringify({
@@ -40,7 +42,7 @@ function authenticatorConfig(clusterName: string, adminRoleArn: string, adminGro
       mapRoles: [
         {
           roleARN: adminRoleArn,
-          username: "admin:{{SessionName}}",
+          username: "admin:{{SessionNameRaw}}",
           groups: [adminGroup],
         },
       ],
@@ -48,7 +50,8 @@ function authenticatorConfig(clusterName: string, adminRoleArn: string, adminGro
   });
 }
 
-function authenticatorPod(): string {
+/** Its static pod; PARTITION is the admin role's, whose STS host names alone it accepts in a token. */
+function authenticatorPod(partition: string): string {
   const https = { scheme: "HTTPS", host: AUTHENTICATOR_ADDRESS, port: AUTHENTICATOR_PORT, path: "/healthz" };
   return stringify({
     apiVersion: "v1",
@@ -77,6 +80,7 @@ function authenticatorPod(): string {
             `--state-dir=${IN_POD_STATE_DIR}`,
             `--address=${AUTHENTICATOR_ADDRESS}`,
             `--port=${AUTHENTICATOR_PORT}`,
+            `--partition=${partition}`,
             // The bootstrap wrote the API server's webhook kubeconfig before the API server started.
             "--kubeconfig-pregenerated=true",
           ],
@@ -112,6 +116,6 @@ export function authenticatorFiles(
 ): Record<string, string> {
   return {
     [CONFIG_FILE]: authenticatorConfig(clusterName, adminRoleArn, adminGroup),
-    [AUTHENTICATOR_POD_FILE]: authenticatorPod(),
+    [AUTHENTICATOR_POD_FILE]: authenticatorPod(adminRoleArn.split(":")[1]),
   };
 }

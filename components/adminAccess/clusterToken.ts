@@ -6,9 +6,10 @@
  * after the signature (its `presignedURLExpiration`).
  */
 import { SignatureV4 } from "@smithy/signature-v4";
+import { createHash, createHmac } from "crypto";
+
 /** What the signer hashes: strings and bytes. */
 type SourceData = string | ArrayBuffer | ArrayBufferView;
-import { createHash, createHmac } from "crypto";
 
 /** How long the authenticator takes a token from its signature. */
 export const TOKEN_LIFETIME_SECONDS = 15 * 60;
@@ -70,7 +71,8 @@ export async function clusterToken(args: {
       query: { Action: "GetCallerIdentity", Version: "2011-06-15" },
       headers: { host: hostname, [CLUSTER_ID_HEADER]: args.clusterId },
     },
-    { expiresIn: 60, signingDate: now, unhoistableHeaders: new Set([CLUSTER_ID_HEADER]) },
+    // x-k8s-aws-id stays a signed header: the signer moves only x-amz-* headers into the query.
+    { expiresIn: 60, signingDate: now },
   );
   const query = new URLSearchParams(signed.query as Record<string, string>).toString();
   const url = `https://${hostname}/?${query}`;

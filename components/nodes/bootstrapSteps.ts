@@ -48,7 +48,6 @@ export const MODULE_DEPENDENCIES: Partial<Record<BootstrapModule, BootstrapModul
   "control-plane": ["kubeadm", "etcd", "upgrade", "drain", "node-credentials"],
   "node-credentials": ["kubeadm", "parameters", "drain"],
   encryption: ["parameters"],
-  authenticator: ["kubeadm"],
 };
 
 export function bootstrapSteps(config: BootstrapConfig): BootstrapStep[] {

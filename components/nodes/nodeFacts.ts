@@ -30,8 +30,8 @@ export const TOOLS_DIR = "/usr/local/lib/cilium-cluster";
 export const API_PIN_MARK = "cilium-cluster-own-api-server";
 /**
  * kubeadm's group of cluster administrators, bound to `cluster-admin` by kubeadm init (1.29 and later): the
- * group of the admin credentials the program signs and of the one a control-plane node mints to upgrade the
- * cluster (bootstrap/upgrade.sh).
+ * group the authenticator maps the cluster's admin role to (adminAccess/authenticator.ts), and of the
+ * credential a control-plane node mints to upgrade the cluster (bootstrap/upgrade.sh).
  */
 export const ADMIN_GROUP = "kubeadm:cluster-admins";
 /**

@@ -2,7 +2,7 @@
  * The key policy of the cluster's KMS key (docs/iam.md). The account's administrators manage the key (its
  * policy too, so no one is locked out) but cannot use it by the key policy alone; use goes through SSM, for
  * this cluster's parameters, to principals whose IAM policies allow it (the instance roles' statements, the
- * deployer, whoever mints an admin kubeconfig); and whatever the node role's IAM policy says, the key opens
+ * deployer; admins need none: they assume the cluster's admin role); and whatever the node role's IAM policy says, the key opens
  * for it only the node parameters and the instances' join credentials (`instance/`; which instance reads
  * which is the node role's tag condition, KMS cannot tell), never a control-plane parameter, and encrypts
  * nothing for it. The etcd snapshots in the backup bucket are encrypted under it too (SSE-KMS): through S3

@@ -127,6 +127,31 @@ describe("npm run kubeconfig", function () {
     expect(reader.stderr).to.contain("not authorized to perform sts:AssumeRole");
   });
 
+  it("runs compiled, as npm run kubeconfig runs it, and its kubeconfig runs the compiled command", () => {
+    const dir = mkdtempSync(join(tmpdir(), "kubeconfig-"));
+    writeFileSync(join(dir, "ca.crt"), "CA CERTIFICATE\n");
+    const out = join(dir, "kubeconfig");
+    const compiled = join(PROJECT, "bin", "scripts", "kubeconfig.js");
+    const r = spawnSync(
+      process.execPath,
+      [
+        compiled,
+        "--cluster",
+        "dev.k8s.local",
+        ...common,
+        "--server",
+        "https://api:443",
+        "--ca-file",
+        join(dir, "ca.crt"),
+        "--out",
+        out,
+      ],
+      { encoding: "utf8" },
+    );
+    expect(r.status, r.stderr).to.equal(0);
+    expect(parse(readFileSync(out, "utf8")).users[0].user.exec.args[0]).to.equal(compiled);
+  });
+
   it("runs compiled, as npm run kubeconfig and the Kubernetes provider run it, and refuses bad usage with exit 2", () => {
     const r = spawnSync(process.execPath, [join(PROJECT, "bin", "scripts", "kubeconfig.js"), "--role-arn"], {
       encoding: "utf8",

@@ -210,7 +210,7 @@ describe("NodeLaunchTemplate", () => {
       }
       expect(JSON.stringify(plan.resources)).not.to.contain(FAKE_SECRET_MARKER);
       expect(JSON.stringify(plan.resources)).not.to.contain(FAKE_SECRET_MARKER.toLowerCase());
-      // No admin credential among the outputs: admins mint short-lived ones (npm run kubeconfig).
+      // No admin credential among the outputs: admins make 15-minute tokens (npm run kubeconfig).
       expect(plan.outputs).not.to.have.property("kubeconfig");
       // ClusterSecrets' parameters, under the cluster's own key.
       expect(inputs(named(plan, "aws:kms/key:Key", "secrets-key"))).to.include({ enableKeyRotation: true });

@@ -836,11 +836,6 @@ function imds(fake: AwsFake, instanceId: string, req: IncomingMessage, res: Serv
     "instance-type": i.instanceType,
     mac: i.mac,
     "placement/availability-zone": i.zone,
-    // The instance's profile (instance metadata categories, iam/info), in the fake's account.
-    "iam/info": JSON.stringify({
-      Code: "Success",
-      InstanceProfileArn: `arn:aws:iam::000000000000:instance-profile/${i.group ?? "instance"}`,
-    }),
   };
   // The Auto Scaling lifecycle state the instance is headed for (instance metadata categories,
   // autoscaling/target-lifecycle-state): Terminated once Auto Scaling terminates it.

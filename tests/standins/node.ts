@@ -18,6 +18,8 @@ import { join, relative } from "path";
 import { CLUSTER_TAG, ROLE_TAGS } from "../../components/tags";
 import { groupLifecycleHooks } from "../../components/nodes/lifecycleHooks";
 import { BOOTSTRAP_SERVICE } from "../../components/nodes/systemdUnits";
+import { KUBERNETES_DIR } from "../../components/nodes/nodeFacts";
+import { AUTHENTICATOR_PORT } from "../../components/adminAccess/authenticator";
 import { instanceCredentialPrefix, parameterPrefix, secretsKeyAlias } from "../../components/secrets/paths";
 import { privateDnsName, type AwsFake, type Instance } from "./aws";
 import { compiledStandIn } from "./compiledStandIn";
@@ -77,12 +79,14 @@ const KILL = `if [ -n "\${STANDIN_KILL_AT:-}" ] && [[ "$(basename "$0") $*" == *
 fi`;
 
 const STUBS: Record<string, string> = {
-  // Real curl for the fake metadata service; the Kubernetes apt key and the API's /readyz are faked.
+  // Real curl for the fake metadata service; the Kubernetes apt key and the API's /readyz are faked, and the
+  // authenticator's health check answers once its static pod's manifest is where the kubelet runs it from.
   curl: `${COUNT}
 for a in "$@"; do case "$a" in http://127.0.0.1*) exec /usr/bin/curl "$@";; esac; done
 for a in "$@"; do case "$a" in
 *pkgs.k8s.io*) echo FAKE-KEY; exit 0;;
 *readyz) [ "$(count readyz)" -ge "\${STANDIN_API_READY_AFTER:-0}" ] && exit 0; exit 7;;
+https://127.0.0.1:${AUTHENTICATOR_PORT}/healthz) [ -f "$STANDIN_ROOT${KUBERNETES_DIR}/manifests/aws-iam-authenticator.yaml" ] && exit 0; exit 7;;
 esac; done
 exit 1`,
   snap: `[ "$1 $2 $3" = "install aws-cli --classic" ] || exit 1

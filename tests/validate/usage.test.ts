@@ -36,7 +36,7 @@ describe("npm run validate-cluster: usage", () => {
     ],
     [
       ["--stack", "dev", "--kubeconfig", join(dir, "none")],
-      /cannot read the kubeconfig .*none \(ENOENT.*: mint one with npm run kubeconfig/,
+      /cannot read the kubeconfig .*none \(ENOENT.*: write one with npm run kubeconfig/,
     ],
     [["--stack", "dev", "--kubeconfig", noCluster], /the kubeconfig .* has no current context with a cluster/],
   ];

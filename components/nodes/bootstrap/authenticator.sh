@@ -12,7 +12,7 @@ prepare_authenticator() {
     install -d -m 0700 -o "$AUTHENTICATOR_UID" -g "$AUTHENTICATOR_UID" "$state"
     (umask 077 && openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 3650 \
       -subj /CN=aws-iam-authenticator -addext "subjectAltName=IP:$AUTHENTICATOR_ADDRESS" \
-      -keyout "$state/key.pem" -out "$state/cert.pem" 2>/dev/null) || return 1
+      -keyout "$state/key.pem" -out "$state/cert.pem") || return 1
     chown "$AUTHENTICATOR_UID:$AUTHENTICATOR_UID" "$state/key.pem" "$state/cert.pem"
   fi
   cert=$(base64 -w0 <"$state/cert.pem")
@@ -35,7 +35,9 @@ current-context: webhook
 EOF_KUBECONFIG
 }
 
-# start_authenticator: its static pod, which the kubelet runs beside the API server.
+# start_authenticator: its static pod, which the kubelet runs beside the API server, once it answers: the
+# node goes in service (and behind the API's load balancer) only with its admins' webhook up.
 start_authenticator() {
   install -m 0644 "${BOOTSTRAP_ROOT:-}$AUTHENTICATOR_POD_FILE" "${BOOTSTRAP_ROOT:-}$KUBERNETES_DIR/manifests/aws-iam-authenticator.yaml"
+  retry curl -sSfk --max-time 5 -o /dev/null "https://$AUTHENTICATOR_ADDRESS:$AUTHENTICATOR_PORT/healthz"
 }

@@ -9,6 +9,8 @@ header, `Accept: application/json`).
 - The signature is checked: Signature Version 4's canonical request (method, path, the query but the
   signature, the signed headers, the empty body's hash), signed with the session's secret key. A request whose
   `x-k8s-aws-id` differs from the one signed, or signed by another key, is refused (SignatureDoesNotMatch).
+- The credential's scope is the request's date, the host's region and `sts`; a request dated more than 15
+  minutes ahead is refused (the clock skew AWS allows).
 - The request is good for 15 minutes from `X-Amz-Date`, whatever `X-Amz-Expires` says (aws-iam-authenticator's
   token.go: "presigned STS urls are valid for 15 minutes after timestamp in x-amz-date"; aws-sdk-go issue
   2167); an expired session's credentials are refused (ExpiredToken).
@@ -91,6 +93,16 @@ class StsLayer:
         as_json = "application/json" in environ.get("HTTP_ACCEPT", "")
         refuse = lambda status, code, message: _error(start_response, as_json, status, code, message)  # noqa: E731
         key_id, _, scope = params["X-Amz-Credential"].partition("/")
+        try:
+            signed_at = datetime.datetime.strptime(params["X-Amz-Date"], "%Y%m%dT%H%M%SZ").replace(
+                tzinfo=datetime.timezone.utc)
+        except (KeyError, ValueError):
+            return refuse(400, "AuthorizationQueryParametersError", "X-Amz-Date must be in the ISO8601 basic format")
+        host = environ.get("HTTP_HOST", "").split(":")[0]
+        region = host.split(".")[1] if host.count(".") > 2 else "us-east-1"
+        if scope.split("/") != [params["X-Amz-Date"][:8], region, "sts", "aws4_request"]:
+            return refuse(403, "SignatureDoesNotMatch", f"Credential should be scoped to a valid region, service "
+                          f"and date: {scope}")
         session = self._session(key_id)
         if session is None:
             return refuse(403, "InvalidClientTokenId", "The security token included in the request is invalid.")
@@ -107,10 +119,10 @@ class StsLayer:
             return refuse(403, "SignatureDoesNotMatch", "The request signature we calculated does not match the "
                           "signature you provided.")
         now = self._now()
-        signed_at = datetime.datetime.strptime(params["X-Amz-Date"], "%Y%m%dT%H%M%SZ").replace(
-            tzinfo=datetime.timezone.utc)
         if now > signed_at + VALID_FOR:
             return refuse(403, "AccessDenied", "Request has expired")
+        if signed_at > now + VALID_FOR:
+            return refuse(403, "SignatureDoesNotMatch", "Signature not yet current")
         if session.expires is not None and now > session.expires:
             return refuse(403, "ExpiredToken", "The security token included in the request is expired")
         result = {"Account": session.account, "Arn": session.arn, "UserId": session.user_id}

@@ -51,12 +51,12 @@ def sts(request: pytest.FixtureRequest) -> Iterator[tuple[Any, bool]]:
     server.shutdown()
 
 
-def presigned(session: Any, cluster: str = CLUSTER, at: datetime.datetime | None = None) -> str:
+def presigned(session: Any, cluster: str = CLUSTER, at: datetime.datetime | None = None, service: str = "sts") -> str:
     """A GetCallerIdentity URL presigned with X-K8s-Aws-Id signed, as botocore signs one."""
     credentials = Credentials(session.access_key_id, session.secret_access_key, session.session_token)
     request = AWSRequest(method="GET", url=f"https://{HOST}/?Action=GetCallerIdentity&Version=2011-06-15",
                          headers={"x-k8s-aws-id": cluster})
-    signer = SigV4QueryAuth(credentials, "sts", "us-east-1", expires=60)
+    signer = SigV4QueryAuth(credentials, service, "us-east-1", expires=60)
     with mock.patch("botocore.auth.get_current_datetime", lambda: at or datetime.datetime.now(datetime.timezone.utc)):
         signer.add_auth(request)
     return request.url
@@ -122,3 +122,16 @@ def test_names_a_session_of_a_role_in_the_plans_account(sts):
     except (ValueError, KeyError):
         arn = None
     assert (status == 200 and arn == f"arn:aws:sts::{PLAN_ACCOUNT}:assumed-role/admins.box/alice") is real
+
+
+def test_refuses_a_signature_scoped_to_another_service(sts):
+    (port, session, _), real = sts
+    status, _ = replay(port, presigned(session, service="s3"))
+    assert (status == 403) is real
+
+
+def test_refuses_a_request_dated_ahead(sts):
+    (port, session, _), real = sts
+    ahead = datetime.datetime.now(datetime.timezone.utc) + datetime.timedelta(minutes=20)
+    status, _ = replay(port, presigned(session, at=ahead))
+    assert (status == 403) is real
