@@ -48,22 +48,17 @@ describe("npm run kubeconfig", function () {
       child.on("close", (status) => resolve({ status, stdout, stderr }));
     });
   const common = ["--region", "us-east-1", "--role-arn", ROLE];
-
-  it("writes a kubeconfig, readable by its owner only, with no credential: the command that makes one", async () => {
+  /** A folder with the cluster's CA certificate, and the options that write a kubeconfig there with it. */
+  const writing = () => {
     const dir = mkdtempSync(join(tmpdir(), "kubeconfig-"));
     writeFileSync(join(dir, "ca.crt"), "CA CERTIFICATE\n");
     const out = join(dir, "kubeconfig");
-    const r = await kubeconfig(
-      ...common,
-      "--profile",
-      "admin",
-      "--server",
-      "https://api:443",
-      "--ca-file",
-      join(dir, "ca.crt"),
-      "--out",
-      out,
-    );
+    return { out, args: ["--server", "https://api:443", "--ca-file", join(dir, "ca.crt"), "--out", out] };
+  };
+
+  it("writes a kubeconfig, readable by its owner only, with no credential: the command that makes one", async () => {
+    const { out, args } = writing();
+    const r = await kubeconfig(...common, "--profile", "admin", ...args);
     expect(r.status, r.stderr).to.equal(0);
     expect(statSync(out).mode & 0o777).to.equal(0o600);
     const config = parse(readFileSync(out, "utf8"));
@@ -128,26 +123,11 @@ describe("npm run kubeconfig", function () {
   });
 
   it("runs compiled, as npm run kubeconfig runs it, and its kubeconfig runs the compiled command", () => {
-    const dir = mkdtempSync(join(tmpdir(), "kubeconfig-"));
-    writeFileSync(join(dir, "ca.crt"), "CA CERTIFICATE\n");
-    const out = join(dir, "kubeconfig");
+    const { out, args } = writing();
     const compiled = join(PROJECT, "bin", "scripts", "kubeconfig.js");
-    const r = spawnSync(
-      process.execPath,
-      [
-        compiled,
-        "--cluster",
-        "dev.k8s.local",
-        ...common,
-        "--server",
-        "https://api:443",
-        "--ca-file",
-        join(dir, "ca.crt"),
-        "--out",
-        out,
-      ],
-      { encoding: "utf8" },
-    );
+    const r = spawnSync(process.execPath, [compiled, "--cluster", "dev.k8s.local", ...common, ...args], {
+      encoding: "utf8",
+    });
     expect(r.status, r.stderr).to.equal(0);
     expect(parse(readFileSync(out, "utf8")).users[0].user.exec.args[0]).to.equal(compiled);
   });
