@@ -6,7 +6,7 @@
  * operator). `stop` removes every process, mount, cgroup, namespace and file the box made, pass or fail.
  */
 import { execFile } from "child_process";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statfsSync } from "fs";
 import { tmpdir } from "os";
 import { CACHE_ROOT } from "../kubernetes/binaries";
 import { join } from "path";
@@ -25,8 +25,18 @@ export function whyTheBoxCannotRun(): string | undefined {
   if (process.getuid?.() !== 0) return "the box needs root (network namespaces, mounts, systemd-nspawn)";
   if (!existsSync("/usr/bin/systemd-nspawn")) return "systemd-nspawn is missing (Debian: systemd-container)";
   if (!BOX_IMAGE_STAMPS.every(existsSync)) return `the box image is not built: npm run build:box (into ${BOX_CACHE})`;
+  // The nodes' file systems are directories of this machine's disk (free space as statfs counts it, against
+  // every block): below the kubelet's default hard eviction threshold (imagefs.available < 15%) every node is
+  // tainted with disk-pressure and no add-on schedules; just above it, what the box writes can cross it.
+  const disk = statfsSync(tmpdir());
+  const free = (100 * disk.bavail) / disk.blocks;
+  if (free < MIN_FREE_DISK_PERCENT)
+    return `the disk of ${tmpdir()} has ${free.toFixed(0)}% free, under ${MIN_FREE_DISK_PERCENT}%: the box's kubelets would taint every node with disk-pressure (their imagefs.available < 15% eviction)`;
   return undefined;
 }
+
+/** The kubelet's default hard eviction threshold for its image file system. */
+const MIN_FREE_DISK_PERCENT = 15;
 
 const AWS_ENDPOINTS = readFileSync(join(__dirname, "image", "aws-endpoints"), "utf8")
   .trim()
