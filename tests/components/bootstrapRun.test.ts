@@ -927,11 +927,12 @@ describe("control-plane bootstrap and the cluster's state, run as systemd runs i
 
   it("a terminating member whose node is never drained leaves once the drain hook's wait is over", async () => {
     const { node, script, args } = await terminatingMember();
-    const env = { ...node.env, STANDIN_DRAINED_AFTER: NEVER, DRAIN_WAIT_SECONDS: "2", ETCD_LEAVE_RETRY_SECONDS: "0.2" };
+    const env = { ...node.env, STANDIN_DRAINED_AFTER: NEVER, DRAIN_WAIT_SECONDS: "3", ETCD_LEAVE_RETRY_SECONDS: "0.2" };
     const started = Date.now();
     const leave = await run(join(node.root, script), args.split(" "), env);
     expect(leave.status, leave.stderr).to.equal(0);
-    // Looked at the node until the wait was over, the instance held in its hook meanwhile, then left.
+    // Looked at the node until the wait was over, the instance held in its hook meanwhile, then left. bash's
+    // SECONDS counts whole seconds from the shell's start, so a wait of 3 ends after 2 to 3 seconds.
     expect(Date.now() - started).to.be.at.least(2000);
     expect(calls(node, "kubectl").filter((l) => l.includes(" get node ")).length).to.be.at.least(1);
     expect(node.instance.heartbeats).to.be.at.least(1);
