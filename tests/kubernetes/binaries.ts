@@ -27,10 +27,25 @@ export const KUBERNETES_VERSION = `v${DEFAULT_KUBERNETES_VERSION}`;
 /** The etcd version kubeadm pins for that Kubernetes version (a test checks it against kubeadm itself). */
 export const ETCD_VERSION = onlyVersion("etcd");
 
-export type Binary =
-  "kubeadm" | "kube-apiserver" | "kube-controller-manager" | "kube-scheduler" | "etcd" | "etcdctl" | "etcdutl";
+/** The AWS cloud controller manager's release (the program's, or the nearest the Go module proxy serves). */
+export const CLOUD_CONTROLLER_VERSION = onlyVersion("cloud-provider-aws");
 
-const defaultVersion = (name: Binary) => (name.startsWith("etcd") ? ETCD_VERSION : KUBERNETES_VERSION);
+export type Binary =
+  | "kubeadm"
+  | "kube-apiserver"
+  | "kube-controller-manager"
+  | "kube-scheduler"
+  | "etcd"
+  | "etcdctl"
+  | "etcdutl"
+  | "aws-cloud-controller-manager";
+
+const defaultVersion = (name: Binary) =>
+  name.startsWith("etcd")
+    ? ETCD_VERSION
+    : name === "aws-cloud-controller-manager"
+      ? CLOUD_CONTROLLER_VERSION
+      : KUBERNETES_VERSION;
 
 /** The binary's path in the cache, whether or not it has been built. */
 export const binaryPath = (name: Binary, version = defaultVersion(name)): string => join(BINARY_CACHE, version, name);

@@ -25,6 +25,8 @@ export interface NodeShape {
   taints: { key: string; effect: string; value?: string }[];
   /** The kubelet's release (`v1.35.4`); the default Kubernetes version's when left out. */
   kubeletVersion?: string;
+  /** The instance, as the bootstrap's kubelet.sh gives it the kubelet: `aws:///ZONE/INSTANCE-ID`. */
+  providerID?: string;
 }
 
 /** What a kubelet that has just registered reports: not ready, because no CNI has written its config yet. */
@@ -83,7 +85,7 @@ export function registerNode(cp: ControlPlane, node: NodeShape, ip = `10.0.2.${n
       apiVersion: "v1",
       kind: "Node",
       metadata: { name: node.name, labels },
-      spec: { taints: node.taints },
+      spec: { taints: node.taints, providerID: node.providerID },
     }),
   );
   cp.kubectl([

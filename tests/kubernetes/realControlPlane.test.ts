@@ -33,14 +33,22 @@ import {
   UNINITIALIZED_TAINT,
   uninitialized,
 } from "./kubeletStandIn";
-import { CLOUD_LABELS, initialiseNodes } from "./cloudControllerStandIn";
+import { Cloud, CLOUD_LABELS } from "./cloud";
+import { renderCloudControllerManifests } from "../../components/cloudController/cloudControllerManifests";
 import { requireNamespaces } from "./nodeHost";
 import { allowed, chartGrants, covers, NEVER } from "./rbacCalls";
 import { apiServerFilesOf, fillAsTheNode, renderedExamples } from "./renderedKubeadm";
 import { validateClusterSuite } from "./validateCluster";
 import { apiServerHardeningSuite } from "./apiServerHardening";
 
-const BINARIES: Binary[] = ["kubeadm", "kube-apiserver", "kube-controller-manager", "kube-scheduler", "etcd"];
+const BINARIES: Binary[] = [
+  "kubeadm",
+  "kube-apiserver",
+  "kube-controller-manager",
+  "kube-scheduler",
+  "etcd",
+  "aws-cloud-controller-manager",
+];
 
 interface Pod {
   metadata: {
@@ -151,6 +159,7 @@ describe("the real control plane (kubeadm, etcd, API server, controller manager,
   let cp: ControlPlane;
   let binaries: Record<Binary, string>;
   let stacks: Map<string, Map<string, string>>;
+  let cloud: Cloud;
 
   before(async function () {
     requireDebianTool(this, "openssl", "openssl");
@@ -166,6 +175,21 @@ describe("the real control plane (kubeadm, etcd, API server, controller manager,
       (plane) => registerNode(plane, { name: NODE_NAME, arch: "amd64", taints: registrationTaints(init) }, NODE_IP),
       apiServerFilesOf(userData),
     );
+    // The first node's instance; its providerID, which the bootstrap gives the kubelet before kubeadm
+    // registers the node (bootstrap/kubelet.sh), once the host it runs in exists.
+    const clusterName = parse(init.split("\n---\n").find((d) => d.includes("kind: ClusterConfiguration"))!)
+      .clusterName as string;
+    cloud = await Cloud.start(this, cp, clusterName);
+    const first = cloud.runInstance(cases().find((c) => c.name === "dev")!.spec.controlPlane.instanceType, NODE_IP);
+    expect(first.name, "EC2's name for the first node's address").to.equal(NODE_NAME);
+    cp.kubectl([
+      "patch",
+      "node",
+      NODE_NAME,
+      "--type=merge",
+      "-p",
+      JSON.stringify({ spec: { providerID: first.providerID } }),
+    ]);
     // What the bootstrap's role.sh records first; the apply script reads it.
     cp.host.writeFile(NODE_ROLE_FILE, "control-plane\n");
     cp.host.start("heartbeat", [
@@ -391,28 +415,42 @@ test -s /etc/kubernetes/bootstrap-kubelet.conf`,
       const controlPlaneJoin = joins.find(([n]) => n.includes("control-plane-"))![1];
       const archOf = (instanceType: string): NodeShape["arch"] =>
         architectureOf(instanceType) === "arm64" ? "arm64" : "amd64";
-      const nodes: NodeShape[] = [
-        ...Array.from({ length: spec.controlPlane.count - 1 }, (_, i) => ({
-          name: `${example}-control-plane-${i + 2}`,
-          arch: archOf(spec.controlPlane.instanceType),
-          labels: {
-            "node-role.kubernetes.io/control-plane": "",
-            "node.kubernetes.io/exclude-from-external-load-balancers": "",
-          },
-          taints: registrationTaints(controlPlaneJoin),
-        })),
-        ...spec.nodeGroups.map((g) => ({
-          name: `${example}-${g.name}`,
-          arch: archOf(g.instanceType),
-          taints: registrationTaints(stack.get(`kubeadm/${g.name}-template-join.yaml`)!),
-        })),
+      // Each runs as an instance in EC2, named as EC2 names it, its providerID that instance.
+      const instanceOf = (shape: Omit<NodeShape, "name">, instanceType: string) => {
+        const instance = cloud.runInstance(instanceType);
+        return { shape: { ...shape, name: instance.name, providerID: instance.providerID }, address: instance.address };
+      };
+      const registered = [
+        ...Array.from({ length: spec.controlPlane.count - 1 }, () =>
+          instanceOf(
+            {
+              arch: archOf(spec.controlPlane.instanceType),
+              labels: {
+                "node-role.kubernetes.io/control-plane": "",
+                "node.kubernetes.io/exclude-from-external-load-balancers": "",
+              },
+              taints: registrationTaints(controlPlaneJoin),
+            },
+            spec.controlPlane.instanceType,
+          ),
+        ),
+        ...spec.nodeGroups.map((g) =>
+          instanceOf(
+            {
+              arch: archOf(g.instanceType),
+              taints: registrationTaints(stack.get(`kubeadm/${g.name}-template-join.yaml`)!),
+            },
+            g.instanceType,
+          ),
+        ),
       ];
+      const nodes = registered.map((r) => r.shape);
       // The first node is fresh again too: not ready, and not initialised by a cloud controller.
       setReady(cp, [NODE_NAME], false);
       const cloudTaint = `${UNINITIALIZED_TAINT.key}=${UNINITIALIZED_TAINT.value}:${UNINITIALIZED_TAINT.effect}`;
       cp.kubectl(["taint", "node", NODE_NAME, cloudTaint, "--overwrite"]);
       cp.kubectl(["label", "node", NODE_NAME, ...CLOUD_LABELS.map((l) => `${l}-`)]);
-      for (const node of nodes) registerNode(cp, node);
+      for (const { shape, address } of registered) registerNode(cp, shape, address);
       const allNodes = [NODE_NAME, ...nodes.map((n) => n.name)];
       try {
         // As on a new cluster: the node lifecycle controller has tainted every node not-ready before Cilium runs.
@@ -526,8 +564,21 @@ test -s /etc/kubernetes/bootstrap-kubelet.conf`,
         expect(handlers.length, "termination handler pods").to.be.greaterThan(0);
         for (const p of handlers)
           expect(controlPlaneNodes.has(p.spec.nodeName!), `${p.metadata.name} on the control plane`).to.equal(true);
-        // The cloud controller initialises the nodes; then nothing (kubeadm's CoreDNS too) stays unscheduled.
-        initialiseNodes(cp, allNodes);
+        // The real cloud controller manager, as the pod just bound, initialises the nodes; then nothing
+        // (kubeadm's CoreDNS too) stays unscheduled.
+        const manager = objects.filter(
+          (o) => o.kind === "DaemonSet" && o.metadata.name === "aws-cloud-controller-manager",
+        );
+        await cloud.initialise(
+          binaries["aws-cloud-controller-manager"],
+          { foundation: [], workloads: manager },
+          allNodes,
+        );
+        for (const name of allNodes)
+          expect(
+            Object.keys(JSON.parse(cp.kubectl(["get", "node", name, "-o", "json"])).metadata.labels),
+            `${name}: the labels the cloud controller manager sets`,
+          ).to.include.members(CLOUD_LABELS);
         const any = () => true;
         await waitFor(`${example}: every pod bound on ready nodes`, () => unbound(any).length === 0, 90_000).catch(
           () => undefined,
@@ -607,6 +658,14 @@ test -s /etc/kubernetes/bootstrap-kubelet.conf`,
   }
 
   // Last: it leaves the dev stack's cluster behind, broken.
-  validateClusterSuite(() => cp);
+  validateClusterSuite(
+    () => cp,
+    (spec, nodes) =>
+      cloud.initialise(
+        binaries["aws-cloud-controller-manager"],
+        renderCloudControllerManifests(spec, cp.apiHost),
+        nodes,
+      ),
+  );
   apiServerHardeningSuite(() => cp);
 });

@@ -11,13 +11,14 @@
  */
 import { expect } from "chai";
 import { ChildProcess, spawn } from "child_process";
-import { existsSync, mkdtempSync, statSync, writeFileSync } from "fs";
+import { existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from "fs";
 import { createServer, connect, Server, Socket } from "net";
 import { tmpdir } from "os";
-import { join } from "path";
+import { dirname, join } from "path";
 import { parse, stringify } from "yaml";
 import { staleBuild } from "../../buildStamp";
 import { certificateKubeconfig, signAdminCredential } from "./adminCertificate";
+import { EXEC_CREDENTIAL_API, renderKubeconfig } from "../../components/adminAccess/kubeconfigRender";
 import { INSTANCE_GROUP_TAG, ROLE_TAGS } from "../../components/tags";
 import type { ClusterSpec } from "../../config/types";
 import { PROJECT_DIR } from "../../plan/examples";
@@ -32,7 +33,6 @@ import { waitFor } from "../waitFor";
 import type { ControlPlane } from "./controlPlane";
 import { NODE_IP, NODE_NAME } from "./controlPlane";
 import { registerNode, setReady, uninitialized } from "./kubeletStandIn";
-import { initialiseNodes } from "./cloudControllerStandIn";
 
 const CRD = join(PROJECT_DIR, "tests", "oracles", "cilium-crds", "ciliumnodes-1.19.6.yaml");
 const COMMAND = join(PROJECT_DIR, "bin", "scripts", "validateCluster.js");
@@ -90,7 +90,14 @@ interface Run {
   stderr: string;
 }
 
-export function validateClusterSuite(controlPlane: () => ControlPlane): void {
+/**
+ * INITIALISE(spec, nodes): the real cloud controller manager, rendered for SPEC, run until it has initialised
+ * NODES (cloud.ts).
+ */
+export function validateClusterSuite(
+  controlPlane: () => ControlPlane,
+  initialise: (spec: ClusterSpec, nodes: string[]) => Promise<void>,
+): void {
   describe("npm run validate-cluster against the real API server", function () {
     this.timeout(600_000);
     let cp: ControlPlane;
@@ -111,7 +118,7 @@ export function validateClusterSuite(controlPlane: () => ControlPlane): void {
     const start = (env: NodeJS.ProcessEnv, ...args: string[]) => {
       const child: ChildProcess = spawn(
         process.execPath,
-        [COMMAND, "--stack", "dev", "--kubeconfig", kubeconfig, ...args],
+        [COMMAND, "--stack", "dev", ...(args.includes("--kubeconfig") ? [] : ["--kubeconfig", kubeconfig]), ...args],
         {
           cwd: PROJECT_DIR,
           env,
@@ -246,10 +253,12 @@ export function validateClusterSuite(controlPlane: () => ControlPlane): void {
       // The nodes: the control-plane node kubeadm made and one worker per minimum size of the node group.
       const groups = instanceGroups(spec);
       const workers = groups.find((g) => g.role === "node")!;
+      // The first node's instance is the one its kubelet registered with (its providerID).
+      const firstProviderID = json(["get", "node", NODE_NAME]).spec.providerID as string;
       machines = [
         {
           name: NODE_NAME,
-          instanceId: "i-0a00000000000c001",
+          instanceId: firstProviderID.split("/").pop()!,
           zone: spec.network.availabilityZones[0],
           group: groups[0].name,
         },
@@ -261,8 +270,8 @@ export function validateClusterSuite(controlPlane: () => ControlPlane): void {
         })),
       ];
       for (const m of machines.slice(1)) registerNode(cp, { name: m.name, arch: "amd64", taints: [] });
-      for (const m of machines) {
-        // What the cloud controller manager sets when it initialises a node.
+      // The workers as their kubelets register (providerID) and the cloud controller manager labels them.
+      for (const m of machines.slice(1)) {
         const patch = {
           metadata: { labels: { "topology.kubernetes.io/zone": m.zone } },
           spec: { providerID: `aws:///${m.zone}/${m.instanceId}` },
@@ -271,7 +280,8 @@ export function validateClusterSuite(controlPlane: () => ControlPlane): void {
       }
       kubectl(["uncordon", NODE_NAME]);
       // The first node still has the kubelet's cloud taint when the examples before did not run (--grep).
-      if (uninitialized(cp, NODE_NAME)) initialiseNodes(cp, [NODE_NAME]);
+      if (uninitialized(cp, NODE_NAME)) await initialise(spec, [NODE_NAME]);
+      machines[0].zone = json(["get", "node", NODE_NAME]).metadata.labels["topology.kubernetes.io/zone"];
       setReady(
         cp,
         machines.map((m) => m.name),
@@ -378,6 +388,35 @@ export function validateClusterSuite(controlPlane: () => ControlPlane): void {
       expect(run.stdout).to.match(
         /\nINSTANCE GROUPS\nNAME .*\ncontrol-plane-us-east-1a +control-plane +t3\.medium +1 +2 +us-east-1a +1 +1\/1 +0/,
       );
+    });
+
+    it("with the kubeconfig `npm run kubeconfig` writes (its user a command printing a credential): the same verdict", async () => {
+      // The program's own rendering, its command replaced by one printing the certificate credential above: the
+      // API server's token webhook (aws-iam-authenticator) does not run here, the client's exec path does.
+      const user = parse(readFileSync(kubeconfig, "utf8")).users[0].user;
+      const credential = JSON.stringify({
+        apiVersion: EXEC_CREDENTIAL_API,
+        kind: "ExecCredential",
+        status: {
+          clientCertificateData: Buffer.from(user["client-certificate-data"], "base64").toString(),
+          clientKeyData: Buffer.from(user["client-key-data"], "base64").toString(),
+        },
+      });
+      const cluster = parse(readFileSync(kubeconfig, "utf8")).clusters[0].cluster;
+      const config = parse(
+        renderKubeconfig({
+          clusterName: spec.clusterName,
+          server: cluster.server,
+          caCertPem: Buffer.from(cluster["certificate-authority-data"], "base64").toString(),
+          exec: { command: process.execPath, args: ["-e", `process.stdout.write(${JSON.stringify(credential)})`] },
+        }),
+      );
+      config.clusters[0].cluster["tls-server-name"] = cp.apiHost;
+      const execKubeconfig = join(dirname(kubeconfig), "exec-kubeconfig");
+      writeFileSync(execKubeconfig, stringify(config), { mode: 0o600 });
+      const run = await start(withAws, "--kubeconfig", execKubeconfig).done;
+      expect(run.code, `${run.stdout}${run.stderr}`).to.equal(0);
+      expect(run.stdout.trimEnd().split("\n").pop()).to.equal(`Your cluster ${spec.clusterName} is ready`);
     });
 
     it("without AWS credentials: the same verdict, nodes counted by role, and why the groups were not listed", async () => {

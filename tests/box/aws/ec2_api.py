@@ -6,12 +6,17 @@ goes to moto unchanged.
   Cilium's operator copies it into a slice as long as its request (pkg/aws/api/api.go,
   AssignPrivateIpAddresses). moto 5.2.1 lists every address of the interface, its primary and earlier ones
   too, and the operator panicked on it. The layer keeps the answer's new addresses only.
+- DescribeInstanceTopology: "the physical host placement" of instances, returned only for the instance types
+  the API reference lists under its prerequisites (HPC, P and Trn families, none of the ones here). moto 5.2.1
+  does not implement it and answers 500, which the AWS cloud controller manager retries for about 5 s on
+  every node it initialises. The layer answers as EC2 does for those types: an empty instanceSet.
 """
 
 from __future__ import annotations
 
 import io
 import threading
+import uuid
 from typing import Any, Callable
 from urllib.parse import parse_qs
 from xml.etree import ElementTree
@@ -43,6 +48,8 @@ class Ec2Layer:
         body = environ["wsgi.input"].read(int(environ.get("CONTENT_LENGTH") or 0))
         environ["wsgi.input"] = io.BytesIO(body)
         params = {k: v[0] for k, v in parse_qs(body.decode()).items()}
+        if params.get("Action") == "DescribeInstanceTopology":
+            return _no_topology(start_response)
         if params.get("Action") != "AssignPrivateIpAddresses":
             return self._app(environ, start_response)
         captured: dict[str, Any] = {}
@@ -60,6 +67,15 @@ class Ec2Layer:
         headers = [(k, v) for k, v in captured["headers"] if k.lower() != "content-length"]
         start_response(captured["status"], headers + [("Content-Length", str(len(answer)))])
         return [answer]
+
+
+def _no_topology(start_response: Callable[..., Any]) -> list[bytes]:
+    answer = (
+        b'<DescribeInstanceTopologyResponse xmlns="http://ec2.amazonaws.com/doc/2016-11-15/">'
+        b"<requestId>" + str(uuid.uuid4()).encode() + b"</requestId><instanceSet/></DescribeInstanceTopologyResponse>"
+    )
+    start_response("200 OK", [("Content-Type", "text/xml"), ("Content-Length", str(len(answer)))])
+    return [answer]
 
 
 def _only_new(answer: bytes, before: set[str]) -> bytes:
