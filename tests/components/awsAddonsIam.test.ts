@@ -104,7 +104,8 @@ describe("the EBS CSI driver's permissions", () => {
       expect(await may(policy, "ec2:CreateVolume", VOLUME, { "aws:RequestTag/KubernetesCluster": CLUSTER })).to.equal(
         true,
       );
-      expect(await may(policy, "ec2:CreateTags", VOLUME, { "ec2:CreateAction": "CreateVolume" })).to.equal(true);
+      const onCreate = { "ec2:CreateAction": "CreateVolume", "aws:RequestTag/KubernetesCluster": CLUSTER };
+      expect(await may(policy, "ec2:CreateTags", VOLUME, onCreate)).to.equal(true);
       for (const action of ["ec2:AttachVolume", "ec2:DetachVolume", "ec2:ModifyVolume", "ec2:DeleteVolume"])
         expect(await may(policy, action, VOLUME, driverVolume), action).to.equal(true);
       for (const action of ["ec2:AttachVolume", "ec2:DetachVolume"])
@@ -119,6 +120,9 @@ describe("the EBS CSI driver's permissions", () => {
       await may(controlPlane, "ec2:CreateVolume", VOLUME, { "aws:RequestTag/KubernetesCluster": "other.k8s.local" }),
     ).to.equal(false);
     expect(await may(controlPlane, "ec2:CreateTags", VOLUME, ours)).to.equal(false);
+    // Tagging on create, of a volume created for another cluster.
+    const creating = { "ec2:CreateAction": "CreateVolume", "aws:RequestTag/KubernetesCluster": "other.k8s.local" };
+    expect(await may(controlPlane, "ec2:CreateTags", VOLUME, creating)).to.equal(false);
     for (const action of ["ec2:AttachVolume", "ec2:DetachVolume", "ec2:ModifyVolume", "ec2:DeleteVolume"]) {
       const other = { ...theirs, "aws:ResourceTag/CSIVolumeName": "pvc-0123" };
       expect(await may(controlPlane, action, VOLUME, other), action).to.equal(false);

@@ -41,7 +41,11 @@ export const ebsCsiDriver: StatementSource = {
         Effect: "Allow",
         Action: ["ec2:CreateTags"],
         Resource: arn("volume"),
-        Condition: { StringEquals: { "ec2:CreateAction": "CreateVolume" } },
+        // And the create's cluster tag, which EbsCsiCreateTagged requires of the create itself: the statement
+        // then names this cluster on its own, as every other write here does.
+        Condition: {
+          StringEquals: { "ec2:CreateAction": "CreateVolume", [`aws:RequestTag/${CLUSTER_TAG}`]: spec.clusterName },
+        },
       },
       {
         Sid: "EbsCsiChangeOwnVolumes",
