@@ -9,7 +9,7 @@
 # Only what stands in for the sandbox is here (see docs/development.md, "The box"); the program's user data
 # reaches the nodes unchanged.
 set -euo pipefail
-built=$(realpath "$1")
+built=$(realpath -m "$1")
 cache=$(realpath -m "$2")
 here=$(cd "$(dirname "$0")" && pwd)
 k8s_version=v1.35.4
@@ -209,6 +209,8 @@ if ! fresh rootfs "$rootfs_key"; then
   "$here/rootfs.sh" "$cache/rootfs"
   mark rootfs "$rootfs_key"
 fi
+# BOX_ROOTFS_ONLY=1: only that, which needs none of the built binaries (.ci/run makes it while they build).
+if [ "${BOX_ROOTFS_ONLY:-}" = 1 ]; then exit 0; fi
 collect_binaries
 build_tls "${aws_names[@]}"
 install -D -m 0644 "$cache/tls/ca.crt" "$cache/rootfs/usr/local/share/ca-certificates/cilium-cluster-box.crt"
