@@ -5,6 +5,7 @@
  * apply them, and those whose images the box has run for real (the AWS cloud controller manager, Cilium's
  * operator). `stop` removes every process, mount, cgroup, namespace and file the box made, pass or fail.
  */
+import { missingEmulatorPackages } from "../emulatorPackages";
 import { execFile } from "child_process";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statfsSync } from "fs";
 import { tmpdir } from "os";
@@ -25,6 +26,8 @@ export function whyTheBoxCannotRun(): string | undefined {
   if (process.getuid?.() !== 0) return "the box needs root (network namespaces, mounts, systemd-nspawn)";
   if (!existsSync("/usr/bin/systemd-nspawn")) return "systemd-nspawn is missing (Debian: systemd-container)";
   if (!BOX_IMAGE_STAMPS.every(existsSync)) return `the box image is not built: npm run build:box (into ${BOX_CACHE})`;
+  const packages = missingEmulatorPackages();
+  if (packages) return packages;
   // The nodes' file systems are directories of this machine's disk (free space as statfs counts it, against
   // every block): below the kubelet's default hard eviction threshold (imagefs.available < 15%) every node is
   // tainted with disk-pressure and no add-on schedules; just above it, what the box writes can cross it.
@@ -418,8 +421,8 @@ export class Box {
     this.reconciling = undefined;
     if (timer) clearTimeout(timer);
     await this.reconcile;
-    // Each node shuts down on its own: all at once.
-    await Promise.all([...this.nodes.values()].map((node) => node.stop()));
+    // The scenarios are over: every node killed at once, nothing of it judged any more.
+    await Promise.all([...this.nodes.values()].map((node) => node.stop(false)));
     await this.emulator?.stop();
     deleteNetwork(this.namespace);
     removeCgroups(this.namespace);

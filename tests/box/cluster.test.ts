@@ -115,6 +115,9 @@ describe("the whole cluster in a box: the dev stack, one control-plane node and 
         result: "success",
         restarts: 0,
       });
+      process.stdout.write(
+        `      ${node.instance.privateDnsName}: bootstrap done ${await node.bootstrapSeconds()}s after its systemd started\n`,
+      );
     }
     // Each worker joined with the credential the control plane issued to its instance alone (the emulator's
     // SSM refuses it to any other caller: tests/box/aws/ssm_api.py): once the Node exists the issuer deletes
@@ -409,6 +412,12 @@ describe("the whole cluster in a box: the dev stack, one control-plane node and 
     // A Secret the snapshot must not show: the API server encrypts it before etcd stores it.
     const marker = `box-secret-${Date.now()}`;
     await box.kubectl(["create", "secret", "generic", "box-marker", `--from-literal=value=${marker}`]);
+    // The timer the bootstrap enabled, waiting; the test runs its service now instead of waiting out the interval.
+    expect(
+      (await controlPlane.exec("systemctl is-enabled etcd-backup.timer; systemctl is-active etcd-backup.timer"))
+        .split("\n")
+        .slice(0, 2),
+    ).to.deep.equal(["enabled", "active"]);
     await controlPlane.exec("systemctl start etcd-backup.service", 120_000);
     const head = await box.aws.aws<{ ContentLength: number; ServerSideEncryption: string; SSEKMSKeyId?: string }>([
       "s3api",
@@ -527,7 +536,7 @@ describe("the whole cluster in a box: the dev stack, one control-plane node and 
         if (!fresh) return undefined;
         const k8s = (await nodes()).find((n) => n.metadata.name === fresh.instance.privateDnsName);
         const itsOwn = k8s?.spec.providerID === `aws:///${fresh.instance.zone}/${fresh.instance.id}`;
-        return k8s && ready(k8s) && itsOwn ? fresh : undefined;
+        return k8s && ready(k8s) && initialised(k8s) && itsOwn ? fresh : undefined;
       },
       6 * 60_000,
       5000,

@@ -161,8 +161,8 @@ describe("the control plane in a box: three control-plane nodes booted together,
           const fresh = box.controlPlaneNodes().find((n) => !original.includes(n));
           if (!fresh) return undefined;
           const k8s = (await nodes()).find((n) => n.metadata.name === fresh.instance.privateDnsName);
-          if (!k8s || !ready(k8s) || k8s.spec.providerID !== `aws:///${fresh.instance.zone}/${fresh.instance.id}`)
-            return undefined;
+          const itsOwn = k8s?.spec.providerID === `aws:///${fresh.instance.zone}/${fresh.instance.id}`;
+          if (!k8s || !ready(k8s) || !initialised(k8s) || !itsOwn) return undefined;
           const voting = (await members(survivors[0])).every((m) => !m.isLearner);
           return voting && (await box.lifecycleState(fresh.instance.id)) === "InService" ? fresh : undefined;
         },

@@ -9,7 +9,12 @@ export interface K8sNode {
 
 export const ready = (n: K8sNode) => n.status.conditions.some((c) => c.type === "Ready" && c.status === "True");
 
-/** Initialised by the cloud controller: its provider id set and the `uninitialized` taint gone. */
+/**
+ * Initialised by the cloud controller: the `uninitialized` taint gone and the zone and instance-type labels set
+ * (its node controller's; the kubelet sets neither), with the provider id the kubelet registered.
+ */
 export const initialised = (n: K8sNode) =>
   Boolean(n.spec.providerID) &&
+  Boolean(n.metadata.labels["topology.kubernetes.io/zone"]) &&
+  Boolean(n.metadata.labels["node.kubernetes.io/instance-type"]) &&
   !(n.spec.taints ?? []).some((t) => t.key === "node.cloudprovider.kubernetes.io/uninitialized");

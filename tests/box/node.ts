@@ -248,6 +248,20 @@ export class Node {
     );
   }
 
+  /** Seconds from the node's systemd starting to its bootstrap's end (both on the kernel's monotonic clock). */
+  async bootstrapSeconds(): Promise<number> {
+    const shown = await this.exec(
+      `systemctl show -p UserspaceTimestampMonotonic; systemctl show -p ExecMainExitTimestampMonotonic ${BOOTSTRAP_SERVICE}`,
+    );
+    const p = Object.fromEntries(
+      shown
+        .trim()
+        .split("\n")
+        .map((l) => l.split("=", 2)),
+    );
+    return Math.round((Number(p.ExecMainExitTimestampMonotonic) - Number(p.UserspaceTimestampMonotonic)) / 1e6);
+  }
+
   /** The node's init: the one process of the node's cgroup whose parent is outside it (nspawn). */
   leaderPid(): number {
     const procs = runSync("cat", [join(CGROUP_ROOT, "pids", this.cgroup, "cgroup.procs")])
@@ -261,12 +275,15 @@ export class Node {
     throw new Error(`node ${this.name}: no init process found`);
   }
 
-  /** Powers the node off (nspawn turns SIGTERM into the container's shutdown), killed if it lingers. */
-  async stop(): Promise<void> {
+  /**
+   * Powers the node off (nspawn turns SIGTERM into the container's shutdown), as EC2 shuts an instance down,
+   * killed if it lingers; or, GRACEFUL false (the box's own teardown, its scenarios over), killed at once.
+   */
+  async stop(graceful = true): Promise<void> {
     const child = this.process;
     if (child && child.exitCode === null && child.pid) {
-      child.kill("SIGTERM");
-      const timeout = new Promise((r) => setTimeout(r, 30_000, "timeout"));
+      if (graceful) child.kill("SIGTERM");
+      const timeout = new Promise((r) => setTimeout(r, graceful ? 30_000 : 0, "timeout"));
       if ((await Promise.race([this.exited, timeout])) === "timeout") {
         // The node's init first: killing it ends every process of the node's PID namespace.
         try {

@@ -6,12 +6,12 @@
  * account's token (so the program's RBAC for it is what its calls meet), its instance metadata that node's.
  * The manager, not the test, labels each node and removes the kubelet's cloud taint.
  */
-import { spawnSync } from "child_process";
 import { existsSync, readFileSync } from "fs";
 import { join } from "path";
 import type { K8sObject } from "../../components/k8s/object";
 import type { StagedObjects } from "../../components/k8s/stages";
 import { cannotRun } from "../cannotRun";
+import { missingEmulatorPackages } from "../emulatorPackages";
 import { waitFor } from "../waitFor";
 import type { ControlPlane } from "./controlPlane";
 import { NODE_IP } from "./controlPlane";
@@ -43,14 +43,6 @@ export interface Instance {
   providerID: string;
 }
 
-/** Why the cloud cannot run here (moto and the AWS CLI: tests/box/aws/requirements.txt), or undefined. */
-function missing(): string | undefined {
-  const probe = spawnSync("python3", ["-c", "import moto, awscli"], { encoding: "utf8" });
-  return probe.status === 0
-    ? undefined
-    : "moto and the AWS CLI are not installed: python3 -m pip install -r tests/box/aws/requirements.txt";
-}
-
 export class Cloud {
   private nextAddress = 20;
 
@@ -62,7 +54,7 @@ export class Cloud {
 
   /** Starts EC2 and the metadata in CP's host; skips the calling hook when moto is missing (fails under CI). */
   static async start(context: Mocha.Context, cp: ControlPlane, clusterName: string): Promise<Cloud> {
-    const reason = missing();
+    const reason = missingEmulatorPackages();
     if (reason) cannotRun(context, reason);
     cp.host.start("ec2", [
       "python3",

@@ -132,7 +132,9 @@ export async function startControlPlane(
   const aws = await startAwsProcess();
   const host = NodeHost.create({
     ip: NODE_IP,
-    hostname: NODE_NAME,
+    // Ubuntu's short name, as on EC2: kubeadm must take the node's name from its configuration (the
+    // bootstrap fills it from the instance's metadata), not from the host.
+    hostname: NODE_NAME.split(".")[0],
     hosts: [`${LOAD_BALANCER_IP} ${apiHost}`, `${NODE_IP} ${NODE_NAME}`],
   });
   const stop = async () => {

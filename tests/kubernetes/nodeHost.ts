@@ -25,7 +25,7 @@ export function requireNamespaces(context: Mocha.Context): void {
 export interface HostOptions {
   /** The instance's private IPv4, e.g. 10.0.1.10. */
   ip: string;
-  /** Its hostname, as EC2 names it (`ip-10-0-1-10.ec2.internal`). */
+  /** Its host name, as Ubuntu on EC2 sets it: the short form (`ip-10-0-1-10`). */
   hostname: string;
   /** Lines added to /etc/hosts: `ADDRESS NAME`. */
   hosts: string[];
