@@ -20,9 +20,10 @@ import { UNINITIALIZED_TAINT } from "./kubeletStandIn";
 const EC2 = join(__dirname, "cloud", "ec2.py");
 const PORT = 4566;
 const METADATA = `${NODE_IP}:8081`;
-export const CLOUD_ZONE = "us-east-1a";
+const CLOUD_ZONE = "us-east-1a";
 /** The first node's subnet, and the one the other nodes' instances are run in. */
 const SUBNETS = ["10.0.1.0/24", "10.0.2.0/24"];
+// moto checks no signature: any key will do.
 const AWS_ENV = { AWS_ACCESS_KEY_ID: "cloud", AWS_SECRET_ACCESS_KEY: "cloud", AWS_DEFAULT_REGION: "us-east-1" };
 const MANAGER_KUBECONFIG = "/etc/kubernetes/cloud-controller-manager.conf";
 
@@ -110,7 +111,7 @@ export class Cloud {
   }
 
   /**
-   * Runs the real manager from MANIFESTS (its account and RBAC, applied if absent, and its DaemonSet's
+   * Runs the real manager from MANIFESTS (its account and RBAC, applied server-side, and its DaemonSet's
    * arguments) until it has initialised every one of NODES, then stops it.
    */
   async initialise(binary: string, manifests: StagedObjects, nodes: string[]): Promise<void> {

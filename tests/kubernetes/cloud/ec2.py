@@ -1,8 +1,8 @@
 """EC2 for the real AWS cloud controller manager beside the real control plane (tests/kubernetes/cloud.ts),
 run inside the control plane's host:
 
-- moto's AWS on 127.0.0.1:PORT, behind the box's EC2 layer (tests/box/aws/ec2_api.py), with the cluster's VPC and one subnet per SUBNET (in ZONE); the harness runs
-  each node's instance in it with the AWS CLI;
+- moto's AWS on 127.0.0.1:PORT, behind the box's EC2 layer (tests/box/aws/ec2_api.py), with the cluster's VPC
+  and one subnet per SUBNET (in ZONE); the harness runs each node's instance in it with the AWS CLI;
 - the box's instance metadata (tests/box/aws/metadata.py) at METADATA, the host's own address: it answers each
   caller as the instance at the caller's address, as EC2 answers at 169.254.169.254. The manager on the host
   calls from the first node's address, so it is that node's instance, as its pod on that node would be.
@@ -51,14 +51,11 @@ def main() -> None:
     args = parser.parse_args()
 
     metadata_host, metadata_port = args.metadata.rsplit(":", 1)
+    moto = DomainDispatcherApplication(create_backend_app)
+    backend = ec2_backends[DEFAULT_ACCOUNT_ID][REGION]
     metadata = Metadata(DEFAULT_ACCOUNT_ID, REGION, Lifecycle(MotoGroups(DEFAULT_ACCOUNT_ID, REGION)), lambda _i: ROLE)
     servers = [
-        make_server(
-            "127.0.0.1",
-            args.port,
-            Ec2Layer(DomainDispatcherApplication(create_backend_app), moto_addresses(ec2_backends[DEFAULT_ACCOUNT_ID][REGION])),
-            threaded=True,
-        ),
+        make_server("127.0.0.1", args.port, Ec2Layer(moto, moto_addresses(backend)), threaded=True),
         make_server(metadata_host, int(metadata_port), metadata, threaded=True),
     ]
     for server in servers:
