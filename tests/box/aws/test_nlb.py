@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 import socket
 import threading
+from contextlib import contextmanager
 from typing import Iterator
 
 import pytest
@@ -56,10 +57,15 @@ def balancer(request: pytest.FixtureRequest) -> Iterator[tuple[type[LoadBalancer
     yield request.param, request.param is LoadBalancer
 
 
-def started(kind: type[LoadBalancer], targets: list[str]) -> tuple[LoadBalancer, int]:
+@contextmanager
+def running(kind: type[LoadBalancer], targets: list[str]) -> Iterator[int]:
+    """A balancer of KIND over TARGETS, serving on a port of 127.0.0.1 until the block ends."""
     lb = kind("127.0.0.1", 0, lambda: targets)
     threading.Thread(target=lb.serve, daemon=True).start()
-    return lb, lb._server.getsockname()[1]
+    try:
+        yield lb._server.getsockname()[1]
+    finally:
+        lb.stop()
 
 
 def ask(port: int, source: str | None = None) -> str:
@@ -73,36 +79,24 @@ def ask(port: int, source: str | None = None) -> str:
 
 def test_with_no_target_in_service_a_connection_is_closed_unanswered(balancer):
     kind, real = balancer
-    lb, port = started(kind, [])
-    try:
+    with running(kind, []) as port:
         assert (ask(port) == "") is real
-    finally:
-        lb.stop()
 
 
 def test_a_connection_reaches_a_target_in_service_and_no_other_instance(balancer):
     kind, real = balancer
-    lb, port = started(kind, [IN_SERVICE])
-    try:
+    with running(kind, [IN_SERVICE]) as port:
         assert (ask(port) == IN_SERVICE) is real
-    finally:
-        lb.stop()
 
 
 def test_a_target_reaching_itself_through_the_balancer_is_not_answered(balancer):
     kind, real = balancer
-    lb, port = started(kind, [ANY])
-    try:
+    with running(kind, [ANY]) as port:
         assert (ask(port, source=ANY) == "") is real
-    finally:
-        lb.stop()
 
 
 def test_a_target_that_refuses_connections_is_skipped(balancer):
     kind, real = balancer
-    lb, port = started(kind, [SILENT, IN_SERVICE])
-    try:
+    with running(kind, [SILENT, IN_SERVICE]) as port:
         # Round robin starts at each target in turn: every connection still reaches the one that answers.
         assert all(ask(port) == IN_SERVICE for _ in range(4)) is real
-    finally:
-        lb.stop()
