@@ -23,12 +23,14 @@ import { renderKubeconfig, adminCredentialCommand } from "./components/adminAcce
 import { API_LISTENER } from "./components/wellKnownPorts";
 import { ControlPlaneState } from "./components/controlPlane/controlPlaneState";
 import { controlPlaneMemberReplaced } from "./components/controlPlane/refreshWait";
+import { clusterCaCertificate } from "./components/controlPlane/clusterCaCertificate";
 import { afterWaits } from "./components/deployWait";
 import { stackAws } from "./components/stackAws";
 import { loadSpec } from "./config/load";
 import {
   APPLIED_VERSION_OUTPUT,
   appliedState,
+  CA_CERTIFICATE_OUTPUT,
   CONTROL_PLANE_ROLE_OUTPUT,
   VPC_CIDR_OUTPUT,
 } from "./components/appliedState";
@@ -59,22 +61,6 @@ export async function program(): Promise<Record<string, unknown>> {
     backupBucketArn: coordinates.apply((at) => backupBucketArn(spec.clusterName, at)),
   });
   const adminRole = new ClusterAdminRole("admins", { spec, coordinates });
-  // The Kubernetes provider's kubeconfig: no credential, the command that makes a token as the admin role.
-  const kubeconfig = pulumi
-    .all([network.apiEndpoint, secrets.caCertPem, adminRole.roleArn])
-    .apply(([endpoint, caCertPem, roleArn]) =>
-      renderKubeconfig({
-        clusterName: spec.clusterName,
-        server: `https://${endpoint}:${API_LISTENER}`,
-        caCertPem,
-        exec: adminCredentialCommand({
-          clusterName: spec.clusterName,
-          region: spec.region,
-          roleArn,
-          profile: aws.profile,
-        }),
-      }),
-    );
   const controlPlaneState = new ControlPlaneState("control-plane-state", {
     spec,
     coordinates,
@@ -88,7 +74,7 @@ export async function program(): Promise<Record<string, unknown>> {
   // instanceGroups lists them first: when an upgrade brings a kubelet newer than the API servers the cluster
   // runs, the node groups wait for the last of them, so no kubelet is ever newer than its API server.
   const nodesAfterControlPlane = nodesRollAfterControlPlane(upgrade);
-  const api = deployerApi(spec, network.apiEndpoint, secrets.caCertPem);
+  let caCertificate: pulumi.Output<string> | undefined;
   let previousMember: pulumi.Output<pulumi.Resource> | undefined;
   const groups = instanceGroups(spec).map((group) => {
     const controlPlane = group.role === "control-plane";
@@ -98,13 +84,14 @@ export async function program(): Promise<Record<string, unknown>> {
       subnetIds: network.nodeSubnetIds,
       securityGroupId: controlPlane ? network.securityGroupIds.controlPlane : network.securityGroupIds.nodes,
       instanceProfileName: controlPlane ? controlPlaneRole.instanceProfileName : nodeRole.instanceProfileName,
-      api: { internal: apiDns.internalName, public: network.apiEndpoint },
+      api: { internal: apiDns.internalName, public: network.apiEndpoint, caParameter: controlPlaneState.clusterCa },
       apiTargetGroupArns: controlPlane ? network.apiTargetGroupArns : [],
       state: controlPlane
         ? {
             initRecord: controlPlaneState.initRecord,
             backupBucket: controlPlaneState.backupBucket,
             encryptionKeys: controlPlaneState.encryptionKeys,
+            sharedPki: controlPlaneState.sharedPki,
             adminRoleArn: coordinates.apply((at) => mappedAdminRoleArn(spec.clusterName, at)),
           }
         : undefined,
@@ -119,12 +106,35 @@ export async function program(): Promise<Record<string, unknown>> {
         ...((controlPlane || nodesAfterControlPlane) && previousMember ? [previousMember] : []),
       ],
     });
-    const memberReplaced = controlPlane ? controlPlaneMemberReplaced(template, api, aws) : undefined;
+    // The first control-plane group's first node makes the cluster's CA: every wait after trusts the API by it.
+    if (controlPlane && !caCertificate)
+      caCertificate = clusterCaCertificate(controlPlaneState.clusterCa, template, applied.caCertificate, aws);
+    const memberReplaced =
+      caCertificate && controlPlane
+        ? controlPlaneMemberReplaced(template, deployerApi(spec, network.apiEndpoint, caCertificate), aws)
+        : undefined;
     if (memberReplaced) previousMember = memberReplaced.apply(() => template);
     return { group, template, memberReplaced };
   });
 
   const controlPlaneGroups = groups.filter((g) => g.group.role === "control-plane");
+  const apiCaCertificate = caCertificate!;
+  // The Kubernetes provider's kubeconfig: no credential, the command that makes a token as the admin role.
+  const kubeconfig = pulumi
+    .all([network.apiEndpoint, apiCaCertificate, adminRole.roleArn])
+    .apply(([endpoint, caCertPem, roleArn]) =>
+      renderKubeconfig({
+        clusterName: spec.clusterName,
+        server: `https://${endpoint}:${API_LISTENER}`,
+        caCertPem,
+        exec: adminCredentialCommand({
+          clusterName: spec.clusterName,
+          region: spec.region,
+          roleArn,
+          profile: aws.profile,
+        }),
+      }),
+    );
   const membersReplaced = groups.flatMap((g) => (g.memberReplaced ? [g.memberReplaced] : []));
   const addons = clusterAddons({
     spec,
@@ -181,7 +191,7 @@ export async function program(): Promise<Record<string, unknown>> {
     // What `npm run kubeconfig` writes into a kubeconfig: no admin credential is an output.
     region: spec.region,
     adminRoleArn: adminRole.roleArn,
-    apiCaCertificate: secrets.caCertPem,
+    [CA_CERTIFICATE_OUTPUT]: apiCaCertificate,
     // The version the control plane runs once every member is replaced: what the next update compares with
     // (components/appliedState.ts).
     [APPLIED_VERSION_OUTPUT]: afterWaits(spec.kubernetesVersion, membersReplaced),

@@ -6,7 +6,9 @@
  *   an update succeeds, so an interrupted upgrade still reads the version it started from, and the next
  *   `pulumi up` goes on with it;
  * - the IAM path the roles, policies and instance profiles were created at: the path in `controlPlaneRoleArn`;
- * - the VPC's CIDR: `vpcCidr`.
+ * - the VPC's CIDR: `vpcCidr`;
+ * - the cluster CA's certificate, which the first control-plane node made: `apiCaCertificate`
+ *   (components/controlPlane/clusterCaCertificate.ts), for a preview's Kubernetes provider.
  * A stack not yet deployed has no outputs: nothing applied.
  *
  * Why the stack's own state and not an SSM parameter the program writes and reads with an invoke: it needs no
@@ -22,11 +24,14 @@ export const APPLIED_VERSION_OUTPUT = "kubernetesVersion";
 export const CONTROL_PLANE_ROLE_OUTPUT = "controlPlaneRoleArn";
 /** The stack output that records the VPC's CIDR. */
 export const VPC_CIDR_OUTPUT = "vpcCidr";
+/** The stack output that records the cluster CA's certificate. */
+export const CA_CERTIFICATE_OUTPUT = "apiCaCertificate";
 
 export interface AppliedState {
   kubernetesVersion?: string;
   iamPath?: string;
   networkCidr?: string;
+  caCertificate?: string;
 }
 
 /** The fully qualified name of the stack this program runs as (`organization/project/stack`). */
@@ -45,8 +50,8 @@ export function iamPathOf(arn: string): string | undefined {
 /** What the stack's last successful update applied; nothing before its first. */
 export async function appliedState(): Promise<AppliedState> {
   const self = new pulumi.StackReference("applied-state", { name: ownStackName() });
-  const [version, roleArn, cidr] = await Promise.all(
-    [APPLIED_VERSION_OUTPUT, CONTROL_PLANE_ROLE_OUTPUT, VPC_CIDR_OUTPUT].map(async (name) => {
+  const [version, roleArn, cidr, caCertificate] = await Promise.all(
+    [APPLIED_VERSION_OUTPUT, CONTROL_PLANE_ROLE_OUTPUT, VPC_CIDR_OUTPUT, CA_CERTIFICATE_OUTPUT].map(async (name) => {
       const details = await self.getOutputDetails(name);
       const value = details.value ?? details.secretValue;
       return typeof value === "string" ? value : undefined;
@@ -56,5 +61,6 @@ export async function appliedState(): Promise<AppliedState> {
     kubernetesVersion: version,
     iamPath: roleArn === undefined ? undefined : iamPathOf(roleArn),
     networkCidr: cidr,
+    caCertificate,
   };
 }

@@ -12,9 +12,6 @@ export const MOCK_ACCOUNT = "000000000000";
 const digest = (text: string, length: number): string =>
   createHash("sha256").update(text).digest("hex").slice(0, length);
 
-/** Marks every fake credential so tests can prove none leaks into plaintext. */
-export const FAKE_SECRET_MARKER = "MOCK-SECRET";
-
 function computedOutputs(
   type: string,
   name: string,
@@ -54,13 +51,6 @@ function computedOutputs(
     case "aws:iam/instanceProfile:InstanceProfile":
       out.arn = `arn:aws:iam::${MOCK_ACCOUNT}:${type.endsWith("Role") ? "role" : "instance-profile"}${inputs.path ?? "/"}${inputs.name ?? name}`;
       out.uniqueId = `AROAMOCK${digest(name, 12).toUpperCase()}`;
-      break;
-    case "tls:index/privateKey:PrivateKey":
-      out.privateKeyPem = `-----BEGIN PRIVATE KEY-----\n${FAKE_SECRET_MARKER}-${digest(name, 16)}\n-----END PRIVATE KEY-----\n`;
-      out.publicKeyPem = `-----BEGIN PUBLIC KEY-----\nMOCKPUBLIC-${digest(name, 16)}\n-----END PUBLIC KEY-----\n`;
-      break;
-    case "tls:index/selfSignedCert:SelfSignedCert":
-      out.certPem = `-----BEGIN CERTIFICATE-----\nMOCKCERT-${digest(name, 16)}\n-----END CERTIFICATE-----\n`;
       break;
     case "random:index/randomId:RandomId":
       out.hex = digest(name, Number(inputs.byteLength ?? 8) * 2);

@@ -46,8 +46,6 @@ export const REPLACE_ON_CHANGE: Record<string, readonly string[]> = {
   "aws:route53/zone:Zone": ["name", "delegationSetId"],
   "aws:route53/record:Record": ["zoneId", "name", "type"],
   "random:index/randomId:RandomId": ["*"],
-  "tls:index/privateKey:PrivateKey": ["*"],
-  "tls:index/selfSignedCert:SelfSignedCert": ["*"],
   // The provider is replaced only when its clusterIdentifier changes (the program always sets one).
   "pulumi:providers:kubernetes": ["clusterIdentifier"],
 };

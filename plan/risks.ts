@@ -27,14 +27,8 @@ export interface Risk {
 }
 
 const SUBNET = "aws:ec2/subnet:Subnet";
-/** Resources whose replacement or deletion loses state: the VPC with everything in it, keys, CAs, secrets. */
-const STATEFUL = new Set([
-  "aws:ec2/vpc:Vpc",
-  "tls:index/privateKey:PrivateKey",
-  "tls:index/selfSignedCert:SelfSignedCert",
-  "aws:ssm/parameter:Parameter",
-  "aws:kms/key:Key",
-]);
+/** Resources whose replacement or deletion loses state: the VPC with everything in it, the cluster's key. */
+const STATEFUL = new Set(["aws:ec2/vpc:Vpc", "aws:kms/key:Key"]);
 
 const byUrn = (plan: Plan) => new Map(plan.resources.map((r) => [r.urn, r]));
 const quoteList = (names: readonly string[]) => names.join(", ");
@@ -107,19 +101,15 @@ function quorum(members: number, gone: number): string {
   return `Only ${staying} of ${members} members stay: etcd loses quorum, and the API stops, until new members join.`;
 }
 
-/** An SSM parameter holds data when it holds a secret; one with an insecureValue (an image ID) is re-resolved. */
-const holdsData = (c: ResourceChange, plan: Plan) =>
-  STATEFUL.has(c.type) && inputsOf(plan.resources.find((r) => r.urn === c.urn)).insecureValue === undefined;
-
 function dataAtRisk(diff: PlanDiff): Risk[] {
-  const lost = diff.changes.filter((c) => (c.op === "replace" || c.op === "delete") && holdsData(c, diff.before));
+  const lost = diff.changes.filter((c) => (c.op === "replace" || c.op === "delete") && STATEFUL.has(c.type));
   if (lost.length === 0) return [];
   return [
     {
       level: "warning",
       text:
         `Data at risk: ${quoteList(lost.map((c) => `${c.name} (${c.type.split(":")[2]}, ${c.op})`))}: ` +
-        "recreated, not kept (a new VPC takes everything in it; a new key or CA invalidates what it signed).",
+        "recreated, not kept (a new VPC takes everything in it; a new key cannot open what the old one encrypted).",
     },
   ];
 }

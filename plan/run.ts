@@ -50,6 +50,8 @@ export interface Plan {
 }
 
 export const SECRET = "[secret]";
+/** What a value known only once `pulumi up` has run is written as (the cluster CA's certificate). */
+export const UNKNOWN = "[unknown]";
 
 // A program that refuses its config rejects the Stack's init; the SDK leaves copies of that rejection
 // unhandled. They are reported through `Plan.errors`, so they must not end the process.
@@ -58,8 +60,9 @@ process.on("unhandledRejection", (reason) => {
   throw reason;
 });
 
-/** Deserialized property values with secrets replaced by a marker and resources by their URN. */
+/** Deserialized property values with secrets and unknowns replaced by a marker, resources by their URN. */
 function redact(value: unknown): unknown {
+  if (pulumi.isUnknown(value)) return UNKNOWN;
   if (Array.isArray(value)) return value.map(redact);
   if (value && typeof value === "object") {
     const record = value as Record<string, unknown>;
@@ -170,7 +173,9 @@ export async function runPlan(
   const runtimeConfig = toRuntimeConfig(config);
   const region = runtimeConfig["aws:region"] ?? "";
   const network = config[`${PROJECT}:network`] as { availabilityZones?: string[] } | undefined;
-  const mocks = planMocks(region, network?.availabilityZones ?? [], deployed);
+  // A stack's outputs after an update hold every value: what a plan left unknown is not read back as known.
+  const applied = Object.fromEntries(Object.entries(deployed).filter(([, v]) => v !== UNKNOWN));
+  const mocks = planMocks(region, network?.availabilityZones ?? [], applied);
   await pulumi.runtime.setMocks(mocks, PROJECT, stack, preview, PLAN_ORGANIZATION);
   pulumi.runtime.setAllConfig(runtimeConfig, []);
 

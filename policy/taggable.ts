@@ -39,8 +39,6 @@ export const UNTAGGED: Readonly<Record<string, string>> = {
   "aws:ec2/routeTableAssociation:RouteTableAssociation": "an association takes no tags",
   "aws:iam/rolePolicyAttachment:RolePolicyAttachment": "an attachment takes no tags; its policy and role carry them",
   "aws:kms/alias:Alias": "a name of its key, which carries the tags",
-  "tls:index/privateKey:PrivateKey": "kept in the stack's state, nothing in AWS",
-  "tls:index/selfSignedCert:SelfSignedCert": "kept in the stack's state, nothing in AWS",
   "random:index/randomId:RandomId": "kept in the stack's state, nothing in AWS",
   "aws:s3/bucketPublicAccessBlock:BucketPublicAccessBlock": "a setting of its bucket, which carries the tags",
   "aws:s3/bucketOwnershipControls:BucketOwnershipControls": "a setting of its bucket, which carries the tags",

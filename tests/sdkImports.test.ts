@@ -14,7 +14,7 @@ const SDK = /^@pulumi\/(?:aws|kubernetes|tls|random)(?:\/|$)/;
 /** AWS's enums exist only as namespaces (`Region`, `ec2.InstanceType`): catalogs/awsEnums.ts reads two. */
 const ENUMS = `${join("@pulumi", "aws", "types", "enums")}/`;
 /** Loaded only when `pulumi up` calls AWS itself (the control-plane member wait): never by a preview. */
-const AWS_CLIENTS = ["@aws-sdk/client-auto-scaling", "@aws-sdk/client-sts"];
+const AWS_CLIENTS = ["@aws-sdk/client-auto-scaling", "@aws-sdk/client-ssm", "@aws-sdk/client-sts"];
 /** A module named in an import, an export, a dynamic import or a require, with either quote. */
 const MODULE_SPECIFIER = /(?:from|import|require)\s*\(?\s*["'](@pulumi\/[^"']+)["']/g;
 
@@ -37,14 +37,14 @@ describe("SDK imports", () => {
     expect(imports.map((i) => i.specifier)).to.include.members([
       "@pulumi/aws/ec2/vpc",
       "@pulumi/kubernetes/apps/v1/daemonSet",
-      "@pulumi/tls/privateKey",
+      "@pulumi/aws/kms/key",
       "@pulumi/random/randomId",
     ]);
     expect(imports.filter((i) => isIndex(i.resolved)).map((i) => `${i.file}: ${i.specifier}`)).to.deep.equal([]);
   });
 
   it("the check refuses a package root and a namespace index", () => {
-    for (const specifier of ["@pulumi/aws", "@pulumi/aws/ec2", "@pulumi/kubernetes/apps/v1", "@pulumi/tls"])
+    for (const specifier of ["@pulumi/aws", "@pulumi/aws/ec2", "@pulumi/kubernetes/apps/v1", "@pulumi/random"])
       expect(isIndex(require.resolve(specifier, { paths: [ROOT] })), specifier).to.equal(true);
     expect(isIndex(require.resolve("@pulumi/aws/types/enums/ec2", { paths: [ROOT] }))).to.equal(false);
   });

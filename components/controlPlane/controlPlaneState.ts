@@ -1,13 +1,19 @@
 /**
  * ControlPlaneState: what keeps the cluster's state beyond any one control-plane instance: the bucket of
- * etcd snapshots and the alarm on their age, the name of the Secrets encryption keys' parameter, and the name of the init record, the SSM parameter the node that creates the cluster
- * creates (never Pulumi: its existence is the lock). The name carries an id of this stack's cluster, so a
- * cluster destroyed and created again under the same name starts with no record.
+ * etcd snapshots and the alarm on their age, and the names of the SSM parameters the control plane creates
+ * (never Pulumi): the init record (its existence is the lock), the Secrets encryption keys, the cluster's
+ * shared keys and its CA's certificate. The names carry an id of this stack's cluster, so a cluster destroyed
+ * and created again under the same name starts with none of them.
  */
 import * as pulumi from "@pulumi/pulumi";
 import { RandomId } from "@pulumi/random/randomId";
 import type { ClusterSpec } from "../../config/types";
-import { ENCRYPTION_KEYS_PARAMETER, INIT_RECORD_PARAMETER } from "../nodes/controlPlaneNames";
+import {
+  CLUSTER_CA_PARAMETER,
+  ENCRYPTION_KEYS_PARAMETER,
+  INIT_RECORD_PARAMETER,
+  SHARED_PKI_PARAMETER,
+} from "../nodes/controlPlaneNames";
 import { parameterPrefix } from "../secrets/paths";
 import { declareBackupAlarm } from "./backupAlarm";
 import { declareBackupBucket } from "./etcdBackups";
@@ -32,6 +38,13 @@ export class ControlPlaneState extends pulumi.ComponentResource {
    * so a cluster created again under the same name never finds keys under a deleted KMS key.
    */
   readonly encryptionKeys: pulumi.Output<string>;
+  /**
+   * The folder of the cluster's CAs and service-account key, which the first control-plane node's kubeadm init
+   * makes and stores there (bootstrap/control-plane.sh): never in this stack's state.
+   */
+  readonly sharedPki: pulumi.Output<string>;
+  /** The parameter of the cluster CA's certificate, stored with them, which workers and `pulumi up` read. */
+  readonly clusterCa: pulumi.Output<string>;
 
   constructor(name: string, args: ControlPlaneStateArgs, opts?: pulumi.ComponentResourceOptions) {
     super("cilium-cluster:controlPlane:ControlPlaneState", name, {}, opts);
@@ -41,12 +54,17 @@ export class ControlPlaneState extends pulumi.ComponentResource {
     const prefix = parameterPrefix(spec.clusterName, "control-plane");
     this.initRecord = pulumi.interpolate`${prefix}${INIT_RECORD_PARAMETER}-${clusterId.hex}`;
     this.encryptionKeys = pulumi.interpolate`${prefix}${ENCRYPTION_KEYS_PARAMETER}-${clusterId.hex}`;
+    this.sharedPki = pulumi.interpolate`${prefix}${SHARED_PKI_PARAMETER}-${clusterId.hex}/`;
+    const nodePrefix = parameterPrefix(spec.clusterName, "node");
+    this.clusterCa = pulumi.interpolate`${nodePrefix}${CLUSTER_CA_PARAMETER}-${clusterId.hex}`;
     this.backupBucket = declareBackupBucket(name, spec, args.coordinates, args.controlPlaneRoleArn, args.keyArn, this);
     declareBackupAlarm(name, spec, this);
     this.registerOutputs({
       initRecord: this.initRecord,
       backupBucket: this.backupBucket,
       encryptionKeys: this.encryptionKeys,
+      sharedPki: this.sharedPki,
+      clusterCa: this.clusterCa,
     });
   }
 }

@@ -5,7 +5,7 @@
  */
 import { CILIUM_RESERVED_IPS, hostNetworkPods } from "../../catalogs/instanceTypes";
 import type { ClusterSpec } from "../../config/types";
-import { instanceCredentialPrefix, parameterPrefix, secretsKeyAlias } from "../secrets/paths";
+import { instanceCredentialPrefix, secretsKeyAlias } from "../secrets/paths";
 import { nodeRoleName } from "../iam/roleNames";
 import { API_LISTENER } from "../wellKnownPorts";
 import type { InstanceGroup } from "./instanceGroups";
@@ -25,7 +25,13 @@ export interface BootstrapConfig {
   apiCertSans: string[];
   apiPort: number;
   region: string;
-  secretsPrefix: string;
+  /** The SSM parameter of the cluster CA's certificate, which the node that created the cluster stores. */
+  clusterCaParameter: string;
+  /**
+   * Where the control plane's shared keys are (a parameter per file, bootstrap/control-plane.sh), stored by the
+   * node that created the cluster; empty for workers.
+   */
+  sharedPkiParameters: string;
   /**
    * Where each worker instance's credential for its own name waits (the prefix of a parameter named by the
    * instance id), written by the control plane, read by that instance alone (bootstrap/node-credentials.sh).
@@ -65,10 +71,14 @@ export interface BootstrapConfig {
   adminRoleArn: string;
 }
 
-/** The two API endpoints: `internal` for the cluster itself, `public` for users (the same with an internal API). */
+/**
+ * The two API endpoints: `internal` for the cluster itself, `public` for users (the same with an internal API);
+ * and `caParameter`, the SSM parameter of the CA certificate a node trusts them by (ControlPlaneState).
+ */
 export interface ApiEndpoints {
   internal: string;
   public: string;
+  caParameter: string;
 }
 
 /**
@@ -79,6 +89,7 @@ export interface ControlPlaneStateNames {
   initRecord: string;
   backupBucket: string;
   encryptionKeys: string;
+  sharedPki: string;
   adminRoleArn: string;
 }
 
@@ -86,7 +97,13 @@ export function bootstrapConfig(
   spec: ClusterSpec,
   group: InstanceGroup,
   api: ApiEndpoints,
-  state: ControlPlaneStateNames = { initRecord: "", backupBucket: "", encryptionKeys: "", adminRoleArn: "" },
+  state: ControlPlaneStateNames = {
+    initRecord: "",
+    backupBucket: "",
+    encryptionKeys: "",
+    sharedPki: "",
+    adminRoleArn: "",
+  },
 ): BootstrapConfig {
   const controlPlane = group.role === "control-plane";
   const eni = eniMode(spec.networking.cilium);
@@ -101,7 +118,8 @@ export function bootstrapConfig(
     apiCertSans: controlPlane ? [...new Set([api.internal, api.public])] : [],
     apiPort: API_LISTENER,
     region: spec.region,
-    secretsPrefix: parameterPrefix(spec.clusterName, group.role === "control-plane" ? "control-plane" : "node"),
+    clusterCaParameter: api.caParameter,
+    sharedPkiParameters: controlPlane ? state.sharedPki : "",
     nodeCredentialsPrefix: instanceCredentialPrefix(spec.clusterName),
     nodeRoleName: controlPlane ? nodeRoleName(spec.clusterName) : "",
     secretsKey: controlPlane ? secretsKeyAlias(spec.clusterName) : "",

@@ -39,13 +39,13 @@ export interface BootstrapStep {
  * control-plane node's join and init are kubeadm's too, it signs its own credential (node-credentials), its
  * join first removes departed etcd members (etcd) and moves an older cluster to its release (upgrade), which
  * renders kubeadm's configuration (kubeadm), and its member leaves once the node is drained (drain); the
- * workers' credentials and the encryption keys are written as SecureStrings (parameters), the credentials
+ * workers' credentials, the encryption keys and the cluster's shared keys are written to SSM (parameters), the credentials
  * signed as kubeadm's configuration says (kubeadm), for instances that have no Node (drain's kubectl).
  */
 export const MODULE_DEPENDENCIES: Partial<Record<BootstrapModule, BootstrapModule[]>> = {
   kubeadm: ["join-credential"],
   upgrade: ["kubeadm"],
-  "control-plane": ["kubeadm", "etcd", "upgrade", "drain", "node-credentials"],
+  "control-plane": ["kubeadm", "etcd", "upgrade", "drain", "node-credentials", "parameters"],
   "node-credentials": ["kubeadm", "parameters", "drain"],
   encryption: ["parameters"],
 };
@@ -58,13 +58,15 @@ export function bootstrapSteps(config: BootstrapConfig): BootstrapStep[] {
     { name: "network", module: "network", run: "configure_networkd" },
     { name: "packages", module: "packages", run: "install_packages" },
     { name: "containerd", module: "runtime", run: "configure_containerd" },
-    controlPlane && { name: "control-plane-pki", module: "control-plane", run: "fetch_control_plane_pki" },
     // Before kubeadm writes the API server's manifest, which names the file.
     controlPlane && { name: "encryption-config", module: "encryption", run: "write_encryption_config" },
     // Before kubeadm too: the API server reads its kubeconfig for the admins' token webhook at start.
     controlPlane && { name: "admin-authenticator", module: "authenticator", run: "prepare_authenticator" },
     { name: "kubelet", module: "kubelet", run: "configure_kubelet" },
     { name: "join", module: "kubeadm", run: "join_cluster" },
+    // The keys kubeadm init made, for the next control-plane nodes (and the CA's certificate for workers and
+    // pulumi up), stored before the node is in service: a node that joined fetched them before its join.
+    controlPlane && { name: "shared-pki", module: "control-plane", run: "share_control_plane_pki" },
     // kubeadm init's bootstrap token, and its approval of any node name for one, gone before the node is in service.
     controlPlane && { name: "bootstrap-tokens", module: "node-credentials", run: "retire_bootstrap_tokens" },
     // The admins' token webhook, once kubeadm has started the API server beside it.

@@ -2,3 +2,24 @@
 export const INIT_RECORD_PARAMETER = "initialized";
 /** The Secrets encryption keys' name below the control plane's SSM prefix, before the cluster's id (bootstrap/encryption.sh). */
 export const ENCRYPTION_KEYS_PARAMETER = "encryption-keys";
+/**
+ * The control plane's shared keys' folder below the control plane's SSM prefix, before the cluster's id: a
+ * parameter per file, by its path below kubeadm's pki directory (bootstrap/control-plane.sh).
+ */
+export const SHARED_PKI_PARAMETER = "pki";
+/** The cluster CA certificate's name below the node SSM prefix, before the cluster's id (bootstrap/control-plane.sh). */
+export const CLUSTER_CA_PARAMETER = "cluster-ca";
+/**
+ * The cluster's shared keys, by path below kubeadm's pki directory, in the order the node that created the
+ * cluster stores them; the CA's certificate last, as its own parameter after them says every one is stored.
+ */
+export const SHARED_PKI_FILES = [
+  "ca.key",
+  "front-proxy-ca.key",
+  "front-proxy-ca.crt",
+  "etcd/ca.key",
+  "etcd/ca.crt",
+  "sa.key",
+  "sa.pub",
+  "ca.crt",
+];

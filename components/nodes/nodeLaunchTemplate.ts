@@ -24,13 +24,14 @@ export interface NodeLaunchTemplateArgs {
   subnetIds: pulumi.Input<string>[];
   securityGroupId: pulumi.Input<string>;
   instanceProfileName: pulumi.Input<string>;
-  /** The internal and user-facing API endpoints. */
-  api: { internal: pulumi.Input<string>; public: pulumi.Input<string> };
+  /** The internal and user-facing API endpoints, and the parameter of the CA certificate nodes trust them by. */
+  api: { internal: pulumi.Input<string>; public: pulumi.Input<string>; caParameter: pulumi.Input<string> };
   /** The names of the control plane's state (ControlPlaneState) and its admin role, for control-plane groups. */
   state?: {
     initRecord: pulumi.Input<string>;
     backupBucket: pulumi.Input<string>;
     encryptionKeys: pulumi.Input<string>;
+    sharedPki: pulumi.Input<string>;
     adminRoleArn: pulumi.Input<string>;
   };
   /** The API load balancers' target groups, for control-plane groups. */

@@ -27,6 +27,7 @@ import {
   TOOLS_DIR,
 } from "./nodeFacts";
 import { shellQuote } from "./shell";
+import { SHARED_PKI_FILES } from "./controlPlaneNames";
 import { CONTROL_PLANE_STARTED_UNITS } from "./systemdUnits";
 import {
   AUTHENTICATOR_ADDRESS,
@@ -47,7 +48,8 @@ export const SHELL_VARIABLES: { [K in keyof BootstrapConfig]-?: string } = {
   apiCertSans: "API_CERT_SANS",
   apiPort: "API_PORT",
   region: "REGION",
-  secretsPrefix: "SECRETS_PREFIX",
+  clusterCaParameter: "CLUSTER_CA_PARAMETER",
+  sharedPkiParameters: "SHARED_PKI_PARAMETERS",
   nodeCredentialsPrefix: "NODE_CREDENTIALS_PREFIX",
   nodeRoleName: "NODE_ROLE_NAME",
   secretsKey: "SECRETS_KEY",
@@ -91,6 +93,7 @@ export const SHELL_FACTS: Readonly<Record<string, string | number>> = {
   SNAPSHOT_METRIC_NAME: SNAPSHOT_METRIC.name,
   SNAPSHOT_METRIC_DIMENSION: SNAPSHOT_METRIC.dimension,
   CONTROL_PLANE_STARTED_UNITS: CONTROL_PLANE_STARTED_UNITS.join(" "),
+  SHARED_PKI_FILES: SHARED_PKI_FILES.join(" "),
   DRAIN_HANDLER_NAME: NODE_TERMINATION_HANDLER,
   ADMIN_GROUP,
   AUTHENTICATOR_ADDRESS,

@@ -11,6 +11,7 @@ import { join } from "path";
 import { stringify } from "yaml";
 import { gunzipSync } from "zlib";
 import { Box, BOX_CACHE, whyTheBoxCannotRun } from "./box";
+import type { Node as BoxNode } from "./node";
 import { initialised, K8sNode, ready } from "./k8sNode";
 import { AGENT_PRE_ALLOCATION, ciliumNode } from "./ciliumNode";
 import { run, until } from "./run";
@@ -27,6 +28,14 @@ interface Pod {
   spec: { nodeName?: string };
   status: { phase: string };
 }
+
+/** What cloud-init received, unpacked (it keeps the raw bytes: gzip, as EC2 hands them). */
+const userDataThatRan = (node: BoxNode) =>
+  gunzipSync(readFileSync(join(node.root, "var/lib/cloud/instances", node.instance.id, "user-data.txt")));
+
+/** A value of a node's user data header (`NAME='value'`). */
+const headerOf = (node: BoxNode, name: string) =>
+  new RegExp(`^\\s*${name}='([^']*)'$`, "m").exec(userDataThatRan(node).toString("utf8"))?.[1];
 
 /** The secondary addresses a CiliumNode's status lists on its ENIs. */
 const secondaryCount = (enis: { addresses?: string[] }[]) => enis.reduce((n, e) => n + (e.addresses ?? []).length, 0);
@@ -64,16 +73,15 @@ describe("the whole cluster in a box: the dev stack, one control-plane node and 
 
   it("runs every node from the plan's user data, byte for byte", async () => {
     await until("two nodes", async () => (box.nodes.size === 2 ? true : undefined), 120_000);
-    const planned = readdirSync(join(box.plan, "userdata")).map((f) =>
-      readFileSync(join(box.plan, "userdata", f), "utf8"),
-    );
+    const planned = readdirSync(join(box.plan, "userdata")).map((f) => readFileSync(join(box.plan, "userdata", f)));
     const roles: string[] = [];
     for (const node of box.nodes.values()) {
-      // What cloud-init received (it keeps the raw bytes: gzip, as EC2 hands them).
-      const raw = readFileSync(join(node.root, "var/lib/cloud/instances", node.instance.id, "user-data.txt"));
-      const ran = gunzipSync(raw).toString("utf8");
-      expect(planned, node.instance.privateDnsName).to.include(ran);
-      roles.push(/ROLE='([a-z-]+)'/.exec(ran)![1]);
+      const ran = userDataThatRan(node);
+      expect(
+        planned.some((p) => p.equals(ran)),
+        node.instance.privateDnsName,
+      ).to.equal(true);
+      roles.push(/ROLE='([a-z-]+)'/.exec(ran.toString("utf8"))![1]);
     }
     expect(roles.sort()).to.deep.equal(["control-plane", "node"]);
   });
@@ -151,6 +159,47 @@ describe("the whole cluster in a box: the dev stack, one control-plane node and 
       "type=bootstrap.kubernetes.io/token",
     ]);
     expect(tokens.items, "bootstrap tokens").to.deep.equal([]);
+  });
+
+  it("keeps the cluster's keys where the first control-plane node made them: its SSM parameters, under the cluster's key", async () => {
+    const [controlPlane] = box.controlPlaneNodes();
+    const worker = [...box.nodes.values()].find((n) => n !== controlPlane)!;
+    const file = (node: BoxNode, path: string) => readFileSync(join(node.root, path), "utf8");
+    const parameter = (name: string) =>
+      box.aws.aws<{ Parameter: { Type: string; Value: string } }>([
+        "ssm",
+        "get-parameter",
+        "--with-decryption",
+        "--name",
+        name,
+      ]);
+    const { KeyMetadata } = await box.aws.aws<{ KeyMetadata: { KeyId: string } }>([
+      "kms",
+      "describe-key",
+      "--key-id",
+      secretsKeyAlias("dev.k8s.local"),
+    ]);
+    const prefix = headerOf(controlPlane, "SHARED_PKI_PARAMETERS")!;
+    for (const path of ["ca.key", "etcd/ca.key", "front-proxy-ca.key", "sa.key"]) {
+      const { Parameter } = await parameter(`${prefix}${path}`);
+      expect(Parameter.Type, path).to.equal("SecureString");
+      expect(`${Parameter.Value}\n`, path).to.equal(file(controlPlane, `etc/kubernetes/pki/${path}`));
+      const described = await box.aws.aws<{ Parameters: { KeyId: string }[] }>([
+        "ssm",
+        "describe-parameters",
+        "--parameter-filters",
+        `Key=Name,Values=${prefix}${path}`,
+      ]);
+      expect([KeyMetadata.KeyId, secretsKeyAlias("dev.k8s.local")], path).to.include(described.Parameters[0].KeyId);
+    }
+    // The CA's certificate, in the clear: what the worker trusts the API by.
+    const ca = await parameter(headerOf(worker, "CLUSTER_CA_PARAMETER")!);
+    expect(ca.Parameter.Type).to.equal("String");
+    const trusted = /certificate-authority-data: (\S+)/.exec(file(worker, "etc/kubernetes/kubelet.conf"))![1];
+    expect(Buffer.from(trusted, "base64").toString()).to.equal(`${ca.Parameter.Value}\n`);
+    expect(`${ca.Parameter.Value}\n`).to.equal(file(controlPlane, "etc/kubernetes/pki/ca.crt"));
+    // The plan the box booted from holds no key: Pulumi never saw one.
+    expect(readFileSync(join(box.plan, "resources.json"), "utf8")).not.to.match(/PRIVATE KEY/);
   });
 
   it("runs CoreDNS, and a Deployment on the worker reached through a Service from another pod", async () => {

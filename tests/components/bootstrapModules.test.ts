@@ -87,7 +87,7 @@ async function onInstance(
   }
 }
 
-const API = { internal: "api.example.test", public: "api.example.com" };
+const API = { internal: "api.example.test", public: "api.example.com", caParameter: "/cluster-ca" };
 const spec = validateConfig(baseConfig(), REGION).spec;
 const groups = instanceGroups(spec);
 const worker = bootstrapConfig(
@@ -549,11 +549,11 @@ describe("bootstrap steps and assembly per role", () => {
       "network",
       "packages",
       "containerd",
-      "control-plane-pki",
       "encryption-config",
       "admin-authenticator",
       "kubelet",
       "join",
+      "shared-pki",
       "bootstrap-tokens",
       "admin-authenticator-pod",
       "control-plane-services",
@@ -564,7 +564,8 @@ describe("bootstrap steps and assembly per role", () => {
   it("a worker's user data carries no control-plane code; a control-plane node's carries what it runs", () => {
     const controlPlaneOnly = [
       "kubeadm_init",
-      "fetch_control_plane_pki",
+      "wait_for_shared_pki",
+      "share_control_plane_pki",
       "etcd_remove_members",
       "etcd_backup",
       "leave_etcd_on_termination",

@@ -28,6 +28,7 @@ import {
   run,
   runService,
   runUserData,
+  storeClusterKeys,
 } from "../standins/node";
 
 const NEVER = "1000000";
@@ -42,11 +43,12 @@ const userDataFor = (spec: ClusterSpec, group: string) =>
     bootstrapConfig(
       spec,
       instanceGroups(spec).find((g) => g.name === group)!,
-      { internal: "api.example.test", public: "api.example.com" },
+      { internal: "api.example.test", public: "api.example.com", caParameter: "/cluster-ca" },
       {
         initRecord: INIT_RECORD,
         backupBucket: "etcd-backups-test",
         encryptionKeys: "/encryption-keys",
+        sharedPki: "/pki/",
         adminRoleArn: "arn:aws:iam::000000000000:role/admins.dev.k8s.local",
       },
     ),
@@ -59,12 +61,20 @@ const initRecord = (node: Node) => node.aws.parameters.get(INIT_RECORD)?.value ?
 const lifecycle = (node: Node) => node.instance.lifecycleState;
 
 /** What is in place before the node launches: files on its volume, and its account's state. */
-type Before = Pick<Options, "files"> & { aws?: (aws: AwsFake) => void };
+type Before = Pick<Options, "files" | "clusterKeysStored"> & { aws?: (aws: AwsFake) => void };
 
 /** A fresh node, its instance launched in an account of its own, in `zone`. */
 async function launch(userData: string, env: Record<string, string> = {}, before: Before = {}) {
   const aws = await startAws();
-  const node = newNode({ aws, userData, secrets: secrets.dir, zone, env, files: before.files });
+  const node = newNode({
+    aws,
+    userData,
+    secrets: secrets.dir,
+    zone,
+    env,
+    files: before.files,
+    clusterKeysStored: before.clusterKeysStored,
+  });
   before.aws?.(aws);
   return node;
 }
@@ -166,7 +176,7 @@ describe("node bootstrap, run as cloud-init and systemd run it", function () {
     expect(service.status, service.stderr).to.equal(0);
     const fetched = calls(node, "aws ssm").map((l) => /--name (\S+)/.exec(l)![1]);
     const own = credentialParameter("dev.k8s.local", NODE_INSTANCE.id);
-    expect([...new Set(fetched)]).to.deep.equal([own, "/cilium-cluster/dev.k8s.local/node/ca.crt"]);
+    expect([...new Set(fetched)]).to.deep.equal([own, "/cluster-ca"]);
     const join = kubeadmDocument(node, "JoinConfiguration");
     expect(join.discovery).to.deep.equal({ file: { kubeConfigPath: JOIN_CREDENTIAL_FILE } });
     // Gone once kubeadm has read it, with the configuration; never on a command line.
@@ -212,7 +222,7 @@ describe("node bootstrap, run as cloud-init and systemd run it", function () {
       `https://${header(node.userData, "API_ENDPOINT")}:${header(node.userData, "API_PORT")}`,
     );
     expect(decoded(discovery.clusters[0].cluster["certificate-authority-data"])).to.equal(
-      `${node.aws.parameters.get("/cilium-cluster/dev.k8s.local/node/ca.crt")!.value}\n`,
+      `${node.aws.parameters.get("/cluster-ca")!.value}\n`,
     );
     expect(statSync(join(node.root, JOIN_CREDENTIAL_FILE)).mode & 0o777).to.equal(0o600);
     const again = await runService(node, 1);
@@ -290,9 +300,12 @@ describe("node bootstrap, run as cloud-init and systemd run it", function () {
       networking: { cilium: { ipam: "", disableMasquerade: false, enableNodePort: true } },
       kubeProxy: { enabled: false },
     });
-    const { node, service } = await boot(userDataFor(spec, "control-plane-us-east-1a"), {
-      STANDIN_API_READY_AFTER: NEVER,
-    });
+    const { node, service } = await boot(
+      userDataFor(spec, "control-plane-us-east-1a"),
+      { STANDIN_API_READY_AFTER: NEVER },
+      6,
+      { clusterKeysStored: false },
+    );
     expect(service.status, service.stderr).to.equal(0);
     const init = kubeadmDocument(node, "InitConfiguration");
     // No token of ours in kubeadm init (kubeadm's default one goes right after it).
@@ -311,13 +324,38 @@ describe("node bootstrap, run as cloud-init and systemd run it", function () {
       expect(readFileSync(join(node.root, "etc/kubernetes/pki", key)).length, key).to.be.greaterThan(0);
     }
     // Before kubeadm, it made the Secrets encryption keys (no one had), then created the init record, without
-    // --overwrite; the keys went through a file, never a command line. Nothing else: no join token.
+    // --overwrite. After kubeadm init, it stored the keys kubeadm made, each under the cluster's key, and the
+    // CA's certificate last, in the clear. Every value went through a file, never a command line. Nothing
+    // else: no join token.
     const written = calls(node, "aws ssm put-parameter");
-    expect(written.map((c) => c.replace(/file:\/\/\S+/, "file://<file>"))).to.deep.equal([
-      "aws ssm put-parameter --region us-east-1 --name /encryption-keys --type SecureString " +
+    const secure = (name: string, ...more: string[]) =>
+      [
+        `aws ssm put-parameter --region us-east-1 --name ${name} --type SecureString`,
         `--key-id ${secretsKeyAlias("dev.k8s.local")} --value file://<file>`,
+        ...more,
+      ].join(" ");
+    const shared = ["ca.key", "front-proxy-ca.key", "front-proxy-ca.crt", "etcd/ca.key", "etcd/ca.crt", "sa.key"]
+      .concat("sa.pub", "ca.crt")
+      .map((f) => secure(`/pki/${f}`, "--overwrite"));
+    expect(written.map((c) => c.replace(/file:\/\/\S+/, "file://<file>"))).to.deep.equal([
+      secure("/encryption-keys"),
       `aws ssm put-parameter --region us-east-1 --name ${INIT_RECORD} --type String --value ${initRecord(node)}`,
+      ...shared,
+      "aws ssm put-parameter --region us-east-1 --name /cluster-ca --type String --value file://<file> --overwrite",
     ]);
+    for (const f of ["ca.key", "front-proxy-ca.key", "front-proxy-ca.crt", "etcd/ca.key", "etcd/ca.crt", "sa.key"]) {
+      const made = node.file(`etc/kubernetes/pki/${f}`);
+      expect(node.aws.parameters.get(`/pki/${f}`)?.value, f).to.equal(made.replace(/\n$/, ""));
+      if (f.endsWith(".key")) expect(node.log(), f).not.to.contain(made.split("\n")[1]);
+    }
+    expect(node.aws.parameters.get("/cluster-ca")).to.deep.include({
+      type: "String",
+      value: node.file("etc/kubernetes/pki/ca.crt").replace(/\n$/, ""),
+    });
+    // After kubeadm init made them, before the node goes in service.
+    const stored = indexOfCall(node, "aws ssm put-parameter --region us-east-1 --name /pki/ca.key");
+    expect(stored).to.be.greaterThan(indexOfCall(node, "kubeadm init"));
+    expect(stored).to.be.lessThan(indexOfCall(node, "aws autoscaling complete-lifecycle-action"));
     const keys = node.aws.parameters.get("/encryption-keys")?.value ?? "";
     expect(keys).to.match(/^key-\d{8}T\d{6}Z [A-Za-z0-9+/]{43}=$/);
     // The stand-ins' log of every command the bootstrap ran, with its arguments.
@@ -594,6 +632,41 @@ describe("control-plane bootstrap and the cluster's state, run as systemd runs i
     });
   });
 
+  it("a joining control-plane node whose API answers before the cluster's keys are stored waits for them, then joins with them", async () => {
+    zone = "us-east-1b";
+    const userData = userDataFor(specWith({ controlPlane: { count: 3 } }), JOINING);
+    // The first node stores them while this one asks the second time.
+    let asked = 0;
+    const { node, service } = await boot(userData, CLUSTER, 1, {
+      clusterKeysStored: false,
+      aws: (aws) => {
+        RUNNING.aws(aws);
+        aws.afterCall("ssm:GetParameter", (p) => {
+          if (p.Name === "/cluster-ca" && ++asked === 2) storeClusterKeys(aws, userData, secrets.dir);
+        });
+      },
+    });
+    expect(service.status, service.stderr).to.equal(0);
+    expect(asked).to.be.greaterThan(2);
+    for (const [file, path] of [
+      ["ca.key", "ca.key"],
+      ["etcd-ca.key", "etcd/ca.key"],
+      ["sa.key", "sa.key"],
+    ]) {
+      expect(node.file(`etc/kubernetes/pki/${path}`), path).to.equal(readFileSync(join(secrets.dir, file), "utf8"));
+      expect(statSync(join(node.root, "etc/kubernetes/pki", path)).mode & 0o777, path).to.equal(0o600);
+    }
+    // Fetched before anything used them: the etcd client that removes departed members, and kubeadm join.
+    const fetched = node.aws.calls.findIndex((c) => c.action === "ssm:GetParameter" && c.params.Name === "/pki/ca.key");
+    expect(fetched).to.be.greaterThan(-1);
+    expect(indexOf(node, "kubeadm init phase certs etcd-healthcheck-client")).to.be.greaterThan(
+      indexOfCall(node, "aws ssm get-parameter --region us-east-1 --name /pki/sa.pub"),
+    );
+    // A node that did not create the cluster stores none of its keys.
+    const puts = node.aws.calls.filter((c) => c.action === "ssm:PutParameter").map((c) => c.params.Name as string);
+    expect(puts.filter((n) => n.startsWith("/pki/") || n === "/cluster-ca")).to.deep.equal([]);
+  });
+
   it("a joining control-plane node signs its own credential, for its own node name, with the CA it fetched", async () => {
     zone = "us-east-1b";
     const { node, service } = await boot(
@@ -774,19 +847,28 @@ describe("control-plane bootstrap and the cluster's state, run as systemd runs i
     "aws ssm put-parameter --region us-east-1 --name /encryption-keys",
     `aws ssm put-parameter --region us-east-1 --name ${INIT_RECORD}`,
     "kubeadm init --skip-token-print --config",
+    // Storing the cluster's keys: half of them stored, and the CA's certificate, which says all are.
+    "aws ssm put-parameter --region us-east-1 --name /pki/etcd/ca.key",
+    "aws ssm put-parameter --region us-east-1 --name /cluster-ca",
     "systemctl enable --now etcd-backup.timer",
   ]) {
     it(`the first control-plane node killed at \`${at}\` creates the cluster once when systemd runs it again`, async () => {
-      const { node, service } = await boot(userDataFor(specWith({}), FIRST), {
-        STANDIN_API_READY_AFTER: NEVER,
-        STANDIN_KILL_AT: at,
-      });
+      const { node, service } = await boot(
+        userDataFor(specWith({}), FIRST),
+        { STANDIN_API_READY_AFTER: NEVER, STANDIN_KILL_AT: at },
+        6,
+        { clusterKeysStored: false },
+      );
       expect(existsSync(join(node.state, "killed")), "killed").to.equal(true);
       expect(service.status, service.stderr).to.equal(0);
       expect(initRecord(node)).to.match(/^i-0123456789abcdef0 /);
       expect(calls(node, "kubeadm").filter((l) => l.startsWith("kubeadm init --"))).to.have.length.within(1, 2);
       expect(node.exists(JOINED_MARKER)).to.equal(true);
       expect(lifecycle(node)).to.equal("InService");
+      // The keys stored are the ones the cluster runs with, every one of them.
+      for (const f of ["ca.crt", "ca.key", "front-proxy-ca.crt", "front-proxy-ca.key", "etcd/ca.crt", "etcd/ca.key"])
+        expect(node.aws.parameters.get(`/pki/${f}`)?.value, f).to.equal(node.file(`etc/kubernetes/pki/${f}`).trim());
+      expect(node.aws.parameters.get("/cluster-ca")?.value).to.equal(node.file("etc/kubernetes/pki/ca.crt").trim());
     });
   }
 
@@ -831,10 +913,12 @@ describe("control-plane bootstrap and the cluster's state, run as systemd runs i
   });
 
   it("an init that stopped half-way is undone and run again: the init record is its own", async () => {
-    const { node, service } = await boot(userDataFor(specWith({}), FIRST), {
-      STANDIN_API_READY_AFTER: NEVER,
-      STANDIN_KUBEADM_FAILURES: "1",
-    });
+    const { node, service } = await boot(
+      userDataFor(specWith({}), FIRST),
+      { STANDIN_API_READY_AFTER: NEVER, STANDIN_KUBEADM_FAILURES: "1" },
+      6,
+      { clusterKeysStored: false },
+    );
     expect(service.status, service.stderr).to.equal(0);
     // The init stops half-way; the next run undoes it and fails; the third inits again.
     expect(service.runs).to.equal(3);

@@ -32,11 +32,12 @@ const configOf = (role: string) =>
   bootstrapConfig(
     spec,
     instanceGroups(spec).find((g) => g.role === role)!,
-    { internal: "api.internal.dev.k8s.local", public: "api.dev.k8s.local" },
+    { internal: "api.internal.dev.k8s.local", public: "api.dev.k8s.local", caParameter: "/cluster-ca" },
     {
       initRecord: "/cilium-cluster/dev.k8s.local/control-plane/initialized-0123456789ab",
       backupBucket: "backups",
       encryptionKeys: "/encryption-keys",
+      sharedPki: "/pki/",
       adminRoleArn: "arn:aws:iam::000000000000:role/admins.dev.k8s.local",
     },
   );

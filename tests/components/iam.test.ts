@@ -172,7 +172,11 @@ describe("instance role policies", () => {
 /** The modules a role's bootstrap script carries (every script of every role runs from these files). */
 function scriptModules(role: RoleKind, spec: ClusterSpec): BootstrapModule[] {
   const group = instanceGroups(spec).find((g) => g.role === role)!;
-  return modulesFor(bootstrapSteps(bootstrapConfig(spec, group, { internal: "api.internal", public: "api" })));
+  return modulesFor(
+    bootstrapSteps(
+      bootstrapConfig(spec, group, { internal: "api.internal", public: "api", caParameter: "/cluster-ca" }),
+    ),
+  );
 }
 
 /**

@@ -110,11 +110,12 @@ describe("bootstrap/node-credentials.sh", () => {
     const config = bootstrapConfig(
       spec,
       instanceGroups(spec).find((g) => g.role === "control-plane")!,
-      { internal: "api.internal.test", public: "api.test" },
+      { internal: "api.internal.test", public: "api.test", caParameter: "/cluster-ca" },
       {
         initRecord: "/record",
         backupBucket: "backups",
         encryptionKeys: "/encryption-keys",
+        sharedPki: "/pki/",
         adminRoleArn: "arn:aws:iam::000000000000:role/admins.dev.k8s.local",
       },
     );

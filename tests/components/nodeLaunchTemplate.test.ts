@@ -6,7 +6,6 @@ import { tmpdir } from "os";
 import { join } from "path";
 import { diffPlans } from "../../plan/diff";
 import { examples, GOLDEN_DIR } from "../../plan/examples";
-import { FAKE_SECRET_MARKER, MOCK_ACCOUNT } from "../../plan/mocks";
 import type { Plan } from "../../plan/run";
 import { USER_DATA_BUDGET_BYTES, USER_DATA_LIMIT_BYTES } from "../../components/nodes/userDataBudget";
 import { decodeUserData } from "../../components/nodes/userDataEncoding";
@@ -155,7 +154,7 @@ describe("NodeLaunchTemplate", () => {
     }
   });
 
-  it("launches instances only after the role's policies are attached, the secrets and the subnets' egress exist", async () => {
+  it("launches instances only after the role's policies are attached, the cluster's key and the subnets' egress exist", async () => {
     const pub = await planWith({ topology: "public", ...NON_ENI });
     for (const [plan, route] of [
       [ha, "network-private-us-east-1a-default"],
@@ -168,7 +167,7 @@ describe("NodeLaunchTemplate", () => {
           .map((a) => a.name)
           .filter((name) => name.startsWith(`${role}-`));
         expect(attachments.length, role).to.be.greaterThan(0);
-        expect(deps, asg.name).to.include.members([...attachments, route, "secrets-node-ca.crt"]);
+        expect(deps, asg.name).to.include.members([...attachments, route, "secrets-key"]);
       }
     }
   });
@@ -201,35 +200,38 @@ describe("NodeLaunchTemplate", () => {
     expect(hash(await planWith())).to.equal(hash(dev));
   });
 
-  it("keeps every secret out of user data and out of plaintext inputs and outputs", () => {
+  it("declares no secret: no key in user data, none in the plan's inputs or outputs, so none in the stack's state", () => {
     for (const plan of [dev, ha]) {
-      for (const lt of ofType(plan, LT)) {
-        const text = decodeUserData(inputs(lt).userData);
-        expect(text).not.to.contain(FAKE_SECRET_MARKER);
-        expect(text).not.to.match(/-----BEGIN [A-Z ]*PRIVATE KEY-----/);
-      }
-      expect(JSON.stringify(plan.resources)).not.to.contain(FAKE_SECRET_MARKER);
-      expect(JSON.stringify(plan.resources)).not.to.contain(FAKE_SECRET_MARKER.toLowerCase());
+      for (const lt of ofType(plan, LT))
+        expect(decodeUserData(inputs(lt).userData)).not.to.match(/-----BEGIN [A-Z ]*PRIVATE KEY-----/);
+      // The cluster's CAs are made on its first control-plane node (bootstrap/control-plane.sh): no resource
+      // makes a key, and no input or output is a Pulumi secret, which the state would keep.
+      expect(plan.resources.filter((r) => r.type.startsWith("tls:"))).to.deep.equal([]);
+      expect(JSON.stringify(plan.resources)).not.to.contain('"[secret]"');
+      expect(JSON.stringify(plan.outputs)).not.to.contain('"[secret]"');
       // No admin credential among the outputs: admins make 15-minute tokens (npm run kubeconfig).
       expect(plan.outputs).not.to.have.property("kubeconfig");
-      // ClusterSecrets' parameters, under the cluster's own key.
+      // The cluster's own key, for what the control plane stores.
       expect(inputs(named(plan, "aws:kms/key:Key", "secrets-key"))).to.include({ enableKeyRotation: true });
-      const keyArn = `arn:aws:kms:us-east-1:${MOCK_ACCOUNT}:Key/secrets-key`;
-      for (const p of ofType(plan, "aws:ssm/parameter:Parameter").filter((r) => r.name.startsWith("secrets-")))
-        expect(inputs(p)).to.include({ type: "SecureString", value: "[secret]", keyId: keyArn });
     }
   });
 
-  it("stores the cluster's secrets under its own prefixes, workers' apart; no join secret any worker reads", () => {
-    const names = ofType(dev, "aws:ssm/parameter:Parameter")
-      .filter((p) => p.name.startsWith("secrets-"))
-      .map((p) => inputs(p).name as string)
-      .sort();
-    expect(names.filter((n) => n.includes("/node/"))).to.deep.equal(["/cilium-cluster/dev.k8s.local/node/ca.crt"]);
-    expect(names.filter((n) => n.includes("/control-plane/"))).to.have.length(8);
-    // Each worker's credential is the control plane's to write, at boot (bootstrap/node-credentials.sh).
-    const all = ofType(dev, "aws:ssm/parameter:Parameter").map((p) => inputs(p).name as string);
-    expect(all.filter((n) => n.includes("/instance/"))).to.deep.equal([]);
+  it("tells the control plane where to store the cluster's keys, workers only where the CA's certificate is", () => {
+    const header = (plan: Plan, group: string, name: string) =>
+      new RegExp(`^\\s*${name}='([^']*)'$`, "m").exec(userData(plan, group))?.[1];
+    const id = /initialized-([0-9a-f]{12})'/.exec(userData(dev, "control-plane-us-east-1a"))![1];
+    expect(header(dev, "control-plane-us-east-1a", "SHARED_PKI_PARAMETERS")).to.equal(
+      `/cilium-cluster/dev.k8s.local/control-plane/pki-${id}/`,
+    );
+    for (const group of ["control-plane-us-east-1a", "nodes"])
+      expect(header(dev, group, "CLUSTER_CA_PARAMETER"), group).to.equal(
+        `/cilium-cluster/dev.k8s.local/node/cluster-ca-${id}`,
+      );
+    expect(header(dev, "nodes", "SHARED_PKI_PARAMETERS")).to.equal(undefined);
+    // The program declares no parameter there (only the images it pins): the keys, the CA's certificate and
+    // each worker's credential are the control plane's to write, at boot.
+    const names = ofType(dev, "aws:ssm/parameter:Parameter").map((p) => inputs(p).name as string);
+    expect(names.filter((n) => !n.startsWith("/cilium-cluster/dev.k8s.local/images/"))).to.deep.equal([]);
   });
 });
 

@@ -14,12 +14,14 @@ import {
 import type { Outcome } from "../../components/poll";
 import { stackAws } from "../../components/stackAws";
 import type { Plan, PlannedResource } from "../../plan/run";
-import { configWith, ofType, planWith } from "../planHelpers";
+import { configWith, inputs, ofType, planWith } from "../planHelpers";
+import { decodeUserData } from "../../components/nodes/userDataEncoding";
 import { runPlan } from "../../plan/run";
 import { waitFor } from "../waitFor";
 import { AMBIENT_KEY, AwsOptions, Group, sdkEnvironment, startAws } from "../standins/aws";
 
 const REGION = "us-east-1";
+const LT = "aws:ec2/launchTemplate:LaunchTemplate";
 const STACK_KEY = "AKIASTACKPROFILE";
 const STACK_AWS = { "aws:region": REGION, "aws:profile": "stack" };
 const FAST: MemberTiming = {
@@ -279,10 +281,16 @@ describe("control-plane member wait", () => {
         "api.loadBalancer": "internal",
         "aws:profile": "stack",
       });
+      // The first control-plane node has stored the cluster CA's certificate, which pulumi up reads.
+      const caParameter = /^\s*CLUSTER_CA_PARAMETER='([^']+)'$/m.exec(
+        decodeUserData(inputs(ofType(await runPlan(config, "test"), LT)[0]).userData),
+      )![1];
+      aws.putParameter(caParameter, "-----BEGIN CERTIFICATE-----", "String");
       const up = await runPlan(config, "test", false);
-      expect(aws.calls.map((c) => c.params.AutoScalingGroupName)).to.deep.equal(groups);
+      const refreshes = aws.calls.filter((c) => c.action === "autoscaling:DescribeInstanceRefreshes");
+      expect(refreshes.map((c) => c.params.AutoScalingGroupName)).to.deep.equal(groups);
       for (let i = 1; i < groups.length; i++)
-        expect(aws.calls[i].received, groups[i]).to.be.at.least(aws.calls[i - 1].answered);
+        expect(refreshes[i].received, groups[i]).to.be.at.least(refreshes[i - 1].answered);
       expect(new Set(aws.calls.map((c) => `${c.caller} ${c.region}`))).to.deep.equal(
         new Set([`${STACK_KEY} ${REGION}`]),
       );

@@ -13,11 +13,12 @@ const configOf = (role: BootstrapConfig["role"]) =>
   bootstrapConfig(
     spec,
     instanceGroups(spec).find((g) => g.role === role)!,
-    { internal: "api.internal.test", public: "api.test" },
+    { internal: "api.internal.test", public: "api.test", caParameter: "/cluster-ca" },
     {
       initRecord: "/record",
       backupBucket: "backups",
       encryptionKeys: "/encryption-keys",
+      sharedPki: "/pki/",
       adminRoleArn: "arn:aws:iam::000000000000:role/admins.dev.k8s.local",
     },
   );

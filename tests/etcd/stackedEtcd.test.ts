@@ -171,11 +171,12 @@ describe("stacked etcd as kubeadm keeps it, on etcd 3.6 and kubeadm's certificat
         bootstrapConfig(
           spec,
           group,
-          { internal: "api.internal.test", public: "api.test" },
+          { internal: "api.internal.test", public: "api.test", caParameter: "/cluster-ca" },
           {
             initRecord: "/record",
             backupBucket: "b",
             encryptionKeys: "/k",
+            sharedPki: "/pki/",
             adminRoleArn: "arn:aws:iam::000000000000:role/admins.dev.k8s.local",
           },
         ),

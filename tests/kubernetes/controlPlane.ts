@@ -14,7 +14,6 @@ import { BootstrapModule, modulesFor } from "../../components/nodes/bootstrapSte
 import { factsHeader } from "../../components/nodes/shellHeader";
 import { parameterPrefix, secretsKeyAlias } from "../../components/secrets/paths";
 import { layerBinary } from "../helm";
-import { clusterPki, KUBEADM_PKI_PATH } from "../standins/pki";
 import { cliDirectory } from "../standins/aws";
 import { AwsProcess, startAwsProcess } from "../standins/awsProcess";
 import type { Binary } from "./binaries";
@@ -88,6 +87,14 @@ export interface ControlPlane {
    * real kubeadm, the AWS fake's CLI, the control plane's variables); returns its standard output.
    */
   bootstrap(module: "encryption" | "node-credentials", fn: string, ...args: string[]): string;
+  /**
+   * A joining control-plane node's fetch of the cluster's keys this node stored (bootstrap/control-plane.sh,
+   * fetch_shared_pki), into ROOT/etc/kubernetes/pki on the host.
+   */
+  fetchSharedPki(root: string): void;
+  /** Where this node stored the cluster CA's certificate, and its keys (share_control_plane_pki). */
+  clusterCaParameter: string;
+  sharedPkiParameters: string;
   /** kubectl inside the host with the admin kubeconfig; throws on failure. */
   kubectl(args: string[], input?: string): string;
   /** The same, returning the exit status and output instead of throwing. */
@@ -142,10 +149,6 @@ export async function startControlPlane(
     await aws.close();
   };
   try {
-    // What the bootstrap fetches from SSM before kubeadm runs: the cluster's CAs and service-account key.
-    const pki = clusterPki();
-    for (const [name, path] of Object.entries(KUBEADM_PKI_PATH))
-      host.writeFile(`/etc/kubernetes/pki/${path}`, pki[name], "0600");
     const filled = fillAsTheNode(initConfiguration, { nodeIp: NODE_IP });
     host.writeFile(KUBEADM_CONFIG, filled, "0600");
     // The bootstrap's configure_kubelet makes the patches directory the configuration names (bootstrap/kubelet.sh).
@@ -166,7 +169,11 @@ export async function startControlPlane(
     host.writeFile(targetsFile, "", "0644");
     // The node's AWS CLI, under the shared /tmp: the host reaches it, as it reaches the fake's socket.
     const bin = cliDirectory(aws.cliScript(INSTANCE_ID));
-    const encryptionKeysParameter = `${parameterPrefix(cluster.clusterName, "control-plane")}encryption-keys-test`;
+    const controlPlanePrefix = parameterPrefix(cluster.clusterName, "control-plane");
+    const encryptionKeysParameter = `${controlPlanePrefix}encryption-keys-test`;
+    const initRecordParameter = `${controlPlanePrefix}initialized-test`;
+    const sharedPkiParameters = `${controlPlanePrefix}pki-test/`;
+    const clusterCaParameter = `${parameterPrefix(cluster.clusterName, "node")}cluster-ca-test`;
     const bootstrap = (module: BootstrapModule, fn: string, args: string[] = [], env: NodeJS.ProcessEnv = {}) =>
       host.must(
         [
@@ -175,6 +182,8 @@ export async function startControlPlane(
           `set -euo pipefail; ${factsHeader()}${sources(module)}
 kubeadm() { "${binaries.kubeadm}" "$@"; }
 kubectl() { "${kubectlPath}" "$@"; }
+# The instance's metadata, of which these functions ask only its id.
+imds() { [ "$1" = instance-id ] && echo ${INSTANCE_ID}; }
 # The rendered script's own function: here, the init configuration kubeadm ran with, filled.
 kubeadm_init_configuration() { cat ${KUBEADM_CONFIG}; }
 "$@"`,
@@ -188,6 +197,9 @@ kubeadm_init_configuration() { cat ${KUBEADM_CONFIG}; }
             PATH: `${bin}:${process.env.PATH}`,
             REGION: "us-east-1",
             ENCRYPTION_KEYS_PARAMETER: encryptionKeysParameter,
+            INIT_RECORD: initRecordParameter,
+            SHARED_PKI_PARAMETERS: sharedPkiParameters,
+            CLUSTER_CA_PARAMETER: clusterCaParameter,
             SECRETS_KEY: secretsKeyAlias(cluster.clusterName),
             ...env,
           },
@@ -199,6 +211,9 @@ kubeadm_init_configuration() { cat ${KUBEADM_CONFIG}; }
       mintCredential: (name, env = {}) => bootstrap("node-credentials", "mint_node_credential", [name], env),
       encryptionKeysParameter,
       bootstrap: (module, fn, ...args) => bootstrap(module, fn, args),
+      fetchSharedPki: (root) => void bootstrap("control-plane", "fetch_shared_pki", [], { BOOTSTRAP_ROOT: root }),
+      clusterCaParameter,
+      sharedPkiParameters,
       kubectl,
       tryKubectl,
       kubectlPath,
@@ -240,6 +255,10 @@ kubeadm_init_configuration() { cat ${KUBEADM_CONFIG}; }
     const skipped = (init.skipPhases ?? []) as string[];
     for (const addon of ["coredns", "kube-proxy"])
       if (!skipped.includes(`addon/${addon}`)) kubeadm(["init", "phase", "addon", addon]);
+    // The bootstrap's shared-pki step: this instance created the cluster (its init record), and stores the
+    // keys kubeadm init made for the next control-plane nodes.
+    await aws.putParameter(initRecordParameter, `${INSTANCE_ID} 2026-01-01T00:00:00Z`, "String");
+    bootstrap("control-plane", "share_control_plane_pki");
     return cp;
   } catch (e) {
     await stop();

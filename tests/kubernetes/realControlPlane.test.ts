@@ -12,6 +12,8 @@ import type { K8sObject } from "../../components/k8s/object";
 import { JOIN_CREDENTIAL_FILE, NODE_ROLE_FILE } from "../../components/nodes/nodeFacts";
 import { modulePath } from "../../components/nodes/bootstrapModuleFiles";
 import { factsHeader } from "../../components/nodes/shellHeader";
+import { SHARED_PKI_FILES } from "../../components/nodes/controlPlaneNames";
+import { secretsKeyAlias } from "../../components/secrets/paths";
 import { architectureOf } from "../../catalogs/instanceTypes";
 import type { ClusterSpec } from "../../config/types";
 import { requireDebianTool } from "../debianTools";
@@ -249,6 +251,24 @@ describe("the real control plane (kubeadm, etcd, API server, controller manager,
     expect(readyz(), "pinned again").to.equal(0);
   });
 
+  it("stores the keys kubeadm init made on the node, each under the cluster's key, and then the CA's certificate", async function () {
+    const stored = await cp.aws.parameters();
+    const file = (path: string) => cp.host.must(["cat", `/etc/kubernetes/pki/${path}`]);
+    for (const path of SHARED_PKI_FILES) {
+      const parameter = stored[`${cp.sharedPkiParameters}${path}`];
+      expect(parameter, path).to.not.equal(undefined);
+      expect(parameter.value, path).to.equal(file(path).replace(/\n$/, ""));
+      expect(parameter.type, path).to.equal("SecureString");
+      expect(parameter.keyId, path).to.equal(secretsKeyAlias("dev.k8s.local"));
+    }
+    // kubeadm made them: the CA the API server serves with, signing its certificate.
+    expect(
+      cp.host.run(["openssl", "verify", "-CAfile", "/etc/kubernetes/pki/ca.crt", "/etc/kubernetes/pki/apiserver.crt"])
+        .status,
+    ).to.equal(0);
+    expect(stored[cp.clusterCaParameter]).to.deep.include({ type: "String", value: file("ca.crt").replace(/\n$/, "") });
+  });
+
   it("keeps no bootstrap token after init, nor kubeadm's approval of any node name for one; a node's own approval stays", function () {
     const tokens = cp.host.must([binaries.kubeadm, "token", "list", "--kubeconfig", "/etc/kubernetes/admin.conf"]);
     expect(tokens.trim(), "bootstrap tokens").to.equal("");
@@ -259,6 +279,8 @@ describe("the real control plane (kubeadm, etcd, API server, controller manager,
 
   it("joins a worker and a control-plane node with a credential for their own name; no expired one, and no certificate for another node's name", async function () {
     const dev = stacks.get("dev")!;
+    const fetched = cp.host.must(["mktemp", "-d"]).trim();
+    cp.fetchSharedPki(fetched);
     const run = (text: string, credential: string, seconds = 60) => {
       const filled = fillAsTheNode(text, { nodeIp: "10.0.1.11" });
       // A joining node's own /etc/kubernetes and /var/lib/kubelet: kubeadm's discovery with the credential,
@@ -275,12 +297,9 @@ describe("the real control plane (kubeadm, etcd, API server, controller manager,
           "bash",
           "-c",
           `own=$(mktemp -d)
-# A control-plane node fetches the cluster's shared CAs and service-account key before it joins.
-if [ "$1" = preflight ]; then
-  for f in ca.crt ca.key sa.key sa.pub front-proxy-ca.crt front-proxy-ca.key etcd/ca.crt etcd/ca.key; do
-    install -D /etc/kubernetes/pki/$f "$own/pki/$f"
-  done
-fi
+# A control-plane node fetches the cluster's shared CAs and service-account key before it joins: those the
+# first node stored (FETCHED_, by the bootstrap's fetch_shared_pki).
+if [ "$1" = preflight ]; then cp -a "$FETCHED_/etc/kubernetes/pki" "$own/pki"; fi
 mount --bind "$own" /etc/kubernetes && mkdir -p /var/lib/kubelet && mount -t tmpfs tmpfs /var/lib/kubelet
 cat >/etc/kubernetes/join.yaml && mkdir -p /etc/kubernetes/patches
 printf '%s\n' "$CREDENTIAL_" >${JOIN_CREDENTIAL_FILE}
@@ -304,7 +323,7 @@ test -s /etc/kubernetes/bootstrap-kubelet.conf`,
         {
           input: filled,
           timeout: 90_000,
-          env: { ...process.env, SECONDS_: String(seconds), CREDENTIAL_: credential },
+          env: { ...process.env, SECONDS_: String(seconds), CREDENTIAL_: credential, FETCHED_: fetched },
         },
       );
     };

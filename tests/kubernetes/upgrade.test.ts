@@ -18,7 +18,6 @@ import type { ClusterSpec } from "../../config/types";
 import { requireDebianTool } from "../debianTools";
 import { specWith } from "../fixtures";
 import { layerBinary } from "../helm";
-import { clusterPki, KUBEADM_PKI_PATH } from "../standins/pki";
 import { Binary, requireBinary } from "./binaries";
 import { ControlPlane, NODE_IP, NODE_NAME, startControlPlane } from "./controlPlane";
 import { HEARTBEAT, postMirrorPods, registerNode, registrationTaints, setReady } from "./kubeletStandIn";
@@ -28,7 +27,7 @@ import { apiServerFilesOf, ec2NodeName, fillAsTheNode } from "./renderedKubeadm"
 const OLD = "1.34.12";
 const NEW = "1.35.4";
 const NEW_NODE = "ip-10-0-1-11.ec2.internal";
-const API = { internal: "api.internal.dev.k8s.local", public: "api.dev.example.com" };
+const API = { internal: "api.internal.dev.k8s.local", public: "api.dev.example.com", caParameter: "/cluster-ca" };
 const STATIC_PODS = ["etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler"];
 
 /** The cluster at a release: CRD IPAM with Cilium replacing kube-proxy, one control-plane node. */
@@ -47,6 +46,7 @@ function controlPlaneGroup(version: string) {
     initRecord: "/init-record",
     backupBucket: "backups",
     encryptionKeys: "/encryption-keys",
+    sharedPki: "/pki/",
     adminRoleArn: "arn:aws:iam::000000000000:role/admins.dev.k8s.local",
   });
   return {
@@ -218,12 +218,12 @@ describe(`a Kubernetes upgrade, ${OLD} → ${NEW}, against a real control plane 
       kubelet: JSON.parse(cp.kubectl(["get", "configmap", "-n", "kube-system", "kubelet-config", "-o", "json"])).data,
       coredns: image("deployment", "coredns"),
     };
-    // The new node's files before it boots: the CAs its bootstrap fetches, its patches directory.
+    // The new node's files before it boots: the CAs its bootstrap fetches (those the first node stored), its
+    // patches directory.
     newNode = join(cp.host.root, "new-node");
-    const pki = clusterPki();
-    for (const [name, path] of Object.entries(KUBEADM_PKI_PATH))
-      cp.host.writeFile(join(newNode, "etc-kubernetes", "pki", path), pki[name], "0600");
+    cp.fetchSharedPki(join(newNode, "fetched"));
     cp.host.must(["mkdir", "-p", join(newNode, "etc-kubernetes", "patches"), join(newNode, "bin")]);
+    cp.host.must(["cp", "-a", join(newNode, "fetched", "etc", "kubernetes", "pki"), join(newNode, "etc-kubernetes")]);
     cp.host.must(["ln", "-sf", layerBinary("kubectl"), join(newNode, "bin", "kubectl")]);
   });
 

@@ -28,7 +28,6 @@ import { validateConfig } from "../../config/validation/validateConfig";
 import { addonRenders, CONTROL_PLANE_COMPONENTS } from "../../validate/expectations";
 import { instanceGroups } from "../../components/nodes/instanceGroups";
 import { AMBIENT_KEY, AwsFake, sdkEnvironment, startAws } from "../standins/aws";
-import { clusterPki } from "../standins/pki";
 import { waitFor } from "../waitFor";
 import type { ControlPlane } from "./controlPlane";
 import { NODE_IP, NODE_NAME } from "./controlPlane";
@@ -236,7 +235,10 @@ export function validateClusterSuite(
       });
       await new Promise<void>((done) => bridge.listen(0, "127.0.0.1", done));
       const port = (bridge.address() as { port: number }).port;
-      const pki = clusterPki();
+      // The cluster's CA, as the node's kubeadm init made it.
+      const pki = Object.fromEntries(
+        ["ca.crt", "ca.key"].map((f) => [f, cp.host.must(["cat", `/etc/kubernetes/pki/${f}`])]),
+      );
       const credential = signAdminCredential({
         caCertPem: pki["ca.crt"],
         caKeyPem: pki["ca.key"],

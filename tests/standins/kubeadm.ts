@@ -1,7 +1,8 @@
 /**
  * `kubeadm` for the bootstrap tests: refuses what real kubeadm refuses (kubeadmContract.ts), and otherwise
  * leaves on the node the files real kubeadm leaves, so that running it twice fails as it would. Run as
- * `kubeadm init|join --config FILE [--ignore-preflight-errors=CHECK,...]`, `kubeadm reset --force`,
+ * `kubeadm init|join --config FILE [--ignore-preflight-errors=CHECK,...]` (init makes the CAs and the
+ * service-account key pair it does not find: pki.ts's), `kubeadm reset --force`,
  * `kubeadm reset phase remove-etcd-member`, `kubeadm init phase certs etcd-healthcheck-client`,
  * `kubeadm config images list --kubernetes-version vX.Y.Z`, `kubeadm token create|list|delete` (the cluster's
  * bootstrap tokens, kept in STANDIN_STATE/tokens), `kubeadm kubeconfig user` and `kubeadm init phase
@@ -18,7 +19,7 @@ import { appendFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileS
 import { dirname, join } from "path";
 import { stringify } from "yaml";
 import { Command, etcdDataDir, parseConfig, preflight } from "./kubeadmContract";
-import { signClientCertificate } from "./pki";
+import { clusterPki, KUBEADM_PKI_PATH, signClientCertificate } from "./pki";
 
 const root = process.env.STANDIN_ROOT ?? "";
 const state = process.env.STANDIN_STATE ?? "";
@@ -96,6 +97,13 @@ function run(command: Command, configPath: string, ignored: (error: string) => b
     );
   }
   const controlPlane = command === "init" || config.documents.JoinConfiguration?.controlPlane !== undefined;
+  // init's certs phase (phases/init/certs.go): the CAs and the service-account key pair it finds are used, the
+  // ones it does not are made.
+  if (command === "init") {
+    const made = clusterPki();
+    for (const [name, path] of Object.entries(KUBEADM_PKI_PATH))
+      if (!existsSync(join(root, "/etc/kubernetes/pki", path))) write(`/etc/kubernetes/pki/${path}`, made[name]);
+  }
   // check-etcd (phases/join/checketcd.go): every started voter answers Status. A member at this node's own
   // peer URL whose data is gone (a reset wiped it) is a voter that never answers.
   const ownPeer = process.env.STANDIN_OWN_PEER ?? "";

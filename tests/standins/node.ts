@@ -20,10 +20,10 @@ import { groupLifecycleHooks } from "../../components/nodes/lifecycleHooks";
 import { BOOTSTRAP_SERVICE } from "../../components/nodes/systemdUnits";
 import { KUBERNETES_DIR } from "../../components/nodes/nodeFacts";
 import { AUTHENTICATOR_PORT } from "../../components/adminAccess/authenticator";
-import { instanceCredentialPrefix, parameterPrefix, secretsKeyAlias } from "../../components/secrets/paths";
+import { instanceCredentialPrefix, secretsKeyAlias } from "../../components/secrets/paths";
 import { privateDnsName, type AwsFake, type Instance } from "./aws";
 import { compiledStandIn } from "./compiledStandIn";
-import { clusterPki, signClientCertificate } from "./pki";
+import { clusterPki, KUBEADM_PKI_PATH, signClientCertificate } from "./pki";
 
 const PROJECT = join(__dirname, "../..");
 
@@ -225,8 +225,13 @@ export interface Options {
   aws: AwsFake;
   /** The user data the instance launches with: its header names its group, role and cluster. */
   userData: string;
-  /** The cluster's secrets (makeSecrets): the CA that signs a worker's credential among them. */
+  /** The cluster's keys (makeSecrets): the CA that signs a worker's credential among them. */
   secrets: string;
+  /**
+   * Whether the node that created the cluster has stored its keys (the default); false for the node that
+   * creates it.
+   */
+  clusterKeysStored?: boolean;
   zone: string;
   /** Extra environment: STANDIN_* knobs, API_WAIT_TRIES. */
   env?: Record<string, string>;
@@ -239,15 +244,20 @@ export const headerValue = (userData: string, name: string) =>
   new RegExp(`^\\s*${name}='([^']*)'$`, "m").exec(userData)![1];
 
 /**
- * The cluster's secrets as ClusterSecrets puts them in SSM (components/secrets/clusterSecrets.ts): every one
- * under the control plane's prefix, the CA certificate under the nodes'. No join token: none exists.
+ * The cluster's keys as the node that created the cluster stores them (bootstrap/control-plane.sh,
+ * share_control_plane_pki): a SecureString per file below SHARED_PKI_PARAMETERS (a control-plane node's header
+ * names it), by its path below kubeadm's pki directory, then the CA's certificate, a String, in
+ * CLUSTER_CA_PARAMETER. No join token: none exists.
  */
-function putClusterSecrets(aws: AwsFake, clusterName: string, secrets: string): void {
+export function storeClusterKeys(aws: AwsFake, userData: string, secrets: string): void {
   const value = (name: string) => readFileSync(join(secrets, name), "utf8").replace(/\n$/, "");
-  const key = secretsKeyAlias(clusterName);
-  for (const name of readdirSync(secrets))
-    aws.putParameter(`${parameterPrefix(clusterName, "control-plane")}${name}`, value(name), "SecureString", key);
-  aws.putParameter(`${parameterPrefix(clusterName, "node")}ca.crt`, value("ca.crt"), "SecureString", key);
+  // Only a control-plane node's header names it.
+  const prefix = new RegExp(`^\\s*SHARED_PKI_PARAMETERS='([^']*)'$`, "m").exec(userData)?.[1];
+  const key = secretsKeyAlias(headerValue(userData, "CLUSTER_NAME"));
+  if (prefix)
+    for (const name of readdirSync(secrets))
+      aws.putParameter(`${prefix}${KUBEADM_PKI_PATH[name]}`, value(name), "SecureString", key);
+  aws.putParameter(headerValue(userData, "CLUSTER_CA_PARAMETER"), value("ca.crt"), "String");
 }
 
 /** Where the control plane puts a worker instance's credential (bootstrap/node-credentials.sh). */
@@ -277,7 +287,7 @@ export function newNode(options: Options): Node {
   const header = (name: string) => headerValue(userData, name);
   const cluster = header("CLUSTER_NAME");
   const role = header("ROLE") as "control-plane" | "node";
-  putClusterSecrets(aws, cluster, options.secrets);
+  if (options.clusterKeysStored ?? true) storeClusterKeys(aws, userData, options.secrets);
   const instance = aws.launch(
     {
       ...NODE_INSTANCE,

@@ -1,7 +1,7 @@
 /**
- * A cluster's shared keys as ClusterSecrets makes them (components/secrets): the cluster, front-proxy and etcd
- * CAs (self-signed, CA:TRUE) with their RSA keys, and the service-account key pair; by their SSM names.
- * Generated with openssl, once per test process.
+ * A cluster's shared keys as kubeadm init makes them on the node that creates the cluster, which stores them
+ * in SSM (bootstrap/control-plane.sh): the cluster, front-proxy and etcd CAs (self-signed, CA:TRUE) with
+ * their RSA keys, and the service-account key pair. Generated with openssl, once per test process.
  */
 import { execFileSync } from "child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "fs";
@@ -19,7 +19,7 @@ export function clusterPki(): Record<string, string> {
     ["front-proxy-ca", "front-proxy-ca"],
     ["etcd-ca", "etcd-ca"],
   ]) {
-    // openssl req -x509 writes basicConstraints CA:TRUE, as Pulumi's tls.SelfSignedCert with isCaCertificate.
+    // openssl req -x509 writes basicConstraints CA:TRUE, as kubeadm's CAs have.
     openssl(
       "req",
       "-x509",

@@ -4,7 +4,12 @@
  */
 import { CLUSTER_TAG, ROLE_TAGS } from "../../tags";
 import type { ClusterSpec } from "../../../config/types";
-import { ENCRYPTION_KEYS_PARAMETER, INIT_RECORD_PARAMETER } from "../../nodes/controlPlaneNames";
+import {
+  CLUSTER_CA_PARAMETER,
+  ENCRYPTION_KEYS_PARAMETER,
+  INIT_RECORD_PARAMETER,
+  SHARED_PKI_PARAMETER,
+} from "../../nodes/controlPlaneNames";
 import { snapshotMetricNamespace } from "../../controlPlane/backupAlarm";
 import { backupBucketName, LATEST_SNAPSHOT_KEY, SNAPSHOT_PREFIX } from "../../controlPlane/backupBucket";
 import { parameterKeyStatement, parameterPrefix } from "../../secrets/paths";
@@ -15,6 +20,8 @@ function controlPlaneStateStatements(spec: ClusterSpec, at: AwsCoordinates): Sta
   const ssm = `arn:${at.partition}:ssm:${at.region}:${at.accountId}:parameter`;
   const bucket = `arn:${at.partition}:s3:::${backupBucketName(spec.clusterName, at.accountId, at.region)}`;
   const encryptionKeys = `${ssm}${parameterPrefix(spec.clusterName, "control-plane")}${ENCRYPTION_KEYS_PARAMETER}-*`;
+  const sharedPki = `${ssm}${parameterPrefix(spec.clusterName, "control-plane")}${SHARED_PKI_PARAMETER}-*`;
+  const clusterCa = `${ssm}${parameterPrefix(spec.clusterName, "node")}${CLUSTER_CA_PARAMETER}-*`;
   return [
     {
       // The etcd-backup timer uploads snapshots (named by time, and again under the fixed key). Nothing on
@@ -56,6 +63,16 @@ function controlPlaneStateStatements(spec: ClusterSpec, at: AwsCoordinates): Sta
       at,
       encryptionKeys,
     ),
+    {
+      // The node that creates the cluster stores the keys its kubeadm init made, and then the CA's certificate
+      // (a String, under no key), for the next control-plane nodes, the workers and pulumi up
+      // (bootstrap/control-plane.sh); the secrets statement lets nodes read them.
+      Sid: "ControlPlaneStateSharedPkiWrite",
+      Effect: "Allow",
+      Action: ["ssm:PutParameter"],
+      Resource: [sharedPki, clusterCa],
+    },
+    parameterKeyStatement("ControlPlaneStateSharedPkiEncrypt", "kms:Encrypt", spec.clusterName, at, sharedPki),
     {
       // A joining node finds the control-plane instances that still exist: an etcd member at no such
       // instance's address has departed (etcd_remove_members departed). Describe calls take no resource scope.

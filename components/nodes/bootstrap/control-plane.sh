@@ -1,16 +1,68 @@
-# control-plane.sh: what only control-plane nodes do: fetch the cluster's shared keys, create the cluster
-# once, reach their own API server, leave etcd when Auto Scaling terminates them (once drained), renew their
+# control-plane.sh: what only control-plane nodes do: share the cluster's keys, create the cluster once,
+# reach their own API server, leave etcd when Auto Scaling terminates them (once drained), renew their
 # certificates.
 
-# The cluster's CAs and the service-account key, shared by every control-plane node, from SSM. kubeadm
-# init uses them instead of creating its own; kubeadm join --control-plane requires them (no certificateKey).
-fetch_control_plane_pki() {
-  local f
-  secret ca.crt | write_file "$KUBERNETES_DIR/pki/ca.crt"
-  for f in ca.key sa.key front-proxy-ca.key; do secret "$f" | write_file "$KUBERNETES_DIR/pki/$f" 0600; done
-  for f in sa.pub front-proxy-ca.crt; do secret "$f" | write_file "$KUBERNETES_DIR/pki/$f"; done
-  secret etcd-ca.crt | write_file "$KUBERNETES_DIR/pki/etcd/ca.crt"
-  secret etcd-ca.key | write_file "$KUBERNETES_DIR/pki/etcd/ca.key" 0600
+# The cluster's shared PKI (SHARED_PKI_FILES, paths below kubeadm's pki directory): its three CAs and the
+# service-account key pair, which every control-plane node needs the same (kubeadm join --control-plane
+# requires them; no certificateKey). kubeadm init makes them on the node that creates the cluster, which then
+# shares them through SSM: a SecureString each under SHARED_PKI_PARAMETERS and the cluster's key, which only the
+# control-plane role reads. They never leave the control plane's SSM parameters: not the Pulumi state, not
+# user data. The cluster CA's certificate goes last, to CLUSTER_CA_PARAMETER, which workers and `pulumi up`
+# read: once it exists, every file is stored. Only the init record's owner writes them (--overwrite: its own
+# earlier half-done attempt), and only before that last one exists.
+
+# shared_pki_stored: yes once the cluster's CA certificate is in CLUSTER_CA_PARAMETER. Fails when SSM cannot say.
+shared_pki_stored() {
+  local out
+  if out=$(aws ssm get-parameter --region "$REGION" --name "$CLUSTER_CA_PARAMETER" --query Parameter.Name --output text 2>&1); then
+    echo yes
+  elif [[ $out == *ParameterNotFound* ]]; then
+    echo no
+  else
+    log "cannot read the cluster's CA certificate $CLUSTER_CA_PARAMETER: $out"
+    return 1
+  fi
+}
+
+# fetch_shared_pki: the stored files into kubeadm's pki directory, keys readable by root only.
+fetch_shared_pki() {
+  local f value
+  for f in $SHARED_PKI_FILES; do
+    value=$(secure_parameter "$SHARED_PKI_PARAMETERS$f") || return 1
+    write_file "$KUBERNETES_DIR/pki/$f" "$([[ $f == *.key ]] && echo 0600 || echo 0644)" <<<"$value"
+  done
+}
+
+# wait_for_shared_pki: a joining node's copy of the files, once the node that created the cluster has stored
+# them (it does so right after kubeadm init, before its API counts as a member's: the API answering is not
+# enough), read as often and as long as the API is waited for.
+wait_for_shared_pki() {
+  if ! BOOTSTRAP_TRIES="$API_WAIT_TRIES" BOOTSTRAP_RETRY_DELAY="$API_WAIT_INTERVAL" \
+    BOOTSTRAP_RETRY_MAX_DELAY="$API_WAIT_INTERVAL" retry shared_pki_ready; then
+    log "the cluster's keys were never stored in $SHARED_PKI_PARAMETERS"
+    return 1
+  fi
+  fetch_shared_pki
+}
+
+shared_pki_ready() { [ "$(shared_pki_stored)" = yes ]; }
+
+# share_control_plane_pki: the files kubeadm init made, stored by the node that created the cluster; nothing
+# once they are stored (every later run, every other node).
+share_control_plane_pki() {
+  local f pki="${BOOTSTRAP_ROOT:-}$KUBERNETES_DIR/pki" stored
+  stored=$(shared_pki_stored) || return 1
+  if [ "$stored" = yes ]; then return 0; fi
+  if [ "$(init_record_owner)" != "$(imds instance-id)" ]; then
+    log "the cluster's keys are not stored, and this node did not create the cluster"
+    return 1
+  fi
+  for f in $SHARED_PKI_FILES; do
+    put_secure_parameter "$SHARED_PKI_PARAMETERS$f" "$(cat "$pki/$f")" --overwrite || return 1
+  done
+  # Not secret: a String, which its readers need no key for.
+  put_parameter String "$CLUSTER_CA_PARAMETER" "$(cat "$pki/ca.crt")" --overwrite
+  log "stored the cluster's keys in $SHARED_PKI_PARAMETERS"
 }
 
 # The init record (INIT_RECORD, an SSM parameter): created by the one node that runs kubeadm init, without
@@ -55,6 +107,10 @@ kubeadm_init() {
     return 1
   fi
   log "no cluster was ever created: creating it"
+  # Stored already only when an init of this node's stopped after storing them: the cluster's keys are those.
+  local stored
+  stored=$(shared_pki_stored) || return 1
+  if [ "$stored" = yes ]; then fetch_shared_pki; fi
   pin_api_endpoint
   kubeadm_config kubeadm_init_configuration | write_file "$KUBERNETES_DIR/kubeadm.yaml" 0600
   # The bootstrap token kubeadm makes is never used, and goes in the next step (retire_bootstrap_tokens):

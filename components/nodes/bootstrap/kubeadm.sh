@@ -122,6 +122,8 @@ join_credential() {
 
 kubeadm_join() {
   wait_for_api
+  # The cluster's keys first: the etcd client below, this node's own credential and kubeadm's join need them.
+  if [ "$ROLE" = control-plane ]; then wait_for_shared_pki; fi
   # kubeadm's check-etcd phase needs every voting member to answer: members whose instances are gone leave
   # first. An older cluster moves to this node's release first (upgrade.sh), whose static pods the join deploys.
   if [ "$ROLE" = control-plane ]; then etcd_remove_members departed; fi

@@ -77,10 +77,7 @@ write_file() {
   cat >"$path"
 }
 
-# secure_parameter NAME: a SecureString from SSM, decrypted, read with the instance role.
+# secure_parameter NAME: a parameter from SSM, a SecureString decrypted, read with the instance role.
 secure_parameter() {
   retry aws ssm get-parameter --region "$REGION" --name "$1" --with-decryption --query Parameter.Value --output text
 }
-
-# secret NAME: one of this node's secrets (under SECRETS_PREFIX).
-secret() { secure_parameter "$SECRETS_PREFIX$1"; }

@@ -1,6 +1,6 @@
 """Creates in the emulator what a plan (`npm run plan -- --out DIR`) declares that nodes and controllers
 read: the VPC, subnets and security groups with their tags, the KMS key and its alias, the SSM parameters
-(the cluster's secrets generated here, as Pulumi would), the backup bucket with its default encryption, the
+(the images the plan pins), the backup bucket with its default encryption, the
 instance profiles, the
 internal API load balancer with its target group, the termination handler's queue and the EventBridge rules
 that send to it, and the launch templates and Auto Scaling groups with their lifecycle hooks, whose instances
@@ -10,17 +10,12 @@ program encodes it (gzip, base64)."""
 from __future__ import annotations
 
 import base64
-import datetime
 import gzip
 import json
 from pathlib import Path
 from typing import Any
 
 import boto3
-from cryptography import x509
-from cryptography.hazmat.primitives import hashes, serialization
-from cryptography.hazmat.primitives.asymmetric import rsa
-from cryptography.x509.oid import NameOID
 
 
 def _kind(resource_type: str) -> str:
@@ -37,57 +32,6 @@ PLAN_ACCOUNT = "000000000000"
 
 def _mock_arn(resource: dict[str, Any], service: str) -> str:
     return f"arn:aws:{service}:us-east-1:{PLAN_ACCOUNT}:{resource['type'].split(':')[2]}/{resource['name']}"
-
-
-def _key() -> rsa.RSAPrivateKey:
-    return rsa.generate_private_key(public_exponent=65537, key_size=2048)
-
-
-def _pem(key: rsa.RSAPrivateKey) -> str:
-    return key.private_bytes(
-        serialization.Encoding.PEM, serialization.PrivateFormat.TraditionalOpenSSL, serialization.NoEncryption()
-    ).decode()
-
-
-def _ca(common_name: str) -> tuple[str, str]:
-    key = _key()
-    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, common_name)])
-    now = datetime.datetime.now(datetime.timezone.utc)
-    cert = (
-        x509.CertificateBuilder()
-        .subject_name(name)
-        .issuer_name(name)
-        .public_key(key.public_key())
-        .serial_number(x509.random_serial_number())
-        .not_valid_before(now - datetime.timedelta(minutes=5))
-        .not_valid_after(now + datetime.timedelta(days=3650))
-        .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
-        .add_extension(
-            x509.KeyUsage(True, False, True, False, False, True, True, False, False), critical=True
-        )
-        .sign(key, hashes.SHA256())
-    )
-    return cert.public_bytes(serialization.Encoding.PEM).decode(), _pem(key)
-
-
-def cluster_secrets() -> dict[str, str]:
-    """The values of the secret parameters, by the last part of their name, as components/secrets makes them:
-    the CAs and the service-account key, generated here."""
-    ca_crt, ca_key = _ca("kubernetes")
-    front_crt, front_key = _ca("front-proxy-ca")
-    etcd_crt, etcd_key = _ca("etcd-ca")
-    sa = _key()
-    sa_pub = sa.public_key().public_bytes(serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo)
-    return {
-        "ca.crt": ca_crt,
-        "ca.key": ca_key,
-        "front-proxy-ca.crt": front_crt,
-        "front-proxy-ca.key": front_key,
-        "etcd-ca.crt": etcd_crt,
-        "etcd-ca.key": etcd_key,
-        "sa.key": _pem(sa),
-        "sa.pub": sa_pub.decode(),
-    }
 
 
 def _tags(inputs: dict[str, Any]) -> list[dict[str, str]]:
@@ -108,7 +52,6 @@ class Declared:
         self.ids: dict[str, str] = {}
         # Launch template id → the role of its instance profile (what instance metadata names).
         self.roles: dict[str, str] = {}
-        self.secrets = cluster_secrets()
 
     def of_type(self, suffix: str) -> list[dict[str, Any]]:
         return [r for r in self.resources if r["type"].endswith(suffix)]
@@ -157,9 +100,9 @@ class Declared:
             kms.create_alias(AliasName=i["name"], TargetKeyId=i["targetKeyId"])
         for parameter in self.of_type("ssm/parameter:Parameter"):
             i = self._resolve(parameter["inputs"])
-            value = i.get("insecureValue") or self.secrets[i["name"].rsplit("/", 1)[1]]
-            extra = {"KeyId": i["keyId"]} if i.get("keyId") else {}
-            ssm.put_parameter(Name=i["name"], Type=i["type"], Value=value, **extra)
+            # The images the plan pins: the program declares no other parameter (the cluster's keys are made
+            # and stored by its first control-plane node).
+            ssm.put_parameter(Name=i["name"], Type=i["type"], Value=i["insecureValue"])
         s3 = self._client("s3")
         for bucket in self.of_type("s3/bucket:Bucket"):
             s3.create_bucket(Bucket=bucket["inputs"]["bucket"])
