@@ -114,7 +114,11 @@ describe("hostile values", () => {
     );
     for (const group of instanceGroups(spec)) {
       const text = renderUserData(
-        bootstrapConfig(spec, group, { internal: "api'$(reboot)'.example.test", public: "api.example.com", caParameter: "/cluster-ca" }),
+        bootstrapConfig(spec, group, {
+          internal: "api'$(reboot)'.example.test",
+          public: "api.example.com",
+          caParameter: "/cluster-ca",
+        }),
       );
       expect(spawnSync("bash", ["-n"], { input: text }).status).to.equal(0);
       expect(text).to.contain(`API_ENDPOINT='api'\\''$(reboot)'\\''.example.test'`);

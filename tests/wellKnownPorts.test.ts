@@ -39,9 +39,11 @@ function nodeTexts(): [string, string][] {
     ]);
   const spec = validateConfig(baseConfig(), REGION).spec;
   const units = instanceGroups(spec).flatMap((group) =>
-    Object.entries(systemdUnits(bootstrapConfig(spec, group, { internal: "api.internal", public: "api", caParameter: "/cluster-ca" }))).map(
-      ([name, text]): [string, string] => [`${group.name} ${name}`, text],
-    ),
+    Object.entries(
+      systemdUnits(
+        bootstrapConfig(spec, group, { internal: "api.internal", public: "api", caParameter: "/cluster-ca" }),
+      ),
+    ).map(([name, text]): [string, string] => [`${group.name} ${name}`, text]),
   );
   return [...modules, ...units];
 }
