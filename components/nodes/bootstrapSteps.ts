@@ -64,11 +64,11 @@ export function bootstrapSteps(config: BootstrapConfig): BootstrapStep[] {
     controlPlane && { name: "admin-authenticator", module: "authenticator", run: "prepare_authenticator" },
     { name: "kubelet", module: "kubelet", run: "configure_kubelet" },
     { name: "join", module: "kubeadm", run: "join_cluster" },
+    // kubeadm init's bootstrap token, and its approval of any node name for one, gone before the node is in service.
+    controlPlane && { name: "bootstrap-tokens", module: "node-credentials", run: "retire_bootstrap_tokens" },
     // The keys kubeadm init made, for the next control-plane nodes (and the CA's certificate for workers and
     // pulumi up), stored before the node is in service: a node that joined fetched them before its join.
     controlPlane && { name: "shared-pki", module: "control-plane", run: "share_control_plane_pki" },
-    // kubeadm init's bootstrap token, and its approval of any node name for one, gone before the node is in service.
-    controlPlane && { name: "bootstrap-tokens", module: "node-credentials", run: "retire_bootstrap_tokens" },
     // The admins' token webhook, once kubeadm has started the API server beside it.
     controlPlane && { name: "admin-authenticator-pod", module: "authenticator", run: "start_authenticator" },
     // kubeadm join returns once etcd is healthy with this node's member, promoted: the control plane's gate.

@@ -16,6 +16,8 @@ import { examples, GOLDEN_DIR } from "../../plan/examples";
 import type { ClusterSpec } from "../../config/types";
 import { requireDebianTool } from "../debianTools";
 import { specWith } from "../fixtures";
+import { KUBEADM_PKI_PATH } from "../standins/pki";
+import { SHARED_PKI_FILES } from "../../components/nodes/controlPlaneNames";
 import { AwsFake, startAws } from "../standins/aws";
 import {
   credentialParameter,
@@ -866,7 +868,7 @@ describe("control-plane bootstrap and the cluster's state, run as systemd runs i
       expect(node.exists(JOINED_MARKER)).to.equal(true);
       expect(lifecycle(node)).to.equal("InService");
       // The keys stored are the ones the cluster runs with, every one of them.
-      for (const f of ["ca.crt", "ca.key", "front-proxy-ca.crt", "front-proxy-ca.key", "etcd/ca.crt", "etcd/ca.key"])
+      for (const f of SHARED_PKI_FILES)
         expect(node.aws.parameters.get(`/pki/${f}`)?.value, f).to.equal(node.file(`etc/kubernetes/pki/${f}`).trim());
       expect(node.aws.parameters.get("/cluster-ca")?.value).to.equal(node.file("etc/kubernetes/pki/ca.crt").trim());
     });
@@ -910,6 +912,19 @@ describe("control-plane bootstrap and the cluster's state, run as systemd runs i
     expect(again.status).to.not.equal(0);
     expect(node.log()).not.to.match(/^kubeadm reset/m);
     expect(node.exists("var/lib/etcd/member/snap/db")).to.equal(true);
+  });
+
+  it("the node that creates a cluster whose keys are stored (a restore) inits with them, and stores nothing", async () => {
+    const { node, service } = await boot(userDataFor(specWith({}), FIRST), { STANDIN_API_READY_AFTER: NEVER });
+    expect(service.status, service.stderr).to.equal(0);
+    expect(kubeadmRuns(node).filter((l) => l.startsWith("kubeadm init "))).to.have.length(1);
+    // kubeadm init found them in place, and used them (the stand-in makes only the ones it does not find).
+    for (const [file, path] of Object.entries(KUBEADM_PKI_PATH))
+      expect(node.file(`etc/kubernetes/pki/${path}`), path).to.equal(readFileSync(join(secrets.dir, file), "utf8"));
+    const stored = node.aws.calls.filter(
+      (c) => c.action === "ssm:PutParameter" && /^\/pki\/|^\/cluster-ca$/.test(c.params.Name as string),
+    );
+    expect(stored).to.deep.equal([]);
   });
 
   it("an init that stopped half-way is undone and run again: the init record is its own", async () => {

@@ -39,18 +39,25 @@ describe("control-plane state IAM, simulated", () => {
   // attach volumes through theirs.
   const state = policyDocument(controlPlaneState.statements("control-plane", spec, AT));
 
-  it("the control plane creates its own cluster's init record, and no other parameter; workers cannot", async () => {
+  it("the control plane creates its own cluster's init record and stores its keys, no other parameter; workers cannot", async () => {
     expect(await may(cp, "ssm:PutParameter", record("dev.k8s.local"))).to.equal(true);
     expect(await may(cp, "ssm:GetParameter", record("dev.k8s.local"))).to.equal(true);
     expect(await may(cp, "ssm:PutParameter", record("other.k8s.local"))).to.equal(false);
-    expect(
-      await may(
-        cp,
-        "ssm:PutParameter",
-        "arn:aws:ssm:us-east-1:000000000000:parameter/cilium-cluster/dev.k8s.local/control-plane/ca.key",
-      ),
-      "no overwriting the cluster's secrets",
-    ).to.equal(false);
+    // The node that created the cluster stores the keys its kubeadm init made, and the CA's certificate: its own
+    // cluster's, under those names only.
+    const parameter = (cluster: string, path: string) =>
+      `arn:aws:ssm:us-east-1:000000000000:parameter/cilium-cluster/${cluster}/${path}`;
+    for (const path of ["control-plane/pki-0123456789ab/ca.key", "control-plane/pki-0123456789ab/etcd/ca.key"]) {
+      expect(await may(cp, "ssm:PutParameter", parameter("dev.k8s.local", path)), path).to.equal(true);
+      expect(await may(cp, "ssm:PutParameter", parameter("other.k8s.local", path)), path).to.equal(false);
+      expect(await may(node, "ssm:PutParameter", parameter("dev.k8s.local", path)), path).to.equal(false);
+    }
+    const ca = "node/cluster-ca-0123456789ab";
+    expect(await may(cp, "ssm:PutParameter", parameter("dev.k8s.local", ca))).to.equal(true);
+    expect(await may(cp, "ssm:PutParameter", parameter("other.k8s.local", ca))).to.equal(false);
+    expect(await may(node, "ssm:PutParameter", parameter("dev.k8s.local", ca))).to.equal(false);
+    for (const path of ["control-plane/ca.key", "node/ca.crt", "node/bootstrap-token"])
+      expect(await may(cp, "ssm:PutParameter", parameter("dev.k8s.local", path)), path).to.equal(false);
     expect(await may(cp, "ssm:DeleteParameter", record("dev.k8s.local")), "the record is never deleted").to.equal(
       false,
     );

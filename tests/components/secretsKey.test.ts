@@ -35,10 +35,11 @@ function throughSsm(parameterArn: string, keyCluster = spec.clusterName): Record
   };
 }
 
-const CONTROL_PLANE_SECRETS = ["ca.key", "sa.key", "etcd-ca.key", "front-proxy-ca.key"].map(
-  (f) => `control-plane/${f}`,
+/** The keys the first control-plane node stores (bootstrap/control-plane.sh), below the cluster id's folder. */
+const CONTROL_PLANE_SECRETS = ["ca.key", "sa.key", "etcd/ca.key", "front-proxy-ca.key"].map(
+  (f) => `control-plane/pki-0123456789ab/${f}`,
 );
-const NODE_SECRETS = ["node/ca.crt"];
+const NODE_SECRETS = ["node/cluster-ca-0123456789ab"];
 /** Workers' join credentials, one parameter an instance (which instance reads which is IAM's, iam.test.ts). */
 const INSTANCE_CREDENTIALS = ["instance/i-0aaaaaaaaaaaaaaaa", "instance/i-0bbbbbbbbbbbbbbbb"];
 
@@ -93,14 +94,23 @@ describe("the cluster's KMS key", () => {
       }
   });
 
-  it("lets only the control plane encrypt, and only the instance credentials and the Secrets encryption keys", async () => {
+  it("lets only the control plane encrypt, and only the instance credentials, the Secrets encryption keys and the cluster's keys", async () => {
     const credential = throughSsm(parameter("dev.k8s.local", INSTANCE_CREDENTIALS[0]));
     expect(await roleMay("control-plane", "kms:Encrypt", credential)).to.equal(true);
     const keys = throughSsm(parameter("dev.k8s.local", "control-plane/encryption-keys-0123456789ab"));
     expect(await roleMay("control-plane", "kms:Encrypt", keys)).to.equal(true);
     expect(await roleMay("node", "kms:Encrypt", keys)).to.equal(false);
     expect(await roleMay("node", "kms:Decrypt", keys), "workers never read them").to.equal(false);
-    for (const path of ["node/ca.crt", "node/bootstrap-token", ...CONTROL_PLANE_SECRETS])
+    for (const path of CONTROL_PLANE_SECRETS) {
+      const stored = throughSsm(parameter("dev.k8s.local", path));
+      expect(await roleMay("control-plane", "kms:Encrypt", stored), path).to.equal(true);
+      expect(await roleMay("node", "kms:Encrypt", stored), path).to.equal(false);
+      expect(
+        await roleMay("control-plane", "kms:Encrypt", throughSsm(parameter("other.k8s.local", path))),
+        path,
+      ).to.equal(false);
+    }
+    for (const path of ["node/ca.crt", "node/bootstrap-token", "control-plane/ca.key", ...NODE_SECRETS])
       expect(
         await roleMay("control-plane", "kms:Encrypt", throughSsm(parameter("dev.k8s.local", path))),
         path,
@@ -118,13 +128,13 @@ describe("the cluster's KMS key", () => {
         principal: ROLES.node,
         resourcePolicy: KEY_POLICY,
       });
-    expect(await asNode("kms:Decrypt", "node/ca.crt")).to.equal(true);
+    expect(await asNode("kms:Decrypt", NODE_SECRETS[0])).to.equal(true);
     expect(await asNode("kms:Decrypt", "instance/i-0aaaaaaaaaaaaaaaa")).to.equal(true);
     for (const path of [...CONTROL_PLANE_SECRETS, "control-plane/encryption-keys-0123456789ab"])
       expect(await asNode("kms:Decrypt", path), path).to.equal(false);
     // Beside the two prefixes: a parameter named like them is not under them.
     expect(await asNode("kms:Decrypt", "instance-x/i-0aaaaaaaaaaaaaaaa")).to.equal(false);
-    expect(await asNode("kms:Encrypt", "node/ca.crt")).to.equal(false);
+    expect(await asNode("kms:Encrypt", NODE_SECRETS[0])).to.equal(false);
     expect(await asNode("kms:Encrypt", "instance/i-0aaaaaaaaaaaaaaaa")).to.equal(false);
   });
 

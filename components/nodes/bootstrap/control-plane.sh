@@ -33,13 +33,14 @@ fetch_shared_pki() {
   done
 }
 
-# wait_for_shared_pki: a joining node's copy of the files, once the node that created the cluster has stored
-# them (it does so right after kubeadm init, before its API counts as a member's: the API answering is not
-# enough), read as often and as long as the API is waited for.
+# wait_for_shared_pki: a joining node's copy of the files. The node that created the cluster stores them
+# before it goes in service, and the API's name reaches only nodes in service (the load balancer): once the
+# API answers (wait_for_api) they are stored: retry's few tries, for SSM's read after write, and no second long
+# wait. Before a restored cluster's keys are stored (docs/operations.md), the run fails and systemd starts it
+# again.
 wait_for_shared_pki() {
-  if ! BOOTSTRAP_TRIES="$API_WAIT_TRIES" BOOTSTRAP_RETRY_DELAY="$API_WAIT_INTERVAL" \
-    BOOTSTRAP_RETRY_MAX_DELAY="$API_WAIT_INTERVAL" retry shared_pki_ready; then
-    log "the cluster's keys were never stored in $SHARED_PKI_PARAMETERS"
+  if ! retry shared_pki_ready; then
+    log "the cluster's keys are not stored in $SHARED_PKI_PARAMETERS"
     return 1
   fi
   fetch_shared_pki
@@ -50,18 +51,21 @@ shared_pki_ready() { [ "$(shared_pki_stored)" = yes ]; }
 # share_control_plane_pki: the files kubeadm init made, stored by the node that created the cluster; nothing
 # once they are stored (every later run, every other node).
 share_control_plane_pki() {
-  local f pki="${BOOTSTRAP_ROOT:-}$KUBERNETES_DIR/pki" stored
+  local f pki="${BOOTSTRAP_ROOT:-}$KUBERNETES_DIR/pki" stored owner value
   stored=$(shared_pki_stored) || return 1
   if [ "$stored" = yes ]; then return 0; fi
-  if [ "$(init_record_owner)" != "$(imds instance-id)" ]; then
-    log "the cluster's keys are not stored, and this node did not create the cluster"
+  owner=$(init_record_owner) || return 1
+  if [ "$owner" != "$(imds instance-id)" ]; then
+    log "the cluster's keys are not stored, and this node did not create the cluster ($owner did)"
     return 1
   fi
   for f in $SHARED_PKI_FILES; do
-    put_secure_parameter "$SHARED_PKI_PARAMETERS$f" "$(cat "$pki/$f")" --overwrite || return 1
+    value=$(cat "$pki/$f") || return 1
+    put_secure_parameter "$SHARED_PKI_PARAMETERS$f" "$value" --overwrite || return 1
   done
   # Not secret: a String, which its readers need no key for.
-  put_parameter String "$CLUSTER_CA_PARAMETER" "$(cat "$pki/ca.crt")" --overwrite
+  value=$(cat "$pki/ca.crt") || return 1
+  put_parameter String "$CLUSTER_CA_PARAMETER" "$value" --overwrite
   log "stored the cluster's keys in $SHARED_PKI_PARAMETERS"
 }
 
@@ -107,7 +111,9 @@ kubeadm_init() {
     return 1
   fi
   log "no cluster was ever created: creating it"
-  # Stored already only when an init of this node's stopped after storing them: the cluster's keys are those.
+  # Stored already when the cluster is restored from a snapshot onto a new node (docs/operations.md, whose
+  # runbook hands this node the init record), or when an init of this node's stopped after storing them: the
+  # cluster's keys are those, and kubeadm init uses the CAs it finds.
   local stored
   stored=$(shared_pki_stored) || return 1
   if [ "$stored" = yes ]; then fetch_shared_pki; fi

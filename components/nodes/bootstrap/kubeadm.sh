@@ -147,7 +147,7 @@ kubeadm_none() {
 # A half-done join or init is undone by `kubeadm reset`: the static pods' containers (which would hold the
 # control plane's ports), kubeadm's files and certificates, /var/lib/etcd and the kubelet's state; a
 # control-plane node first hands back what only it holds (before_control_plane_reset). This run then fails:
-# the service starts again from the first step, which fetches again what was removed.
+# the service starts again from the first step, and the join fetches again what was removed.
 kubeadm_reset() {
   log "kubeadm stopped half-way before: undoing what it left with kubeadm reset"
   if [ "$ROLE" = control-plane ]; then before_control_plane_reset || return 1; fi
