@@ -35,9 +35,17 @@ export const TIMEOUTS = {
     /**
      * How long one run of the bootstrap service may take before systemd stops it and runs it again
      * (`TimeoutStartSec`, systemdUnits.ts): longer than its longest step, the join (kubeadm.sh's
-     * `wait_for_api`, 15 minutes at most, and kubeadm's own timeouts, 10 more).
+     * `wait_for_api`, 15 minutes at most, and kubeadm's own timeouts: tests/timeouts.test.ts adds them up).
      */
-    bootstrapRunMinutes: 30,
+    bootstrapRunMinutes: 40,
+    /**
+     * kubeadm's etcd calls on a joining control-plane node (JoinConfiguration `timeouts.etcdAPICall`, 2 minutes
+     * by default): adding its member as a learner is retried while another node's learner waits for its
+     * promotion (etcd takes one learner at a time: "too many learner members in cluster"), and its own
+     * promotion while its etcd starts and catches up. Control-plane nodes that boot together queue there; on
+     * a slow host the second one's 2 minutes ran out and its whole join started again.
+     */
+    etcdApiCallSeconds: 240,
     /** Seconds between two runs of a failed bootstrap (`RestartSec`). Each download and AWS call also backs off inside a run. */
     bootstrapRestartSeconds: 30,
     /** The kubelet's graceful node shutdown (kubeadmConfig.ts): pods, then critical pods, before the node powers off. */

@@ -26,7 +26,7 @@ describe("the timeouts table", () => {
     expect(deploy.memberReplacementSeconds).to.be.at.least(nodes.joinDeadlineSeconds["control-plane"] + seen);
   });
 
-  it("keeps a leaving member's instance with a heartbeat inside its hook, and the API wait inside a bootstrap run", () => {
+  it("keeps a leaving member's instance with a heartbeat inside its hook, and a join's waits inside a bootstrap run", () => {
     const bash = TIMEOUTS.bootstrapScripts;
     // One try of the removal: EC2's answer (retried), three etcdctl calls (list, remove, list again; each at
     // most its dial and command timeouts, etcd.sh), then the pause before the next heartbeat.
@@ -41,6 +41,11 @@ describe("the timeouts table", () => {
     const apiWait = bash.apiWaitTries * (bash.apiWaitIntervalSeconds + bash.apiWaitAttemptSeconds);
     const credentialWait = bash.nodeCredentialWaitTries * (bash.nodeCredentialsIntervalSeconds + 10);
     expect(apiWait + credentialWait + 600).to.be.lessThan(TIMEOUTS.nodes.bootstrapRunMinutes * 60);
+    // A control-plane node: wait_for_api, the cluster's keys (retry's tries, each SSM call at most 10 s),
+    // discovery and TLS bootstrap, then kubeadm's etcd calls: adding its learner, and promoting it.
+    const keysWait = retrySleeps(bash.retryTries, bash.retryFirstDelaySeconds, bash.retryMaxDelaySeconds) + 8 * 10;
+    const etcdCalls = 2 * TIMEOUTS.nodes.etcdApiCallSeconds;
+    expect(apiWait + keysWait + 600 + etcdCalls).to.be.lessThan(TIMEOUTS.nodes.bootstrapRunMinutes * 60);
   });
 
   it("gives the drain hook's wait room for the handler to drain again after a drain that ran out of time", () => {

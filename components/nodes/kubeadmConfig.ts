@@ -142,6 +142,10 @@ export function joinConfiguration(config: BootstrapConfig): Record<string, unkno
     nodeRegistration: nodeRegistration(config),
     patches: { directory: PATCHES_DIRECTORY },
     ...(config.role === "control-plane" ? { controlPlane: { localAPIEndpoint: LOCAL_API_ENDPOINT } } : {}),
+    // Joining control-plane nodes queue for etcd's one learner (components/timeouts.ts); v1beta3 has no field.
+    ...(config.role === "control-plane" && kubeadmApiVersion(config.kubernetesVersion) === "v1beta4"
+      ? { timeouts: { etcdAPICall: `${TIMEOUTS.nodes.etcdApiCallSeconds}s` } }
+      : {}),
   };
 }
 

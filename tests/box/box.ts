@@ -10,7 +10,7 @@ import { execFile } from "child_process";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statfsSync } from "fs";
 import { tmpdir } from "os";
 import { CACHE_ROOT } from "../kubernetes/binaries";
-import { join } from "path";
+import { dirname, join } from "path";
 import { parseAllDocuments, parseDocument } from "yaml";
 import { Emulator } from "./emulator";
 import { addPodRoute, BoxNetwork, createNetwork, deleteNetwork } from "./network";
@@ -101,7 +101,10 @@ export class Box {
   private forgetSignals = () => {};
 
   private constructor(readonly options: BoxOptions) {
-    this.dir = mkdtempSync(join(tmpdir(), "cilium-cluster-box-"));
+    // Kept (BOX_KEEP=1) beside the test run's own temporary directory, which goes when the run ends (tempRoot.ts).
+    const keep = process.env.BOX_KEEP === "1";
+    this.dir = mkdtempSync(join(keep ? dirname(tmpdir()) : tmpdir(), "cilium-cluster-box-"));
+    if (keep) process.stdout.write(`      BOX_KEEP=1: the box's directory is ${this.dir}\n`);
     this.namespace = `ccbox${process.pid}`;
     this.plan = join(this.dir, "plan");
     runSync(process.execPath, [
