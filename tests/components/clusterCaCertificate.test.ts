@@ -7,6 +7,7 @@ import { CaTiming, clusterCaCertificate, waitForClusterCa } from "../../componen
 import { stackAws } from "../../components/stackAws";
 import { runPlan, UNKNOWN } from "../../plan/run";
 import { configWith, inputs, named, planWith } from "../planHelpers";
+import { mockRuntime, groupInPlace } from "./deployWaitFixtures";
 import { sdkEnvironment, startAws } from "../standins/aws";
 
 const REGION = "us-east-1";
@@ -15,19 +16,6 @@ const STACK_AWS = { "aws:region": REGION, "aws:profile": "stack" };
 const FAST: CaTiming = { memberReplacementSeconds: 1, refreshPollSeconds: 0.05 };
 const PARAMETER = "/cilium-cluster/dev.k8s.local/node/cluster-ca-0123456789ab";
 const PEM = "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----";
-
-async function runtime(preview: boolean): Promise<void> {
-  await pulumi.runtime.setMocks(
-    { newResource: (args) => ({ id: `${args.name}-id`, state: args.inputs }), call: (args) => args.inputs },
-    "project",
-    "stack",
-    preview,
-  );
-}
-
-/** A group as NodeLaunchTemplate gives it: a resource, and its name once it is in place. */
-const group = (name: string) =>
-  Object.assign(new pulumi.ComponentResource("test:index:Group", name), { groupInPlace: pulumi.output(name) });
 
 /** The output's value, or "unknown" when a preview cannot know it. */
 const settled = <T>(output: pulumi.Output<T>): Promise<T | "unknown"> =>
@@ -50,7 +38,7 @@ describe("the cluster CA's certificate", () => {
   });
 
   it("pulumi up waits until the first node has stored it, reading it with the stack's AWS config", async () => {
-    await runtime(false);
+    await mockRuntime(false);
     const aws = await startAws({ region: REGION });
     closing.push(aws.close);
     restore = sdkEnvironment(aws, { stack: STACK_KEY });
@@ -59,7 +47,7 @@ describe("the cluster CA's certificate", () => {
     aws.afterCall("ssm:GetParameter", (p) => {
       if (p.Name === PARAMETER && ++asked === 3) aws.putParameter(PARAMETER, PEM, "String");
     });
-    const ca = clusterCaCertificate(pulumi.output(PARAMETER), group("g"), undefined, stackAws(STACK_AWS), FAST);
+    const ca = clusterCaCertificate(pulumi.output(PARAMETER), groupInPlace("g"), undefined, stackAws(STACK_AWS), FAST);
     expect(await settled(ca)).to.equal(PEM);
     const reads = aws.calls.filter((c) => c.action === "ssm:GetParameter");
     expect(reads.map((c) => [c.params.Name, c.caller, c.region, c.refused])).to.deep.equal([
@@ -69,7 +57,7 @@ describe("the cluster CA's certificate", () => {
   });
 
   it("pulumi up stops at the deadline, saying which node did not create the cluster", async () => {
-    await runtime(false);
+    await mockRuntime(false);
     const aws = await startAws({ region: REGION });
     closing.push(aws.close);
     restore = sdkEnvironment(aws, { stack: STACK_KEY });
@@ -81,12 +69,12 @@ describe("the cluster CA's certificate", () => {
   });
 
   it("a preview takes the one the last update read, and before the first update cannot know it", async () => {
-    await runtime(true);
+    await mockRuntime(true);
     const unused = stackAws(STACK_AWS);
-    expect(await settled(clusterCaCertificate(pulumi.output(PARAMETER), group("a"), PEM, unused))).to.equal(PEM);
-    expect(await settled(clusterCaCertificate(pulumi.output(PARAMETER), group("b"), undefined, unused))).to.equal(
-      "unknown",
-    );
+    expect(await settled(clusterCaCertificate(pulumi.output(PARAMETER), groupInPlace("a"), PEM, unused))).to.equal(PEM);
+    expect(
+      await settled(clusterCaCertificate(pulumi.output(PARAMETER), groupInPlace("b"), undefined, unused)),
+    ).to.equal("unknown");
   });
 
   it("the plan of a deployed stack gives the Kubernetes provider the applied certificate; a new stack's is unknown", async () => {

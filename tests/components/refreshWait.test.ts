@@ -18,6 +18,7 @@ import { configWith, inputs, ofType, planWith } from "../planHelpers";
 import { decodeUserData } from "../../components/nodes/userDataEncoding";
 import { runPlan } from "../../plan/run";
 import { waitFor } from "../waitFor";
+import { groupInPlace, mockRuntime } from "./deployWaitFixtures";
 import { AMBIENT_KEY, AwsOptions, Group, sdkEnvironment, startAws } from "../standins/aws";
 
 const REGION = "us-east-1";
@@ -33,20 +34,6 @@ const FAST: MemberTiming = {
 };
 
 const valueOf = <T>(output: pulumi.Output<T>): Promise<T> => new Promise((resolve) => output.apply(resolve));
-
-async function runtime(preview: boolean): Promise<void> {
-  await pulumi.runtime.setMocks(
-    { newResource: (args) => ({ id: `${args.name}-id`, state: args.inputs }), call: (args) => args.inputs },
-    "project",
-    "stack",
-    preview,
-  );
-}
-
-/** A group as NodeLaunchTemplate gives it: a resource, and its name once it is in place. */
-function group(name: string) {
-  return Object.assign(new pulumi.ComponentResource("test:index:Group", name), { groupInPlace: pulumi.output(name) });
-}
 
 /** A /readyz answering each request with the next status (the last repeats). */
 async function readyz(statuses: number[]): Promise<{ url: string; server: Server; hits: number[] }> {
@@ -150,13 +137,13 @@ describe("control-plane member wait", () => {
     });
 
     it("ends once the group's refresh has succeeded and then the API answers, calling AWS as the stack's profile", async () => {
-      await runtime(false);
+      await mockRuntime(false);
       const aws = await account({ g: ["InProgress", "InProgress", "Successful"] });
       const api = await readyz([503, 200]);
       closing.push(aws.close, () => api.server.close());
       restore = sdkEnvironment(aws, { stack: STACK_KEY });
 
-      const replaced = controlPlaneMemberReplaced(group("g"), target(api.url), stackAws(STACK_AWS), FAST);
+      const replaced = controlPlaneMemberReplaced(groupInPlace("g"), target(api.url), stackAws(STACK_AWS), FAST);
       expect(await valueOf(replaced)).to.equal("g");
       expect(aws.calls.map((c) => [c.action, c.params.AutoScalingGroupName, c.caller, c.region])).to.deep.equal(
         Array(3).fill(["autoscaling:DescribeInstanceRefreshes", "g", STACK_KEY, REGION]),
@@ -181,7 +168,7 @@ describe("control-plane member wait", () => {
     });
 
     it("assumes the stack's aws:assumeRoles in turn, each with the previous one's credentials", async () => {
-      await runtime(false);
+      await mockRuntime(false);
       const first = { accessKeyId: "ASIAFIRSTROLE", secretAccessKey: "s1" };
       const second = { accessKeyId: "ASIASECONDROLE", secretAccessKey: "s2" };
       const aws = await account(
@@ -201,7 +188,7 @@ describe("control-plane member wait", () => {
         { roleArn: "arn:aws:iam::222222222222:role/deploy", sessionName: "deployer" },
       ];
       const config = stackAws({ ...STACK_AWS, "aws:assumeRoles": JSON.stringify(roles) });
-      expect(await valueOf(controlPlaneMemberReplaced(group("g"), undefined, config, FAST))).to.equal("g");
+      expect(await valueOf(controlPlaneMemberReplaced(groupInPlace("g"), undefined, config, FAST))).to.equal("g");
       expect(aws.calls.map((c) => [c.action, c.caller, c.params.RoleArn])).to.deep.equal([
         ["sts:AssumeRole", STACK_KEY, roles[0].roleArn],
         ["sts:AssumeRole", first.accessKeyId, roles[1].roleArn],
@@ -212,13 +199,13 @@ describe("control-plane member wait", () => {
     });
 
     it("stops pulumi up on a failed refresh, on the group, saying what comes next", async () => {
-      await runtime(false);
+      await mockRuntime(false);
       const aws = await account({
         g: ["InProgress", { Status: "Failed", StatusReason: "instances did not become healthy" }],
       });
       closing.push(aws.close);
       restore = sdkEnvironment(aws, { stack: STACK_KEY });
-      const g = group("g");
+      const g = groupInPlace("g");
       const failure = await reportedFailure(() => controlPlaneMemberReplaced(g, undefined, stackAws(STACK_AWS), FAST));
       expect(pulumi.ResourceError.isInstance(failure)).to.equal(true);
       expect((failure as pulumi.ResourceError).resource).to.equal(g);
@@ -228,19 +215,19 @@ describe("control-plane member wait", () => {
     });
 
     it("stops at the deadline, naming what it waited for: the refresh, or the API after it", async () => {
-      await runtime(false);
+      await mockRuntime(false);
       const aws = await account({ slow: ["InProgress"], g: ["Successful"] });
       const api = await readyz([503]);
       closing.push(aws.close, () => api.server.close());
       restore = sdkEnvironment(aws, { stack: STACK_KEY });
       const timing = { ...FAST, memberReplacementSeconds: 1 };
       const refresh = await reportedFailure(() =>
-        controlPlaneMemberReplaced(group("slow"), undefined, stackAws(STACK_AWS), timing),
+        controlPlaneMemberReplaced(groupInPlace("slow"), undefined, stackAws(STACK_AWS), timing),
       );
       expect((refresh as Error).message).to.match(/^the instance refresh of slow: not done after 1s\. /);
       const started = Date.now();
       const ready = await reportedFailure(() =>
-        controlPlaneMemberReplaced(group("g"), target(api.url), stackAws(STACK_AWS), timing),
+        controlPlaneMemberReplaced(groupInPlace("g"), target(api.url), stackAws(STACK_AWS), timing),
       );
       expect(Date.now() - started).to.be.lessThan(3000);
       expect((ready as Error).message).to.match(
@@ -250,12 +237,12 @@ describe("control-plane member wait", () => {
   });
 
   it("does nothing in a preview: no AWS call, no request to the API", async () => {
-    await runtime(true);
+    await mockRuntime(true);
     const aws = await account({ g: ["InProgress"] });
     const api = await readyz([503]);
     const restore = sdkEnvironment(aws, { stack: STACK_KEY });
     try {
-      const replaced = controlPlaneMemberReplaced(group("g"), target(api.url), stackAws(STACK_AWS), FAST);
+      const replaced = controlPlaneMemberReplaced(groupInPlace("g"), target(api.url), stackAws(STACK_AWS), FAST);
       expect(await valueOf(replaced)).to.equal("g");
       await new Promise((r) => setTimeout(r, 200));
       expect(aws.calls).to.deep.equal([]);

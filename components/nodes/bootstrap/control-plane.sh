@@ -13,15 +13,9 @@
 
 # shared_pki_stored: yes once the cluster's CA certificate is in CLUSTER_CA_PARAMETER. Fails when SSM cannot say.
 shared_pki_stored() {
-  local out
-  if out=$(aws ssm get-parameter --region "$REGION" --name "$CLUSTER_CA_PARAMETER" --query Parameter.Name --output text 2>&1); then
-    echo yes
-  elif [[ $out == *ParameterNotFound* ]]; then
-    echo no
-  else
-    log "cannot read the cluster's CA certificate $CLUSTER_CA_PARAMETER: $out"
-    return 1
-  fi
+  local value
+  value=$(parameter_or_none "$CLUSTER_CA_PARAMETER") || return 1
+  if [ "$value" = none ]; then echo no; else echo yes; fi
 }
 
 # fetch_shared_pki: the stored files into kubeadm's pki directory, keys readable by root only.
@@ -77,15 +71,9 @@ share_control_plane_pki() {
 # init_record_owner: the instance that created the init record, or "none". Fails when SSM cannot say
 # (never taken for "none": that would create a second cluster).
 init_record_owner() {
-  local out
-  if out=$(aws ssm get-parameter --region "$REGION" --name "$INIT_RECORD" --query Parameter.Value --output text 2>&1); then
-    echo "${out%% *}"
-  elif [[ $out == *ParameterNotFound* ]]; then
-    echo none
-  else
-    log "cannot read the init record $INIT_RECORD: $out"
-    return 1
-  fi
+  local value
+  value=$(parameter_or_none "$INIT_RECORD") || return 1
+  echo "${value%% *}"
 }
 
 # init_record_exists: yes when another instance created the record. This instance's own record (its

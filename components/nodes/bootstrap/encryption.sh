@@ -33,20 +33,13 @@ encryption_config() {
 # there is none. The API server reloads the file when it changes (--encryption-provider-config-automatic-reload),
 # so it is replaced whole (a rename), never seen half-written.
 write_encryption_config() {
-  local keys errors
-  errors=$(mktemp)
-  if ! keys=$(aws ssm get-parameter --region "$REGION" --name "$ENCRYPTION_KEYS_PARAMETER" --with-decryption \
-    --query Parameter.Value --output text 2>"$errors"); then
-    if ! grep -q ParameterNotFound "$errors"; then
-      log "cannot read the encryption keys $ENCRYPTION_KEYS_PARAMETER: $(cat "$errors")"
-      rm -f "$errors"
-      return 1
-    fi
+  local keys
+  keys=$(parameter_or_none "$ENCRYPTION_KEYS_PARAMETER" --with-decryption) || return 1
+  if [ "$keys" = none ]; then
     # Of two nodes racing, the second fails here (ParameterAlreadyExists) and reads the first one's.
     if put_encryption_keys "$(new_encryption_key)"; then log "made the cluster's first encryption key"; fi
     keys=$(encryption_keys)
   fi
-  rm -f "$errors"
   encryption_config <<<"$keys" | write_file "$ENCRYPTION_CONFIG_FILE.new" 0600
   mv "${BOOTSTRAP_ROOT:-}$ENCRYPTION_CONFIG_FILE.new" "${BOOTSTRAP_ROOT:-}$ENCRYPTION_CONFIG_FILE"
 }

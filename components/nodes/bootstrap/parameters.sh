@@ -1,6 +1,26 @@
-# parameters.sh: what the control plane writes to SSM: under the cluster's key, the workers' credentials to
-# join, the Secrets encryption keys and the cluster's shared keys; in the clear, the CA's certificate. Workers
-# write no parameter.
+# parameters.sh: the control plane's own parameters in SSM. It writes, under the cluster's key, the workers'
+# credentials to join, the Secrets encryption keys and the cluster's shared keys; in the clear, the CA's
+# certificate; and reads those it creates, which may not exist yet. Workers write no parameter.
+
+# parameter_or_none NAME [ARGS...]: the parameter's value (ARGS: --with-decryption), or "none" when it does not
+# exist. Fails, saying why, when SSM cannot say: never taken for "none", which would make what exists again.
+parameter_or_none() {
+  local name=$1 errors value status=0
+  shift
+  errors=$(mktemp)
+  value=$(aws ssm get-parameter --region "$REGION" --name "$name" "$@" --query Parameter.Value --output text 2>"$errors") ||
+    status=$?
+  if [ "$status" -eq 0 ]; then
+    printf '%s\n' "$value"
+  elif grep -q ParameterNotFound "$errors"; then
+    echo none
+    status=0
+  else
+    log "cannot read $name: $(cat "$errors")"
+  fi
+  rm -f "$errors"
+  return "$status"
+}
 
 # put_parameter TYPE NAME VALUE [ARGS...]: VALUE to the parameter NAME, a String or a SecureString under the
 # cluster's key (SECRETS_KEY), ARGS added (--overwrite). VALUE goes through a file only root reads (the AWS
