@@ -189,7 +189,14 @@ describe("bootstrap modules", () => {
 
   it("init_record_exists: yes only for another instance's record; fails when SSM cannot say", async () => {
     const exists = (owner?: string, before?: (aws: AwsFake) => void) =>
-      onInstance("i-0aaaaaaaaaaaaaaaa", owner, ["lib", "parameters", "control-plane"], "init_record_exists", {}, before);
+      onInstance(
+        "i-0aaaaaaaaaaaaaaaa",
+        owner,
+        ["lib", "parameters", "control-plane"],
+        "init_record_exists",
+        {},
+        before,
+      );
     expect((await exists("i-0bbbbbbbbbbbbbbbb")).out).to.equal("yes\n");
     // Its own record: a kubeadm init of this instance failed before, and it may init again.
     expect((await exists("i-0aaaaaaaaaaaaaaaa")).out).to.equal("no\n");
