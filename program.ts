@@ -118,6 +118,7 @@ export async function program(): Promise<Record<string, unknown>> {
   });
 
   const controlPlaneGroups = groups.filter((g) => g.group.role === "control-plane");
+  // Set by the first control-plane group: every spec has one (controlPlane.count is at least 1).
   const apiCaCertificate = caCertificate!;
   // The Kubernetes provider's kubeconfig: no credential, the command that makes a token as the admin role.
   const kubeconfig = pulumi
