@@ -6,7 +6,7 @@
 # service-account key pair, which every control-plane node needs the same (kubeadm join --control-plane
 # requires them; no certificateKey). kubeadm init makes them on the node that creates the cluster, which then
 # shares them through SSM: a SecureString each under SHARED_PKI_PARAMETERS and the cluster's key, which only the
-# control-plane role reads. They never leave the control plane's SSM parameters: not the Pulumi state, not
+# control-plane role reads. Beyond the control-plane nodes they exist only there: not in the Pulumi state, not in
 # user data. The cluster CA's certificate goes last, to CLUSTER_CA_PARAMETER, which workers and `pulumi up`
 # read: once it exists, every file is stored. Only the init record's owner writes them (--overwrite: its own
 # earlier half-done attempt), and only before that last one exists.
