@@ -17,12 +17,8 @@ export const STAMP_FILE = "build-stamp.json";
  */
 export const COMPILED_ROOTS = [
   "index.ts",
-  "buildGuard.ts",
-  "runtimeSettings.ts",
-  "planRuntimeSettings.ts",
+  "compileCache.ts",
   "nodeArgs.ts",
-  "loadOnFirstUse.ts",
-  "unusedSdkModules.ts",
   "buildStamp.ts",
   "program.ts",
   "config",
@@ -31,6 +27,7 @@ export const COMPILED_ROOTS = [
   "plan",
   "validate",
   "scripts/plan.ts",
+  "scripts/pulumiRunner.ts",
   "scripts/benchTarget.ts",
   "scripts/kubeconfig.ts",
   "scripts/validateCluster.ts",

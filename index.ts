@@ -1,8 +1,7 @@
-// Entry point for the Pulumi CLI: the exported function runs the program and returns the stack outputs.
-// The CLI runs its compiled form, bin/index.js (package.json's main; `npm run build`), which first applies
-// the runtime settings (runtimeSettings.ts), then checks that it was built from the sources as they are.
-import "./runtimeSettings";
-import "./buildGuard";
+// Entry point for the Pulumi CLI (Pulumi.yaml's `main`): the exported function runs the program and returns
+// the stack outputs. The CLI runs it through ts-node with swc (tsconfig.json's "ts-node"), so an edit to any
+// source is what the next preview runs; `npm test` type-checks.
+import "./compileCache";
 import { program } from "./program";
 
 export = program;

@@ -183,9 +183,12 @@ function report(rounds: Round[], typeCheck: number, loadBefore: number): void {
     `warm plan time over the ${points.length} examples (${Math.min(...xs)} to ${Math.max(...xs)} resources): ` +
       `${slope.toFixed(2)} ms per resource, R² ${r2.toFixed(3)}`,
   );
-  console.log(`type check (tsc --noEmit, in npm test and CI, never in a plan or preview): ${typeCheck.toFixed(1)} s`);
-  const compiler = rounds.some((r) => Object.values(r).some((x) => x.typescriptCompiler));
-  console.log(`TypeScript compiler registered in a measured process: ${compiler ? "yes" : "no"}`);
+  console.log(
+    `type check (tsc --noEmit, in npm test and CI, never in a plan or preview, which ts-node runs transpile-only): ${typeCheck.toFixed(1)} s`,
+  );
+  // The preview runs index.ts through ts-node, as Pulumi's runner does; a plan runs the compiled program.
+  const compiler = rounds.some((r) => r.dev.typescriptCompiler || r.large.typescriptCompiler);
+  console.log(`TypeScript compiler registered in a measured plan: ${compiler ? "yes" : "no"}`);
   if (compiler) process.exitCode = 1;
 }
 

@@ -3,25 +3,24 @@
  * `dev` and `large` plan those stacks as `npm run plan` does, then plan again in the same process (warm).
  * `floor` is what a plan cannot avoid: it loads the root of every Pulumi SDK package the program depends on,
  * as a program importing `@pulumi/aws` does, then every SDK module file a plan loaded (the bench passes the
- * list: each class the program declares), and runs an empty program under the same mocks. `preview` runs the
- * compiled program as `pulumi preview` does (bin/index.js, with its runtime settings, after the source-map
- * support Pulumi's Node.js runner registers), on the dev stack, under the plan's mocks. `examples` plans
- * every example, then each again, timing each second (warm) plan. Prints one JSON line.
+ * list: each class the program declares), and runs an empty program under the same mocks. `preview` runs
+ * index.ts as `pulumi preview` does (the source-map support Pulumi's Node.js runner registers, then ts-node
+ * as it registers it: pulumiRunner.ts), on the dev stack, under the plan's mocks. `examples` plans every
+ * example, then each again, timing each second (warm) plan. Prints one JSON line.
  *
- * Each scenario loads only what it measures, in the order its entry point does: the plans apply the runtime
- * settings first (runtimeSettings.ts, then planRuntimeSettings.ts), as scripts/plan.ts does; the preview gets
- * runtimeSettings.ts from bin/index.js, after source-map support;
- * the floor goes without them, as a program that loads the SDK package roots would. `registration` registers as
- * many minimal resources as the dev plan did (the bench passes the count): the SDK's own cost per resource.
+ * Each scenario loads only what it measures, in the order its entry point does: the plans enable Node's
+ * compile cache first (compileCache.ts), as scripts/plan.ts does; the preview gets it from index.ts; the floor
+ * goes without, as a program that loads the SDK package roots would. `registration` registers as many
+ * minimal resources as the dev plan did (the bench passes the count): the SDK's own cost per resource.
  */
 import type * as Pulumi from "@pulumi/pulumi";
 import { readFileSync } from "fs";
 import { dirname, join, sep } from "path";
-import { BUILD_DIR } from "../buildStamp";
 import { examples, PROJECT_DIR } from "../plan/examples";
 import { PLAN_ORGANIZATION, planMocks } from "../plan/mocks";
 import { loadStackConfig, setPath, StackConfig, toRuntimeConfig } from "../plan/stackConfig";
 import { PROJECT } from "../config/read";
+import { registerTypeScriptAsPulumiDoes } from "./pulumiRunner";
 
 export interface TargetResult {
   resources: number;
@@ -107,13 +106,14 @@ async function plan(config: StackConfig, stack: string): Promise<number> {
 }
 
 /**
- * The program side of `pulumi preview` on the dev stack: Pulumi's runner registers source-map support, then
- * loads bin/index.js (which applies runtimeSettings.ts first) and runs its function, isDryRun true.
+ * The program side of `pulumi preview` on the dev stack: Pulumi's runner registers source-map support and
+ * ts-node, then loads index.ts and runs its function, isDryRun true.
  */
 async function preview(): Promise<number> {
   const runner = dirname(require.resolve("@pulumi/pulumi/cmd/run"));
   await import(require.resolve("source-map-support/register", { paths: [runner] }));
-  const { default: program } = (await import(join(PROJECT_DIR, BUILD_DIR, "index.js"))) as {
+  registerTypeScriptAsPulumiDoes(PROJECT_DIR);
+  const { default: program } = (await import(join(PROJECT_DIR, "index.ts"))) as {
     default: () => Promise<Record<string, unknown>>;
   };
   const pulumi = await sdk();
@@ -156,10 +156,7 @@ async function planExamples(): Promise<Example[]> {
 export async function measureScenario(scenario: string, argument: string): Promise<void> {
   let resources: number;
   let measured: Example[] | undefined;
-  if (scenario !== "floor" && scenario !== "preview") {
-    await import("../runtimeSettings");
-    await import("../planRuntimeSettings");
-  }
+  if (scenario !== "floor" && scenario !== "preview") await import("../compileCache");
   if (scenario === "floor") resources = await floor(argument);
   else if (scenario === "registration") resources = await registration(Number(argument));
   else if (scenario === "preview") resources = await preview();

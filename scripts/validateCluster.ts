@@ -1,5 +1,5 @@
 /** `npm run validate-cluster`: see validate/command.ts and docs/operations.md. */
-import "../runtimeSettings";
+import "../compileCache";
 import { main } from "../validate/command";
 
 main(process.argv.slice(2), { out: (t) => process.stdout.write(t), err: (t) => process.stderr.write(t) }).then(

@@ -1,5 +1,5 @@
-// The compiled program (npm run build): it is what Pulumi.yaml runs, it matches the sources and behaves as
-// they do, and a build older than its sources refuses to run.
+// The compiled tools (npm run build): bin/ matches the sources and plans as they do. Pulumi.yaml runs the
+// program from its sources, so an edit is what the next preview runs, and a bug shows its stack trace.
 import { expect } from "chai";
 import { spawnSync } from "child_process";
 import {
@@ -18,10 +18,9 @@ import {
 import { tmpdir } from "os";
 import { join, relative } from "path";
 import { parse } from "yaml";
-import { BUILD_DIR, BUILD_INPUTS, COMPILED_ROOTS, differences, STAMP_FILE, staleBuild, stampOf } from "../buildStamp";
+import { BUILD_DIR, differences, staleBuild, stampOf } from "../buildStamp";
 import { NODE_ARGS } from "../nodeArgs";
 import { GOLDEN_DIR, PROJECT_DIR } from "../plan/examples";
-import { build } from "../scripts/compile";
 
 const read = (file: string) => readFileSync(join(PROJECT_DIR, file), "utf8");
 
@@ -37,18 +36,15 @@ describe("the compiled program (npm run build)", function () {
   const scratch = mkdtempSync(join(tmpdir(), "build-test-"));
   after(() => rmSync(scratch, { recursive: true, force: true }));
 
-  it("is what Pulumi.yaml runs: bin/index.js, with the nodejs runtime's TypeScript support off", () => {
+  it("is not what Pulumi.yaml runs: the CLI runs index.ts through ts-node, transpiled by swc", () => {
     const project = parse(read("Pulumi.yaml")) as { runtime: unknown; main?: string };
     expect(project.runtime).to.deep.equal({
       name: "nodejs",
-      options: { typescript: false, nodeargs: NODE_ARGS.join(" ") },
+      options: { typescript: true, nodeargs: NODE_ARGS.join(" ") },
     });
-    // With no `main` in Pulumi.yaml, the runtime loads package.json's `main`: the compiled index.ts.
-    expect(project.main).to.equal(undefined);
-    const main = (JSON.parse(read("package.json")) as { main: string }).main;
-    expect(main).to.equal(`${BUILD_DIR}/index.js`);
-    expect(COMPILED_ROOTS).to.include("index.ts");
-    expect(statSync(join(PROJECT_DIR, main)).isFile()).to.equal(true);
+    expect(project.main).to.equal("index.ts");
+    const tsconfig = JSON.parse(read("tsconfig.json")) as { "ts-node"?: unknown };
+    expect(tsconfig["ts-node"]).to.deep.equal({ transpileOnly: true, swc: true });
   });
 
   it("in bin/ matches the sources (npm test builds it first)", () => {
@@ -105,32 +101,77 @@ describe("the compiled program (npm run build)", function () {
     expect(now).not.to.equal(stamp.files["config/a.ts"]);
   });
 
-  it("refuses to run once its sources change, or without a stamp, naming what differs and the fix", async () => {
+  describe("a project whose sources were edited after the build", () => {
     const root = join(scratch, "project");
-    for (const path of [...COMPILED_ROOTS, ...BUILD_INPUTS, "Pulumi.yaml", "package.json"]) {
-      cpSync(join(PROJECT_DIR, path), join(root, path), { recursive: true });
-    }
-    symlinkSync(join(PROJECT_DIR, "node_modules"), join(root, "node_modules"));
-    expect(await build(root)).to.equal(true);
-    expect(await build(root), "an up-to-date build does nothing").to.equal(false);
+    // The program's sources, and the plan's.
+    const SOURCES = ["index.ts", "compileCache.ts", "program.ts", "config", "catalogs", "components", "plan"];
+    before(() => {
+      for (const path of [
+        ...SOURCES,
+        "scripts/plan.ts",
+        "tsconfig.json",
+        "Pulumi.yaml",
+        "Pulumi.dev.yaml",
+        "package.json",
+      ])
+        cpSync(join(PROJECT_DIR, path), join(root, path), { recursive: true });
+      symlinkSync(join(PROJECT_DIR, "node_modules"), join(root, "node_modules"));
+      // An edit with a type error, which only a type-check finds, and a bug, which the program meets at once.
+      appendFileSync(
+        join(root, "program.ts"),
+        '\nconst notChecked: number = "a type error";\nexport const EDITED = notChecked;\n',
+      );
+      const program = readFileSync(join(root, "program.ts"), "utf8");
+      const bug = program.replace(
+        "  const applied = await appliedState();",
+        '  const applied = await appliedState();\n  if (applied) throw new Error("a bug in the program");',
+      );
+      expect(bug).not.to.equal(program);
+      writeFileSync(join(root, "program.ts"), bug);
+    });
 
-    const load = () =>
-      spawnSync(process.execPath, ["-e", `require(${JSON.stringify(join(root, BUILD_DIR, "index.js"))})`], {
+    it("runs as edited under pulumi preview, with no build step, and a bug shows where it came from", () => {
+      // As Pulumi's Node.js runner loads the project (scripts/pulumiRunner.ts), then runs the program, whose
+      // first act (reading the stack's own outputs) the mocks answer.
+      const script = `
+const { registerTypeScriptAsPulumiDoes } = require(${JSON.stringify(join(PROJECT_DIR, "scripts", "pulumiRunner.ts"))});
+registerTypeScriptAsPulumiDoes(process.cwd());
+const program = require("./index.ts");
+const { EDITED } = require("./program.ts");
+const swc = Object.keys(require.cache).some((f) => f.includes("/@swc/core/"));
+const pulumi = require("@pulumi/pulumi");
+const { planMocks } = require(${JSON.stringify(join(PROJECT_DIR, "plan", "mocks.ts"))});
+pulumi.runtime.setMocks(planMocks("us-east-1", ["us-east-1a"]), "cilium-cluster", "dev", true, "organization")
+  .then(() => pulumi.runtime.runInPulumiStack(program))
+  .then(
+    () => console.log(JSON.stringify({ EDITED, swc, failed: false })),
+    (err) => console.log(JSON.stringify({ EDITED, swc, failed: true, stack: err.stack })),
+  );`;
+      const run = spawnSync(process.execPath, ["-r", "ts-node/register/transpile-only", "-e", script], {
+        cwd: root,
         encoding: "utf8",
       });
-    expect(load().status, load().stderr).to.equal(0);
+      // The SDK also reports the program's rejection as unhandled, which ends Node with status 1, as it ends
+      // Pulumi's runner with its own report: what the program returned was written first.
+      const result = JSON.parse(run.stdout.trim().split("\n").pop()!) as Record<string, unknown>;
+      expect(result.EDITED, "the edit is what runs, not type-checked").to.equal("a type error");
+      expect(result.swc, "transpiled by swc").to.equal(true);
+      expect(result.failed).to.equal(true);
+      expect(result.stack).to.match(
+        /^Error: a bug in the program\n\s+at .*program \[as init\] \(.*\/project\/program\.ts:\d+:\d+\)/,
+      );
+    });
 
-    appendFileSync(join(root, "program.ts"), "\n// edited after the build\n");
-    const stale = load();
-    expect(stale.status).not.to.equal(0);
-    expect(stale.stderr).to.contain(
-      `The compiled program in ${BUILD_DIR}/ was built from other sources (changed: program.ts)`,
-    );
-    expect(stale.stderr).to.contain("run `npm run build`");
-
-    expect(await build(root)).to.equal(true);
-    expect(load().status).to.equal(0);
-    rmSync(join(root, BUILD_DIR, STAMP_FILE));
-    expect(load().stderr).to.contain(`The compiled program in ${BUILD_DIR}/ has no build stamp`);
+    it("plans with the bug's stack trace on stderr", () => {
+      const plan = spawnSync(
+        process.execPath,
+        [require.resolve("ts-node/dist/bin"), join(root, "scripts", "plan.ts")],
+        { cwd: root, encoding: "utf8" },
+      );
+      expect(plan.status, plan.stderr).to.equal(3);
+      expect(plan.stderr, plan.stderr).to.match(
+        /^plan failed: Error: a bug in the program\n\s+at .*program \[as init\] \(.*\/project\/program\.ts:\d+:\d+\)/,
+      );
+    });
   });
 });

@@ -21,10 +21,12 @@ export function renderPulumiYaml(): string {
   const project = {
     name: PROJECT,
     description: "A kOps-style self-managed Kubernetes cluster on AWS with Cilium as the CNI",
-    // The CLI runs the compiled program, package.json's `main` (`npm run build`), never TypeScript: no
-    // ts-node, no type-check. Without a `main` here, the program directory stays the project's own. Node
-    // starts with the options the plan starts with (nodeArgs.ts).
-    runtime: { name: "nodejs", options: { typescript: false, nodeargs: NODE_ARGS.join(" ") } },
+    // The CLI runs index.ts through ts-node, which tsconfig.json has transpile with swc and type-check
+    // nothing (`npm test` does): an edit is what the next preview runs, with no build step. package.json's
+    // `main` is the library's compiled entry, so the program's is named here. Node starts with the options
+    // the plan starts with (nodeArgs.ts).
+    runtime: { name: "nodejs", options: { typescript: true, nodeargs: NODE_ARGS.join(" ") } },
+    main: "index.ts",
     config: Object.fromEntries(Object.entries(CONFIG_TREE).map(([key, field]) => [key, declaration(field)])),
   };
   const header = "# Generated from config/schema.ts by `npm run generate`; edit the schema, not this file.\n";
