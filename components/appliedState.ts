@@ -2,7 +2,7 @@
  * What this stack's last update applied, from its own stack outputs, read back through a StackReference to the
  * stack itself (pulumi/pulumi#3722 shows the pattern):
  * - `kubernetesVersion`: the version the control plane runs. The output resolves only once every
- *   control-plane group's member wait has ended (program.ts), and Pulumi records a stack's outputs only when
+ *   control-plane group's member wait has ended (components/cluster.ts), and Pulumi records a stack's outputs only when
  *   an update succeeds, so an interrupted upgrade still reads the version it started from, and the next
  *   `pulumi up` goes on with it;
  * - the IAM path the roles, policies and instance profiles were created at: the path in `controlPlaneRoleArn`;

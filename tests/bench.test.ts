@@ -2,7 +2,7 @@
 // measured by the benchmark itself, never asserted here.
 import { expect } from "chai";
 import { spawnSync } from "child_process";
-import { examples, PROJECT_DIR } from "../plan/examples";
+import { examples, PROJECT_DIR } from "../cli/plan/examples";
 
 describe("npm run bench -- --quick", function () {
   this.timeout(300000);
@@ -11,7 +11,7 @@ describe("npm run bench -- --quick", function () {
   it("completes and prints every figure: floor, registration, dev, large, preview, the ratios and the fitted slope", () => {
     const run = spawnSync(
       process.execPath,
-      [require.resolve("ts-node/dist/bin"), "--transpile-only", "scripts/bench.ts", "--quick", "--baseline", "."],
+      [require.resolve("ts-node/dist/bin"), "--transpile-only", "devtools/bench.ts", "--quick", "--baseline", "."],
       { cwd: PROJECT_DIR, encoding: "utf8" },
     );
     expect(run.status, run.stderr).to.equal(0);
@@ -47,6 +47,6 @@ describe("npm run bench -- --quick", function () {
     const spread = new RegExp(`^  cpu per round: ${number}, middle half ${number}–${number}, ${number}$`, "gm");
     expect(run.stdout.match(spread)).to.have.length(3);
     expect(run.stdout).to.match(new RegExp(`^type check .*: ${number} s$`, "m"));
-    expect(run.stdout).to.contain("TypeScript compiler registered in a measured process: no");
+    expect(run.stdout).to.contain("TypeScript compiler registered in a measured plan: no");
   });
 });

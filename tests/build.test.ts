@@ -18,9 +18,9 @@ import {
 import { tmpdir } from "os";
 import { join, relative } from "path";
 import { parse } from "yaml";
-import { BUILD_DIR, differences, staleBuild, stampOf } from "../buildStamp";
-import { NODE_ARGS } from "../nodeArgs";
-import { GOLDEN_DIR, PROJECT_DIR } from "../plan/examples";
+import { BUILD_DIR, differences, staleBuild, stampOf } from "../devtools/buildStamp";
+import { NODE_ARGS } from "../cli/nodeArgs";
+import { GOLDEN_DIR, PROJECT_DIR } from "../cli/plan/examples";
 
 const read = (file: string) => readFileSync(join(PROJECT_DIR, file), "utf8");
 
@@ -60,7 +60,7 @@ describe("the compiled program (npm run build)", function () {
       process.execPath,
       [
         "-e",
-        `${report}; process.argv.push('plan.js', '--out', ${JSON.stringify(out)}); require('./${BUILD_DIR}/scripts/plan.js')`,
+        `${report}; process.argv.push('plan.js', '--out', ${JSON.stringify(out)}); require('./${BUILD_DIR}/cli/plan.js')`,
       ],
       { cwd: PROJECT_DIR, encoding: "utf8" },
     );
@@ -104,43 +104,36 @@ describe("the compiled program (npm run build)", function () {
   describe("a project whose sources were edited after the build", () => {
     const root = join(scratch, "project");
     // The program's sources, and the plan's.
-    const SOURCES = ["index.ts", "compileCache.ts", "program.ts", "config", "catalogs", "components", "plan"];
+    const SOURCES = ["index.ts", "config", "catalogs", "components", "cli/plan"];
     before(() => {
-      for (const path of [
-        ...SOURCES,
-        "scripts/plan.ts",
-        "tsconfig.json",
-        "Pulumi.yaml",
-        "Pulumi.dev.yaml",
-        "package.json",
-      ])
+      for (const path of [...SOURCES, "cli/plan.ts", "tsconfig.json", "Pulumi.yaml", "Pulumi.dev.yaml", "package.json"])
         cpSync(join(PROJECT_DIR, path), join(root, path), { recursive: true });
       symlinkSync(join(PROJECT_DIR, "node_modules"), join(root, "node_modules"));
       // An edit with a type error, which only a type-check finds, and a bug, which the program meets at once.
       appendFileSync(
-        join(root, "program.ts"),
+        join(root, "components/cluster.ts"),
         '\nconst notChecked: number = "a type error";\nexport const EDITED = notChecked;\n',
       );
-      const program = readFileSync(join(root, "program.ts"), "utf8");
+      const program = readFileSync(join(root, "components/cluster.ts"), "utf8");
       const bug = program.replace(
         "  const applied = await appliedState();",
         '  const applied = await appliedState();\n  if (applied) throw new Error("a bug in the program");',
       );
       expect(bug).not.to.equal(program);
-      writeFileSync(join(root, "program.ts"), bug);
+      writeFileSync(join(root, "components/cluster.ts"), bug);
     });
 
     it("runs as edited under pulumi preview, with no build step, and a bug shows where it came from", () => {
-      // As Pulumi's Node.js runner loads the project (scripts/pulumiRunner.ts), then runs the program, whose
+      // As Pulumi's Node.js runner loads the project (devtools/pulumiRunner.ts), then runs the program, whose
       // first act (reading the stack's own outputs) the mocks answer.
       const script = `
-const { registerTypeScriptAsPulumiDoes } = require(${JSON.stringify(join(PROJECT_DIR, "scripts", "pulumiRunner.ts"))});
+const { registerTypeScriptAsPulumiDoes } = require(${JSON.stringify(join(PROJECT_DIR, "devtools", "pulumiRunner.ts"))});
 registerTypeScriptAsPulumiDoes(process.cwd());
 const program = require("./index.ts");
-const { EDITED } = require("./program.ts");
+const { EDITED } = require("./components/cluster.ts");
 const swc = Object.keys(require.cache).some((f) => f.includes("/@swc/core/"));
 const pulumi = require("@pulumi/pulumi");
-const { planMocks } = require(${JSON.stringify(join(PROJECT_DIR, "plan", "mocks.ts"))});
+const { planMocks } = require(${JSON.stringify(join(PROJECT_DIR, "cli", "plan", "mocks.ts"))});
 pulumi.runtime.setMocks(planMocks("us-east-1", ["us-east-1a"]), "cilium-cluster", "dev", true, "organization")
   .then(() => pulumi.runtime.runInPulumiStack(program))
   .then(
@@ -158,19 +151,18 @@ pulumi.runtime.setMocks(planMocks("us-east-1", ["us-east-1a"]), "cilium-cluster"
       expect(result.swc, "transpiled by swc").to.equal(true);
       expect(result.failed).to.equal(true);
       expect(result.stack).to.match(
-        /^Error: a bug in the program\n\s+at .*program \[as init\] \(.*\/project\/program\.ts:\d+:\d+\)/,
+        /^Error: a bug in the program\n\s+at .*program \[as init\] \(.*\/project\/components\/cluster\.ts:\d+:\d+\)/,
       );
     });
 
     it("plans with the bug's stack trace on stderr", () => {
-      const plan = spawnSync(
-        process.execPath,
-        [require.resolve("ts-node/dist/bin"), join(root, "scripts", "plan.ts")],
-        { cwd: root, encoding: "utf8" },
-      );
+      const plan = spawnSync(process.execPath, [require.resolve("ts-node/dist/bin"), join(root, "cli", "plan.ts")], {
+        cwd: root,
+        encoding: "utf8",
+      });
       expect(plan.status, plan.stderr).to.equal(3);
       expect(plan.stderr, plan.stderr).to.match(
-        /^plan failed: Error: a bug in the program\n\s+at .*program \[as init\] \(.*\/project\/program\.ts:\d+:\d+\)/,
+        /^plan failed: Error: a bug in the program\n\s+at .*program \[as init\] \(.*\/project\/components\/cluster\.ts:\d+:\d+\)/,
       );
     });
   });

@@ -3,7 +3,7 @@
 import { expect } from "chai";
 import { readFileSync } from "fs";
 import { join, relative } from "path";
-import { PROJECT_DIR } from "../plan/examples";
+import { PROJECT_DIR } from "../cli/plan/examples";
 import { productFiles } from "./productFiles";
 
 const PREDICATE = join("config", "eniMode.ts");

@@ -3,9 +3,9 @@
 import { expect } from "chai";
 import { execFileSync } from "child_process";
 import { basename } from "path";
-import { PROJECT_DIR } from "../plan/examples";
+import { PROJECT_DIR } from "../cli/plan/examples";
 
-const NOT_PRODUCT = /^(tests|docs|examples|tools)\/|^policy\/(package(-lock)?|tsconfig)\.json$/;
+const NOT_PRODUCT = /^(tests|docs|examples|tools)\/|^cli\/policy\/(package(-lock)?|tsconfig)\.json$/;
 
 describe("file names", () => {
   it("no two product files share a name", () => {

@@ -9,7 +9,7 @@ import { renderUserData } from "../components/nodes/userData";
 import { bootstrapConfig } from "../components/nodes/bootstrapConfig";
 import { instanceGroups } from "../components/nodes/instanceGroups";
 import { renderCiliumManifests } from "../components/cilium/ciliumManifests";
-import { examples, GOLDEN_DIR, PROJECT_DIR } from "../plan/examples";
+import { examples, GOLDEN_DIR, PROJECT_DIR } from "../cli/plan/examples";
 import { validateConfig } from "../config/validation/validateConfig";
 import { parse } from "yaml";
 import { baseConfig, merge, REGION } from "./fixtures";
@@ -27,8 +27,8 @@ describe("determinism", () => {
   it("renders every example identically in another process, in reverse order", function () {
     this.timeout(120000);
     const script = `
-      const { examples } = require("./plan/examples");
-      const { renderStackFiles } = require("./plan/render");
+      const { examples } = require("./cli/plan/examples");
+      const { renderStackFiles } = require("./cli/plan/render");
       const { createHash } = require("crypto");
       (async () => {
         const out = {};

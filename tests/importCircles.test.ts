@@ -4,7 +4,7 @@ import { expect } from "chai";
 import { existsSync, readFileSync } from "fs";
 import { dirname, join, relative } from "path";
 import * as ts from "typescript";
-import { PROJECT_DIR } from "../plan/examples";
+import { PROJECT_DIR } from "../cli/plan/examples";
 import { productFiles } from "./productFiles";
 
 /** The project files FILE imports at run time: not `import type`, nor an import of types only. */

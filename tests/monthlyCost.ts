@@ -4,7 +4,7 @@
  * traffic (NAT data processing, load balancer capacity units, cross-zone transfer) depends on use and is left
  * out, as the README says.
  */
-import type { PlannedResource } from "../plan/run";
+import type { PlannedResource } from "../cli/plan/run";
 
 const HOURS_PER_MONTH = 730;
 

@@ -1,14 +1,14 @@
-// The options Node starts with (nodeArgs.ts): the same for `pulumi preview` and `pulumi up` (Pulumi.yaml's
+// The options Node starts with (cli/nodeArgs.ts): the same for `pulumi preview` and `pulumi up` (Pulumi.yaml's
 // nodeargs) as for `npm run plan`, and what they do: one background thread for V8 instead of four.
 import { expect } from "chai";
 import { spawnSync } from "child_process";
 import { readFileSync } from "fs";
 import { join } from "path";
 import { parse } from "yaml";
-import { BUILD_DIR } from "../buildStamp";
+import { BUILD_DIR } from "../devtools/buildStamp";
 import { cannotRun } from "./cannotRun";
-import { NODE_ARGS } from "../nodeArgs";
-import { PROJECT_DIR } from "../plan/examples";
+import { NODE_ARGS } from "../cli/nodeArgs";
+import { PROJECT_DIR } from "../cli/plan/examples";
 
 const read = (file: string) => readFileSync(join(PROJECT_DIR, file), "utf8");
 
@@ -36,7 +36,7 @@ describe("the options Node starts with", function () {
 
   it("are npm run plan's", () => {
     const { scripts } = JSON.parse(read("package.json")) as { scripts: Record<string, string> };
-    expect(scripts.plan).to.equal(["node", ...NODE_ARGS, `${BUILD_DIR}/scripts/plan.js`].join(" "));
+    expect(scripts.plan).to.equal(["node", ...NODE_ARGS, `${BUILD_DIR}/cli/plan.js`].join(" "));
   });
 
   it("give V8 one background thread instead of Node's four", function () {

@@ -1,10 +1,10 @@
 /** Plans of the real program under the plan's mocks, for component tests. */
 import { readFileSync } from "fs";
 import { join } from "path";
-import { resourcesFromFiles } from "../plan/artifacts";
-import { GOLDEN_DIR, PROJECT_DIR } from "../plan/examples";
-import { Plan, PlannedResource, runPlan } from "../plan/run";
-import { loadStackConfig, setPath, StackConfig } from "../plan/stackConfig";
+import { resourcesFromFiles } from "../cli/plan/artifacts";
+import { GOLDEN_DIR, PROJECT_DIR } from "../cli/plan/examples";
+import { Plan, PlannedResource, runPlan } from "../cli/plan/run";
+import { loadStackConfig, setPath, StackConfig } from "../cli/plan/stackConfig";
 
 export function devConfig(): StackConfig {
   return loadStackConfig(join(PROJECT_DIR, "Pulumi.yaml"), join(PROJECT_DIR, "Pulumi.dev.yaml"));

@@ -4,12 +4,12 @@ import { spawnSync } from "child_process";
 import { mkdtempSync, writeFileSync } from "fs";
 import { tmpdir } from "os";
 import { join } from "path";
-import { examples, GOLDEN_DIR, PROJECT_DIR } from "../plan/examples";
+import { examples, GOLDEN_DIR, PROJECT_DIR } from "../cli/plan/examples";
 import { goldenResources } from "./planHelpers";
 import { USER_DATA_BUDGET_BYTES } from "../components/nodes/userDataBudget";
 import type { StackValidationArgs } from "@pulumi/policy";
-import { policies, stackPolicies } from "../policy/guardRails";
-import { stackViolations, violations } from "../policy/offline";
+import { policies, stackPolicies } from "../cli/policy/guardRails";
+import { stackViolations, violations } from "../cli/policy/offline";
 
 const base64 = (text: string) => Buffer.from(text).toString("base64");
 const goodTemplate = {
@@ -201,7 +201,7 @@ describe("npm run policy", () => {
   const script = (...args: string[]) =>
     spawnSync(
       process.execPath,
-      [require.resolve("ts-node/dist/bin"), "--transpile-only", "scripts/policy.ts", ...args],
+      [require.resolve("ts-node/dist/bin"), "--transpile-only", "cli/runPolicyPack.ts", ...args],
       {
         cwd: PROJECT_DIR,
         encoding: "utf8",

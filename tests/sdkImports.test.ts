@@ -6,7 +6,7 @@ import { expect } from "chai";
 import { spawnSync } from "child_process";
 import { readFileSync } from "fs";
 import { basename, join } from "path";
-import { BUILD_DIR, compiledSources } from "../buildStamp";
+import { BUILD_DIR, compiledSources } from "../devtools/buildStamp";
 
 const ROOT = join(__dirname, "..");
 /** The resource SDKs whose classes the program declares. */
@@ -54,7 +54,7 @@ describe("SDK imports", () => {
     const script = `const clients = ${JSON.stringify(AWS_CLIENTS)}.map((r) => require.resolve(r));
 process.on("exit", () => process.stdout.write("\\n" + JSON.stringify(Object.keys(require.cache))));
 process.argv.push("plan.js");
-require("./${BUILD_DIR}/scripts/plan.js");`;
+require("./${BUILD_DIR}/cli/plan.js");`;
     const r = spawnSync(process.execPath, ["-e", script], { cwd: ROOT, encoding: "utf8" });
     expect(r.status, r.stderr).to.equal(0);
     expect(r.stdout).to.match(/^Resources: \d+ to create$/m);

@@ -4,7 +4,7 @@ import { expect } from "chai";
 import { readdirSync, readFileSync } from "fs";
 import { join, relative } from "path";
 import * as ts from "typescript";
-import { PROJECT_DIR } from "../plan/examples";
+import { PROJECT_DIR } from "../cli/plan/examples";
 import { bootstrapConfig } from "../components/nodes/bootstrapConfig";
 import { MODULE_DIR } from "../components/nodes/bootstrapModuleFiles";
 import { instanceGroups } from "../components/nodes/instanceGroups";
@@ -16,7 +16,7 @@ import { baseConfig, REGION } from "./fixtures";
 const WELL_KNOWN = new Set(Object.values(ports).flatMap((p) => (typeof p === "number" ? [p] : Object.values(p))));
 
 function sources(): string[] {
-  const roots = ["components", "config", "catalogs", "plan", "policy", "index.ts", "program.ts"];
+  const roots = ["components", "config", "catalogs", "cli", "index.ts"];
   return roots.flatMap((root) => {
     if (root.endsWith(".ts")) return [join(PROJECT_DIR, root)];
     return readdirSync(join(PROJECT_DIR, root), { recursive: true, encoding: "utf8" })

@@ -57,8 +57,8 @@ export function adminCredentialArgs(t: AdminCredentialTarget): string[] {
 
 /**
  * What the Kubernetes provider of `pulumi up` runs for a credential: this project's own CLI
- * (scripts/kubeconfig.ts, built to bin/), run from the project directory, where Pulumi starts its providers.
+ * (cli/kubeconfig.ts, built to bin/), run from the project directory, where Pulumi starts its providers.
  */
 export function adminCredentialCommand(t: AdminCredentialTarget): ExecCommand {
-  return { command: "node", args: ["bin/scripts/kubeconfig.js", ...adminCredentialArgs(t)] };
+  return { command: "node", args: ["bin/cli/kubeconfig.js", ...adminCredentialArgs(t)] };
 }

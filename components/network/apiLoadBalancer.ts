@@ -31,7 +31,7 @@ export function declareApiLoadBalancer(
   parent: pulumi.Resource,
 ): ApiLoadBalancer {
   // Both keep their names, which AWS holds unique: deleted before their replacements are created, as the
-  // provider asks when its diff replaces them (plan/deleteFirst.ts), and on `pulumi up --replace`, when it
+  // provider asks when its diff replaces them (cli/plan/deleteFirst.ts), and on `pulumi up --replace`, when it
   // does not.
   const opts = { parent, deleteBeforeReplace: true };
   const lbName = awsName(`${args.role}-${args.clusterName}`, 32);

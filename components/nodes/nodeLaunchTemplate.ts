@@ -39,7 +39,7 @@ export interface NodeLaunchTemplateArgs {
   /**
    * What must exist before the group launches an instance: the instance role's policy, the secrets the
    * bootstrap reads and the subnets' way out, so the first boot never races IAM propagation or egress. An
-   * output stands for the previous control-plane group once its member wait has ended (program.ts).
+   * output stands for the previous control-plane group once its member wait has ended (components/cluster.ts).
    */
   launchAfter: pulumi.Input<pulumi.Resource>[];
 }

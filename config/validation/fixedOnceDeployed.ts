@@ -22,7 +22,7 @@ const FIXED: readonly FixedSetting[] = [
     applied: (state) => state.iamPath,
     value: (spec) => spec.iam.path,
     // IAM names are unique in the account whatever the path (IAM identifiers: friendly names and paths), so
-    // Pulumi deletes each role, policy and instance profile before creating it again (plan/deleteFirst.ts).
+    // Pulumi deletes each role, policy and instance profile before creating it again (cli/plan/deleteFirst.ts).
     why: (applied) =>
       `the stack's roles, policies and instance profiles are at ${applied} (its controlPlaneRoleArn output): ` +
       "IAM names are unique in the account whatever the path, so each would be deleted before it is created " +

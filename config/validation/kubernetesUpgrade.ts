@@ -6,7 +6,7 @@
  *   at a time, and never down (the program's upgrade replaces control-plane nodes, so it never goes down a
  *   patch either: bootstrap/upgrade.sh refuses to join a newer cluster);
  * - the kubelet never newer than the API server, and at most three minors older (Kubernetes's version skew
- *   policy): node groups roll onto a newer minor only after the control plane (program.ts);
+ *   policy): node groups roll onto a newer minor only after the control plane (components/cluster.ts);
  * - etcd follows kubeadm's pin for the cluster's version (catalogs/kubeadmEtcd.ts), and a member of the next
  *   etcd minor joins only once every member runs what etcd requires first.
  */

@@ -6,7 +6,7 @@ import { applyDefaults } from "../defaults";
 import { CONFIG_TREE } from "../schema";
 import type { ClusterSpec } from "../types";
 import { validateCilium } from "./cilium";
-import { validateCluster } from "./cluster";
+import { validateCluster } from "./clusterIdentity";
 import { validateExtraConfig } from "./extraConfig";
 import { FieldError } from "./fieldErrors";
 import { validateInstanceGroups } from "./nodeGroups";

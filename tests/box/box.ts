@@ -108,7 +108,7 @@ export class Box {
     this.namespace = `ccbox${process.pid}`;
     this.plan = join(this.dir, "plan");
     runSync(process.execPath, [
-      join(ROOT, "bin", "scripts", "plan.js"),
+      join(ROOT, "bin", "cli", "plan.js"),
       "--config-file",
       join(ROOT, options.stackFile),
       ...options.sets.flatMap((s) => ["--set", s]),

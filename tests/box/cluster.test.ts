@@ -20,7 +20,7 @@ import { ADMIN_GROUP, JOIN_CREDENTIAL_FILE, KUBERNETES_DIR } from "../../compone
 import { instanceCredentialPrefix, secretsKeyAlias } from "../../components/secrets/paths";
 import { adminRoleName } from "../../components/adminAccess/adminRoleFacts";
 import { AwsCredentials, clusterToken } from "../../components/adminAccess/clusterToken";
-import { MOCK_ACCOUNT } from "../../plan/mocks";
+import { MOCK_ACCOUNT } from "../../cli/plan/mocks";
 import { EMULATOR_ENDPOINT } from "./emulator";
 
 interface Pod {
@@ -376,7 +376,7 @@ describe("the whole cluster in a box: the dev stack, one control-plane node and 
       const written = await box.onTheNetwork(
         [
           process.execPath,
-          join(__dirname, "..", "..", "bin", "scripts", "kubeconfig.js"),
+          join(__dirname, "..", "..", "bin", "cli", "kubeconfig.js"),
           ...["--out", kubeconfig, "--cluster", "dev.k8s.local", "--region", "us-east-1", "--role-arn", roleArn],
           ...["--server", server, "--ca-file", ca],
         ],

@@ -4,8 +4,8 @@ import { internalApiName } from "../../components/network/apiDns";
 import { JOIN_CREDENTIAL_FILE } from "../../components/nodes/nodeFacts";
 import { kubeadmConfigsOf } from "../../components/nodes/userData";
 import { decodeUserData } from "../../components/nodes/userDataEncoding";
-import { diffPlans } from "../../plan/diff";
-import type { Plan } from "../../plan/run";
+import { diffPlans } from "../../cli/plan/diff";
+import type { Plan } from "../../cli/plan/run";
 import { parse } from "yaml";
 import { declaredBy, inputs, named, ofType, planWith } from "../planHelpers";
 

@@ -12,7 +12,7 @@ import { DRAIN_LIFECYCLE_HOOK } from "../../components/nodes/lifecycleHooks";
 import { JOIN_CREDENTIAL_FILE, JOINED_MARKER } from "../../components/nodes/nodeFacts";
 import { BOOTSTRAP_SCRIPT } from "../../components/nodes/systemdUnits";
 import { renderUserData } from "../../components/nodes/userData";
-import { examples, GOLDEN_DIR } from "../../plan/examples";
+import { examples, GOLDEN_DIR } from "../../cli/plan/examples";
 import type { ClusterSpec } from "../../config/types";
 import { requireDebianTool } from "../debianTools";
 import { specWith } from "../fixtures";

@@ -2,7 +2,7 @@
 import { expect } from "chai";
 import { join } from "path";
 import { CILIUM_CLUSTER_NAME, CILIUM_CLUSTER_NAME_MAX, ciliumClusterName } from "../../components/cilium/clusterName";
-import { PROJECT_DIR } from "../../plan/examples";
+import { PROJECT_DIR } from "../../cli/plan/examples";
 import { CILIUM_LINES } from "../../catalogs/ciliumVersions";
 import { helmTemplate } from "../helm";
 

@@ -5,7 +5,7 @@ import { expect } from "chai";
 import * as pulumi from "@pulumi/pulumi";
 import { CaTiming, clusterCaCertificate, waitForClusterCa } from "../../components/controlPlane/clusterCaCertificate";
 import { stackAws } from "../../components/stackAws";
-import { runPlan, UNKNOWN } from "../../plan/run";
+import { runPlan, UNKNOWN } from "../../cli/plan/run";
 import { configWith, inputs, named, planWith } from "../planHelpers";
 import { mockRuntime, groupInPlace } from "./deployWaitFixtures";
 import { sdkEnvironment, startAws } from "../standins/aws";

@@ -1,8 +1,8 @@
 // ClusterNetwork under the mock runtime: resources per topology and NAT mode, tags, routes, rules, LB.
 import { expect } from "chai";
-import type { Plan } from "../../plan/run";
+import type { Plan } from "../../cli/plan/run";
 import { renderCiliumConfig } from "../../components/cilium/configMap";
-import { TAGGABLE } from "../../policy/taggable";
+import { TAGGABLE } from "../../cli/policy/taggable";
 import { validateConfig } from "../../config/validation/validateConfig";
 import { baseConfig, REGION } from "../fixtures";
 import { inputs, named, NON_ENI, ofType, planWith } from "../planHelpers";

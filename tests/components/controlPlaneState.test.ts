@@ -16,8 +16,8 @@ import { BOOTSTRAP_SCRIPT, systemdUnits } from "../../components/nodes/systemdUn
 import { SNAPSHOT_METRIC } from "../../components/controlPlane/backupAlarm";
 import { backupBucketName, LATEST_SNAPSHOT_KEY } from "../../components/controlPlane/backupBucket";
 import { TIMEOUTS } from "../../components/timeouts";
-import { MOCK_ACCOUNT } from "../../plan/mocks";
-import type { Plan } from "../../plan/run";
+import { MOCK_ACCOUNT } from "../../cli/plan/mocks";
+import type { Plan } from "../../cli/plan/run";
 import { validateConfig } from "../../config/validation/validateConfig";
 import { baseConfig, REGION } from "../fixtures";
 import { declaredBy, inputs, named, ofType, planWith } from "../planHelpers";

@@ -16,8 +16,8 @@ import type { AwsCoordinates } from "../../components/iam/statementSource";
 import { readRawConfig } from "../../config/read";
 import type { ClusterSpec } from "../../config/types";
 import { validateConfig } from "../../config/validation/validateConfig";
-import { examples, PROJECT_DIR } from "../../plan/examples";
-import { loadStackConfig, toRuntimeConfig } from "../../plan/stackConfig";
+import { examples, PROJECT_DIR } from "../../cli/plan/examples";
+import { loadStackConfig, toRuntimeConfig } from "../../cli/plan/stackConfig";
 import { inputs, ofType, planWith } from "../planHelpers";
 
 const AT: AwsCoordinates = { partition: "aws", region: "us-east-1", accountId: "000000000000" };

@@ -1,4 +1,4 @@
-// `npm run kubeconfig` (scripts/kubeconfig.ts) as its callers run it, against the AWS fake's STS: the kubeconfig
+// `npm run kubeconfig` (cli/kubeconfig.ts) as its callers run it, against the AWS fake's STS: the kubeconfig
 // holds no credential, only the command that makes one; that command assumes the cluster's admin role as the
 // caller, with a session named after the caller, and prints a token presigned for this cluster; a caller the
 // role does not trust gets none. That aws-iam-authenticator takes the token and maps it to an admin: the box
@@ -38,7 +38,7 @@ describe("npm run kubeconfig", function () {
     new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve) => {
       const child = spawn(
         process.execPath,
-        ["-r", "ts-node/register/transpile-only", "scripts/kubeconfig.ts", "--cluster", "dev.k8s.local", ...args],
+        ["-r", "ts-node/register/transpile-only", "cli/kubeconfig.ts", "--cluster", "dev.k8s.local", ...args],
         { cwd: PROJECT },
       );
       let stdout = "";
@@ -124,7 +124,7 @@ describe("npm run kubeconfig", function () {
 
   it("runs compiled, as npm run kubeconfig runs it, and its kubeconfig runs the compiled command", () => {
     const { out, args } = writing();
-    const compiled = join(PROJECT, "bin", "scripts", "kubeconfig.js");
+    const compiled = join(PROJECT, "bin", "cli", "kubeconfig.js");
     const r = spawnSync(process.execPath, [compiled, "--cluster", "dev.k8s.local", ...common, ...args], {
       encoding: "utf8",
     });
@@ -133,7 +133,7 @@ describe("npm run kubeconfig", function () {
   });
 
   it("runs compiled, as npm run kubeconfig and the Kubernetes provider run it, and refuses bad usage with exit 2", () => {
-    const r = spawnSync(process.execPath, [join(PROJECT, "bin", "scripts", "kubeconfig.js"), "--role-arn"], {
+    const r = spawnSync(process.execPath, [join(PROJECT, "bin", "cli", "kubeconfig.js"), "--role-arn"], {
       encoding: "utf8",
     });
     expect(r.status, r.stderr).to.equal(2);

@@ -13,10 +13,10 @@ import { DRAIN_LIFECYCLE_HOOK, ETCD_LIFECYCLE_HOOK } from "../../components/node
 import { TIMEOUTS } from "../../components/timeouts";
 import { readRawConfig } from "../../config/read";
 import { validateConfig } from "../../config/validation/validateConfig";
-import { MOCK_ACCOUNT } from "../../plan/mocks";
-import { examples, PROJECT_DIR } from "../../plan/examples";
-import type { Plan } from "../../plan/run";
-import { loadStackConfig, toRuntimeConfig } from "../../plan/stackConfig";
+import { MOCK_ACCOUNT } from "../../cli/plan/mocks";
+import { examples, PROJECT_DIR } from "../../cli/plan/examples";
+import type { Plan } from "../../cli/plan/run";
+import { loadStackConfig, toRuntimeConfig } from "../../cli/plan/stackConfig";
 import { specWith } from "../fixtures";
 import { validateAgainstSchema } from "../k8sSchemas";
 import { declaredBy, inputs, ofType, planWith } from "../planHelpers";

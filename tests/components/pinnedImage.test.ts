@@ -1,7 +1,7 @@
 // The image of each group is resolved once and kept in an SSM parameter, unless imageId names one.
 import { expect } from "chai";
-import { diffPlans } from "../../plan/diff";
-import type { Plan } from "../../plan/run";
+import { diffPlans } from "../../cli/plan/diff";
+import type { Plan } from "../../cli/plan/run";
 import { inputs, named, ofType, planWith } from "../planHelpers";
 
 const LT = "aws:ec2/launchTemplate:LaunchTemplate";

@@ -13,10 +13,10 @@ import {
 } from "../../components/controlPlane/refreshWait";
 import type { Outcome } from "../../components/poll";
 import { stackAws } from "../../components/stackAws";
-import type { Plan, PlannedResource } from "../../plan/run";
+import type { Plan, PlannedResource } from "../../cli/plan/run";
 import { configWith, inputs, ofType, planWith } from "../planHelpers";
 import { decodeUserData } from "../../components/nodes/userDataEncoding";
-import { runPlan } from "../../plan/run";
+import { runPlan } from "../../cli/plan/run";
 import { waitFor } from "../waitFor";
 import { groupInPlace, mockRuntime } from "./deployWaitFixtures";
 import { AMBIENT_KEY, AwsOptions, Group, sdkEnvironment, startAws } from "../standins/aws";

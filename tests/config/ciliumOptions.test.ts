@@ -6,8 +6,8 @@ import { ciliumOptions } from "../../catalogs/ciliumOptions";
 import { CILIUM_LINES, newestRelease } from "../../catalogs/ciliumVersions";
 import { CILIUM_OPTION_SOURCES } from "../../catalogs/recorded/ciliumOptionsRecord";
 import { MANAGED_CILIUM_KEYS, renderCiliumConfig } from "../../components/cilium/configMap";
-import { PROJECT_DIR } from "../../plan/examples";
-import { chartConfigKeys } from "../../scripts/catalogSources/ciliumOptionsSource";
+import { PROJECT_DIR } from "../../cli/plan/examples";
+import { chartConfigKeys } from "../../devtools/catalogSources/ciliumOptionsSource";
 import { specWith } from "../fixtures";
 
 describe("the recorded Cilium options", () => {

@@ -6,7 +6,7 @@ import { newestPatch, recordedUntil } from "../../catalogs/kubernetesReleases";
 import { readRawConfig } from "../../config/read";
 import { formatWithFix } from "../../config/validation/report";
 import { validateConfig } from "../../config/validation/validateConfig";
-import { setPath, StackConfig, toRuntimeConfig } from "../../plan/stackConfig";
+import { setPath, StackConfig, toRuntimeConfig } from "../../cli/plan/stackConfig";
 import { configWith } from "../planHelpers";
 
 /** Every error line of a stack config, as the plan and the program print it. */

@@ -2,7 +2,7 @@
 // Pulumi CLI applies it (`--path` coercion, `--type string`, `config rm`), and validation runs again.
 import { expect } from "chai";
 import { execFileSync } from "child_process";
-import { removePath, setPath, StackConfig, toRuntimeConfig } from "../../plan/stackConfig";
+import { removePath, setPath, StackConfig, toRuntimeConfig } from "../../cli/plan/stackConfig";
 import { readRawConfig } from "../../config/read";
 import { validateConfig } from "../../config/validation/validateConfig";
 import { errorKey, FieldError } from "../../config/validation/fieldErrors";

@@ -3,11 +3,11 @@ import { expect } from "chai";
 import { readFileSync } from "fs";
 import { join } from "path";
 import { parse } from "yaml";
-import { devStackKeys, PROJECT_DIR } from "../../plan/examples";
-import { runPlan } from "../../plan/run";
-import { loadStackConfig, setPath } from "../../plan/stackConfig";
-import { renderConfigDoc } from "../../config/generate/configDoc";
-import { renderPulumiYaml } from "../../config/generate/pulumiYaml";
+import { devStackKeys, PROJECT_DIR } from "../../cli/plan/examples";
+import { runPlan } from "../../cli/plan/run";
+import { loadStackConfig, setPath } from "../../cli/plan/stackConfig";
+import { renderConfigDoc } from "../../devtools/codegen/configDoc";
+import { renderPulumiYaml } from "../../devtools/codegen/pulumiYaml";
 import { DEFAULT_KUBERNETES_VERSION } from "../../catalogs/ciliumVersions";
 import { CONFIG_TREE } from "../../config/schema";
 

@@ -8,7 +8,7 @@ import {
   PROGRAM_TAGS_PER_RESOURCE,
   TAGS_PER_RESOURCE,
 } from "../../config/quotas";
-import type { Plan } from "../../plan/run";
+import type { Plan } from "../../cli/plan/run";
 import { specWith } from "../fixtures";
 import { inputs, NON_ENI, planWith } from "../planHelpers";
 

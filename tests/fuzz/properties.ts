@@ -1,12 +1,12 @@
 /** The fuzzing properties, shared by `npm test` (a few hundred cases) and `npm run fuzz` (thousands). */
 import { expect } from "chai";
 import fc from "fast-check";
-import { runPlan } from "../../plan/run";
+import { runPlan } from "../../cli/plan/run";
 import { CONFIG_TREE } from "../../config/schema";
 import type { AnyField } from "../../config/schemaTypes";
 import { validateConfig } from "../../config/validation/validateConfig";
 import { PROJECT, readRawConfig } from "../../config/read";
-import { toRuntimeConfig } from "../../plan/stackConfig";
+import { toRuntimeConfig } from "../../cli/plan/stackConfig";
 import { brokenConfig, REGION, validConfig } from "./arbitraries";
 
 type Raw = Record<string, unknown>;

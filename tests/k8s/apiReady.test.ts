@@ -7,7 +7,7 @@ import { AddressInfo, createServer as createNetServer } from "net";
 import { admitted, ApiTarget, ApiTiming, attemptOutcome, waitForApi } from "../../components/k8s/apiReady";
 import { clusterAddons, deployerApi } from "../../components/k8s/clusterAddons";
 import { deployerReachNotice, reachRemedies } from "../../components/k8s/reach";
-import { main } from "../../plan/cli";
+import { main } from "../../cli/plan/cli";
 import { specWith } from "../fixtures";
 import { waitFor } from "../waitFor";
 import { configWith, planWith } from "../planHelpers";

@@ -15,12 +15,12 @@ import { factsHeader } from "../../components/nodes/shellHeader";
 import { TIMEOUTS } from "../../components/timeouts";
 import { requireDebianTool } from "../debianTools";
 import type { K8sObject } from "../../components/k8s/object";
-import { toRuntimeConfig } from "../../plan/stackConfig";
+import { toRuntimeConfig } from "../../cli/plan/stackConfig";
 import { readRawConfig } from "../../config/read";
 import type { ClusterSpec } from "../../config/types";
 import { validateConfig } from "../../config/validation/validateConfig";
 import { specWith } from "../fixtures";
-import { diffPlans } from "../../plan/diff";
+import { diffPlans } from "../../cli/plan/diff";
 import { configWith, declaredBy, inputs, named, ofType, planWith } from "../planHelpers";
 
 const objectsOf = (endpoint: string, spec: ClusterSpec = specWith({})): K8sObject[] => {

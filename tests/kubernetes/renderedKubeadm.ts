@@ -9,8 +9,8 @@ import { modulePath } from "../../components/nodes/bootstrapModuleFiles";
 import { API_SERVER_CONFIG_DIR } from "../../components/nodes/nodeFacts";
 import { filesOf } from "../../components/nodes/userData";
 import { factsHeader } from "../../components/nodes/shellHeader";
-import { examples } from "../../plan/examples";
-import { renderStackFiles } from "../../plan/render";
+import { examples } from "../../cli/plan/examples";
+import { renderStackFiles } from "../../cli/plan/render";
 
 export interface RenderedKubeadmFile {
   example: string;

@@ -16,16 +16,16 @@ import { createServer, connect, Server, Socket } from "net";
 import { tmpdir } from "os";
 import { dirname, join } from "path";
 import { parse, stringify } from "yaml";
-import { staleBuild } from "../../buildStamp";
+import { staleBuild } from "../../devtools/buildStamp";
 import { certificateKubeconfig, signAdminCredential } from "./adminCertificate";
 import { EXEC_CREDENTIAL_API, renderKubeconfig } from "../../components/adminAccess/kubeconfigRender";
 import { INSTANCE_GROUP_TAG, ROLE_TAGS } from "../../components/tags";
 import type { ClusterSpec } from "../../config/types";
-import { PROJECT_DIR } from "../../plan/examples";
-import { loadStackConfig, toRuntimeConfig } from "../../plan/stackConfig";
+import { PROJECT_DIR } from "../../cli/plan/examples";
+import { loadStackConfig, toRuntimeConfig } from "../../cli/plan/stackConfig";
 import { readRawConfig } from "../../config/read";
 import { validateConfig } from "../../config/validation/validateConfig";
-import { addonRenders, CONTROL_PLANE_COMPONENTS } from "../../validate/expectations";
+import { addonRenders, CONTROL_PLANE_COMPONENTS } from "../../cli/clusterCheck/expectations";
 import { instanceGroups } from "../../components/nodes/instanceGroups";
 import { AMBIENT_KEY, AwsFake, sdkEnvironment, startAws } from "../standins/aws";
 import { waitFor } from "../waitFor";
@@ -34,7 +34,7 @@ import { NODE_IP, NODE_NAME } from "./controlPlane";
 import { registerNode, setReady, uninitialized } from "./kubeletStandIn";
 
 const CRD = join(PROJECT_DIR, "tests", "oracles", "cilium-crds", "ciliumnodes-1.19.6.yaml");
-const COMMAND = join(PROJECT_DIR, "bin", "scripts", "validateCluster.js");
+const COMMAND = join(PROJECT_DIR, "bin", "cli", "validateCluster.js");
 
 interface Machine {
   name: string;

@@ -13,7 +13,7 @@ import { DEFAULT_STORAGE_CLASS, renderEbsCsiManifests } from "../../components/e
 import { EBS_NODE_AFFINITY } from "../../components/ebsCsi/node";
 import { TIMEOUTS } from "../../components/timeouts";
 import type { ClusterSpec } from "../../config/types";
-import { PROJECT_DIR } from "../../plan/examples";
+import { PROJECT_DIR } from "../../cli/plan/examples";
 import { helmTemplate } from "../helm";
 import type { KubeObject } from "./compare";
 

@@ -5,8 +5,8 @@
 import { existsSync } from "fs";
 import { join } from "path";
 import { renderCiliumManifests } from "../../components/cilium/ciliumManifests";
-import { examples, PROJECT_DIR } from "../../plan/examples";
-import { loadStackConfig, toRuntimeConfig } from "../../plan/stackConfig";
+import { examples, PROJECT_DIR } from "../../cli/plan/examples";
+import { loadStackConfig, toRuntimeConfig } from "../../cli/plan/stackConfig";
 import { CILIUM_LINES, CiliumLine } from "../../catalogs/ciliumVersions";
 import { readRawConfig } from "../../config/read";
 import type { ClusterSpec } from "../../config/types";

@@ -1,10 +1,10 @@
 // The --out files keep each script a node runs as text, and give back exactly the inputs the plan declared.
 import { expect } from "chai";
 import { join } from "path";
-import { planFiles, resourcesFromFiles } from "../../plan/artifacts";
-import { PROJECT_DIR } from "../../plan/examples";
-import { runPlan } from "../../plan/run";
-import { loadStackConfig } from "../../plan/stackConfig";
+import { planFiles, resourcesFromFiles } from "../../cli/plan/artifacts";
+import { PROJECT_DIR } from "../../cli/plan/examples";
+import { runPlan } from "../../cli/plan/run";
+import { loadStackConfig } from "../../cli/plan/stackConfig";
 
 const SCRIPTED = ["aws:ec2/launchTemplate:LaunchTemplate", "aws:ssm/document:Document"];
 

@@ -3,7 +3,7 @@ import { expect } from "chai";
 import { spawnSync } from "child_process";
 import { closeSync, openSync, readdirSync, readFileSync, writeFileSync } from "fs";
 import { join, relative } from "path";
-import { examples, PROJECT_DIR } from "../../plan/examples";
+import { examples, PROJECT_DIR } from "../../cli/plan/examples";
 import { run, scratch } from "./planCli";
 
 function readTree(dir: string, prefix = ""): Record<string, string> {
@@ -325,7 +325,7 @@ describe("npm run plan", () => {
     const plan = (...args: string[]) => {
       const log = join(logs, String(readdirSync(logs).length));
       const fd = openSync(log, "a");
-      const child = spawnSync(process.execPath, [join(PROJECT_DIR, "bin", "scripts", "plan.js"), ...args], {
+      const child = spawnSync(process.execPath, [join(PROJECT_DIR, "bin", "cli", "plan.js"), ...args], {
         cwd: PROJECT_DIR,
         stdio: ["ignore", fd, fd],
       });
@@ -369,14 +369,10 @@ describe("npm run plan", () => {
 
   it("the script exits 0, 1 and 2 as main() says, without a stack trace", () => {
     const script = (...args: string[]) =>
-      spawnSync(
-        process.execPath,
-        [require.resolve("ts-node/dist/bin"), "--transpile-only", "scripts/plan.ts", ...args],
-        {
-          cwd: PROJECT_DIR,
-          encoding: "utf8",
-        },
-      );
+      spawnSync(process.execPath, [require.resolve("ts-node/dist/bin"), "--transpile-only", "cli/plan.ts", ...args], {
+        cwd: PROJECT_DIR,
+        encoding: "utf8",
+      });
     const bad = join(scratch(), "Pulumi.bad.yaml");
     writeFileSync(bad, "config:\n  aws:region: us-east-1\n  cilium-cluster:clusterName: Bad_Name\n");
     const invalid = script("--config-file", bad);

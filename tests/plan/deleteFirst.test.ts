@@ -2,11 +2,11 @@
 // provider asks for it (its name is unique in AWS); the plan applies the same rule and says what goes missing.
 // A new iam.path or VPC CIDR, which would delete what the running nodes use, is refused on a deployed stack.
 import { expect } from "chai";
-import { deletesFirst } from "../../plan/deleteFirst";
-import { diffPlans } from "../../plan/diff";
-import { assessRisks } from "../../plan/risks";
-import { Plan, runPlan } from "../../plan/run";
-import { StackConfig } from "../../plan/stackConfig";
+import { deletesFirst } from "../../cli/plan/deleteFirst";
+import { diffPlans } from "../../cli/plan/diff";
+import { assessRisks } from "../../cli/plan/risks";
+import { Plan, runPlan } from "../../cli/plan/run";
+import { StackConfig } from "../../cli/plan/stackConfig";
 import { configWith } from "../planHelpers";
 
 async function planOf(config: StackConfig, deployed: Record<string, unknown> = {}): Promise<Plan> {

@@ -1,10 +1,10 @@
 // The plan diff a reviewer reads in a pull request: risks first, cascades followed, IAM in full, version skew.
 import { expect } from "chai";
-import { diffPlans, PlanDiff } from "../../plan/diff";
-import { formatDiff } from "../../plan/format";
-import { diffPolicy } from "../../plan/policyDiff";
-import { assessRisks } from "../../plan/risks";
-import type { Plan } from "../../plan/run";
+import { diffPlans, PlanDiff } from "../../cli/plan/diff";
+import { formatDiff } from "../../cli/plan/format";
+import { diffPolicy } from "../../cli/plan/policyDiff";
+import { assessRisks } from "../../cli/plan/risks";
+import type { Plan } from "../../cli/plan/run";
 import { configWith, NON_ENI, planWith } from "../planHelpers";
 
 const texts = (diff: PlanDiff) => assessRisks(diff).map((r) => `${r.level}: ${r.text}`);

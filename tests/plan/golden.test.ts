@@ -2,8 +2,8 @@
 import { expect } from "chai";
 import { readdirSync, readFileSync, statSync } from "fs";
 import { join, relative } from "path";
-import { examples, GOLDEN_DIR } from "../../plan/examples";
-import { renderStackFiles } from "../../plan/render";
+import { examples, GOLDEN_DIR } from "../../cli/plan/examples";
+import { renderStackFiles } from "../../cli/plan/render";
 
 function filesUnder(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {

@@ -2,16 +2,16 @@
 // changed since its group was created is updated as its own resource, never by replacing the group.
 import { expect } from "chai";
 import { join } from "path";
-import { diffPlans } from "../../plan/diff";
-import { examples, PROJECT_DIR } from "../../plan/examples";
-import { forcesReplacement } from "../../plan/replaceKeys";
-import { Plan, PlannedResource, runPlan } from "../../plan/run";
-import { loadStackConfig } from "../../plan/stackConfig";
+import { diffPlans } from "../../cli/plan/diff";
+import { examples, PROJECT_DIR } from "../../cli/plan/examples";
+import { forcesReplacement } from "../../cli/plan/replaceKeys";
+import { Plan, PlannedResource, runPlan } from "../../cli/plan/run";
+import { loadStackConfig } from "../../cli/plan/stackConfig";
 import * as pulumi from "@pulumi/pulumi";
 import { instanceGroups } from "../../components/nodes/instanceGroups";
 import { NodeLaunchTemplate } from "../../components/nodes/nodeLaunchTemplate";
 import { TIMEOUTS } from "../../components/timeouts";
-import { planMocks } from "../../plan/mocks";
+import { planMocks } from "../../cli/plan/mocks";
 import { specWith } from "../fixtures";
 import { inputs, ofType } from "../planHelpers";
 

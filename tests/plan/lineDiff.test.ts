@@ -1,6 +1,6 @@
 // The user data diff: diff -u's hunks, each change with the lines around it.
 import { expect } from "chai";
-import { unifiedDiff } from "../../plan/lineDiff";
+import { unifiedDiff } from "../../cli/plan/lineDiff";
 
 const lines = (n: number, edit: Record<number, string> = {}) =>
   Array.from({ length: n }, (_, i) => edit[i + 1] ?? `l${i + 1}`).join("\n");

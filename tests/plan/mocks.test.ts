@@ -1,6 +1,6 @@
 // The plan's mock cloud: deterministic, clearly fake, loud about what it does not know.
 import { expect } from "chai";
-import { mockId, planMocks } from "../../plan/mocks";
+import { mockId, planMocks } from "../../cli/plan/mocks";
 
 describe("plan mocks", () => {
   const mocks = planMocks("eu-west-1", ["eu-west-1a", "eu-west-1b"]);

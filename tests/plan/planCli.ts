@@ -2,7 +2,7 @@
 import { mkdtempSync } from "fs";
 import { tmpdir } from "os";
 import { join } from "path";
-import { main } from "../../plan/cli";
+import { main } from "../../cli/plan/cli";
 
 export async function run(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
   let out = "";

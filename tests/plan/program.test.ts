@@ -1,6 +1,6 @@
 // The program under the mock runtime: a bad config stops it before any resource is declared.
 import { expect } from "chai";
-import { runPlan } from "../../plan/run";
+import { runPlan } from "../../cli/plan/run";
 import { errorKey } from "../../config/validation/fieldErrors";
 import { ConfigValidationError, formatWithFix } from "../../config/validation/report";
 import { configWith } from "../planHelpers";

@@ -3,11 +3,11 @@ import { expect } from "chai";
 import { readFileSync } from "fs";
 import { join } from "path";
 import * as ts from "typescript";
-import { examples, PROJECT_DIR } from "../../plan/examples";
-import { forcesReplacement, isReplaceClassified, REPLACE_ON_CHANGE } from "../../plan/replaceKeys";
-import { runPlan } from "../../plan/run";
-import { loadStackConfig } from "../../plan/stackConfig";
-import { isTagClassified, TAGGABLE, UNTAGGED } from "../../policy/taggable";
+import { examples, PROJECT_DIR } from "../../cli/plan/examples";
+import { forcesReplacement, isReplaceClassified, REPLACE_ON_CHANGE } from "../../cli/plan/replaceKeys";
+import { runPlan } from "../../cli/plan/run";
+import { loadStackConfig } from "../../cli/plan/stackConfig";
+import { isTagClassified, TAGGABLE, UNTAGGED } from "../../cli/policy/taggable";
 
 /** Whether the SDK's `<Class>Args` for a type token like `aws:ec2/vpc:Vpc` has a `tags` input. */
 function sdkArgsTakeTags(type: string): boolean {

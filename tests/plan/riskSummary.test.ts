@@ -3,8 +3,8 @@
 import { expect } from "chai";
 import { join } from "path";
 import { CILIUM_LINES, newestRelease } from "../../catalogs/ciliumVersions";
-import { diffPlans } from "../../plan/diff";
-import { formatDiff } from "../../plan/format";
+import { diffPlans } from "../../cli/plan/diff";
+import { formatDiff } from "../../cli/plan/format";
 import { TIMEOUTS } from "../../components/timeouts";
 import { planWith } from "../planHelpers";
 import { run, scratch } from "./planCli";

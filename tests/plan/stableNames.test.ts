@@ -1,6 +1,6 @@
 // Logical names come from stable keys: reordering a list renames nothing.
 import { expect } from "chai";
-import { diffPlans } from "../../plan/diff";
+import { diffPlans } from "../../cli/plan/diff";
 import { planWith } from "../planHelpers";
 
 const INGRESS = "aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule";

@@ -13,7 +13,7 @@ import {
   stackConfigOver,
   toRuntimeConfig,
   UsageError,
-} from "../../plan/stackConfig";
+} from "../../cli/plan/stackConfig";
 
 /** A Pulumi.yaml and a stack file with these texts, in a directory of their own. */
 function projectAndStack(projectYaml: string, stackYaml: string): { project: string; stack: string } {

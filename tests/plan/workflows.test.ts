@@ -6,7 +6,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from
 import { tmpdir } from "os";
 import { dirname, join } from "path";
 import { parse } from "yaml";
-import { PROJECT_DIR } from "../../plan/examples";
+import { PROJECT_DIR } from "../../cli/plan/examples";
 import { requireDebianTool } from "../debianTools";
 
 interface Step {
@@ -171,7 +171,7 @@ describe("pull-request workflows", () => {
     expect(preview.if).to.contain("vars.AWS_ROLE_ARN != ''");
     expect(preview.if).to.contain("github.event.pull_request.head.repo.full_name == github.repository");
     const pulumi = preview.steps.find((s) => s.uses?.startsWith("pulumi/actions@"));
-    expect(pulumi?.with).to.include({ command: "preview", policyPacks: "policy" });
-    expect(preview.steps.map((s) => s.run)).to.include("npm ci --prefix policy");
+    expect(pulumi?.with).to.include({ command: "preview", policyPacks: "cli/policy" });
+    expect(preview.steps.map((s) => s.run)).to.include("npm ci --prefix cli/policy");
   });
 });

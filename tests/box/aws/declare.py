@@ -26,7 +26,7 @@ def _mock_id(resource: dict[str, Any]) -> str:
     return f"mock-{_kind(resource['type'])}-{resource['name']}"
 
 
-# The account of the plan (plan/mocks.ts's MOCK_ACCOUNT): its ARNs, and the user data's, name it.
+# The account of the plan (cli/plan/mocks.ts's MOCK_ACCOUNT): its ARNs, and the user data's, name it.
 PLAN_ACCOUNT = "000000000000"
 
 
