@@ -1,7 +1,16 @@
-// Entry point for the Pulumi CLI (Pulumi.yaml's `main`): the exported function runs the program and returns
-// the stack outputs. The CLI runs it through ts-node with swc (tsconfig.json's "ts-node"), so an edit to any
-// source is what the next preview runs; `npm test` type-checks.
+// The Pulumi program (Pulumi.yaml's main, run through ts-node with swc: an edit is what the next preview runs).
+// It declares one Cluster from the stack config, held to what the stack's last update applied (its own
+// outputs), and exports the cluster's outputs as the stack's.
 import "./components/compileCache";
-import { program } from "./components/cluster";
+import * as pulumi from "@pulumi/pulumi";
+import { appliedState } from "./components/appliedState";
+import { Cluster } from "./components/cluster";
+import type { ClusterConfig } from "./config/types";
+import { readRawConfig } from "./config/read";
 
-export = program;
+export = async () => {
+  const { raw } = readRawConfig(pulumi.runtime.allConfig());
+  // Validated by the Cluster, every problem reported with its config path.
+  const cluster = new Cluster("cluster", { config: raw as ClusterConfig, applied: await appliedState() });
+  return cluster.outputs;
+};

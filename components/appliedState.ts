@@ -17,6 +17,7 @@
  * "no outputs" instead of an error to tell apart from a failed call.
  */
 import * as pulumi from "@pulumi/pulumi";
+import type { AppliedState } from "../config/appliedState";
 
 /** The stack output that records the version. */
 export const APPLIED_VERSION_OUTPUT = "kubernetesVersion";
@@ -26,13 +27,6 @@ export const CONTROL_PLANE_ROLE_OUTPUT = "controlPlaneRoleArn";
 export const VPC_CIDR_OUTPUT = "vpcCidr";
 /** The stack output that records the cluster CA's certificate. */
 export const CA_CERTIFICATE_OUTPUT = "apiCaCertificate";
-
-export interface AppliedState {
-  kubernetesVersion?: string;
-  iamPath?: string;
-  networkCidr?: string;
-  caCertificate?: string;
-}
 
 /** The fully qualified name of the stack this program runs as (`organization/project/stack`). */
 export const ownStackName = (): string => `${pulumi.getOrganization()}/${pulumi.getProject()}/${pulumi.getStack()}`;

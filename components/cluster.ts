@@ -1,6 +1,9 @@
 /**
- * The program: read the spec (validated before anything is declared), build the components, return the
- * stack outputs. `index.ts` exports this for the Pulumi CLI; `npm run plan` runs it under mocks.
+ * The cluster, as a Pulumi component other programs declare as they declare pulumi-eks's `eks.Cluster`:
+ * `new Cluster(name, { config, applied })`, in the region of the stack's AWS provider (`aws:region`). Its config is validated, with every error at once,
+ * before anything is declared (the component itself included); then it declares the network, the roles,
+ * the node groups and the add-ons as its children, and its outputs are properties. index.ts declares one
+ * from the stack config and exports its outputs as the stack's.
  */
 import * as pulumi from "@pulumi/pulumi";
 import { lookupCoordinates } from "./awsCoordinates";
@@ -26,10 +29,11 @@ import { controlPlaneMemberReplaced } from "./controlPlane/refreshWait";
 import { clusterCaCertificate } from "./controlPlane/clusterCaCertificate";
 import { afterWaits } from "./deployWait";
 import { stackAws } from "./stackAws";
-import { loadSpec } from "../config/load";
+import { clusterSpec } from "../config/load";
+import type { ClusterConfig, ClusterSpec } from "../config/types";
+import type { AppliedState } from "../config/appliedState";
 import {
   APPLIED_VERSION_OUTPUT,
-  appliedState,
   CA_CERTIFICATE_OUTPUT,
   CONTROL_PLANE_ROLE_OUTPUT,
   VPC_CIDR_OUTPUT,
@@ -37,37 +41,112 @@ import {
 import { kubernetesUpgrade, nodesRollAfterControlPlane } from "../config/validation/kubernetesUpgrade";
 import { backupBucketArn } from "./controlPlane/backupBucket";
 
-export async function program(): Promise<Record<string, unknown>> {
-  // A downgrade, a skipped minor, an etcd move etcd refuses or a new IAM path or VPC CIDR is refused with the
-  // config's other errors, before anything is declared.
-  const applied = await appliedState();
-  const spec = loadSpec(applied);
+export interface ClusterArgs {
+  /**
+   * The cluster's settings, as a stack's config holds them under the project's namespace (every key of
+   * docs/cluster-config.md: `clusterName`, `network`, `networking`, ...); what is left out takes its default.
+   */
+  config: ClusterConfig;
+  /**
+   * What this cluster's last successful update applied (config/appliedState.ts); none for a new cluster. A
+   * downgrade, a skipped minor, an etcd move etcd refuses or a new IAM path or VPC CIDR is refused against it.
+   */
+  applied?: AppliedState;
+}
+
+/** The cluster's outputs, by the names index.ts exports them under as stack outputs. */
+export type ClusterOutputs = ReturnType<typeof declareCluster>;
+
+export class Cluster extends pulumi.ComponentResource {
+  readonly clusterName: ClusterOutputs["clusterName"];
+  readonly region: ClusterOutputs["region"];
+  readonly vpcId: ClusterOutputs["vpcId"];
+  readonly vpcCidr: ClusterOutputs["vpcCidr"];
+  readonly subnetIds: ClusterOutputs["subnetIds"];
+  readonly securityGroupIds: ClusterOutputs["securityGroupIds"];
+  readonly apiEndpoint: ClusterOutputs["apiEndpoint"];
+  readonly apiCaCertificate: ClusterOutputs["apiCaCertificate"];
+  readonly controlPlaneRoleArn: ClusterOutputs["controlPlaneRoleArn"];
+  readonly nodeRoleArn: ClusterOutputs["nodeRoleArn"];
+  readonly adminRoleArn: ClusterOutputs["adminRoleArn"];
+  readonly backupBucket: ClusterOutputs["backupBucket"];
+  readonly autoScalingGroups: ClusterOutputs["autoScalingGroups"];
+  readonly ciliumConfigChecksum: ClusterOutputs["ciliumConfigChecksum"];
+  readonly ciliumClusterName: ClusterOutputs["ciliumClusterName"];
+  /** The version the control plane runs once every member is replaced. */
+  readonly kubernetesVersion: ClusterOutputs["kubernetesVersion"];
+  /** Every output above, for a program that exports them all (index.ts). */
+  readonly outputs: ClusterOutputs;
+
+  constructor(name: string, args: ClusterArgs, opts?: pulumi.ComponentResourceOptions) {
+    const applied = args.applied ?? {};
+    // Throws a ConfigValidationError naming every problem, before the component is registered.
+    // The cluster runs where the stack's default AWS provider declares its resources.
+    const spec = clusterSpec(args.config, new pulumi.Config("aws").get("region"), applied);
+    super("cilium-cluster:index:Cluster", name, {}, opts);
+    const outputs = declareCluster(spec, applied, this);
+    this.clusterName = outputs.clusterName;
+    this.region = outputs.region;
+    this.vpcId = outputs.vpcId;
+    this.vpcCidr = outputs.vpcCidr;
+    this.subnetIds = outputs.subnetIds;
+    this.securityGroupIds = outputs.securityGroupIds;
+    this.apiEndpoint = outputs.apiEndpoint;
+    this.apiCaCertificate = outputs.apiCaCertificate;
+    this.controlPlaneRoleArn = outputs.controlPlaneRoleArn;
+    this.nodeRoleArn = outputs.nodeRoleArn;
+    this.adminRoleArn = outputs.adminRoleArn;
+    this.backupBucket = outputs.backupBucket;
+    this.autoScalingGroups = outputs.autoScalingGroups;
+    this.ciliumConfigChecksum = outputs.ciliumConfigChecksum;
+    this.ciliumClusterName = outputs.ciliumClusterName;
+    this.kubernetesVersion = outputs.kubernetesVersion;
+    this.outputs = outputs;
+    this.registerOutputs(outputs);
+  }
+}
+
+/** The cluster's resources for a validated spec, each a child of `parent`. */
+function declareCluster(spec: ClusterSpec, applied: AppliedState, parent: Cluster) {
+  const opts = { parent };
   const upgrade = kubernetesUpgrade(applied.kubernetesVersion, spec.kubernetesVersion);
-  const network = new ClusterNetwork("network", { spec });
+  const network = new ClusterNetwork("network", { spec }, opts);
   const coordinates = lookupCoordinates(spec.region);
-  const apiDns = new ApiDns("api-dns", {
-    spec,
-    vpcId: network.vpcId,
-    loadBalancer: { dnsName: network.apiInternalEndpoint, zoneId: network.apiInternalZoneId },
-  });
-  const controlPlaneRole = new MasterIamRole("control-plane", { spec, coordinates });
-  const nodeRole = new NodeIamRole("nodes", { spec, coordinates });
+  const apiDns = new ApiDns(
+    "api-dns",
+    {
+      spec,
+      vpcId: network.vpcId,
+      loadBalancer: { dnsName: network.apiInternalEndpoint, zoneId: network.apiInternalZoneId },
+    },
+    opts,
+  );
+  const controlPlaneRole = new MasterIamRole("control-plane", { spec, coordinates }, opts);
+  const nodeRole = new NodeIamRole("nodes", { spec, coordinates }, opts);
   const aws = stackAws(pulumi.runtime.allConfig());
-  const secrets = new ClusterSecrets("secrets", {
-    spec,
-    coordinates,
-    nodeRoleArn: nodeRole.roleArn,
-    controlPlaneRoleArn: controlPlaneRole.roleArn,
-    backupBucketArn: coordinates.apply((at) => backupBucketArn(spec.clusterName, at)),
-  });
-  const adminRole = new ClusterAdminRole("admins", { spec, coordinates });
-  const controlPlaneState = new ControlPlaneState("control-plane-state", {
-    spec,
-    coordinates,
-    // Its path is the one the next update holds iam.path to (components/appliedState.ts).
-    [CONTROL_PLANE_ROLE_OUTPUT]: controlPlaneRole.roleArn,
-    keyArn: secrets.keyArn,
-  });
+  const secrets = new ClusterSecrets(
+    "secrets",
+    {
+      spec,
+      coordinates,
+      nodeRoleArn: nodeRole.roleArn,
+      controlPlaneRoleArn: controlPlaneRole.roleArn,
+      backupBucketArn: coordinates.apply((at) => backupBucketArn(spec.clusterName, at)),
+    },
+    opts,
+  );
+  const adminRole = new ClusterAdminRole("admins", { spec, coordinates }, opts);
+  const controlPlaneState = new ControlPlaneState(
+    "control-plane-state",
+    {
+      spec,
+      coordinates,
+      // Its path is the one the next update holds iam.path to (components/appliedState.ts).
+      [CONTROL_PLANE_ROLE_OUTPUT]: controlPlaneRole.roleArn,
+      keyArn: secrets.keyArn,
+    },
+    opts,
+  );
 
   // Control-plane groups one after another: each waits for the previous group's member wait (its refresh,
   // then, when this machine applies the add-ons, a healthy API), which calls AWS as the stack's provider does.
@@ -78,34 +157,38 @@ export async function program(): Promise<Record<string, unknown>> {
   let previousMember: pulumi.Output<pulumi.Resource> | undefined;
   const groups = instanceGroups(spec).map((group) => {
     const controlPlane = group.role === "control-plane";
-    const template = new NodeLaunchTemplate(group.name, {
-      spec,
-      group,
-      subnetIds: network.nodeSubnetIds,
-      securityGroupId: controlPlane ? network.securityGroupIds.controlPlane : network.securityGroupIds.nodes,
-      instanceProfileName: controlPlane ? controlPlaneRole.instanceProfileName : nodeRole.instanceProfileName,
-      api: { internal: apiDns.internalName, public: network.apiEndpoint, caParameter: controlPlaneState.clusterCa },
-      apiTargetGroupArns: controlPlane ? network.apiTargetGroupArns : [],
-      state: controlPlane
-        ? {
-            initRecord: controlPlaneState.initRecord,
-            backupBucket: controlPlaneState.backupBucket,
-            encryptionKeys: controlPlaneState.encryptionKeys,
-            sharedPki: controlPlaneState.sharedPki,
-            adminRoleArn: coordinates.apply((at) => mappedAdminRoleArn(spec.clusterName, at)),
-          }
-        : undefined,
-      // Nodes fetch their secrets at boot and resolve the API's name;
-      // a control-plane group waits for the previous group's refresh (one member at a time).
-      launchAfter: [
-        controlPlane ? controlPlaneRole : nodeRole,
-        secrets,
-        ...network.egress,
-        apiDns,
-        ...(controlPlane ? [controlPlaneState] : []),
-        ...((controlPlane || nodesAfterControlPlane) && previousMember ? [previousMember] : []),
-      ],
-    });
+    const template = new NodeLaunchTemplate(
+      group.name,
+      {
+        spec,
+        group,
+        subnetIds: network.nodeSubnetIds,
+        securityGroupId: controlPlane ? network.securityGroupIds.controlPlane : network.securityGroupIds.nodes,
+        instanceProfileName: controlPlane ? controlPlaneRole.instanceProfileName : nodeRole.instanceProfileName,
+        api: { internal: apiDns.internalName, public: network.apiEndpoint, caParameter: controlPlaneState.clusterCa },
+        apiTargetGroupArns: controlPlane ? network.apiTargetGroupArns : [],
+        state: controlPlane
+          ? {
+              initRecord: controlPlaneState.initRecord,
+              backupBucket: controlPlaneState.backupBucket,
+              encryptionKeys: controlPlaneState.encryptionKeys,
+              sharedPki: controlPlaneState.sharedPki,
+              adminRoleArn: coordinates.apply((at) => mappedAdminRoleArn(spec.clusterName, at)),
+            }
+          : undefined,
+        // Nodes fetch their secrets at boot and resolve the API's name;
+        // a control-plane group waits for the previous group's refresh (one member at a time).
+        launchAfter: [
+          controlPlane ? controlPlaneRole : nodeRole,
+          secrets,
+          ...network.egress,
+          apiDns,
+          ...(controlPlane ? [controlPlaneState] : []),
+          ...((controlPlane || nodesAfterControlPlane) && previousMember ? [previousMember] : []),
+        ],
+      },
+      opts,
+    );
     // The first control-plane group's first node makes the cluster's CA: every wait after trusts the API by it.
     if (controlPlane && !caCertificate)
       caCertificate = clusterCaCertificate(controlPlaneState.clusterCa, template, applied.caCertificate, aws);
@@ -143,6 +226,7 @@ export async function program(): Promise<Record<string, unknown>> {
     controlPlane: controlPlaneGroups.map((g) => g.template),
     controlPlaneGroupNames: controlPlaneGroups.map((g) => g.template.autoScalingGroupName),
     membersReplaced,
+    parent,
   });
   const cilium = new CiliumAddon(
     "cilium",
@@ -157,7 +241,7 @@ export async function program(): Promise<Record<string, unknown>> {
   if (spec.addons.ebsCsiDriver.enabled)
     new EbsCsiDriver("ebs-csi-driver", { spec, delivery: addons.delivery }, addons.opts);
   // Every group's drain hook holds a terminating instance until the handler has drained its node.
-  const drainQueue = new NodeTerminationHandlerQueue("drain-queue", { spec, coordinates });
+  const drainQueue = new NodeTerminationHandlerQueue("drain-queue", { spec, coordinates }, opts);
   new NodeTerminationHandler(
     "node-termination-handler",
     { spec, queueUrl: drainQueue.queueUrl, delivery: addons.delivery },

@@ -1,22 +1,23 @@
-/** The one place config is read: Pulumi config → raw config → validated, defaulted spec. */
-import * as pulumi from "@pulumi/pulumi";
-import { readRawConfig } from "./read";
-import type { AppliedState } from "../components/appliedState";
-import type { ClusterSpec } from "./types";
+/** Raw cluster config → validated, defaulted spec, every problem at once. */
+import type { AppliedState } from "./appliedState";
+import type { ClusterConfig, ClusterSpec } from "./types";
 import { fixedSettingErrors } from "./validation/fixedOnceDeployed";
 import { upgradeErrors } from "./validation/kubernetesUpgrade";
 import { validateConfig } from "./validation/validateConfig";
 import { ConfigValidationError } from "./validation/report";
 
 /**
- * Reads and validates the stack config; throws a ConfigValidationError listing every problem. `applied` is
- * what the stack's last update applied (none for a stack not deployed): a kubernetesVersion that is a valid
- * release is also held to the upgrade rules (validation/kubernetesUpgrade.ts), and the settings fixed once
- * the stack is deployed to their applied values (validation/fixedOnceDeployed.ts).
+ * Validates a cluster's config; throws a ConfigValidationError listing every problem. `applied` is what the
+ * cluster's last update applied (none for a new cluster): a kubernetesVersion that is a valid release is
+ * also held to the upgrade rules (validation/kubernetesUpgrade.ts), and the settings fixed once the stack
+ * is deployed to their applied values (validation/fixedOnceDeployed.ts).
  */
-export function loadSpec(applied: AppliedState = {}): ClusterSpec {
-  const { raw, region } = readRawConfig(pulumi.runtime.allConfig());
-  const { spec, errors } = validateConfig(raw, region);
+export function clusterSpec(
+  config: ClusterConfig,
+  region: string | undefined,
+  applied: AppliedState = {},
+): ClusterSpec {
+  const { spec, errors } = validateConfig(config as Record<string, unknown>, region);
   const valid = (field: string) => !errors.some((e) => e.field === field);
   const all = [
     ...errors,

@@ -73,3 +73,13 @@ export type ValueOf<F> = F extends { kind: "string"; enum: readonly (infer E)[] 
             : F extends { kind: "object"; fields: infer Fields }
               ? { -readonly [K in keyof Fields]: ValueOf<Fields[K]> }
               : never;
+
+/**
+ * What a user may write for a schema node: every key of an object may be left out, and takes its default
+ * (validation reports a missing key that has none, with its config path).
+ */
+export type InputOf<F> = F extends { kind: "object"; fields: infer Fields }
+  ? { -readonly [K in keyof Fields]?: InputOf<Fields[K]> }
+  : F extends { kind: "array"; items: infer Item }
+    ? InputOf<Item>[]
+    : ValueOf<F>;

@@ -4,9 +4,11 @@
  * described once; `region` comes from `aws:region`.
  */
 import type { CONFIG_SCHEMA } from "./schema";
-import type { ValueOf } from "./schemaTypes";
+import type { InputOf, ValueOf } from "./schemaTypes";
 
 export type ClusterSpec = ValueOf<{ kind: "object"; fields: typeof CONFIG_SCHEMA }> & { region: string };
+/** A cluster's config as written: the stack config's keys, or a `Cluster`'s `config` argument. */
+export type ClusterConfig = InputOf<{ kind: "object"; fields: typeof CONFIG_SCHEMA }> & { clusterName: string };
 
 export type Topology = ClusterSpec["topology"];
 

@@ -116,8 +116,8 @@ describe("the compiled program (npm run build)", function () {
       );
       const program = readFileSync(join(root, "components/cluster.ts"), "utf8");
       const bug = program.replace(
-        "  const applied = await appliedState();",
-        '  const applied = await appliedState();\n  if (applied) throw new Error("a bug in the program");',
+        "  const opts = { parent };",
+        '  const opts = { parent };\n  if (opts) throw new Error("a bug in the program");',
       );
       expect(bug).not.to.equal(program);
       writeFileSync(join(root, "components/cluster.ts"), bug);
@@ -134,7 +134,9 @@ const { EDITED } = require("./components/cluster.ts");
 const swc = Object.keys(require.cache).some((f) => f.includes("/@swc/core/"));
 const pulumi = require("@pulumi/pulumi");
 const { planMocks } = require(${JSON.stringify(join(PROJECT_DIR, "cli", "plan", "mocks.ts"))});
+const { loadStackConfig, toRuntimeConfig } = require(${JSON.stringify(join(PROJECT_DIR, "cli", "plan", "stackConfig.ts"))});
 pulumi.runtime.setMocks(planMocks("us-east-1", ["us-east-1a"]), "cilium-cluster", "dev", true, "organization")
+  .then(() => pulumi.runtime.setAllConfig(toRuntimeConfig(loadStackConfig("Pulumi.yaml", "Pulumi.dev.yaml")), []))
   .then(() => pulumi.runtime.runInPulumiStack(program))
   .then(
     () => console.log(JSON.stringify({ EDITED, swc, failed: false })),
@@ -151,7 +153,7 @@ pulumi.runtime.setMocks(planMocks("us-east-1", ["us-east-1a"]), "cilium-cluster"
       expect(result.swc, "transpiled by swc").to.equal(true);
       expect(result.failed).to.equal(true);
       expect(result.stack).to.match(
-        /^Error: a bug in the program\n\s+at .*program \[as init\] \(.*\/project\/components\/cluster\.ts:\d+:\d+\)/,
+        /^Error: a bug in the program\n\s+at declareCluster \(.*\/project\/components\/cluster\.ts:\d+:\d+\)/,
       );
     });
 
@@ -162,7 +164,7 @@ pulumi.runtime.setMocks(planMocks("us-east-1", ["us-east-1a"]), "cilium-cluster"
       });
       expect(plan.status, plan.stderr).to.equal(3);
       expect(plan.stderr, plan.stderr).to.match(
-        /^plan failed: Error: a bug in the program\n\s+at .*program \[as init\] \(.*\/project\/components\/cluster\.ts:\d+:\d+\)/,
+        /^plan failed: Error: a bug in the program\n\s+at declareCluster \(.*\/project\/components\/cluster\.ts:\d+:\d+\)/,
       );
     });
   });

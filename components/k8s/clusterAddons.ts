@@ -29,6 +29,8 @@ export interface ClusterAddonsArgs {
    * answers: the Kubernetes provider is configured after them.
    */
   membersReplaced: pulumi.Input<string>[];
+  /** The cluster component the provider and the add-ons belong to. */
+  parent?: pulumi.Resource;
 }
 
 export interface ClusterAddons {
@@ -66,15 +68,15 @@ export function clusterAddons(args: ClusterAddonsArgs): ClusterAddons {
       tags: (name) => clusterTags(spec, name),
       timeoutSeconds: TIMEOUTS.addons.associationSeconds,
     });
-    return { delivery, opts: { dependsOn: args.controlPlane } };
+    return { delivery, opts: { dependsOn: args.controlPlane, parent: args.parent } };
   }
   // One Kubernetes provider for the cluster, configured once the API answers; every add-on gets it.
   const kubernetes = clusterProvider(
     "kubernetes",
     { clusterName: spec.clusterName, kubeconfig: afterWaits(args.kubeconfig, args.membersReplaced) },
-    {},
+    { parent: args.parent },
   );
   const notice = deployerReachNotice(spec);
   if (notice) void pulumi.log.warn(notice, kubernetes);
-  return { delivery: throughProvider, opts: { providers: [kubernetes] } };
+  return { delivery: throughProvider, opts: { providers: [kubernetes], parent: args.parent } };
 }

@@ -4,7 +4,7 @@
  * done; a cluster with another value is a new stack. Pure: the program refuses them before it declares
  * anything, with the config's other errors and the fix that sets the applied value back.
  */
-import type { AppliedState } from "../../components/appliedState";
+import type { AppliedState } from "../appliedState";
 import type { ClusterSpec } from "../types";
 import { FieldError, invalid, withSuggestion } from "./fieldErrors";
 

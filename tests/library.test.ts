@@ -1,0 +1,118 @@
+// The package as a library: another Pulumi program imports it by name, declares a Cluster with typed args
+// (type-checked, as that program's own tsc would), and reads its outputs as properties, under the mocks.
+import { expect } from "chai";
+import { spawnSync } from "child_process";
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "fs";
+import { tmpdir } from "os";
+import { join } from "path";
+import { PROJECT_DIR } from "../cli/plan/examples";
+
+const CONSUMER = `import * as pulumi from "@pulumi/pulumi";
+import { Cluster, ClusterConfig } from "cilium-cluster";
+
+const config: ClusterConfig = {
+  clusterName: "lab.k8s.local",
+  network: { availabilityZones: ["us-east-1a"] },
+  api: { access: ["198.51.100.7/32"] },
+  networking: { cilium: { ipam: "eni", disableMasquerade: true } },
+};
+export const cluster = new Cluster("lab", { config });
+export const endpoint: pulumi.Output<string> = cluster.apiEndpoint;
+`;
+
+const RUN = `const pulumi = require("@pulumi/pulumi");
+const { planMocks } = require(${JSON.stringify(join(PROJECT_DIR, "cli", "plan", "mocks.ts"))});
+const registered = [];
+const mocks = planMocks("us-east-1", ["us-east-1a"]);
+const newResource = mocks.newResource.bind(mocks);
+mocks.newResource = (args) => { registered.push({ type: args.type, name: args.name }); return newResource(args); };
+pulumi.runtime.setMocks(mocks, "consumer", "dev", true, "organization").then(async () => {
+  pulumi.runtime.setAllConfig({ "aws:region": "us-east-1" }, []);
+  const report = { registered };
+  try {
+    const consumer = require(process.argv[1]);
+    report.endpoint = await new Promise((resolve) => consumer.endpoint.apply(resolve));
+    report.clusterName = consumer.cluster.clusterName;
+    report.groups = await new Promise((resolve) => pulumi.output(consumer.cluster.autoScalingGroups).apply(resolve));
+  } catch (err) {
+    report.error = { name: err.constructor.name, message: err.message };
+  }
+  console.log(JSON.stringify(report));
+});`;
+
+interface Report {
+  registered: { type: string; name: string }[];
+  endpoint?: string;
+  clusterName?: string;
+  groups?: Record<string, string>;
+  error?: { name: string; message: string };
+}
+
+describe("the package as a library", function () {
+  this.timeout(180000);
+  const dir = mkdtempSync(join(tmpdir(), "library-test-"));
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  before(() => {
+    mkdirSync(join(dir, "node_modules"));
+    // The package by its name, and the same Pulumi SDK the package loads (one runtime for both).
+    symlinkSync(PROJECT_DIR, join(dir, "node_modules", "cilium-cluster"));
+    symlinkSync(join(PROJECT_DIR, "node_modules", "@pulumi"), join(dir, "node_modules", "@pulumi"));
+    symlinkSync(join(PROJECT_DIR, "node_modules", "@types"), join(dir, "node_modules", "@types"));
+    writeFileSync(join(dir, "package.json"), JSON.stringify({ name: "consumer", main: "index.ts" }));
+    writeFileSync(
+      join(dir, "tsconfig.json"),
+      JSON.stringify({
+        compilerOptions: { strict: true, module: "commonjs", target: "ES2022", esModuleInterop: true, noEmit: true },
+        files: ["index.ts"],
+      }),
+    );
+  });
+
+  const run = (program: string): Report => {
+    writeFileSync(join(dir, "index.ts"), program);
+    const child = spawnSync(
+      process.execPath,
+      ["-r", require.resolve("ts-node/register/transpile-only"), "-e", RUN, join(dir, "index.ts")],
+      {
+        cwd: dir,
+        encoding: "utf8",
+        env: { ...process.env, TS_NODE_PROJECT: join(dir, "tsconfig.json") },
+      },
+    );
+    expect(child.status, child.stderr).to.equal(0);
+    return JSON.parse(child.stdout.trim().split("\n").pop()!) as Report;
+  };
+
+  it("type-checks a program that declares a Cluster with typed args, and refuses a wrong one", () => {
+    writeFileSync(join(dir, "index.ts"), CONSUMER);
+    const tsc = (cwd: string) =>
+      spawnSync(process.execPath, [require.resolve("typescript/bin/tsc"), "-p", cwd], { cwd, encoding: "utf8" });
+    const ok = tsc(dir);
+    expect(ok.status, ok.stdout).to.equal(0);
+    writeFileSync(join(dir, "index.ts"), CONSUMER.replace('ipam: "eni"', 'ipam: "enis"'));
+    const wrong = tsc(dir);
+    expect(wrong.status).to.equal(2);
+    expect(wrong.stdout).to.contain(`Type '"enis"' is not assignable`);
+  });
+
+  it("declares the cluster's resources under it, with its outputs as properties", () => {
+    const report = run(CONSUMER);
+    expect(report.error?.message, report.error?.message).to.equal(undefined);
+    expect(report.registered[0]).to.deep.equal({ type: "cilium-cluster:index:Cluster", name: "lab" });
+    const types = report.registered.map((r) => r.type);
+    for (const type of ["aws:ec2/vpc:Vpc", "aws:ec2/launchTemplate:LaunchTemplate", "aws:autoscaling/group:Group"])
+      expect(types).to.include(type);
+    expect(report.endpoint).to.match(/^https:\/\/.+:443$/);
+    expect(report.clusterName).to.equal("lab.k8s.local");
+    expect(Object.keys(report.groups ?? {})).to.include("nodes");
+  });
+
+  it("refuses a bad config with every error at once, before declaring anything", () => {
+    const report = run(CONSUMER.replace('"lab.k8s.local"', '"Lab"').replace('["us-east-1a"]', "[]"));
+    expect(report.registered).to.deep.equal([]);
+    expect(report.error?.name).to.equal("ConfigValidationError");
+    expect(report.error?.message).to.contain("clusterName: Invalid value");
+    expect(report.error?.message).to.contain("network.availabilityZones");
+  });
+});
