@@ -3,7 +3,7 @@
 // outputs), and exports the cluster's outputs as the stack's.
 import "./components/compileCache";
 import * as pulumi from "@pulumi/pulumi";
-import { appliedState } from "./components/appliedState";
+import { appliedState } from "./components/appliedStateOutputs";
 import { Cluster } from "./components/cluster";
 import type { ClusterConfig } from "./config/types";
 import { readRawConfig } from "./config/read";

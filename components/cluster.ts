@@ -14,6 +14,7 @@ import { NodeTerminationHandler } from "./drain/nodeTerminationHandler";
 import { NodeTerminationHandlerQueue } from "./drain/nodeTerminationHandlerQueue";
 import { EbsCsiDriver } from "./ebsCsi/ebsCsiDriver";
 import { MasterIamRole, NodeIamRole } from "./iam/instanceRole";
+import { STATEMENT_SOURCES } from "./statementSources";
 import { clusterAddons, deployerApi } from "./k8s/clusterAddons";
 import { ApiDns } from "./network/apiDns";
 import { ClusterNetwork } from "./network/clusterNetwork";
@@ -37,7 +38,7 @@ import {
   CA_CERTIFICATE_OUTPUT,
   CONTROL_PLANE_ROLE_OUTPUT,
   VPC_CIDR_OUTPUT,
-} from "./appliedState";
+} from "./appliedStateOutputs";
 import { kubernetesUpgrade, nodesRollAfterControlPlane } from "../config/validation/kubernetesUpgrade";
 import { backupBucketArn } from "./controlPlane/backupBucket";
 
@@ -121,8 +122,8 @@ function declareCluster(spec: ClusterSpec, applied: AppliedState, parent: Cluste
     },
     opts,
   );
-  const controlPlaneRole = new MasterIamRole("control-plane", { spec, coordinates }, opts);
-  const nodeRole = new NodeIamRole("nodes", { spec, coordinates }, opts);
+  const controlPlaneRole = new MasterIamRole("control-plane", { spec, coordinates, sources: STATEMENT_SOURCES }, opts);
+  const nodeRole = new NodeIamRole("nodes", { spec, coordinates, sources: STATEMENT_SOURCES }, opts);
   const aws = stackAws(pulumi.runtime.allConfig());
   const secrets = new ClusterSecrets(
     "secrets",
@@ -141,7 +142,7 @@ function declareCluster(spec: ClusterSpec, applied: AppliedState, parent: Cluste
     {
       spec,
       coordinates,
-      // Its path is the one the next update holds iam.path to (components/appliedState.ts).
+      // Its path is the one the next update holds iam.path to (components/appliedStateOutputs.ts).
       [CONTROL_PLANE_ROLE_OUTPUT]: controlPlaneRole.roleArn,
       keyArn: secrets.keyArn,
     },
@@ -251,12 +252,12 @@ function declareCluster(spec: ClusterSpec, applied: AppliedState, parent: Cluste
   return {
     clusterName: spec.clusterName,
     vpcId: network.vpcId,
-    // What the next update holds network.cidr to (components/appliedState.ts).
+    // What the next update holds network.cidr to (components/appliedStateOutputs.ts).
     [VPC_CIDR_OUTPUT]: spec.network.cidr,
     subnetIds: network.subnetIds,
     securityGroupIds: network.securityGroupIds,
     apiEndpoint: pulumi.interpolate`https://${network.apiEndpoint}:${API_LISTENER}`,
-    // Its path is the one the next update holds iam.path to (components/appliedState.ts).
+    // Its path is the one the next update holds iam.path to (components/appliedStateOutputs.ts).
     [CONTROL_PLANE_ROLE_OUTPUT]: controlPlaneRole.roleArn,
     nodeRoleArn: nodeRole.roleArn,
     // Where the etcd snapshots are, for a restore (docs/operations.md).
@@ -278,7 +279,7 @@ function declareCluster(spec: ClusterSpec, applied: AppliedState, parent: Cluste
     adminRoleArn: adminRole.roleArn,
     [CA_CERTIFICATE_OUTPUT]: apiCaCertificate,
     // The version the control plane runs once every member is replaced: what the next update compares with
-    // (components/appliedState.ts).
+    // (components/appliedStateOutputs.ts).
     [APPLIED_VERSION_OUTPUT]: afterWaits(spec.kubernetesVersion, membersReplaced),
   };
 }

@@ -8,7 +8,7 @@ export { ClusterNetwork } from "./network/clusterNetwork";
 export { MasterIamRole, NodeIamRole } from "./iam/instanceRole";
 export { NodeLaunchTemplate } from "./nodes/nodeLaunchTemplate";
 export { CiliumAddon } from "./cilium/ciliumAddon";
-export { appliedState } from "./appliedState";
+export { appliedState } from "./appliedStateOutputs";
 export type { AppliedState } from "../config/appliedState";
 export type { ClusterConfig, ClusterSpec } from "../config/types";
 export { clusterSpec } from "../config/load";

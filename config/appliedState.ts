@@ -1,7 +1,7 @@
 /**
  * What a cluster's last successful update applied, which its next update is held to (a downgrade, a
  * skipped minor, a new IAM path or VPC CIDR is refused): index.ts reads it from the stack's own outputs
- * (components/appliedState.ts), a program that declares a `Cluster` passes its own. Empty for a new cluster.
+ * (components/appliedStateOutputs.ts), a program that declares a `Cluster` passes its own. Empty for a new cluster.
  */
 export interface AppliedState {
   kubernetesVersion?: string;

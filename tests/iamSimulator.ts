@@ -1,6 +1,7 @@
 /** The IAM policy simulator, shared by the IAM tests: may a role with these identity policies make this call? */
 import { runSimulation } from "@cloud-copilot/iam-simulate";
 import type { PolicyDocument } from "../components/iam/policyDocument";
+import { STATEMENT_SOURCES } from "../components/statementSources";
 import { rolePolicies } from "../components/iam/rolePolicies";
 import type { AwsCoordinates, RoleKind } from "../components/iam/statementSource";
 import type { ClusterSpec } from "../config/types";
@@ -25,7 +26,7 @@ const readable = <T>(value: T): T => JSON.parse(JSON.stringify(value).replace(EN
 
 /** The documents of every policy attached to the role, as IAM evaluates them: together. */
 export const attachedPolicies = (role: RoleKind, spec: ClusterSpec, at: AwsCoordinates): PolicyDocument[] =>
-  rolePolicies(role, spec, at).map((p) => p.document);
+  rolePolicies(STATEMENT_SOURCES, role, spec, at).map((p) => p.document);
 
 export async function may(
   /** The role's identity policies: one document, or every policy attached to it. */

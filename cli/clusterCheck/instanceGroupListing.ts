@@ -6,7 +6,7 @@
  */
 import type { AutoScalingGroup } from "@aws-sdk/client-auto-scaling";
 import type { InstanceGroup } from "../../components/nodes/instanceGroups";
-import { INSTANCE_GROUP_TAG, ROLE_TAGS } from "../../components/tags";
+import { INSTANCE_GROUP_TAG, ROLE_TAGS } from "../../catalogs/kopsTagKeys";
 
 export interface InstanceGroupRow {
   name: string;

@@ -9,7 +9,7 @@ import type { AutoScalingGroup } from "@aws-sdk/client-auto-scaling";
 import type { V1Node } from "@kubernetes/client-node";
 import type { InstanceGroup } from "../../components/nodes/instanceGroups";
 import { CLOUD_UNINITIALIZED_TOLERATION, CONTROL_PLANE_NODES } from "../../components/k8s/placement";
-import { INSTANCE_GROUP_TAG } from "../../components/tags";
+import { INSTANCE_GROUP_TAG } from "../../catalogs/kopsTagKeys";
 import type { AwsGroups } from "./clusterState";
 import type { Failure } from "./failure";
 

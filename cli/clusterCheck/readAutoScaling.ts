@@ -6,7 +6,7 @@
  */
 import { AutoScalingClient, AutoScalingGroup, paginateDescribeAutoScalingGroups } from "@aws-sdk/client-auto-scaling";
 import { stackAws } from "../../components/stackAws";
-import { CLUSTER_TAG } from "../../components/tags";
+import { CLUSTER_TAG } from "../../catalogs/kopsTagKeys";
 import type { AwsGroups } from "./clusterState";
 import { within } from "./within";
 

@@ -301,7 +301,7 @@ function prepare(source: StackSource, options: Options, several: boolean, defaul
 async function planStack(run: StackRun, options: Options, io: Io): Promise<number> {
   const { source } = run;
   // The plan compared with stands for what the stack last applied: the program reads its outputs back, as
-  // it reads the stack's own in a preview (components/appliedState.ts).
+  // it reads the stack's own in a preview (components/appliedStateOutputs.ts).
   let base = run.baseline;
   if (!base && options.diff) {
     base = await runPlan(run.config, source.stack);

@@ -2,7 +2,7 @@
  * What a plan says about the cluster it builds, read from its resources and outputs rather than from the
  * config that made it: a plan written by `--out` on another branch is all the diff has of the base. Pure.
  */
-import { ROLE_TAGS } from "../../components/tags";
+import { ROLE_TAGS } from "../../catalogs/kopsTagKeys";
 import type { Plan, PlannedResource } from "./run";
 
 export const ASG = "aws:autoscaling/group:Group";

@@ -5,7 +5,7 @@
  * fact of the base plan with the same fact of the new one.
  */
 import { CILIUM_LINES, newestRelease } from "../../catalogs/ciliumVersions";
-import { APPLIED_VERSION_OUTPUT } from "../../components/appliedState";
+import { APPLIED_VERSION_OUTPUT } from "../../components/appliedStateOutputs";
 import {
   kubernetesUpgrade,
   nodesRollAfterControlPlane,

@@ -159,7 +159,7 @@ const RUNTIME_WARNING = "warning: [runtime] ";
  * Plans the program for a stack config. Config errors come back in `errors`; anything else throws.
  * `preview: false` runs it as `pulumi up` does instead, what the program does only then included (its waits,
  * which call whatever AWS the environment points the SDK at): for tests. `deployed`: the stack outputs its
- * last update left, which the program reads back (components/appliedState.ts); none for a new stack.
+ * last update left, which the program reads back (components/appliedStateOutputs.ts); none for a new stack.
  */
 export async function runPlan(
   config: StackConfig,

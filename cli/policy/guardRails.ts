@@ -2,14 +2,14 @@
  * The guard rails of a cilium-cluster stack as Pulumi CrossGuard policies: they run in
  * `pulumi preview --policy-pack policy` against real inputs, and offline in the tests against the plan.
  */
-import { CLUSTER_TAG } from "../../components/tags";
+import { CLUSTER_TAG } from "../../catalogs/kopsTagKeys";
 import type {
   PolicyResource,
   ResourceValidationArgs,
   ResourceValidationPolicy,
   StackValidationPolicy,
 } from "@pulumi/policy";
-import { ENI_ACTIONS } from "../../components/iam/sources/ciliumEni";
+import { ENI_ACTIONS } from "../../components/cilium/ciliumEniRights";
 import { apiAccessRuleName, ICMP_FRAGMENTATION_NEEDED } from "../../components/network/securityRules";
 import { USER_DATA_BUDGET_BYTES, USER_DATA_LIMIT_BYTES } from "../../components/nodes/userDataBudget";
 import { API_LISTENER } from "../../components/wellKnownPorts";

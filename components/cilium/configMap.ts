@@ -5,7 +5,8 @@
  */
 import { createHash } from "crypto";
 import type { ClusterSpec } from "../../config/types";
-import { CLUSTER_TAG, NODE_SUBNET_TAG } from "../tags";
+import { NODE_SUBNET_TAG } from "../tags";
+import { CLUSTER_TAG } from "../../catalogs/kopsTagKeys";
 import { ciliumClusterName } from "./clusterName";
 import { manifestsFor } from "./lines/releaseLines";
 import { eniMode } from "../../config/eniMode";
@@ -53,24 +54,6 @@ function ipamKeys(spec: ClusterSpec): Record<string, string> {
   }
   return keys;
 }
-
-/**
- * The `cilium-config` keys the program renders from config, each with the config key that sets it: an
- * `extraConfig` entry may not override them (config/validation/extraConfig.ts), or it would undo what
- * validation checked.
- */
-export const MANAGED_CILIUM_KEYS: Readonly<Record<string, string>> = {
-  ipam: "networking.cilium.ipam",
-  "enable-endpoint-routes": "networking.cilium.ipam",
-  "auto-create-cilium-node-resource": "networking.cilium.ipam",
-  "eni-tags": "cloudLabels",
-  "routing-mode": "networking.cilium.tunnel",
-  "tunnel-protocol": "networking.cilium.tunnel",
-  "enable-ipv4-masquerade": "networking.cilium.disableMasquerade",
-  "enable-bpf-masquerade": "networking.cilium.bpfMasquerade",
-  "kube-proxy-replacement": "networking.cilium.enableNodePort",
-  "cluster-name": "clusterName",
-};
 
 /**
  * The line's chart defaults, then the program's choices, then `extraConfig`. Every key here that differs

@@ -5,7 +5,7 @@
  * - During `pulumi up`: read from that parameter (ssm:GetParameter, with the stack's AWS config:
  *   components/stackAws.ts) once the first control-plane group is in place, and waited for while its first
  *   node boots, at most `memberReplacementSeconds`.
- * - In a preview: the certificate the last update read (the stack's output: components/appliedState.ts), so the
+ * - In a preview: the certificate the last update read (the stack's output: components/appliedStateOutputs.ts), so the
  *   Kubernetes objects still show their diffs; unknown before the first update, as the API's address is.
  */
 import type { SSMClient } from "@aws-sdk/client-ssm";

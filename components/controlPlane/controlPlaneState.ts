@@ -13,7 +13,7 @@ import {
   ENCRYPTION_KEYS_PARAMETER,
   INIT_RECORD_PARAMETER,
   SHARED_PKI_PARAMETER,
-} from "../nodes/controlPlaneNames";
+} from "./controlPlaneNames";
 import { parameterPrefix } from "../secrets/paths";
 import { declareBackupAlarm } from "./backupAlarm";
 import { declareBackupBucket } from "./etcdBackups";

@@ -2,7 +2,7 @@
  * The etcd backup bucket: versioned, encrypted (SSE-KMS under the cluster's own key), all public access
  * blocked, objects owned by the bucket, snapshots expiring after `controlPlane.backupRetentionDays`.
  * Control-plane nodes upload to it (the etcd-backup timer); only their role may write (IAM statements in
- * components/iam/sources/controlPlaneStateAccess.ts), and the bucket policy denies every other writer, every
+ * components/controlPlane/controlPlaneStateAccess.ts), and the bucket policy denies every other writer, every
  * reader but the control plane and the restore principals, every deletion and every request without TLS. `pulumi destroy` leaves the bucket and its settings in place (retainOnDelete):
  * backups outlive the cluster.
  */

@@ -11,7 +11,7 @@ import type { ClusterSpec } from "../../config/types";
 import type { K8sObject } from "../k8s/object";
 import { CLOUD_UNINITIALIZED_TOLERATION, CONTROL_PLANE_NODES, CONTROL_PLANE_TOLERATIONS } from "../k8s/placement";
 import type { StagedObjects } from "../k8s/stages";
-import { ownedTagKey } from "../tags";
+import { ownedTagKey } from "../../catalogs/kopsTagKeys";
 import { TIMEOUTS } from "../timeouts";
 import { NODE_TERMINATION_HANDLER_PROBES } from "../wellKnownPorts";
 

@@ -1,7 +1,8 @@
 /**
  * An instance role: IAM role with the EC2 trust policy, one customer-managed policy per feature attached to
  * it, and an instance profile. `MasterIamRole` (control plane) and `NodeIamRole` (workers) are the two kinds;
- * the policy documents are composed in `rolePolicies.ts` from the statement sources of `sources/`. Managed
+ * the policy documents are composed in `rolePolicies.ts` from the statement sources it is given, one per
+ * feature (each in its feature's folder, listed in components/statementSources.ts). Managed
  * policies rather than one inline policy: a role's inline policies share 10,240 characters, which the
  * control plane's outgrows with a long cluster name; each managed policy has 6,144 of its own.
  */
@@ -16,11 +17,13 @@ import { clusterTags } from "../tags";
 import { ec2TrustPolicy } from "./policyDocument";
 import { POLICY_NAME_CHARACTERS, rolePolicies, roleSources } from "./rolePolicies";
 import { IAM_NAME_REJECTS, roleName } from "./roleNames";
-import type { AwsCoordinates, RoleKind } from "./statementSource";
+import type { AwsCoordinates, RoleKind, StatementSource } from "./statementSource";
 
 export interface InstanceRoleArgs {
   spec: ClusterSpec;
   coordinates: pulumi.Output<AwsCoordinates & { dnsSuffix: string }>;
+  /** What the features of the cluster grant, each source its statements for this role. */
+  sources: readonly StatementSource[];
 }
 
 /** A feature's policy on a role: `<role name>.<sidPrefix>`, e.g. `masters.dev.k8s.local.CiliumEni`. */
@@ -57,8 +60,8 @@ abstract class InstanceRole extends pulumi.ComponentResource {
       },
       parent,
     );
-    const documents = args.coordinates.apply((c) => rolePolicies(kind, spec, c));
-    for (const source of roleSources(kind, spec)) {
+    const documents = args.coordinates.apply((c) => rolePolicies(args.sources, kind, spec, c));
+    for (const source of roleSources(args.sources, kind, spec)) {
       const policyPhysical = policyName(physical, source.sidPrefix);
       const policy = new Policy(
         `${name}-${source.sidPrefix}`,

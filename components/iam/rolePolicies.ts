@@ -5,7 +5,6 @@
  */
 import type { ClusterSpec } from "../../config/types";
 import { policyDocument, PolicyDocument } from "./policyDocument";
-import { STATEMENT_SOURCES } from "./sources/sourceList";
 import type { AwsCoordinates, RoleKind, StatementSource } from "./statementSource";
 
 export type { AwsCoordinates, RoleKind } from "./statementSource";
@@ -26,8 +25,13 @@ export interface SourcePolicy {
 }
 
 /** The role's policies: one per statement source with statements for it, in the sources' order. */
-export function rolePolicies(role: RoleKind, spec: ClusterSpec, at: AwsCoordinates): SourcePolicy[] {
-  return STATEMENT_SOURCES.flatMap((source) => {
+export function rolePolicies(
+  sources: readonly StatementSource[],
+  role: RoleKind,
+  spec: ClusterSpec,
+  at: AwsCoordinates,
+): SourcePolicy[] {
+  return sources.flatMap((source) => {
     const statements = source.statements(role, spec, at);
     return statements.length ? [{ source, document: policyDocument(statements) }] : [];
   });
@@ -38,7 +42,7 @@ export function rolePolicies(role: RoleKind, spec: ClusterSpec, at: AwsCoordinat
  * on the account's coordinates (tests/components/iamPolicyLayout.test.ts holds every example to it), so the
  * policies are declared before the coordinates resolve.
  */
-export function roleSources(role: RoleKind, spec: ClusterSpec): StatementSource[] {
-  return rolePolicies(role, spec, UNRESOLVED).map((p) => p.source);
+export function roleSources(sources: readonly StatementSource[], role: RoleKind, spec: ClusterSpec): StatementSource[] {
+  return rolePolicies(sources, role, spec, UNRESOLVED).map((p) => p.source);
 }
 const UNRESOLVED: AwsCoordinates = { partition: "aws", region: "unresolved", accountId: "000000000000" };

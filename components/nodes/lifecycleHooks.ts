@@ -17,6 +17,7 @@ import type { Group as AutoscalingGroup } from "@pulumi/aws/autoscaling/group";
 import { LifecycleHook } from "@pulumi/aws/autoscaling/lifecycleHook";
 import type * as awsInput from "@pulumi/aws/types/input";
 import type * as pulumi from "@pulumi/pulumi";
+import { DRAIN_LIFECYCLE_HOOK } from "../drain/nodeTerminationHandlerEvents";
 import { TIMEOUTS } from "../timeouts";
 import type { InstanceGroup } from "./instanceGroups";
 
@@ -39,15 +40,6 @@ export const LAUNCH_HOOK_NAME = "cilium-cluster-joined";
  * leaves once the node is drained (the drain hook's work).
  */
 export const ETCD_LIFECYCLE_HOOK = "etcd-member";
-
-/**
- * The drain hook of every group: Auto Scaling holds a terminating instance (instance refresh, scale-in, the
- * group's deletion) until aws-node-termination-handler has cordoned and drained its node, respecting
- * PodDisruptionBudgets, and completed the action, or the heartbeat timeout runs out and Auto Scaling goes on
- * (components/drain). Auto Scaling sends the action to EventBridge, whose rule takes only this hook's
- * actions to the handler's queue: the handler completes every action it receives.
- */
-export const DRAIN_LIFECYCLE_HOOK = "nth-drain";
 
 function launchLifecycleHook(role: InstanceGroup["role"]): LifecycleHookSpec {
   return {

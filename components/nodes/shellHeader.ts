@@ -8,7 +8,7 @@ import { createHash } from "crypto";
 import { SNAPSHOT_METRIC } from "../controlPlane/backupAlarm";
 import { NODE_TERMINATION_HANDLER } from "../drain/nodeTerminationHandlerManifests";
 import { LATEST_SNAPSHOT_KEY, SNAPSHOT_PREFIX } from "../controlPlane/backupBucket";
-import { CLUSTER_TAG, ROLE_TAGS } from "../tags";
+import { CLUSTER_TAG, ROLE_TAGS } from "../../catalogs/kopsTagKeys";
 import { INSTANCE_CREDENTIAL_SESSION_TAG } from "../secrets/paths";
 import { TIMEOUTS } from "../timeouts";
 import { ETCD_CLIENT } from "../wellKnownPorts";
@@ -27,7 +27,7 @@ import {
   TOOLS_DIR,
 } from "./nodeFacts";
 import { shellQuote } from "./shell";
-import { SHARED_PKI_FILES } from "./controlPlaneNames";
+import { SHARED_PKI_FILES } from "../controlPlane/controlPlaneNames";
 import { CONTROL_PLANE_STARTED_UNITS } from "./systemdUnits";
 import {
   AUTHENTICATOR_ADDRESS,

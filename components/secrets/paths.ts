@@ -4,7 +4,7 @@
  * plane reads both. Beside them, `instance/`: each worker instance's own join credential, which the control
  * plane writes and only that instance reads (instanceCredentialPrefix).
  */
-import { CLUSTER_TAG } from "../tags";
+import { CLUSTER_TAG } from "../../catalogs/kopsTagKeys";
 import type { Statement } from "../iam/policyDocument";
 import type { AwsCoordinates } from "../iam/statementSource";
 import { awsName } from "../naming";

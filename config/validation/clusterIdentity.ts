@@ -1,6 +1,6 @@
 /** Rules on the cluster's identity: name, region, Kubernetes version (kubernetesVersion.ts), labels and IAM settings. */
 import { REGIONS } from "../../catalogs/awsEnums";
-import { CLUSTER_TAG, INSTANCE_GROUP_TAG } from "../../components/tags";
+import { CLUSTER_TAG, INSTANCE_GROUP_TAG } from "../../catalogs/kopsTagKeys";
 import type { ClusterSpec } from "../types";
 import { closestValues } from "./closestKey";
 import { PROGRAM_TAGS_PER_RESOURCE, TAGS_PER_RESOURCE } from "../quotas";

@@ -7,7 +7,7 @@
  */
 import { ciliumOptions } from "../../catalogs/ciliumOptions";
 import { ciliumLineOf } from "../../catalogs/ciliumVersions";
-import { MANAGED_CILIUM_KEYS } from "../../components/cilium/configMap";
+import { MANAGED_CILIUM_KEYS } from "../ciliumManagedKeys";
 import type { ClusterSpec } from "../types";
 import { closestKey } from "./closestKey";
 import { child, FieldError, forbidden, mustRemove, withSuggestion } from "./fieldErrors";

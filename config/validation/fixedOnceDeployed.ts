@@ -1,5 +1,5 @@
 /**
- * Settings fixed once the stack is deployed, held to what its last update applied (components/appliedState.ts).
+ * Settings fixed once the stack is deployed, held to what its last update applied (components/appliedStateOutputs.ts).
  * Each would replace resources that cannot be replaced under a running cluster, so `pulumi up` would stop half
  * done; a cluster with another value is a new stack. Pure: the program refuses them before it declares
  * anything, with the config's other errors and the fix that sets the applied value back.

@@ -6,7 +6,7 @@
  */
 import type { AutoScalingGroup } from "@aws-sdk/client-auto-scaling";
 import type { V1Node, V1Pod } from "@kubernetes/client-node";
-import { INSTANCE_GROUP_TAG, ROLE_TAGS } from "../../components/tags";
+import { INSTANCE_GROUP_TAG, ROLE_TAGS } from "../../catalogs/kopsTagKeys";
 import type { AwsGroups, CiliumNode, ReachedCluster } from "../../cli/clusterCheck/clusterState";
 import { CONTROL_PLANE_COMPONENTS, Expectations } from "../../cli/clusterCheck/expectations";
 

@@ -6,7 +6,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from "fs";
 import { tmpdir } from "os";
 import { join } from "path";
 import { parse, stringify } from "yaml";
-import { INSTANCE_GROUP_TAG, ROLE_TAGS } from "../../components/tags";
+import { INSTANCE_GROUP_TAG, ROLE_TAGS } from "../../catalogs/kopsTagKeys";
 import { PROJECT_DIR } from "../../cli/plan/examples";
 import { main } from "../../cli/clusterCheck/command";
 import { AwsFake, GroupSettings, sdkEnvironment, startAws } from "../standins/aws";

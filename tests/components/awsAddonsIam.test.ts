@@ -7,8 +7,8 @@ import {
   CLOUD_CONTROLLER_CHANGES,
   CLOUD_CONTROLLER_READS,
   cloudController,
-} from "../../components/iam/sources/cloudController";
-import { EBS_CSI_READS, ebsCsiDriver } from "../../components/iam/sources/ebsCsiDriverRights";
+} from "../../components/cloudController/cloudControllerRights";
+import { EBS_CSI_READS, ebsCsiDriver } from "../../components/ebsCsi/ebsCsiDriverRights";
 import { ACCOUNT_ID, attachedPolicies, may } from "../iamSimulator";
 import { specWith } from "../fixtures";
 

@@ -5,10 +5,10 @@ import { secretsKeyAlias } from "../../components/secrets/paths";
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "fs";
 import { join } from "path";
 import { parse, parseAllDocuments } from "yaml";
-import { CLUSTER_TAG, ROLE_TAGS } from "../../components/tags";
+import { CLUSTER_TAG, ROLE_TAGS } from "../../catalogs/kopsTagKeys";
 import { bootstrapConfig } from "../../components/nodes/bootstrapConfig";
 import { instanceGroups } from "../../components/nodes/instanceGroups";
-import { DRAIN_LIFECYCLE_HOOK } from "../../components/nodes/lifecycleHooks";
+import { DRAIN_LIFECYCLE_HOOK } from "../../components/drain/nodeTerminationHandlerEvents";
 import { JOIN_CREDENTIAL_FILE, JOINED_MARKER } from "../../components/nodes/nodeFacts";
 import { BOOTSTRAP_SCRIPT } from "../../components/nodes/systemdUnits";
 import { renderUserData } from "../../components/nodes/userData";
@@ -17,7 +17,7 @@ import type { ClusterSpec } from "../../config/types";
 import { requireDebianTool } from "../debianTools";
 import { specWith } from "../fixtures";
 import { KUBEADM_PKI_PATH } from "../standins/pki";
-import { SHARED_PKI_FILES } from "../../components/nodes/controlPlaneNames";
+import { SHARED_PKI_FILES } from "../../components/controlPlane/controlPlaneNames";
 import { AwsFake, startAws } from "../standins/aws";
 import {
   credentialParameter,

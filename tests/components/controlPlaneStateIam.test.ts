@@ -5,7 +5,7 @@ import { expect } from "chai";
 import { attachedPolicies, may } from "../iamSimulator";
 import type { AwsCoordinates } from "../../components/iam/rolePolicies";
 import { policyDocument } from "../../components/iam/policyDocument";
-import { controlPlaneState } from "../../components/iam/sources/controlPlaneStateAccess";
+import { controlPlaneState } from "../../components/controlPlane/controlPlaneStateAccess";
 import { backupBucketName, LATEST_SNAPSHOT_KEY } from "../../components/controlPlane/backupBucket";
 import { validateConfig } from "../../config/validation/validateConfig";
 import { baseConfig, REGION } from "../fixtures";

@@ -9,7 +9,7 @@ import { roleName } from "../../components/iam/roleNames";
 import type { RoleKind } from "../../components/iam/statementSource";
 import { backupBucketArn } from "../../components/controlPlane/backupBucket";
 import { secretsKeyPolicy } from "../../components/secrets/keyPolicy";
-import { SESSION_MANAGER_ACTIONS } from "../../components/iam/sources/sessionManager";
+import { SESSION_MANAGER_ACTIONS } from "../../components/nodes/sessionManagerRights";
 import { validateConfig } from "../../config/validation/validateConfig";
 import type { ClusterSpec } from "../../config/types";
 import { baseConfig, merge, REGION } from "../fixtures";

@@ -5,12 +5,12 @@ import { attachedPolicies, may } from "../iamSimulator";
 import type { AwsCoordinates } from "../../components/iam/rolePolicies";
 import type { PolicyDocument } from "../../components/iam/policyDocument";
 import { policyDocument } from "../../components/iam/policyDocument";
-import { STATEMENT_SOURCES } from "../../components/iam/sources/sourceList";
-import { ciliumEni, eniActions, ENI_ACTIONS } from "../../components/iam/sources/ciliumEni";
-import { SESSION_MANAGER_ACTIONS } from "../../components/iam/sources/sessionManager";
-import { nodeBootstrap } from "../../components/iam/sources/nodeBootstrap";
-import { controlPlaneState } from "../../components/iam/sources/controlPlaneStateAccess";
-import { nodeCredentials, nodeRoleArn } from "../../components/iam/sources/nodeCredentials";
+import { STATEMENT_SOURCES } from "../../components/statementSources";
+import { ciliumEni, eniActions, ENI_ACTIONS } from "../../components/cilium/ciliumEniRights";
+import { SESSION_MANAGER_ACTIONS } from "../../components/nodes/sessionManagerRights";
+import { nodeBootstrap } from "../../components/nodes/nodeBootstrapRights";
+import { controlPlaneState } from "../../components/controlPlane/controlPlaneStateAccess";
+import { nodeCredentials, nodeRoleArn } from "../../components/secrets/nodeCredentialRights";
 import { nodeRoleName } from "../../components/iam/roleNames";
 import { backupBucketName } from "../../components/controlPlane/backupBucket";
 import { bootstrapConfig } from "../../components/nodes/bootstrapConfig";
@@ -456,7 +456,7 @@ describe("node operations on both instance roles", () => {
   });
 });
 
-// Each worker's own join credential (components/iam/sources/nodeCredentials.ts): the control plane writes it
+// Each worker's own join credential (components/secrets/nodeCredentialRights.ts): the control plane writes it
 // to the instance's parameter, tagged with that instance's role session (`<role id>:<instance id>`, IAM's
 // aws:userid for an instance role); only that session reads it.
 describe("the workers' own join credentials", () => {

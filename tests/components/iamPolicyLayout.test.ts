@@ -11,7 +11,7 @@ import {
   rolePolicies,
   roleSources,
 } from "../../components/iam/rolePolicies";
-import { STATEMENT_SOURCES } from "../../components/iam/sources/sourceList";
+import { STATEMENT_SOURCES } from "../../components/statementSources";
 import type { AwsCoordinates } from "../../components/iam/statementSource";
 import { readRawConfig } from "../../config/read";
 import type { ClusterSpec } from "../../config/types";
@@ -35,7 +35,7 @@ function exampleSpec(file: string): ClusterSpec {
 const sizes = (spec: ClusterSpec) =>
   (["control-plane", "node"] as const).map((role) => ({
     role,
-    policies: rolePolicies(role, spec, { ...AT, region: spec.region }).map((p) => ({
+    policies: rolePolicies(STATEMENT_SOURCES, role, spec, { ...AT, region: spec.region }).map((p) => ({
       sidPrefix: p.source.sidPrefix,
       size: JSON.stringify(p.document).length,
     })),
@@ -72,8 +72,8 @@ describe("the instance roles' managed policies", () => {
     const elsewhere: AwsCoordinates = { partition: "aws-cn", region: "cn-north-1", accountId: "123456789012" };
     for (const [name, spec] of specs) {
       for (const role of ["control-plane", "node"] as const) {
-        const sources = rolePolicies(role, spec, elsewhere).map((p) => p.source);
-        expect(roleSources(role, spec), `${name} ${role}`).to.deep.equal(sources);
+        const sources = rolePolicies(STATEMENT_SOURCES, role, spec, elsewhere).map((p) => p.source);
+        expect(roleSources(STATEMENT_SOURCES, role, spec), `${name} ${role}`).to.deep.equal(sources);
       }
     }
   });

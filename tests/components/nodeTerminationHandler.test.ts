@@ -3,13 +3,18 @@
 // declares (its children only).
 import { expect } from "chai";
 import { join } from "path";
-import { interruptionRules, queueName, queuePolicy } from "../../components/drain/nodeTerminationHandlerEvents";
+import {
+  DRAIN_LIFECYCLE_HOOK,
+  interruptionRules,
+  queueName,
+  queuePolicy,
+} from "../../components/drain/nodeTerminationHandlerEvents";
 import {
   NODE_TERMINATION_HANDLER,
   renderNodeTerminationHandlerManifests,
 } from "../../components/drain/nodeTerminationHandlerManifests";
 import type { K8sObject } from "../../components/k8s/object";
-import { DRAIN_LIFECYCLE_HOOK, ETCD_LIFECYCLE_HOOK } from "../../components/nodes/lifecycleHooks";
+import { ETCD_LIFECYCLE_HOOK } from "../../components/nodes/lifecycleHooks";
 import { TIMEOUTS } from "../../components/timeouts";
 import { readRawConfig } from "../../config/read";
 import { validateConfig } from "../../config/validation/validateConfig";

@@ -9,7 +9,7 @@ import {
   ruleName,
 } from "../../components/drain/nodeTerminationHandlerEvents";
 import { policyDocument, type PolicyDocument } from "../../components/iam/policyDocument";
-import { nodeTerminationHandler } from "../../components/iam/sources/nodeTerminationHandlerRights";
+import { nodeTerminationHandler } from "../../components/drain/nodeTerminationHandlerRights";
 import type { AwsCoordinates } from "../../components/iam/statementSource";
 import { specWith } from "../fixtures";
 import { ACCOUNT_ID, attachedPolicies, may } from "../iamSimulator";

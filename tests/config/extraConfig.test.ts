@@ -1,7 +1,8 @@
 // The managed-option table is honest: for every Cilium option it lists, changing the config key it names
 // changes that option in the rendered cilium-config.
 import { expect } from "chai";
-import { MANAGED_CILIUM_KEYS, renderCiliumConfig } from "../../components/cilium/configMap";
+import { renderCiliumConfig } from "../../components/cilium/configMap";
+import { MANAGED_CILIUM_KEYS } from "../../config/ciliumManagedKeys";
 import { validateConfig } from "../../config/validation/validateConfig";
 import { baseConfig, merge, Raw, REGION } from "../fixtures";
 

@@ -1,6 +1,6 @@
 // Settings fixed once the stack is deployed: held to what its last update applied, read from its outputs.
 import { expect } from "chai";
-import { iamPathOf } from "../../components/appliedState";
+import { iamPathOf } from "../../components/appliedStateOutputs";
 import { fixedSettingErrors } from "../../config/validation/fixedOnceDeployed";
 import { formatWithFix } from "../../config/validation/report";
 import { specWith } from "../fixtures";

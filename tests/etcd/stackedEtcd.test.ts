@@ -9,7 +9,7 @@ import { chmodSync, mkdirSync, mkdtempSync, writeFileSync } from "fs";
 import { tmpdir } from "os";
 import { dirname, join } from "path";
 import { stringify } from "yaml";
-import { CLUSTER_TAG, ROLE_TAGS } from "../../components/tags";
+import { CLUSTER_TAG, ROLE_TAGS } from "../../catalogs/kopsTagKeys";
 import { SNAPSHOT_METRIC } from "../../components/controlPlane/backupAlarm";
 import { LATEST_SNAPSHOT_KEY } from "../../components/controlPlane/backupBucket";
 import { bootstrapConfig } from "../../components/nodes/bootstrapConfig";

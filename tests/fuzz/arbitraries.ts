@@ -4,7 +4,7 @@ import { ciliumOptions } from "../../catalogs/ciliumOptions";
 import { CILIUM_LINES, newestRelease, parseSemver } from "../../catalogs/ciliumVersions";
 import { newestPatch } from "../../catalogs/kubernetesReleases";
 import { recordedZones } from "../../catalogs/availabilityZones";
-import { MANAGED_CILIUM_KEYS } from "../../components/cilium/configMap";
+import { MANAGED_CILIUM_KEYS } from "../../config/ciliumManagedKeys";
 
 type Raw = Record<string, unknown>;
 

@@ -12,7 +12,7 @@ import type { K8sObject } from "../../components/k8s/object";
 import { JOIN_CREDENTIAL_FILE, NODE_ROLE_FILE } from "../../components/nodes/nodeFacts";
 import { modulePath } from "../../components/nodes/bootstrapModuleFiles";
 import { factsHeader } from "../../components/nodes/shellHeader";
-import { SHARED_PKI_FILES } from "../../components/nodes/controlPlaneNames";
+import { SHARED_PKI_FILES } from "../../components/controlPlane/controlPlaneNames";
 import { secretsKeyAlias } from "../../components/secrets/paths";
 import { architectureOf } from "../../catalogs/instanceTypes";
 import type { ClusterSpec } from "../../config/types";

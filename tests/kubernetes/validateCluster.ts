@@ -19,7 +19,7 @@ import { parse, stringify } from "yaml";
 import { staleBuild } from "../../devtools/buildStamp";
 import { certificateKubeconfig, signAdminCredential } from "./adminCertificate";
 import { EXEC_CREDENTIAL_API, renderKubeconfig } from "../../components/adminAccess/kubeconfigRender";
-import { INSTANCE_GROUP_TAG, ROLE_TAGS } from "../../components/tags";
+import { INSTANCE_GROUP_TAG, ROLE_TAGS } from "../../catalogs/kopsTagKeys";
 import type { ClusterSpec } from "../../config/types";
 import { PROJECT_DIR } from "../../cli/plan/examples";
 import { loadStackConfig, toRuntimeConfig } from "../../cli/plan/stackConfig";

@@ -15,7 +15,7 @@ import { spawn } from "child_process";
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from "fs";
 import { tmpdir } from "os";
 import { join, relative } from "path";
-import { CLUSTER_TAG, ROLE_TAGS } from "../../components/tags";
+import { CLUSTER_TAG, ROLE_TAGS } from "../../catalogs/kopsTagKeys";
 import { groupLifecycleHooks } from "../../components/nodes/lifecycleHooks";
 import { BOOTSTRAP_SERVICE } from "../../components/nodes/systemdUnits";
 import { KUBERNETES_DIR } from "../../components/nodes/nodeFacts";

@@ -2,19 +2,19 @@
  * The control plane's state (the init record, etcd snapshots, members leaving and departed members removed):
  * on the control-plane role only.
  */
-import { CLUSTER_TAG, ROLE_TAGS } from "../../tags";
-import type { ClusterSpec } from "../../../config/types";
+import { CLUSTER_TAG, ROLE_TAGS } from "../../catalogs/kopsTagKeys";
+import type { ClusterSpec } from "../../config/types";
 import {
   CLUSTER_CA_PARAMETER,
   ENCRYPTION_KEYS_PARAMETER,
   INIT_RECORD_PARAMETER,
   SHARED_PKI_PARAMETER,
-} from "../../nodes/controlPlaneNames";
-import { snapshotMetricNamespace } from "../../controlPlane/backupAlarm";
-import { backupBucketName, LATEST_SNAPSHOT_KEY, SNAPSHOT_PREFIX } from "../../controlPlane/backupBucket";
-import { parameterKeyStatement, parameterPrefix } from "../../secrets/paths";
-import type { Statement } from "../policyDocument";
-import type { AwsCoordinates, StatementSource } from "../statementSource";
+} from "./controlPlaneNames";
+import { snapshotMetricNamespace } from "./backupAlarm";
+import { backupBucketName, LATEST_SNAPSHOT_KEY, SNAPSHOT_PREFIX } from "./backupBucket";
+import { parameterKeyStatement, parameterPrefix } from "../secrets/paths";
+import type { Statement } from "../iam/policyDocument";
+import type { AwsCoordinates, StatementSource } from "../iam/statementSource";
 
 function controlPlaneStateStatements(spec: ClusterSpec, at: AwsCoordinates): Statement[] {
   const ssm = `arn:${at.partition}:ssm:${at.region}:${at.accountId}:parameter`;

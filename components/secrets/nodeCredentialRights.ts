@@ -10,11 +10,11 @@ import {
   instanceCredentialPrefix,
   INSTANCE_CREDENTIAL_SESSION_TAG,
   parameterArn,
-} from "../../secrets/paths";
-import { nodeRoleName } from "../roleNames";
-import type { ClusterSpec } from "../../../config/types";
-import type { Statement } from "../policyDocument";
-import type { AwsCoordinates, StatementSource } from "../statementSource";
+} from "./paths";
+import { nodeRoleName } from "../iam/roleNames";
+import type { ClusterSpec } from "../../config/types";
+import type { Statement } from "../iam/policyDocument";
+import type { AwsCoordinates, StatementSource } from "../iam/statementSource";
 
 /** IAM's policy variable for the caller's unique id: `<role id>:<instance id>` for an instance role's session. */
 export const CALLER_USERID = "${aws:userid}";

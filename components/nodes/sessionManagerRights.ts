@@ -1,5 +1,5 @@
 /** Session Manager on every node: the way onto a node whose bootstrap failed, without SSH. */
-import type { StatementSource } from "../statementSource";
+import type { StatementSource } from "../iam/statementSource";
 
 /**
  * The actions of AWS's AmazonSSMManagedInstanceCore, minus `ssm:GetParameter` and `ssm:GetParameters`: that

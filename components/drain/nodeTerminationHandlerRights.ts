@@ -6,10 +6,10 @@
  * `autoscaling:DescribeAutoScalingInstances` and `autoscaling:DescribeTags`, which that release no longer
  * calls, and no heartbeat is sent (the handler's HEARTBEAT_INTERVAL is off).
  */
-import { queueArn } from "../../drain/nodeTerminationHandlerEvents";
-import { CLUSTER_TAG } from "../../tags";
-import type { Statement } from "../policyDocument";
-import type { StatementSource } from "../statementSource";
+import { queueArn } from "./nodeTerminationHandlerEvents";
+import { CLUSTER_TAG } from "../../catalogs/kopsTagKeys";
+import type { Statement } from "../iam/policyDocument";
+import type { StatementSource } from "../iam/statementSource";
 
 export const nodeTerminationHandler: StatementSource = {
   sidPrefix: "NodeTerminationHandler",

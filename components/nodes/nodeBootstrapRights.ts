@@ -2,11 +2,11 @@
  * The node bootstrap (user data): the cluster's secrets, its group's launch lifecycle hook, and in ENI mode
  * the instance type's ENI limits.
  */
-import { CLUSTER_TAG, ROLE_TAGS } from "../../tags";
-import { parameterArn, parameterKeyStatement, parameterPrefix, SecretAudience } from "../../secrets/paths";
-import type { Statement } from "../policyDocument";
-import type { RoleKind, StatementSource } from "../statementSource";
-import { eniMode } from "../../../config/eniMode";
+import { CLUSTER_TAG, ROLE_TAGS } from "../../catalogs/kopsTagKeys";
+import { parameterArn, parameterKeyStatement, parameterPrefix, SecretAudience } from "../secrets/paths";
+import type { Statement } from "../iam/policyDocument";
+import type { RoleKind, StatementSource } from "../iam/statementSource";
+import { eniMode } from "../../config/eniMode";
 
 /** What each role's bootstrap reads: the control plane also the CA keys; a worker only the node files. */
 const AUDIENCES: Record<RoleKind, SecretAudience[]> = {

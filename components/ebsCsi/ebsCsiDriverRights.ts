@@ -6,9 +6,9 @@
  * so not even this cluster's root volumes. No snapshot statements: the program installs no snapshot CRDs
  * or controller, so the driver is never asked for one.
  */
-import { CLUSTER_TAG } from "../../tags";
-import type { Statement } from "../policyDocument";
-import type { StatementSource } from "../statementSource";
+import { CLUSTER_TAG } from "../../catalogs/kopsTagKeys";
+import type { Statement } from "../iam/policyDocument";
+import type { StatementSource } from "../iam/statementSource";
 
 export const EBS_CSI_READS = [
   "ec2:DescribeAvailabilityZones",

@@ -4,11 +4,11 @@
  * cluster tag: the launch templates tag instances and their primary interfaces, ClusterNetwork tags
  * subnets and security groups, and the operator creates its ENIs with `eni-tags`, which hold it.
  */
-import { CLUSTER_TAG } from "../../tags";
-import { parseSemver } from "../../../catalogs/ciliumVersions";
-import type { Statement } from "../policyDocument";
-import type { AwsCoordinates, StatementSource } from "../statementSource";
-import { eniMode } from "../../../config/eniMode";
+import { CLUSTER_TAG } from "../../catalogs/kopsTagKeys";
+import { parseSemver } from "../../catalogs/ciliumVersions";
+import type { Statement } from "../iam/policyDocument";
+import type { AwsCoordinates, StatementSource } from "../iam/statementSource";
+import { eniMode } from "../../config/eniMode";
 
 /** The tag every resource of the cluster carries, and the only one the operator's rights key on. */
 

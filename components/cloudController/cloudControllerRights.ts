@@ -6,9 +6,9 @@
  * `ec2:ModifyInstanceAttribute` (it runs with `--configure-cloud-routes=false`), and
  * `iam:CreateServiceLinkedRole` (no instance role touches IAM; docs/iam.md says how to create the role once).
  */
-import { CLUSTER_TAG } from "../../tags";
-import type { Condition, Statement } from "../policyDocument";
-import type { StatementSource } from "../statementSource";
+import { CLUSTER_TAG } from "../../catalogs/kopsTagKeys";
+import type { Condition, Statement } from "../iam/policyDocument";
+import type { StatementSource } from "../iam/statementSource";
 
 export const CLOUD_CONTROLLER_READS = [
   "autoscaling:DescribeAutoScalingGroups",

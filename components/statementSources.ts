@@ -2,15 +2,15 @@
  * Every statement source, one per feature. A feature that needs AWS permissions adds its file beside
  * these and one line here; the role policies pick it up.
  */
-import type { StatementSource } from "../statementSource";
-import { ciliumEni } from "./ciliumEni";
-import { cloudController } from "./cloudController";
-import { controlPlaneState } from "./controlPlaneStateAccess";
-import { ebsCsiDriver } from "./ebsCsiDriverRights";
-import { nodeBootstrap } from "./nodeBootstrap";
-import { nodeCredentials } from "./nodeCredentials";
-import { nodeTerminationHandler } from "./nodeTerminationHandlerRights";
-import { sessionManager } from "./sessionManager";
+import type { StatementSource } from "./iam/statementSource";
+import { ciliumEni } from "./cilium/ciliumEniRights";
+import { cloudController } from "./cloudController/cloudControllerRights";
+import { controlPlaneState } from "./controlPlane/controlPlaneStateAccess";
+import { ebsCsiDriver } from "./ebsCsi/ebsCsiDriverRights";
+import { nodeBootstrap } from "./nodes/nodeBootstrapRights";
+import { nodeCredentials } from "./secrets/nodeCredentialRights";
+import { nodeTerminationHandler } from "./drain/nodeTerminationHandlerRights";
+import { sessionManager } from "./nodes/sessionManagerRights";
 
 export const STATEMENT_SOURCES: readonly StatementSource[] = [
   nodeBootstrap, // both roles: secrets, health report, and in ENI mode the instance type's limits
