@@ -3,11 +3,12 @@
  * each Kubernetes object as YAML, each IAM policy document as JSON, each script a node runs as text (a launch
  * template's user data, an add-on's SSM apply document) and the kubeadm configuration user data carries as
  * YAML. resources.json holds a script's digest in its place: a change to one bootstrap module shows as that
- * module's lines in `userdata/`, not as a new block of base64. Pure: a plan in, file names and contents out,
- * byte-identical for the same plan; `resourcesFromFiles` is the inverse.
+ * module's lines in `userdata/`, not as a new block of base64. It names each Kubernetes object's file and
+ * the digest of its inputs instead of repeating the object, so a change to one shows in one place. Pure: a
+ * plan in, file names and contents out, byte-identical for the same plan; `resourcesFromFiles` is the inverse.
  */
 import { createHash } from "crypto";
-import { stringify } from "yaml";
+import { parse, stringify } from "yaml";
 import { kubeadmConfigsOf } from "../../components/nodes/userData";
 import { decodeUserData, encodeUserData } from "../../components/nodes/userDataEncoding";
 import type { Plan, PlannedResource } from "./run";
@@ -106,7 +107,32 @@ function carriedScript(r: { type: string; inputs: unknown }): [CarriedScript, st
   return carried && [carried, inputs[carried.input] as string];
 }
 
+/** A Kubernetes object's file under kubernetes/, for a resource that declares one; undefined for any other. */
+function kubernetesFile(r: { type: string; custom?: boolean; inputs: unknown }): string | undefined {
+  const inputs = (r.inputs ?? {}) as Record<string, unknown>;
+  if (!r.type.startsWith("kubernetes:") || !r.custom || r.type.startsWith("kubernetes:index") || !inputs.kind)
+    return undefined;
+  const meta = (inputs.metadata ?? {}) as { name?: string; namespace?: string };
+  const name = [String(inputs.kind), meta.namespace, meta.name].filter(Boolean).join("-");
+  return `kubernetes/${fileSafe(name.toLowerCase())}.yaml`;
+}
+
+/** What resources.json records of a Kubernetes object: its file and the digest of its inputs. */
+interface RecordedObject {
+  file: string;
+  digest: string;
+}
+
+const recordedObject = (inputs: unknown): RecordedObject | undefined => {
+  const fields = inputs as Partial<RecordedObject> | undefined;
+  return typeof fields?.file === "string" && fields.file.startsWith("kubernetes/") && typeof fields.digest === "string"
+    ? { file: fields.file, digest: fields.digest }
+    : undefined;
+};
+
 function recordedInputs(r: PlannedResource): unknown {
+  const objectFile = kubernetesFile(r);
+  if (objectFile) return { file: objectFile, digest: digest(stableJson(r.inputs)) } satisfies RecordedObject;
   const found = carriedScript(r);
   if (!found) return r.inputs;
   const [carried, value] = found;
@@ -115,11 +141,8 @@ function recordedInputs(r: PlannedResource): unknown {
 
 function resourceArtifacts(r: PlannedResource): [string, string][] {
   const inputs = (r.inputs ?? {}) as Record<string, unknown>;
-  if (r.type.startsWith("kubernetes:") && r.custom && !r.type.startsWith("kubernetes:index") && inputs.kind) {
-    const meta = (inputs.metadata ?? {}) as { name?: string; namespace?: string };
-    const name = [String(inputs.kind), meta.namespace, meta.name].filter(Boolean).join("-");
-    return [[`kubernetes/${fileSafe(name.toLowerCase())}.yaml`, kubernetesYaml(inputs)]];
-  }
+  const objectFile = kubernetesFile(r);
+  if (objectFile) return [[objectFile, kubernetesYaml(inputs)]];
   if (r.type === "aws:iam/policy:Policy" && typeof inputs.policy === "string") {
     return [[`iam/${fileSafe(r.name)}.json`, stableJson(JSON.parse(inputs.policy))]];
   }
@@ -155,14 +178,21 @@ export function planFiles(plan: Plan): Map<string, string> {
 }
 
 /**
- * The resources of a plan written by `--out` (`read` gives a file of it by name), with each carried script
- * put back from its text file, as the plan declared it (an input written inline, as in a hand-made plan,
+ * The resources of a plan written by `--out` (`read` gives a file of it by name), with each Kubernetes
+ * object and each carried script put back from its file, as the plan declared it (an input written inline, as in a hand-made plan,
  * stays as it is). A text that no longer matches its digest (edited by hand, or a file missing) is refused:
  * the plan it came from declared other bytes.
  */
 export function resourcesFromFiles(read: (name: string) => string): PlannedResource[] {
   const resources = JSON.parse(read("resources.json")) as PlannedResource[];
   return resources.map((r) => {
+    const object = r.type.startsWith("kubernetes:") ? recordedObject(r.inputs) : undefined;
+    if (object) {
+      const inputs = parse(read(object.file)) as unknown;
+      if (digest(stableJson(inputs)) !== object.digest)
+        throw new Error(`${object.file} does not match the digest of ${r.name} in resources.json`);
+      return { ...r, inputs };
+    }
     const found = carriedScript(r);
     if (!found) return r;
     const [carried, recorded] = found;
