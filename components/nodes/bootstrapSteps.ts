@@ -28,22 +28,23 @@ export type BootstrapModule =
 export interface BootstrapStep {
   /** The step's name in the node's log. */
   name: string;
-  /** The module that defines `run`. */
+  /** The module the step needs: it defines `run`, or depends on the module that does. */
   module: BootstrapModule;
   /** The shell function the step runs. */
   run: string;
 }
 
 /**
- * Modules a module calls into, beyond `lib`: a worker's join reads its credential (join-credential); a
- * control-plane node's join and init are kubeadm's too, it signs its own credential (node-credentials), its
- * join first removes departed etcd members (etcd) and moves an older cluster to its release (upgrade), which
+ * Modules a module calls into, beyond `lib`: a worker's join is kubeadm's, with the credential it reads
+ * (join-credential); a control-plane node's join and init are kubeadm's too, it signs its own credential
+ * (node-credentials), its join first removes departed etcd members (etcd) and moves an older cluster to its
+ * release (upgrade), which
  * renders kubeadm's configuration (kubeadm), and its member leaves once the node is drained (drain); the
  * workers' credentials, the encryption keys and the cluster's shared keys are written to SSM (parameters), the credentials
  * signed as kubeadm's configuration says (kubeadm), for instances that have no Node (drain's kubectl).
  */
 export const MODULE_DEPENDENCIES: Partial<Record<BootstrapModule, BootstrapModule[]>> = {
-  kubeadm: ["join-credential"],
+  "join-credential": ["kubeadm"],
   upgrade: ["kubeadm"],
   "control-plane": ["kubeadm", "etcd", "upgrade", "drain", "node-credentials", "parameters"],
   "node-credentials": ["kubeadm", "parameters", "drain"],
@@ -63,7 +64,8 @@ export function bootstrapSteps(config: BootstrapConfig): BootstrapStep[] {
     // Before kubeadm too: the API server reads its kubeconfig for the admins' token webhook at start.
     controlPlane && { name: "admin-authenticator", module: "authenticator", run: "prepare_authenticator" },
     { name: "kubelet", module: "kubelet", run: "configure_kubelet" },
-    { name: "join", module: "kubeadm", run: "join_cluster" },
+    // kubeadm's join (kubeadm.sh), with what only the node's role does around it.
+    { name: "join", module: controlPlane ? "control-plane" : "join-credential", run: "join_cluster" },
     // kubeadm init's bootstrap token, and its approval of any node name for one, gone before the node is in service.
     controlPlane && { name: "bootstrap-tokens", module: "node-credentials", run: "retire_bootstrap_tokens" },
     // The keys kubeadm init made, for the next control-plane nodes (and the CA's certificate for workers and

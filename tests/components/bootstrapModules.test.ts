@@ -280,7 +280,8 @@ describe("bootstrap modules", () => {
       const r = await onInstance(
         "i-0self",
         owner === "none" ? undefined : owner,
-        ["lib", "parameters", "control-plane", "kubeadm"],
+        // The modules of the role's own script: a worker's has no control-plane.sh.
+        role === "control-plane" ? ["lib", "parameters", "control-plane", "kubeadm"] : ["lib", "parameters", "kubeadm"],
         [
           `kubeadm() { { echo "kubeadm $*"; grep -c ${API_NAME} "$BOOTSTRAP_ROOT/etc/hosts" || true; } >>"$BOOTSTRAP_ROOT/calls"; }`,
           `etcd_remove_members() { echo "etcd_remove_members $*" >>"$BOOTSTRAP_ROOT/calls"; [ ${removal} = ok ]; }`,
@@ -580,14 +581,22 @@ describe("bootstrap steps and assembly per role", () => {
       "start_control_plane_services",
       "retire_bootstrap_tokens",
       "mint_node_credential",
-      "own_join_credential",
+      "before_member_join",
+      "after_member_join",
+      "before_member_reset",
+      "init_record_exists",
       "issue_node_credentials",
       "issue_node_credentials_while_up",
     ];
     const text = renderUserData(worker);
     for (const absent of ["InitConfiguration", "ca.key"]) expect(text, absent).not.to.contain(absent);
-    const workerDefines = definedIn(renderBootstrapScript(worker));
+    const workerScript = renderBootstrapScript(worker);
+    const workerDefines = definedIn(workerScript);
     for (const fn of controlPlaneOnly) expect(workerDefines.has(fn), fn).to.equal(false);
+    // Nor a branch for the control plane: what only it does around kubeadm is its own module's (role_part).
+    expect(workerScript).not.to.match(/"\$ROLE" = control-plane/);
+    for (const fn of ["etcd_remove_members", "wait_for_shared_pki", "upgrade_cluster", "pin_api_endpoint"])
+      expect(workerScript, fn).not.to.match(new RegExp(`\\b${fn}\\b`));
     for (const m of ["control-plane", "etcd", "node-credentials"] as BootstrapModule[])
       expect(modulesFor(bootstrapSteps(worker)), m).not.to.include(m);
     // A worker reads the credential issued to its instance; it signs none.
@@ -599,7 +608,7 @@ describe("bootstrap steps and assembly per role", () => {
     for (const fn of controlPlaneOnly) expect(controlPlaneDefines.has(fn), fn).to.equal(true);
   });
 
-  it("calls only functions its own script defines, but for a worker's control-plane branches", () => {
+  it("calls only functions its own script defines, but the role parts another role defines", () => {
     const every = new Map(
       MODULES.flatMap((m) => [...definedIn(readFileSync(modulePath(m), "utf8"))].map((f) => [f, m])),
     );
@@ -613,9 +622,10 @@ describe("bootstrap steps and assembly per role", () => {
           .filter((l) => !/^\s*#/.test(l));
         for (const fn of lacking)
           for (const line of lines.filter((l) => new RegExp(`(^|[^\\w-])${fn}($|[^\\w-])`).test(l))) {
-            // A worker runs kubeadm.sh's control-plane branches never; the control plane's script lacks nothing.
-            expect(config.role, `${m} calls ${fn} (${every.get(fn)}): ${line.trim()}`).to.equal("node");
-            expect(line, `${m} calls ${fn}`).to.match(/^\s*if \[ "\$ROLE" = control-plane \]( && .*)?; then /);
+            // kubeadm.sh's role_part runs a function only where the role's modules define it.
+            expect(line, `${m} calls ${fn} (${every.get(fn)}): ${line.trim()}`).to.match(
+              new RegExp(`role_part ${fn}( |\\)|$)`),
+            );
           }
       }
     }

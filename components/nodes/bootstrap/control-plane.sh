@@ -137,12 +137,28 @@ unpin_api_endpoint() {
   printf '%s\n' "$rest" >"$hosts"
 }
 
-# before_control_plane_reset: the name of the API goes back to the load balancer, for the next join; and a
+# before_member_join: a control-plane node's part before kubeadm join (kubeadm.sh). The cluster's keys first:
+# the etcd client below, this node's own credential and kubeadm's join need them. kubeadm's check-etcd phase
+# needs every voting member to answer: members whose instances are gone leave first. An older cluster moves
+# to this node's release first (upgrade.sh), whose static pods the join deploys.
+before_member_join() {
+  wait_for_shared_pki
+  etcd_remove_members departed
+  upgrade_cluster
+}
+
+# after_member_join: the API's name pinned to this node's own API server, once the join no longer needs the
+# load balancer.
+after_member_join() {
+  pin_api_endpoint
+}
+
+# before_member_reset: the name of the API goes back to the load balancer, for the next join; and a
 # joining node removes its etcd member. kubeadm reset removes it only when it can read the node's
 # configuration from the cluster, which a join stopped before the kubelet registered cannot give, and a
 # member left without its data (reset wipes /var/lib/etcd) fails every later join's check-etcd. So no reset
 # while the member cannot be removed. The node that created the cluster (its init record) has no one to leave.
-before_control_plane_reset() {
+before_member_reset() {
   unpin_api_endpoint
   if [ "$(init_record_owner)" = "$(imds instance-id)" ]; then return 0; fi
   if ! etcd_remove_members self; then

@@ -6,8 +6,8 @@
 # parameter may not exist yet: read again, NODE_CREDENTIAL_WAIT_TRIES times, as often as the issuer looks; then
 # the run fails, and systemd starts it again.
 
-# worker_join_credential: this instance's credential, a kubeconfig, on standard output.
-worker_join_credential() {
+# join_credential: this instance's credential for kubeadm.sh's join, a kubeconfig, on standard output.
+join_credential() {
   local id pem ca certificate key
   id=$(imds instance-id) || return 1
   pem=$(BOOTSTRAP_TRIES="$NODE_CREDENTIAL_WAIT_TRIES" BOOTSTRAP_RETRY_DELAY="$NODE_CREDENTIALS_INTERVAL" \

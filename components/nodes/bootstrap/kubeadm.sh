@@ -114,20 +114,19 @@ kubeadm_config() {
   fill_placeholders "${fills[@]}" <<<"$text"
 }
 
-# join_credential: this node's credential for its own name (bootstrap/node-credentials.sh): a control-plane
-# node signs its own, a worker reads the one the control plane issued to its instance.
-join_credential() {
-  if [ "$ROLE" = control-plane ]; then own_join_credential; else worker_join_credential; fi
+# role_part FUNCTION: runs FUNCTION where this node's role defines it, and does nothing where it does not.
+# control-plane.sh defines the control plane's parts of a join and a reset (before_member_join,
+# after_member_join, before_member_reset) and init_record_exists; a worker's script holds none of them.
+role_part() {
+  if declare -F "$1" >/dev/null; then "$1"; fi
 }
 
+# kubeadm_join: join_credential is this node's credential for its own name, which its role's module defines: a
+# worker reads the one the control plane issued to its instance (join-credential.sh), a control-plane node
+# signs its own (node-credentials.sh).
 kubeadm_join() {
   wait_for_api
-  # The cluster's keys first: the etcd client below, this node's own credential and kubeadm's join need them.
-  if [ "$ROLE" = control-plane ]; then wait_for_shared_pki; fi
-  # kubeadm's check-etcd phase needs every voting member to answer: members whose instances are gone leave
-  # first. An older cluster moves to this node's release first (upgrade.sh), whose static pods the join deploys.
-  if [ "$ROLE" = control-plane ]; then etcd_remove_members departed; fi
-  if [ "$ROLE" = control-plane ]; then upgrade_cluster; fi
+  role_part before_member_join
   # The credential is kubeadm's discovery file: the cluster's CA and address, and the client certificate the
   # kubelet requests its own with. Gone once kubeadm has read it, whether the join succeeded or not.
   local credential status=0
@@ -137,7 +136,7 @@ kubeadm_join() {
   kubeadm join --config "${BOOTSTRAP_ROOT:-}$KUBERNETES_DIR/kubeadm.yaml" || status=$?
   rm -f "${BOOTSTRAP_ROOT:-}$JOIN_CREDENTIAL_FILE" "${BOOTSTRAP_ROOT:-}$KUBERNETES_DIR/kubeadm.yaml"
   if [ "$status" -ne 0 ]; then return "$status"; fi
-  if [ "$ROLE" = control-plane ]; then pin_api_endpoint; fi
+  role_part after_member_join
 }
 
 kubeadm_none() {
@@ -146,11 +145,11 @@ kubeadm_none() {
 
 # A half-done join or init is undone by `kubeadm reset`: the static pods' containers (which would hold the
 # control plane's ports), kubeadm's files and certificates, /var/lib/etcd and the kubelet's state; a
-# control-plane node first hands back what only it holds (before_control_plane_reset). This run then fails:
+# control-plane node first hands back what only it holds (before_member_reset). This run then fails:
 # the service starts again from the first step, and the join fetches again what was removed.
 kubeadm_reset() {
   log "kubeadm stopped half-way before: undoing what it left with kubeadm reset"
-  if [ "$ROLE" = control-plane ]; then before_control_plane_reset || return 1; fi
+  role_part before_member_reset || return 1
   kubeadm reset --force
   return 1
 }
@@ -163,8 +162,8 @@ join_cluster() {
   if [ "$zone" = "$INIT_ZONE" ]; then in_init_zone=yes; fi
   if api_ready; then ready=yes; fi
   kubeadm=$(kubeadm_state "$ROLE")
-  if [ "$ROLE" = control-plane ] && [ "$kubeadm" = fresh ]; then record=$(init_record_exists); fi
-  mode=$(join_mode "$ROLE" "$in_init_zone" "$ready" "$kubeadm" "$record")
+  if [ "$kubeadm" = fresh ]; then record=$(role_part init_record_exists); fi
+  mode=$(join_mode "$ROLE" "$in_init_zone" "$ready" "$kubeadm" "${record:-no}")
   if ! declare -F "kubeadm_$mode" >/dev/null; then
     log "this node's bootstrap cannot $mode"
     return 1

@@ -34,8 +34,9 @@ node_certificate() {
   done
 }
 
-# own_join_credential: a control-plane node's credential, signed with the CA it fetched.
-own_join_credential() {
+# join_credential: a control-plane node's credential for its own name (kubeadm.sh's join), signed with the CA
+# it fetched.
+join_credential() {
   local name
   name=$(node_name) || return 1
   mint_node_credential "$name"
