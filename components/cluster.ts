@@ -80,6 +80,13 @@ export class Cluster extends pulumi.ComponentResource {
   readonly outputs: ClusterOutputs;
 
   constructor(name: string, args: ClusterArgs, opts?: pulumi.ComponentResourceOptions) {
+    // The account lookups, the region and pulumi up's own AWS calls are the stack's default provider's: a
+    // provider given here would declare the resources elsewhere than those read.
+    if (opts?.provider || opts?.providers)
+      throw new Error(
+        "a Cluster takes no provider: it declares its AWS resources with the stack's default AWS provider " +
+          "(aws:region, aws:profile, aws:assumeRoles), whose settings its own AWS calls during pulumi up use too",
+      );
     const applied = args.applied ?? {};
     // Throws a ConfigValidationError naming every problem, before the component is registered.
     // The cluster runs where the stack's default AWS provider declares its resources.

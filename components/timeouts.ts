@@ -143,7 +143,7 @@ export const TIMEOUTS = {
     apiPollSeconds: 10,
     apiAttemptSeconds: 5,
   },
-  /** `npm run validate-cluster` (validate/). */
+  /** `npm run validate-cluster` (cli/clusterCheck/). */
   validate: {
     /** With `--wait`: between two checks of a cluster that is not healthy yet. */
     pollSeconds: 10,

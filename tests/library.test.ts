@@ -1,8 +1,9 @@
-// The package as a library: another Pulumi program imports it by name, declares a Cluster with typed args
-// (type-checked, as that program's own tsc would), and reads its outputs as properties, under the mocks.
+// The package as a library: another Pulumi program installs it as npm packs it, imports it by name, declares a
+// Cluster with typed args (type-checked, as that program's own tsc would), and reads its outputs as
+// properties, under the mocks.
 import { expect } from "chai";
 import { spawnSync } from "child_process";
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "fs";
+import { mkdirSync, mkdtempSync, renameSync, rmSync, symlinkSync, writeFileSync } from "fs";
 import { tmpdir } from "os";
 import { join } from "path";
 import { PROJECT_DIR } from "../cli/plan/examples";
@@ -55,8 +56,18 @@ describe("the package as a library", function () {
 
   before(() => {
     mkdirSync(join(dir, "node_modules"));
-    // The package by its name, and the same Pulumi SDK the package loads (one runtime for both).
-    symlinkSync(PROJECT_DIR, join(dir, "node_modules", "cilium-cluster"));
+    // The package as npm packs it (from a git dependency too, whose prepare built bin/ as npm test's did),
+    // installed by its name; its dependencies are this project's, and so is the Pulumi SDK the consumer
+    // loads (one runtime for both).
+    const pack = spawnSync("npm", ["pack", "--ignore-scripts", "--json", "--pack-destination", dir], {
+      cwd: PROJECT_DIR,
+      encoding: "utf8",
+    });
+    expect(pack.status, pack.stderr).to.equal(0);
+    const tarball = join(dir, (JSON.parse(pack.stdout) as { filename: string }[])[0].filename);
+    expect(spawnSync("tar", ["-xzf", tarball, "-C", join(dir, "node_modules")]).status).to.equal(0);
+    renameSync(join(dir, "node_modules", "package"), join(dir, "node_modules", "cilium-cluster"));
+    symlinkSync(join(PROJECT_DIR, "node_modules"), join(dir, "node_modules", "cilium-cluster", "node_modules"));
     symlinkSync(join(PROJECT_DIR, "node_modules", "@pulumi"), join(dir, "node_modules", "@pulumi"));
     symlinkSync(join(PROJECT_DIR, "node_modules", "@types"), join(dir, "node_modules", "@types"));
     writeFileSync(join(dir, "package.json"), JSON.stringify({ name: "consumer", main: "index.ts" }));
@@ -106,6 +117,18 @@ describe("the package as a library", function () {
     expect(report.endpoint).to.match(/^https:\/\/.+:443$/);
     expect(report.clusterName).to.equal("lab.k8s.local");
     expect(Object.keys(report.groups ?? {})).to.include("nodes");
+  });
+
+  it("refuses a provider: its lookups and pulumi up's own AWS calls are the stack's default provider's", () => {
+    const report = run(
+      CONSUMER.replace(
+        'export const cluster = new Cluster("lab", { config });',
+        'import { Provider } from "@pulumi/aws/provider";\n' +
+          'export const cluster = new Cluster("lab", { config }, { providers: [new Provider("west", { region: "us-west-2" })] });',
+      ),
+    );
+    expect(report.error?.message).to.contain("a Cluster takes no provider");
+    expect(report.registered.map((r) => r.type)).not.to.include("cilium-cluster:index:Cluster");
   });
 
   it("refuses a bad config with every error at once, before declaring anything", () => {

@@ -173,7 +173,12 @@ export function planFiles(plan: Plan): Map<string, string> {
   }));
   files.set("resources.json", stableJson(recorded));
   files.set("outputs.json", stableJson(plan.outputs));
-  for (const r of plan.resources) for (const [name, text] of resourceArtifacts(r)) files.set(name, text);
+  for (const r of plan.resources)
+    for (const [name, text] of resourceArtifacts(r)) {
+      // resources.json names a Kubernetes object by its file: two resources may not write one.
+      if (files.has(name)) throw new Error(`${r.name} writes ${name}, which another resource of the plan writes too`);
+      files.set(name, text);
+    }
   return new Map([...files.entries()].sort(([a], [b]) => byCodePoint(a, b)));
 }
 
