@@ -7,12 +7,8 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import { lookupCoordinates } from "./awsCoordinates";
-import { CiliumAddon } from "./cilium/ciliumAddon";
+import { ADDONS } from "./addons";
 import { ciliumClusterName } from "./cilium/clusterName";
-import { AwsCloudController } from "./cloudController/awsCloudController";
-import { NodeTerminationHandler } from "./drain/nodeTerminationHandler";
-import { NodeTerminationHandlerQueue } from "./drain/nodeTerminationHandlerQueue";
-import { EbsCsiDriver } from "./ebsCsi/ebsCsiDriver";
 import { MasterIamRole, NodeIamRole } from "./iam/instanceRole";
 import { STATEMENT_SOURCES } from "./statementSources";
 import { clusterAddons, deployerApi } from "./k8s/clusterAddons";
@@ -236,25 +232,19 @@ function declareCluster(spec: ClusterSpec, applied: AppliedState, parent: Cluste
     membersReplaced,
     parent,
   });
-  const cilium = new CiliumAddon(
-    "cilium",
-    { spec, apiEndpoint: apiDns.internalName, delivery: addons.delivery },
-    addons.opts,
-  );
-  new AwsCloudController(
-    "aws-cloud-controller",
-    { spec, apiEndpoint: apiDns.internalName, delivery: addons.delivery },
-    addons.opts,
-  );
-  if (spec.addons.ebsCsiDriver.enabled)
-    new EbsCsiDriver("ebs-csi-driver", { spec, delivery: addons.delivery }, addons.opts);
-  // Every group's drain hook holds a terminating instance until the handler has drained its node.
-  const drainQueue = new NodeTerminationHandlerQueue("drain-queue", { spec, coordinates }, opts);
-  new NodeTerminationHandler(
-    "node-termination-handler",
-    { spec, queueUrl: drainQueue.queueUrl, delivery: addons.delivery },
-    addons.opts,
-  );
+  const addonOutputs = Object.assign(
+    {},
+    ...ADDONS.filter((addon) => addon.enabled(spec)).map((addon) =>
+      addon.declare({
+        spec,
+        apiEndpoint: apiDns.internalName,
+        coordinates,
+        delivery: addons.delivery,
+        addonOpts: addons.opts,
+        awsOpts: opts,
+      }),
+    ),
+  ) as Record<string, pulumi.Output<string>>;
 
   return {
     clusterName: spec.clusterName,
@@ -279,7 +269,7 @@ function declareCluster(spec: ClusterSpec, applied: AppliedState, parent: Cluste
           : g.template.autoScalingGroupName,
       ]),
     ),
-    ciliumConfigChecksum: cilium.configChecksum,
+    ciliumConfigChecksum: addonOutputs.ciliumConfigChecksum,
     ciliumClusterName: ciliumClusterName(spec.clusterName),
     // What `npm run kubeconfig` writes into a kubeconfig: no admin credential is an output.
     region: spec.region,

@@ -1,7 +1,7 @@
 /**
- * The `cilium-config` keys the program renders from config, each with the config key that sets it: an
- * `extraConfig` entry may not override them (validation/extraConfig.ts); components/cilium/configMap.ts renders them, or it would undo what
- * validation checked.
+ * The `cilium-config` keys the program renders from config (components/cilium/configMap.ts), each with the
+ * config key that sets it: an `extraConfig` entry may not override them (validation/extraConfig.ts), or it
+ * would undo what validation checked.
  */
 export const MANAGED_CILIUM_KEYS: Readonly<Record<string, string>> = {
   ipam: "networking.cilium.ipam",

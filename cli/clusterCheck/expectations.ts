@@ -5,10 +5,7 @@
  * list), and in ENI mode a CiliumNode per node. Pure.
  */
 import type { ClusterSpec } from "../../config/types";
-import { renderCiliumManifests } from "../../components/cilium/ciliumManifests";
-import { renderCloudControllerManifests } from "../../components/cloudController/cloudControllerManifests";
-import { renderNodeTerminationHandlerManifests } from "../../components/drain/nodeTerminationHandlerManifests";
-import { renderEbsCsiManifests } from "../../components/ebsCsi/ebsCsiManifests";
+import { ADDONS } from "../../components/addons";
 import type { StagedObjects } from "../../components/k8s/stages";
 import { InstanceGroup, instanceGroups } from "../../components/nodes/instanceGroups";
 import { eniMode } from "../../config/eniMode";
@@ -33,18 +30,14 @@ export interface Expectations {
 }
 
 /**
- * The add-ons the program declares for a spec (components/cluster.ts), each as its renderer draws it. The API endpoint
- * and the queue's URL only fill environment values, never a workload's name or kind.
+ * The add-ons the program declares for a spec (components/addons.ts), each as its renderer draws it. The API
+ * endpoint and the queue's URL only fill environment values, never a workload's name or kind.
  */
 export function addonRenders(spec: ClusterSpec, apiEndpoint = "", queueUrl = ""): [string, StagedObjects][] {
-  return [
-    ["cilium", renderCiliumManifests(spec, apiEndpoint)],
-    ["aws-cloud-controller", renderCloudControllerManifests(spec, apiEndpoint)],
-    ["node-termination-handler", renderNodeTerminationHandlerManifests(spec, queueUrl)],
-    ...(spec.addons.ebsCsiDriver.enabled
-      ? [["ebs-csi-driver", renderEbsCsiManifests(spec)] as [string, StagedObjects]]
-      : []),
-  ];
+  return ADDONS.filter((addon) => addon.enabled(spec)).map((addon) => [
+    addon.name,
+    addon.render(spec, { apiEndpoint, queueUrl }),
+  ]);
 }
 
 export function expectations(spec: ClusterSpec): Expectations {
