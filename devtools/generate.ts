@@ -1,11 +1,17 @@
-/** `npm run generate`: writes Pulumi.yaml and docs/cluster-config.md from the spec schema. */
-import { writeFileSync } from "fs";
+/**
+ * `npm run generate`: writes Pulumi.yaml and docs/cluster-config.md from the spec schema, and docs/cilium.md's
+ * list of differences from Cilium's chart from components/cilium/chartDifferences.ts.
+ */
+import { readFileSync, writeFileSync } from "fs";
 import { join } from "path";
 import { devStackKeys } from "../cli/plan/examples";
+import { withChartDifferences } from "./codegen/chartDifferencesDoc";
 import { renderConfigDoc } from "./codegen/configDoc";
 import { renderPulumiYaml } from "./codegen/pulumiYaml";
 
 const root = join(__dirname, "..");
 writeFileSync(join(root, "Pulumi.yaml"), renderPulumiYaml());
 writeFileSync(join(root, "docs", "cluster-config.md"), renderConfigDoc(devStackKeys()));
-console.log("wrote Pulumi.yaml and docs/cluster-config.md");
+const ciliumDoc = join(root, "docs", "cilium.md");
+writeFileSync(ciliumDoc, withChartDifferences(readFileSync(ciliumDoc, "utf8")));
+console.log("wrote Pulumi.yaml, docs/cluster-config.md and docs/cilium.md's differences from the chart");

@@ -1,4 +1,5 @@
-// Pulumi.yaml's config block and docs/cluster-config.md are generated from the schema; stale files fail.
+// Pulumi.yaml's config block and docs/cluster-config.md are generated from the schema, and docs/cilium.md's
+// differences from the chart from the parity test's list; stale files fail.
 import { expect } from "chai";
 import { readFileSync } from "fs";
 import { join } from "path";
@@ -6,6 +7,7 @@ import { parse } from "yaml";
 import { devStackKeys, PROJECT_DIR } from "../../cli/plan/examples";
 import { runPlan } from "../../cli/plan/run";
 import { loadStackConfig, setPath } from "../../cli/plan/stackConfig";
+import { renderChartDifferences, withChartDifferences } from "../../devtools/codegen/chartDifferencesDoc";
 import { renderConfigDoc } from "../../devtools/codegen/configDoc";
 import { renderPulumiYaml } from "../../devtools/codegen/pulumiYaml";
 import { DEFAULT_KUBERNETES_VERSION } from "../../catalogs/ciliumVersions";
@@ -20,6 +22,13 @@ describe("generated files (npm run generate)", () => {
 
   it("docs/cluster-config.md is up to date", () => {
     expect(read("docs/cluster-config.md"), "run npm run generate").to.equal(renderConfigDoc(devStackKeys()));
+  });
+
+  it("docs/cilium.md lists every difference from Cilium's chart the parity test allows, with its reason", () => {
+    const doc = read("docs/cilium.md");
+    expect(doc, "run npm run generate").to.equal(withChartDifferences(doc));
+    expect(doc).to.contain(renderChartDifferences());
+    expect(renderChartDifferences()).to.contain("`PodDisruptionBudget/cilium-operator`: Node drains evict");
   });
 
   it("docs/cluster-config.md's every Set line runs as printed, and leaves the dev stack valid", async () => {

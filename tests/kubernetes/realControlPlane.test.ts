@@ -21,7 +21,7 @@ import { CLOUD_CONTROLLER, EBS_CSI_DRIVER, NODE_TERMINATION_HANDLER } from "../p
 import { explainAwsAddon } from "../parity/awsAddonDifferences";
 import { cases, chartObjects } from "../parity/cases";
 import type { KubeObject } from "../parity/compare";
-import { explain } from "../parity/intendedDifferences";
+import { explain } from "../../components/cilium/chartDifferences";
 import { Binary, requireBinary } from "./binaries";
 import { apiPin, ControlPlane, LOAD_BALANCER_IP, NODE_IP, NODE_NAME, startControlPlane } from "./controlPlane";
 import { waitFor } from "../waitFor";
