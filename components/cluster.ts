@@ -1,9 +1,9 @@
 /**
  * The cluster, as a Pulumi component other programs declare as they declare pulumi-eks's `eks.Cluster`:
- * `new Cluster(name, { config, applied })`, in the region of the stack's AWS provider (`aws:region`). Its config is validated, with every error at once,
- * before anything is declared (the component itself included); then it declares the network, the roles,
- * the node groups and the add-ons as its children, and its outputs are properties. index.ts declares one
- * from the stack config and exports its outputs as the stack's.
+ * `new Cluster(name, { config, applied })`, with the stack's default AWS provider (`aws:region`). Its config
+ * is validated, with every error at once, before anything is declared (the component itself included); then
+ * it declares the network, the roles, the node groups and the add-ons (addons.ts) as its children, and its
+ * outputs are properties. index.ts declares one from the stack config and exports its outputs as the stack's.
  */
 import * as pulumi from "@pulumi/pulumi";
 import { lookupCoordinates } from "./awsCoordinates";
