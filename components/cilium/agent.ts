@@ -48,6 +48,13 @@ export function agentDaemonSet(ctx: WorkloadContext): K8sObject {
     ...ctx.apiEnv,
   ];
   const traits = ctx.pods;
+  const features = ctx.agentAdditions;
+  const ports = [
+    ...(traits.namedHealthPort
+      ? [{ name: "health", containerPort: HEALTH_PORT, hostPort: HEALTH_PORT, protocol: "TCP" }]
+      : []),
+    ...features.ports,
+  ];
   const healthPort = traits.namedHealthPort ? "health" : HEALTH_PORT;
   const probe = (extra: Record<string, unknown>, headers: { name: string; value: string }[] = []) => ({
     httpGet: {
@@ -196,9 +203,7 @@ export function agentDaemonSet(ctx: WorkloadContext): K8sObject {
               ),
               readinessProbe: probe({ periodSeconds: 30, successThreshold: 1, failureThreshold: 3, timeoutSeconds: 5 }),
               lifecycle: { preStop: { exec: { command: ["/cni-uninstall.sh"] } } },
-              ...(traits.namedHealthPort && {
-                ports: [{ name: "health", containerPort: HEALTH_PORT, hostPort: HEALTH_PORT, protocol: "TCP" }],
-              }),
+              ...(ports.length > 0 && { ports }),
               resources: { requests: { cpu: "100m", memory: "128Mi" } },
               securityContext: caps(traits.capabilities),
               terminationMessagePolicy: "FallbackToLogsOnError",
@@ -213,6 +218,7 @@ export function agentDaemonSet(ctx: WorkloadContext): K8sObject {
                 { name: "lib-modules", mountPath: "/lib/modules", readOnly: true },
                 { name: "xtables-lock", mountPath: "/run/xtables.lock" },
                 { name: "tmp", mountPath: "/tmp" },
+                ...features.volumeMounts,
               ],
             },
           ],
@@ -256,6 +262,7 @@ export function agentDaemonSet(ctx: WorkloadContext): K8sObject {
             },
             hostPath("host-proc-sys-net", "/proc/sys/net", "Directory"),
             hostPath("host-proc-sys-kernel", "/proc/sys/kernel", "Directory"),
+            ...features.volumes,
           ],
         },
       },

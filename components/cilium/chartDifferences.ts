@@ -1,40 +1,28 @@
 /**
  * The reviewed list of intended differences between the program's Cilium objects and what Cilium's chart
- * renders for the same choices. `path` matches a difference's path (`Kind/name field`), `*` standing for
- * any text. The parity test fails on a difference no entry explains, and on an entry nothing needs.
+ * renders for the same choices: the common ones here, then each Cilium feature's own. The parity test fails
+ * on a difference no entry explains, and on an entry nothing needs.
  */
-export interface IntendedDifference {
-  path: string;
-  reason: string;
-}
+import { CILIUM_FEATURES } from "./features/ciliumFeatures";
+import type { IntendedDifference } from "./intendedDifference";
 
 const SECRETS_SYNC =
   "No policy secrets sync: the program enables no TLS-interception policies, Ingress, Gateway API or BGP, so it " +
   "creates no `cilium-secrets` namespace, grants no access to Secrets there, and gives the operator no " +
   "cluster-wide read of Secrets (the chart's, for that sync).";
-const HUBBLE =
-  "No Hubble: the chart generates its TLS secrets at render time (genCA), so every render would replace " +
-  "them, and nothing in the cluster consumes the Hubble peer service.";
 const METRICS =
   "No Prometheus endpoints: nothing in the cluster scrapes them, and each would open a host port on every " +
   "node the pod runs on.";
 const CHECKSUM =
   "Pods roll when cilium-config changes (the chart does this only with rollOutCiliumPods / operator.rollOutPods).";
 
-export const INTENDED_DIFFERENCES: readonly IntendedDifference[] = [
+const COMMON: readonly IntendedDifference[] = [
   { path: "Namespace/cilium-secrets", reason: SECRETS_SYNC },
   { path: "Role*/cilium-tlsinterception-secrets", reason: SECRETS_SYNC },
   { path: "Role*/cilium-operator-tlsinterception-secrets", reason: SECRETS_SYNC },
   { path: "ConfigMap/cilium-config data.enable-policy-secrets-sync", reason: SECRETS_SYNC },
   { path: "ClusterRole/cilium-operator grants /secrets *", reason: SECRETS_SYNC },
   { path: "ConfigMap/cilium-config data.policy-secrets-*", reason: SECRETS_SYNC },
-  { path: "Secret/cilium-ca", reason: HUBBLE },
-  { path: "Secret/hubble-server-certs", reason: HUBBLE },
-  { path: "Service/hubble-peer", reason: HUBBLE },
-  { path: "ConfigMap/cilium-config data.enable-hubble", reason: HUBBLE },
-  { path: "ConfigMap/cilium-config data.hubble-*", reason: HUBBLE },
-  { path: "DaemonSet/cilium spec.template.spec.*[hubble-tls]*", reason: HUBBLE },
-  { path: "DaemonSet/cilium spec.template.spec.containers[cilium-agent].ports[peer-service].*", reason: HUBBLE },
   { path: "ConfigMap/cilium-config data.enable-metrics", reason: METRICS },
   { path: "ConfigMap/cilium-config data.operator-prometheus-serve-addr", reason: METRICS },
   { path: "ConfigMap/cilium-config data.proxy-prometheus-port", reason: METRICS },
@@ -65,6 +53,11 @@ export const INTENDED_DIFFERENCES: readonly IntendedDifference[] = [
     path: "PodDisruptionBudget/cilium-operator",
     reason: "Node drains evict at most one operator at a time (the chart creates no budget by default).",
   },
+];
+
+export const INTENDED_DIFFERENCES: readonly IntendedDifference[] = [
+  ...COMMON,
+  ...CILIUM_FEATURES.flatMap((feature) => feature.intendedDifferences ?? []),
 ];
 
 const pattern = (glob: string) => new RegExp(`^${glob.replace(/[.+?^${}()|[\]\\]/g, "\\$&").replace(/\*/g, ".*")}$`);

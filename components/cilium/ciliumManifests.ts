@@ -13,6 +13,8 @@ import { operatorObjects } from "./operator";
 import { rbac, serviceAccounts } from "./ciliumRbac";
 import type { WorkloadContext } from "./workloadContext";
 import { eniMode } from "../../config/eniMode";
+import type { AgentAdditions } from "./features/ciliumFeature";
+import { CILIUM_FEATURES } from "./features/ciliumFeatures";
 
 export const CILIUM_NAMESPACE = "kube-system";
 const REGISTRY = "quay.io/cilium";
@@ -27,6 +29,16 @@ export function operatorVariant(spec: ClusterSpec): "aws" | "generic" {
   return eniMode(spec.networking.cilium) ? "aws" : "generic";
 }
 
+/** What the features add to the agent's pod, in the list's order. */
+function agentAdditions(spec: ClusterSpec): AgentAdditions {
+  const added = CILIUM_FEATURES.flatMap((feature) => (feature.agent ? [feature.agent(spec)] : []));
+  return {
+    ports: added.flatMap((a) => a.ports),
+    volumeMounts: added.flatMap((a) => a.volumeMounts),
+    volumes: added.flatMap((a) => a.volumes),
+  };
+}
+
 export function renderCiliumManifests(spec: ClusterSpec, apiEndpoint: string): CiliumManifests {
   const namespace = CILIUM_NAMESPACE;
   const version = spec.networking.cilium.version;
@@ -35,7 +47,8 @@ export function renderCiliumManifests(spec: ClusterSpec, apiEndpoint: string): C
   const variant = operatorVariant(spec);
   const line = manifestsFor(version);
   // Pinned by the digests of the release's published chart where we have them, else by tag.
-  const digests = recordedRelease(version)?.digests;
+  const release = recordedRelease(version);
+  const digests = release?.digests;
   const ctx: WorkloadContext = {
     namespace,
     agentImage: `${REGISTRY}/cilium:${version}${pin(digests?.agent)}`,
@@ -49,7 +62,11 @@ export function renderCiliumManifests(spec: ClusterSpec, apiEndpoint: string): C
     operatorOnControlPlane: eniMode(spec.networking.cilium),
     operatorReplicas: spec.controlPlane.count > 1 ? 2 : 1,
     pods: line.pods,
+    agentAdditions: agentAdditions(spec),
   };
+  const features = CILIUM_FEATURES.flatMap((feature) =>
+    feature.objects ? [feature.objects(spec, { namespace, release })] : [],
+  );
   const configMap: K8sObject = {
     apiVersion: "v1",
     kind: "ConfigMap",
@@ -62,8 +79,9 @@ export function renderCiliumManifests(spec: ClusterSpec, apiEndpoint: string): C
       configMap,
       ...rbac(namespace, line.line),
       ...line.extraObjects(namespace),
+      ...features.flatMap((f) => f.foundation),
     ],
-    workloads: [agentDaemonSet(ctx), ...operatorObjects(ctx)],
+    workloads: [agentDaemonSet(ctx), ...operatorObjects(ctx), ...features.flatMap((f) => f.workloads)],
     configChecksum: checksum,
   };
 }

@@ -10,6 +10,28 @@ import { CLUSTER_TAG } from "../../catalogs/kopsTagKeys";
 import { ciliumClusterName } from "./clusterName";
 import { manifestsFor } from "./lines/releaseLines";
 import { eniMode } from "../../config/eniMode";
+import { CILIUM_FEATURES } from "./features/ciliumFeatures";
+
+/**
+ * The keys rendered here from config, each with the config key that sets it; with the features' own
+ * (features/) they make config/ciliumManagedKeys.ts, which `npm run generate` writes.
+ */
+export const RENDERED_FROM_CONFIG: Readonly<Record<string, string>> = {
+  ipam: "networking.cilium.ipam",
+  "enable-endpoint-routes": "networking.cilium.ipam",
+  "auto-create-cilium-node-resource": "networking.cilium.ipam",
+  "eni-tags": "cloudLabels",
+  "routing-mode": "networking.cilium.tunnel",
+  "tunnel-protocol": "networking.cilium.tunnel",
+  "enable-ipv4-masquerade": "networking.cilium.disableMasquerade",
+  "kube-proxy-replacement": "networking.cilium.enableNodePort",
+  "cluster-name": "clusterName",
+};
+
+/** Every `cilium-config` key the program renders from config: these and the features'. */
+export function managedCiliumKeys(): Record<string, string> {
+  return Object.assign({}, RENDERED_FROM_CONFIG, ...CILIUM_FEATURES.map((feature) => feature.managedKeys));
+}
 
 /** Cilium's own name for each IPAM mode of the spec. */
 export const CILIUM_IPAM_MODE = { "": "kubernetes", crd: "crd", eni: "eni" } as const;
@@ -70,13 +92,12 @@ export function renderCiliumConfig(spec: ClusterSpec): Record<string, string> {
     "kube-proxy-replacement": String(cilium.enableNodePort),
     ...(cilium.enableNodePort && { "kube-proxy-replacement-healthz-bind-address": "" }),
     "enable-ipv4-masquerade": String(!cilium.disableMasquerade),
-    // Unset is iptables masquerading, as the chart leaves it unless `bpf.masquerade` is set.
-    ...(cilium.bpfMasquerade && { "enable-bpf-masquerade": "true" }),
     // No Hubble, and no policy secrets sync (no TLS-interception policies, Ingress or Gateway API here).
     "enable-hubble": "false",
     "enable-policy-secrets-sync": "false",
     ...routingKeys(spec),
     ...ipamKeys(spec),
+    ...Object.assign({}, ...CILIUM_FEATURES.map((feature) => feature.config(spec))),
     ...cilium.extraConfig,
   };
   return Object.fromEntries(

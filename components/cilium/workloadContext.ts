@@ -1,4 +1,5 @@
 /** What the agent and operator renderers share: images, API endpoint environment, config checksum. */
+import type { AgentAdditions } from "./features/ciliumFeature";
 import type { PodTraits } from "./lines/releaseLines";
 
 export interface WorkloadContext {
@@ -14,4 +15,6 @@ export interface WorkloadContext {
   operatorReplicas: number;
   /** How the chart of the version's line shapes the agent's and operator's pods. */
   pods: PodTraits;
+  /** What the features that are on add to the agent's pod. */
+  agentAdditions: AgentAdditions;
 }

@@ -1,7 +1,9 @@
 // The managed-option table is honest: for every Cilium option it lists, changing the config key it names
-// changes that option in the rendered cilium-config.
+// changes that option in the rendered cilium-config. A feature's options are checked by turning the
+// feature on and off (its cases, components/cilium/features/).
 import { expect } from "chai";
 import { renderCiliumConfig } from "../../components/cilium/configMap";
+import { CILIUM_FEATURES } from "../../components/cilium/features/ciliumFeatures";
 import { MANAGED_CILIUM_KEYS } from "../../config/ciliumManagedKeys";
 import { validateConfig } from "../../config/validation/validateConfig";
 import { baseConfig, merge, Raw, REGION } from "../fixtures";
@@ -10,11 +12,19 @@ const crd = (cilium: Raw) => ({ networking: { cilium: { ipam: "crd", disableMasq
 
 const ipamSwitch: [Raw, Raw] = [{}, crd({})];
 
+/** A feature's options: its first case, and the same with the feature turned off. */
+const featureVariations = CILIUM_FEATURES.flatMap((feature) => {
+  const on = Object.values(feature.cases.on)[0];
+  return Object.keys(feature.managedKeys).map((key): [string, [Raw, Raw]] => [key, [on, merge(on, feature.cases.off)]]);
+});
+
 /**
- * Per option, two valid configs that differ in the config key the table names (the base config is ENI
- * mode). Native routing needs ENI IPAM, so `routing-mode` changes with `tunnel` and `ipam` together.
+ * Per option the program renders outside the features, two valid configs that differ in the config key the
+ * table names (the base config is ENI mode). Native routing needs ENI IPAM, so `routing-mode` changes with
+ * `tunnel` and `ipam` together.
  */
 const VARIATIONS: Record<string, [Raw, Raw]> = {
+  ...Object.fromEntries(featureVariations),
   ipam: ipamSwitch,
   "enable-endpoint-routes": ipamSwitch,
   "auto-create-cilium-node-resource": ipamSwitch,
@@ -23,10 +33,6 @@ const VARIATIONS: Record<string, [Raw, Raw]> = {
   "tunnel-protocol": [crd({ tunnel: "vxlan" }), crd({ tunnel: "geneve" })],
   "enable-ipv4-masquerade": [crd({}), crd({ disableMasquerade: true })],
   "kube-proxy-replacement": [{}, { networking: { cilium: { enableNodePort: true } }, kubeProxy: { enabled: false } }],
-  "enable-bpf-masquerade": [
-    { ...crd({ enableNodePort: true }), kubeProxy: { enabled: false } },
-    { ...crd({ enableNodePort: true, bpfMasquerade: true }), kubeProxy: { enabled: false } },
-  ],
   "cluster-name": [{}, { clusterName: "other.k8s.local" }],
 };
 

@@ -1,5 +1,6 @@
-// Pulumi.yaml's config block and docs/cluster-config.md are generated from the schema, and docs/cilium.md's
-// differences from the chart from the parity test's list; stale files fail.
+// Pulumi.yaml's config block and docs/cluster-config.md are generated from the schema, docs/cilium.md's
+// differences from the chart from the parity test's list, and the managed Cilium keys from the renderers;
+// stale files fail.
 import { expect } from "chai";
 import { readFileSync } from "fs";
 import { join } from "path";
@@ -9,6 +10,7 @@ import { runPlan } from "../../cli/plan/run";
 import { loadStackConfig, setPath } from "../../cli/plan/stackConfig";
 import { renderChartDifferences, withChartDifferences } from "../../devtools/codegen/chartDifferencesDoc";
 import { renderConfigDoc } from "../../devtools/codegen/configDoc";
+import { renderManagedKeysModule } from "../../devtools/codegen/managedKeysModule";
 import { renderPulumiYaml } from "../../devtools/codegen/pulumiYaml";
 import { DEFAULT_KUBERNETES_VERSION } from "../../catalogs/ciliumVersions";
 import { CONFIG_TREE } from "../../config/schema";
@@ -22,6 +24,10 @@ describe("generated files (npm run generate)", () => {
 
   it("docs/cluster-config.md is up to date", () => {
     expect(read("docs/cluster-config.md"), "run npm run generate").to.equal(renderConfigDoc(devStackKeys()));
+  });
+
+  it("config/ciliumManagedKeys.ts is up to date", () => {
+    expect(read("config/ciliumManagedKeys.ts"), "run npm run generate").to.equal(renderManagedKeysModule());
   });
 
   it("docs/cilium.md lists every difference from Cilium's chart the parity test allows, with its reason", () => {

@@ -9,7 +9,7 @@ import { supportedKubernetesRange } from "../../catalogs/ciliumVersions";
 import { AddonRenders, CLOUD_CONTROLLER, EBS_CSI_DRIVER, NODE_TERMINATION_HANDLER } from "./awsAddonCases";
 import { AWS_ADDON_DIFFERENCES, explainAwsAddon } from "./awsAddonDifferences";
 import { compareObjects } from "./compare";
-import type { IntendedDifference } from "../../components/cilium/chartDifferences";
+import type { IntendedDifference } from "../../components/cilium/intendedDifference";
 import { merge } from "../fixtures";
 
 const ADDONS: Record<string, AddonRenders> = {

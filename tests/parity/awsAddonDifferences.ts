@@ -2,7 +2,8 @@
  * The reviewed list of intended differences between the AWS add-ons' objects and what their charts render
  * for the same choices (tests/parity/awsAddonCases.ts), in the form of components/cilium/chartDifferences.ts.
  */
-import { explainIn, IntendedDifference } from "../../components/cilium/chartDifferences";
+import { explainIn } from "../../components/cilium/chartDifferences";
+import type { IntendedDifference } from "../../components/cilium/intendedDifference";
 
 const CCM = "DaemonSet/aws-cloud-controller-manager spec.template";
 const CONTROLLER = "Deployment/ebs-csi-controller spec.template";

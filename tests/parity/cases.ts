@@ -5,6 +5,7 @@
 import { existsSync } from "fs";
 import { join } from "path";
 import { renderCiliumManifests } from "../../components/cilium/ciliumManifests";
+import { CILIUM_FEATURES } from "../../components/cilium/features/ciliumFeatures";
 import { examples, PROJECT_DIR } from "../../cli/plan/examples";
 import { loadStackConfig, toRuntimeConfig } from "../../cli/plan/stackConfig";
 import { CILIUM_LINES, CiliumLine } from "../../catalogs/ciliumVersions";
@@ -76,7 +77,8 @@ const KUBE_PROXY: Record<string, Raw> = {
 /**
  * Every shipped line × IPAM (default, ENI) × kube-proxy replacement (off, on) × the routing the IPAM mode
  * allows, with one control-plane node; and with 3 control-plane nodes (two operator replicas) for each line,
- * IPAM mode and kube-proxy choice, where the operator's replicas and placement change.
+ * IPAM mode and kube-proxy choice, where the operator's replicas and placement change. Then, on every line,
+ * each Cilium feature's cases (components/cilium/features/).
  */
 function matrix(): Case[] {
   const out: Case[] = [];
@@ -95,6 +97,11 @@ function matrix(): Case[] {
           add(`${routing}, 1 control-plane node`, routingEdit);
         const [routing, routingEdit] = Object.entries(routings)[0];
         add(`${routing}, 3 control-plane nodes`, routingEdit, { controlPlane: { count: 3 } });
+      }
+    for (const feature of CILIUM_FEATURES)
+      for (const [name, edit] of Object.entries(feature.cases.on)) {
+        const raw = merge(merge(baseConfig(), onLine), edit);
+        out.push({ name: `Cilium ${line.line}, ${name}`, spec: validSpec(raw, REGION) });
       }
   }
   return out;

@@ -1,13 +1,16 @@
 /**
- * The chart values that make the same choices as a spec: IPAM mode, routing, masquerade (and BPF masquerade), kube-proxy
+ * The chart values that make the same choices as a spec: IPAM mode, routing, masquerade, kube-proxy
  * replacement, cluster name, API host and port, operator replicas and placement (a literal, see below),
- * the ENI tags and subnet filter, `extraConfig`, and `envoy.enabled=false` (the program runs Envoy inside
- * the agent). Everything else stays at the chart's defaults, so every other difference shows.
+ * the ENI tags and subnet filter, `extraConfig`, `envoy.enabled=false` (the program runs Envoy inside
+ * the agent), Hubble off, and then each Cilium feature's own values. Everything else stays at the chart's
+ * defaults, so every other difference shows.
  */
 import { ciliumClusterName } from "../../components/cilium/clusterName";
 import { CILIUM_IPAM_MODE, eniTags } from "../../components/cilium/configMap";
+import { CILIUM_FEATURES } from "../../components/cilium/features/ciliumFeatures";
 import { NODE_SUBNET_TAG } from "../../components/tags";
 import type { ClusterSpec } from "../../config/types";
+import { merge } from "../fixtures";
 
 /**
  * What a chart user sets for the operator placement kept from kOps's design, written here as a literal and
@@ -21,17 +24,17 @@ export function chartValues(spec: ClusterSpec, apiHost: string): Record<string, 
   const cilium = spec.networking.cilium;
   const eni = cilium.ipam === "eni";
   const clusterName = ciliumClusterName(spec.clusterName);
-  return {
+  const common: Record<string, unknown> = {
     cluster: { name: clusterName },
     ipam: { mode: CILIUM_IPAM_MODE[cilium.ipam] },
     routingMode: cilium.tunnel === "disabled" ? "native" : "tunnel",
     ...(cilium.tunnel !== "disabled" && { tunnelProtocol: cilium.tunnel }),
     enableIPv4Masquerade: !cilium.disableMasquerade,
-    ...(cilium.bpfMasquerade && { bpf: { masquerade: true } }),
     kubeProxyReplacement: String(cilium.enableNodePort),
     k8sServiceHost: apiHost,
     k8sServicePort: 443,
     envoy: { enabled: false },
+    hubble: { enabled: false },
     operator: {
       replicas: spec.controlPlane.count > 1 ? 2 : 1,
       ...(eni && { nodeSelector: KOPS_ENI_OPERATOR_NODE_SELECTOR }),
@@ -46,4 +49,8 @@ export function chartValues(spec: ClusterSpec, apiHost: string): Record<string, 
       },
     }),
   };
+  return CILIUM_FEATURES.reduce<Record<string, unknown>>(
+    (values, feature) => merge(values, feature.chartValues(spec)),
+    common,
+  );
 }

@@ -9,7 +9,8 @@ import { expect } from "chai";
 import { cases, chartObjects, programObjects } from "./cases";
 import type { ClusterSpec } from "../../config/types";
 import { compareObjects, Difference, KubeObject } from "./compare";
-import { explain, INTENDED_DIFFERENCES, IntendedDifference } from "../../components/cilium/chartDifferences";
+import { explain, INTENDED_DIFFERENCES } from "../../components/cilium/chartDifferences";
+import type { IntendedDifference } from "../../components/cilium/intendedDifference";
 
 function withPodSpec(o: KubeObject, podSpec: object): KubeObject {
   const spec = o.spec as { template: object };

@@ -1,0 +1,46 @@
+/**
+ * A Cilium feature: one option of `networking.cilium` and everything it adds to Cilium's objects, in one
+ * module of this folder, listed once in `ciliumFeatures.ts`. The renderers, the managed-key table
+ * (config/ciliumManagedKeys.ts, generated), the parity test and docs/cilium.md read the list.
+ */
+import type { ClusterSpec } from "../../../config/types";
+import type { K8sObject } from "../../k8s/object";
+import type { IntendedDifference } from "../intendedDifference";
+import type { CiliumRelease } from "../../../catalogs/ciliumVersions";
+
+/** What a feature adds to the agent's pod: its container's ports and mounts, and the pod's volumes. */
+export interface AgentAdditions {
+  ports: object[];
+  volumeMounts: object[];
+  volumes: object[];
+}
+
+/** Where a feature's objects go: Cilium's namespace, and the release (with its chart's digests, if recorded). */
+export interface ObjectContext {
+  namespace: string;
+  release: CiliumRelease | undefined;
+}
+
+/** A config edit, as a stack file writes it (`{ networking: { cilium: { ... } } }`). */
+export type ConfigEdit = Record<string, unknown>;
+
+export interface CiliumFeature {
+  name: string;
+  /** The `cilium-config` keys it renders, each with the config key that sets it: `extraConfig` may not set them. */
+  managedKeys: Readonly<Record<string, string>>;
+  /** Its `cilium-config` keys for a spec (none when off). */
+  config: (spec: ClusterSpec) => Record<string, string>;
+  /** What it adds to the agent's pod, when on. */
+  agent?: (spec: ClusterSpec) => AgentAdditions;
+  /** Its own objects, when on: what must exist first, then its workloads. */
+  objects?: (spec: ClusterSpec, where: ObjectContext) => { foundation: K8sObject[]; workloads: K8sObject[] };
+  /** The chart values that make the same choice, for the parity test against Cilium's chart. */
+  chartValues: (spec: ClusterSpec) => Record<string, unknown>;
+  /**
+   * Config edits that turn it on, each checked against the chart on every shipped line, and `off`, the edit
+   * that turns it off again (the managed-key test renders both).
+   */
+  cases: { on: Readonly<Record<string, ConfigEdit>>; off: ConfigEdit };
+  /** Its reviewed differences from the chart, listed in docs/cilium.md. */
+  intendedDifferences?: readonly IntendedDifference[];
+}

@@ -1,0 +1,5 @@
+/** Every Cilium feature, listed once: each is a module of this folder (ciliumFeature.ts). */
+import { bpfMasquerade } from "./bpfMasquerade";
+import type { CiliumFeature } from "./ciliumFeature";
+
+export const CILIUM_FEATURES: readonly CiliumFeature[] = [bpfMasquerade];
