@@ -6,7 +6,10 @@
  */
 import { DaemonSet, DaemonSetArgs } from "@pulumi/kubernetes/apps/v1/daemonSet";
 import { Deployment, DeploymentArgs } from "@pulumi/kubernetes/apps/v1/deployment";
+import { CronJob, CronJobArgs } from "@pulumi/kubernetes/batch/v1/cronJob";
+import { Job, JobArgs } from "@pulumi/kubernetes/batch/v1/job";
 import { ConfigMap, ConfigMapArgs } from "@pulumi/kubernetes/core/v1/configMap";
+import { Service, ServiceArgs } from "@pulumi/kubernetes/core/v1/service";
 import { ServiceAccount, ServiceAccountArgs } from "@pulumi/kubernetes/core/v1/serviceAccount";
 import { PodDisruptionBudget, PodDisruptionBudgetArgs } from "@pulumi/kubernetes/policy/v1/podDisruptionBudget";
 import { ClusterRole, ClusterRoleArgs } from "@pulumi/kubernetes/rbac/v1/clusterRole";
@@ -26,12 +29,15 @@ type Declare = (name: string, object: ObjectInputs, opts: pulumi.CustomResourceO
 const DECLARE = {
   ServiceAccount: (n, o, opts) => new ServiceAccount(n, o as unknown as ServiceAccountArgs, opts),
   ConfigMap: (n, o, opts) => new ConfigMap(n, o as unknown as ConfigMapArgs, opts),
+  Service: (n, o, opts) => new Service(n, o as unknown as ServiceArgs, opts),
   ClusterRole: (n, o, opts) => new ClusterRole(n, o as unknown as ClusterRoleArgs, opts),
   ClusterRoleBinding: (n, o, opts) => new ClusterRoleBinding(n, o as unknown as ClusterRoleBindingArgs, opts),
   Role: (n, o, opts) => new Role(n, o as unknown as RoleArgs, opts),
   RoleBinding: (n, o, opts) => new RoleBinding(n, o as unknown as RoleBindingArgs, opts),
   DaemonSet: (n, o, opts) => new DaemonSet(n, o as unknown as DaemonSetArgs, opts),
   Deployment: (n, o, opts) => new Deployment(n, o as unknown as DeploymentArgs, opts),
+  Job: (n, o, opts) => new Job(n, o as unknown as JobArgs, opts),
+  CronJob: (n, o, opts) => new CronJob(n, o as unknown as CronJobArgs, opts),
   PodDisruptionBudget: (n, o, opts) => new PodDisruptionBudget(n, o as unknown as PodDisruptionBudgetArgs, opts),
   CSIDriver: (n, o, opts) => new CSIDriver(n, o as unknown as CSIDriverArgs, opts),
   StorageClass: (n, o, opts) => new StorageClass(n, o as unknown as StorageClassArgs, opts),
