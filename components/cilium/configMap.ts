@@ -92,7 +92,8 @@ export function renderCiliumConfig(spec: ClusterSpec): Record<string, string> {
     "kube-proxy-replacement": String(cilium.enableNodePort),
     ...(cilium.enableNodePort && { "kube-proxy-replacement-healthz-bind-address": "" }),
     "enable-ipv4-masquerade": String(!cilium.disableMasquerade),
-    // No Hubble, and no policy secrets sync (no TLS-interception policies, Ingress or Gateway API here).
+    // Hubble off unless its feature turns it on (features/), where the chart's default turns it on; and no
+    // policy secrets sync (no TLS-interception policies, Ingress or Gateway API here).
     "enable-hubble": "false",
     "enable-policy-secrets-sync": "false",
     ...routingKeys(spec),
