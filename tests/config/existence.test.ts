@@ -71,12 +71,12 @@ describe("values that must exist upstream", () => {
 
   it("an extraConfig key Cilium does not read says what it was meant to be, and moves its value there", () => {
     const config = configWith();
-    setPath(config, "networking.cilium.extraConfig.enable-hubbel", "true", "string");
+    setPath(config, "networking.cilium.extraConfig.policy-audit-mdoe", "true", "string");
     expect(report(config)).to.deep.equal([
-      "networking.cilium.extraConfig.enable-hubbel: Forbidden: not an option Cilium 1.20 reads " +
-        '(catalogs/recorded/ciliumOptionsRecord.ts); it would be ignored; did you mean "enable-hubble"? ' +
-        "(fix: pulumi config rm --path 'networking.cilium.extraConfig.enable-hubbel' && " +
-        "pulumi config set --path 'networking.cilium.extraConfig.enable-hubble' --type string 'true')",
+      "networking.cilium.extraConfig.policy-audit-mdoe: Forbidden: not an option Cilium 1.20 reads " +
+        '(catalogs/recorded/ciliumOptionsRecord.ts); it would be ignored; did you mean "policy-audit-mode"? ' +
+        "(fix: pulumi config rm --path 'networking.cilium.extraConfig.policy-audit-mdoe' && " +
+        "pulumi config set --path 'networking.cilium.extraConfig.policy-audit-mode' --type string 'true')",
     ]);
   });
 

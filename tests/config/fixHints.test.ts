@@ -80,7 +80,7 @@ const BROKEN: Record<string, (config: StackConfig) => void> = {
     c["cilium-cluster:network"] = { availabilityZones: ["us-iso-east-1a", "us-iso-east-1b"] };
   },
   "a duplicate zone": (c) => setPath(c, "network.availabilityZones[1]", "us-east-1a"),
-  "a misspelt extraConfig key": (c) => setPath(c, "networking.cilium.extraConfig.enable-hubbel", "true", "string"),
+  "a misspelt extraConfig key": (c) => setPath(c, "networking.cilium.extraConfig.policy-audit-mdoe", "true", "string"),
   "an extraConfig key nothing resembles": (c) => setPath(c, "networking.cilium.extraConfig.zzzzzzzz", "1", "string"),
   "a misspelt region": (c) => {
     c["aws:region"] = "us-eest-1";

@@ -179,11 +179,11 @@ const cases: RuleCase[] = [
   },
   {
     rule: "extraConfig keys are options the Cilium line reads",
-    ok: { networking: { cilium: { extraConfig: { "bpf-lb-algorithm": "maglev", "enable-hubble": "true" } } } },
-    bad: { networking: { cilium: { extraConfig: { "Bad Key": "x", "enable-hubbel": "true" } } } },
+    ok: { networking: { cilium: { extraConfig: { "bpf-lb-algorithm": "maglev", "policy-audit-mode": "true" } } } },
+    bad: { networking: { cilium: { extraConfig: { "Bad Key": "x", "policy-audit-mdoe": "true" } } } },
     expected: [
       'Forbidden::networking.cilium.extraConfig["Bad Key"]',
-      "Forbidden::networking.cilium.extraConfig.enable-hubbel",
+      "Forbidden::networking.cilium.extraConfig.policy-audit-mdoe",
     ],
   },
   {

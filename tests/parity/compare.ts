@@ -55,7 +55,8 @@ function flatten(value: unknown, path: string, out: Leaves): void {
     for (const k of keys) flatten(value[k], path ? `${path}.${k}` : k, out);
     return;
   }
-  out.set(path, JSON.stringify(value));
+  // A null is an absent field, as the API server stores it (the chart writes `annotations: null`).
+  if (value !== null) out.set(path, JSON.stringify(value));
 }
 
 /** What a role's rules grant, one string per (group, resource, verb, resource name). */
@@ -79,7 +80,13 @@ function leavesOf(o: KubeObject): Leaves {
   return out;
 }
 
-const id = (o: KubeObject) => `${o.kind}/${o.metadata.name}`;
+/**
+ * A Job is named after its spec's checksum (the chart's `hubble-generate-certs-<10 hex>`, so that a new spec
+ * is a new Job): each side's checksum is its own, so Jobs compare by the name before it.
+ */
+const JOB_CHECKSUM = /-[0-9a-f]{10}$/;
+const id = (o: KubeObject) =>
+  `${o.kind}/${o.kind === "Job" ? o.metadata.name.replace(JOB_CHECKSUM, "") : o.metadata.name}`;
 
 export function compareObjects(
   chart: KubeObject[],
