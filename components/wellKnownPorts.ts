@@ -25,6 +25,12 @@ export const CILIUM_HEALTH = 4240;
  */
 export const CILIUM_AGENT_HEALTH = 9879;
 export const CILIUM_OPERATOR_HEALTH = 9234;
+/**
+ * Hubble's server in each agent, on the host network (`hubble-listen-address`), where the relay reaches every
+ * node; and the port of its `hubble-peer` Service.
+ */
+export const HUBBLE_SERVER = 4244;
+export const HUBBLE_PEER_SERVICE = 443;
 /** Cilium's tunnel ports: VXLAN on Linux's 8472 (not IANA's 4789), Geneve on 6081. */
 export const CILIUM_TUNNEL = { vxlan: 8472, geneve: 6081 } as const;
 /**

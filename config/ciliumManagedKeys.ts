@@ -15,4 +15,10 @@ export const MANAGED_CILIUM_KEYS: Readonly<Record<string, string>> = {
   "kube-proxy-replacement": "networking.cilium.enableNodePort",
   "cluster-name": "clusterName",
   "enable-bpf-masquerade": "networking.cilium.bpfMasquerade",
+  "enable-hubble": "networking.cilium.hubble.enabled",
+  "hubble-listen-address": "networking.cilium.hubble.enabled",
+  "hubble-disable-tls": "networking.cilium.hubble.enabled",
+  "hubble-tls-cert-file": "networking.cilium.hubble.enabled",
+  "hubble-tls-key-file": "networking.cilium.hubble.enabled",
+  "hubble-tls-client-ca-files": "networking.cilium.hubble.enabled",
 };

@@ -214,6 +214,28 @@ export const CONFIG_SCHEMA = {
               "which saves the node's netfilter connection tracking for it.",
             rules: ["requires `enableNodePort: true`", "requires masquerading (`disableMasquerade: false`)"],
           },
+          hubble: {
+            kind: "object",
+            description:
+              "Hubble, Cilium's flow observability (docs/cilium.md, Hubble). Its TLS certificates are made in the " +
+              "cluster by Cilium's `certgen` (a Job, renewed every four months by a CronJob), never in Pulumi's state.",
+            fields: {
+              enabled: {
+                kind: "boolean",
+                default: false,
+                description:
+                  "Runs Hubble's server in every agent, on port 4244 of each node, behind the `hubble-peer` Service.",
+              },
+              relay: {
+                kind: "boolean",
+                default: false,
+                description:
+                  "Runs Hubble Relay (`hubble-relay` in `kube-system`, port 80), which gathers every node's flows for " +
+                  "the `hubble` CLI.",
+                rules: ["requires `hubble.enabled: true`"],
+              },
+            },
+          },
           extraConfig: {
             kind: "map",
             example: { "policy-audit-mode": "true" },

@@ -40,6 +40,12 @@ export function validateCilium(spec: ClusterSpec, path = "networking.cilium"): F
     errors.push(withSuggestion(e, "false"));
   }
 
+  // The relay gathers the agents' Hubble servers: without them it has nothing to connect to.
+  if (cilium.hubble.relay && !cilium.hubble.enabled) {
+    const e = forbidden(child(child(path, "hubble"), "relay"), "Hubble Relay requires Hubble (hubble.enabled: true)");
+    errors.push(withSuggestion(e, "false"));
+  }
+
   if (eniMode(cilium)) {
     if (!cilium.disableMasquerade) {
       const e = forbidden(child(path, "disableMasquerade"), "Masquerade must be disabled when ENI IPAM is used");

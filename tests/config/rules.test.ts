@@ -112,6 +112,12 @@ const cases: RuleCase[] = [
     expected: ["Forbidden::networking.cilium.bpfMasquerade"],
   },
   {
+    rule: "Hubble Relay needs Hubble",
+    ok: { networking: { cilium: { hubble: { enabled: true, relay: true } } } },
+    bad: { networking: { cilium: { hubble: { relay: true } } } },
+    expected: ["Forbidden::networking.cilium.hubble.relay"],
+  },
+  {
     rule: "native routing needs ENI",
     ok: { networking: { cilium: { tunnel: "disabled" } } },
     bad: merge(nonEni, { networking: { cilium: { tunnel: "disabled" } } }),
