@@ -2,15 +2,14 @@
  * The cluster, as a Pulumi component other programs declare as they declare pulumi-eks's `eks.Cluster`:
  * `new Cluster(name, { config, applied })`, with the stack's default AWS provider (`aws:region`). Its config
  * is validated, with every error at once, before anything is declared (the component itself included); then
- * it declares the network, the roles, the node groups and the add-ons (addons.ts) as its children, and its
+ * it declares the network, the roles, the node groups and the add-ons (features.ts) as its children, and its
  * outputs are properties. index.ts declares one from the stack config and exports its outputs as the stack's.
  */
 import * as pulumi from "@pulumi/pulumi";
 import { lookupCoordinates } from "./awsCoordinates";
-import { ADDONS } from "./addons";
+import { ADDONS, STATEMENT_SOURCES } from "./features";
 import { ciliumClusterName } from "./cilium/clusterName";
 import { MasterIamRole, NodeIamRole } from "./iam/instanceRole";
-import { STATEMENT_SOURCES } from "./statementSources";
 import { clusterAddons, deployerApi } from "./k8s/clusterAddons";
 import { ApiDns } from "./network/apiDns";
 import { ClusterNetwork } from "./network/clusterNetwork";

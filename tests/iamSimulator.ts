@@ -1,7 +1,7 @@
 /** The IAM policy simulator, shared by the IAM tests: may a role with these identity policies make this call? */
 import { runSimulation } from "@cloud-copilot/iam-simulate";
 import type { PolicyDocument } from "../components/iam/policyDocument";
-import { STATEMENT_SOURCES } from "../components/statementSources";
+import { STATEMENT_SOURCES } from "../components/features";
 import { rolePolicies } from "../components/iam/rolePolicies";
 import type { AwsCoordinates, RoleKind } from "../components/iam/statementSource";
 import type { ClusterSpec } from "../config/types";

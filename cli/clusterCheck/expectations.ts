@@ -5,7 +5,7 @@
  * list), and in ENI mode a CiliumNode per node. Pure.
  */
 import type { ClusterSpec } from "../../config/types";
-import { ADDONS } from "../../components/addons";
+import { ADDONS } from "../../components/features";
 import type { StagedObjects } from "../../components/k8s/stages";
 import { InstanceGroup, instanceGroups } from "../../components/nodes/instanceGroups";
 import { eniMode } from "../../config/eniMode";
@@ -30,7 +30,7 @@ export interface Expectations {
 }
 
 /**
- * The add-ons the program declares for a spec (components/addons.ts), each as its renderer draws it. The API
+ * The add-ons the program declares for a spec (components/features.ts), each as its renderer draws it. The API
  * endpoint and the queue's URL only fill environment values, never a workload's name or kind.
  */
 export function addonRenders(spec: ClusterSpec, apiEndpoint = "", queueUrl = ""): [string, StagedObjects][] {

@@ -13,7 +13,7 @@ import { operatorObjects } from "./operator";
 import { rbac, serviceAccounts } from "./ciliumRbac";
 import type { WorkloadContext } from "./workloadContext";
 import { eniMode } from "../../config/eniMode";
-import type { AgentAdditions } from "./features/ciliumFeature";
+import type { AgentAdditions } from "./features/ciliumFeatureShape";
 import { CILIUM_FEATURES } from "./features/ciliumFeatures";
 
 export const CILIUM_NAMESPACE = "kube-system";

@@ -1,5 +1,5 @@
 /** What the agent and operator renderers share: images, API endpoint environment, config checksum. */
-import type { AgentAdditions } from "./features/ciliumFeature";
+import type { AgentAdditions } from "./features/ciliumFeatureShape";
 import type { PodTraits } from "./lines/releaseLines";
 
 export interface WorkloadContext {

@@ -2,7 +2,7 @@
  * An instance role: IAM role with the EC2 trust policy, one customer-managed policy per feature attached to
  * it, and an instance profile. `MasterIamRole` (control plane) and `NodeIamRole` (workers) are the two kinds;
  * the policy documents are composed in `rolePolicies.ts` from the statement sources it is given, one per
- * feature (each in its feature's folder, listed in components/statementSources.ts). Managed
+ * feature (each in its feature's folder, listed in components/features.ts). Managed
  * policies rather than one inline policy: a role's inline policies share 10,240 characters, which the
  * control plane's outgrows with a long cluster name; each managed policy has 6,144 of its own.
  */

@@ -5,7 +5,7 @@ import { attachedPolicies, may } from "../iamSimulator";
 import type { AwsCoordinates } from "../../components/iam/rolePolicies";
 import type { PolicyDocument } from "../../components/iam/policyDocument";
 import { policyDocument } from "../../components/iam/policyDocument";
-import { STATEMENT_SOURCES } from "../../components/statementSources";
+import { STATEMENT_SOURCES } from "../../components/features";
 import { ciliumEni, eniActions, ENI_ACTIONS } from "../../components/cilium/ciliumEniRights";
 import { SESSION_MANAGER_ACTIONS } from "../../components/nodes/sessionManagerRights";
 import { nodeBootstrap } from "../../components/nodes/nodeBootstrapRights";

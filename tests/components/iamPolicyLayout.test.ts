@@ -11,7 +11,7 @@ import {
   rolePolicies,
   roleSources,
 } from "../../components/iam/rolePolicies";
-import { STATEMENT_SOURCES } from "../../components/statementSources";
+import { STATEMENT_SOURCES } from "../../components/features";
 import type { AwsCoordinates } from "../../components/iam/statementSource";
 import { readRawConfig } from "../../config/read";
 import type { ClusterSpec } from "../../config/types";

@@ -3,7 +3,7 @@
  * masquerading, as the chart leaves it unless `bpf.masquerade` is set. The agent refuses it without its
  * NodePort handling or with masquerading off (config/validation/cilium.ts).
  */
-import type { CiliumFeature } from "./ciliumFeature";
+import type { CiliumFeature } from "./ciliumFeatureShape";
 
 const onCrd = { ipam: "crd", disableMasquerade: false, enableNodePort: true };
 

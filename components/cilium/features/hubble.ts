@@ -16,7 +16,7 @@ import type { ClusterSpec } from "../../../config/types";
 import type { K8sObject } from "../../k8s/object";
 import { HUBBLE_PEER_SERVICE, HUBBLE_SERVER } from "../../wellKnownPorts";
 import { ciliumClusterName } from "../clusterName";
-import type { CiliumFeature } from "./ciliumFeature";
+import type { CiliumFeature } from "./ciliumFeatureShape";
 
 const REGISTRY = "quay.io/cilium";
 const TLS_DIR = "/var/lib/cilium/tls/hubble";

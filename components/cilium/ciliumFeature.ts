@@ -1,0 +1,17 @@
+/** Cilium, the CNI: always on; in ENI mode its operator's EC2 calls on the control plane's role. */
+import type { Feature } from "../feature";
+import { CiliumAddon } from "./ciliumAddon";
+import { ciliumEni } from "./ciliumEniRights";
+import { renderCiliumManifests } from "./ciliumManifests";
+
+export const ciliumFeature: Feature = {
+  name: "cilium",
+  rights: [ciliumEni],
+  addon: {
+    enabled: () => true,
+    render: (spec, { apiEndpoint }) => renderCiliumManifests(spec, apiEndpoint),
+    declare: ({ spec, apiEndpoint, delivery, addonOpts }) => ({
+      ciliumConfigChecksum: new CiliumAddon("cilium", { spec, apiEndpoint, delivery }, addonOpts).configChecksum,
+    }),
+  },
+};

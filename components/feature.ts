@@ -1,0 +1,47 @@
+/**
+ * A feature of the cluster, as the registry (features.ts) lists it: its AWS permissions, and what it runs in
+ * the cluster, if anything. Each feature's entry lives in its own folder; the Cluster declares the add-ons
+ * and gives the roles the permissions of every entry, and validate-cluster expects the add-ons' workloads.
+ */
+import type * as pulumi from "@pulumi/pulumi";
+import type { ClusterSpec } from "../config/types";
+import type { AwsCoordinates, StatementSource } from "./iam/statementSource";
+import type { AddonDelivery } from "./k8s/delivery";
+import type { StagedObjects } from "./k8s/stages";
+
+/** What an add-on's objects hold beside the spec: values known only once deployed, in env values alone. */
+export interface AddonInputs {
+  /** The API's internal name: agents and controllers reach the API there before Service addresses route. */
+  apiEndpoint: string;
+  /** The URL of the drain's queue. */
+  queueUrl: string;
+}
+
+export interface AddonContext {
+  spec: ClusterSpec;
+  apiEndpoint: pulumi.Input<string>;
+  coordinates: pulumi.Output<AwsCoordinates>;
+  /** How the objects reach the cluster (`addons.applyFrom`). */
+  delivery: AddonDelivery;
+  /** The add-on component's options: the cluster's Kubernetes provider, or what it waits for. */
+  addonOpts: pulumi.ComponentResourceOptions;
+  /** The options of AWS resources an add-on declares beside its objects. */
+  awsOpts: pulumi.ComponentResourceOptions;
+}
+
+export interface Addon {
+  enabled: (spec: ClusterSpec) => boolean;
+  /** Its objects as its component renders them. */
+  render: (spec: ClusterSpec, inputs: AddonInputs) => StagedObjects;
+  /** Declares it in the cluster; what it returns joins the Cluster's outputs. */
+  declare: (context: AddonContext) => Record<string, pulumi.Output<string>>;
+}
+
+export interface Feature {
+  /** Its name; an add-on's component takes it, and validate-cluster reports its workloads under it. */
+  name: string;
+  /** The AWS permissions its parts call with, per role (docs/iam.md); none for a feature that calls no AWS API. */
+  rights: readonly StatementSource[];
+  /** What it runs in the cluster. */
+  addon?: Addon;
+}
