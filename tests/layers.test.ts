@@ -1,6 +1,7 @@
 // The layers STYLE.md and the layout in docs/development.md promise, read from the tree: config/ and
 // catalogs/ import nothing of components/; the program never imports the tools in cli/ or devtools/; no two
-// folders of components/ import each other. Type-only imports count: they tie the folders all the same.
+// folders of components/ import each other; the shared infrastructure reaches no feature. Type-only imports
+// count: they tie the folders all the same.
 import { expect } from "chai";
 import { readFileSync } from "fs";
 import { dirname, join, relative } from "path";
@@ -51,6 +52,35 @@ function tiedBothWays(edges: { from: string; to: string }[]): string[] {
     });
 }
 
+/** The shared infrastructure of components/; every other folder there is a feature's. */
+const INFRASTRUCTURE = ["network", "iam", "nodes", "k8s"];
+
+/** Each path from an infrastructure file to a feature's file, through any chain of imports. */
+function infrastructureReachingFeatures(edges: { from: string; to: string }[]): string[] {
+  const next = new Map<string, string[]>();
+  for (const { from, to } of edges) {
+    const key = from.replace(/\.ts$/, "");
+    next.set(key, [...(next.get(key) ?? []), to]);
+  }
+  const isInfrastructure = (path: string) => INFRASTRUCTURE.includes(componentFolder(path) ?? "");
+  const isFeature = (path: string) => componentFolder(path) !== undefined && !isInfrastructure(path);
+  const found: string[] = [];
+  for (const start of new Set(edges.map((e) => e.from.replace(/\.ts$/, "")).filter(isInfrastructure))) {
+    const seen = new Set([start]);
+    const queue = [[start]];
+    while (queue.length > 0) {
+      const chain = queue.shift()!;
+      for (const to of next.get(chain[chain.length - 1]) ?? []) {
+        if (seen.has(to)) continue;
+        seen.add(to);
+        if (isFeature(to)) found.push([...chain, to].join(" → "));
+        else queue.push([...chain, to]);
+      }
+    }
+  }
+  return found;
+}
+
 describe("layers", () => {
   const edges = importEdges();
 
@@ -68,6 +98,21 @@ describe("layers", () => {
   it("no two folders of components/ import each other", () => {
     expect(edges.length).to.be.greaterThan(500);
     expect(tiedBothWays(edges)).to.deep.equal([]);
+  });
+
+  it("the shared infrastructure (network, IAM roles, nodes, the Kubernetes layer) reaches no feature", () => {
+    expect(infrastructureReachingFeatures(edges)).to.deep.equal([]);
+  });
+
+  it("finds infrastructure that reaches a feature through another file", () => {
+    const edges = [
+      { from: "components/nodes/a.ts", to: "components/registry" },
+      { from: "components/registry.ts", to: "components/drain/b" },
+      { from: "components/drain/c.ts", to: "components/nodes/a" },
+    ];
+    expect(infrastructureReachingFeatures(edges)).to.deep.equal([
+      "components/nodes/a → components/registry → components/drain/b",
+    ]);
   });
 
   it("finds two folders that import each other", () => {

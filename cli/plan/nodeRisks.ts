@@ -6,8 +6,7 @@
  * etcd hook a control-plane instance waits until its member has left; a group without the drain hook has
  * its pods ended with no drain.
  */
-import { ETCD_LIFECYCLE_HOOK } from "../../components/nodes/lifecycleHooks";
-import { DRAIN_LIFECYCLE_HOOK } from "../../components/drain/nodeTerminationHandlerEvents";
+import { DRAIN_LIFECYCLE_HOOK, ETCD_LIFECYCLE_HOOK } from "../../components/nodes/lifecycleHooks";
 import { INSTANCE_GROUP_TAG } from "../../catalogs/kopsTagKeys";
 import { ASG, groupOf, inputsOf, isControlPlane, LAUNCH_TEMPLATE, terminationHooks } from "./clusterFacts";
 import type { PlanDiff, ResourceChange } from "./diff";

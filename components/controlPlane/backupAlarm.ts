@@ -8,17 +8,7 @@ import { MetricAlarm, MetricAlarmArgs } from "@pulumi/aws/cloudwatch/metricAlarm
 import type * as pulumi from "@pulumi/pulumi";
 import type { ClusterSpec } from "../../config/types";
 import { clusterTags } from "../tags";
-
-/**
- * The metric the leader puts after each upload: the prefix of its namespace, its name, and its one dimension.
- * Each cluster has a namespace of its own (snapshotMetricNamespace), which is what IAM can scope
- * `PutMetricData` to: with a shared one, a cluster's nodes could feed another cluster's alarm.
- */
-export const SNAPSHOT_METRIC = {
-  namespacePrefix: "cilium-cluster",
-  name: "EtcdSnapshotsUploaded",
-  dimension: "ClusterName",
-} as const;
+import { SNAPSHOT_METRIC } from "../nodes/controlPlaneNames";
 
 /** The cluster's own metric namespace (bootstrap/etcd.sh builds the same from its facts). */
 export const snapshotMetricNamespace = (clusterName: string) => `${SNAPSHOT_METRIC.namespacePrefix}/${clusterName}`;

@@ -3,15 +3,7 @@
  * bucket itself agree. One bucket per cluster, account and region (bucket names are global).
  */
 import { awsName } from "../naming";
-
-/** Where snapshots go in the bucket, named by time (`etcd/<UTC yyyymmddThhmmssZ>.db`); only the control plane writes there. */
-export const SNAPSHOT_PREFIX = "etcd/";
-
-/**
- * The newest snapshot again, under a fixed key (etcd-backup.sh's etcd_latest_key): each upload replaces its
- * current version, which never expires, so an outage longer than the retention period still leaves one.
- */
-export const LATEST_SNAPSHOT_KEY = "latest/etcd.db";
+import { LATEST_SNAPSHOT_KEY, SNAPSHOT_PREFIX } from "../nodes/controlPlaneNames";
 
 /** Replaced versions of the fixed key S3 keeps beyond the retention period (S3 allows at most 100). */
 export const LATEST_KEPT_VERSIONS = 3;

@@ -13,8 +13,8 @@ import {
   ENCRYPTION_KEYS_PARAMETER,
   INIT_RECORD_PARAMETER,
   SHARED_PKI_PARAMETER,
-} from "./controlPlaneNames";
-import { parameterPrefix } from "../secrets/paths";
+} from "../nodes/controlPlaneNames";
+import { parameterPrefix } from "../nodes/secretPaths";
 import { declareBackupAlarm } from "./backupAlarm";
 import { declareBackupBucket } from "./etcdBackups";
 

@@ -8,11 +8,13 @@ import {
   CLUSTER_CA_PARAMETER,
   ENCRYPTION_KEYS_PARAMETER,
   INIT_RECORD_PARAMETER,
+  LATEST_SNAPSHOT_KEY,
   SHARED_PKI_PARAMETER,
-} from "./controlPlaneNames";
+  SNAPSHOT_PREFIX,
+} from "../nodes/controlPlaneNames";
 import { snapshotMetricNamespace } from "./backupAlarm";
-import { backupBucketName, LATEST_SNAPSHOT_KEY, SNAPSHOT_PREFIX } from "./backupBucket";
-import { parameterKeyStatement, parameterPrefix } from "../secrets/paths";
+import { backupBucketName } from "./backupBucket";
+import { parameterKeyStatement, parameterPrefix } from "../nodes/secretPaths";
 import type { Statement } from "../iam/policyDocument";
 import type { AwsCoordinates, StatementSource } from "../iam/statementSource";
 

@@ -5,15 +5,7 @@
  */
 import type { AwsCoordinates } from "../iam/statementSource";
 import { awsName } from "../naming";
-
-/**
- * The drain hook of every group: Auto Scaling holds a terminating instance (instance refresh, scale-in, the
- * group's deletion) until aws-node-termination-handler has cordoned and drained its node, respecting
- * PodDisruptionBudgets, and completed the action, or the heartbeat timeout runs out and Auto Scaling goes on
- * (components/drain). Auto Scaling sends the action to EventBridge, whose rule takes only this hook's
- * actions to the handler's queue: the handler completes every action it receives.
- */
-export const DRAIN_LIFECYCLE_HOOK = "nth-drain";
+import { DRAIN_LIFECYCLE_HOOK } from "../nodes/lifecycleHooks";
 
 export interface InterruptionRule {
   /** kOps's name of the rule, after the cluster's (`<cluster>-ASGLifecycle`). */

@@ -14,13 +14,8 @@ import type { StagedObjects } from "../k8s/stages";
 import { ownedTagKey } from "../../catalogs/kopsTagKeys";
 import { TIMEOUTS } from "../timeouts";
 import { NODE_TERMINATION_HANDLER_PROBES } from "../wellKnownPorts";
+import { NODE_TERMINATION_HANDLER } from "../nodes/nodeFacts";
 
-/**
- * The name of each of its objects, its account and its pods' `app.kubernetes.io/name`: the chart's, for a
- * release named after the chart. A terminating control-plane node knows the handler's pods by it (the
- * handler never evicts itself: bootstrap/drain.sh).
- */
-export const NODE_TERMINATION_HANDLER = "aws-node-termination-handler";
 const NAMESPACE = "kube-system";
 const RBAC = "rbac.authorization.k8s.io/v1";
 

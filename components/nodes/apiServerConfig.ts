@@ -14,7 +14,7 @@
  *   which RBAC then judges;
  * - an audit log (`--audit-policy-file`), rotated by the API server;
  * - the admins' tokens checked by aws-iam-authenticator on the same node (`--authentication-token-webhook-config-file`,
- *   components/adminAccess/authenticator.ts), in the webhook's v1beta1 TokenReview, the only version it serves.
+ *   components/nodes/authenticator.ts), in the webhook's v1beta1 TokenReview, the only version it serves.
  *
  * Pure.
  */

@@ -5,7 +5,7 @@
  */
 import { CILIUM_RESERVED_IPS, hostNetworkPods } from "../../catalogs/instanceTypes";
 import type { ClusterSpec } from "../../config/types";
-import { instanceCredentialPrefix, secretsKeyAlias } from "../secrets/paths";
+import { instanceCredentialPrefix, secretsKeyAlias } from "./secretPaths";
 import { nodeRoleName } from "../iam/roleNames";
 import { API_LISTENER } from "../wellKnownPorts";
 import type { InstanceGroup } from "./instanceGroups";

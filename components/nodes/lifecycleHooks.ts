@@ -17,9 +17,17 @@ import type { Group as AutoscalingGroup } from "@pulumi/aws/autoscaling/group";
 import { LifecycleHook } from "@pulumi/aws/autoscaling/lifecycleHook";
 import type * as awsInput from "@pulumi/aws/types/input";
 import type * as pulumi from "@pulumi/pulumi";
-import { DRAIN_LIFECYCLE_HOOK } from "../drain/nodeTerminationHandlerEvents";
 import { TIMEOUTS } from "../timeouts";
 import type { InstanceGroup } from "./instanceGroups";
+
+/**
+ * The drain hook of every group: Auto Scaling holds a terminating instance (instance refresh, scale-in, the
+ * group's deletion) until aws-node-termination-handler has cordoned and drained its node, respecting
+ * PodDisruptionBudgets, and completed the action, or the heartbeat timeout runs out and Auto Scaling goes on
+ * (components/drain). Auto Scaling sends the action to EventBridge, whose rule takes only this hook's
+ * actions to the handler's queue: the handler completes every action it receives.
+ */
+export const DRAIN_LIFECYCLE_HOOK = "nth-drain";
 
 /** A hook as the group declares it, without the group: the input of both ways of declaring it. */
 export type LifecycleHookSpec = awsInput.autoscaling.GroupInitialLifecycleHook & { name: string };

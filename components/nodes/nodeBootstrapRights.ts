@@ -3,7 +3,7 @@
  * the instance type's ENI limits.
  */
 import { CLUSTER_TAG, ROLE_TAGS } from "../../catalogs/kopsTagKeys";
-import { parameterArn, parameterKeyStatement, parameterPrefix, SecretAudience } from "../secrets/paths";
+import { parameterArn, parameterKeyStatement, parameterPrefix, SecretAudience } from "./secretPaths";
 import type { Statement } from "../iam/policyDocument";
 import type { RoleKind, StatementSource } from "../iam/statementSource";
 import { eniMode } from "../../config/eniMode";

@@ -30,7 +30,7 @@ export const TOOLS_DIR = "/usr/local/lib/cilium-cluster";
 export const API_PIN_MARK = "cilium-cluster-own-api-server";
 /**
  * kubeadm's group of cluster administrators, bound to `cluster-admin` by kubeadm init (1.29 and later): the
- * group the authenticator maps the cluster's admin role to (adminAccess/authenticator.ts), and of the
+ * group the authenticator maps the cluster's admin role to (nodes/authenticator.ts), and of the
  * credential a control-plane node mints to upgrade the cluster (bootstrap/upgrade.sh).
  */
 export const ADMIN_GROUP = "kubeadm:cluster-admins";
@@ -43,8 +43,14 @@ export const API_SERVER_CONFIG_DIR = `${KUBERNETES_DIR}/apiserver`;
 export const ENCRYPTION_CONFIG_FILE = `${API_SERVER_CONFIG_DIR}/encryption.yaml`;
 /**
  * The API server's `--authentication-token-webhook-config-file`: its kubeconfig for aws-iam-authenticator on
- * the same node (components/adminAccess/authenticator.ts), written by bootstrap/authenticator.sh.
+ * the same node (components/nodes/authenticator.ts), written by bootstrap/authenticator.sh.
  */
 export const AUTHENTICATOR_WEBHOOK_FILE = `${API_SERVER_CONFIG_DIR}/authenticator-webhook.yaml`;
 /** Where each control-plane node's API server writes its audit log, rotated by the API server itself. */
 export const AUDIT_LOG_DIR = "/var/log/kubernetes/audit";
+/**
+ * aws-node-termination-handler's name: of each of its objects, its account and its pods' `app.kubernetes.io/name`: the chart's, for a
+ * release named after the chart. A terminating control-plane node knows the handler's pods by it (the
+ * handler never evicts itself: bootstrap/drain.sh).
+ */
+export const NODE_TERMINATION_HANDLER = "aws-node-termination-handler";

@@ -5,11 +5,8 @@
  * data as it was: adding one rolls only the groups that use it. Pure.
  */
 import { createHash } from "crypto";
-import { SNAPSHOT_METRIC } from "../controlPlane/backupAlarm";
-import { NODE_TERMINATION_HANDLER } from "../drain/nodeTerminationHandlerManifests";
-import { LATEST_SNAPSHOT_KEY, SNAPSHOT_PREFIX } from "../controlPlane/backupBucket";
 import { CLUSTER_TAG, ROLE_TAGS } from "../../catalogs/kopsTagKeys";
-import { INSTANCE_CREDENTIAL_SESSION_TAG } from "../secrets/paths";
+import { INSTANCE_CREDENTIAL_SESSION_TAG } from "./secretPaths";
 import { TIMEOUTS } from "../timeouts";
 import { ETCD_CLIENT } from "../wellKnownPorts";
 import type { BootstrapConfig } from "./bootstrapConfig";
@@ -18,16 +15,17 @@ import {
   ADMIN_GROUP,
   API_PIN_MARK,
   AUTHENTICATOR_WEBHOOK_FILE,
-  JOINED_MARKER,
-  KUBEADM_JOINED_MARKER,
   ENCRYPTION_CONFIG_FILE,
+  JOINED_MARKER,
   JOIN_CREDENTIAL_FILE,
+  KUBEADM_JOINED_MARKER,
   KUBERNETES_DIR,
   NODE_ROLE_FILE,
+  NODE_TERMINATION_HANDLER,
   TOOLS_DIR,
 } from "./nodeFacts";
 import { shellQuote } from "./shell";
-import { SHARED_PKI_FILES } from "../controlPlane/controlPlaneNames";
+import { LATEST_SNAPSHOT_KEY, SHARED_PKI_FILES, SNAPSHOT_METRIC, SNAPSHOT_PREFIX } from "./controlPlaneNames";
 import { CONTROL_PLANE_STARTED_UNITS } from "./systemdUnits";
 import {
   AUTHENTICATOR_ADDRESS,
@@ -35,7 +33,7 @@ import {
   AUTHENTICATOR_PORT,
   AUTHENTICATOR_STATE_DIR,
   AUTHENTICATOR_UID,
-} from "../adminAccess/authenticator";
+} from "./authenticator";
 
 /** The shell variable of each bootstrap-config field: the compiler rejects a field left out. */
 export const SHELL_VARIABLES: { [K in keyof BootstrapConfig]-?: string } = {

@@ -8,7 +8,7 @@
  */
 import { stringify } from "yaml";
 import type { PodSecurityLevel } from "../../config/types";
-import { authenticatorFiles } from "../adminAccess/authenticator";
+import { authenticatorFiles } from "./authenticator";
 import { apiServerConfigFiles } from "./apiServerConfig";
 import type { BootstrapConfig } from "./bootstrapConfig";
 import { moduleSource } from "./bootstrapModuleFiles";

@@ -14,7 +14,7 @@ import type { ClusterSpec } from "../../config/types";
 import type { AwsCoordinates } from "../iam/statementSource";
 import { clusterTags } from "../tags";
 import { secretsKeyPolicy } from "./keyPolicy";
-import { secretsKeyAlias } from "./paths";
+import { secretsKeyAlias } from "../nodes/secretPaths";
 
 export interface ClusterSecretsArgs {
   spec: ClusterSpec;

@@ -12,7 +12,7 @@
  */
 import type { Condition } from "../iam/policyDocument";
 import type { AwsCoordinates } from "../iam/statementSource";
-import { instanceCredentialPrefix, parameterArn, parameterPrefix } from "./paths";
+import { instanceCredentialPrefix, parameterArn, parameterPrefix } from "../nodes/secretPaths";
 
 export interface KeyPolicyStatement {
   Sid: string;

@@ -10,7 +10,7 @@ import {
   instanceCredentialPrefix,
   INSTANCE_CREDENTIAL_SESSION_TAG,
   parameterArn,
-} from "./paths";
+} from "../nodes/secretPaths";
 import { nodeRoleName } from "../iam/roleNames";
 import type { ClusterSpec } from "../../config/types";
 import type { Statement } from "../iam/policyDocument";

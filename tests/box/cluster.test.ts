@@ -17,7 +17,7 @@ import { AGENT_PRE_ALLOCATION, ciliumNode } from "./ciliumNode";
 import { run, until } from "./run";
 import { cannotRun } from "../cannotRun";
 import { ADMIN_GROUP, JOIN_CREDENTIAL_FILE, KUBERNETES_DIR } from "../../components/nodes/nodeFacts";
-import { instanceCredentialPrefix, secretsKeyAlias } from "../../components/secrets/paths";
+import { instanceCredentialPrefix, secretsKeyAlias } from "../../components/nodes/secretPaths";
 import { adminRoleName } from "../../components/adminAccess/adminRoleFacts";
 import { AwsCredentials, clusterToken } from "../../components/adminAccess/clusterToken";
 import { MOCK_ACCOUNT } from "../../cli/plan/mocks";

@@ -8,7 +8,7 @@ import { createWriteStream } from "fs";
 import { join } from "path";
 import { BoxNetwork } from "./network";
 import { run } from "./run";
-import { INSTANCE_CREDENTIAL_SESSION_TAG } from "../../components/secrets/paths";
+import { INSTANCE_CREDENTIAL_SESSION_TAG } from "../../components/nodes/secretPaths";
 
 const HERE = __dirname;
 const PORT = 4566;

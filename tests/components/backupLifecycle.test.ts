@@ -5,7 +5,8 @@
 // noncurrent, except the NewerNoncurrentVersions newest noncurrent versions; only deleted versions free
 // storage. A day is counted whole (S3 rounds each action to the next midnight UTC: at most a day later).
 import { expect } from "chai";
-import { backupLifecycleRules, LATEST_SNAPSHOT_KEY, SNAPSHOT_PREFIX } from "../../components/controlPlane/backupBucket";
+import { backupLifecycleRules } from "../../components/controlPlane/backupBucket";
+import { LATEST_SNAPSHOT_KEY, SNAPSHOT_PREFIX } from "../../components/nodes/controlPlaneNames";
 
 type Rule = ReturnType<typeof backupLifecycleRules>[number] & { expiration?: { days: number } };
 interface Version {

@@ -1,14 +1,13 @@
 // The bootstrap run for real: bash executes the rendered user data and then the bootstrap service on a
 // scratch node (tests/standins/node.ts), against a kubeadm stand-in that enforces kubeadm's preflight.
 import { expect } from "chai";
-import { secretsKeyAlias } from "../../components/secrets/paths";
+import { secretsKeyAlias } from "../../components/nodes/secretPaths";
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "fs";
 import { join } from "path";
 import { parse, parseAllDocuments } from "yaml";
 import { CLUSTER_TAG, ROLE_TAGS } from "../../catalogs/kopsTagKeys";
 import { bootstrapConfig } from "../../components/nodes/bootstrapConfig";
 import { instanceGroups } from "../../components/nodes/instanceGroups";
-import { DRAIN_LIFECYCLE_HOOK } from "../../components/drain/nodeTerminationHandlerEvents";
 import { JOIN_CREDENTIAL_FILE, JOINED_MARKER } from "../../components/nodes/nodeFacts";
 import { BOOTSTRAP_SCRIPT } from "../../components/nodes/systemdUnits";
 import { renderUserData } from "../../components/nodes/userData";
@@ -17,7 +16,7 @@ import type { ClusterSpec } from "../../config/types";
 import { requireDebianTool } from "../debianTools";
 import { specWith } from "../fixtures";
 import { KUBEADM_PKI_PATH } from "../standins/pki";
-import { SHARED_PKI_FILES } from "../../components/controlPlane/controlPlaneNames";
+import { SHARED_PKI_FILES } from "../../components/nodes/controlPlaneNames";
 import { AwsFake, startAws } from "../standins/aws";
 import {
   credentialParameter,
@@ -32,6 +31,7 @@ import {
   runUserData,
   storeClusterKeys,
 } from "../standins/node";
+import { DRAIN_LIFECYCLE_HOOK } from "../../components/nodes/lifecycleHooks";
 
 const NEVER = "1000000";
 let zone = "us-east-1a";

@@ -6,9 +6,10 @@ import { attachedPolicies, may } from "../iamSimulator";
 import type { AwsCoordinates } from "../../components/iam/rolePolicies";
 import { policyDocument } from "../../components/iam/policyDocument";
 import { controlPlaneState } from "../../components/controlPlane/controlPlaneStateAccess";
-import { backupBucketName, LATEST_SNAPSHOT_KEY } from "../../components/controlPlane/backupBucket";
+import { backupBucketName } from "../../components/controlPlane/backupBucket";
 import { validateConfig } from "../../config/validation/validateConfig";
 import { baseConfig, REGION } from "../fixtures";
+import { LATEST_SNAPSHOT_KEY } from "../../components/nodes/controlPlaneNames";
 
 const AT: AwsCoordinates = { partition: "aws", region: REGION, accountId: "000000000000" };
 const spec = validateConfig(baseConfig(), REGION).spec;

@@ -18,7 +18,7 @@ import {
   INSTANCE_CREDENTIAL_SESSION_TAG,
   instanceCredentialPrefix,
   secretsKeyAlias,
-} from "../../components/secrets/paths";
+} from "../../components/nodes/secretPaths";
 import { TIMEOUTS } from "../../components/timeouts";
 import { validateConfig } from "../../config/validation/validateConfig";
 import { baseConfig, REGION } from "../fixtures";

@@ -3,18 +3,10 @@
 // declares (its children only).
 import { expect } from "chai";
 import { join } from "path";
-import {
-  DRAIN_LIFECYCLE_HOOK,
-  interruptionRules,
-  queueName,
-  queuePolicy,
-} from "../../components/drain/nodeTerminationHandlerEvents";
-import {
-  NODE_TERMINATION_HANDLER,
-  renderNodeTerminationHandlerManifests,
-} from "../../components/drain/nodeTerminationHandlerManifests";
+import { interruptionRules, queueName, queuePolicy } from "../../components/drain/nodeTerminationHandlerEvents";
+import { renderNodeTerminationHandlerManifests } from "../../components/drain/nodeTerminationHandlerManifests";
 import type { K8sObject } from "../../components/k8s/object";
-import { ETCD_LIFECYCLE_HOOK } from "../../components/nodes/lifecycleHooks";
+import { DRAIN_LIFECYCLE_HOOK, ETCD_LIFECYCLE_HOOK } from "../../components/nodes/lifecycleHooks";
 import { TIMEOUTS } from "../../components/timeouts";
 import { readRawConfig } from "../../config/read";
 import { validateConfig } from "../../config/validation/validateConfig";
@@ -25,6 +17,7 @@ import { loadStackConfig, toRuntimeConfig } from "../../cli/plan/stackConfig";
 import { specWith } from "../fixtures";
 import { validateAgainstSchema } from "../k8sSchemas";
 import { declaredBy, inputs, ofType, planWith } from "../planHelpers";
+import { NODE_TERMINATION_HANDLER } from "../../components/nodes/nodeFacts";
 
 const ASG = "aws:autoscaling/group:Group";
 const QUEUE_URL = `https://sqs.us-east-1.amazonaws.com/000000000000/${queueName("dev.k8s.local")}`;

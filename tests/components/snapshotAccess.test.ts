@@ -3,12 +3,13 @@
 // A snapshot holds every Secret of the cluster, so only the control plane and the restore principals of the
 // config may; the account's read-only roles, the worker role and another cluster's roles may not.
 import { expect } from "chai";
-import { backupBucketArn, backupBucketPolicy, LATEST_SNAPSHOT_KEY } from "../../components/controlPlane/backupBucket";
+import { backupBucketArn, backupBucketPolicy } from "../../components/controlPlane/backupBucket";
 import type { PolicyDocument } from "../../components/iam/policyDocument";
 import { secretsKeyPolicy } from "../../components/secrets/keyPolicy";
 import { validateConfig } from "../../config/validation/validateConfig";
 import { baseConfig, REGION } from "../fixtures";
 import { ACCOUNT_ID, attachedPolicies, may } from "../iamSimulator";
+import { LATEST_SNAPSHOT_KEY } from "../../components/nodes/controlPlaneNames";
 
 const AT = { partition: "aws", region: REGION, accountId: ACCOUNT_ID, dnsSuffix: "amazonaws.com" };
 const KEY = `arn:aws:kms:${REGION}:${ACCOUNT_ID}:key/11111111-2222-3333-4444-555555555555`;

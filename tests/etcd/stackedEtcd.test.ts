@@ -10,8 +10,6 @@ import { tmpdir } from "os";
 import { dirname, join } from "path";
 import { stringify } from "yaml";
 import { CLUSTER_TAG, ROLE_TAGS } from "../../catalogs/kopsTagKeys";
-import { SNAPSHOT_METRIC } from "../../components/controlPlane/backupAlarm";
-import { LATEST_SNAPSHOT_KEY } from "../../components/controlPlane/backupBucket";
 import { bootstrapConfig } from "../../components/nodes/bootstrapConfig";
 import { instanceGroups } from "../../components/nodes/instanceGroups";
 import { renderBootstrapScript } from "../../components/nodes/userData";
@@ -19,6 +17,7 @@ import { specWith } from "../fixtures";
 import { binaryPath, requireBinary } from "../kubernetes/binaries";
 import { waitFor } from "../waitFor";
 import { startAws } from "../standins/aws";
+import { LATEST_SNAPSHOT_KEY, SNAPSHOT_METRIC } from "../../components/nodes/controlPlaneNames";
 
 /**
  * The directory of etcdctl and etcdutl, for ETCD_TOOLS_DIR: on a node the bootstrap copies them out of the

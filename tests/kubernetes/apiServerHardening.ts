@@ -5,7 +5,7 @@
  * says; Pod Security Admission's defaults; anonymous requests limited; an audit log.
  */
 import { expect } from "chai";
-import { secretsKeyAlias } from "../../components/secrets/paths";
+import { secretsKeyAlias } from "../../components/nodes/secretPaths";
 import { AUDIT_LOG_DIR } from "../../components/nodes/nodeFacts";
 import { requireBinary } from "./binaries";
 import type { ControlPlane } from "./controlPlane";

@@ -12,7 +12,7 @@ import { parse } from "yaml";
 import { modulePath } from "../../components/nodes/bootstrapModuleFiles";
 import { BootstrapModule, modulesFor } from "../../components/nodes/bootstrapSteps";
 import { factsHeader } from "../../components/nodes/shellHeader";
-import { parameterPrefix, secretsKeyAlias } from "../../components/secrets/paths";
+import { parameterPrefix, secretsKeyAlias } from "../../components/nodes/secretPaths";
 import { layerBinary } from "../helm";
 import { cliDirectory } from "../standins/aws";
 import { AwsProcess, startAwsProcess } from "../standins/awsProcess";

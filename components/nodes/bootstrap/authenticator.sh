@@ -1,5 +1,5 @@
 # authenticator.sh: aws-iam-authenticator, the API server's token webhook for the cluster's admins
-# (components/adminAccess/authenticator.ts). Glue around it: its serving key and the API server's kubeconfig
+# (components/nodes/authenticator.ts). Glue around it: its serving key and the API server's kubeconfig
 # for it, made before kubeadm starts the API server, which reads that file at start; its static pod, installed
 # once kubeadm has run.
 

@@ -23,3 +23,23 @@ export const SHARED_PKI_FILES = [
   "sa.pub",
   "ca.crt",
 ];
+
+/**
+ * The metric the leader puts after each upload: the prefix of its namespace, its name, and its one dimension.
+ * Each cluster has a namespace of its own (snapshotMetricNamespace), which is what IAM can scope
+ * `PutMetricData` to: with a shared one, a cluster's nodes could feed another cluster's alarm.
+ */
+export const SNAPSHOT_METRIC = {
+  namespacePrefix: "cilium-cluster",
+  name: "EtcdSnapshotsUploaded",
+  dimension: "ClusterName",
+} as const;
+
+/** Where snapshots go in the bucket, named by time (`etcd/<UTC yyyymmddThhmmssZ>.db`); only the control plane writes there. */
+export const SNAPSHOT_PREFIX = "etcd/";
+
+/**
+ * The newest snapshot again, under a fixed key (etcd-backup.sh's etcd_latest_key): each upload replaces its
+ * current version, which never expires, so an outage longer than the retention period still leaves one.
+ */
+export const LATEST_SNAPSHOT_KEY = "latest/etcd.db";
