@@ -9,7 +9,8 @@ import * as pulumi from "@pulumi/pulumi";
 import { lookupCoordinates } from "./awsCoordinates";
 import { ADDONS, STATEMENT_SOURCES } from "./features";
 import { ciliumClusterName } from "./cilium/clusterName";
-import { MasterIamRole, NodeIamRole } from "./iam/instanceRole";
+import { featurePolicies, MasterIamRole, NodeIamRole } from "./iam/instanceRole";
+import type { RoleKind } from "./iam/statementSource";
 import { clusterAddons, deployerApi } from "./k8s/clusterAddons";
 import { ApiDns } from "./network/apiDns";
 import { ClusterNetwork } from "./network/clusterNetwork";
@@ -124,8 +125,13 @@ function declareCluster(spec: ClusterSpec, applied: AppliedState, parent: Cluste
     },
     opts,
   );
-  const controlPlaneRole = new MasterIamRole("control-plane", { spec, coordinates, sources: STATEMENT_SOURCES }, opts);
-  const nodeRole = new NodeIamRole("nodes", { spec, coordinates, sources: STATEMENT_SOURCES }, opts);
+  const policies = (kind: RoleKind) => featurePolicies(STATEMENT_SOURCES, kind, spec, coordinates);
+  const controlPlaneRole = new MasterIamRole(
+    "control-plane",
+    { spec, coordinates, policies: policies("control-plane") },
+    opts,
+  );
+  const nodeRole = new NodeIamRole("nodes", { spec, coordinates, policies: policies("node") }, opts);
   const aws = stackAws(pulumi.runtime.allConfig());
   const secrets = new ClusterSecrets(
     "secrets",

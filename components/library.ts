@@ -4,10 +4,18 @@
  */
 export { Cluster } from "./cluster";
 export type { ClusterArgs, ClusterOutputs } from "./cluster";
+// The components, each taking only what it reads of the config (a `Pick` of the spec), usable alone.
 export { ClusterNetwork } from "./network/clusterNetwork";
+export type { ClusterNetworkArgs, NetworkSpec } from "./network/clusterNetwork";
 export { MasterIamRole, NodeIamRole } from "./iam/instanceRole";
+export type { InstanceRoleArgs, RolePolicy, RoleSpec } from "./iam/instanceRole";
+export type { PolicyDocument, Statement } from "./iam/policyDocument";
 export { NodeLaunchTemplate } from "./nodes/nodeLaunchTemplate";
+export type { NodeLaunchTemplateArgs } from "./nodes/nodeLaunchTemplate";
+export type { NodeSpec } from "./nodes/bootstrapConfig";
 export { CiliumAddon } from "./cilium/ciliumAddon";
+export type { CiliumAddonArgs } from "./cilium/ciliumAddon";
+export type { CiliumSpec } from "./cilium/ciliumSpec";
 export { appliedState } from "./appliedStateOutputs";
 export type { AppliedState } from "../config/appliedState";
 export type { ClusterConfig, ClusterSpec } from "../config/types";

@@ -21,6 +21,43 @@ export const cluster = new Cluster("lab", { config });
 export const endpoint: pulumi.Output<string> = cluster.apiEndpoint;
 `;
 
+/**
+ * A program that uses two components alone, giving each only what it reads: the network a NetworkSpec (no
+ * add-ons, node groups or IAM settings), the control-plane role its name, labels, IAM settings and a policy
+ * of the program's own.
+ */
+const PARTS = `import * as pulumi from "@pulumi/pulumi";
+import { ClusterNetwork, MasterIamRole, NetworkSpec, RoleSpec } from "cilium-cluster";
+
+const spec: NetworkSpec = {
+  clusterName: "parts.k8s.local",
+  cloudLabels: { team: "platform" },
+  topology: "private",
+  network: {
+    cidr: "10.20.0.0/16",
+    availabilityZones: ["us-east-1a"],
+    uncatalogedZones: [],
+    natGateways: "single",
+    podCIDR: "100.96.0.0/11",
+    serviceCIDR: "100.64.0.0/13",
+  },
+  api: { loadBalancer: "internal", access: ["10.0.0.0/8"] },
+};
+const role: RoleSpec = { clusterName: spec.clusterName, cloudLabels: {}, iam: { path: "/", permissionsBoundary: "" } };
+export const network = new ClusterNetwork("net", { spec });
+export const controlPlaneRole = new MasterIamRole("control-plane", {
+  spec: role,
+  coordinates: pulumi.output({ partition: "aws", region: "us-east-1", accountId: "123456789012", dnsSuffix: "amazonaws.com" }),
+  policies: [
+    {
+      sidPrefix: "Ours",
+      document: { Version: "2012-10-17", Statement: [{ Sid: "OursRead", Effect: "Allow", Action: ["s3:GetObject"], Resource: "*" }] },
+    },
+  ],
+});
+export const endpoint = controlPlaneRole.roleArn;
+`;
+
 const RUN = `const pulumi = require("@pulumi/pulumi");
 const { planMocks } = require(${JSON.stringify(join(PROJECT_DIR, "cli", "plan", "mocks.ts"))});
 const registered = [];
@@ -33,8 +70,10 @@ pulumi.runtime.setMocks(mocks, "consumer", "dev", true, "organization").then(asy
   try {
     const consumer = require(process.argv[1]);
     report.endpoint = await new Promise((resolve) => consumer.endpoint.apply(resolve));
-    report.clusterName = consumer.cluster.clusterName;
-    report.groups = await new Promise((resolve) => pulumi.output(consumer.cluster.autoScalingGroups).apply(resolve));
+    if (consumer.cluster) {
+      report.clusterName = consumer.cluster.clusterName;
+      report.groups = await new Promise((resolve) => pulumi.output(consumer.cluster.autoScalingGroups).apply(resolve));
+    }
   } catch (err) {
     report.error = { name: err.constructor.name, message: err.message };
   }
@@ -117,6 +156,29 @@ describe("the package as a library", function () {
     expect(report.endpoint).to.match(/^https:\/\/.+:443$/);
     expect(report.clusterName).to.equal("lab.k8s.local");
     expect(Object.keys(report.groups ?? {})).to.include("nodes");
+  });
+
+  it("uses the network and the control-plane role alone, each given only what it reads", () => {
+    writeFileSync(join(dir, "index.ts"), PARTS);
+    const tsc = spawnSync(process.execPath, [require.resolve("typescript/bin/tsc"), "-p", dir], {
+      cwd: dir,
+      encoding: "utf8",
+    });
+    expect(tsc.status, tsc.stdout).to.equal(0);
+    const report = run(PARTS);
+    expect(report.error?.message, report.error?.message).to.equal(undefined);
+    const types = report.registered.map((r) => r.type);
+    for (const type of [
+      "cilium-cluster:network:ClusterNetwork",
+      "aws:ec2/vpc:Vpc",
+      "cilium-cluster:iam:MasterIamRole",
+      "aws:iam/role:Role",
+      "aws:iam/policy:Policy",
+    ])
+      expect(types).to.include(type);
+    expect(report.registered.filter((r) => r.type === "aws:iam/policy:Policy").map((r) => r.name)).to.deep.equal([
+      "control-plane-Ours",
+    ]);
   });
 
   it("refuses a provider: its lookups and pulumi up's own AWS calls are the stack's default provider's", () => {

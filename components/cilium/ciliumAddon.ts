@@ -4,13 +4,13 @@
  * Kubernetes layer's (the cluster's provider, given in `providers`, or the control plane).
  */
 import * as pulumi from "@pulumi/pulumi";
-import type { ClusterSpec } from "../../config/types";
+import type { CiliumSpec } from "./ciliumSpec";
 import type { AddonDelivery } from "../k8s/delivery";
 import { foundationThenWorkloads } from "../k8s/stages";
 import { renderCiliumManifests } from "./ciliumManifests";
 
 export interface CiliumAddonArgs {
-  spec: ClusterSpec;
+  spec: CiliumSpec;
   /** DNS name of the API load balancer: agents and the operator reach the API there before the CNI is up. */
   apiEndpoint: pulumi.Input<string>;
   /** How the objects reach the cluster (`addons.applyFrom`). */

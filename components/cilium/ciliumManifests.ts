@@ -3,7 +3,7 @@
  * ConfigMap before the workloads). Pure; CiliumAddon declares what this returns.
  */
 import { recordedRelease } from "../../catalogs/ciliumVersions";
-import type { ClusterSpec } from "../../config/types";
+import type { CiliumSpec } from "./ciliumSpec";
 import { agentDaemonSet } from "./agent";
 import { configChecksum, renderCiliumConfig } from "./configMap";
 import type { K8sObject } from "../k8s/object";
@@ -25,12 +25,12 @@ export interface CiliumManifests extends StagedObjects {
 }
 
 /** The operator image that implements the IPAM mode: `operator-aws` for ENI, `operator-generic` else. */
-export function operatorVariant(spec: ClusterSpec): "aws" | "generic" {
+export function operatorVariant(spec: CiliumSpec): "aws" | "generic" {
   return eniMode(spec.networking.cilium) ? "aws" : "generic";
 }
 
 /** What the features add to the agent's pod, in the list's order. */
-function agentAdditions(spec: ClusterSpec): AgentAdditions {
+function agentAdditions(spec: CiliumSpec): AgentAdditions {
   const added = CILIUM_FEATURES.flatMap((feature) => (feature.agent ? [feature.agent(spec)] : []));
   return {
     ports: added.flatMap((a) => a.ports),
@@ -39,7 +39,7 @@ function agentAdditions(spec: ClusterSpec): AgentAdditions {
   };
 }
 
-export function renderCiliumManifests(spec: ClusterSpec, apiEndpoint: string): CiliumManifests {
+export function renderCiliumManifests(spec: CiliumSpec, apiEndpoint: string): CiliumManifests {
   const namespace = CILIUM_NAMESPACE;
   const version = spec.networking.cilium.version;
   const data = renderCiliumConfig(spec);

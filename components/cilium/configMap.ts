@@ -4,7 +4,7 @@
  * last so it overrides anything rendered here.
  */
 import { createHash } from "crypto";
-import type { ClusterSpec } from "../../config/types";
+import type { CiliumSpec } from "./ciliumSpec";
 import { NODE_SUBNET_TAG } from "../tags";
 import { CLUSTER_TAG } from "../../catalogs/kopsTagKeys";
 import { ciliumClusterName } from "./clusterName";
@@ -37,14 +37,14 @@ export function managedCiliumKeys(): Record<string, string> {
 export const CILIUM_IPAM_MODE = { "": "kubernetes", crd: "crd", eni: "eni" } as const;
 
 /** Native routing, or a tunnel; the chart names a tunnel protocol (`vxlan`) in native mode too. */
-function routingKeys(spec: ClusterSpec): Record<string, string> {
+function routingKeys(spec: CiliumSpec): Record<string, string> {
   const tunnel = spec.networking.cilium.tunnel;
   if (tunnel === "disabled") return { "routing-mode": "native", "tunnel-protocol": "vxlan" };
   return { "routing-mode": "tunnel", "tunnel-protocol": tunnel };
 }
 
 /** `eni-tags`: the cluster tag and the cloud labels, as JSON so no tag value can break the list. */
-export function eniTags(spec: ClusterSpec): string {
+export function eniTags(spec: CiliumSpec): string {
   const tags: Record<string, string> = { ...spec.cloudLabels, [CLUSTER_TAG]: spec.clusterName };
   const sorted = Object.fromEntries(
     Object.keys(tags)
@@ -54,7 +54,7 @@ export function eniTags(spec: ClusterSpec): string {
   return JSON.stringify(sorted);
 }
 
-function ipamKeys(spec: ClusterSpec): Record<string, string> {
+function ipamKeys(spec: CiliumSpec): Record<string, string> {
   const ipam = spec.networking.cilium.ipam;
   const keys: Record<string, string> = { ipam: CILIUM_IPAM_MODE[ipam], "ipam-cilium-node-update-rate": "15s" };
   if (eniMode(spec.networking.cilium)) {
@@ -81,7 +81,7 @@ function ipamKeys(spec: ClusterSpec): Record<string, string> {
  * The line's chart defaults, then the program's choices, then `extraConfig`. Every key here that differs
  * from what the chart renders for the same choices is on the parity test's list of intended differences.
  */
-export function renderCiliumConfig(spec: ClusterSpec): Record<string, string> {
+export function renderCiliumConfig(spec: CiliumSpec): Record<string, string> {
   const cilium = spec.networking.cilium;
   const line = manifestsFor(cilium.version);
   const data: Record<string, string> = {

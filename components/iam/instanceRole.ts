@@ -14,16 +14,43 @@ import * as pulumi from "@pulumi/pulumi";
 import type { ClusterSpec } from "../../config/types";
 import { awsName } from "../naming";
 import { clusterTags } from "../tags";
-import { ec2TrustPolicy } from "./policyDocument";
+import { ec2TrustPolicy, PolicyDocument } from "./policyDocument";
 import { POLICY_NAME_CHARACTERS, rolePolicies, roleSources } from "./rolePolicies";
 import { IAM_NAME_REJECTS, roleName } from "./roleNames";
 import type { AwsCoordinates, RoleKind, StatementSource } from "./statementSource";
 
+/** What a role reads of the cluster's config: its name and cloud labels, and the IAM path and boundary. */
+export type RoleSpec = Pick<ClusterSpec, "clusterName" | "cloudLabels" | "iam">;
+
+/** A policy the role gets: named after its `sidPrefix`, its document once the account's coordinates are known. */
+export interface RolePolicy {
+  sidPrefix: string;
+  document: pulumi.Input<PolicyDocument>;
+}
+
 export interface InstanceRoleArgs {
-  spec: ClusterSpec;
+  spec: RoleSpec;
   coordinates: pulumi.Output<AwsCoordinates & { dnsSuffix: string }>;
-  /** What the features of the cluster grant, each source its statements for this role. */
-  sources: readonly StatementSource[];
+  /** Its policies, one per feature that grants this role anything (featurePolicies). */
+  policies: readonly RolePolicy[];
+}
+
+/**
+ * The policies the features' statement sources give a role for a spec: one per source with statements for
+ * it. Which sources those are depends on the role and the spec alone, so the policies are known before the
+ * coordinates resolve (rolePolicies.ts).
+ */
+export function featurePolicies(
+  sources: readonly StatementSource[],
+  kind: RoleKind,
+  spec: ClusterSpec,
+  coordinates: pulumi.Output<AwsCoordinates>,
+): RolePolicy[] {
+  const documents = coordinates.apply((c) => rolePolicies(sources, kind, spec, c));
+  return roleSources(sources, kind, spec).map((source) => ({
+    sidPrefix: source.sidPrefix,
+    document: documents.apply((all) => all.find((p) => p.source === source)!.document),
+  }));
 }
 
 /** A feature's policy on a role: `<role name>.<sidPrefix>`, e.g. `masters.dev.k8s.local.CiliumEni`. */
@@ -41,7 +68,6 @@ abstract class InstanceRole extends pulumi.ComponentResource {
     name: string,
     args: InstanceRoleArgs,
     physicalPrefix: string,
-    kind: RoleKind,
     opts?: pulumi.ComponentResourceOptions,
   ) {
     super(type, name, {}, opts);
@@ -60,25 +86,20 @@ abstract class InstanceRole extends pulumi.ComponentResource {
       },
       parent,
     );
-    const documents = args.coordinates.apply((c) => rolePolicies(args.sources, kind, spec, c));
-    for (const source of roleSources(args.sources, kind, spec)) {
-      const policyPhysical = policyName(physical, source.sidPrefix);
+    for (const { sidPrefix, document } of args.policies) {
+      const policyPhysical = policyName(physical, sidPrefix);
       const policy = new Policy(
-        `${name}-${source.sidPrefix}`,
+        `${name}-${sidPrefix}`,
         {
           name: policyPhysical,
           path: spec.iam.path,
-          description: `${source.sidPrefix} permissions of the ${physicalPrefix} of cluster ${spec.clusterName}`,
-          policy: documents.apply((all) => JSON.stringify(all.find((p) => p.source === source)!.document)),
+          description: `${sidPrefix} permissions of the ${physicalPrefix} of cluster ${spec.clusterName}`,
+          policy: pulumi.output(document).apply((d) => JSON.stringify(d)),
           tags: clusterTags(spec, policyPhysical),
         },
         parent,
       );
-      new RolePolicyAttachment(
-        `${name}-${source.sidPrefix}-attachment`,
-        { role: role.name, policyArn: policy.arn },
-        parent,
-      );
+      new RolePolicyAttachment(`${name}-${sidPrefix}-attachment`, { role: role.name, policyArn: policy.arn }, parent);
     }
     const profile = new InstanceProfile(
       `${name}-profile`,
@@ -96,13 +117,13 @@ abstract class InstanceRole extends pulumi.ComponentResource {
 /** The control-plane role: what its node bootstrap and images need, and in ENI mode the Cilium operator's EC2 actions. */
 export class MasterIamRole extends InstanceRole {
   constructor(name: string, args: InstanceRoleArgs, opts?: pulumi.ComponentResourceOptions) {
-    super("cilium-cluster:iam:MasterIamRole", name, args, "masters", "control-plane", opts);
+    super("cilium-cluster:iam:MasterIamRole", name, args, "masters", opts);
   }
 }
 
 /** The worker role: what its node bootstrap (in ENI mode the instance-type lookup too) and images need. */
 export class NodeIamRole extends InstanceRole {
   constructor(name: string, args: InstanceRoleArgs, opts?: pulumi.ComponentResourceOptions) {
-    super("cilium-cluster:iam:NodeIamRole", name, args, "nodes", "node", opts);
+    super("cilium-cluster:iam:NodeIamRole", name, args, "nodes", opts);
   }
 }

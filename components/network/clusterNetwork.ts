@@ -21,8 +21,16 @@ import { declareApiLoadBalancer } from "./apiLoadBalancer";
 import { planSubnets, PlannedSubnet, SubnetRole } from "../../config/subnetPlan";
 import { GroupRole, securityRules } from "./securityRules";
 
+/**
+ * What the network reads of the cluster's config, and nothing more: its name and cloud labels (names and
+ * tags), the network (CIDR, zones, NAT), the topology, and the API's load balancer and access.
+ */
+export type NetworkSpec = Pick<ClusterSpec, "clusterName" | "cloudLabels" | "network" | "topology"> & {
+  api: Pick<ClusterSpec["api"], "loadBalancer" | "access">;
+};
+
 export interface ClusterNetworkArgs {
-  spec: ClusterSpec;
+  spec: NetworkSpec;
 }
 
 /**
@@ -157,7 +165,7 @@ export class ClusterNetwork extends pulumi.ComponentResource {
   /** NAT gateways in the utility subnets (one per zone, or one for all) and a private route table per zone. */
   private declareNat(
     name: string,
-    spec: ClusterSpec,
+    spec: NetworkSpec,
     subnets: Map<string, Subnet>,
     vpc: Vpc,
     tags: (n: string, extra?: Tags) => Tags,
@@ -205,7 +213,7 @@ export class ClusterNetwork extends pulumi.ComponentResource {
 
   private declareSecurityGroups(
     name: string,
-    spec: ClusterSpec,
+    spec: NetworkSpec,
     vpc: Vpc,
     tags: (n: string, extra?: Tags) => Tags,
   ): Record<GroupRole, pulumi.Output<string>> {

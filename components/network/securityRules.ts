@@ -34,7 +34,7 @@ export const ICMP_FRAGMENTATION_NEEDED = { type: 3, code: 4 };
 
 const label = { controlPlane: "control-plane", nodes: "nodes", apiLb: "api-lb" } as const;
 
-export function securityRules(spec: ClusterSpec): SecurityRule[] {
+export function securityRules(spec: { api: Pick<ClusterSpec["api"], "access"> }): SecurityRule[] {
   const rules: SecurityRule[] = spec.api.access.map((cidr) => ({
     name: apiAccessRuleName(cidr),
     group: "apiLb",

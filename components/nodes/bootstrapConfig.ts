@@ -82,6 +82,25 @@ export interface ApiEndpoints {
 }
 
 /**
+ * What a group's nodes are told of the cluster's config, which is all its launch template reads: the
+ * release, the network, Cilium's IPAM, kube-proxy, the control plane, pod security and instance metadata,
+ * with the cluster's name, region and labels; never the API's access, the add-ons or the IAM settings.
+ */
+export type NodeSpec = Pick<
+  ClusterSpec,
+  | "clusterName"
+  | "region"
+  | "kubernetesVersion"
+  | "network"
+  | "networking"
+  | "kubeProxy"
+  | "controlPlane"
+  | "cloudLabels"
+  | "podSecurity"
+  | "instanceMetadata"
+>;
+
+/**
  * Names of this cluster's control-plane state (ControlPlaneState) a control-plane node is told, and the admin
  * role its authenticator maps (mappedAdminRoleArn).
  */
@@ -94,7 +113,7 @@ export interface ControlPlaneStateNames {
 }
 
 export function bootstrapConfig(
-  spec: ClusterSpec,
+  spec: NodeSpec,
   group: InstanceGroup,
   api: ApiEndpoints,
   state: ControlPlaneStateNames = {

@@ -6,20 +6,19 @@
 import { Group as AutoscalingGroup } from "@pulumi/aws/autoscaling/group";
 import { LaunchTemplate } from "@pulumi/aws/ec2/launchTemplate";
 import * as pulumi from "@pulumi/pulumi";
-import type { ClusterSpec } from "../../config/types";
 import { awsName } from "../naming";
 import { clusterTags } from "../tags";
 import { INSTANCE_GROUP_TAG, ROLE_TAGS } from "../../catalogs/kopsTagKeys";
 import { TIMEOUTS } from "../timeouts";
 import { pinnedImage } from "./ami";
-import { bootstrapConfig } from "./bootstrapConfig";
+import { bootstrapConfig, NodeSpec } from "./bootstrapConfig";
 import type { InstanceGroup } from "./instanceGroups";
 import { declareLifecycleHooks, groupLifecycleHooks } from "./lifecycleHooks";
 import { renderUserData } from "./userData";
 import { encodeUserData } from "./userDataEncoding";
 
 export interface NodeLaunchTemplateArgs {
-  spec: ClusterSpec;
+  spec: NodeSpec;
   group: InstanceGroup;
   /** Subnet per zone of the cluster, in the order of `spec.network.availabilityZones`. */
   subnetIds: pulumi.Input<string>[];

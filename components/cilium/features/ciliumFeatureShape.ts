@@ -3,7 +3,7 @@
  * module of this folder, listed once in `ciliumFeatures.ts`. The renderers, the managed-key table
  * (config/ciliumManagedKeys.ts, generated), the parity test and docs/cilium.md read the list.
  */
-import type { ClusterSpec } from "../../../config/types";
+import type { CiliumSpec } from "../ciliumSpec";
 import type { K8sObject } from "../../k8s/object";
 import type { IntendedDifference } from "../intendedDifference";
 import type { CiliumRelease } from "../../../catalogs/ciliumVersions";
@@ -29,13 +29,13 @@ export interface CiliumFeature {
   /** The `cilium-config` keys it renders, each with the config key that sets it: `extraConfig` may not set them. */
   managedKeys: Readonly<Record<string, string>>;
   /** Its `cilium-config` keys for a spec (none when off). */
-  config: (spec: ClusterSpec) => Record<string, string>;
+  config: (spec: CiliumSpec) => Record<string, string>;
   /** What it adds to the agent's pod, when on. */
-  agent?: (spec: ClusterSpec) => AgentAdditions;
+  agent?: (spec: CiliumSpec) => AgentAdditions;
   /** Its own objects, when on: what must exist first, then its workloads. */
-  objects?: (spec: ClusterSpec, where: ObjectContext) => { foundation: K8sObject[]; workloads: K8sObject[] };
+  objects?: (spec: CiliumSpec, where: ObjectContext) => { foundation: K8sObject[]; workloads: K8sObject[] };
   /** The chart values that make the same choice, for the parity test against Cilium's chart. */
-  chartValues: (spec: ClusterSpec) => Record<string, unknown>;
+  chartValues: (spec: CiliumSpec) => Record<string, unknown>;
   /**
    * Config edits that turn it on, each checked against the chart on every shipped line, and `off`, the edit
    * that turns it off again (the managed-key test renders both).

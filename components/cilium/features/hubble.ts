@@ -12,7 +12,7 @@
  */
 import { createHash } from "crypto";
 import { ciliumLineOf } from "../../../catalogs/ciliumVersions";
-import type { ClusterSpec } from "../../../config/types";
+import type { CiliumSpec } from "../ciliumSpec";
 import type { K8sObject } from "../../k8s/object";
 import { HUBBLE_PEER_SERVICE, HUBBLE_SERVER } from "../../wellKnownPorts";
 import { ciliumClusterName } from "../clusterName";
@@ -69,7 +69,7 @@ const LINES: Readonly<Record<string, LineShape>> = {
   },
 };
 
-function lineShape(spec: ClusterSpec): LineShape {
+function lineShape(spec: CiliumSpec): LineShape {
   const line = ciliumLineOf(spec.networking.cilium.version)?.line;
   const shape = line && LINES[line];
   if (!shape) throw new Error(`Hubble has no shape for Cilium ${spec.networking.cilium.version}`);
@@ -79,7 +79,7 @@ function lineShape(spec: ClusterSpec): LineShape {
 const labelled = (name: string) => ({ "k8s-app": name, "app.kubernetes.io/name": name, ...PART_OF });
 
 /** The certificates certgen writes: the agents' server certificate, and the relay's client one. */
-function certgenConfig(spec: ClusterSpec, namespace: string): string {
+function certgenConfig(spec: CiliumSpec, namespace: string): string {
   const cert = (name: string, host: string, usages: string[]) =>
     [
       `- name: ${name}`,
@@ -106,7 +106,7 @@ function certgenConfig(spec: ClusterSpec, namespace: string): string {
 }
 
 /** The certgen pod: the CA kept in `cilium-ca`, reused on every run, and the certificates above. */
-function certgenPod(spec: ClusterSpec, namespace: string, shape: LineShape): object {
+function certgenPod(spec: CiliumSpec, namespace: string, shape: LineShape): object {
   return {
     metadata: { labels: { "k8s-app": CERTGEN } },
     spec: {
@@ -142,7 +142,7 @@ function certgenPod(spec: ClusterSpec, namespace: string, shape: LineShape): obj
  * The first run, as a Job named after its spec's checksum, as the chart names it from 1.19 on: a Job's pod
  * template cannot change, so a new spec is a new Job; the old one, finished, stays in the cluster.
  */
-function certgenJob(spec: ClusterSpec, namespace: string, shape: LineShape): K8sObject {
+function certgenJob(spec: CiliumSpec, namespace: string, shape: LineShape): K8sObject {
   const jobSpec = {
     template: certgenPod(spec, namespace, shape),
     ...(shape.jobsExpire && { ttlSecondsAfterFinished: 1800 }),
@@ -157,7 +157,7 @@ function certgenJob(spec: ClusterSpec, namespace: string, shape: LineShape): K8s
 }
 
 /** The renewal: every four months, a year's certificates from the same CA. */
-function certgenCronJob(spec: ClusterSpec, namespace: string, shape: LineShape): K8sObject {
+function certgenCronJob(spec: CiliumSpec, namespace: string, shape: LineShape): K8sObject {
   return {
     apiVersion: "batch/v1",
     kind: "CronJob",
@@ -230,7 +230,7 @@ function peerService(namespace: string): K8sObject {
 }
 
 /** The relay's configuration, as the chart writes it (its empty keys keep the relay's defaults). */
-function relayConfig(spec: ClusterSpec, namespace: string): string {
+function relayConfig(spec: CiliumSpec, namespace: string): string {
   return [
     `cluster-name: ${ciliumClusterName(spec.clusterName)}`,
     `peer-service: "hubble-peer.${namespace}.svc.cluster.local.:${HUBBLE_PEER_SERVICE}"`,
@@ -251,7 +251,7 @@ function relayConfig(spec: ClusterSpec, namespace: string): string {
 
 const grpcProbe = { grpc: { port: 4222 } };
 
-function relayDeployment(spec: ClusterSpec, namespace: string, shape: LineShape): K8sObject {
+function relayDeployment(spec: CiliumSpec, namespace: string, shape: LineShape): K8sObject {
   const version = spec.networking.cilium.version;
   const digest = RELAY_DIGESTS[version];
   const labels = labelled("hubble-relay");
@@ -345,7 +345,7 @@ function relayDeployment(spec: ClusterSpec, namespace: string, shape: LineShape)
   };
 }
 
-function relayObjects(spec: ClusterSpec, namespace: string, shape: LineShape) {
+function relayObjects(spec: CiliumSpec, namespace: string, shape: LineShape) {
   const labels = labelled("hubble-relay");
   return {
     foundation: [
@@ -376,7 +376,7 @@ function relayObjects(spec: ClusterSpec, namespace: string, shape: LineShape) {
   };
 }
 
-const hubbleOf = (spec: ClusterSpec) => spec.networking.cilium.hubble;
+const hubbleOf = (spec: CiliumSpec) => spec.networking.cilium.hubble;
 
 export const hubble: CiliumFeature = {
   name: "hubble",
