@@ -5,6 +5,8 @@ import { CILIUM_LINES, newestRelease, parseSemver } from "../../catalogs/ciliumV
 import { newestPatch } from "../../catalogs/kubernetesReleases";
 import { recordedZones } from "../../catalogs/availabilityZones";
 import { MANAGED_CILIUM_KEYS } from "../../config/ciliumManagedKeys";
+import { CILIUM_FEATURES } from "../../components/cilium/features/ciliumFeatures";
+import { merge } from "../fixtures";
 
 type Raw = Record<string, unknown>;
 
@@ -36,6 +38,9 @@ export const hostileString = fc.oneof(
 
 const ipamArb = fc.constantFrom("", "crd", "eni");
 
+/** Every Cilium feature's configs that turn it on (components/cilium/features/), any of them on any config. */
+const FEATURE_CASES = CILIUM_FEATURES.flatMap((feature) => Object.values(feature.cases.on));
+
 export const validConfig: fc.Arbitrary<Raw> = fc
   .record({
     ipam: ipamArb,
@@ -62,13 +67,14 @@ export const validConfig: fc.Arbitrary<Raw> = fc
       maxLength: 3,
     }),
     loadBalancer: fc.constantFrom("public", "internal"),
+    features: fc.subarray(FEATURE_CASES),
   })
   .map((c) => {
     const eni = c.ipam === "eni";
     const zoneCount = c.controlPlaneHa ? Math.max(3, c.zoneCount) : c.zoneCount;
     const minor =
       c.line.kubernetes.oldest + ((c.patch % (c.line.kubernetes.newest - c.line.kubernetes.oldest + 1)) | 0);
-    return {
+    const config = {
       clusterName: `${c.groups[0]}.k8s.local`,
       // A recorded release: nodes could not install another.
       kubernetesVersion: `1.${minor}.${c.patch % (Number(newestPatch(`1.${minor}`)!.version.split(".")[2]) + 1)}`,
@@ -97,6 +103,8 @@ export const validConfig: fc.Arbitrary<Raw> = fc
       nodeGroups: c.groups.map((name, i) => ({ name, minSize: c.sizes[i][0], maxSize: c.sizes[i][0] + c.sizes[i][1] })),
       cloudLabels: c.labels,
     } as Raw;
+    // A feature's case sets every key it needs (its own rules' too), over what was drawn above.
+    return c.features.reduce((acc, edit) => merge(acc, edit), config);
   });
 
 /** A path into a config, as a list of keys and indexes. */
