@@ -6,6 +6,7 @@
 import type * as pulumi from "@pulumi/pulumi";
 import type { ClusterSpec } from "../config/types";
 import type { AwsCoordinates, StatementSource } from "./iam/statementSource";
+import type { IntendedDifference } from "./k8s/chartDifference";
 import type { AddonDelivery } from "./k8s/delivery";
 import type { StagedObjects } from "./k8s/stages";
 
@@ -35,6 +36,11 @@ export interface Addon {
   render: (spec: ClusterSpec, inputs: AddonInputs) => StagedObjects;
   /** Declares it in the cluster; what it returns joins the Cluster's outputs. */
   declare: (context: AddonContext) => Record<string, pulumi.Output<string>>;
+  /**
+   * Its reviewed differences from its upstream chart, which its parity test (tests/parity/) renders with Helm
+   * and compares; docs/cilium.md and docs/aws-addons.md list them.
+   */
+  chartDifferences: readonly IntendedDifference[];
 }
 
 export interface Feature {

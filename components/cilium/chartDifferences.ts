@@ -4,7 +4,7 @@
  * on a difference no entry explains, and on an entry nothing needs.
  */
 import { CILIUM_FEATURES } from "./features/ciliumFeatures";
-import type { IntendedDifference } from "./intendedDifference";
+import { explainIn, IntendedDifference, NOT_INSTALLED_BY_HELM } from "../k8s/chartDifference";
 
 const SECRETS_SYNC =
   "No policy secrets sync: the program enables no TLS-interception policies, Ingress, Gateway API or BGP, so it " +
@@ -32,7 +32,7 @@ const COMMON: readonly IntendedDifference[] = [
     reason: METRICS,
   },
   { path: "* spec.template.metadata.annotations.cilium.io/cilium-configmap-checksum", reason: CHECKSUM },
-  { path: "* spec.template.metadata.labels.helm.sh/chart", reason: "The objects are not installed by Helm." },
+  { path: "* spec.template.metadata.labels.helm.sh/chart", reason: NOT_INSTALLED_BY_HELM },
   {
     path: "DaemonSet/cilium spec.template.spec.containers[cilium-agent].lifecycle.postStart.*",
     reason: "The program never installs the AWS VPC CNI, so there are no aws-node iptables rules to remove.",
@@ -59,12 +59,5 @@ export const INTENDED_DIFFERENCES: readonly IntendedDifference[] = [
   ...COMMON,
   ...CILIUM_FEATURES.flatMap((feature) => feature.intendedDifferences ?? []),
 ];
-
-const pattern = (glob: string) => new RegExp(`^${glob.replace(/[.+?^${}()|[\]\\]/g, "\\$&").replace(/\*/g, ".*")}$`);
-
-/** The entry of `list` that explains a difference's path. */
-export function explainIn(list: readonly IntendedDifference[], path: string): IntendedDifference | undefined {
-  return list.find((d) => pattern(d.path).test(path));
-}
 
 export const explain = (path: string) => explainIn(INTENDED_DIFFERENCES, path);

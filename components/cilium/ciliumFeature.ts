@@ -1,5 +1,6 @@
 /** Cilium, the CNI: always on; in ENI mode its operator's EC2 calls on the control plane's role. */
 import type { Feature } from "../feature";
+import { INTENDED_DIFFERENCES } from "./chartDifferences";
 import { CiliumAddon } from "./ciliumAddon";
 import { ciliumEni } from "./ciliumEniRights";
 import { renderCiliumManifests } from "./ciliumManifests";
@@ -13,5 +14,6 @@ export const ciliumFeature: Feature = {
     declare: ({ spec, apiEndpoint, delivery, addonOpts }) => ({
       ciliumConfigChecksum: new CiliumAddon("cilium", { spec, apiEndpoint, delivery }, addonOpts).configChecksum,
     }),
+    chartDifferences: INTENDED_DIFFERENCES,
   },
 };

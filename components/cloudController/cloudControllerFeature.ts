@@ -1,5 +1,6 @@
 /** The AWS cloud controller manager: node initialisation and Services of type LoadBalancer, always on. */
 import type { Feature } from "../feature";
+import { CLOUD_CONTROLLER_CHART_DIFFERENCES } from "./cloudControllerChartDifferences";
 import { AwsCloudController } from "./awsCloudController";
 import { renderCloudControllerManifests } from "./cloudControllerManifests";
 import { cloudController } from "./cloudControllerRights";
@@ -14,5 +15,6 @@ export const cloudControllerFeature: Feature = {
       new AwsCloudController("aws-cloud-controller", { spec, apiEndpoint, delivery }, addonOpts);
       return {};
     },
+    chartDifferences: CLOUD_CONTROLLER_CHART_DIFFERENCES,
   },
 };

@@ -3,6 +3,7 @@
  * aws-node-termination-handler, fed by its queue, has drained its node.
  */
 import type { Feature } from "../feature";
+import { NODE_TERMINATION_HANDLER_CHART_DIFFERENCES } from "./nodeTerminationHandlerChartDifferences";
 import { NodeTerminationHandler } from "./nodeTerminationHandler";
 import { renderNodeTerminationHandlerManifests } from "./nodeTerminationHandlerManifests";
 import { NodeTerminationHandlerQueue } from "./nodeTerminationHandlerQueue";
@@ -19,5 +20,6 @@ export const drainFeature: Feature = {
       new NodeTerminationHandler("node-termination-handler", { spec, queueUrl: queue.queueUrl, delivery }, addonOpts);
       return {};
     },
+    chartDifferences: NODE_TERMINATION_HANDLER_CHART_DIFFERENCES,
   },
 };

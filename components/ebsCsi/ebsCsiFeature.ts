@@ -1,5 +1,6 @@
 /** The EBS CSI driver, when `addons.ebsCsiDriver.enabled`: volumes for PersistentVolumeClaims. */
 import type { Feature } from "../feature";
+import { EBS_CSI_CHART_DIFFERENCES } from "./ebsCsiChartDifferences";
 import { EbsCsiDriver } from "./ebsCsiDriver";
 import { ebsCsiDriver } from "./ebsCsiDriverRights";
 import { renderEbsCsiManifests } from "./ebsCsiManifests";
@@ -14,5 +15,6 @@ export const ebsCsiFeature: Feature = {
       new EbsCsiDriver("ebs-csi-driver", { spec, delivery }, addonOpts);
       return {};
     },
+    chartDifferences: EBS_CSI_CHART_DIFFERENCES,
   },
 };

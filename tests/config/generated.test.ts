@@ -8,7 +8,11 @@ import { parse } from "yaml";
 import { devStackKeys, PROJECT_DIR } from "../../cli/plan/examples";
 import { runPlan } from "../../cli/plan/run";
 import { loadStackConfig, setPath } from "../../cli/plan/stackConfig";
-import { renderChartDifferences, withChartDifferences } from "../../devtools/codegen/chartDifferencesDoc";
+import {
+  renderAwsAddonDifferences,
+  renderCiliumDifferences,
+  withDifferences,
+} from "../../devtools/codegen/chartDifferencesDoc";
 import { renderConfigDoc } from "../../devtools/codegen/configDoc";
 import { renderManagedKeysModule } from "../../devtools/codegen/managedKeysModule";
 import { renderPulumiYaml } from "../../devtools/codegen/pulumiYaml";
@@ -32,9 +36,17 @@ describe("generated files (npm run generate)", () => {
 
   it("docs/cilium.md lists every difference from Cilium's chart the parity test allows, with its reason", () => {
     const doc = read("docs/cilium.md");
-    expect(doc, "run npm run generate").to.equal(withChartDifferences(doc));
-    expect(doc).to.contain(renderChartDifferences());
-    expect(renderChartDifferences()).to.contain("`PodDisruptionBudget/cilium-operator`: Node drains evict");
+    expect(doc, "run npm run generate").to.equal(withDifferences(doc, "docs/cilium.md", renderCiliumDifferences()));
+    expect(doc).to.contain(renderCiliumDifferences());
+    expect(renderCiliumDifferences()).to.contain("`PodDisruptionBudget/cilium-operator`: Node drains evict");
+  });
+
+  it("docs/aws-addons.md lists every difference from their charts the AWS add-ons' parity test allows", () => {
+    const doc = read("docs/aws-addons.md");
+    expect(doc, "run npm run generate").to.equal(
+      withDifferences(doc, "docs/aws-addons.md", renderAwsAddonDifferences()),
+    );
+    expect(doc).to.contain("`ClusterRole*/ebs*snapshotter*`: No snapshots");
   });
 
   it("docs/cluster-config.md's every Set line runs as printed, and leaves the dev stack valid", async () => {

@@ -18,7 +18,8 @@ import { architectureOf } from "../../catalogs/instanceTypes";
 import type { ClusterSpec } from "../../config/types";
 import { requireDebianTool } from "../debianTools";
 import { CLOUD_CONTROLLER, EBS_CSI_DRIVER, NODE_TERMINATION_HANDLER } from "../parity/awsAddonCases";
-import { explainAwsAddon } from "../parity/awsAddonDifferences";
+import { ADDONS } from "../../components/features";
+import { explainIn } from "../../components/k8s/chartDifference";
 import { cases, chartObjects } from "../parity/cases";
 import type { KubeObject } from "../parity/compare";
 import { explain } from "../../components/cilium/chartDifferences";
@@ -114,26 +115,34 @@ function addonApply(stack: Map<string, string>, addons: string[]): { scripts: st
   return { scripts, objects };
 }
 
+/** What an AWS add-on's parity test leaves out: its feature's reviewed differences from its chart. */
+const leftOutOf = (name: string) => (path: string) =>
+  explainIn(ADDONS.find((addon) => addon.name === name)!.chartDifferences, path);
+
 /** Each add-on's chart, which service accounts of it to ask the authorizer about, and what its parity test leaves out. */
 function chartAccounts(
   spec: ClusterSpec,
 ): { chart: KubeObject[]; accounts: string[]; leftOut: (p: string) => unknown }[] {
   return [
     { chart: chartObjects(spec), accounts: ["cilium", "cilium-operator"], leftOut: explain },
-    { chart: CLOUD_CONTROLLER.chart(spec), accounts: ["cloud-controller-manager"], leftOut: explainAwsAddon },
+    {
+      chart: CLOUD_CONTROLLER.chart(spec),
+      accounts: ["cloud-controller-manager"],
+      leftOut: leftOutOf("aws-cloud-controller"),
+    },
     ...(spec.addons.ebsCsiDriver.enabled
       ? [
           {
             chart: EBS_CSI_DRIVER.chart(spec),
             accounts: ["ebs-csi-controller-sa", "ebs-csi-node-sa"],
-            leftOut: explainAwsAddon,
+            leftOut: leftOutOf("ebs-csi-driver"),
           },
         ]
       : []),
     {
       chart: NODE_TERMINATION_HANDLER.chart(spec),
       accounts: ["aws-node-termination-handler"],
-      leftOut: explainAwsAddon,
+      leftOut: leftOutOf("node-termination-handler"),
     },
   ];
 }

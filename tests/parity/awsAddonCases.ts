@@ -116,3 +116,10 @@ export const NODE_TERMINATION_HANDLER: AddonRenders = {
       sqsMsgVisibilityTimeoutSec: TIMEOUTS.drain.messageVisibilitySeconds,
     }),
 };
+
+/** The AWS add-ons' renders, by the name of their feature (components/features.ts). */
+export const AWS_ADDON_RENDERS: Readonly<Record<string, AddonRenders>> = {
+  "aws-cloud-controller": CLOUD_CONTROLLER,
+  "ebs-csi-driver": EBS_CSI_DRIVER,
+  "node-termination-handler": NODE_TERMINATION_HANDLER,
+};

@@ -1,26 +1,24 @@
 /**
- * Parity with the AWS add-ons' upstream charts: for every example stack, the cloud controller manager's and
- * the EBS CSI driver's charts are rendered by Helm with the same choices and compared with what the program
- * renders. Any difference not on the reviewed list fails, and so does an entry no case needs.
+ * Parity with the AWS add-ons' upstream charts: for every example stack, each add-on of the registry but
+ * Cilium (tests/parity/ciliumChart.test.ts) has its chart rendered by Helm with the same choices and compared
+ * with what the program renders. Any difference not on the add-on's reviewed list (its feature's
+ * `addon.chartDifferences`) fails, and so does an entry no case needs.
  */
 import { expect } from "chai";
 import { cases } from "./cases";
 import { supportedKubernetesRange } from "../../catalogs/ciliumVersions";
-import { AddonRenders, CLOUD_CONTROLLER, EBS_CSI_DRIVER, NODE_TERMINATION_HANDLER } from "./awsAddonCases";
-import { AWS_ADDON_DIFFERENCES, explainAwsAddon } from "./awsAddonDifferences";
+import { AddonRenders, AWS_ADDON_RENDERS, EBS_CSI_DRIVER } from "./awsAddonCases";
 import { compareObjects } from "./compare";
-import type { IntendedDifference } from "../../components/cilium/intendedDifference";
+import { ADDONS } from "../../components/features";
+import { explainIn, IntendedDifference } from "../../components/k8s/chartDifference";
 import { merge } from "../fixtures";
 
-const ADDONS: Record<string, AddonRenders> = {
-  "the AWS cloud controller manager": CLOUD_CONTROLLER,
-  "the EBS CSI driver": EBS_CSI_DRIVER,
-  "aws-node-termination-handler": NODE_TERMINATION_HANDLER,
-};
+const AWS_ADDONS = ADDONS.filter((addon) => addon.name !== "cilium");
+const ebsCsi = AWS_ADDONS.find((addon) => addon.name === "ebs-csi-driver")!;
+const explainEbsCsi = (path: string) => explainIn(ebsCsi.chartDifferences, path);
 
 describe("the AWS add-ons match their upstream charts", function () {
   this.timeout(180000);
-  const used = new Set<IntendedDifference>();
   // Every example, and the dev stack on the oldest minor the program supports (before the API served what
   // some chart conditions ask for, such as VolumeAttributesClass).
   const dev = cases().find((c) => c.name === "dev")!;
@@ -30,23 +28,30 @@ describe("the AWS add-ons match their upstream charts", function () {
     { ...dev, name: `dev on ${oldest}`, spec: { ...dev.spec, kubernetesVersion: oldest } },
   ];
 
-  for (const [addon, renders] of Object.entries(ADDONS))
+  it("has a chart to compare with for every add-on of the registry", () => {
+    expect(AWS_ADDONS.map((addon) => addon.name).filter((name) => !AWS_ADDON_RENDERS[name])).to.deep.equal([]);
+  });
+
+  for (const addon of AWS_ADDONS) {
+    const renders: AddonRenders | undefined = AWS_ADDON_RENDERS[addon.name];
+    if (!renders) continue;
+    const used = new Set<IntendedDifference>();
     for (const c of examples) {
-      it(`${addon}, ${c.name}: Kubernetes ${c.spec.kubernetesVersion}`, () => {
+      it(`${addon.name}, ${c.name}: Kubernetes ${c.spec.kubernetesVersion}`, () => {
         const { differences, compared } = compareObjects(renders.chart(c.spec), renders.program(c.spec));
         expect(compared).to.be.greaterThan(80);
         const unexplained = differences.filter((d) => {
-          const entry = explainAwsAddon(d.path);
+          const entry = explainIn(addon.chartDifferences, d.path);
           if (entry) used.add(entry);
           return !entry;
         });
         expect(unexplained.map((d) => `${d.path}: chart ${d.chart}, program ${d.program}`)).to.deep.equal([]);
       });
     }
-
-  it("needs every entry of the intended-differences list", () => {
-    expect(AWS_ADDON_DIFFERENCES.filter((d) => !used.has(d)).map((d) => d.path)).to.deep.equal([]);
-  });
+    it(`${addon.name} needs every entry of its intended-differences list`, () => {
+      expect(addon.chartDifferences.filter((d) => !used.has(d)).map((d) => d.path)).to.deep.equal([]);
+    });
+  }
 
   it("tags volumes as the chart's --k8s-tag-cluster-id and --extra-tags do, with the user's cloud labels", () => {
     const spec = { ...examples[0].spec, cloudLabels: { team: "storage", "cost-center": "42" } };
@@ -69,7 +74,7 @@ describe("the AWS add-ons match their upstream charts", function () {
       o.kind === "Deployment" ? (merge(o as never, { spec: { replicas: 3 } }) as typeof o) : o,
     );
     const unexplained = compareObjects(EBS_CSI_DRIVER.chart(spec), moved).differences.filter(
-      (d) => !explainAwsAddon(d.path),
+      (d) => !explainEbsCsi(d.path),
     );
     expect(unexplained.map((d) => d.path)).to.deep.equal(["Deployment/ebs-csi-controller spec.replicas"]);
   });

@@ -10,7 +10,7 @@ import { cases, chartObjects, programObjects } from "./cases";
 import type { ClusterSpec } from "../../config/types";
 import { compareObjects, Difference, KubeObject } from "./compare";
 import { explain, INTENDED_DIFFERENCES } from "../../components/cilium/chartDifferences";
-import type { IntendedDifference } from "../../components/cilium/intendedDifference";
+import type { IntendedDifference } from "../../components/k8s/chartDifference";
 
 function withPodSpec(o: KubeObject, podSpec: object): KubeObject {
   const spec = o.spec as { template: object };

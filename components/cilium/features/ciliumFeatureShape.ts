@@ -5,7 +5,7 @@
  */
 import type { CiliumSpec } from "../ciliumSpec";
 import type { K8sObject } from "../../k8s/object";
-import type { IntendedDifference } from "../intendedDifference";
+import type { IntendedDifference } from "../../k8s/chartDifference";
 import type { CiliumRelease } from "../../../catalogs/ciliumVersions";
 
 /** What a feature adds to the agent's pod: its container's ports and mounts, and the pod's volumes. */
