@@ -8,6 +8,9 @@ export interface ImageDigests {
   agent: string;
   operatorGeneric: string;
   operatorAws: string;
+  hubbleRelay: string;
+  /** certgen, which makes Hubble's certificates, is versioned apart: the chart's whole reference, tag and digest. */
+  certgen: string;
 }
 
 export interface CiliumRelease {
@@ -45,6 +48,9 @@ export const CILIUM_LINES: readonly CiliumLine[] = [
           agent: "sha256:94149589d9b77fe3a78f900121b36fab51b1ede0c4190924e2328facc37de210",
           operatorGeneric: "sha256:86899c73438812b2761ac6fa435ea4e65f68e70d1ae54ac806fec8805d1ce011",
           operatorAws: "sha256:da54cc50e76e6439205c2816b29a791c09584de5f60a39ae2821d471eabe78f8",
+          hubbleRelay: "sha256:308b186791faf8a8a9322ce64d2e12f66fa82a3f4659e7a79b31829b6195df61",
+          certgen:
+            "quay.io/cilium/certgen:v0.4.6@sha256:511cedee817713fdf72db7e32fffb4b90da7747661b95180064f18198877626c",
         },
       },
       { version: "v1.18.14", source: "Cilium release v1.18.14, 2026-09-16 (github.com/cilium/cilium/releases)" },
@@ -63,6 +69,9 @@ export const CILIUM_LINES: readonly CiliumLine[] = [
           agent: "sha256:0df5b2750b64c49843aba1d649e9eaf61467cb0645ad3171db6f6962c095ac92",
           operatorGeneric: "sha256:0db4ca4e06969d8904ee036617795d0e9c3228cf7b8d902ba74fc2bb98d2d665",
           operatorAws: "sha256:546d13ac511cf82441b5e9e99e03d0e054b788513ceb1a883e620b8284d5ccc3",
+          hubbleRelay: "sha256:6782a49e3f28eba015701c4410a5ec7fa096fe9a562f879b4372dbecd827ea44",
+          certgen:
+            "quay.io/cilium/certgen:v0.4.6@sha256:511cedee817713fdf72db7e32fffb4b90da7747661b95180064f18198877626c",
         },
       },
       { version: "v1.19.8", source: "Cilium release v1.19.8, 2026-09 (github.com/cilium/cilium/releases)" },
@@ -81,6 +90,9 @@ export const CILIUM_LINES: readonly CiliumLine[] = [
           agent: "sha256:383968cd5e8873f7976fa76aa6196045643558f4cc9518a207b9335cb24a0e93",
           operatorGeneric: "sha256:80744a8cc7c91c2f9e6347629406844eb35d79b30a732c6d41c15b17232a74f3",
           operatorAws: "sha256:a0e50fa611fa3e2e8b1c9521a3e813576034a0b3d626e9c128ac01f8f7dfd0fa",
+          hubbleRelay: "sha256:2ca16981c7eb98df0ba9c9d18896bb9ca628b5cbd40dc9801339f4741f91ee94",
+          certgen:
+            "quay.io/cilium/certgen:v0.4.8@sha256:e65f1d15a0ffaf2df32797c8ad1c797fc64dad11c274cd96a2eafa89d712cdc3",
         },
       },
       { version: "v1.20.2", source: "Cilium release v1.20.2, 2026-09-22 (github.com/cilium/cilium/releases)" },

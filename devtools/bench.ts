@@ -29,10 +29,13 @@ interface Baseline {
   nodeArgs: readonly string[];
 }
 
-/** The build in `root`, with its own Node options (its bin/nodeArgs.js), none if it is older than them. */
+/**
+ * The build in `root`, with its own Node options (its bin/cli/nodeArgs.js, or bin/nodeArgs.js in a checkout
+ * from before cli/), none if it is older than them.
+ */
 async function baselineAt(root: string): Promise<Baseline> {
-  const file = join(root, BUILD_DIR, "nodeArgs.js");
-  const nodeArgs = existsSync(file) ? ((await import(file)) as { NODE_ARGS: readonly string[] }).NODE_ARGS : [];
+  const file = [join(root, BUILD_DIR, "cli", "nodeArgs.js"), join(root, BUILD_DIR, "nodeArgs.js")].find(existsSync);
+  const nodeArgs = file ? ((await import(file)) as { NODE_ARGS: readonly string[] }).NODE_ARGS : [];
   return { root, nodeArgs };
 }
 

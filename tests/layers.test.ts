@@ -1,4 +1,4 @@
-// The layers STYLE.md and the layout in docs/development.md promise, read from the tree: config/ and
+// The layers the layout in docs/development.md promises, read from the tree: config/ and
 // catalogs/ import nothing of components/; the program never imports the tools in cli/ or devtools/; no two
 // folders of components/ import each other; the shared infrastructure reaches no feature. Type-only imports
 // count: they tie the folders all the same.

@@ -22,12 +22,13 @@ export const endpoint: pulumi.Output<string> = cluster.apiEndpoint;
 `;
 
 /**
- * A program that uses two components alone, giving each only what it reads: the network a NetworkSpec (no
+ * A program that uses three components alone, giving each only what it reads: the network a NetworkSpec (no
  * add-ons, node groups or IAM settings), the control-plane role its name, labels, IAM settings and a policy
- * of the program's own.
+ * of the program's own, and Cilium its own settings (Hubble with its relay here) through the program's
+ * Kubernetes provider.
  */
 const PARTS = `import * as pulumi from "@pulumi/pulumi";
-import { ClusterNetwork, MasterIamRole, NetworkSpec, RoleSpec } from "cilium-cluster";
+import { CiliumAddon, CiliumSpec, ClusterNetwork, MasterIamRole, NetworkSpec, RoleSpec, throughProvider } from "cilium-cluster";
 
 const spec: NetworkSpec = {
   clusterName: "parts.k8s.local",
@@ -56,6 +57,28 @@ export const controlPlaneRole = new MasterIamRole("control-plane", {
   ],
 });
 export const endpoint = controlPlaneRole.roleArn;
+const ciliumSpec: CiliumSpec = {
+  clusterName: spec.clusterName,
+  cloudLabels: {},
+  controlPlane: { count: 1 },
+  networking: {
+    cilium: {
+      version: "v1.20.0",
+      ipam: "",
+      disableMasquerade: false,
+      tunnel: "vxlan",
+      enableNodePort: false,
+      bpfMasquerade: false,
+      hubble: { enabled: true, relay: true },
+      extraConfig: {},
+    },
+  },
+};
+export const cilium = new CiliumAddon("cilium", {
+  spec: ciliumSpec,
+  apiEndpoint: "api.internal.parts.k8s.local",
+  delivery: throughProvider,
+});
 `;
 
 const RUN = `const pulumi = require("@pulumi/pulumi");
@@ -70,6 +93,8 @@ pulumi.runtime.setMocks(mocks, "consumer", "dev", true, "organization").then(asy
   try {
     const consumer = require(process.argv[1]);
     report.endpoint = await new Promise((resolve) => consumer.endpoint.apply(resolve));
+    // Every registration the program started, as a preview's end waits for them.
+    await pulumi.runtime.disconnect();
     if (consumer.cluster) {
       report.clusterName = consumer.cluster.clusterName;
       report.groups = await new Promise((resolve) => pulumi.output(consumer.cluster.autoScalingGroups).apply(resolve));
@@ -158,7 +183,7 @@ describe("the package as a library", function () {
     expect(Object.keys(report.groups ?? {})).to.include("nodes");
   });
 
-  it("uses the network and the control-plane role alone, each given only what it reads", () => {
+  it("uses the network, the control-plane role and Cilium alone, each given only what it reads", () => {
     writeFileSync(join(dir, "index.ts"), PARTS);
     const tsc = spawnSync(process.execPath, [require.resolve("typescript/bin/tsc"), "-p", dir], {
       cwd: dir,
@@ -174,10 +199,17 @@ describe("the package as a library", function () {
       "cilium-cluster:iam:MasterIamRole",
       "aws:iam/role:Role",
       "aws:iam/policy:Policy",
+      "cilium-cluster:cilium:CiliumAddon",
+      "kubernetes:apps/v1:DaemonSet",
     ])
       expect(types).to.include(type);
     expect(report.registered.filter((r) => r.type === "aws:iam/policy:Policy").map((r) => r.name)).to.deep.equal([
       "control-plane-Ours",
+    ]);
+    expect(report.registered.map((r) => r.name)).to.include.members([
+      "cilium-configmap-cilium-config",
+      "cilium-daemonset-cilium",
+      "cilium-deployment-hubble-relay",
     ]);
   });
 

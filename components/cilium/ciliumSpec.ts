@@ -5,4 +5,6 @@
  */
 import type { ClusterSpec } from "../../config/types";
 
-export type CiliumSpec = Pick<ClusterSpec, "clusterName" | "networking" | "controlPlane" | "cloudLabels">;
+export type CiliumSpec = Pick<ClusterSpec, "clusterName" | "networking" | "cloudLabels"> & {
+  controlPlane: Pick<ClusterSpec["controlPlane"], "count">;
+};

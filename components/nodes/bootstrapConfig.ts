@@ -92,13 +92,14 @@ export type NodeSpec = Pick<
   | "region"
   | "kubernetesVersion"
   | "network"
-  | "networking"
   | "kubeProxy"
-  | "controlPlane"
   | "cloudLabels"
   | "podSecurity"
   | "instanceMetadata"
->;
+> & {
+  networking: { cilium: Pick<ClusterSpec["networking"]["cilium"], "ipam"> };
+  controlPlane: Pick<ClusterSpec["controlPlane"], "backupIntervalMinutes">;
+};
 
 /**
  * Names of this cluster's control-plane state (ControlPlaneState) a control-plane node is told, and the admin

@@ -43,7 +43,8 @@ export function validateCilium(spec: ClusterSpec, path = "networking.cilium"): F
   // The relay gathers the agents' Hubble servers: without them it has nothing to connect to.
   if (cilium.hubble.relay && !cilium.hubble.enabled) {
     const e = forbidden(child(child(path, "hubble"), "relay"), "Hubble Relay requires Hubble (hubble.enabled: true)");
-    errors.push(withSuggestion(e, "false"));
+    // Whoever asked for the relay wants Hubble: the fix turns it on rather than the relay off.
+    errors.push(withSuggestion(e, "true", child(child(path, "hubble"), "enabled")));
   }
 
   if (eniMode(cilium)) {

@@ -11,9 +11,10 @@
  * parity test renders that chart with `chartValues` and compares.
  */
 import { createHash } from "crypto";
-import { ciliumLineOf } from "../../../catalogs/ciliumVersions";
+import { CiliumRelease, ciliumLineOf } from "../../../catalogs/ciliumVersions";
 import type { CiliumSpec } from "../ciliumSpec";
 import type { K8sObject } from "../../k8s/object";
+import { CLOUD_UNINITIALIZED_TOLERATION, CONTROL_PLANE_TOLERATIONS } from "../../k8s/placement";
 import { HUBBLE_PEER_SERVICE, HUBBLE_SERVER } from "../../wellKnownPorts";
 import { ciliumClusterName } from "../clusterName";
 import type { CiliumFeature } from "./ciliumFeatureShape";
@@ -23,20 +24,11 @@ const TLS_DIR = "/var/lib/cilium/tls/hubble";
 const PART_OF = { "app.kubernetes.io/part-of": "cilium" };
 const CERTGEN = "hubble-generate-certs";
 
-/** The relay image of each release whose chart is at hand, by the digest that chart pins. */
-const RELAY_DIGESTS: Readonly<Record<string, string>> = {
-  "v1.18.12": "sha256:308b186791faf8a8a9322ce64d2e12f66fa82a3f4659e7a79b31829b6195df61",
-  "v1.19.6": "sha256:6782a49e3f28eba015701c4410a5ec7fa096fe9a562f879b4372dbecd827ea44",
-  "v1.20.0": "sha256:2ca16981c7eb98df0ba9c9d18896bb9ca628b5cbd40dc9801339f4741f91ee94",
-};
-
 /** Where a line's chart shapes the certificate jobs and the relay differently. */
 interface LineShape {
-  /** `certgen.image` of the line's chart. */
-  certgenImage: string;
   /** Arguments the line's certgen takes beyond the CA's. */
   certgenArgs: string[];
-  /** 1.18: finished jobs go after 30 minutes, and the pod names its account twice; no history limits. */
+  /** 1.18: the CronJob's finished jobs go after 30 minutes, and the pod names its account twice; no history limits. */
   jobsExpire: boolean;
   /** 1.20: the relay's root file system is read-only, with an emptyDir at /tmp. */
   relayReadOnlyRoot: boolean;
@@ -44,24 +36,23 @@ interface LineShape {
   agentPeerPort: boolean;
 }
 
-const CERTGEN_V046 = `${REGISTRY}/certgen:v0.4.6@sha256:511cedee817713fdf72db7e32fffb4b90da7747661b95180064f18198877626c`;
+/** Any node that can run pods: the control plane too, and one the cloud controller has not initialised yet. */
+const ANY_NODE_TOLERATIONS = [...CONTROL_PLANE_TOLERATIONS, CLOUD_UNINITIALIZED_TOLERATION];
+
 const LINES: Readonly<Record<string, LineShape>> = {
   "1.18": {
-    certgenImage: CERTGEN_V046,
     certgenArgs: [],
     jobsExpire: true,
     relayReadOnlyRoot: false,
     agentPeerPort: false,
   },
   "1.19": {
-    certgenImage: CERTGEN_V046,
     certgenArgs: [],
     jobsExpire: false,
     relayReadOnlyRoot: false,
     agentPeerPort: true,
   },
   "1.20": {
-    certgenImage: `${REGISTRY}/certgen:v0.4.8@sha256:e65f1d15a0ffaf2df32797c8ad1c797fc64dad11c274cd96a2eafa89d712cdc3`,
     certgenArgs: ["--ca-enforce-validity-throughout-leaves-duration=true"],
     jobsExpire: false,
     relayReadOnlyRoot: true,
@@ -69,11 +60,33 @@ const LINES: Readonly<Record<string, LineShape>> = {
   },
 };
 
+/** The line's shape with the release's images, as its chart pins them. */
+interface Shape extends LineShape {
+  certgenImage: string;
+  relayImage: string;
+}
+
 function lineShape(spec: CiliumSpec): LineShape {
   const line = ciliumLineOf(spec.networking.cilium.version)?.line;
   const shape = line && LINES[line];
   if (!shape) throw new Error(`Hubble has no shape for Cilium ${spec.networking.cilium.version}`);
   return shape;
+}
+
+/**
+ * The shape and images of a release: pinned by the digests of its chart where the catalog records them;
+ * otherwise the relay by tag, and certgen (versioned apart from Cilium) as the line's recorded chart pins it.
+ */
+function shapeOf(spec: CiliumSpec, release: CiliumRelease | undefined): Shape {
+  const version = spec.networking.cilium.version;
+  const pinned = release?.digests;
+  const recorded = ciliumLineOf(version)?.releases.find((r) => r.digests)?.digests;
+  if (!recorded) throw new Error(`no chart recorded for Cilium ${version}'s line`);
+  return {
+    ...lineShape(spec),
+    certgenImage: (pinned ?? recorded).certgen,
+    relayImage: `${REGISTRY}/hubble-relay:${version}${pinned ? `@${pinned.hubbleRelay}` : ""}`,
+  };
 }
 
 const labelled = (name: string) => ({ "k8s-app": name, "app.kubernetes.io/name": name, ...PART_OF });
@@ -106,7 +119,7 @@ function certgenConfig(spec: CiliumSpec, namespace: string): string {
 }
 
 /** The certgen pod: the CA kept in `cilium-ca`, reused on every run, and the certificates above. */
-function certgenPod(spec: CiliumSpec, namespace: string, shape: LineShape): object {
+function certgenPod(spec: CiliumSpec, namespace: string, shape: Shape): object {
   return {
     metadata: { labels: { "k8s-app": CERTGEN } },
     spec: {
@@ -134,6 +147,7 @@ function certgenPod(spec: CiliumSpec, namespace: string, shape: LineShape): obje
       serviceAccountName: CERTGEN,
       automountServiceAccountToken: true,
       restartPolicy: "OnFailure",
+      tolerations: ANY_NODE_TOLERATIONS,
     },
   };
 }
@@ -142,11 +156,10 @@ function certgenPod(spec: CiliumSpec, namespace: string, shape: LineShape): obje
  * The first run, as a Job named after its spec's checksum, as the chart names it from 1.19 on: a Job's pod
  * template cannot change, so a new spec is a new Job; the old one, finished, stays in the cluster.
  */
-function certgenJob(spec: CiliumSpec, namespace: string, shape: LineShape): K8sObject {
-  const jobSpec = {
-    template: certgenPod(spec, namespace, shape),
-    ...(shape.jobsExpire && { ttlSecondsAfterFinished: 1800 }),
-  };
+function certgenJob(spec: CiliumSpec, namespace: string, shape: Shape): K8sObject {
+  // No TTL, though the 1.18 chart sets one: a Job deleted half an hour after it ran would be created again by
+  // the next pulumi up after a refresh. Its CronJob's jobs expire as the chart's do.
+  const jobSpec = { template: certgenPod(spec, namespace, shape) };
   const checksum = createHash("sha256").update(JSON.stringify(jobSpec)).digest("hex").slice(0, 10);
   return {
     apiVersion: "batch/v1",
@@ -157,7 +170,7 @@ function certgenJob(spec: CiliumSpec, namespace: string, shape: LineShape): K8sO
 }
 
 /** The renewal: every four months, a year's certificates from the same CA. */
-function certgenCronJob(spec: CiliumSpec, namespace: string, shape: LineShape): K8sObject {
+function certgenCronJob(spec: CiliumSpec, namespace: string, shape: Shape): K8sObject {
   return {
     apiVersion: "batch/v1",
     kind: "CronJob",
@@ -251,9 +264,7 @@ function relayConfig(spec: CiliumSpec, namespace: string): string {
 
 const grpcProbe = { grpc: { port: 4222 } };
 
-function relayDeployment(spec: CiliumSpec, namespace: string, shape: LineShape): K8sObject {
-  const version = spec.networking.cilium.version;
-  const digest = RELAY_DIGESTS[version];
+function relayDeployment(namespace: string, shape: Shape): K8sObject {
   const labels = labelled("hubble-relay");
   return {
     apiVersion: "apps/v1",
@@ -279,7 +290,7 @@ function relayDeployment(spec: CiliumSpec, namespace: string, shape: LineShape):
                 seccompProfile: { type: "RuntimeDefault" },
                 ...(shape.relayReadOnlyRoot && { readOnlyRootFilesystem: true }),
               },
-              image: `${REGISTRY}/hubble-relay:${version}${digest ? `@${digest}` : ""}`,
+              image: shape.relayImage,
               imagePullPolicy: "IfNotPresent",
               command: ["hubble-relay"],
               args: ["serve"],
@@ -314,6 +325,7 @@ function relayDeployment(spec: CiliumSpec, namespace: string, shape: LineShape):
             },
           },
           nodeSelector: { "kubernetes.io/os": "linux" },
+          tolerations: ANY_NODE_TOLERATIONS,
           volumes: [
             {
               name: "config",
@@ -345,7 +357,7 @@ function relayDeployment(spec: CiliumSpec, namespace: string, shape: LineShape):
   };
 }
 
-function relayObjects(spec: CiliumSpec, namespace: string, shape: LineShape) {
+function relayObjects(spec: CiliumSpec, namespace: string, shape: Shape) {
   const labels = labelled("hubble-relay");
   return {
     foundation: [
@@ -372,11 +384,16 @@ function relayObjects(spec: CiliumSpec, namespace: string, shape: LineShape) {
         },
       },
     ],
-    workloads: [relayDeployment(spec, namespace, shape)],
+    workloads: [relayDeployment(namespace, shape)],
   };
 }
 
 const hubbleOf = (spec: CiliumSpec) => spec.networking.cilium.hubble;
+
+const ANY_NODE =
+  "pulumi up waits for the relay to be ready and for certgen's first run to complete: like the other add-ons' " +
+  "pods, both run on a node the cloud controller has not initialised yet, and on the control plane, since a " +
+  "cluster may have no worker yet (every group at minSize 0).";
 
 export const hubble: CiliumFeature = {
   name: "hubble",
@@ -434,9 +451,9 @@ export const hubble: CiliumFeature = {
           ],
         }
       : { ports: [], volumeMounts: [], volumes: [] },
-  objects: (spec, { namespace }) => {
+  objects: (spec, { namespace, release }) => {
     if (!hubbleOf(spec).enabled) return { foundation: [], workloads: [] };
-    const shape = lineShape(spec);
+    const shape = shapeOf(spec, release);
     const relay = hubbleOf(spec).relay ? relayObjects(spec, namespace, shape) : { foundation: [], workloads: [] };
     return {
       foundation: [...certgenRbac(namespace), peerService(namespace), ...relay.foundation],
@@ -447,6 +464,17 @@ export const hubble: CiliumFeature = {
     hubbleOf(spec).enabled
       ? { hubble: { enabled: true, relay: { enabled: hubbleOf(spec).relay }, tls: { auto: { method: "cronJob" } } } }
       : {},
+  intendedDifferences: [
+    { path: "Deployment/hubble-relay spec.template.spec.tolerations*", reason: ANY_NODE },
+    { path: "Job/hubble-generate-certs spec.template.spec.tolerations*", reason: ANY_NODE },
+    {
+      path: "Job/hubble-generate-certs spec.ttlSecondsAfterFinished",
+      reason:
+        "The first run's Job stays once it has run, as the charts after 1.18 keep it: deleted, it would be " +
+        "created again by the next pulumi up after a refresh.",
+    },
+    { path: "CronJob/hubble-generate-certs spec.jobTemplate.spec.template.spec.tolerations*", reason: ANY_NODE },
+  ],
   cases: {
     on: {
       Hubble: { networking: { cilium: { hubble: { enabled: true } } } },
