@@ -1,7 +1,9 @@
 /**
  * Every config key of the `cilium-cluster` project: type, default, allowed values, description and the
- * validation rules in words. Pulumi.yaml's `config:` block and docs/cluster-config.md are generated
- * from this module (`npm run generate`); the structural checks and the defaults are driven by it.
+ * validation rules in words. Each Cilium feature's keys come from its module (components/cilium/features/),
+ * through the generated ciliumFeatureSchema.ts. Pulumi.yaml's `config:` block and docs/cluster-config.md
+ * are generated from this module (`npm run generate`); the structural checks, the defaults and the rules
+ * across keys held as data (`requires`) are driven by it.
  */
 import {
   CILIUM_LINES,
@@ -15,6 +17,7 @@ import {
   PROGRAM_TAGS_PER_RESOURCE,
   TAGS_PER_RESOURCE,
 } from "./quotas";
+import { CILIUM_FEATURE_SCHEMA } from "./ciliumFeatureSchema";
 import type { AnyField } from "./schemaTypes";
 
 const shippedLines = CILIUM_LINES.map(
@@ -206,36 +209,8 @@ export const CONFIG_SCHEMA = {
             description: "Cilium replaces kube-proxy: eBPF handling of services, NodePort and host ports.",
             rules: ["requires `kubeProxy.enabled: false`", "required when `kubeProxy.enabled` is false"],
           },
-          bpfMasquerade: {
-            kind: "boolean",
-            default: false,
-            description:
-              "Masquerades pod traffic leaving the cluster in eBPF instead of iptables (Cilium's `enable-bpf-masquerade`), " +
-              "which saves the node's netfilter connection tracking for it.",
-            rules: ["requires `enableNodePort: true`", "requires masquerading (`disableMasquerade: false`)"],
-          },
-          hubble: {
-            kind: "object",
-            description:
-              "Hubble, Cilium's flow observability (docs/cilium.md, Hubble). Its TLS certificates are made in the " +
-              "cluster by Cilium's `certgen` (a Job, renewed every four months by a CronJob), never in Pulumi's state.",
-            fields: {
-              enabled: {
-                kind: "boolean",
-                default: false,
-                description:
-                  "Runs Hubble's server in every agent, on port 4244 of each node, behind the `hubble-peer` Service.",
-              },
-              relay: {
-                kind: "boolean",
-                default: false,
-                description:
-                  "Runs Hubble Relay (`hubble-relay` in `kube-system`, port 80), which gathers every node's flows for " +
-                  "the `hubble` CLI.",
-                rules: ["requires `hubble.enabled: true`"],
-              },
-            },
-          },
+          // Each Cilium feature's keys, from its module (components/cilium/features/), generated.
+          ...CILIUM_FEATURE_SCHEMA,
           extraConfig: {
             kind: "map",
             example: { "policy-audit-mode": "true" },

@@ -27,9 +27,24 @@ export interface IntegerField extends FieldCommon {
   maximum?: number;
 }
 
+/**
+ * A rule across keys, as data: while a boolean key is on, another key must hold a value. Validation checks
+ * every one (validation/requirements.ts), so a feature brings its rules in its schema fragment.
+ */
+export interface Requirement {
+  /** The other key, by its full config path. */
+  path: string;
+  equals: boolean | string;
+  /** The error's detail: what is required, and why where it is not obvious. */
+  detail: string;
+  /** The fix the error prints: turn this key off, or give the other key its required value. */
+  fix: "turnOff" | "require";
+}
+
 export interface BooleanField extends FieldCommon {
   kind: "boolean";
   default: boolean;
+  requires?: readonly Requirement[];
 }
 
 /** A map of string to string (tags, extra config). */

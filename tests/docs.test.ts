@@ -76,28 +76,32 @@ describe("documentation", function () {
     }
   });
 
-  it("walks adding an option through the hand-edited files of its commit, at most eight, each still holding what the walk says", function () {
+  /** The rows (file, holds) of the table after the marker that starts with `marker`. */
+  const tableAfter = (guide: string, marker: string) =>
+    guide
+      .slice(guide.indexOf(marker))
+      .split("\n\n")[1]
+      .split("\n")
+      .slice(2)
+      .map((row) => row.split("|").map((cell) => cell.trim().replace(/^`|`$/g, "")))
+      .map(([, file, holds]) => ({ file, holds }));
+
+  it("walks adding an option through the hand-edited files of its commit, at most eight, each holding what the walk says", function () {
     const guide = text("docs/adding-a-feature.md");
     const option = /^## The walk: `([\w.]+)`$/m.exec(guide)![1];
     expect(inSchema(segments(option)), option).to.equal(true);
     const marker = /<!-- walk: commit ([0-9a-f]{7,40});/.exec(guide);
     expect(marker, "the walk names its commit").to.not.equal(null);
     const commit = marker![1];
-    const table = guide.slice(guide.indexOf("<!-- walk:")).split("\n\n")[1];
-    const rows = table
-      .split("\n")
-      .slice(2)
-      .map((row) => row.split("|").map((cell) => cell.trim().replace(/^`|`$/g, "")));
-    for (const [, file, holds] of rows) {
-      expect(existsSync(join(PROJECT_DIR, file)), file).to.equal(true);
-      expect(text(file), `${file} holds ${holds}`).to.contain(holds);
-    }
+    const rows = tableAfter(guide, "<!-- walk:");
     const git = (...args: string[]) => execFileSync("git", args, { cwd: PROJECT_DIR, encoding: "utf8" });
     // A shallow clone holds no history to read the commit from; .ci/run cannot add it, so this skips there.
     if (git("rev-parse", "--is-shallow-repository").trim() === "true") {
       process.stderr.write(`skipped the walk's commit check: a shallow clone lacks commit ${commit}\n`);
       this.skip();
     }
+    for (const { file, holds } of rows)
+      expect(git("show", `${commit}:${file}`), `${file} held ${holds}`).to.contain(holds);
     // Hand-edited: every file the commit changed but the goldens and the files `npm run generate` writes,
     // which say so in their first lines.
     const generated = (file: string) =>
@@ -105,8 +109,17 @@ describe("documentation", function () {
     const handEdited = git("show", "--name-only", "--format=", commit)
       .split("\n")
       .filter((file) => file && !file.startsWith("tests/golden/") && !generated(file));
-    expect(rows.map(([, file]) => file).sort()).to.deep.equal(handEdited.sort());
+    expect(rows.map((r) => r.file).sort()).to.deep.equal(handEdited.sort());
     expect(handEdited.length).to.be.within(1, 8);
+  });
+
+  it("says which files the same option touches today, at most eight, each holding what it says", () => {
+    const rows = tableAfter(text("docs/adding-a-feature.md"), "<!-- today:");
+    expect(rows.length).to.be.within(1, 8);
+    for (const { file, holds } of rows) {
+      expect(existsSync(join(PROJECT_DIR, file)), file).to.equal(true);
+      expect(text(file), `${file} holds ${holds}`).to.contain(holds);
+    }
   });
 
   it("states what the dev and HA stacks cost a month, as their plans add up at the recorded prices", () => {

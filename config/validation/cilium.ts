@@ -27,26 +27,6 @@ export function validateCilium(spec: ClusterSpec, path = "networking.cilium"): F
     errors.push(withSuggestion(forbidden(child(path, "enableNodePort"), detail), "true"));
   }
 
-  // The agent refuses to start otherwise (daemon/cmd/kube_proxy_replacement.go, daemon/cmd/daemon.go).
-  if (cilium.bpfMasquerade && !cilium.enableNodePort) {
-    const e = forbidden(child(path, "bpfMasquerade"), "BPF masquerade requires NodePort (enableNodePort: true)");
-    errors.push(withSuggestion(e, "false"));
-  }
-  if (cilium.bpfMasquerade && cilium.disableMasquerade) {
-    const e = forbidden(
-      child(path, "bpfMasquerade"),
-      "BPF masquerade requires masquerading (disableMasquerade: false)",
-    );
-    errors.push(withSuggestion(e, "false"));
-  }
-
-  // The relay gathers the agents' Hubble servers: without them it has nothing to connect to.
-  if (cilium.hubble.relay && !cilium.hubble.enabled) {
-    const e = forbidden(child(child(path, "hubble"), "relay"), "Hubble Relay requires Hubble (hubble.enabled: true)");
-    // Whoever asked for the relay wants Hubble: the fix turns it on rather than the relay off.
-    errors.push(withSuggestion(e, "true", child(child(path, "hubble"), "enabled")));
-  }
-
   if (eniMode(cilium)) {
     if (!cilium.disableMasquerade) {
       const e = forbidden(child(path, "disableMasquerade"), "Masquerade must be disabled when ENI IPAM is used");

@@ -11,6 +11,7 @@ import { validateExtraConfig } from "./extraConfig";
 import { FieldError } from "./fieldErrors";
 import { validateInstanceGroups } from "./nodeGroups";
 import { validateNetwork } from "./network";
+import { requirementErrors } from "./requirements";
 import { checkStructure } from "./structure";
 
 export interface ValidationResult {
@@ -32,6 +33,7 @@ export function validateConfig(raw: Record<string, unknown>, region: string | un
     ...validateCluster(spec),
     ...validateNetwork(spec),
     ...validateCilium(spec),
+    ...requirementErrors(spec, CONFIG_TREE),
     ...validateExtraConfig(spec),
     ...validateInstanceGroups(spec),
   ];

@@ -15,6 +15,7 @@ import {
 } from "../../devtools/codegen/chartDifferencesDoc";
 import { renderConfigDoc } from "../../devtools/codegen/configDoc";
 import { renderManagedKeysModule } from "../../devtools/codegen/managedKeysModule";
+import { renderCiliumFeatureSchemaModule } from "../../devtools/codegen/ciliumFeatureSchemaModule";
 import { renderPulumiYaml } from "../../devtools/codegen/pulumiYaml";
 import { DEFAULT_KUBERNETES_VERSION } from "../../catalogs/ciliumVersions";
 import { CONFIG_TREE } from "../../config/schema";
@@ -28,6 +29,10 @@ describe("generated files (npm run generate)", () => {
 
   it("docs/cluster-config.md is up to date", () => {
     expect(read("docs/cluster-config.md"), "run npm run generate").to.equal(renderConfigDoc(devStackKeys()));
+  });
+
+  it("config/ciliumFeatureSchema.ts holds every Cilium feature's keys as its module declares them", () => {
+    expect(read("config/ciliumFeatureSchema.ts"), "run npm run generate").to.equal(renderCiliumFeatureSchemaModule());
   });
 
   it("config/ciliumManagedKeys.ts is up to date", () => {

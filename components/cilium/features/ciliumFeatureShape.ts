@@ -1,12 +1,14 @@
 /**
- * A Cilium feature: one option of `networking.cilium` and everything it adds to Cilium's objects, in one
- * module of this folder, listed once in `ciliumFeatures.ts`. The renderers, the managed-key table
- * (config/ciliumManagedKeys.ts, generated), the parity test and docs/cilium.md read the list.
+ * A Cilium feature: one option of `networking.cilium`, its keys and rules, and everything it adds to
+ * Cilium's objects, in one module of this folder, listed once in `ciliumFeatures.ts`. The schema and the
+ * managed-key table (config/ciliumFeatureSchema.ts and config/ciliumManagedKeys.ts, generated), the
+ * renderers, the parity test, the fuzzer and docs/cilium.md read the list.
  */
 import type { CiliumSpec } from "../ciliumSpec";
 import type { K8sObject } from "../../k8s/object";
 import type { IntendedDifference } from "../../k8s/chartDifference";
 import type { CiliumRelease } from "../../../catalogs/ciliumVersions";
+import type { AnyField } from "../../../config/schemaTypes";
 
 /** What a feature adds to the agent's pod: its container's ports and mounts, and the pod's volumes. */
 export interface AgentAdditions {
@@ -26,6 +28,12 @@ export type ConfigEdit = Record<string, unknown>;
 
 export interface CiliumFeature {
   name: string;
+  /**
+   * Its keys under `networking.cilium`, with their rules across keys as data (`requires`): `npm run
+   * generate` writes every feature's into config/ciliumFeatureSchema.ts, which the schema takes in, so the
+   * spec's type, defaults, unknown-key checks, validation and docs come from here.
+   */
+  schema: Readonly<Record<string, AnyField>>;
   /** The `cilium-config` keys it renders, each with the config key that sets it: `extraConfig` may not set them. */
   managedKeys: Readonly<Record<string, string>>;
   /** Its `cilium-config` keys for a spec (none when off). */

@@ -397,6 +397,40 @@ const ANY_NODE =
 
 export const hubble: CiliumFeature = {
   name: "hubble",
+  schema: {
+    hubble: {
+      kind: "object",
+      description:
+        "Hubble, Cilium's flow observability (docs/cilium.md, Hubble). Its TLS certificates are made in the " +
+        "cluster by Cilium's `certgen` (a Job, renewed every four months by a CronJob), never in Pulumi's state.",
+      fields: {
+        enabled: {
+          kind: "boolean",
+          default: false,
+          description:
+            "Runs Hubble's server in every agent, on port 4244 of each node, behind the `hubble-peer` Service.",
+        },
+        relay: {
+          kind: "boolean",
+          default: false,
+          description:
+            "Runs Hubble Relay (`hubble-relay` in `kube-system`, port 80), which gathers every node's flows for " +
+            "the `hubble` CLI.",
+          rules: ["requires `hubble.enabled: true`"],
+          // The relay gathers the agents' Hubble servers: without them it has nothing to connect to. Whoever
+          // asked for the relay wants Hubble, so the fix turns Hubble on rather than the relay off.
+          requires: [
+            {
+              path: "networking.cilium.hubble.enabled",
+              equals: true,
+              detail: "Hubble Relay requires Hubble (hubble.enabled: true)",
+              fix: "require",
+            },
+          ],
+        },
+      },
+    },
+  },
   managedKeys: Object.fromEntries(
     [
       "enable-hubble",
