@@ -4,6 +4,7 @@
  * and gives the roles the permissions of every entry, and validate-cluster expects the add-ons' workloads.
  */
 import type * as pulumi from "@pulumi/pulumi";
+import type { AnyField } from "../config/schemaTypes";
 import type { ClusterSpec } from "../config/types";
 import type { AwsCoordinates, StatementSource } from "./iam/statementSource";
 import type { IntendedDifference } from "./k8s/chartDifference";
@@ -43,9 +44,24 @@ export interface Addon {
   chartDifferences: readonly IntendedDifference[];
 }
 
+/** The config objects a feature's keys may go under (config/schema.ts spreads each one's in). */
+export type KeysParent = "addons" | "networking.cilium";
+
+/**
+ * A feature's config keys, under the object they belong to, with their rules across keys as data
+ * (`requires`): `npm run generate` writes every feature's into config/featureKeys.ts, which the schema
+ * takes in, so the spec's type, defaults, unknown-key checks, validation and docs come from here.
+ */
+export interface FeatureKeys {
+  under: KeysParent;
+  keys: Readonly<Record<string, AnyField>>;
+}
+
 export interface Feature {
   /** Its name; an add-on's component takes it, and validate-cluster reports its workloads under it. */
   name: string;
+  /** Its config keys, if it has any of its own. */
+  config?: FeatureKeys;
   /** The AWS permissions its parts call with, per role (docs/iam.md); none for a feature that calls no AWS API. */
   rights: readonly StatementSource[];
   /** What it runs in the cluster. */

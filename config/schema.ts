@@ -1,29 +1,19 @@
 /**
  * Every config key of the `cilium-cluster` project: type, default, allowed values, description and the
- * validation rules in words. Each Cilium feature's keys come from its module (components/cilium/features/),
- * through the generated ciliumFeatureSchema.ts. Pulumi.yaml's `config:` block and docs/cluster-config.md
+ * validation rules in words. A feature's own keys come from its folder (its entry's `config`), through the
+ * generated featureKeys.ts. Pulumi.yaml's `config:` block and docs/cluster-config.md
  * are generated from this module (`npm run generate`); the structural checks, the defaults and the rules
  * across keys held as data (`requires`) are driven by it.
  */
-import {
-  CILIUM_LINES,
-  DEFAULT_KUBERNETES_VERSION,
-  defaultCiliumVersion,
-  newestRelease,
-} from "../catalogs/ciliumVersions";
+import { DEFAULT_KUBERNETES_VERSION } from "../catalogs/ciliumVersions";
 import {
   API_LB_OWN_INBOUND_RULES,
   INBOUND_RULES_PER_SECURITY_GROUP,
   PROGRAM_TAGS_PER_RESOURCE,
   TAGS_PER_RESOURCE,
 } from "./quotas";
-import { CILIUM_FEATURE_SCHEMA } from "./ciliumFeatureSchema";
+import { FEATURE_KEYS } from "./featureKeys";
 import type { AnyField } from "./schemaTypes";
-
-const shippedLines = CILIUM_LINES.map(
-  (l) =>
-    `${l.line} (Kubernetes 1.${l.kubernetes.oldest} to 1.${l.kubernetes.newest}, newest ${newestRelease(l).version})`,
-).join(", ");
 
 /** The machine keys the control plane and every node group have. */
 const rootVolumeSize = (gib: number) =>
@@ -162,66 +152,8 @@ export const CONFIG_SCHEMA = {
         kind: "object",
         description: "Cilium, the CNI of every cluster this program builds.",
         fields: {
-          version: {
-            kind: "string",
-            defaultText:
-              "the newest recorded patch of the newest line that supports `kubernetesVersion` " +
-              `(\`${defaultCiliumVersion(DEFAULT_KUBERNETES_VERSION)}\` for the default \`kubernetesVersion\`)`,
-            description: `Cilium release of the agent and operator images. Shipped lines: ${shippedLines}.`,
-            rules: [
-              "`v`-prefixed release of a shipped line, no newer than its newest recorded patch",
-              "the line must support `kubernetesVersion`",
-            ],
-          },
-          ipam: {
-            kind: "string",
-            default: "",
-            enum: ["", "crd", "eni"],
-            description:
-              '`""`: the default mode (host-scope: pod CIDRs from the controller manager, Cilium\'s `kubernetes` IPAM). ' +
-              "`crd`: addresses from CiliumNode resources filled in by an external allocator. " +
-              "`eni`: pods take secondary IPs of AWS ENIs that the Cilium operator attaches (AWS native networking).",
-            rules: [
-              "`eni` requires `disableMasquerade: true`",
-              "`eni` requires native routing (`tunnel: disabled`) and the `private` topology",
-            ],
-          },
-          disableMasquerade: {
-            kind: "boolean",
-            default: false,
-            description:
-              "Turns off masquerading of pod traffic to destinations outside the cluster behind the node's IP. " +
-              "Required in ENI mode, where pod addresses are routable in the VPC.",
-          },
-          tunnel: {
-            kind: "string",
-            enum: ["vxlan", "geneve", "disabled"],
-            defaultText: "`disabled` when `ipam` is `eni`, else `vxlan`",
-            description:
-              "Encapsulation of pod traffic between nodes (`vxlan`, `geneve`), or `disabled` for native routing.",
-            rules: [
-              "must be `disabled` when `ipam` is `eni`, and may be `disabled` only then (the VPC routes no other pod addresses)",
-            ],
-          },
-          enableNodePort: {
-            kind: "boolean",
-            default: false,
-            description: "Cilium replaces kube-proxy: eBPF handling of services, NodePort and host ports.",
-            rules: ["requires `kubeProxy.enabled: false`", "required when `kubeProxy.enabled` is false"],
-          },
-          // Each Cilium feature's keys, from its module (components/cilium/features/), generated.
-          ...CILIUM_FEATURE_SCHEMA,
-          extraConfig: {
-            kind: "map",
-            example: { "policy-audit-mode": "true" },
-            description:
-              "Extra `cilium-config` ConfigMap keys, applied last so they override what the program renders. Values are strings.",
-            rules: [
-              "keys are options the selected Cilium line reads: its chart's `cilium-config` keys and its agent's and operators' flags (catalogs/recorded/ciliumOptionsRecord.ts)",
-              "keys the program sets from other config are not allowed (the error names the key to set instead)",
-              "values must be strings",
-            ],
-          },
+          // Cilium's keys, from its folder (components/cilium/ciliumKeys.ts and each option's module), generated.
+          ...FEATURE_KEYS["networking.cilium"],
         },
       },
     },
@@ -293,22 +225,8 @@ export const CONFIG_SCHEMA = {
           "control-plane nodes apply them with their own admin kubeconfig (an SSM State Manager association runs " +
           "`kubectl apply`, as kOps's channels tool does), so `pulumi up` needs only the AWS API.",
       },
-      ebsCsiDriver: {
-        kind: "object",
-        description: "The Amazon EBS CSI driver: PersistentVolumes as EBS volumes.",
-        fields: {
-          enabled: {
-            kind: "boolean",
-            default: true,
-            description:
-              "Run the driver (its controller on the control plane, a node plugin on every node) with the default " +
-              "StorageClass `gp3` (encrypted), and grant the control-plane role the EBS calls it makes, on volumes " +
-              "tagged for this cluster only. Turning it off leaves the objects and volumes in the cluster and AWS " +
-              "(they are retained) but drops the role's EBS permissions: existing volumes can then no longer be " +
-              "attached, detached or deleted.",
-          },
-        },
-      },
+      // The EBS CSI driver's keys, from its folder (components/ebsCsi/), generated.
+      ...FEATURE_KEYS.addons,
     },
   },
   controlPlane: {

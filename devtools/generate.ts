@@ -1,18 +1,18 @@
 /**
- * `npm run generate`: writes config/ciliumFeatureSchema.ts from the Cilium features, then Pulumi.yaml and
+ * `npm run generate`: writes config/featureKeys.ts from the Cilium features, then Pulumi.yaml and
  * docs/cluster-config.md from the spec schema (which takes that file in), the lists of the add-ons'
  * differences from their charts in docs/cilium.md and docs/aws-addons.md from the registry, and
  * config/ciliumManagedKeys.ts from the Cilium renderers.
  */
 import { readFileSync, writeFileSync } from "fs";
 import { join } from "path";
-import { renderCiliumFeatureSchemaModule } from "./codegen/ciliumFeatureSchemaModule";
+import { renderFeatureKeysModule } from "./codegen/featureKeysModule";
 
 const root = join(__dirname, "..");
 
 async function generate(): Promise<void> {
   // The features' keys first; the schema, and so everything after, is loaded only once they are written.
-  writeFileSync(join(root, "config", "ciliumFeatureSchema.ts"), renderCiliumFeatureSchemaModule());
+  writeFileSync(join(root, "config", "featureKeys.ts"), renderFeatureKeysModule());
   const { devStackKeys } = await import("../cli/plan/examples");
   const { renderAwsAddonDifferences, renderCiliumDifferences, withDifferences } =
     await import("./codegen/chartDifferencesDoc");
@@ -30,7 +30,7 @@ async function generate(): Promise<void> {
   }
   writeFileSync(join(root, "config", "ciliumManagedKeys.ts"), renderManagedKeysModule());
   console.log(
-    "wrote config/ciliumFeatureSchema.ts, Pulumi.yaml, docs/cluster-config.md, the chart differences in " +
+    "wrote config/featureKeys.ts, Pulumi.yaml, docs/cluster-config.md, the chart differences in " +
       "docs/cilium.md and docs/aws-addons.md, and config/ciliumManagedKeys.ts",
   );
 }

@@ -4,9 +4,11 @@ import { INTENDED_DIFFERENCES } from "./chartDifferences";
 import { CiliumAddon } from "./ciliumAddon";
 import { ciliumEni } from "./ciliumEniRights";
 import { renderCiliumManifests } from "./ciliumManifests";
+import { CILIUM_KEYS } from "./ciliumKeys";
 
 export const ciliumFeature: Feature = {
   name: "cilium",
+  config: { under: "networking.cilium", keys: CILIUM_KEYS },
   rights: [ciliumEni],
   addon: {
     enabled: () => true,

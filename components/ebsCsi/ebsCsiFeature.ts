@@ -7,6 +7,27 @@ import { renderEbsCsiManifests } from "./ebsCsiManifests";
 
 export const ebsCsiFeature: Feature = {
   name: "ebs-csi-driver",
+  config: {
+    under: "addons",
+    keys: {
+      ebsCsiDriver: {
+        kind: "object",
+        description: "The Amazon EBS CSI driver: PersistentVolumes as EBS volumes.",
+        fields: {
+          enabled: {
+            kind: "boolean",
+            default: true,
+            description:
+              "Run the driver (its controller on the control plane, a node plugin on every node) with the default " +
+              "StorageClass `gp3` (encrypted), and grant the control-plane role the EBS calls it makes, on volumes " +
+              "tagged for this cluster only. Turning it off leaves the objects and volumes in the cluster and AWS " +
+              "(they are retained) but drops the role's EBS permissions: existing volumes can then no longer be " +
+              "attached, detached or deleted.",
+          },
+        },
+      },
+    },
+  },
   rights: [ebsCsiDriver],
   addon: {
     enabled: (spec) => spec.addons.ebsCsiDriver.enabled,

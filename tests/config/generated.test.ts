@@ -15,7 +15,7 @@ import {
 } from "../../devtools/codegen/chartDifferencesDoc";
 import { renderConfigDoc } from "../../devtools/codegen/configDoc";
 import { renderManagedKeysModule } from "../../devtools/codegen/managedKeysModule";
-import { renderCiliumFeatureSchemaModule } from "../../devtools/codegen/ciliumFeatureSchemaModule";
+import { renderFeatureKeysModule } from "../../devtools/codegen/featureKeysModule";
 import { renderPulumiYaml } from "../../devtools/codegen/pulumiYaml";
 import { DEFAULT_KUBERNETES_VERSION } from "../../catalogs/ciliumVersions";
 import { CONFIG_TREE } from "../../config/schema";
@@ -31,8 +31,8 @@ describe("generated files (npm run generate)", () => {
     expect(read("docs/cluster-config.md"), "run npm run generate").to.equal(renderConfigDoc(devStackKeys()));
   });
 
-  it("config/ciliumFeatureSchema.ts holds every Cilium feature's keys as its module declares them", () => {
-    expect(read("config/ciliumFeatureSchema.ts"), "run npm run generate").to.equal(renderCiliumFeatureSchemaModule());
+  it("config/featureKeys.ts holds every Cilium feature's keys as its module declares them", () => {
+    expect(read("config/featureKeys.ts"), "run npm run generate").to.equal(renderFeatureKeysModule());
   });
 
   it("config/ciliumManagedKeys.ts is up to date", () => {

@@ -1,7 +1,7 @@
 /**
  * A Cilium feature: one option of `networking.cilium`, its keys and rules, and everything it adds to
  * Cilium's objects, in one module of this folder, listed once in `ciliumFeatures.ts`. The schema and the
- * managed-key table (config/ciliumFeatureSchema.ts and config/ciliumManagedKeys.ts, generated), the
+ * managed-key table (config/featureKeys.ts and config/ciliumManagedKeys.ts, generated), the
  * renderers, the parity test, the fuzzer and docs/cilium.md read the list.
  */
 import type { CiliumSpec } from "../ciliumSpec";
@@ -30,7 +30,7 @@ export interface CiliumFeature {
   name: string;
   /**
    * Its keys under `networking.cilium`, with their rules across keys as data (`requires`): `npm run
-   * generate` writes every feature's into config/ciliumFeatureSchema.ts, which the schema takes in, so the
+   * generate` writes every feature's into config/featureKeys.ts, which the schema takes in, so the
    * spec's type, defaults, unknown-key checks, validation and docs come from here.
    */
   schema: Readonly<Record<string, AnyField>>;
