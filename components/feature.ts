@@ -45,7 +45,7 @@ export interface Addon {
 }
 
 /** The config objects a feature's keys may go under (config/schema.ts spreads each one's in). */
-export type KeysParent = "addons" | "networking.cilium";
+export type KeysParent = "addons" | "controlPlane" | "networking.cilium";
 
 /**
  * A feature's config keys, under the object they belong to, with their rules across keys as data

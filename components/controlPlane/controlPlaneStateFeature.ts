@@ -1,5 +1,44 @@
-/** The control plane's state: departed members, the termination hook, backups and the init record. */
+/**
+ * The control plane's state: departed members, the termination hook, backups and the init record; its keys
+ * are the backups' (`controlPlane.backup*`).
+ */
 import type { Feature } from "../feature";
 import { controlPlaneState } from "./controlPlaneStateAccess";
 
-export const controlPlaneStateFeature: Feature = { name: "control-plane-state", rights: [controlPlaneState] };
+export const controlPlaneStateFeature: Feature = {
+  name: "control-plane-state",
+  config: {
+    under: "controlPlane",
+    keys: {
+      backupIntervalMinutes: {
+        kind: "integer",
+        default: 15,
+        minimum: 5,
+        maximum: 1440,
+        description:
+          "Minutes between etcd snapshots the control plane uploads to the cluster's backup bucket (kOps: 15).",
+      },
+      backupRetentionDays: {
+        kind: "integer",
+        default: 30,
+        minimum: 1,
+        maximum: 3650,
+        description:
+          "Days the backup bucket keeps each etcd snapshot named by time (etcd/<UTC time>.db): it expires then (the versioned bucket puts a delete marker over it) and its data is deleted a day later. The newest snapshot (latest/etcd.db) never expires, whatever its age, and the 3 snapshots before it stay whatever their age.",
+      },
+      backupRestorePrincipals: {
+        kind: "array",
+        default: [],
+        items: { kind: "string", description: "An IAM role or user ARN." },
+        description:
+          "IAM roles or users, besides the control plane, that may read and decrypt the etcd snapshots (to restore " +
+          "a cluster, docs/operations.md). Snapshots hold every Secret of the cluster, so no one else may: the " +
+          "bucket policy denies their reads to every other principal, and the cluster's KMS key decrypts them " +
+          "only for these and the control-plane role. The roles must exist: KMS refuses a key policy naming one " +
+          "that does not.",
+        rules: ["IAM role or user ARNs (`arn:<partition>:iam::<account>:role/<name>` or `:user/<name>`), unique"],
+      },
+    },
+  },
+  rights: [controlPlaneState],
+};

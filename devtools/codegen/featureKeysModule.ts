@@ -7,7 +7,11 @@ import { FEATURES } from "../../components/features";
 import type { KeysParent } from "../../components/feature";
 
 export function renderFeatureKeysModule(): string {
-  const byParent: Record<KeysParent, Record<string, unknown>> = { addons: {}, "networking.cilium": {} };
+  const byParent: Record<KeysParent, Record<string, unknown>> = {
+    addons: {},
+    controlPlane: {},
+    "networking.cilium": {},
+  };
   for (const { config } of FEATURES) if (config) Object.assign(byParent[config.under], config.keys);
   return [
     "/**",
