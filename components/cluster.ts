@@ -26,7 +26,7 @@ import { controlPlaneMemberReplaced } from "./controlPlane/refreshWait";
 import { clusterCaCertificate } from "./controlPlane/clusterCaCertificate";
 import { afterWaits } from "./deployWait";
 import { stackAws } from "./stackAws";
-import { clusterSpec } from "../config/load";
+import { clusterSpec } from "./clusterSpec";
 import type { ClusterConfig, ClusterSpec } from "../config/types";
 import type { AppliedState } from "../config/appliedState";
 import {

@@ -6,6 +6,7 @@
 import type * as pulumi from "@pulumi/pulumi";
 import type { AnyField } from "../config/schemaTypes";
 import type { ClusterSpec } from "../config/types";
+import type { FeatureRule } from "../config/validation/validateConfig";
 import type { AwsCoordinates, StatementSource } from "./iam/statementSource";
 import type { IntendedDifference } from "./k8s/chartDifference";
 import type { AddonDelivery } from "./k8s/delivery";
@@ -55,6 +56,8 @@ export type KeysParent = "addons" | "controlPlane" | "networking.cilium";
 export interface FeatureKeys {
   under: KeysParent;
   keys: Readonly<Record<string, AnyField>>;
+  /** Its rules that are more than "this key needs that value", as code (clusterConfigValidation.ts runs them). */
+  rules?: readonly FeatureRule[];
 }
 
 export interface Feature {

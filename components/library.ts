@@ -26,5 +26,5 @@ export type { AddonDelivery } from "./k8s/delivery";
 export { appliedState } from "./appliedStateOutputs";
 export type { AppliedState } from "../config/appliedState";
 export type { ClusterConfig, ClusterSpec } from "../config/types";
-export { clusterSpec } from "../config/load";
+export { clusterSpec } from "./clusterSpec";
 export { ConfigValidationError } from "../config/validation/report";

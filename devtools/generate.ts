@@ -1,8 +1,7 @@
 /**
  * `npm run generate`: writes config/featureKeys.ts from the Cilium features, then Pulumi.yaml and
  * docs/cluster-config.md from the spec schema (which takes that file in), the lists of the add-ons'
- * differences from their charts in docs/cilium.md and docs/aws-addons.md from the registry, and
- * config/ciliumManagedKeys.ts from the Cilium renderers.
+ * differences from their charts in docs/cilium.md and docs/aws-addons.md from the registry.
  */
 import { readFileSync, writeFileSync } from "fs";
 import { join } from "path";
@@ -17,7 +16,6 @@ async function generate(): Promise<void> {
   const { renderAwsAddonDifferences, renderCiliumDifferences, withDifferences } =
     await import("./codegen/chartDifferencesDoc");
   const { renderConfigDoc } = await import("./codegen/configDoc");
-  const { renderManagedKeysModule } = await import("./codegen/managedKeysModule");
   const { renderPulumiYaml } = await import("./codegen/pulumiYaml");
   writeFileSync(join(root, "Pulumi.yaml"), renderPulumiYaml());
   writeFileSync(join(root, "docs", "cluster-config.md"), renderConfigDoc(devStackKeys()));
@@ -28,10 +26,9 @@ async function generate(): Promise<void> {
     const path = join(root, file);
     writeFileSync(path, withDifferences(readFileSync(path, "utf8"), file, body));
   }
-  writeFileSync(join(root, "config", "ciliumManagedKeys.ts"), renderManagedKeysModule());
   console.log(
     "wrote config/featureKeys.ts, Pulumi.yaml, docs/cluster-config.md, the chart differences in " +
-      "docs/cilium.md and docs/aws-addons.md, and config/ciliumManagedKeys.ts",
+      "docs/cilium.md and docs/aws-addons.md",
   );
 }
 

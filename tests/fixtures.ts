@@ -1,6 +1,6 @@
 /** Shared test inputs: a valid raw config like the dev stack's, and a deep-merge helper to vary it. */
 import type { ClusterSpec } from "../config/types";
-import { validateConfig } from "../config/validation/validateConfig";
+import { validateConfig } from "../components/clusterConfigValidation";
 
 export type Raw = Record<string, unknown>;
 

@@ -10,7 +10,7 @@ import { bootstrapConfig } from "../components/nodes/bootstrapConfig";
 import { instanceGroups } from "../components/nodes/instanceGroups";
 import { renderCiliumManifests } from "../components/cilium/ciliumManifests";
 import { examples, GOLDEN_DIR, PROJECT_DIR } from "../cli/plan/examples";
-import { validateConfig } from "../config/validation/validateConfig";
+import { validateConfig } from "../components/clusterConfigValidation";
 import { parse } from "yaml";
 import { baseConfig, merge, REGION } from "./fixtures";
 import { hostileString } from "./fuzz/arbitraries";

@@ -10,7 +10,7 @@ import { MODULE_DIR } from "../components/nodes/bootstrapModuleFiles";
 import { instanceGroups } from "../components/nodes/instanceGroups";
 import { systemdUnits } from "../components/nodes/systemdUnits";
 import * as ports from "../components/wellKnownPorts";
-import { validateConfig } from "../config/validation/validateConfig";
+import { validateConfig } from "../components/clusterConfigValidation";
 import { baseConfig, REGION } from "./fixtures";
 
 const WELL_KNOWN = new Set(Object.values(ports).flatMap((p) => (typeof p === "number" ? [p] : Object.values(p))));

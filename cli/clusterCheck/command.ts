@@ -8,7 +8,7 @@ import { join, resolve } from "path";
 import { parseArgs } from "util";
 import { readRawConfig } from "../../config/read";
 import { formatReport } from "../../config/validation/report";
-import { validateConfig } from "../../config/validation/validateConfig";
+import { validateConfig } from "../../components/clusterConfigValidation";
 import { waitUntil } from "../../components/poll";
 import { durationSeconds } from "../../components/stackAws";
 import { TIMEOUTS } from "../../components/timeouts";

@@ -5,10 +5,13 @@ import { CiliumAddon } from "./ciliumAddon";
 import { ciliumEni } from "./ciliumEniRights";
 import { renderCiliumManifests } from "./ciliumManifests";
 import { CILIUM_KEYS } from "./ciliumKeys";
+import { validateCilium } from "./ciliumRules";
+import { validateExtraConfig } from "./extraConfigRules";
 
 export const ciliumFeature: Feature = {
   name: "cilium",
-  config: { under: "networking.cilium", keys: CILIUM_KEYS },
+  // kOps's Cilium rules, and what extraConfig may set.
+  config: { under: "networking.cilium", keys: CILIUM_KEYS, rules: [validateCilium, validateExtraConfig] },
   rights: [ciliumEni],
   addon: {
     enabled: () => true,

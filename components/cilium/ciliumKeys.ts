@@ -2,7 +2,8 @@
  * Cilium's own keys under `networking.cilium`: the release, the IPAM mode and routing, masquerading,
  * kube-proxy replacement and `extraConfig`, with each option's keys from its module (features/) between
  * them. Cilium's entry gives them to the schema (config/featureKeys.ts, generated); the rules across them
- * that are more than "this key needs that value" are kOps's, in config/validation/cilium.ts.
+ * that are more than "this key needs that value" are kOps's, in ciliumRules.ts, with what `extraConfig` may
+ * set in extraConfigRules.ts.
  */
 import {
   CILIUM_LINES,

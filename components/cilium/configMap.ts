@@ -14,7 +14,7 @@ import { CILIUM_FEATURES } from "./features/ciliumFeatures";
 
 /**
  * The keys rendered here from config, each with the config key that sets it; with the features' own
- * (features/) they make config/ciliumManagedKeys.ts, which `npm run generate` writes.
+ * (features/) they are the keys `extraConfig` may not set (extraConfigRules.ts).
  */
 export const RENDERED_FROM_CONFIG: Readonly<Record<string, string>> = {
   ipam: "networking.cilium.ipam",

@@ -1,13 +1,14 @@
 /**
- * Validation of the raw stack config: the structural checks, then defaults, then every semantic rule.
- * Pure: raw config in, typed spec and field errors out. All errors are returned at once.
+ * Validation of the raw stack config: the structural checks, then defaults, then every semantic rule: the
+ * core's (identity, network, node groups), the features' (given: each feature's rules live in its folder, and
+ * config/ imports nothing of components/), and the rules across keys the schema holds as data. Pure: raw
+ * config in, typed spec and field errors out. All errors are returned at once. The cluster's validation with
+ * every feature's rules is components/clusterConfigValidation.ts.
  */
 import { applyDefaults } from "../defaults";
 import { CONFIG_TREE } from "../schema";
 import type { ClusterSpec } from "../types";
-import { validateCilium } from "./cilium";
 import { validateCluster } from "./clusterIdentity";
-import { validateExtraConfig } from "./extraConfig";
 import { FieldError } from "./fieldErrors";
 import { validateInstanceGroups } from "./nodeGroups";
 import { validateNetwork } from "./network";
@@ -26,15 +27,21 @@ function related(a: string, b: string): boolean {
   return long === short || long.startsWith(`${short}.`) || long.startsWith(`${short}[`);
 }
 
-export function validateConfig(raw: Record<string, unknown>, region: string | undefined): ValidationResult {
+/** A feature's rules that are code: spec in, its field errors out. */
+export type FeatureRule = (spec: ClusterSpec) => FieldError[];
+
+export function validateConfigWith(
+  raw: Record<string, unknown>,
+  region: string | undefined,
+  featureRules: readonly FeatureRule[],
+): ValidationResult {
   const structure = checkStructure(raw, CONFIG_TREE);
   const spec = applyDefaults(structure.clean, region ?? "");
   const semantic = [
     ...validateCluster(spec),
     ...validateNetwork(spec),
-    ...validateCilium(spec),
+    ...featureRules.flatMap((rule) => rule(spec)),
     ...requirementErrors(spec, CONFIG_TREE),
-    ...validateExtraConfig(spec),
     ...validateInstanceGroups(spec),
   ];
   // A value that failed its type check was replaced by its default; rules about that branch would

@@ -3,7 +3,7 @@
 import { expect } from "chai";
 import { join } from "path";
 import { readRawConfig } from "../../config/read";
-import { validateConfig } from "../../config/validation/validateConfig";
+import { validateConfig } from "../../components/clusterConfigValidation";
 import { examples, PROJECT_DIR } from "../../cli/plan/examples";
 import { loadStackConfig, setPath, toRuntimeConfig } from "../../cli/plan/stackConfig";
 import { expectations } from "../../cli/clusterCheck/expectations";

@@ -11,7 +11,7 @@ import {
 import { renderEbsCsiManifests } from "../../components/ebsCsi/ebsCsiManifests";
 import type { K8sObject } from "../../components/k8s/object";
 import { readRawConfig } from "../../config/read";
-import { validateConfig } from "../../config/validation/validateConfig";
+import { validateConfig } from "../../components/clusterConfigValidation";
 import { examples, PROJECT_DIR } from "../../cli/plan/examples";
 import { loadStackConfig, toRuntimeConfig } from "../../cli/plan/stackConfig";
 import { specWith } from "../fixtures";

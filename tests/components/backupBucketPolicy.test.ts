@@ -6,7 +6,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { expect } from "chai";
 import { backupBucketName, backupBucketPolicy } from "../../components/controlPlane/backupBucket";
 import { declareBackupBucket } from "../../components/controlPlane/etcdBackups";
-import { validateConfig } from "../../config/validation/validateConfig";
+import { validateConfig } from "../../components/clusterConfigValidation";
 import { baseConfig, REGION } from "../fixtures";
 
 const BUCKET = `arn:aws:s3:::${backupBucketName("dev.k8s.local", "000000000000", REGION)}`;

@@ -16,7 +16,7 @@ import { JOINED_MARKER, KUBEADM_JOINED_MARKER } from "../../components/nodes/nod
 import { factsHeader } from "../../components/nodes/shellHeader";
 import { BOOTSTRAP_SCRIPT, BOOTSTRAP_SERVICE, systemdUnits } from "../../components/nodes/systemdUnits";
 import { renderBootstrapScript, renderUserData, withoutComments } from "../../components/nodes/userData";
-import { validateConfig } from "../../config/validation/validateConfig";
+import { validateConfig } from "../../components/clusterConfigValidation";
 import { baseConfig, REGION } from "../fixtures";
 import { AwsFake, cliDirectory, startAws } from "../standins/aws";
 

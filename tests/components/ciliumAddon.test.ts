@@ -11,7 +11,7 @@ import { recordedRelease } from "../../catalogs/ciliumVersions";
 import { examples, PROJECT_DIR } from "../../cli/plan/examples";
 import { loadStackConfig, toRuntimeConfig } from "../../cli/plan/stackConfig";
 import { readRawConfig } from "../../config/read";
-import { validateConfig } from "../../config/validation/validateConfig";
+import { validateConfig } from "../../components/clusterConfigValidation";
 import type { ClusterSpec } from "../../config/types";
 import { merge, Raw, specWith } from "../fixtures";
 import { validateAgainstSchema } from "../k8sSchemas";

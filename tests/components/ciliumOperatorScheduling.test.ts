@@ -6,7 +6,7 @@
 import { expect } from "chai";
 import { renderCiliumManifests } from "../../components/cilium/ciliumManifests";
 import type { ClusterSpec } from "../../config/types";
-import { validateConfig } from "../../config/validation/validateConfig";
+import { validateConfig } from "../../components/clusterConfigValidation";
 import { baseConfig, merge, Raw, REGION } from "../fixtures";
 
 interface Taint {

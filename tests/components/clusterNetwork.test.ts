@@ -3,7 +3,7 @@ import { expect } from "chai";
 import type { Plan } from "../../cli/plan/run";
 import { renderCiliumConfig } from "../../components/cilium/configMap";
 import { TAGGABLE } from "../../cli/policy/taggable";
-import { validateConfig } from "../../config/validation/validateConfig";
+import { validateConfig } from "../../components/clusterConfigValidation";
 import { baseConfig, REGION } from "../fixtures";
 import { inputs, named, NON_ENI, ofType, planWith } from "../planHelpers";
 import {

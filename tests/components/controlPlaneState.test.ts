@@ -17,7 +17,7 @@ import { backupBucketName } from "../../components/controlPlane/backupBucket";
 import { TIMEOUTS } from "../../components/timeouts";
 import { MOCK_ACCOUNT } from "../../cli/plan/mocks";
 import type { Plan } from "../../cli/plan/run";
-import { validateConfig } from "../../config/validation/validateConfig";
+import { validateConfig } from "../../components/clusterConfigValidation";
 import { baseConfig, REGION } from "../fixtures";
 import { declaredBy, inputs, named, ofType, planWith } from "../planHelpers";
 import { cliDirectory, startAws } from "../standins/aws";

@@ -7,7 +7,7 @@ import type { AwsCoordinates } from "../../components/iam/rolePolicies";
 import { policyDocument } from "../../components/iam/policyDocument";
 import { controlPlaneState } from "../../components/controlPlane/controlPlaneStateAccess";
 import { backupBucketName } from "../../components/controlPlane/backupBucket";
-import { validateConfig } from "../../config/validation/validateConfig";
+import { validateConfig } from "../../components/clusterConfigValidation";
 import { baseConfig, REGION } from "../fixtures";
 import { LATEST_SNAPSHOT_KEY } from "../../components/nodes/controlPlaneNames";
 

@@ -10,7 +10,7 @@ import type { RoleKind } from "../../components/iam/statementSource";
 import { backupBucketArn } from "../../components/controlPlane/backupBucket";
 import { secretsKeyPolicy } from "../../components/secrets/keyPolicy";
 import { SESSION_MANAGER_ACTIONS } from "../../components/nodes/sessionManagerRights";
-import { validateConfig } from "../../config/validation/validateConfig";
+import { validateConfig } from "../../components/clusterConfigValidation";
 import type { ClusterSpec } from "../../config/types";
 import { baseConfig, merge, REGION } from "../fixtures";
 import { ACCOUNT_ID, attachedPolicies, may } from "../iamSimulator";

@@ -18,7 +18,7 @@ import { moduleSource } from "../../components/nodes/bootstrapModuleFiles";
 import { BootstrapModule, bootstrapSteps, modulesFor } from "../../components/nodes/bootstrapSteps";
 import { instanceGroups } from "../../components/nodes/instanceGroups";
 import type { RoleKind, StatementSource } from "../../components/iam/statementSource";
-import { validateConfig } from "../../config/validation/validateConfig";
+import { validateConfig } from "../../components/clusterConfigValidation";
 import type { ClusterSpec } from "../../config/types";
 import { baseConfig, merge, REGION } from "../fixtures";
 import { inputs, named, NON_ENI, planWith } from "../planHelpers";

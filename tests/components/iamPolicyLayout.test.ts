@@ -15,7 +15,7 @@ import { STATEMENT_SOURCES } from "../../components/features";
 import type { AwsCoordinates } from "../../components/iam/statementSource";
 import { readRawConfig } from "../../config/read";
 import type { ClusterSpec } from "../../config/types";
-import { validateConfig } from "../../config/validation/validateConfig";
+import { validateConfig } from "../../components/clusterConfigValidation";
 import { examples, PROJECT_DIR } from "../../cli/plan/examples";
 import { loadStackConfig, toRuntimeConfig } from "../../cli/plan/stackConfig";
 import { inputs, ofType, planWith } from "../planHelpers";

@@ -20,7 +20,7 @@ import {
   secretsKeyAlias,
 } from "../../components/nodes/secretPaths";
 import { TIMEOUTS } from "../../components/timeouts";
-import { validateConfig } from "../../config/validation/validateConfig";
+import { validateConfig } from "../../components/clusterConfigValidation";
 import { baseConfig, REGION } from "../fixtures";
 
 const CLUSTER = "dev.k8s.local";

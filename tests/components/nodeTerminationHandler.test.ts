@@ -9,7 +9,7 @@ import type { K8sObject } from "../../components/k8s/object";
 import { DRAIN_LIFECYCLE_HOOK, ETCD_LIFECYCLE_HOOK } from "../../components/nodes/lifecycleHooks";
 import { TIMEOUTS } from "../../components/timeouts";
 import { readRawConfig } from "../../config/read";
-import { validateConfig } from "../../config/validation/validateConfig";
+import { validateConfig } from "../../components/clusterConfigValidation";
 import { MOCK_ACCOUNT } from "../../cli/plan/mocks";
 import { examples, PROJECT_DIR } from "../../cli/plan/examples";
 import type { Plan } from "../../cli/plan/run";

@@ -4,7 +4,7 @@ import { expect } from "chai";
 import type { PolicyDocument } from "../../components/iam/policyDocument";
 import { secretsKeyPolicy } from "../../components/secrets/keyPolicy";
 import { ACCOUNT_ID, attachedPolicies, may } from "../iamSimulator";
-import { validateConfig } from "../../config/validation/validateConfig";
+import { validateConfig } from "../../components/clusterConfigValidation";
 import { baseConfig, REGION } from "../fixtures";
 
 const AT = { partition: "aws", region: REGION, accountId: ACCOUNT_ID, dnsSuffix: "amazonaws.com" };

@@ -5,7 +5,7 @@ import { bootstrapConfig, BootstrapConfig } from "../../components/nodes/bootstr
 import { instanceGroups } from "../../components/nodes/instanceGroups";
 import { configVariables, SHELL_DEFAULTS, SHELL_FACTS, SHELL_VARIABLES } from "../../components/nodes/shellHeader";
 import { renderBootstrapScript, renderUserData } from "../../components/nodes/userData";
-import { validateConfig } from "../../config/validation/validateConfig";
+import { validateConfig } from "../../components/clusterConfigValidation";
 import { baseConfig, REGION } from "../fixtures";
 
 const spec = validateConfig(baseConfig(), REGION).spec;

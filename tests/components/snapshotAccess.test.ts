@@ -6,7 +6,7 @@ import { expect } from "chai";
 import { backupBucketArn, backupBucketPolicy } from "../../components/controlPlane/backupBucket";
 import type { PolicyDocument } from "../../components/iam/policyDocument";
 import { secretsKeyPolicy } from "../../components/secrets/keyPolicy";
-import { validateConfig } from "../../config/validation/validateConfig";
+import { validateConfig } from "../../components/clusterConfigValidation";
 import { baseConfig, REGION } from "../fixtures";
 import { ACCOUNT_ID, attachedPolicies, may } from "../iamSimulator";
 import { LATEST_SNAPSHOT_KEY } from "../../components/nodes/controlPlaneNames";

@@ -6,7 +6,7 @@ import { DEFAULT_KUBERNETES_VERSION, supportedKubernetesRange } from "../../cata
 import { isRecordedKubernetesRelease, newestPatch } from "../../catalogs/kubernetesReleases";
 import { KUBERNETES_RELEASES } from "../../catalogs/recorded/kubernetesReleasesRecord";
 import { ZONE_LETTERS } from "../../config/subnetPlan";
-import { validateConfig } from "../../config/validation/validateConfig";
+import { validateConfig } from "../../components/clusterConfigValidation";
 import { baseConfig, merge, REGION } from "../fixtures";
 
 describe("the Kubernetes release record", () => {

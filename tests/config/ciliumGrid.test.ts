@@ -1,7 +1,7 @@
 // The seed's Test_Validate_Cilium grid, with this project's config paths, through the full validator.
 import { expect } from "chai";
 import { errorKey, formatFieldError } from "../../config/validation/fieldErrors";
-import { validateConfig } from "../../config/validation/validateConfig";
+import { validateConfig } from "../../components/clusterConfigValidation";
 import { baseConfig, merge, Raw, REGION } from "../fixtures";
 
 interface GridCase {

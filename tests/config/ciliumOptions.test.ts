@@ -6,7 +6,9 @@ import { ciliumOptions } from "../../catalogs/ciliumOptions";
 import { CILIUM_LINES, newestRelease } from "../../catalogs/ciliumVersions";
 import { CILIUM_OPTION_SOURCES } from "../../catalogs/recorded/ciliumOptionsRecord";
 import { renderCiliumConfig } from "../../components/cilium/configMap";
-import { MANAGED_CILIUM_KEYS } from "../../config/ciliumManagedKeys";
+import { managedCiliumKeys } from "../../components/cilium/configMap";
+
+const MANAGED_CILIUM_KEYS = managedCiliumKeys();
 import { PROJECT_DIR } from "../../cli/plan/examples";
 import { chartConfigKeys } from "../../devtools/catalogSources/ciliumOptionsSource";
 import { specWith } from "../fixtures";

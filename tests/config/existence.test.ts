@@ -5,7 +5,7 @@ import { parse } from "yaml";
 import { newestPatch, recordedUntil } from "../../catalogs/kubernetesReleases";
 import { readRawConfig } from "../../config/read";
 import { formatWithFix } from "../../config/validation/report";
-import { validateConfig } from "../../config/validation/validateConfig";
+import { validateConfig } from "../../components/clusterConfigValidation";
 import { setPath, StackConfig, toRuntimeConfig } from "../../cli/plan/stackConfig";
 import { configWith } from "../planHelpers";
 

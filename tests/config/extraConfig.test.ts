@@ -4,8 +4,10 @@
 import { expect } from "chai";
 import { renderCiliumConfig } from "../../components/cilium/configMap";
 import { CILIUM_FEATURES } from "../../components/cilium/features/ciliumFeatures";
-import { MANAGED_CILIUM_KEYS } from "../../config/ciliumManagedKeys";
-import { validateConfig } from "../../config/validation/validateConfig";
+import { managedCiliumKeys } from "../../components/cilium/configMap";
+
+const MANAGED_CILIUM_KEYS = managedCiliumKeys();
+import { validateConfig } from "../../components/clusterConfigValidation";
 import { baseConfig, merge, Raw, REGION } from "../fixtures";
 
 const crd = (cilium: Raw) => ({ networking: { cilium: { ipam: "crd", disableMasquerade: false, ...cilium } } });

@@ -4,7 +4,7 @@ import { expect } from "chai";
 import { execFileSync } from "child_process";
 import { removePath, setPath, StackConfig, toRuntimeConfig } from "../../cli/plan/stackConfig";
 import { readRawConfig } from "../../config/read";
-import { validateConfig } from "../../config/validation/validateConfig";
+import { validateConfig } from "../../components/clusterConfigValidation";
 import { errorKey, FieldError } from "../../config/validation/fieldErrors";
 import { fixCommand } from "../../config/validation/fixHints";
 import { configWith } from "../planHelpers";

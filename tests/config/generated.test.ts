@@ -1,5 +1,5 @@
 // Pulumi.yaml's config block and docs/cluster-config.md are generated from the schema, docs/cilium.md's
-// differences from the chart from the parity test's list, and the managed Cilium keys from the renderers;
+// differences from the chart from the parity test's list, and the features' keys from their entries;
 // stale files fail.
 import { expect } from "chai";
 import { readFileSync } from "fs";
@@ -14,7 +14,6 @@ import {
   withDifferences,
 } from "../../devtools/codegen/chartDifferencesDoc";
 import { renderConfigDoc } from "../../devtools/codegen/configDoc";
-import { renderManagedKeysModule } from "../../devtools/codegen/managedKeysModule";
 import { renderFeatureKeysModule } from "../../devtools/codegen/featureKeysModule";
 import { renderPulumiYaml } from "../../devtools/codegen/pulumiYaml";
 import { DEFAULT_KUBERNETES_VERSION } from "../../catalogs/ciliumVersions";
@@ -33,10 +32,6 @@ describe("generated files (npm run generate)", () => {
 
   it("config/featureKeys.ts holds every Cilium feature's keys as its module declares them", () => {
     expect(read("config/featureKeys.ts"), "run npm run generate").to.equal(renderFeatureKeysModule());
-  });
-
-  it("config/ciliumManagedKeys.ts is up to date", () => {
-    expect(read("config/ciliumManagedKeys.ts"), "run npm run generate").to.equal(renderManagedKeysModule());
   });
 
   it("docs/cilium.md lists every difference from Cilium's chart the parity test allows, with its reason", () => {

@@ -3,7 +3,7 @@
 import { expect } from "chai";
 import { CILIUM_FEATURES } from "../../components/cilium/features/ciliumFeatures";
 import type { AnyField, Requirement } from "../../config/schemaTypes";
-import { validateConfig } from "../../config/validation/validateConfig";
+import { validateConfig } from "../../components/clusterConfigValidation";
 import { baseConfig, merge, Raw, REGION } from "../fixtures";
 
 /** Every boolean key of a fragment with requirements, by its full path below `networking.cilium`. */

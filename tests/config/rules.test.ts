@@ -2,7 +2,7 @@
 import { expect } from "chai";
 import { errorKey } from "../../config/validation/fieldErrors";
 import { formatWithFix } from "../../config/validation/report";
-import { validateConfig } from "../../config/validation/validateConfig";
+import { validateConfig } from "../../components/clusterConfigValidation";
 import { baseConfig, merge, Raw, REGION } from "../fixtures";
 
 interface RuleCase {

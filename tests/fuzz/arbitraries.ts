@@ -4,7 +4,9 @@ import { ciliumOptions } from "../../catalogs/ciliumOptions";
 import { CILIUM_LINES, newestRelease, parseSemver } from "../../catalogs/ciliumVersions";
 import { newestPatch } from "../../catalogs/kubernetesReleases";
 import { recordedZones } from "../../catalogs/availabilityZones";
-import { MANAGED_CILIUM_KEYS } from "../../config/ciliumManagedKeys";
+import { managedCiliumKeys } from "../../components/cilium/configMap";
+
+const MANAGED_CILIUM_KEYS = managedCiliumKeys();
 import { CILIUM_FEATURES } from "../../components/cilium/features/ciliumFeatures";
 import { merge } from "../fixtures";
 

@@ -4,7 +4,7 @@ import fc from "fast-check";
 import { runPlan } from "../../cli/plan/run";
 import { CONFIG_TREE } from "../../config/schema";
 import type { AnyField } from "../../config/schemaTypes";
-import { validateConfig } from "../../config/validation/validateConfig";
+import { validateConfig } from "../../components/clusterConfigValidation";
 import { PROJECT, readRawConfig } from "../../config/read";
 import { toRuntimeConfig } from "../../cli/plan/stackConfig";
 import { brokenConfig, REGION, validConfig } from "./arbitraries";

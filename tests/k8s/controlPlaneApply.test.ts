@@ -18,7 +18,7 @@ import type { K8sObject } from "../../components/k8s/object";
 import { toRuntimeConfig } from "../../cli/plan/stackConfig";
 import { readRawConfig } from "../../config/read";
 import type { ClusterSpec } from "../../config/types";
-import { validateConfig } from "../../config/validation/validateConfig";
+import { validateConfig } from "../../components/clusterConfigValidation";
 import { specWith } from "../fixtures";
 import { diffPlans } from "../../cli/plan/diff";
 import { configWith, declaredBy, inputs, named, ofType, planWith } from "../planHelpers";

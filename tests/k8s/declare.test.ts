@@ -11,7 +11,7 @@ import { K8sObject, objectKey } from "../../components/k8s/object";
 import { examples, PROJECT_DIR } from "../../cli/plan/examples";
 import { loadStackConfig, toRuntimeConfig } from "../../cli/plan/stackConfig";
 import { readRawConfig } from "../../config/read";
-import { validateConfig } from "../../config/validation/validateConfig";
+import { validateConfig } from "../../components/clusterConfigValidation";
 import { SCHEMA_MODELS } from "../k8sSchemas";
 
 const configMap = (name: string, namespace: string, data: Record<string, string> = {}): K8sObject => ({

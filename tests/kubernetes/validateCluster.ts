@@ -24,7 +24,7 @@ import type { ClusterSpec } from "../../config/types";
 import { PROJECT_DIR } from "../../cli/plan/examples";
 import { loadStackConfig, toRuntimeConfig } from "../../cli/plan/stackConfig";
 import { readRawConfig } from "../../config/read";
-import { validateConfig } from "../../config/validation/validateConfig";
+import { validateConfig } from "../../components/clusterConfigValidation";
 import { addonRenders, CONTROL_PLANE_COMPONENTS } from "../../cli/clusterCheck/expectations";
 import { instanceGroups } from "../../components/nodes/instanceGroups";
 import { AMBIENT_KEY, AwsFake, sdkEnvironment, startAws } from "../standins/aws";

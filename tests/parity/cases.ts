@@ -11,7 +11,7 @@ import { loadStackConfig, toRuntimeConfig } from "../../cli/plan/stackConfig";
 import { CILIUM_LINES, CiliumLine } from "../../catalogs/ciliumVersions";
 import { readRawConfig } from "../../config/read";
 import type { ClusterSpec } from "../../config/types";
-import { validateConfig } from "../../config/validation/validateConfig";
+import { validateConfig } from "../../components/clusterConfigValidation";
 import { baseConfig, merge, Raw, REGION } from "../fixtures";
 import { helmTemplate } from "../helm";
 import { chartValues } from "./chartValues";

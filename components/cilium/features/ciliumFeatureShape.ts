@@ -1,8 +1,8 @@
 /**
  * A Cilium feature: one option of `networking.cilium`, its keys and rules, and everything it adds to
- * Cilium's objects, in one module of this folder, listed once in `ciliumFeatures.ts`. The schema and the
- * managed-key table (config/featureKeys.ts and config/ciliumManagedKeys.ts, generated), the
- * renderers, the parity test, the fuzzer and docs/cilium.md read the list.
+ * Cilium's objects, in one module of this folder, listed once in `ciliumFeatures.ts`. The schema (through
+ * the generated config/featureKeys.ts), the keys `extraConfig` may not set, the renderers, the parity test,
+ * the fuzzer and docs/cilium.md read the list.
  */
 import type { CiliumSpec } from "../ciliumSpec";
 import type { K8sObject } from "../../k8s/object";

@@ -10,9 +10,9 @@ import {
   supportsKubernetes,
 } from "../../catalogs/ciliumVersions";
 import { newestPatch } from "../../catalogs/kubernetesReleases";
-import type { ClusterSpec } from "../types";
-import { child, FieldError, forbidden, invalid, withSuggestion } from "./fieldErrors";
-import { eniMode } from "../eniMode";
+import type { ClusterSpec } from "../../config/types";
+import { child, FieldError, forbidden, invalid, withSuggestion } from "../../config/validation/fieldErrors";
+import { eniMode } from "../../config/eniMode";
 
 export function validateCilium(spec: ClusterSpec, path = "networking.cilium"): FieldError[] {
   const cilium = spec.networking.cilium;

@@ -1,16 +1,16 @@
 /** Raw cluster config → validated, defaulted spec, every problem at once. */
-import type { AppliedState } from "./appliedState";
-import type { ClusterConfig, ClusterSpec } from "./types";
-import { fixedSettingErrors } from "./validation/fixedOnceDeployed";
-import { upgradeErrors } from "./validation/kubernetesUpgrade";
-import { validateConfig } from "./validation/validateConfig";
-import { ConfigValidationError } from "./validation/report";
+import type { AppliedState } from "../config/appliedState";
+import type { ClusterConfig, ClusterSpec } from "../config/types";
+import { fixedSettingErrors } from "../config/validation/fixedOnceDeployed";
+import { upgradeErrors } from "../config/validation/kubernetesUpgrade";
+import { validateConfig } from "./clusterConfigValidation";
+import { ConfigValidationError } from "../config/validation/report";
 
 /**
  * Validates a cluster's config; throws a ConfigValidationError listing every problem. `applied` is what the
  * cluster's last update applied (none for a new cluster): a kubernetesVersion that is a valid release is
- * also held to the upgrade rules (validation/kubernetesUpgrade.ts), and the settings fixed once the stack
- * is deployed to their applied values (validation/fixedOnceDeployed.ts).
+ * also held to the upgrade rules (config/validation/kubernetesUpgrade.ts), and the settings fixed once the stack
+ * is deployed to their applied values (config/validation/fixedOnceDeployed.ts).
  */
 export function clusterSpec(
   config: ClusterConfig,

@@ -7,23 +7,21 @@
  */
 import { ciliumOptions } from "../../catalogs/ciliumOptions";
 import { ciliumLineOf } from "../../catalogs/ciliumVersions";
-import { MANAGED_CILIUM_KEYS } from "../ciliumManagedKeys";
-import type { ClusterSpec } from "../types";
-import { closestKey } from "./closestKey";
-import { child, FieldError, forbidden, mustRemove, withSuggestion } from "./fieldErrors";
+import { managedCiliumKeys } from "./configMap";
+import type { ClusterSpec } from "../../config/types";
+import { closestKey } from "../../config/validation/closestKey";
+import { child, FieldError, forbidden, mustRemove, withSuggestion } from "../../config/validation/fieldErrors";
 
 const PATH = "networking.cilium.extraConfig";
 
 export function validateExtraConfig(spec: ClusterSpec): FieldError[] {
   const extraConfig = spec.networking.cilium.extraConfig;
+  const managedKeys = managedCiliumKeys();
   const managed = Object.keys(extraConfig)
-    .filter((key) => key in MANAGED_CILIUM_KEYS)
+    .filter((key) => key in managedKeys)
     .map((key) =>
       mustRemove(
-        forbidden(
-          child(PATH, key),
-          `the program sets this Cilium option from ${MANAGED_CILIUM_KEYS[key]}; set that instead`,
-        ),
+        forbidden(child(PATH, key), `the program sets this Cilium option from ${managedKeys[key]}; set that instead`),
       ),
     );
   // Without a shipped line the version's own error says what to fix.
