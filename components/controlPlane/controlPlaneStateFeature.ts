@@ -3,6 +3,7 @@
  * are the backups' (`controlPlane.backup*`).
  */
 import type { Feature } from "../feature";
+import { backupRestorePrincipalErrors } from "./controlPlaneStateRules";
 import { controlPlaneState } from "./controlPlaneStateAccess";
 
 export const controlPlaneStateFeature: Feature = {
@@ -39,6 +40,7 @@ export const controlPlaneStateFeature: Feature = {
         rules: ["IAM role or user ARNs (`arn:<partition>:iam::<account>:role/<name>` or `:user/<name>`), unique"],
       },
     },
+    rules: [backupRestorePrincipalErrors],
   },
   rights: [controlPlaneState],
 };

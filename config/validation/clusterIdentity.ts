@@ -5,22 +5,12 @@ import type { ClusterSpec } from "../types";
 import { closestValues } from "./closestKey";
 import { PROGRAM_TAGS_PER_RESOURCE, TAGS_PER_RESOURCE } from "../quotas";
 import { validateKubernetesVersion } from "./kubernetesVersion";
-import {
-  child,
-  FieldError,
-  index,
-  forbidden,
-  invalid,
-  mustRemove,
-  required,
-  tooMany,
-  withSuggestion,
-} from "./fieldErrors";
+import { principalErrors } from "./principals";
+import { child, FieldError, forbidden, invalid, mustRemove, required, tooMany, withSuggestion } from "./fieldErrors";
 
 const DNS_NAME = /^(?=.{1,63}$)[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/;
 const REGION = /^[a-z]{2}(-gov|-iso[a-z]?)?-[a-z]+-\d$/;
 const POLICY_ARN = /^arn:aws(-cn|-us-gov|-iso[a-z-]*)?:iam::(\d{12}|aws):policy\/[\w+=,.@/-]+$/;
-const PRINCIPAL_ARN = /^arn:aws(-cn|-us-gov|-iso[a-z-]*)?:iam::\d{12}:(role|user)\/[\w+=,.@/-]+$/;
 const IAM_PATH = /^\/([\x21-\x2e\x30-\x7e]+\/)*$/;
 /** What EC2 and most services accept in tag keys and values. */
 const TAG_TEXT = /^[\p{L}\p{Z}\p{N}_.:/=+\-@]*$/u;
@@ -97,20 +87,7 @@ export function validateCluster(spec: ClusterSpec): FieldError[] {
   if (spec.iam.permissionsBoundary !== "" && !POLICY_ARN.test(spec.iam.permissionsBoundary)) {
     errors.push(invalid("iam.permissionsBoundary", spec.iam.permissionsBoundary, "must be an IAM policy ARN"));
   }
-  const principals = (key: string, arns: readonly string[]) => {
-    const seen = new Set<string>();
-    arns.forEach((arn, i) => {
-      const path = index(key, i);
-      if (!PRINCIPAL_ARN.test(arn))
-        errors.push(
-          mustRemove(invalid(path, arn, "must be an IAM role or user ARN (arn:aws:iam::<account>:role/<name>)")),
-        );
-      else if (seen.has(arn)) errors.push(mustRemove(invalid(path, arn, "duplicate entry")));
-      seen.add(arn);
-    });
-  };
-  principals("controlPlane.backupRestorePrincipals", spec.controlPlane.backupRestorePrincipals);
-  principals("api.admins", spec.api.admins);
+  errors.push(...principalErrors("api.admins", spec.api.admins));
   if (!IAM_PATH.test(spec.iam.path) || spec.iam.path.length > 512) {
     errors.push(invalid("iam.path", spec.iam.path, "must be '/' or start and end with '/', at most 512 characters"));
   }
