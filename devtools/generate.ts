@@ -1,5 +1,5 @@
 /**
- * `npm run generate`: writes config/featureKeys.ts from the Cilium features, then Pulumi.yaml and
+ * `npm run generate`: writes config/featureKeys.ts from the features' entries, then Pulumi.yaml and
  * docs/cluster-config.md from the spec schema (which takes that file in), the lists of the add-ons'
  * differences from their charts in docs/cilium.md and docs/aws-addons.md from the registry.
  */

@@ -19,7 +19,8 @@ const shippedLines = CILIUM_LINES.map(
     `${l.line} (Kubernetes 1.${l.kubernetes.oldest} to 1.${l.kubernetes.newest}, newest ${newestRelease(l).version})`,
 ).join(", ");
 
-export const CILIUM_KEYS: Readonly<Record<string, AnyField>> = {
+/** Cilium's core keys, before its options'. */
+const CORE: Readonly<Record<string, AnyField>> = {
   version: {
     kind: "string",
     defaultText:
@@ -66,16 +67,35 @@ export const CILIUM_KEYS: Readonly<Record<string, AnyField>> = {
     description: "Cilium replaces kube-proxy: eBPF handling of services, NodePort and host ports.",
     rules: ["requires `kubeProxy.enabled: false`", "required when `kubeProxy.enabled` is false"],
   },
-  ...Object.assign({}, ...CILIUM_FEATURES.map((feature) => feature.schema)),
-  extraConfig: {
-    kind: "map",
-    example: { "policy-audit-mode": "true" },
-    description:
-      "Extra `cilium-config` ConfigMap keys, applied last so they override what the program renders. Values are strings.",
-    rules: [
-      "keys are options the selected Cilium line reads: its chart's `cilium-config` keys and its agent's and operators' flags (catalogs/recorded/ciliumOptionsRecord.ts)",
-      "keys the program sets from other config are not allowed (the error names the key to set instead)",
-      "values must be strings",
-    ],
-  },
+};
+
+/** Extra `cilium-config` keys, after its options'. */
+const EXTRA_CONFIG: AnyField = {
+  kind: "map",
+  example: { "policy-audit-mode": "true" },
+  description:
+    "Extra `cilium-config` ConfigMap keys, applied last so they override what the program renders. Values are strings.",
+  rules: [
+    "keys are options the selected Cilium line reads: its chart's `cilium-config` keys and its agent's and operators' flags (catalogs/recorded/ciliumOptionsRecord.ts)",
+    "keys the program sets from other config are not allowed (the error names the key to set instead)",
+    "values must be strings",
+  ],
+};
+
+/** Every option's keys; an option may not give a key another option or Cilium's core gives. */
+function optionKeys(): Record<string, AnyField> {
+  const keys: Record<string, AnyField> = {};
+  for (const feature of CILIUM_FEATURES)
+    for (const [key, field] of Object.entries(feature.schema)) {
+      if (key in keys || key in CORE || key === "extraConfig")
+        throw new Error(`Cilium option ${feature.name} gives ${key} twice`);
+      keys[key] = field;
+    }
+  return keys;
+}
+
+export const CILIUM_KEYS: Readonly<Record<string, AnyField>> = {
+  ...CORE,
+  ...optionKeys(),
+  extraConfig: EXTRA_CONFIG,
 };

@@ -96,7 +96,7 @@ function section({ path, field }: Row, example: Example): string {
 export function renderConfigDoc(example: Example): string {
   const all = rows(CONFIG_TREE, "");
   return [
-    "<!-- Generated from config/schema.ts by `npm run generate`; edit the schema, not this file. -->",
+    "<!-- Generated from config/schema.ts by `npm run generate`; edit the schema (a feature's own keys: its entry), not this file. -->",
     "# Cluster configuration",
     "",
     "Every key of the `cilium-cluster` stack config. Set one with `pulumi config set --path <key> <value>`;",

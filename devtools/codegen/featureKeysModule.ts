@@ -12,7 +12,13 @@ export function renderFeatureKeysModule(): string {
     controlPlane: {},
     "networking.cilium": {},
   };
-  for (const { config } of FEATURES) if (config) Object.assign(byParent[config.under], config.keys);
+  for (const { name, config } of FEATURES) {
+    if (!config) continue;
+    const parent = byParent[config.under];
+    for (const key of Object.keys(config.keys))
+      if (key in parent) throw new Error(`${name} gives ${config.under}.${key}, which another feature gives`);
+    Object.assign(parent, config.keys);
+  }
   return [
     "/**",
     " * Every feature's own config keys, by the object they go under, with their rules across keys (`requires`).",

@@ -29,6 +29,7 @@ export function renderPulumiYaml(): string {
     main: "index.ts",
     config: Object.fromEntries(Object.entries(CONFIG_TREE).map(([key, field]) => [key, declaration(field)])),
   };
-  const header = "# Generated from config/schema.ts by `npm run generate`; edit the schema, not this file.\n";
+  const header =
+    "# Generated from config/schema.ts by `npm run generate`; edit the schema (a feature's own keys: its entry), not this file.\n";
   return header + stringify(project, { lineWidth: 0 });
 }

@@ -30,7 +30,7 @@ describe("generated files (npm run generate)", () => {
     expect(read("docs/cluster-config.md"), "run npm run generate").to.equal(renderConfigDoc(devStackKeys()));
   });
 
-  it("config/featureKeys.ts holds every Cilium feature's keys as its module declares them", () => {
+  it("config/featureKeys.ts holds every feature's own keys as its entry declares them", () => {
     expect(read("config/featureKeys.ts"), "run npm run generate").to.equal(renderFeatureKeysModule());
   });
 

@@ -2,7 +2,9 @@
 // module; and the two fixes a requirement prints.
 import { expect } from "chai";
 import { CILIUM_FEATURES } from "../../components/cilium/features/ciliumFeatures";
+import { CONFIG_TREE } from "../../config/schema";
 import type { AnyField, Requirement } from "../../config/schemaTypes";
+import { fieldAt } from "../../config/validation/fixHints";
 import { validateConfig } from "../../components/clusterConfigValidation";
 import { baseConfig, merge, Raw, REGION } from "../fixtures";
 
@@ -43,6 +45,25 @@ describe("rules across keys, from the features' schema", () => {
       });
     }
   }
+
+  it("names in every requirement of the schema a key of the kind of its value, and none sits in a list", () => {
+    const problems: string[] = [];
+    const walk = (tree: Record<string, AnyField>, prefix: string, inList: boolean) => {
+      for (const [key, field] of Object.entries(tree)) {
+        const path = prefix ? `${prefix}.${key}` : key;
+        if (field.kind === "object") walk(field.fields, path, inList);
+        if (field.kind === "array" && field.items.kind === "object") walk(field.items.fields, `${path}[]`, true);
+        if (field.kind !== "boolean" || !field.requires) continue;
+        if (inList) problems.push(`${path}: requirements are checked at fixed paths, not in list items`);
+        for (const r of field.requires) {
+          const target = fieldAt(r.path);
+          if (target?.kind !== typeof r.equals) problems.push(`${path} requires ${r.path}, no ${typeof r.equals} key`);
+        }
+      }
+    };
+    walk(CONFIG_TREE, "", false);
+    expect(problems).to.deep.equal([]);
+  });
 
   it("finds the features' requirements: Hubble's relay and BPF masquerade's two", () => {
     const all = CILIUM_FEATURES.flatMap((f) => requirementsOf(f.schema, "networking.cilium").map(([p]) => p));
