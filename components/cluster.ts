@@ -15,6 +15,7 @@ import { clusterAddons, deployerApi } from "./k8s/clusterAddons";
 import { ApiDns } from "./network/apiDns";
 import { ClusterNetwork } from "./network/clusterNetwork";
 import { instanceGroups } from "./nodes/instanceGroups";
+import { BootstrapBucket } from "./nodes/bootstrapBucket";
 import { NodeLaunchTemplate } from "./nodes/nodeLaunchTemplate";
 import { ClusterSecrets } from "./secrets/clusterSecrets";
 import { ClusterAdminRole } from "./adminAccess/adminRole";
@@ -157,6 +158,8 @@ function declareCluster(spec: ClusterSpec, applied: AppliedState, parent: Cluste
     opts,
   );
 
+  const bootstrapBucket = new BootstrapBucket("bootstrap", { spec, coordinates }, opts);
+
   // Control-plane groups one after another: each waits for the previous group's member wait (its refresh,
   // then, when this machine applies the add-ons, a healthy API), which calls AWS as the stack's provider does.
   // instanceGroups lists them first: when an upgrade brings a kubelet newer than the API servers the cluster
@@ -175,6 +178,7 @@ function declareCluster(spec: ClusterSpec, applied: AppliedState, parent: Cluste
         securityGroupId: controlPlane ? network.securityGroupIds.controlPlane : network.securityGroupIds.nodes,
         instanceProfileName: controlPlane ? controlPlaneRole.instanceProfileName : nodeRole.instanceProfileName,
         api: { internal: apiDns.internalName, public: network.apiEndpoint, caParameter: controlPlaneState.clusterCa },
+        bootstrap: { bucket: bootstrapBucket.bucketName, ready: bootstrapBucket.ready },
         apiTargetGroupArns: controlPlane ? network.apiTargetGroupArns : [],
         state: controlPlane
           ? {

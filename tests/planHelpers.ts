@@ -34,6 +34,17 @@ export const named = (plan: Plan, type: string, name: string): PlannedResource =
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export const inputs = (r: PlannedResource): any => r.inputs;
 
+/** A group's installer: its object in the bootstrap bucket, which the group's user data (the loader) fetches. */
+export const installerOf = (plan: Plan, group: string): string =>
+  inputs(named(plan, "aws:s3/bucketObjectv2:BucketObjectv2", `${group}-bootstrap`)).content;
+
+/** Every group's installer, by group. */
+export const installers = (plan: Plan): [string, string][] =>
+  ofType(plan, "aws:s3/bucketObjectv2:BucketObjectv2").map((r) => [
+    r.name.replace(/-bootstrap$/, ""),
+    inputs(r).content,
+  ]);
+
 /** Switches the dev stack from ENI to another IPAM mode (with the settings that mode needs). */
 export const NON_ENI: Record<string, string> = {
   "networking.cilium.ipam": "",

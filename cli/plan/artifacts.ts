@@ -1,9 +1,10 @@
 /**
  * The files `npm run plan -- --out DIR` writes: resources.json, outputs.json, and what a reviewer reads —
  * each Kubernetes object as YAML, each IAM policy document as JSON, each script a node runs as text (a launch
- * template's user data, an add-on's SSM apply document) and the kubeadm configuration user data carries as
- * YAML. resources.json holds a script's digest in its place: a change to one bootstrap module shows as that
- * module's lines in `userdata/`, not as a new block of base64. It names each Kubernetes object's file and
+ * template's user data, the loader; the group's installer it fetches from the bootstrap bucket; an add-on's SSM
+ * apply document) and the kubeadm configuration the installer carries as YAML. resources.json holds a
+ * script's digest in its place: a change to one bootstrap module shows as that module's lines in `bootstrap/`,
+ * not as a new block of text. It names each Kubernetes object's file and
  * the digest of its inputs instead of repeating the object, so a change to one shows in one place. Pure: a
  * plan in, file names and contents out, byte-identical for the same plan; `resourcesFromFiles` is the inverse.
  */
@@ -12,6 +13,7 @@ import { parse, stringify } from "yaml";
 import { kubeadmConfigsOf } from "../../components/nodes/userData";
 import { decodeUserData, encodeUserData } from "../../components/nodes/userDataEncoding";
 import type { Plan, PlannedResource } from "./run";
+import { BOOTSTRAP_SCRIPT } from "./clusterFacts";
 import { byCodePoint } from "../../components/codePointOrder";
 
 /** JSON with object keys sorted at every level, so output does not depend on registration order. */
@@ -45,6 +47,8 @@ function kubernetesYaml(inputs: Record<string, unknown>): string {
 const fileSafe = (text: string) => text.replace(/[^A-Za-z0-9._-]+/g, "_");
 
 const LAUNCH_TEMPLATE = "aws:ec2/launchTemplate:LaunchTemplate";
+/** A group's installer object is named `<group>-bootstrap` (nodeLaunchTemplate.ts). */
+const groupOfScript = (name: string) => name.replace(/-bootstrap$/, "");
 const DIGEST_PREFIX = "sha256:";
 const digest = (value: string) => DIGEST_PREFIX + createHash("sha256").update(value).digest("hex");
 
@@ -78,6 +82,16 @@ const CARRIED_SCRIPTS: CarriedScript[] = [
     record: digest,
     digestIn: (recorded) => recorded,
     value: (text) => encodeUserData(text),
+  },
+  {
+    // A group's installer in the bootstrap bucket (bootstrapBundle.ts), as S3 serves it to the loader.
+    type: BOOTSTRAP_SCRIPT,
+    input: "content",
+    file: (name) => `bootstrap/${fileSafe(groupOfScript(name))}.sh`,
+    text: (value) => value,
+    record: digest,
+    digestIn: (recorded) => recorded,
+    value: (text) => text,
   },
   {
     // An add-on's apply document (applyScript.ts): resources.json keeps the document, with its one step's
@@ -153,8 +167,8 @@ function resourceArtifacts(r: PlannedResource): [string, string][] {
   if (!found) return [];
   const [carried, value] = found;
   const text = carried.text(value);
-  const kubeadm = Object.entries(carried.type === LAUNCH_TEMPLATE ? kubeadmConfigsOf(text) : {}).map(
-    ([file, yaml]): [string, string] => [`kubeadm/${fileSafe(r.name)}-${file}.yaml`, yaml],
+  const kubeadm = Object.entries(carried.type === BOOTSTRAP_SCRIPT ? kubeadmConfigsOf(text) : {}).map(
+    ([file, yaml]): [string, string] => [`kubeadm/${fileSafe(groupOfScript(r.name))}-${file}.yaml`, yaml],
   );
   return [[carried.file(r.name), text], ...kubeadm];
 }

@@ -8,6 +8,8 @@ import type { Plan, PlannedResource } from "./run";
 export const ASG = "aws:autoscaling/group:Group";
 export const LAUNCH_TEMPLATE = "aws:ec2/launchTemplate:LaunchTemplate";
 export const LOAD_BALANCER = "aws:lb/loadBalancer:LoadBalancer";
+/** A group's installer in the bootstrap bucket (components/nodes/bootstrapBundle.ts), `<group>-bootstrap`. */
+export const BOOTSTRAP_SCRIPT = "aws:s3/bucketObjectv2:BucketObjectv2";
 const LIFECYCLE_HOOK = "aws:autoscaling/lifecycleHook:LifecycleHook";
 
 type Inputs = Record<string, unknown>;

@@ -7,6 +7,7 @@
 import { decodeUserData } from "../../components/nodes/userDataEncoding";
 import { mockDnsLabel, mockId } from "./mocks";
 import type { Plan, PlannedResource } from "./run";
+import { BOOTSTRAP_SCRIPT } from "./clusterFacts";
 import { forcesReplacement, replacedBy } from "./replaceKeys";
 import { withSortedSets } from "./setProperties";
 import { byCodePoint } from "../../components/codePointOrder";
@@ -93,7 +94,17 @@ interface Target {
 /** The mock ARN's tail (`:<Type>/<name>`), which references by ARN end with. */
 const arnSuffix = (r: { type: string; name: string }): string => `:${r.type.split(":")[2]}/${r.name}`;
 
-function targetOf(c: ResourceChange): Target {
+function targetOf(c: ResourceChange, before: Plan): Target {
+  // A group's installer: its loader (the launch template's user data) names it by its key.
+  const installerKey =
+    c.type === BOOTSTRAP_SCRIPT
+      ? (before.resources.find((r) => r.urn === c.urn)?.inputs as { key?: unknown } | undefined)?.key
+      : undefined;
+  if (typeof installerKey === "string")
+    return {
+      name: c.name,
+      find: (value) => (value.includes(installerKey) ? { held: installerKey, what: "key" } : undefined),
+    };
   const id = mockId(c.type, c.name);
   const dnsName = new RegExp(`${mockDnsLabel(c.name)}\\.[a-z0-9.-]+`);
   return {
@@ -158,14 +169,17 @@ function cascade(changes: Map<string, ResourceChange>, before: Plan, after: Plan
   const prior = new Map(before.resources.map((r) => [r.urn, r]));
   let replaced = [...changes.values()].filter((c) => c.op === "replace");
   while (replaced.length > 0) {
-    const targets = replaced.map(targetOf);
+    const targets = replaced.map((c) => targetOf(c, before));
     const next: ResourceChange[] = [];
     for (const r of after.resources) {
       const current = changes.get(r.urn);
       if (current && (current.op === "create" || current.op === "delete")) continue;
       const refs: Reference[] = [];
       referencePaths(scannedInputs(r), "", targets, refs);
-      const fresh = refs.filter((ref) => !current?.changes.some((c) => c.path === ref.path));
+      // Never itself: an installer's own key input holds its key.
+      const fresh = refs.filter(
+        (ref) => ref.target.name !== r.name && !current?.changes.some((c) => c.path === ref.path),
+      );
       if (fresh.length === 0) continue;
       const entry = current ?? { op: "update", urn: r.urn, type: r.type, name: r.name, changes: [], causes: [] };
       for (const ref of fresh) {
@@ -230,7 +244,12 @@ function outputChanges(changes: readonly ResourceChange[], before: Plan, after: 
   changedPaths(before.outputs, after.outputs, "", paths);
   const result: PropertyChange[] = paths.map(([path, o, n]) => ({ path, old: o, new: n, replaces: false }));
   const refs: Reference[] = [];
-  referencePaths(after.outputs, "", changes.filter((c) => c.op === "replace").map(targetOf), refs);
+  referencePaths(
+    after.outputs,
+    "",
+    changes.filter((c) => c.op === "replace").map((c) => targetOf(c, before)),
+    refs,
+  );
   for (const ref of refs.filter((r) => !result.some((c) => c.path === r.path))) {
     result.push({ path: ref.path, old: ref.held, new: newValue(ref), replaces: false, cause: ref.target.name });
   }

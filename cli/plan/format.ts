@@ -5,6 +5,7 @@ import { diffPolicy, POLICY_DOCUMENTS } from "./policyDiff";
 import { unifiedDiff } from "./lineDiff";
 import { assessRisks, Risk, RiskOptions } from "./risks";
 import type { Plan } from "./run";
+import { BOOTSTRAP_SCRIPT } from "./clusterFacts";
 import { renderSummary, renderTree } from "./tree";
 
 export type Format = "text" | "markdown";
@@ -18,20 +19,35 @@ function short(value: unknown): string {
   return text.length > 160 ? `${text.slice(0, 157)}...` : text;
 }
 
-/** User data is gzipped base64 text; a reviewer wants the lines that changed where they are, not two blobs. */
-function userDataLines(change: PropertyChange): string[] {
-  const decode = (v: unknown) => (typeof v === "string" ? decodeUserData(v) : "");
-  return unifiedDiff(decode(change.old), decode(change.new));
-}
+/**
+ * The scripts a node runs, by the input that carries them: a launch template's user data (the loader, gzipped
+ * base64 text) and a group's installer in the bootstrap bucket; with the file --out writes each to.
+ */
+const SCRIPTS: Record<string, { input: string; text: (v: string) => string; file: (name: string) => string }> = {
+  [LAUNCH_TEMPLATE]: { input: "userData", text: decodeUserData, file: (name) => `userdata/${name}.txt` },
+  [BOOTSTRAP_SCRIPT]: {
+    input: "content",
+    text: (v) => v,
+    file: (name) => `bootstrap/${name.replace(/-bootstrap$/, "")}.sh`,
+  },
+};
 
-const lineCount = (userData: unknown) =>
-  typeof userData === "string" ? decodeUserData(userData).split("\n").length : 0;
+const scriptOf = (resource: ResourceChange, c: PropertyChange) =>
+  SCRIPTS[resource.type]?.input === c.path ? SCRIPTS[resource.type] : undefined;
+
+/** A reviewer wants the lines of a script that changed where they are, not two blobs. */
+function scriptLines(script: (typeof SCRIPTS)[string], change: PropertyChange): string[] {
+  const text = (v: unknown) => (typeof v === "string" ? script.text(v) : "");
+  return unifiedDiff(text(change.old), text(change.new));
+}
 
 /** A created or deleted resource's input, as `pulumi preview --diff` lists it (secrets are `[secret]`). */
 function describeInput(resource: ResourceChange, c: PropertyChange): string {
   const value = resource.op === "create" ? c.new : c.old;
-  if (c.path === "userData" && resource.type === LAUNCH_TEMPLATE) {
-    return `userData: a script of ${lineCount(value)} lines (--out writes it to userdata/${resource.name}.txt)`;
+  const script = scriptOf(resource, c);
+  if (script && typeof value === "string") {
+    const lines = script.text(value).split("\n").length;
+    return `${c.path}: a script of ${lines} lines (--out writes it to ${script.file(resource.name)})`;
   }
   return `${c.path}: ${short(value)}`;
 }
@@ -47,8 +63,8 @@ function describeChange(resource: ResourceChange, c: PropertyChange): string[] {
     return [`${c.path}:`, ...statementLines(c)];
   if (resource.op === "create" || resource.op === "delete") return [describeInput(resource, c)];
   const flag = c.replaces ? "  (forces replacement)" : "";
-  if (c.path === "userData" && !c.cause)
-    return [`userData: changed${flag}`, ...userDataLines(c).map((l) => `    ${l}`)];
+  const script = scriptOf(resource, c);
+  if (script && !c.cause) return [`${c.path}: changed${flag}`, ...scriptLines(script, c).map((l) => `    ${l}`)];
   if (policyDocument) return [`${c.path}: changed${flag}`, ...statementLines(c)];
   return [`${c.path}: ${short(c.old)} → ${short(c.new)}${flag}`];
 }

@@ -43,6 +43,9 @@ export const REPLACE_ON_CHANGE: Record<string, readonly string[]> = {
   "aws:s3/bucketServerSideEncryptionConfiguration:BucketServerSideEncryptionConfiguration": ["bucket"],
   "aws:s3/bucketLifecycleConfiguration:BucketLifecycleConfiguration": ["bucket"],
   "aws:s3/bucketPolicy:BucketPolicy": ["bucket"],
+  // content: each group's installer is named by its content's digest (components/nodes/bootstrapBundle.ts), so
+  // new content is a new key, a new object, and a new user data for the group's loader.
+  "aws:s3/bucketObjectv2:BucketObjectv2": ["bucket", "key", "content"],
   "aws:route53/zone:Zone": ["name", "delegationSetId"],
   "aws:route53/record:Record": ["zoneId", "name", "type"],
   "random:index/randomId:RandomId": ["*"],

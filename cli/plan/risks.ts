@@ -6,6 +6,7 @@
  */
 import {
   ASG,
+  BOOTSTRAP_SCRIPT,
   controlPlaneMembers,
   groupOf,
   inputsOf,
@@ -127,6 +128,9 @@ function apiEndpointMoves(diff: PlanDiff): Risk[] {
     return `${c.name} (${quoteList(paths)})`;
   };
   const names = new Set(replaced.map((c) => c.name));
+  // A group's installer that names them is a new object, and its loader a new user data: the group holds them.
+  for (const c of diff.changes)
+    if (c.type === BOOTSTRAP_SCRIPT && c.causes.some((cause) => names.has(cause))) names.add(c.name);
   const holders = diff.changes.filter((c) => c.op === "update" && c.causes.some((cause) => names.has(cause)));
   const records = holders.filter((c) => c.type === "aws:route53/record:Record").map((c) => c.name);
   const controlPlane = new Set(

@@ -93,7 +93,7 @@ export const policies: ResourceValidationPolicy[] = [
       const size = userDataBytes(args, props);
       if (size > USER_DATA_BUDGET_BYTES) {
         report(
-          `user data is ${size} bytes, over the budget of ${USER_DATA_BUDGET_BYTES}, already gzipped: move the bootstrap to a content-addressed bundle (docs/nodes.md)`,
+          `user data is ${size} bytes, over the budget of ${USER_DATA_BUDGET_BYTES}: user data is only the loader, and the rest goes in the group's installer in the bootstrap bucket (docs/nodes.md)`,
         );
       }
     },

@@ -5,6 +5,7 @@
 
 /** Types that take tags: each resource must carry `KubernetesCluster`. */
 export const TAGGABLE: ReadonlySet<string> = new Set([
+  "aws:s3/bucketObjectv2:BucketObjectv2",
   "aws:ec2/vpc:Vpc",
   "aws:ec2/subnet:Subnet",
   "aws:ec2/internetGateway:InternetGateway",

@@ -1,5 +1,5 @@
 /**
- * The node bootstrap (user data): the cluster's secrets, its group's launch lifecycle hook, and in ENI mode
+ * The node bootstrap (user data): its group's installer in the bootstrap bucket, the cluster's secrets, its group's launch lifecycle hook, and in ENI mode
  * the instance type's ENI limits.
  */
 import { CLUSTER_TAG, ROLE_TAGS } from "../../catalogs/kopsTagKeys";
@@ -7,6 +7,7 @@ import { parameterArn, parameterKeyStatement, parameterPrefix, SecretAudience } 
 import type { Statement } from "../iam/policyDocument";
 import type { RoleKind, StatementSource } from "../iam/statementSource";
 import { eniMode } from "../../config/eniMode";
+import { BOOTSTRAP_PREFIX, bootstrapBucketName } from "./bootstrapBundle";
 
 /** What each role's bootstrap reads: the control plane also the CA keys; a worker only the node files. */
 const AUDIENCES: Record<RoleKind, SecretAudience[]> = {
@@ -26,7 +27,15 @@ export const nodeBootstrap: StatementSource = {
   sidPrefix: "Bootstrap",
   statements: (role, spec, at) => {
     const readable = AUDIENCES[role].map((a) => `${parameterArn(at, parameterPrefix(spec.clusterName, a))}*`);
+    const bucket = `arn:${at.partition}:s3:::${bootstrapBucketName(spec.clusterName, at.accountId, at.region)}`;
     return [
+      {
+        // The loader in user data fetches its group's installer: only its own role's (bootstrapBundle.ts).
+        Sid: "BootstrapScriptRead",
+        Effect: "Allow",
+        Action: ["s3:GetObject"],
+        Resource: `${bucket}/${BOOTSTRAP_PREFIX}${role}/*`,
+      },
       {
         Sid: "BootstrapSecretsRead",
         Effect: "Allow",

@@ -14,7 +14,9 @@ import { pinnedImage } from "./ami";
 import { bootstrapConfig, NodeSpec } from "./bootstrapConfig";
 import type { InstanceGroup } from "./instanceGroups";
 import { declareLifecycleHooks, groupLifecycleHooks } from "./lifecycleHooks";
-import { renderUserData } from "./userData";
+import { BucketObjectv2 } from "@pulumi/aws/s3/bucketObjectv2";
+import { bootstrapObjectKey, sha256Hex } from "./bootstrapBundle";
+import { renderLoader, renderUserData } from "./userData";
 import { encodeUserData } from "./userDataEncoding";
 
 export interface NodeLaunchTemplateArgs {
@@ -34,6 +36,8 @@ export interface NodeLaunchTemplateArgs {
     sharedPki: pulumi.Input<string>;
     adminRoleArn: pulumi.Input<string>;
   };
+  /** The bootstrap bucket (bootstrapBucket.ts), where the group's installer goes, once its settings are in place. */
+  bootstrap: { bucket: pulumi.Input<string>; ready: pulumi.Input<pulumi.Resource[]> };
   /** The API load balancers' target groups, for control-plane groups. */
   apiTargetGroupArns: pulumi.Input<string>[];
   /**
@@ -60,9 +64,29 @@ export class NodeLaunchTemplate extends pulumi.ComponentResource {
     const parent = { parent: this };
     const physical = templateName(group.name, spec.clusterName);
     const tags = clusterTags(spec, physical, { [INSTANCE_GROUP_TAG]: group.name, [ROLE_TAGS[group.role]]: "1" });
-    const userData = pulumi
+    // The group's installer in the bootstrap bucket, under its digest; user data is the loader that fetches it.
+    const installer = pulumi
       .output({ api: args.api, state: args.state })
-      .apply(({ api, state }) => encodeUserData(renderUserData(bootstrapConfig(spec, group, api, state))));
+      .apply(({ api, state }) => renderUserData(bootstrapConfig(spec, group, api, state)));
+    const script = new BucketObjectv2(
+      `${name}-bootstrap`,
+      {
+        bucket: args.bootstrap.bucket,
+        key: installer.apply((text) => bootstrapObjectKey(group.role, text)),
+        content: installer,
+        contentType: "text/x-shellscript",
+        // The cluster's own tags, not its cloudLabels: S3 takes at most 10 tags on an object.
+        tags: clusterTags({ clusterName: spec.clusterName, cloudLabels: {} }, physical),
+      },
+      { ...parent, dependsOn: args.bootstrap.ready },
+    );
+    const userData = pulumi
+      .all([installer, args.bootstrap.bucket, script.key])
+      .apply(([text, bucket, key]) =>
+        encodeUserData(
+          renderLoader({ instanceGroup: group.name, region: spec.region, bucket, key, sha256: sha256Hex(text) }),
+        ),
+      );
 
     const template = new LaunchTemplate(
       `${name}-template`,

@@ -1,6 +1,7 @@
 /**
- * The user data of an instance group: a short script that installs the bootstrap script and its systemd
- * units and starts them. The bootstrap script is a header of the shell variables it reads (shellHeader.ts:
+ * What an instance group's nodes run at first boot: user data is a loader (`renderLoader`) that fetches the
+ * group's installer (`renderUserData`) from the bootstrap bucket and runs it; the installer writes the
+ * bootstrap script and its systemd units and starts them. The bootstrap script is a header of the shell variables it reads (shellHeader.ts:
  * the program's facts and the bootstrap config), the group's kubeadm configuration as data, the modules its
  * steps use (bootstrap/*.sh) and a `run_steps` that runs the steps in order. Pure: the same config gives
  * the same bytes. Every value is shell quoted and every file sits in a quoted here-document, so no config
@@ -169,4 +170,40 @@ export function kubeadmConfigsOf(userData: string): Record<string, string> {
     "gm",
   );
   return Object.fromEntries([...userData.matchAll(pattern)].map((m) => [m[1], `${m[2]}\n`]));
+}
+
+/** Seconds between the loader's tries (LOADER_RETRY_SECONDS in its environment: tests). */
+const LOADER_RETRY_SECONDS = 10;
+
+/** Where the loader finds its group's installer, and the installer's SHA-256, which it checks before running it. */
+export interface LoaderTarget {
+  instanceGroup: string;
+  region: string;
+  bucket: string;
+  key: string;
+  sha256: string;
+}
+
+/**
+ * The user data: fetches the installer from s3://BUCKET/KEY with the instance role and runs it only if its
+ * SHA-256 is the one the plan computed (kOps's download-or-bust). The AWS CLI is the snap the bootstrap uses
+ * too. Each failure is tried again every LOADER_RETRY_SECONDS: cloud-init runs user data once, and the
+ * launch hook's join deadline ends an instance that never gets its script.
+ */
+export function renderLoader(target: LoaderTarget): string {
+  const q = (v: string) => `'${v.replace(/'/g, `'\\''`)}'`;
+  return [
+    "#!/bin/bash",
+    `# cilium-cluster node of ${target.instanceGroup}: runs the installer of its bootstrap, fetched from the`,
+    "# cluster's bootstrap bucket and checked against its SHA-256.",
+    "set -euo pipefail",
+    'export PATH="$PATH:/snap/bin" AWS_RETRY_MODE=standard AWS_MAX_ATTEMPTS=10',
+    `retry="\${LOADER_RETRY_SECONDS:-${LOADER_RETRY_SECONDS}}"`,
+    'until snap install aws-cli --classic; do sleep "$retry"; done',
+    "installer=$(mktemp)",
+    `until aws s3 cp --region ${q(target.region)} --only-show-errors ${q(`s3://${target.bucket}/${target.key}`)} "$installer" &&`,
+    `  echo ${q(target.sha256)}"  $installer" | sha256sum -c --quiet; do sleep "$retry"; done`,
+    'exec bash "$installer"',
+    "",
+  ].join("\n");
 }

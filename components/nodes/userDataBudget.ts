@@ -7,9 +7,8 @@
 export const USER_DATA_LIMIT_BYTES = 16384;
 
 /**
- * The budget every group's user data stays within, 1 KB below AWS's limit for what config changes (names,
- * certificate SANs, labels): gzipped, a 63-character cluster name adds about 30 bytes to a control-plane
- * group's user data (docs/nodes.md). User data is gzipped already: the next change that reaches the budget
- * moves the bootstrap to a content-addressed bundle that a small loader fetches (docs/nodes.md).
+ * The budget every group's user data stays within: user data is only the loader (userData.ts `renderLoader`,
+ * about 600 bytes gzipped), which fetches the group's installer from the bootstrap bucket, where size is no
+ * limit. Anything over this belongs in the installer.
  */
-export const USER_DATA_BUDGET_BYTES = 15 * 1024;
+export const USER_DATA_BUDGET_BYTES = 2 * 1024;

@@ -22,6 +22,8 @@ import { adminRoleName } from "../../components/adminAccess/adminRoleFacts";
 import { AwsCredentials, clusterToken } from "../../components/adminAccess/clusterToken";
 import { MOCK_ACCOUNT } from "../../cli/plan/mocks";
 import { EMULATOR_ENDPOINT } from "./emulator";
+import { BOOTSTRAP_SCRIPT } from "../../components/nodes/systemdUnits";
+import { filesOf } from "../../components/nodes/userData";
 
 interface Pod {
   metadata: { deletionTimestamp?: string };
@@ -33,9 +35,12 @@ interface Pod {
 const userDataThatRan = (node: BoxNode) =>
   gunzipSync(readFileSync(join(node.root, "var/lib/cloud/instances", node.instance.id, "user-data.txt")));
 
-/** A value of a node's user data header (`NAME='value'`). */
+/** The bootstrap script the node's installer put in place. */
+const bootstrapScriptOf = (node: BoxNode) => readFileSync(join(node.root, BOOTSTRAP_SCRIPT.slice(1)), "utf8");
+
+/** A value of a node's bootstrap script header (`NAME='value'`). */
 const headerOf = (node: BoxNode, name: string) =>
-  new RegExp(`^\\s*${name}='([^']*)'$`, "m").exec(userDataThatRan(node).toString("utf8"))?.[1];
+  new RegExp(`^\\s*${name}='([^']*)'$`, "m").exec(bootstrapScriptOf(node))?.[1];
 
 /** The secondary addresses a CiliumNode's status lists on its ENIs. */
 const secondaryCount = (enis: { addresses?: string[] }[]) => enis.reduce((n, e) => n + (e.addresses ?? []).length, 0);
@@ -71,9 +76,12 @@ describe("the whole cluster in a box: the dev stack, one control-plane node and 
     ]);
   });
 
-  it("runs every node from the plan's user data, byte for byte", async () => {
+  it("runs every node from the plan's user data, byte for byte, and the installer it fetches from the bootstrap bucket", async () => {
     await until("two nodes", async () => (box.nodes.size === 2 ? true : undefined), 120_000);
     const planned = readdirSync(join(box.plan, "userdata")).map((f) => readFileSync(join(box.plan, "userdata", f)));
+    const installed = readdirSync(join(box.plan, "bootstrap")).map(
+      (f) => filesOf(readFileSync(join(box.plan, "bootstrap", f), "utf8"))[BOOTSTRAP_SCRIPT],
+    );
     const roles: string[] = [];
     for (const node of box.nodes.values()) {
       const ran = userDataThatRan(node);
@@ -81,7 +89,9 @@ describe("the whole cluster in a box: the dev stack, one control-plane node and 
         planned.some((p) => p.equals(ran)),
         node.instance.privateDnsName,
       ).to.equal(true);
-      roles.push(/ROLE='([a-z-]+)'/.exec(ran.toString("utf8"))![1]);
+      // The loader checked the installer's digest, and the installer put the plan's bootstrap script in place.
+      expect(installed, node.instance.privateDnsName).to.include(bootstrapScriptOf(node));
+      roles.push(headerOf(node, "ROLE")!);
     }
     expect(roles.sort()).to.deep.equal(["control-plane", "node"]);
   });

@@ -28,9 +28,12 @@ import {
   Options,
   run,
   runService,
+  runScript,
   runUserData,
   storeClusterKeys,
 } from "../standins/node";
+import { bootstrapObjectKey, sha256Hex } from "../../components/nodes/bootstrapBundle";
+import { filesOf, renderLoader } from "../../components/nodes/userData";
 import { DRAIN_LIFECYCLE_HOOK } from "../../components/nodes/lifecycleHooks";
 
 const NEVER = "1000000";
@@ -145,9 +148,43 @@ describe("node bootstrap, run as cloud-init and systemd run it", function () {
     expect(calls(node, "kubeadm")).to.deep.equal([]);
   });
 
+  it("user data is a loader: it runs the group's installer from the bootstrap bucket, only with the plan's digest", async () => {
+    const installer = userDataFor(specWith({}), "nodes");
+    const target = {
+      instanceGroup: "nodes",
+      region: "us-east-1",
+      bucket: "bootstrap-test",
+      key: bootstrapObjectKey("node", installer),
+      sha256: sha256Hex(installer),
+    };
+    const loader = renderLoader(target);
+    const fetched = (node: Node) =>
+      node.aws.calls.filter((c) => c.action === "s3:GetObject" && c.params.Key === target.key).length;
+
+    const node = await launch(installer);
+    node.aws.objects.set(`${target.bucket}/${target.key}`, Buffer.from(installer));
+    const loaded = await runScript(node, loader);
+    expect(loaded.status, loaded.stderr).to.equal(0);
+    expect(fetched(node)).to.equal(1);
+    expect(node.file(BOOTSTRAP_SCRIPT)).to.equal(filesOf(installer)[BOOTSTRAP_SCRIPT]);
+    expect(calls(node, "systemctl")).to.include("systemctl start --no-block cilium-cluster-bootstrap.service");
+
+    // Another script under that key (a bucket written by someone else): never run, fetched again and again.
+    const tampered = await launch(installer);
+    tampered.aws.objects.set(
+      `${target.bucket}/${target.key}`,
+      Buffer.from(installer.replace("set -euo pipefail", 'set -euo pipefail\ntouch "$root/tampered"')),
+    );
+    const refused = await runScript(tampered, loader, { LOADER_RETRY_SECONDS: "0.2" }, 3000);
+    expect(refused.status, "still trying when stopped").to.equal(null);
+    expect(fetched(tampered)).to.be.greaterThan(2);
+    expect(tampered.exists("tampered")).to.equal(false);
+    expect(tampered.exists(BOOTSTRAP_SCRIPT)).to.equal(false);
+  });
+
   for (const example of examples()) {
     it(`every group of ${example.name} joins against kubeadm's contract`, async () => {
-      const dir = join(GOLDEN_DIR, example.name, "userdata");
+      const dir = join(GOLDEN_DIR, example.name, "bootstrap");
       for (const file of readdirSync(dir)) {
         const userData = readFileSync(join(dir, file), "utf8");
         const role = header(userData, "ROLE");

@@ -6,7 +6,6 @@ import { existsSync, readFileSync } from "fs";
 import { join } from "path";
 import { INIT_RECORD_PARAMETER, LATEST_SNAPSHOT_KEY, SNAPSHOT_METRIC } from "../../components/nodes/controlPlaneNames";
 import { DRAIN_LIFECYCLE_HOOK, ETCD_LIFECYCLE_HOOK, groupLifecycleHooks } from "../../components/nodes/lifecycleHooks";
-import { decodeUserData } from "../../components/nodes/userDataEncoding";
 import { filesOf } from "../../components/nodes/userData";
 import { bootstrapConfig } from "../../components/nodes/bootstrapConfig";
 import { modulePath } from "../../components/nodes/bootstrapModuleFiles";
@@ -19,7 +18,7 @@ import { MOCK_ACCOUNT } from "../../cli/plan/mocks";
 import type { Plan } from "../../cli/plan/run";
 import { validateConfig } from "../../components/clusterConfigValidation";
 import { baseConfig, REGION } from "../fixtures";
-import { declaredBy, inputs, named, ofType, planWith } from "../planHelpers";
+import { declaredBy, inputs, installerOf, installers, named, ofType, planWith } from "../planHelpers";
 import { cliDirectory, startAws } from "../standins/aws";
 import { waitFor } from "../waitFor";
 
@@ -183,9 +182,9 @@ describe("control-plane state: plan", () => {
         lt.name,
       ).to.deep.equal(["true"]);
     // One record for the whole cluster, named by the id, told to every control-plane node and no worker.
-    const records = ofType(ha, LT).map((lt): [string, string | undefined] => [
-      lt.name,
-      /^\s*INIT_RECORD='([^']*)'$/m.exec(decodeUserData(inputs(lt).userData))?.[1],
+    const records = installers(ha).map(([group, installer]): [string, string | undefined] => [
+      group,
+      /^\s*INIT_RECORD='([^']*)'$/m.exec(installer)?.[1],
     ]);
     const pattern = new RegExp(
       `^/cilium-cluster/dev\\.k8s\\.local/control-plane/${INIT_RECORD_PARAMETER}-[0-9a-f]{12}$`,
@@ -252,7 +251,7 @@ describe("control-plane state: plan", () => {
     expect(weekRules[0].expiration).to.deep.equal({ days: 7 });
     expect(weekRules[1].noncurrentVersionExpiration).to.deep.equal({ noncurrentDays: 1, newerNoncurrentVersions: 3 });
     // The control plane's timer uploads at the interval, to the bucket its nodes are told.
-    const cpData = decodeUserData(inputs(named(week, LT, "control-plane-us-east-1a-template")).userData);
+    const cpData = installerOf(week, "control-plane-us-east-1a");
     expect(cpData).to.contain(`BACKUP_BUCKET='${bucket.bucket}'`);
     const files = filesOf(cpData);
     expect(files["/etc/systemd/system/etcd-backup.timer"]).to.match(/^OnUnitActiveSec=60min$/m);

@@ -20,6 +20,7 @@ import { instanceGroups } from "../../components/nodes/instanceGroups";
 import type { RoleKind, StatementSource } from "../../components/iam/statementSource";
 import { validateConfig } from "../../components/clusterConfigValidation";
 import type { ClusterSpec } from "../../config/types";
+import { bootstrapBucketName } from "../../components/nodes/bootstrapBundle";
 import { baseConfig, merge, REGION } from "../fixtures";
 import { inputs, named, NON_ENI, planWith } from "../planHelpers";
 
@@ -410,6 +411,34 @@ describe("MasterIamRole and NodeIamRole under mocks", () => {
 
 // Session Manager and the bootstrap's health report (components/iam/sources/), on both roles.
 const INSTANCE = "arn:aws:ec2:us-east-1:000000000000:instance/i-0123456789abcdef0";
+
+describe("the groups' installers in the bootstrap bucket", () => {
+  it("lets each role's loader fetch its own role's installer of its own cluster, and nothing else there", async () => {
+    const spec = validateConfig(baseConfig(), REGION).spec;
+    const object = (cluster: string, path: string) =>
+      `arn:aws:s3:::${bootstrapBucketName(cluster, AT.accountId, AT.region)}/${path}`;
+    const sha = "0".repeat(64);
+    for (const [role, policy, own, other] of [
+      ["control-plane", controlPlanePolicy(spec, AT), "control-plane", "node"],
+      ["node", nodePolicy(spec, AT), "node", "control-plane"],
+    ] as const) {
+      expect(await may(policy, "s3:GetObject", object("dev.k8s.local", `bootstrap/${own}/${sha}.sh`)), role).to.equal(
+        true,
+      );
+      expect(await may(policy, "s3:GetObject", object("dev.k8s.local", `bootstrap/${other}/${sha}.sh`)), role).to.equal(
+        false,
+      );
+      expect(await may(policy, "s3:GetObject", object("other.k8s.local", `bootstrap/${own}/${sha}.sh`)), role).to.equal(
+        false,
+      );
+      for (const action of ["s3:PutObject", "s3:DeleteObject"])
+        expect(
+          await may(policy, action, object("dev.k8s.local", `bootstrap/${own}/${sha}.sh`)),
+          `${role} ${action}`,
+        ).to.equal(false);
+    }
+  });
+});
 
 describe("node operations on both instance roles", () => {
   const policies = (["", "crd", "eni"] as const).flatMap((ipam) => {

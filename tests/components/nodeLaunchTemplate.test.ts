@@ -17,6 +17,7 @@ import { configWith, goldenResources, inputs, named, NON_ENI, ofType, planWith }
 
 const LT = "aws:ec2/launchTemplate:LaunchTemplate";
 const ASG = "aws:autoscaling/group:Group";
+const BUCKET_OBJECT = "aws:s3/bucketObjectv2:BucketObjectv2";
 /** The units a control-plane node has beside the bootstrap's service (systemdUnits.ts). */
 const CONTROL_PLANE_UNITS = [
   "etcd-backup.service",
@@ -28,7 +29,9 @@ const CONTROL_PLANE_UNITS = [
   "addon-upgrade.service",
   "addon-upgrade.timer",
 ];
-const userData = (plan: Plan, group: string) => decodeUserData(inputs(named(plan, LT, `${group}-template`)).userData);
+/** A group's installer: the bootstrap bucket's object its user data (the loader) fetches. */
+const userData = (plan: Plan, group: string) =>
+  inputs(named(plan, BUCKET_OBJECT, `${group}-bootstrap`)).content as string;
 
 describe("NodeLaunchTemplate", () => {
   let dev: Plan;
@@ -172,7 +175,7 @@ describe("NodeLaunchTemplate", () => {
     }
   });
 
-  it("switching ipam from crd to eni changes user data and replaces nothing (the seed's flow)", async () => {
+  it("switching ipam from crd to eni changes user data and replaces only the installers (the seed's flow)", async () => {
     const crd = configWith({ "networking.cilium.ipam": "crd", "networking.cilium.disableMasquerade": "false" });
     const before = await planWith({}, crd);
     const after = await planWith(
@@ -180,7 +183,11 @@ describe("NodeLaunchTemplate", () => {
       crd,
     );
     const diff = diffPlans(before, after);
-    expect(diff.changes.filter((c) => c.op === "replace")).to.deep.equal([]);
+    // Only the groups' installers, each a new object under its new digest (the old one goes once the update ends).
+    expect(diff.changes.filter((c) => c.op === "replace").map((c) => c.name)).to.deep.equal([
+      "control-plane-us-east-1a-bootstrap",
+      "nodes-bootstrap",
+    ]);
     // The security groups' rules are the same in every mode: nothing is deleted or replaced.
     expect(diff.changes.filter((c) => c.op === "delete")).to.deep.equal([]);
     expect(diff.rollingGroups.sort()).to.deep.equal(["control-plane-us-east-1a-template", "nodes-template"]);
@@ -204,6 +211,8 @@ describe("NodeLaunchTemplate", () => {
     for (const plan of [dev, ha]) {
       for (const lt of ofType(plan, LT))
         expect(decodeUserData(inputs(lt).userData)).not.to.match(/-----BEGIN [A-Z ]*PRIVATE KEY-----/);
+      for (const installer of ofType(plan, BUCKET_OBJECT))
+        expect(inputs(installer).content).not.to.match(/-----BEGIN [A-Z ]*PRIVATE KEY-----/);
       // The cluster's CAs are made on its first control-plane node (bootstrap/control-plane.sh): no resource
       // makes a key, and no input or output is a Pulumi secret, which the state would keep.
       expect(plan.resources.filter((r) => r.type.startsWith("tls:"))).to.deep.equal([]);
@@ -284,8 +293,8 @@ describe("user data of every example", () => {
     requireDebianTool(this, "cloud-init", "cloud-init");
     const dir = mkdtempSync(join(tmpdir(), "cloud-config-"));
     const blocks = examples().flatMap((e) =>
-      readdirSync(join(GOLDEN_DIR, e.name, "userdata")).flatMap((f) => {
-        const text = readFileSync(join(GOLDEN_DIR, e.name, "userdata", f), "utf8");
+      readdirSync(join(GOLDEN_DIR, e.name, "bootstrap")).flatMap((f) => {
+        const text = readFileSync(join(GOLDEN_DIR, e.name, "bootstrap", f), "utf8");
         return [...text.matchAll(/write_file (\/etc\/cloud\/cloud\.cfg\.d\/\S+) <<'EOF'\n([\s\S]*?)\nEOF\n/g)].map(
           (m) => m[2],
         );
@@ -301,14 +310,14 @@ describe("user data of every example", () => {
     }
   });
 
-  /** Every group's user data, and the files it installs, written out under a scratch directory. */
+  /** Every group's installer, and the files it installs, written out under a scratch directory. */
   const installed = () => {
     const dir = mkdtempSync(join(tmpdir(), "installed-"));
     return examples().flatMap((e) =>
-      readdirSync(join(GOLDEN_DIR, e.name, "userdata")).map((f) => {
+      readdirSync(join(GOLDEN_DIR, e.name, "bootstrap")).map((f) => {
         const root = join(dir, e.name, f);
         for (const [path, text] of Object.entries(
-          filesOf(readFileSync(join(GOLDEN_DIR, e.name, "userdata", f), "utf8")),
+          filesOf(readFileSync(join(GOLDEN_DIR, e.name, "bootstrap", f), "utf8")),
         )) {
           mkdirSync(join(root, path, ".."), { recursive: true });
           writeFileSync(join(root, path), text, { mode: path === BOOTSTRAP_SCRIPT ? 0o755 : 0o644 });
@@ -342,14 +351,16 @@ describe("user data of every example", () => {
     }
   });
 
-  it("is shellcheck clean, the bootstrap script it installs too", function () {
+  it("is shellcheck clean, the installer it fetches and the bootstrap script that installs too", function () {
     requireDebianTool(this, "shellcheck", "shellcheck");
     const scripts = installed().map(({ root }) => join(root, BOOTSTRAP_SCRIPT));
     const files = [
-      ...examples().flatMap((e) => {
-        const dir = join(GOLDEN_DIR, e.name, "userdata");
-        return readdirSync(dir).map((f) => join(dir, f));
-      }),
+      ...examples().flatMap((e) =>
+        ["userdata", "bootstrap"].flatMap((folder) => {
+          const dir = join(GOLDEN_DIR, e.name, folder);
+          return readdirSync(dir).map((f) => join(dir, f));
+        }),
+      ),
       ...scripts,
     ];
     expect(scripts.length).to.be.greaterThan(5);

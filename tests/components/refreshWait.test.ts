@@ -14,15 +14,13 @@ import {
 import type { Outcome } from "../../components/poll";
 import { stackAws } from "../../components/stackAws";
 import type { Plan, PlannedResource } from "../../cli/plan/run";
-import { configWith, inputs, ofType, planWith } from "../planHelpers";
-import { decodeUserData } from "../../components/nodes/userDataEncoding";
+import { configWith, installers, ofType, planWith } from "../planHelpers";
 import { runPlan } from "../../cli/plan/run";
 import { waitFor } from "../waitFor";
 import { groupInPlace, mockRuntime } from "./deployWaitFixtures";
 import { AMBIENT_KEY, AwsOptions, Group, sdkEnvironment, startAws } from "../standins/aws";
 
 const REGION = "us-east-1";
-const LT = "aws:ec2/launchTemplate:LaunchTemplate";
 const STACK_KEY = "AKIASTACKPROFILE";
 const STACK_AWS = { "aws:region": REGION, "aws:profile": "stack" };
 const FAST: MemberTiming = {
@@ -270,7 +268,7 @@ describe("control-plane member wait", () => {
       });
       // The first control-plane node has stored the cluster CA's certificate, which pulumi up reads.
       const caParameter = /^\s*CLUSTER_CA_PARAMETER='([^']+)'$/m.exec(
-        decodeUserData(inputs(ofType(await runPlan(config, "test"), LT)[0]).userData),
+        installers(await runPlan(config, "test"))[0][1],
       )![1];
       aws.putParameter(caParameter, "-----BEGIN CERTIFICATE-----", "String");
       const up = await runPlan(config, "test", false);

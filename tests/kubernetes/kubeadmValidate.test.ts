@@ -47,7 +47,7 @@ describe("kubeadm config validate on every rendered kubeadm configuration", func
   it("refuses a rendered configuration with a field kubeadm does not know, or a discovery file it cannot use", async function () {
     const dev = (await renderedKubeadmFiles()).filter((f) => f.example === "dev");
     const file = dev.find((f) => f.name.endsWith("-init.yaml"))!;
-    const join = dev.find((f) => f.name === "kubeadm/nodes-template-join.yaml")!;
+    const join = dev.find((f) => f.name === "kubeadm/nodes-join.yaml")!;
     const kubeadm = requireBinary(this, "kubeadm", file.kubernetesVersion);
     const values = { nodeIp: "10.0.1.10" };
     expect(validate(kubeadm, fillAsTheNode(file.text, values)).status).to.equal(0);

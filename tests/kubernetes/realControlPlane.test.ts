@@ -179,7 +179,7 @@ describe("the real control plane (kubeadm, etcd, API server, controller manager,
     stacks = await renderedExamples();
     const dev = stacks.get("dev")!;
     const init = [...dev].find(([name]) => /^kubeadm\/control-plane-.*-init\.yaml$/.test(name))![1];
-    const userData = [...dev].find(([name]) => /^userdata\/control-plane-.*\.txt$/.test(name))![1];
+    const userData = [...dev].find(([name]) => /^bootstrap\/control-plane-.*\.sh$/.test(name))![1];
     cp = await startControlPlane(
       init,
       binaries,
@@ -336,7 +336,7 @@ test -s /etc/kubernetes/bootstrap-kubelet.conf`,
         },
       );
     };
-    const worker = dev.get("kubeadm/nodes-template-join.yaml")!;
+    const worker = dev.get("kubeadm/nodes-join.yaml")!;
     const controlPlane = [...dev].find(([n]) => /^kubeadm\/control-plane-.*-join\.yaml$/.test(n))![1];
     const workerName = "ip-10-0-1-11.ec2.internal";
     const credential = cp.mintCredential(workerName);
@@ -466,7 +466,7 @@ test -s /etc/kubernetes/bootstrap-kubelet.conf`,
           instanceOf(
             {
               arch: archOf(g.instanceType),
-              taints: registrationTaints(stack.get(`kubeadm/${g.name}-template-join.yaml`)!),
+              taints: registrationTaints(stack.get(`kubeadm/${g.name}-join.yaml`)!),
             },
             g.instanceType,
           ),

@@ -14,7 +14,7 @@ import { renderStackFiles } from "../../cli/plan/render";
 
 export interface RenderedKubeadmFile {
   example: string;
-  /** The file's name in the plan, e.g. `kubeadm/nodes-template-join.yaml`. */
+  /** The file's name in the plan, e.g. `kubeadm/nodes-join.yaml`. */
   name: string;
   text: string;
   /** `v1.35.4`: the example's Kubernetes version, from its ClusterConfiguration. */

@@ -76,9 +76,16 @@ describe("plan diff", () => {
         "reach the API by name keep it; the control plane rolls: its API server certificate names them; the stack " +
         "outputs apiEndpoint, kubeconfig change: hand out the new kubeconfig after pulumi up.",
     );
-    // The cascade follows the public load balancer's DNS name into the control plane's user data.
+    // The cascade follows the public load balancer's DNS name into the control plane's installer, a new object
+    // under a new key, and that key into the group's user data (its loader).
+    const installer = diff.changes.find((c) => c.name === "control-plane-us-east-1a-bootstrap")!;
+    expect(installer.op).to.equal("replace");
+    expect(installer.changes.map((p) => `${p.path} ${p.cause}`)).to.deep.equal(["content network-api"]);
     const template = diff.changes.find((c) => c.name === "control-plane-us-east-1a-template")!;
-    expect(template.changes.map((p) => `${p.path} ${p.cause}`)).to.deep.equal(["userData network-api"]);
+    expect(template.changes.map((p) => `${p.path} ${p.cause}`)).to.deep.equal([
+      "userData control-plane-us-east-1a-bootstrap",
+    ]);
+    expect(diff.rollingGroups).to.include("control-plane-us-east-1a-template");
     expect(diff.outputs.find((o) => o.path === "apiEndpoint")?.new).to.equal("(new DNS name: network-api is replaced)");
   });
 

@@ -123,6 +123,7 @@ describe("lifecycle hooks as resources", function () {
       securityGroupId: "sg-1",
       instanceProfileName: "profile",
       api: { internal: "api.internal.example", public: "api.example", caParameter: "/cluster-ca" },
+      bootstrap: { bucket: "bootstrap-bucket", ready: [] },
       apiTargetGroupArns: [],
       state: {
         initRecord: "/record",

@@ -419,6 +419,13 @@ export class AwsFake {
         ],
       };
     },
+    // A missing key is 404 to a caller that may list the bucket (S3 API Reference, GetObject; the fake
+    // checks no permission).
+    "s3:GetObject": (p) => {
+      const body = this.objects.get(`${p.Bucket}/${p.Key}`);
+      if (!body) throw new AwsError("404", `Key "${p.Key}" does not exist`, 404);
+      return { Body: body };
+    },
     // Each object is stored whole under its key; a second upload replaces it (S3 PutObject).
     "s3:PutObject": (p) => {
       this.objects.set(`${p.Bucket}/${p.Key}`, readFileSync(p.Body));
@@ -632,7 +639,12 @@ function cliParams({ command, options, positional }: CliCommand, cwd: string): P
       else p[`MetricData.member.1.${pascal(name)}`] = values[0];
     } else p[pascal(name)] = FLAGS.includes(name) ? "true" : values[0];
   }
-  if (command === "s3 cp") {
+  if (command === "s3 cp" && positional[0]?.startsWith("s3://")) {
+    const [from, to] = positional;
+    const source = /^s3:\/\/([^/]+)\/(.+)$/.exec(from);
+    if (!source || !to) throw new CliUsage(`usage: aws s3 cp <S3Uri> <LocalPath>`);
+    Object.assign(p, { Bucket: source[1], Key: source[2], Target: resolve(cwd, to) });
+  } else if (command === "s3 cp") {
     // `aws s3 cp LOCAL s3://BUCKET/KEY`: an upload (PutObject) of the local file.
     const [from, to] = positional;
     const target = /^s3:\/\/([^/]+)\/(.+)$/.exec(to ?? "");
@@ -686,14 +698,20 @@ function format(value: unknown, output: string | undefined): string {
 }
 
 /** What the CLI prints and exits with for one command line (AWS CLI v2 return codes: 254 a service error). */
+/** `aws s3 cp s3://BUCKET/KEY LOCAL`: a download (GetObject), the other way round from an upload. */
+const DOWNLOAD = { action: "s3:GetObject", operation: "GetObject" };
+const isDownload = (cli: CliCommand) => cli.command === "s3 cp" && (cli.positional[0] ?? "").startsWith("s3://");
+
 async function runCli(fake: AwsFake, instanceId: string, args: string[], cwd: string) {
   const cli = parseCli(args);
-  const command = COMMANDS[cli.command];
+  const command = isDownload(cli) ? DOWNLOAD : COMMANDS[cli.command];
   const region = cli.options.region?.[0] ?? "";
   if (!command)
     return { status: 252, stdout: "", stderr: `aws: error: argument operation: Invalid choice: ${cli.command}\n` };
   try {
-    const answer = await fake.call(command.action, cliParams(cli, cwd), instanceId, region);
+    const params = cliParams(cli, cwd);
+    const answer = await fake.call(command.action, params, instanceId, region);
+    if (command === DOWNLOAD) writeFileSync(params.Target, (answer as { Body: Buffer }).Body);
     // These print nothing: a completed lifecycle action, a heartbeat, a metric; an upload with --only-show-errors.
     const silent =
       ["s3 cp", "cloudwatch put-metric-data"].includes(cli.command) || command.action.includes("Lifecycle");
@@ -709,6 +727,13 @@ async function runCli(fake: AwsFake, instanceId: string, args: string[], cwd: st
         stderr: `Connection was closed before we received a valid response from endpoint URL: "https://${cli.command.split(" ")[0]}.${region}.amazonaws.com/".\n`,
       };
     if (!(error instanceof AwsError)) throw error;
+    // The s3 commands exit 1, and find a missing key by HeadObject first (AWS CLI return codes).
+    if (command === DOWNLOAD)
+      return {
+        status: 1,
+        stdout: "",
+        stderr: `fatal error: An error occurred (${error.code}) when calling the HeadObject operation: ${error.message}\n`,
+      };
     return {
       status: 254,
       stdout: "",

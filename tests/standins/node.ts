@@ -394,6 +394,35 @@ export function run(program: string, args: string[], env: NodeJS.ProcessEnv): Pr
   });
 }
 
+/**
+ * Runs SCRIPT on the node as cloud-init runs user data, ENV added; stopped (its whole process group) after
+ * STOP_AFTER_MS if given, which then gives status null.
+ */
+export function runScript(
+  node: Node,
+  script: string,
+  env: NodeJS.ProcessEnv = {},
+  stopAfterMs?: number,
+): Promise<Exit> {
+  const file = join(node.dir, "script");
+  writeFileSync(file, script);
+  return new Promise((resolve) => {
+    const child = spawn("bash", [file], {
+      env: { ...node.env, ...env },
+      stdio: ["ignore", "ignore", "pipe"],
+      detached: true,
+    });
+    let stderr = "";
+    child.stderr.on("data", (d) => (stderr += d));
+    const stop =
+      stopAfterMs === undefined ? undefined : setTimeout(() => process.kill(-child.pid!, "SIGKILL"), stopAfterMs);
+    child.on("close", (status) => {
+      if (stop) clearTimeout(stop);
+      resolve({ status, stderr });
+    });
+  });
+}
+
 /** Runs the node's user data as cloud-init does: once, a script. */
 export async function runUserData(node: Node): Promise<Exit> {
   const script = join(node.dir, "user-data");

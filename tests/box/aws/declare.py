@@ -1,6 +1,7 @@
 """Creates in the emulator what a plan (`npm run plan -- --out DIR`) declares that nodes and controllers
 read: the VPC, subnets and security groups with their tags, the KMS key and its alias, the SSM parameters
-(the images the plan pins), the backup bucket with its default encryption, the
+(the images the plan pins), the backup bucket with its default encryption, the bootstrap bucket with each
+group's installer, the
 instance profiles, the
 internal API load balancer with its target group, the termination handler's queue and the EventBridge rules
 that send to it, and the launch templates and Auto Scaling groups with their lifecycle hooks, whose instances
@@ -65,9 +66,13 @@ class Declared:
             return {k: self._resolve(v) for k, v in value.items()}
         return value
 
-    def _user_data(self, name: str) -> str:
+    def _carried(self, folder: str, name: str, suffix: str) -> str:
+        """A script --out writes as a file of its own (cli/plan/artifacts.ts), by its resource's name."""
         safe = "".join(c if c.isalnum() or c in "._-" else "_" for c in name)
-        return (self.plan / "userdata" / f"{safe}.txt").read_text()
+        return (self.plan / folder / f"{safe}{suffix}").read_text()
+
+    def _user_data(self, name: str) -> str:
+        return self._carried("userdata", name, ".txt")
 
     def declare(self) -> None:
         ec2, ssm, kms, iam = (self._client(s) for s in ("ec2", "ssm", "kms", "iam"))
@@ -113,13 +118,22 @@ class Declared:
                 {
                     "ApplyServerSideEncryptionByDefault": {
                         "SSEAlgorithm": r["applyServerSideEncryptionByDefault"]["sseAlgorithm"],
-                        "KMSMasterKeyID": r["applyServerSideEncryptionByDefault"]["kmsMasterKeyId"],
+                        **(
+                            {"KMSMasterKeyID": r["applyServerSideEncryptionByDefault"]["kmsMasterKeyId"]}
+                            if "kmsMasterKeyId" in r["applyServerSideEncryptionByDefault"]
+                            else {}
+                        ),
                     },
                     "BucketKeyEnabled": r.get("bucketKeyEnabled", False),
                 }
                 for r in i["rules"]
             ]
             s3.put_bucket_encryption(Bucket=i["bucket"], ServerSideEncryptionConfiguration={"Rules": rules})
+        # Each group's installer, which its loader (the user data) fetches: the text --out wrote.
+        for installer in self.of_type("s3/bucketObjectv2:BucketObjectv2"):
+            i = self._resolve(installer["inputs"])
+            group = installer["name"].removesuffix("-bootstrap")
+            s3.put_object(Bucket=i["bucket"], Key=i["key"], Body=self._carried("bootstrap", group, ".sh").encode())
         for profile in self.of_type("iam/instanceProfile:InstanceProfile"):
             i = profile["inputs"]
             iam.create_role(RoleName=i["role"], AssumeRolePolicyDocument="{}")
