@@ -108,6 +108,18 @@ export const TIMEOUTS = {
      */
     terminationWatchSeconds: 5,
     /**
+     * control-plane.sh `during_member_join`: a control-plane node's launch hook gets a heartbeat every
+     * `launchHeartbeatSeconds` while kubeadm join runs, if the join starts within one bootstrap run's bound
+     * of boot (`nodes.bootstrapRunMinutes`): its join deadline never falls between etcd's promotion of its
+     * member and the hook's completion, and a node whose joins keep failing is still abandoned.
+     */
+    launchHeartbeatSeconds: 60,
+    /**
+     * control-plane.sh `save_final_snapshot`: the cluster's last member, terminating, tries this many times to
+     * save its snapshot before its instance goes.
+     */
+    finalSnapshotTries: 3,
+    /**
      * etcd.sh `ETCD_COMMAND_SECONDS`: etcdctl's `--command-timeout` for membership and status calls. Not for
      * `snapshot save`, which etcdctl 3.6 also bounds by it: a snapshot may take as long as the backups'
      * interval (a 10-second bound stopped backups past about 1.2 GB).

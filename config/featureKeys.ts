@@ -17,6 +17,11 @@ export const FEATURE_KEYS = {
     }
   },
   "controlPlane": {
+    "acceptSingleNodeLoss": {
+      "kind": "boolean",
+      "default": false,
+      "description": "With `controlPlane.count: 1`, required: that the one control-plane instance's unplanned loss (a failed status check, a stop, a scheduled retirement) costs the etcd writes since the last snapshot, up to `controlPlane.backupIntervalMinutes`, and the API until its replacement has restored that snapshot (docs/operations.md). A termination through Auto Scaling saves a final snapshot first. With 3 control-plane nodes nothing is lost."
+    },
     "backupIntervalMinutes": {
       "kind": "integer",
       "default": 15,

@@ -13,6 +13,7 @@ export function baseConfig(): Raw {
     networking: { cilium: { ipam: "eni", disableMasquerade: true } },
     nodeGroups: [{ name: "nodes", instanceType: "t3.large", minSize: 2, maxSize: 4 }],
     api: { access: ["203.0.113.0/24"] },
+    controlPlane: { acceptSingleNodeLoss: true },
   };
 }
 

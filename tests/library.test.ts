@@ -16,6 +16,7 @@ const config: ClusterConfig = {
   network: { availabilityZones: ["us-east-1a"] },
   api: { access: ["198.51.100.7/32"] },
   networking: { cilium: { ipam: "eni", disableMasquerade: true } },
+  controlPlane: { acceptSingleNodeLoss: true },
 };
 export const cluster = new Cluster("lab", { config });
 export const endpoint: pulumi.Output<string> = cluster.apiEndpoint;

@@ -1,6 +1,6 @@
 /**
- * The control plane's state (the init record, etcd snapshots, members leaving and departed members removed):
- * on the control-plane role only.
+ * The control plane's state (the init record, etcd snapshots and the latest one's restore, members leaving
+ * and departed members removed): on the control-plane role only.
  */
 import { CLUSTER_TAG, ROLE_TAGS } from "../../catalogs/kopsTagKeys";
 import type { ClusterSpec } from "../../config/types";
@@ -27,11 +27,28 @@ function controlPlaneStateStatements(spec: ClusterSpec, at: AwsCoordinates): Sta
   return [
     {
       // The etcd-backup timer uploads snapshots (named by time, and again under the fixed key). Nothing on
-      // a node reads or deletes them: restore is by hand, retention is the bucket's lifecycle rules.
+      // a node deletes them: retention is the bucket's lifecycle rules.
       Sid: "ControlPlaneStateBackupsWrite",
       Effect: "Allow",
       Action: ["s3:PutObject"],
       Resource: [`${bucket}/${SNAPSHOT_PREFIX}*`, `${bucket}/${LATEST_SNAPSHOT_KEY}`],
+    },
+    {
+      // A node that creates the cluster again once every member is lost restores the latest snapshot
+      // (etcd_restore_latest), and no other: a control-plane node holds the same data in its etcd anyway.
+      Sid: "ControlPlaneStateLatestSnapshotRead",
+      Effect: "Allow",
+      Action: ["s3:GetObject"],
+      Resource: `${bucket}/${LATEST_SNAPSHOT_KEY}`,
+    },
+    {
+      // ... and asks first whether it exists: S3 answers 404 for a missing key only to a caller that may
+      // list it (403 otherwise), so listing that one key (latest_snapshot_exists).
+      Sid: "ControlPlaneStateLatestSnapshotList",
+      Effect: "Allow",
+      Action: ["s3:ListBucket"],
+      Resource: bucket,
+      Condition: { StringEquals: { "s3:prefix": LATEST_SNAPSHOT_KEY } },
     },
     {
       // ... and counts each upload for the backups' alarm, in its cluster's namespace only.
@@ -42,8 +59,9 @@ function controlPlaneStateStatements(spec: ClusterSpec, at: AwsCoordinates): Sta
       Condition: { StringEquals: { "cloudwatch:namespace": snapshotMetricNamespace(spec.clusterName) } },
     },
     {
-      // The node that creates the cluster creates the init record (without overwrite: the lock); the
-      // secrets statement already lets control-plane nodes read it.
+      // The node that creates the cluster creates the init record (without overwrite: the lock), or takes
+      // over a stale one (bootstrap/control-plane.sh); the secrets statement already lets control-plane nodes
+      // read it.
       Sid: "ControlPlaneStateInitRecordCreate",
       Effect: "Allow",
       Action: ["ssm:PutParameter"],
@@ -77,21 +95,24 @@ function controlPlaneStateStatements(spec: ClusterSpec, at: AwsCoordinates): Sta
     parameterKeyStatement("ControlPlaneStateSharedPkiEncrypt", "kms:Encrypt", spec.clusterName, at, sharedPki),
     {
       // A joining node finds the control-plane instances that still exist: an etcd member at no such
-      // instance's address has departed (etcd_remove_members departed). Describe calls take no resource scope.
+      // instance's address has departed (etcd_remove_members departed), and an init record whose owner is
+      // gone may be stale. Describe calls take no resource scope.
       Sid: "ControlPlaneStateMembersDescribe",
       Effect: "Allow",
       Action: ["ec2:DescribeInstances"],
       Resource: "*",
     },
     {
-      // The etcd-leave service finds its group when the instance terminates (no resource scope) ...
+      // The etcd-leave service finds its group when the instance terminates, and a node about to create the
+      // cluster again whether another control-plane instance is InService (no resource scope) ...
       Sid: "ControlPlaneStateLifecycleDescribe",
       Effect: "Allow",
       Action: ["autoscaling:DescribeAutoScalingInstances"],
       Resource: "*",
     },
     {
-      // ... keeps the instance while the member has not left, and lets the termination go on once it has.
+      // ... keeps the instance while the member has not left, and lets the termination go on once it has;
+      // a joining node's launch hook gets heartbeats while kubeadm join runs (during_member_join).
       Sid: "ControlPlaneStateLifecycleComplete",
       Effect: "Allow",
       Action: ["autoscaling:CompleteLifecycleAction", "autoscaling:RecordLifecycleActionHeartbeat"],

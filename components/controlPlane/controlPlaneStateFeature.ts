@@ -1,9 +1,10 @@
 /**
- * The control plane's state: departed members, the termination hook, backups and the init record; its keys
- * are the backups' (`controlPlane.backup*`).
+ * The control plane's state: departed members, the termination hook, backups, the init record and the
+ * restore of the latest snapshot; its keys are the backups' (`controlPlane.backup*`) and the acknowledgement
+ * a one-node control plane needs (`controlPlane.acceptSingleNodeLoss`).
  */
 import type { Feature } from "../feature";
-import { backupRestorePrincipalErrors } from "./controlPlaneStateRules";
+import { backupRestorePrincipalErrors, singleNodeLossErrors } from "./controlPlaneStateRules";
 import { controlPlaneState } from "./controlPlaneStateAccess";
 
 export const controlPlaneStateFeature: Feature = {
@@ -11,6 +12,16 @@ export const controlPlaneStateFeature: Feature = {
   config: {
     under: "controlPlane",
     keys: {
+      acceptSingleNodeLoss: {
+        kind: "boolean",
+        default: false,
+        description:
+          "With `controlPlane.count: 1`, required: that the one control-plane instance's unplanned loss (a failed " +
+          "status check, a stop, a scheduled retirement) costs the etcd writes since the last snapshot, up to " +
+          "`controlPlane.backupIntervalMinutes`, and the API until its replacement has restored that snapshot " +
+          "(docs/operations.md). A termination through Auto Scaling saves a final snapshot first. With 3 " +
+          "control-plane nodes nothing is lost.",
+      },
       backupIntervalMinutes: {
         kind: "integer",
         default: 15,
@@ -40,7 +51,7 @@ export const controlPlaneStateFeature: Feature = {
         rules: ["IAM role or user ARNs (`arn:<partition>:iam::<account>:role/<name>` or `:user/<name>`), unique"],
       },
     },
-    rules: [backupRestorePrincipalErrors],
+    rules: [backupRestorePrincipalErrors, singleNodeLossErrors],
   },
   rights: [controlPlaneState],
 };

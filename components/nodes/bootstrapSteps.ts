@@ -37,8 +37,9 @@ export interface BootstrapStep {
 /**
  * Modules a module calls into, beyond `lib`: a worker's join is kubeadm's, with the credential it reads
  * (join-credential); a control-plane node's join and init are kubeadm's too, it signs its own credential
- * (node-credentials), its join first removes departed etcd members (etcd) and moves an older cluster to its
- * release (upgrade), which
+ * (node-credentials), its join first removes departed etcd members (etcd), restores the latest snapshot when it
+ * creates the cluster again (etcd), sends its launch hook heartbeats (launch-hook) and moves an older cluster
+ * to its release (upgrade), which
  * renders kubeadm's configuration (kubeadm), and its member leaves once the node is drained (drain); the
  * workers' credentials, the encryption keys and the cluster's shared keys are written to SSM (parameters), the credentials
  * signed as kubeadm's configuration says (kubeadm), for instances that have no Node (drain's kubectl).
@@ -46,7 +47,7 @@ export interface BootstrapStep {
 export const MODULE_DEPENDENCIES: Partial<Record<BootstrapModule, BootstrapModule[]>> = {
   "join-credential": ["kubeadm"],
   upgrade: ["kubeadm"],
-  "control-plane": ["kubeadm", "etcd", "upgrade", "drain", "node-credentials", "parameters"],
+  "control-plane": ["kubeadm", "etcd", "upgrade", "drain", "node-credentials", "parameters", "launch-hook"],
   "node-credentials": ["kubeadm", "parameters", "drain"],
   encryption: ["parameters"],
 };
@@ -64,6 +65,8 @@ export function bootstrapSteps(config: BootstrapConfig): BootstrapStep[] {
     // Before kubeadm too: the API server reads its kubeconfig for the admins' token webhook at start.
     controlPlane && { name: "admin-authenticator", module: "authenticator", run: "prepare_authenticator" },
     { name: "kubelet", module: "kubelet", run: "configure_kubelet" },
+    // Before the join adds this node's etcd member: a termination from then on removes it.
+    controlPlane && { name: "etcd-leave", module: "control-plane", run: "arm_etcd_leave" },
     // kubeadm's join (kubeadm.sh), with what only the node's role does around it.
     { name: "join", module: controlPlane ? "control-plane" : "join-credential", run: "join_cluster" },
     // kubeadm init's bootstrap token, and its approval of any node name for one, gone before the node is in service.

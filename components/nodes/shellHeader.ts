@@ -8,7 +8,7 @@ import { createHash } from "crypto";
 import { CLUSTER_TAG, ROLE_TAGS } from "../../catalogs/kopsTagKeys";
 import { INSTANCE_CREDENTIAL_SESSION_TAG } from "./secretPaths";
 import { TIMEOUTS } from "../timeouts";
-import { ETCD_CLIENT } from "../wellKnownPorts";
+import { ETCD_CLIENT, ETCD_PEER } from "../wellKnownPorts";
 import type { BootstrapConfig } from "./bootstrapConfig";
 import { PATCHES_DIRECTORY } from "./kubeadmConfig";
 import {
@@ -77,6 +77,7 @@ export const SHELL_FACTS: Readonly<Record<string, string | number>> = {
   NODE_CREDENTIAL_SESSION_TAG: INSTANCE_CREDENTIAL_SESSION_TAG,
   JOIN_CREDENTIAL_FILE,
   ETCD_CLIENT_PORT: ETCD_CLIENT,
+  ETCD_PEER_PORT: ETCD_PEER,
   KUBERNETES_DIR,
   ENCRYPTION_CONFIG_FILE,
   PATCHES_DIRECTORY,
@@ -118,6 +119,9 @@ export const SHELL_DEFAULTS: Readonly<Record<string, number>> = {
   ETCD_LEAVE_RETRY_SECONDS: WAITS.etcdLeaveRetrySeconds,
   ETCD_COMMAND_SECONDS: WAITS.etcdCommandSeconds,
   TERMINATION_WATCH_SECONDS: WAITS.terminationWatchSeconds,
+  LAUNCH_HEARTBEAT_SECONDS: WAITS.launchHeartbeatSeconds,
+  LAUNCH_HEARTBEATS_SECONDS: TIMEOUTS.nodes.bootstrapRunMinutes * 60,
+  FINAL_SNAPSHOT_TRIES: WAITS.finalSnapshotTries,
   DRAIN_WAIT_SECONDS: TIMEOUTS.drain.hookHeartbeatSeconds,
   NODE_CREDENTIALS_INTERVAL: WAITS.nodeCredentialsIntervalSeconds,
   NODE_CREDENTIAL_MINUTES: WAITS.nodeCredentialMinutes,

@@ -27,11 +27,11 @@ const unit = (sections: Record<string, string[]>) =>
 /**
  * The control plane's units that the bootstrap enables and starts once the node has joined
  * (start_control_plane_services, which reads them from the script's header): the ones with an [Install]
- * section; the services the timers run are started by their timers.
+ * section but etcd-leave, started before the join (arm_etcd_leave); the services the timers run are started
+ * by their timers.
  */
 export const CONTROL_PLANE_STARTED_UNITS = [
   "etcd-backup.timer",
-  "etcd-leave.service",
   "certificate-renewal.timer",
   "node-credentials.service",
   "addon-upgrade.timer",

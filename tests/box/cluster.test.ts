@@ -24,6 +24,7 @@ import { MOCK_ACCOUNT } from "../../cli/plan/mocks";
 import { EMULATOR_ENDPOINT } from "./emulator";
 import { BOOTSTRAP_SCRIPT } from "../../components/nodes/systemdUnits";
 import { filesOf } from "../../components/nodes/userData";
+import { TIMEOUTS } from "../../components/timeouts";
 
 interface Pod {
   metadata: { deletionTimestamp?: string };
@@ -603,6 +604,75 @@ describe("the whole cluster in a box: the dev stack, one control-plane node and 
     expect(await box.lifecycleState(replacement.instance.id)).to.equal("InService");
     process.stdout.write(
       `      replacement ${replacement.instance.privateDnsName}: Ready and initialised within ${Math.round((Date.now() - replacement.bootedAt) / 1000)}s of boot\n`,
+    );
+  });
+
+  it("the one control-plane node terminated through Auto Scaling: it saves a final snapshot, its replacement restores it, every object written before is there and the worker is Ready again", async () => {
+    const [old] = box.controlPlaneNodes();
+    const worker = [...box.nodes.values()].find((n) => !box.controlPlaneNodes().includes(n))!;
+    // Objects written right up to the termination: the timer's snapshot (every 15 minutes) has none of them.
+    const written = Array.from({ length: 10 }, (_, i) => `box-restore-${i}`);
+    for (const name of written) await box.kubectl(["create", "configmap", name, `--from-literal=at=${Date.now()}`]);
+    const terminated = Date.now();
+    await box.terminateInstance(old.instance.id);
+    await until(
+      "the control-plane instance to go",
+      async () => (box.nodes.has(old.instance.id) ? undefined : true),
+      TIMEOUTS.etcd.leaveHeartbeatSeconds * 1000,
+    );
+    const gone = Math.round((Date.now() - terminated) / 1000);
+    const replacement = await until(
+      "a replacement control-plane node Ready and initialised, InService",
+      async () => {
+        const fresh = box.controlPlaneNodes().find((n) => n !== old);
+        if (!fresh) return undefined;
+        const k8s = (await nodes()).find((n) => n.metadata.name === fresh.instance.privateDnsName);
+        const itsOwn = k8s?.spec.providerID === `aws:///${fresh.instance.zone}/${fresh.instance.id}`;
+        if (!k8s || !ready(k8s) || !initialised(k8s) || !itsOwn) return undefined;
+        return (await box.lifecycleState(fresh.instance.id)) === "InService" ? fresh : undefined;
+      },
+      12 * 60_000,
+      5000,
+    );
+    // It took over the init record (its owner gone, no member in service) to restore the latest snapshot.
+    const record = await box.aws.aws<{ Parameter: { Value: string } }>([
+      "ssm",
+      "get-parameter",
+      "--name",
+      headerOf(replacement, "INIT_RECORD")!,
+    ]);
+    expect(record.Parameter.Value).to.match(new RegExp(`^${replacement.instance.id} \\S+ restore$`));
+    expect(await replacement.bootstrapOutcome(), "the replacement's bootstrap").to.deep.equal({
+      result: "success",
+      restarts: 0,
+    });
+    // One member, this node's, serving what the old member had when it went.
+    const members = await box.etcdctl<{ members: { name: string; peerURLs: string[] }[] }>(replacement, [
+      "member",
+      "list",
+    ]);
+    expect(members.members.map((m) => [m.name, m.peerURLs])).to.deep.equal([
+      [replacement.instance.privateDnsName, [`https://${replacement.instance.privateIp}:2380`]],
+    ]);
+    const stored = await box.kubectlJson<{ items: { metadata: { name: string } }[] }>(["get", "configmaps"]);
+    expect(stored.items.map((c) => c.metadata.name).filter((n) => n.startsWith("box-restore-"))).to.have.members(
+      written,
+    );
+    // The worker, which kept its credentials (the same CA), is Ready again through the new API server; the
+    // cloud controller deletes the old instance's Node.
+    await until(
+      "the worker Ready, the old control-plane Node deleted",
+      async () => {
+        const all = await nodes();
+        const again = all.find((n) => n.metadata.name === worker.instance.privateDnsName);
+        const stale = all.some((n) => n.metadata.name === old.instance.privateDnsName);
+        return again && ready(again) && !stale ? true : undefined;
+      },
+      5 * 60_000,
+      5000,
+    );
+    process.stdout.write(
+      `      the control-plane instance went ${gone}s after its termination; replacement ${replacement.instance.privateDnsName} restored and Ready within ${Math.round((Date.now() - replacement.bootedAt) / 1000)}s of boot\n`,
     );
   });
 });

@@ -19,6 +19,8 @@ import { renderBootstrapScript, renderUserData, withoutComments } from "../../co
 import { validateConfig } from "../../components/clusterConfigValidation";
 import { baseConfig, REGION } from "../fixtures";
 import { AwsFake, cliDirectory, startAws } from "../standins/aws";
+import { CLUSTER_TAG, ROLE_TAGS } from "../../catalogs/kopsTagKeys";
+import { groupLifecycleHooks } from "../../components/nodes/lifecycleHooks";
 
 const MODULES = readdirSync(MODULE_DIR)
   .filter((f) => f.endsWith(".sh"))
@@ -187,23 +189,64 @@ describe("bootstrap modules", () => {
     }
   });
 
-  it("init_record_exists: yes only for another instance's record; fails when SSM cannot say", async () => {
-    const exists = (owner?: string, before?: (aws: AwsFake) => void) =>
+  it("init_record_state: another instance's record is held while its owner runs or a member is in service, stale once all are lost", async () => {
+    const SELF = "i-0aaaaaaaaaaaaaaaa";
+    const OWNER = "i-0bbbbbbbbbbbbbbbb";
+    const controlPlane = { [CLUSTER_TAG]: "dev.k8s.local", [ROLE_TAGS["control-plane"]]: "1" };
+    const instance = (id: string, privateIp: string) => ({
+      id,
+      privateIp,
+      zone: "us-east-1b",
+      instanceType: "t3.large",
+      mac: "0a:00:00:00:00:02",
+      tags: controlPlane,
+    });
+    const run = (fn: string, owner?: string, before?: (aws: AwsFake) => void) =>
       onInstance(
-        "i-0aaaaaaaaaaaaaaaa",
+        SELF,
         owner,
-        ["lib", "parameters", "control-plane"],
-        "init_record_exists",
-        {},
+        ["lib", "parameters", "etcd", "control-plane"],
+        fn,
+        { CLUSTER_NAME: "dev.k8s.local" },
         before,
       );
-    expect((await exists("i-0bbbbbbbbbbbbbbbb")).out).to.equal("yes\n");
+    const state = async (owner?: string, before?: (aws: AwsFake) => void) =>
+      (await run("init_record_state", owner, before)).out;
+    const ownerRunning = (aws: AwsFake) => aws.launch(instance(OWNER, "10.0.2.20"));
+    const ownerTerminated = (aws: AwsFake) => (aws.launch(instance(OWNER, "10.0.2.20")).state = "terminated");
+    const member = (hooks: boolean) => (aws: AwsFake) =>
+      aws.launch(instance("i-0ccccccccccccccccc", "10.0.3.30"), {
+        name: "control-plane-us-east-1c.dev.k8s.local",
+        hooks: hooks ? groupLifecycleHooks({ role: "control-plane" }) : [],
+      });
+
+    expect(await state()).to.equal("none\n");
     // Its own record: a kubeadm init of this instance failed before, and it may init again.
-    expect((await exists("i-0aaaaaaaaaaaaaaaa")).out).to.equal("no\n");
-    expect((await exists()).out).to.equal("no\n");
-    // Never taken for "no": that could create a second cluster.
-    const throttled = await exists(undefined, (aws) => aws.throttle("ssm:GetParameter", 1));
-    expect([throttled.status, throttled.out]).to.deep.equal([1, ""]);
+    expect(await state(SELF)).to.equal("own\n");
+    expect(await state(OWNER, ownerRunning)).to.equal("held\n");
+    // Its owner gone (terminated, or no longer known to EC2), and no member in service: every member is lost.
+    expect(await state(OWNER, ownerTerminated)).to.equal("stale\n");
+    expect(await state(OWNER)).to.equal("stale\n");
+    // Another control-plane instance in service joined the cluster, which may still run; one still waiting on
+    // its launch hook has not joined.
+    expect(await state(OWNER, (aws) => (ownerTerminated(aws), member(false)(aws)))).to.equal("held\n");
+    expect(await state(OWNER, (aws) => (ownerTerminated(aws), member(true)(aws)))).to.equal("stale\n");
+    // init_record_exists: "yes" only while held, so join_mode never inits then.
+    expect((await run("init_record_exists", OWNER, ownerRunning)).out).to.equal("yes\n");
+    expect((await run("init_record_exists", OWNER)).out).to.equal("no\n");
+    // Never taken for "none" or "stale" when AWS cannot say: that could create a second cluster.
+    for (const [action, before] of [
+      ["ssm:GetParameter", undefined],
+      ["ec2:DescribeInstances", undefined],
+      ["autoscaling:DescribeAutoScalingInstances", member(false)],
+    ] as const) {
+      const failing = await run("init_record_state", OWNER, (aws) => {
+        ownerTerminated(aws);
+        before?.(aws);
+        aws.throttle(action, 100);
+      });
+      expect([failing.status, failing.out], action).to.deep.equal([1, ""]);
+    }
   });
 
   it("kubeadm_state: what kubeadm left decides; the CA a control plane fetches does not", () => {
@@ -560,6 +603,7 @@ describe("bootstrap steps and assembly per role", () => {
       "encryption-config",
       "admin-authenticator",
       "kubelet",
+      "etcd-leave",
       "join",
       "bootstrap-tokens",
       "shared-pki",
@@ -622,9 +666,9 @@ describe("bootstrap steps and assembly per role", () => {
           .filter((l) => !/^\s*#/.test(l));
         for (const fn of lacking)
           for (const line of lines.filter((l) => new RegExp(`(^|[^\\w-])${fn}($|[^\\w-])`).test(l))) {
-            // kubeadm.sh's role_part runs a function only where the role's modules define it.
+            // kubeadm.sh's role_part and role_around run a function only where the role's modules define it.
             expect(line, `${m} calls ${fn} (${every.get(fn)}): ${line.trim()}`).to.match(
-              new RegExp(`role_part ${fn}( |\\)|$)`),
+              new RegExp(`role_(part|around) ${fn}( |\\)|$)`),
             );
           }
       }
@@ -696,10 +740,21 @@ describe("bootstrap steps and assembly per role", () => {
     expect(reload).to.equal("daemon-reload");
     const [verb, now, ...enabled] = enable.split(" ");
     expect([verb, now]).to.deep.equal(["enable", "--now"]);
+    // etcd-leave is started before the join (arm_etcd_leave), the others once the node has joined.
     const installable = Object.entries(systemdUnits(controlPlane))
       .filter(([name, text]) => name !== BOOTSTRAP_SERVICE && /^\[Install\]$/m.test(text))
       .map(([name]) => name);
-    expect(enabled.sort()).to.deep.equal(installable.sort());
+    expect(enabled.sort()).to.deep.equal(installable.filter((n) => n !== "etcd-leave.service").sort());
+    const armed = spawnSync(
+      "bash",
+      ["-c", `${sources(["lib", "control-plane"])}; systemctl() { echo "$*" >>${root}/armed; }; arm_etcd_leave`],
+      { encoding: "utf8" },
+    );
+    expect(armed.status, armed.stderr).to.equal(0);
+    expect(readFileSync(join(root, "armed"), "utf8").trim().split("\n")).to.deep.equal([
+      "enable etcd-leave.service",
+      "start --no-block etcd-leave.service",
+    ]);
   });
 
   it("drops comment lines outside here-documents only", () => {

@@ -16,7 +16,7 @@ import type { ClusterSpec } from "../../config/types";
 import { requireDebianTool } from "../debianTools";
 import { specWith } from "../fixtures";
 import { KUBEADM_PKI_PATH } from "../standins/pki";
-import { SHARED_PKI_FILES } from "../../components/nodes/controlPlaneNames";
+import { LATEST_SNAPSHOT_KEY, SHARED_PKI_FILES } from "../../components/nodes/controlPlaneNames";
 import { AwsFake, startAws } from "../standins/aws";
 import {
   credentialParameter,
@@ -34,7 +34,7 @@ import {
 } from "../standins/node";
 import { bootstrapObjectKey, sha256Hex } from "../../components/nodes/bootstrapBundle";
 import { filesOf, renderLoader } from "../../components/nodes/userData";
-import { DRAIN_LIFECYCLE_HOOK } from "../../components/nodes/lifecycleHooks";
+import { DRAIN_LIFECYCLE_HOOK, LAUNCH_HOOK_NAME } from "../../components/nodes/lifecycleHooks";
 
 const NEVER = "1000000";
 let zone = "us-east-1a";
@@ -378,7 +378,7 @@ describe("node bootstrap, run as cloud-init and systemd run it", function () {
       .map((f) => secure(`/pki/${f}`, "--overwrite"));
     expect(written.map((c) => c.replace(/file:\/\/\S+/, "file://<file>"))).to.deep.equal([
       secure("/encryption-keys"),
-      `aws ssm put-parameter --region us-east-1 --name ${INIT_RECORD} --type String --value ${initRecord(node)}`,
+      `aws ssm put-parameter --region us-east-1 --name ${INIT_RECORD} --type String --value file://<file>`,
       ...shared,
       "aws ssm put-parameter --region us-east-1 --name /cluster-ca --type String --value file://<file> --overwrite",
     ]);
@@ -420,9 +420,16 @@ describe("node bootstrap, run as cloud-init and systemd run it", function () {
     expect(node.kubeadmHosts()[0]).to.match(/^127\.0\.0\.1 api\.example\.test # /);
     expect(cluster.controlPlaneEndpoint).to.equal("api.example.test:443");
     expect(init.localAPIEndpoint).to.deep.equal({ bindPort: 443 });
-    expect(calls(node, "systemctl")).to.include(
-      "systemctl enable --now etcd-backup.timer etcd-leave.service certificate-renewal.timer " +
-        "node-credentials.service addon-upgrade.timer",
+    // The etcd-leave service before kubeadm (a termination from then on removes the member), the others after.
+    const systemctl = calls(node, "systemctl");
+    const started = systemctl.indexOf(
+      "systemctl enable --now etcd-backup.timer certificate-renewal.timer node-credentials.service addon-upgrade.timer",
+    );
+    const armed = systemctl.indexOf("systemctl start --no-block etcd-leave.service");
+    expect(armed).to.be.greaterThan(-1);
+    expect(started).to.be.greaterThan(armed);
+    expect(indexOfCall(node, "systemctl start --no-block etcd-leave.service")).to.be.lessThan(
+      indexOfCall(node, "kubeadm init"),
     );
     expect(node.file("etc/systemd/system/etcd-backup.timer")).to.contain("OnUnitActiveSec=15min");
     expect(node.log()).not.to.match(/^kubeadm reset/m);
@@ -481,8 +488,7 @@ describe("node bootstrap, run as cloud-init and systemd run it", function () {
     expect(service.runs).to.equal(2);
     expect(calls(node, "systemctl enable --now")).to.deep.equal(
       Array(2).fill(
-        "systemctl enable --now etcd-backup.timer etcd-leave.service certificate-renewal.timer " +
-          "node-credentials.service addon-upgrade.timer",
+        "systemctl enable --now etcd-backup.timer certificate-renewal.timer node-credentials.service addon-upgrade.timer",
       ),
     );
     // kubeadm's own state says joined: the second run neither resets nor creates the cluster again.
@@ -587,8 +593,19 @@ describe("control-plane bootstrap and the cluster's state, run as systemd runs i
   this.timeout(180000);
   const FIRST = "control-plane-us-east-1a";
   const JOINING = "control-plane-us-east-1b";
-  const othersRecord = (aws: AwsFake) =>
+  /** Another instance's init record; by default its owner still runs (so the cluster it created may). */
+  const othersRecord = (aws: AwsFake, ownerState = "running") => {
     aws.putParameter(INIT_RECORD, "i-0aaaaaaaaaaaaaaaa 2026-01-01T00:00:00Z", "String");
+    const owner = aws.launch({
+      id: "i-0aaaaaaaaaaaaaaaa",
+      privateIp: "10.0.12.40",
+      zone: "us-east-1a",
+      instanceType: "t3.large",
+      mac: "0a:00:00:00:00:0a",
+      tags: { [CLUSTER_TAG]: "dev.k8s.local", [ROLE_TAGS["control-plane"]]: "1" },
+    });
+    owner.state = ownerState;
+  };
   /** The cluster's other control-plane instances, pending or running at these addresses. */
   const controlPlaneAt =
     (...addresses: string[]) =>
@@ -629,11 +646,12 @@ describe("control-plane bootstrap and the cluster's state, run as systemd runs i
   });
 
   it("two nodes racing for init: the one that cannot create the record does not init", async () => {
-    // The other node creates the record between this node's read of it and its claim.
+    // The other node creates the record between this node's last read of it (its claim's) and its claim.
+    let reads = 0;
     const { node, service } = await boot(userDataFor(specWith({}), FIRST), NO_API, 1, {
       aws: (aws) =>
         aws.afterCall("ssm:GetParameter", (p) => {
-          if (p.Name === INIT_RECORD && !aws.parameters.has(INIT_RECORD)) othersRecord(aws);
+          if (p.Name === INIT_RECORD && ++reads === 2) othersRecord(aws);
         }),
     });
     expect(service.status).to.equal(1);
@@ -641,6 +659,85 @@ describe("control-plane bootstrap and the cluster's state, run as systemd runs i
     expect(claims.map((c) => c.refused)).to.deep.equal(["ParameterAlreadyExists"]);
     expect(initRecord(node)).to.match(/^i-0aaaaaaaaaaaaaaaa /);
     expect(node.log()).not.to.match(/^kubeadm init/m);
+  });
+
+  it("every member lost, no snapshot (its first node never went into service): the init zone's next node takes the record over and creates the cluster", async () => {
+    const { node, service } = await boot(userDataFor(specWith({}), FIRST), NO_API, 1, {
+      aws: (aws) => othersRecord(aws, "terminated"),
+    });
+    expect(service.status, service.stderr).to.equal(0);
+    const claims = node.aws.calls.filter((c) => c.action === "ssm:PutParameter" && c.params.Name === INIT_RECORD);
+    expect(claims.map((c) => [c.params.Overwrite, c.refused])).to.deep.equal([["true", undefined]]);
+    expect(initRecord(node)).to.match(new RegExp(`^${node.instance.id} \\S+$`));
+    const inits = kubeadmRuns(node).filter((l) => l.startsWith("kubeadm init"));
+    expect(inits).to.have.length(1);
+    expect(inits[0]).not.to.contain("--ignore-preflight-errors");
+    expect(existsSync(join(node.state, "etcd-restored"))).to.equal(false);
+  });
+
+  it("every member lost, with a snapshot: the init zone's next node restores the latest into etcd's directory, and kubeadm init starts etcd on it", async () => {
+    const { node, service } = await boot(userDataFor(specWith({}), FIRST), NO_API, 1, {
+      clusterKeysStored: true,
+      aws: (aws) => {
+        othersRecord(aws, "terminated");
+        aws.objects.set(`etcd-backups-test/${LATEST_SNAPSHOT_KEY}`, Buffer.from("snapshot"));
+      },
+    });
+    expect(service.status, service.stderr).to.equal(0);
+    expect(initRecord(node)).to.match(new RegExp(`^${node.instance.id} \\S+ restore$`));
+    // A one-member cluster of this node, named after its Node at its own address, as kubeadm's manifest names it.
+    const ip = node.instance.privateIp;
+    const restored = readFileSync(join(node.state, "etcd-restored"), "utf8").trim().split("\n");
+    expect(restored).to.have.length(1);
+    expect(restored[0]).to.match(
+      new RegExp(
+        `^--data-dir ${node.root}/var/lib/etcd --name (ip-[0-9-]+\\S*) --initial-cluster \\1=https://${ip}:2380 ` +
+          `--initial-advertise-peer-urls https://${ip}:2380 --bump-revision 1000000000 --mark-compacted$`,
+      ),
+    );
+    // kubeadm init's preflight wants an empty /var/lib/etcd: the restored one is let through, and kept.
+    const inits = kubeadmRuns(node).filter((l) => l.startsWith("kubeadm init"));
+    expect(inits).to.have.length(1);
+    expect(inits[0]).to.contain("--ignore-preflight-errors=DirAvailable--var-lib-etcd");
+    expect(node.exists("var/lib/etcd/member")).to.equal(true);
+    // The cluster's own keys, which the restored objects were made with; the snapshot was read once.
+    expect(node.aws.calls.filter((c) => c.action === "s3:GetObject").map((c) => c.params.Key)).to.deep.equal([
+      LATEST_SNAPSHOT_KEY,
+    ]);
+  });
+
+  it("a joining control-plane node's launch hook gets heartbeats while kubeadm join runs, and once after; not past a run's bound from boot", async () => {
+    zone = "us-east-1b";
+    const heartbeatsAround = (node: Node) => {
+      const calls = node.aws.calls;
+      const joined = calls.findIndex((c) => c.action === "autoscaling:CompleteLifecycleAction");
+      return calls
+        .slice(0, joined)
+        .filter((c) => c.action === "autoscaling:RecordLifecycleActionHeartbeat")
+        .map((c) => c.params.LifecycleHookName);
+    };
+    const joining = await boot(userDataFor(specWith({ controlPlane: { count: 3 } }), JOINING), CLUSTER, 6, RUNNING);
+    expect(joining.service.status, joining.service.stderr).to.equal(0);
+    // One as kubeadm join starts (the join deadline counts from there), one once it has promoted the member.
+    expect(heartbeatsAround(joining.node)).to.deep.equal([LAUNCH_HOOK_NAME, LAUNCH_HOOK_NAME]);
+    expect(joining.node.instance.heartbeats).to.equal(2);
+    // Past one bootstrap run's bound from boot, a node whose joins keep failing gets none: it is abandoned.
+    const late = await boot(
+      userDataFor(specWith({ controlPlane: { count: 3 } }), JOINING),
+      {
+        ...CLUSTER,
+        LAUNCH_HEARTBEATS_SECONDS: "0",
+      },
+      6,
+      RUNNING,
+    );
+    expect(late.service.status, late.service.stderr).to.equal(0);
+    expect(late.node.instance.heartbeats).to.equal(0);
+    // A worker's join adds no etcd member: no heartbeat.
+    zone = "us-east-1a";
+    const worker = await boot(userDataFor(specWith({}), "nodes"), { STANDIN_API_READY_AFTER: "0" });
+    expect(worker.service.status, worker.service.stderr).to.equal(0);
+    expect(worker.node.instance.heartbeats).to.equal(0);
   });
 
   it("a joining node removes the members whose instances are gone before kubeadm join, through a running member", async () => {

@@ -2,7 +2,8 @@
 // on the node: the termination hook and the unit that waits in it, and what never happens at a stop.
 import { expect } from "chai";
 import { spawn } from "child_process";
-import { existsSync, readFileSync } from "fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "fs";
+import { tmpdir } from "os";
 import { join } from "path";
 import { INIT_RECORD_PARAMETER, LATEST_SNAPSHOT_KEY, SNAPSHOT_METRIC } from "../../components/nodes/controlPlaneNames";
 import { DRAIN_LIFECYCLE_HOOK, ETCD_LIFECYCLE_HOOK, groupLifecycleHooks } from "../../components/nodes/lifecycleHooks";
@@ -21,6 +22,8 @@ import { baseConfig, REGION } from "../fixtures";
 import { declaredBy, inputs, installerOf, installers, named, ofType, planWith } from "../planHelpers";
 import { cliDirectory, startAws } from "../standins/aws";
 import { waitFor } from "../waitFor";
+
+const FINAL_SNAPSHOT_TRIES = TIMEOUTS.bootstrapScripts.finalSnapshotTries;
 
 const ASG = "aws:autoscaling/group:Group";
 const LT = "aws:ec2/launchTemplate:LaunchTemplate";
@@ -62,8 +65,14 @@ describe("control-plane state: on the node", () => {
    * fails its first `removalFailures` tries. Returns the script's status, the fake's calls and the instance,
    * what happened before the termination, and the looks and removals in order.
    */
-  async function leave(removalFailures = 0, drainedAt = 1) {
+  async function leave(removalFailures = 0, drainedAt = 1, { member = true, last = false, backupFailures = 0 } = {}) {
     const aws = await startAws();
+    // Its root: the etcd CA once kubeadm has (or is about to have) added a member of its own.
+    const root = mkdtempSync(join(tmpdir(), "leave-"));
+    if (member) {
+      mkdirSync(join(root, "etc/kubernetes/pki/etcd"), { recursive: true });
+      writeFileSync(join(root, "etc/kubernetes/pki/etcd/ca.crt"), "");
+    }
     const instance = aws.launch(
       {
         id: "i-0123456789abcdef0",
@@ -89,6 +98,9 @@ describe("control-plane state: on the node", () => {
       // In a command substitution: the count of looks is kept in a file.
       `node_drained() { echo "drained? $*" >>${dir}/steps; echo x >>${dir}/looks; if [ "$(wc -l <${dir}/looks)" -ge ${drainedAt} ]; then echo yes; else echo no; fi; }`,
       `etcd_remove_members() { echo "remove $* $(imds autoscaling/target-lifecycle-state)" >>${dir}/steps; tries=$(( \${tries:-0} + 1 )); [ "$tries" -gt ${removalFailures} ]; }`,
+      // The cluster's other control-plane instances (etcd.sh), and the backup unit systemd would start.
+      `etcd_control_plane_addresses() { echo 10.0.1.10${last ? "" : " 10.0.2.20"}; }`,
+      `systemctl() { echo "systemctl $*" >>${dir}/steps; backups=$(( \${backups:-0} + 1 )); [ "$backups" -gt ${backupFailures} ]; }`,
       `leave_etcd_on_termination ${ETCD_LIFECYCLE_HOOK}`,
     ].join("\n");
     const run = spawn("bash", ["-c", `set -euo pipefail\n${script}`], {
@@ -96,6 +108,7 @@ describe("control-plane state: on the node", () => {
         ...process.env,
         PATH: `${dir}:${process.env.PATH}`,
         IMDS_ENDPOINT: aws.imdsUrl(instance.id),
+        BOOTSTRAP_ROOT: root,
         REGION: "us-east-1",
         BOOTSTRAP_RETRY_DELAY: "0",
         BOOTSTRAP_TRIES: "2",
@@ -157,6 +170,34 @@ describe("control-plane state: on the node", () => {
       ["autoscaling:CompleteLifecycleAction", undefined],
     ]);
     expect(failing.instance).to.include({ lifecycleState: "Terminating:Wait", heartbeats: 2 });
+  });
+
+  it("armed before the join: an instance without a member of its own lets the termination go on at once", async () => {
+    const early = await leave(0, 1, { member: false });
+    expect(early.status).to.equal(0);
+    expect(early.steps).to.deep.equal([]);
+    expect(early.calls.map((c) => c.action)).to.deep.equal([
+      "autoscaling:DescribeAutoScalingInstances",
+      "autoscaling:CompleteLifecycleAction",
+    ]);
+  });
+
+  it("the cluster's last member saves a final snapshot before it goes, tried again with a heartbeat, then goes anyway", async () => {
+    const last = await leave(0, 1, { last: true });
+    expect(last.status).to.equal(0);
+    expect(last.steps).to.deep.equal([
+      "drained? ip-10-0-12-34",
+      "systemctl start etcd-backup.service",
+      "remove self Terminated",
+    ]);
+    // With another member running, no snapshot: the replacement joined it.
+    expect((await leave()).steps).not.to.include("systemctl start etcd-backup.service");
+    // A snapshot that fails is tried again, the instance held meanwhile; after the last try it goes anyway.
+    const failing = await leave(0, 1, { last: true, backupFailures: 5 });
+    expect(failing.status).to.equal(0);
+    expect(failing.steps.filter((l) => l.startsWith("systemctl"))).to.have.length(FINAL_SNAPSHOT_TRIES);
+    expect(failing.instance).to.include({ heartbeats: FINAL_SNAPSHOT_TRIES });
+    expect(failing.steps.at(-1)).to.equal("remove self Terminated");
   });
 });
 

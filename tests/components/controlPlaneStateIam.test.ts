@@ -1,5 +1,5 @@
 // The control plane's state in IAM, simulated: only the control-plane role may create the init record,
-// upload etcd snapshots (and read none back), find the cluster's instances and complete the termination hook
+// upload etcd snapshots (and read back the latest one only), find the cluster's instances and complete the termination hook
 // of the cluster's groups; it touches no volume and no DNS record.
 import { expect } from "chai";
 import { attachedPolicies, may } from "../iamSimulator";
@@ -66,18 +66,27 @@ describe("control-plane state IAM, simulated", () => {
     expect(await may(node, "ssm:GetParameter", record("dev.k8s.local"))).to.equal(false);
   });
 
-  it("only the control plane uploads snapshots, under the bucket's snapshot prefix and fixed key, and reads none", async () => {
+  it("only the control plane uploads snapshots, under the bucket's snapshot prefix and fixed key, and reads the latest only", async () => {
     const bucket = backupBucketName("dev.k8s.local", AT.accountId, REGION);
     const object = `arn:aws:s3:::${bucket}/etcd/20260101T000000Z.db`;
     const latest = `arn:aws:s3:::${bucket}/${LATEST_SNAPSHOT_KEY}`;
     for (const key of [object, latest]) {
       expect(await may(cp, "s3:PutObject", key), key).to.equal(true);
-      // Restore is by hand and retention the bucket's lifecycle: a node reads and deletes nothing.
-      for (const action of ["s3:GetObject", "s3:DeleteObject", "s3:DeleteObjectVersion"])
+      // Retention is the bucket's lifecycle: a node deletes nothing.
+      for (const action of ["s3:DeleteObject", "s3:DeleteObjectVersion"])
         expect(await may(cp, action, key), `${action} ${key}`).to.equal(false);
       expect(await may(node, "s3:PutObject", key), key).to.equal(false);
+      expect(await may(node, "s3:GetObject", key), key).to.equal(false);
     }
-    for (const role of [cp, node]) expect(await may(role, "s3:ListBucket", `arn:aws:s3:::${bucket}`)).to.equal(false);
+    // A node that creates the cluster again restores the latest snapshot (bootstrap/etcd.sh), and no other;
+    // it asks first whether it exists, which S3 answers 404 only to a caller that may list that key.
+    expect(await may(cp, "s3:GetObject", latest)).to.equal(true);
+    expect(await may(cp, "s3:GetObject", object)).to.equal(false);
+    const list = (role: typeof cp, prefix?: string) =>
+      may(role, "s3:ListBucket", `arn:aws:s3:::${bucket}`, prefix === undefined ? {} : { "s3:prefix": prefix });
+    expect(await list(cp, LATEST_SNAPSHOT_KEY)).to.equal(true);
+    for (const prefix of [undefined, "", "etcd/", "latest/"]) expect(await list(cp, prefix), prefix).to.equal(false);
+    expect(await list(node, LATEST_SNAPSHOT_KEY)).to.equal(false);
     expect(await may(cp, "s3:PutObject", `arn:aws:s3:::${bucket}/latest/other.db`)).to.equal(false);
     expect(await may(cp, "s3:PutObject", `arn:aws:s3:::${bucket}/elsewhere/x`)).to.equal(false);
     const other = backupBucketName("other.k8s.local", AT.accountId, REGION);

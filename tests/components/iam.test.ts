@@ -21,6 +21,7 @@ import type { RoleKind, StatementSource } from "../../components/iam/statementSo
 import { validateConfig } from "../../components/clusterConfigValidation";
 import type { ClusterSpec } from "../../config/types";
 import { bootstrapBucketName } from "../../components/nodes/bootstrapBundle";
+import { LATEST_SNAPSHOT_KEY } from "../../components/nodes/controlPlaneNames";
 import { baseConfig, merge, REGION } from "../fixtures";
 import { inputs, named, NON_ENI, planWith } from "../planHelpers";
 
@@ -182,17 +183,23 @@ function scriptModules(role: RoleKind, spec: ClusterSpec): BootstrapModule[] {
 
 /**
  * Every `aws <service> <command>` the modules run, as IAM actions (`get-parameter` → `GetParameter`). The CLI's
- * `s3 cp` is PutObject: every copy of the modules uploads (to an `s3://` destination, checked here).
+ * `s3 cp` is PutObject to an `s3://` destination and GetObject from an `s3://` source (one or the other,
+ * checked here); `s3api head-object` is authorised as GetObject (S3 API Reference, HeadObject).
  */
 function awsCalls(modules: BootstrapModule[]): string[] {
-  const texts = modules.map(moduleSource);
-  for (const copy of texts.flatMap((t) => t.split("\n").filter((l) => /\baws s3 cp\b/.test(l))))
-    expect(copy, "an s3 cp that downloads").to.match(/"s3:\/\/[^"]*"$/);
-  const calls = texts.flatMap((t) => [...t.matchAll(/\baws ([a-z0-9-]+) ([a-z-]+)/g)]);
-  const pascal = (command: string) => command.replace(/(^|-)([a-z])/g, (_, __, c: string) => c.toUpperCase());
-  const actions = calls.map(([, service, command]) =>
-    service === "s3" && command === "cp" ? "s3:PutObject" : `${service}:${pascal(command)}`,
-  );
+  const lines = modules.flatMap((m) => moduleSource(m).split("\n"));
+  const actions: string[] = [];
+  for (const line of lines) {
+    for (const [, service, command] of line.matchAll(/\baws ([a-z0-9-]+) ([a-z-]+)/g)) {
+      if (service === "s3" && command === "cp") {
+        const upload = /"s3:\/\/[^"]*"$/.test(line);
+        const download = /"s3:\/\/[^"]*" "[^"]*"( &&)?$/.test(line);
+        expect(upload !== download, `an s3 cp that uploads or downloads: ${line.trim()}`).to.equal(true);
+        actions.push(upload ? "s3:PutObject" : "s3:GetObject");
+      } else if (service === "s3api" && command === "head-object") actions.push("s3:GetObject");
+      else actions.push(`${service}:${command.replace(/(^|-)([a-z])/g, (_, __, c: string) => c.toUpperCase())}`);
+    }
+  }
   return [...new Set(actions)].sort();
 }
 
@@ -270,6 +277,8 @@ describe("statement sources, one per feature", () => {
       "ssm:DeleteParameter": [[credential]],
       "iam:GetRole": [[nodeRoleArn(spec, AT)]],
       "s3:PutObject": [[`${bucket}/etcd/20260101T000000Z.db`]],
+      // The latest snapshot, restored (and first asked for, which S3 answers 404 only to a lister of its key).
+      "s3:GetObject": [[`${bucket}/${LATEST_SNAPSHOT_KEY}`]],
       "ec2:DescribeInstances": [["*"]],
       "autoscaling:DescribeAutoScalingInstances": [["*"]],
       "autoscaling:CompleteLifecycleAction": [group(controlPlaneGroupTags)],

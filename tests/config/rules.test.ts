@@ -486,6 +486,12 @@ const cases: RuleCase[] = [
     ],
   },
   {
+    rule: "one control-plane node needs its loss accepted",
+    ok: { controlPlane: { count: 3 }, network: { availabilityZones: ["us-east-1a", "us-east-1b", "us-east-1c"] } },
+    bad: { controlPlane: { count: 1, acceptSingleNodeLoss: false } },
+    expected: ["Required value::controlPlane.acceptSingleNodeLoss"],
+  },
+  {
     rule: "IAM path",
     ok: { iam: { path: "/k8s/" } },
     bad: { iam: { path: "k8s" } },

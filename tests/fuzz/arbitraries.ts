@@ -101,7 +101,8 @@ export const validConfig: fc.Arbitrary<Raw> = fc
       },
       kubeProxy: { enabled: !c.nodePort },
       api: { loadBalancer: c.loadBalancer, access: c.access },
-      controlPlane: { count: c.controlPlaneHa ? 3 : 1 },
+      // One control-plane node is valid only with its loss accepted.
+      controlPlane: c.controlPlaneHa ? { count: 3 } : { count: 1, acceptSingleNodeLoss: true },
       nodeGroups: c.groups.map((name, i) => ({ name, minSize: c.sizes[i][0], maxSize: c.sizes[i][0] + c.sizes[i][1] })),
       cloudLabels: c.labels,
     } as Raw;

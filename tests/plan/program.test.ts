@@ -39,11 +39,12 @@ describe("program", () => {
     expect(error).to.be.instanceOf(ConfigValidationError);
     expect(pulumi.RunError.isInstance(error)).to.equal(true);
     const message = (error as Error).message.split("\n");
-    expect(message[0]).to.equal("Invalid cluster configuration (3 errors):");
+    expect(message[0]).to.equal("Invalid cluster configuration (4 errors):");
     expect(message.slice(1)).to.have.members([
       "  network.availabilityZones: Required value: this key has no default (fix: pulumi config set --path 'network.availabilityZones[0]' <value>)",
       "  clusterName: Invalid value: \"Bad Name\": must be a lowercase DNS name of at most 63 characters, such as dev.k8s.local (fix: pulumi config set --path 'clusterName' <value>)",
       "  api.access: Required value: the public API load balancer admits no one by default: add your own address (0.0.0.0/0 admits the whole internet and must be written out) (fix: pulumi config set --path 'api.access[0]' '203.0.113.7/32')",
+      "  controlPlane.acceptSingleNodeLoss: Required value: one control-plane node loses the etcd writes of up to 15 minutes (the last snapshot's age) when its instance is lost unplanned: set this to accept that, or set controlPlane.count to 3 (fix: pulumi config set --path 'controlPlane.acceptSingleNodeLoss' 'true')",
     ]);
   });
 

@@ -306,6 +306,7 @@ export class AwsFake {
       const matches = (i: Instance) =>
         filters.every(({ name, values }) => {
           if (name === "instance-state-name") return values.includes(i.state);
+          if (name === "instance-id") return values.includes(i.id);
           if (name.startsWith("tag:")) return values.includes(i.tags[name.slice(4)]);
           throw new AwsError("InvalidParameterValue", `The filter '${name}' is invalid`);
         });
@@ -329,17 +330,19 @@ export class AwsFake {
     // An instance in no group is left out of the answer, not an error (Auto Scaling API Reference,
     // DescribeAutoScalingInstances).
     "autoscaling:DescribeAutoScalingInstances": (p) => {
-      const instance = this.instances.get(p["InstanceIds.member.1"]);
-      if (!instance?.group) return { AutoScalingInstances: [] };
-      let state = instance.lifecycleState;
-      if (instance.pendingAsks) {
-        instance.pendingAsks--;
-        state = "Pending";
-      }
+      const ids = Object.keys(p)
+        .filter((k) => /^InstanceIds\.member\.\d+$/.test(k))
+        .map((k) => p[k]);
+      const found = ids.map((id) => this.instances.get(id)).filter((i): i is Instance => Boolean(i?.group));
       return {
-        AutoScalingInstances: [
-          { InstanceId: instance.id, AutoScalingGroupName: instance.group, LifecycleState: state },
-        ],
+        AutoScalingInstances: found.map((instance) => {
+          let state = instance.lifecycleState;
+          if (instance.pendingAsks) {
+            instance.pendingAsks--;
+            state = "Pending";
+          }
+          return { InstanceId: instance.id, AutoScalingGroupName: instance.group, LifecycleState: state };
+        }),
       };
     },
     // A heartbeat extends the wait of an instance held by that hook; like a completion, it needs an action
@@ -425,6 +428,11 @@ export class AwsFake {
       const body = this.objects.get(`${p.Bucket}/${p.Key}`);
       if (!body) throw new AwsError("404", `Key "${p.Key}" does not exist`, 404);
       return { Body: body };
+    },
+    // The object's metadata, or 404 (S3 API Reference, HeadObject).
+    "s3:HeadObject": (p) => {
+      if (!this.objects.has(`${p.Bucket}/${p.Key}`)) throw new AwsError("404", "Not Found", 404);
+      return { ContentLength: this.objects.get(`${p.Bucket}/${p.Key}`)!.length };
     },
     // Each object is stored whole under its key; a second upload replaces it (S3 PutObject).
     "s3:PutObject": (p) => {
@@ -582,6 +590,7 @@ const COMMANDS: Record<string, { action: string; operation: string }> = {
   },
   "cloudwatch put-metric-data": { action: "monitoring:PutMetricData", operation: "PutMetricData" },
   "s3 cp": { action: "s3:PutObject", operation: "PutObject" },
+  "s3api head-object": { action: "s3:HeadObject", operation: "HeadObject" },
 };
 
 /** Options that take no value, and those that take several (up to the next option). */

@@ -194,8 +194,15 @@ case "$*" in
 *"snapshot save "*) echo snapshot >"\${@: -1}";;
 *) exit 1;;
 esac`,
+  // etcdutl's restore refuses a data directory that exists (etcdutl/snapshot: "data-dir ... exists"); each
+  // restore's arguments are kept in the state directory.
   etcdutl: `case "$*" in
 "snapshot status "*) ;;
+"snapshot restore "*)
+  [ -s "$3" ] || { echo "Error: open $3: no such file or directory" >&2; exit 1; }
+  data=""; for ((i = 4; i <= $#; i++)); do [ "\${!i}" = --data-dir ] && { j=$((i + 1)); data=\${!j}; }; done
+  [ -n "$data" ] && [ ! -e "$data" ] || { echo "Error: data-dir \"$data\" exists" >&2; exit 1; }
+  mkdir -p "$data/member/snap" && echo "\${*:4}" >>"$STANDIN_STATE/etcd-restored";;
 *) exit 1;;
 esac`,
 };
@@ -316,6 +323,9 @@ export function newNode(options: Options): Node {
     mkdirSync(join(root, path, ".."), { recursive: true });
     writeFileSync(join(root, path), text);
   }
+  // The kernel's uptime: an instance that booted a minute ago.
+  mkdirSync(join(root, "proc"), { recursive: true });
+  writeFileSync(join(root, "proc/uptime"), "60.00 110.00\n");
   for (const b of BASE_IMAGE) {
     mkdirSync(join(root, b, ".."), { recursive: true });
     writeFileSync(join(root, b), "");

@@ -63,53 +63,113 @@ share_control_plane_pki() {
   log "stored the cluster's keys in $SHARED_PKI_PARAMETERS"
 }
 
-# The init record (INIT_RECORD, an SSM parameter): created by the one node that runs kubeadm init, without
-# --overwrite, which SSM makes atomic: of two nodes racing, one creates it and the other fails. Once it
-# exists no other node creates a cluster: with every member lost the cluster is restored by hand
-# (docs/operations.md), never created again beside its backups.
+# The init record (INIT_RECORD, an SSM parameter): "INSTANCE TIME [restore]", created by the one node that
+# runs kubeadm init, without --overwrite, which SSM makes atomic: of two nodes racing, one creates it and the
+# other fails. While the cluster it created may still run, no other node creates one. Once every member is
+# lost it is stale: its owner's instance is gone (terminated, or no longer known to EC2) and no other
+# control-plane instance is InService (an instance goes InService only once it has joined: launch-hook.sh).
+# The first zone's next node then takes it over (--overwrite: only that zone's one group inits, and it runs a
+# second instance only while the first is still running), marked "restore" when the cluster's latest snapshot
+# exists: kubeadm init then starts from that snapshot (kubeadm_init), so a cluster that lost every member comes
+# back with what it last saved, and one whose first node never went into service is created again.
 
-# init_record_owner: the instance that created the init record, or "none". Fails when SSM cannot say
-# (never taken for "none": that would create a second cluster).
+# init_record_value: the record's value, or "none". Fails when SSM cannot say (never taken for "none": that
+# would create a second cluster).
+init_record_value() { parameter_or_none "$INIT_RECORD"; }
+
+# init_record_owner: the instance that created the init record, or "none".
 init_record_owner() {
   local value
-  value=$(parameter_or_none "$INIT_RECORD") || return 1
+  value=$(init_record_value) || return 1
   echo "${value%% *}"
 }
 
-# init_record_exists: yes when another instance created the record. This instance's own record (its
-# bootstrap retried after a kubeadm init that failed) lets it init again.
-init_record_exists() {
-  local owner
+# init_record_state: "none" (no record), "own" (this instance's: its bootstrap retried after a kubeadm init
+# that failed), "stale" (every member lost, above) or "held" (another instance's, whose cluster may run).
+init_record_state() {
+  local owner own ids states
   owner=$(init_record_owner) || return 1
-  if [ "$owner" = none ] || [ "$owner" = "$(imds instance-id)" ]; then echo no; else echo yes; fi
-}
-
-# claim_init_record: creates the record, or finds it this instance's own.
-claim_init_record() {
-  if aws ssm put-parameter --region "$REGION" --name "$INIT_RECORD" --type String \
-    --value "$(imds instance-id) $(date -u +%Y-%m-%dT%H:%M:%SZ)" >/dev/null; then
+  own=$(imds instance-id) || return 1
+  case "$owner" in
+  none | "$own")
+    if [ "$owner" = none ]; then echo none; else echo own; fi
+    return 0
+    ;;
+  esac
+  # The owner's state, and the cluster's other control-plane instances that still run.
+  states=$(retry aws ec2 describe-instances --region "$REGION" --filters "Name=instance-id,Values=$owner" \
+    --query 'Reservations[].Instances[].State.Name' --output text) || return 1
+  if [[ ! $states =~ ^(|shutting-down|terminated)$ ]]; then
+    echo held
     return 0
   fi
+  ids=$(retry aws ec2 describe-instances --region "$REGION" \
+    --filters "Name=tag:$CLUSTER_TAG,Values=$CLUSTER_NAME" "Name=tag:$CONTROL_PLANE_TAG,Values=1" \
+    "Name=instance-state-name,Values=pending,running" --query 'Reservations[].Instances[].InstanceId' --output text) ||
+    return 1
+  # shellcheck disable=SC2086 # one word per instance id
+  mapfile -t ids < <(others "$own" $ids)
+  states=""
+  if [ "${#ids[@]}" -gt 0 ]; then
+    states=$(retry aws autoscaling describe-auto-scaling-instances --region "$REGION" --instance-ids "${ids[@]}" \
+      --query 'AutoScalingInstances[].LifecycleState' --output text) || return 1
+  fi
+  if [[ $states == *InService* ]]; then echo held; else echo stale; fi
+}
+
+# init_record_exists: "yes" when another instance holds the record (join_mode never inits then); "no" when
+# there is none, it is this instance's, or it is stale.
+init_record_exists() {
+  local state
+  state=$(init_record_state) || return 1
+  if [ "$state" = held ]; then echo yes; else echo no; fi
+}
+
+# claim_init_record: creates the record, takes over a stale one (marked "restore" when the latest snapshot
+# exists), or finds it this instance's own. Fails when another instance holds it.
+claim_init_record() {
+  local state value overwrite=() snapshot
+  state=$(init_record_state) || return 1
+  value="$(imds instance-id) $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+  case "$state" in
+  own) return 0 ;;
+  held) return 1 ;;
+  stale)
+    snapshot=$(latest_snapshot_exists) || return 1
+    if [ "$snapshot" = yes ]; then value+=" restore"; fi
+    log "every member of the cluster is lost (the init record's owner is gone): taking the record over (latest snapshot: $snapshot)"
+    overwrite=(--overwrite)
+    ;;
+  esac
+  if put_parameter String "$INIT_RECORD" "$value" "${overwrite[@]}"; then return 0; fi
+  # A creation whose answer was lost, and the CLI's retry refused as ParameterAlreadyExists.
   [ "$(init_record_owner)" = "$(imds instance-id)" ]
 }
 
 kubeadm_init() {
   if ! claim_init_record; then
-    log "another node holds the init record $INIT_RECORD: not creating a second cluster"
+    log "the init record $INIT_RECORD is another node's, or AWS did not answer: not creating a cluster"
     return 1
   fi
-  log "no cluster was ever created: creating it"
-  # Stored already when the cluster is restored from a snapshot onto a new node (docs/operations.md, whose
-  # runbook hands this node the init record), or when an init of this node's stopped after storing them: the
-  # cluster's keys are those, and kubeadm init uses the CAs it finds.
-  local stored
+  local stored value ignore=()
+  value=$(init_record_value) || return 1
+  if [[ $value == *" restore" ]]; then
+    log "restoring the cluster from its latest snapshot"
+    etcd_restore_latest || return 1
+    # kubeadm init's preflight wants an empty /var/lib/etcd; etcd starts from the restored one.
+    ignore=(--ignore-preflight-errors=DirAvailable--var-lib-etcd)
+  else
+    log "no cluster was ever created: creating it"
+  fi
+  # Stored already when the cluster is created again (every member lost), or when an init of this node's
+  # stopped after storing them: the cluster's keys are those, and kubeadm init uses the CAs it finds.
   stored=$(shared_pki_stored) || return 1
   if [ "$stored" = yes ]; then fetch_shared_pki; fi
   pin_api_endpoint
   kubeadm_config kubeadm_init_configuration | write_file "$KUBERNETES_DIR/kubeadm.yaml" 0600
   # The bootstrap token kubeadm makes is never used, and goes in the next step (retire_bootstrap_tokens):
   # kept out of the journal too.
-  kubeadm init --skip-token-print --config "${BOOTSTRAP_ROOT:-}$KUBERNETES_DIR/kubeadm.yaml"
+  kubeadm init --skip-token-print --config "${BOOTSTRAP_ROOT:-}$KUBERNETES_DIR/kubeadm.yaml" "${ignore[@]}"
 }
 
 # The API's name (API_ENDPOINT, kubeadm's controlPlaneEndpoint) is an alias of the API load balancer, which
@@ -147,6 +207,48 @@ before_member_join() {
   upgrade_cluster
 }
 
+# launch_hook_heartbeat: restarts the timeout of this instance's launch hook while it waits there
+# (RecordLifecycleActionHeartbeat). Fails once it no longer waits (or Auto Scaling does not answer).
+launch_hook_heartbeat() {
+  local id found group state
+  id=$(imds instance-id) || return 1
+  found=$(launch_hook_state "$id") || return 1
+  read -r group state <<<"$found"
+  if [ "$state" != Pending:Wait ]; then return 1; fi
+  aws autoscaling record-lifecycle-action-heartbeat --region "$REGION" --lifecycle-hook-name "$LAUNCH_HOOK" \
+    --auto-scaling-group-name "$group" --instance-id "$id"
+}
+
+# during_member_join COMMAND...: runs COMMAND (kubeadm join), with a heartbeat of this instance's launch hook
+# every LAUNCH_HEARTBEAT_SECONDS while it runs and once after. kubeadm adds this node's member as a learner and
+# promotes it inside the join; were the join deadline to fall between the promotion and the hook's
+# completion, Auto Scaling would terminate a voting member, and with one control-plane node mid-refresh (two
+# voters) take quorum with it. Within LAUNCH_HEARTBEATS_SECONDS of boot only: a node whose joins keep failing
+# is still abandoned.
+during_member_join() {
+  local beats="" status=0 uptime
+  read -r uptime _ <"${BOOTSTRAP_ROOT:-}/proc/uptime"
+  if [ "${uptime%.*}" -lt "$LAUNCH_HEARTBEATS_SECONDS" ]; then
+    # The pause is a child the loop waits for, so that the loop's TERM ends it too.
+    (
+      trap 'kill "$pause" 2>/dev/null; exit 0' TERM
+      while launch_hook_heartbeat; do
+        sleep "$LAUNCH_HEARTBEAT_SECONDS" &
+        pause=$!
+        wait "$pause"
+      done
+    ) &
+    beats=$!
+  fi
+  "$@" || status=$?
+  if [ -n "$beats" ]; then
+    kill "$beats" 2>/dev/null || true
+    wait "$beats" 2>/dev/null || true
+    if [ "$status" -eq 0 ]; then launch_hook_heartbeat || true; fi
+  fi
+  return "$status"
+}
+
 # after_member_join: the API's name pinned to this node's own API server, once the join no longer needs the
 # load balancer.
 after_member_join() {
@@ -175,7 +277,7 @@ before_member_reset() {
 # ETCD_LEAVE_RETRY_SECONDS: going anyway would leave a dead voter that a two-member cluster (a one-node
 # control plane mid-refresh) cannot lose. Auto Scaling ends the wait at the hook's global timeout.
 leave_etcd_on_termination() {
-  local id group
+  local id group last
   # Not retry's: these loops have no bound (the instance's life, then the hook's timeout), and the others
   # send a heartbeat each time round.
   until [ "$(imds autoscaling/target-lifecycle-state 2>/dev/null || true)" = Terminated ]; do
@@ -184,14 +286,61 @@ leave_etcd_on_termination() {
   id=$(imds instance-id)
   group=$(retry aws autoscaling describe-auto-scaling-instances --region "$REGION" --instance-ids "$id" \
     --query 'AutoScalingInstances[0].AutoScalingGroupName' --output text)
-  log "instance $id terminating: its node is drained, then its etcd member leaves"
-  wait_for_drain "$1" "$group" "$id"
-  until etcd_remove_members self; do
-    log "the etcd member has not left: keeping the instance"
-    hold_instance "$1" "$group" "$id"
-  done
+  # Armed at boot (arm_etcd_leave): without the etcd CA, which a node has before kubeadm adds its member
+  # (fetched before the join, made by kubeadm init), it has no member to remove.
+  if [ ! -e "${BOOTSTRAP_ROOT:-}$KUBERNETES_DIR/pki/etcd/ca.crt" ]; then
+    log "instance $id terminating: it never had an etcd member"
+  else
+    log "instance $id terminating: its node is drained, then its etcd member leaves"
+    wait_for_drain "$1" "$group" "$id"
+    last=$(retry last_control_plane_instance) || last=no
+    if [ "$last" = yes ]; then save_final_snapshot "$1" "$group" "$id"; fi
+    until etcd_remove_members self; do
+      log "the etcd member has not left: keeping the instance"
+      hold_instance "$1" "$group" "$id"
+    done
+  fi
   retry aws autoscaling complete-lifecycle-action --region "$REGION" --lifecycle-hook-name "$1" \
     --auto-scaling-group-name "$group" --instance-id "$id" --lifecycle-action-result CONTINUE
+}
+
+# arm_etcd_leave: the etcd-leave service started before the join, so that an instance terminated at any
+# point after kubeadm added its member (its join deadline, an instance refresh rolled back) removes it.
+arm_etcd_leave() {
+  systemctl enable etcd-leave.service
+  systemctl start --no-block etcd-leave.service
+}
+
+# last_control_plane_instance: "yes" when no other control-plane instance of the cluster is pending or
+# running: this member is the cluster's last.
+last_control_plane_instance() {
+  local own found
+  own=$(imds local-ipv4) || return 1
+  found=$(etcd_control_plane_addresses) || return 1
+  # shellcheck disable=SC2086 # one word per address
+  if [ -z "$(others "$own" $found)" ]; then echo yes; else echo no; fi
+}
+
+# others SELF WORD...: the words that are not SELF, one a line.
+others() {
+  local word
+  for word in "${@:2}"; do if [ "$word" != "$1" ]; then echo "$word"; fi; done
+}
+
+# save_final_snapshot HOOK GROUP ID: the last member's snapshot, through the etcd-backup unit, before its
+# instance goes: the next node restores it (kubeadm_init), so a one-node control plane terminated through
+# Auto Scaling loses only what its API took after this. FINAL_SNAPSHOT_TRIES tries, the instance held
+# meanwhile; then it goes anyway, and the next node restores the timer's last snapshot.
+save_final_snapshot() {
+  local try
+  for ((try = 1; try <= FINAL_SNAPSHOT_TRIES; try++)); do
+    if systemctl start etcd-backup.service; then
+      log "saved the last member's snapshot"
+      return 0
+    fi
+    hold_instance "$@"
+  done
+  log "no final snapshot after $FINAL_SNAPSHOT_TRIES tries: the next node restores the timer's last one"
 }
 
 # wait_for_drain HOOK GROUP ID: waits until the termination handler has drained this node (drain.sh), the
@@ -257,7 +406,7 @@ renew_certificates_if_due() {
 }
 
 # start_control_plane_services: the units user data installed for the control plane (systemdUnits.ts): the
-# backup timer, the termination watcher, the certificate renewal timer and the node credentials' issuer.
+# backup timer, the certificate renewal timer, the addons' upgrade timer and the node credentials' issuer.
 start_control_plane_services() {
   local units
   read -ra units <<<"$CONTROL_PLANE_STARTED_UNITS"

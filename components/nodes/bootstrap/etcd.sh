@@ -2,8 +2,8 @@
 # API's kubeadm control plane keeps it: `kubeadm join --control-plane` adds the member (a learner, then
 # promoted) and waits for etcd to be healthy with it; `kubeadm reset` removes it. What kubeadm leaves to the
 # caller is here: members whose instances are gone leave before a join (kubeadm's check-etcd phase needs
-# every voting member to answer), and the leader's snapshots go to the backup bucket. Restore is manual
-# (docs/operations.md).
+# every voting member to answer), the leader's snapshots go to the backup bucket, and a cluster that lost
+# every member starts again from the latest one (etcd_restore_latest).
 
 # etcd's own tools are those of the etcd image kubeadm runs (registry.k8s.io/etcd holds etcdctl and etcdutl
 # in /usr/local/bin), copied out of it: the tools always match the member they talk to.
@@ -182,4 +182,49 @@ etcd_backup() {
   aws cloudwatch put-metric-data --region "$REGION" --namespace "$SNAPSHOT_METRIC_NAMESPACE_PREFIX/$CLUSTER_NAME" \
     --metric-name "$SNAPSHOT_METRIC_NAME" --dimensions "$SNAPSHOT_METRIC_DIMENSION=$CLUSTER_NAME" --value 1
   log "uploaded etcd snapshot $key (and as $LATEST_SNAPSHOT_KEY)"
+}
+
+# latest_snapshot_exists: "yes" when the backup bucket holds LATEST_SNAPSHOT_KEY. S3 answers 404 for a missing
+# key only to a caller that may list it (the control-plane role may, for that key's prefix alone); fails on
+# any other error, which is never taken for "no": that would create the cluster again empty.
+latest_snapshot_exists() {
+  local errors status=0
+  errors=$(mktemp)
+  aws s3api head-object --region "$REGION" --bucket "$BACKUP_BUCKET" --key "$LATEST_SNAPSHOT_KEY" >/dev/null 2>"$errors" ||
+    status=$?
+  if [ "$status" -eq 0 ]; then
+    echo yes
+  elif grep -q '(404)' "$errors"; then
+    echo no
+    status=0
+  else
+    log "cannot tell whether $BACKUP_BUCKET holds $LATEST_SNAPSHOT_KEY: $(cat "$errors")"
+  fi
+  rm -f "$errors"
+  return "$status"
+}
+
+# etcd_restore_latest: the latest snapshot, verified by etcdutl, restored into /var/lib/etcd as a one-member
+# cluster of this node (named after its Node, at its private address, as kubeadm init's manifest names it), for
+# kubeadm init to start etcd on. --bump-revision and --mark-compacted are etcd's recovery procedure for
+# Kubernetes: every watcher of the API sees a revision above any it saw, and lists again.
+etcd_restore_latest() {
+  local dir tools name ip status=0 data="${BOOTSTRAP_ROOT:-}/var/lib/etcd"
+  tools=$(etcd_tools_dir) || return 1
+  name=$(node_name) || return 1
+  ip=$(imds local-ipv4) || return 1
+  dir=$(mktemp -d)
+  retry aws s3 cp --region "$REGION" --only-show-errors "s3://$BACKUP_BUCKET/$LATEST_SNAPSHOT_KEY" "$dir/snapshot.db" &&
+    "$tools/etcdutl" snapshot status "$dir/snapshot.db" -w json >/dev/null &&
+    rm -rf "$data" &&
+    "$tools/etcdutl" snapshot restore "$dir/snapshot.db" --data-dir "$data" --name "$name" \
+      --initial-cluster "$name=https://$ip:$ETCD_PEER_PORT" --initial-advertise-peer-urls "https://$ip:$ETCD_PEER_PORT" \
+      --bump-revision 1000000000 --mark-compacted >/dev/null || status=$?
+  rm -rf "$dir"
+  if [ "$status" -ne 0 ]; then
+    log "cannot restore s3://$BACKUP_BUCKET/$LATEST_SNAPSHOT_KEY"
+    rm -rf "$data"
+    return "$status"
+  fi
+  log "restored s3://$BACKUP_BUCKET/$LATEST_SNAPSHOT_KEY into $data"
 }

@@ -121,6 +121,12 @@ role_part() {
   if declare -F "$1" >/dev/null; then "$1"; fi
 }
 
+# role_around FUNCTION COMMAND...: COMMAND, run by FUNCTION where this node's role defines it (control-plane.sh:
+# during_member_join), else as it is.
+role_around() {
+  if declare -F "$1" >/dev/null; then "$@"; else "${@:2}"; fi
+}
+
 # kubeadm_join: join_credential is this node's credential for its own name, which its role's module defines: a
 # worker reads the one the control plane issued to its instance (join-credential.sh), a control-plane node
 # signs its own (node-credentials.sh).
@@ -133,7 +139,7 @@ kubeadm_join() {
   credential=$(join_credential)
   write_file "$JOIN_CREDENTIAL_FILE" 0600 <<<"$credential"
   kubeadm_config kubeadm_join_configuration | write_file "$KUBERNETES_DIR/kubeadm.yaml" 0600
-  kubeadm join --config "${BOOTSTRAP_ROOT:-}$KUBERNETES_DIR/kubeadm.yaml" || status=$?
+  role_around during_member_join kubeadm join --config "${BOOTSTRAP_ROOT:-}$KUBERNETES_DIR/kubeadm.yaml" || status=$?
   rm -f "${BOOTSTRAP_ROOT:-}$JOIN_CREDENTIAL_FILE" "${BOOTSTRAP_ROOT:-}$KUBERNETES_DIR/kubeadm.yaml"
   if [ "$status" -ne 0 ]; then return "$status"; fi
   role_part after_member_join

@@ -16,6 +16,7 @@ readonly NODE_TAG='k8s.io/role/node'
 readonly NODE_CREDENTIAL_SESSION_TAG='cilium-cluster/session'
 readonly JOIN_CREDENTIAL_FILE='/etc/kubernetes/join-credential.conf'
 readonly ETCD_CLIENT_PORT='2379'
+readonly ETCD_PEER_PORT='2380'
 readonly KUBERNETES_DIR='/etc/kubernetes'
 readonly ENCRYPTION_CONFIG_FILE='/etc/kubernetes/apiserver/encryption.yaml'
 readonly PATCHES_DIRECTORY='/etc/kubernetes/patches'
@@ -29,7 +30,7 @@ readonly LATEST_SNAPSHOT_KEY='latest/etcd.db'
 readonly SNAPSHOT_METRIC_NAMESPACE_PREFIX='cilium-cluster'
 readonly SNAPSHOT_METRIC_NAME='EtcdSnapshotsUploaded'
 readonly SNAPSHOT_METRIC_DIMENSION='ClusterName'
-readonly CONTROL_PLANE_STARTED_UNITS='etcd-backup.timer etcd-leave.service certificate-renewal.timer node-credentials.service addon-upgrade.timer'
+readonly CONTROL_PLANE_STARTED_UNITS='etcd-backup.timer certificate-renewal.timer node-credentials.service addon-upgrade.timer'
 readonly SHARED_PKI_FILES='ca.key front-proxy-ca.key front-proxy-ca.crt etcd/ca.key etcd/ca.crt sa.key sa.pub ca.crt'
 readonly DRAIN_HANDLER_NAME='aws-node-termination-handler'
 readonly ADMIN_GROUP='kubeadm:cluster-admins'
@@ -48,6 +49,9 @@ API_WAIT_ATTEMPT_SECONDS="${API_WAIT_ATTEMPT_SECONDS:-5}"
 ETCD_LEAVE_RETRY_SECONDS="${ETCD_LEAVE_RETRY_SECONDS:-30}"
 ETCD_COMMAND_SECONDS="${ETCD_COMMAND_SECONDS:-10}"
 TERMINATION_WATCH_SECONDS="${TERMINATION_WATCH_SECONDS:-5}"
+LAUNCH_HEARTBEAT_SECONDS="${LAUNCH_HEARTBEAT_SECONDS:-60}"
+LAUNCH_HEARTBEATS_SECONDS="${LAUNCH_HEARTBEATS_SECONDS:-2400}"
+FINAL_SNAPSHOT_TRIES="${FINAL_SNAPSHOT_TRIES:-3}"
 DRAIN_WAIT_SECONDS="${DRAIN_WAIT_SECONDS:-300}"
 NODE_CREDENTIALS_INTERVAL="${NODE_CREDENTIALS_INTERVAL:-10}"
 NODE_CREDENTIAL_MINUTES="${NODE_CREDENTIAL_MINUTES:-60}"
@@ -599,6 +603,10 @@ role_part() {
   if declare -F "$1" >/dev/null; then "$1"; fi
 }
 
+role_around() {
+  if declare -F "$1" >/dev/null; then "$@"; else "${@:2}"; fi
+}
+
 kubeadm_join() {
   wait_for_api
   role_part before_member_join
@@ -606,7 +614,7 @@ kubeadm_join() {
   credential=$(join_credential)
   write_file "$JOIN_CREDENTIAL_FILE" 0600 <<<"$credential"
   kubeadm_config kubeadm_join_configuration | write_file "$KUBERNETES_DIR/kubeadm.yaml" 0600
-  kubeadm join --config "${BOOTSTRAP_ROOT:-}$KUBERNETES_DIR/kubeadm.yaml" || status=$?
+  role_around during_member_join kubeadm join --config "${BOOTSTRAP_ROOT:-}$KUBERNETES_DIR/kubeadm.yaml" || status=$?
   rm -f "${BOOTSTRAP_ROOT:-}$JOIN_CREDENTIAL_FILE" "${BOOTSTRAP_ROOT:-}$KUBERNETES_DIR/kubeadm.yaml"
   if [ "$status" -ne 0 ]; then return "$status"; fi
   role_part after_member_join
@@ -777,6 +785,44 @@ etcd_backup() {
   aws cloudwatch put-metric-data --region "$REGION" --namespace "$SNAPSHOT_METRIC_NAMESPACE_PREFIX/$CLUSTER_NAME" \
     --metric-name "$SNAPSHOT_METRIC_NAME" --dimensions "$SNAPSHOT_METRIC_DIMENSION=$CLUSTER_NAME" --value 1
   log "uploaded etcd snapshot $key (and as $LATEST_SNAPSHOT_KEY)"
+}
+
+latest_snapshot_exists() {
+  local errors status=0
+  errors=$(mktemp)
+  aws s3api head-object --region "$REGION" --bucket "$BACKUP_BUCKET" --key "$LATEST_SNAPSHOT_KEY" >/dev/null 2>"$errors" ||
+    status=$?
+  if [ "$status" -eq 0 ]; then
+    echo yes
+  elif grep -q '(404)' "$errors"; then
+    echo no
+    status=0
+  else
+    log "cannot tell whether $BACKUP_BUCKET holds $LATEST_SNAPSHOT_KEY: $(cat "$errors")"
+  fi
+  rm -f "$errors"
+  return "$status"
+}
+
+etcd_restore_latest() {
+  local dir tools name ip status=0 data="${BOOTSTRAP_ROOT:-}/var/lib/etcd"
+  tools=$(etcd_tools_dir) || return 1
+  name=$(node_name) || return 1
+  ip=$(imds local-ipv4) || return 1
+  dir=$(mktemp -d)
+  retry aws s3 cp --region "$REGION" --only-show-errors "s3://$BACKUP_BUCKET/$LATEST_SNAPSHOT_KEY" "$dir/snapshot.db" &&
+    "$tools/etcdutl" snapshot status "$dir/snapshot.db" -w json >/dev/null &&
+    rm -rf "$data" &&
+    "$tools/etcdutl" snapshot restore "$dir/snapshot.db" --data-dir "$data" --name "$name" \
+      --initial-cluster "$name=https://$ip:$ETCD_PEER_PORT" --initial-advertise-peer-urls "https://$ip:$ETCD_PEER_PORT" \
+      --bump-revision 1000000000 --mark-compacted >/dev/null || status=$?
+  rm -rf "$dir"
+  if [ "$status" -ne 0 ]; then
+    log "cannot restore s3://$BACKUP_BUCKET/$LATEST_SNAPSHOT_KEY"
+    rm -rf "$data"
+    return "$status"
+  fi
+  log "restored s3://$BACKUP_BUCKET/$LATEST_SNAPSHOT_KEY into $data"
 }
 
 # bootstrap/upgrade.sh
@@ -983,6 +1029,59 @@ issue_node_credentials_while_up() {
   done
 }
 
+# bootstrap/launch-hook.sh
+
+launch_hook_state() {
+  local found group state
+  found=$(aws autoscaling describe-auto-scaling-instances --region "$REGION" --instance-ids "$1" \
+    --query 'AutoScalingInstances[0].[AutoScalingGroupName,LifecycleState]' --output text) || return 1
+  read -r group state <<<"$found"
+  if [ -z "$group" ] || [ "$group" = None ]; then
+    log "instance $1 is in no Auto Scaling group yet"
+    return 1
+  fi
+  if [ "$state" = Pending ]; then
+    log "instance $1 of $group is Pending: its launch hook does not wait yet"
+    return 1
+  fi
+  echo "$group $state"
+}
+
+complete_launch_hook() {
+  local id found group state
+  id=$(imds instance-id)
+  found=$(retry launch_hook_state "$id") || return 1
+  read -r group state <<<"$found"
+  if [ "$state" != Pending:Wait ]; then
+    log "instance $id of $group is $state: no launch hook to complete"
+    return 0
+  fi
+  log "instance $id has joined: completing the launch hook $LAUNCH_HOOK of $group"
+  retry complete_launch_action "$group" "$id"
+}
+
+complete_launch_action() {
+  local err found state
+  if err=$(aws autoscaling complete-lifecycle-action --region "$REGION" --auto-scaling-group-name "$1" \
+    --lifecycle-hook-name "$LAUNCH_HOOK" --instance-id "$2" --lifecycle-action-result CONTINUE 2>&1 >/dev/null); then
+    return 0
+  fi
+  case "$err" in
+  *"No active Lifecycle Action found"*)
+    found=$(aws autoscaling describe-auto-scaling-instances --region "$REGION" --instance-ids "$2" \
+      --query 'AutoScalingInstances[0].[AutoScalingGroupName,LifecycleState]' --output text) || return 1
+    read -r _ state <<<"$found"
+    if [ -n "$state" ] && [ "$state" != Pending:Wait ]; then
+      log "instance $2 is $state: its launch hook $LAUNCH_HOOK was completed already"
+      return 0
+    fi
+    log "instance $2 is ${state:-in no state} yet Auto Scaling finds no action of the launch hook $LAUNCH_HOOK of $1"
+    ;;
+  esac
+  printf '%s\n' "$err" >&2
+  return 1
+}
+
 # bootstrap/control-plane.sh
 
 
@@ -1029,38 +1128,87 @@ share_control_plane_pki() {
 }
 
 
+init_record_value() { parameter_or_none "$INIT_RECORD"; }
+
 init_record_owner() {
   local value
-  value=$(parameter_or_none "$INIT_RECORD") || return 1
+  value=$(init_record_value) || return 1
   echo "${value%% *}"
 }
 
-init_record_exists() {
-  local owner
+init_record_state() {
+  local owner own ids states
   owner=$(init_record_owner) || return 1
-  if [ "$owner" = none ] || [ "$owner" = "$(imds instance-id)" ]; then echo no; else echo yes; fi
+  own=$(imds instance-id) || return 1
+  case "$owner" in
+  none | "$own")
+    if [ "$owner" = none ]; then echo none; else echo own; fi
+    return 0
+    ;;
+  esac
+  states=$(retry aws ec2 describe-instances --region "$REGION" --filters "Name=instance-id,Values=$owner" \
+    --query 'Reservations[].Instances[].State.Name' --output text) || return 1
+  if [[ ! $states =~ ^(|shutting-down|terminated)$ ]]; then
+    echo held
+    return 0
+  fi
+  ids=$(retry aws ec2 describe-instances --region "$REGION" \
+    --filters "Name=tag:$CLUSTER_TAG,Values=$CLUSTER_NAME" "Name=tag:$CONTROL_PLANE_TAG,Values=1" \
+    "Name=instance-state-name,Values=pending,running" --query 'Reservations[].Instances[].InstanceId' --output text) ||
+    return 1
+  # shellcheck disable=SC2086 # one word per instance id
+  mapfile -t ids < <(others "$own" $ids)
+  states=""
+  if [ "${#ids[@]}" -gt 0 ]; then
+    states=$(retry aws autoscaling describe-auto-scaling-instances --region "$REGION" --instance-ids "${ids[@]}" \
+      --query 'AutoScalingInstances[].LifecycleState' --output text) || return 1
+  fi
+  if [[ $states == *InService* ]]; then echo held; else echo stale; fi
+}
+
+init_record_exists() {
+  local state
+  state=$(init_record_state) || return 1
+  if [ "$state" = held ]; then echo yes; else echo no; fi
 }
 
 claim_init_record() {
-  if aws ssm put-parameter --region "$REGION" --name "$INIT_RECORD" --type String \
-    --value "$(imds instance-id) $(date -u +%Y-%m-%dT%H:%M:%SZ)" >/dev/null; then
-    return 0
-  fi
+  local state value overwrite=() snapshot
+  state=$(init_record_state) || return 1
+  value="$(imds instance-id) $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+  case "$state" in
+  own) return 0 ;;
+  held) return 1 ;;
+  stale)
+    snapshot=$(latest_snapshot_exists) || return 1
+    if [ "$snapshot" = yes ]; then value+=" restore"; fi
+    log "every member of the cluster is lost (the init record's owner is gone): taking the record over (latest snapshot: $snapshot)"
+    overwrite=(--overwrite)
+    ;;
+  esac
+  if put_parameter String "$INIT_RECORD" "$value" "${overwrite[@]}"; then return 0; fi
   [ "$(init_record_owner)" = "$(imds instance-id)" ]
 }
 
 kubeadm_init() {
   if ! claim_init_record; then
-    log "another node holds the init record $INIT_RECORD: not creating a second cluster"
+    log "the init record $INIT_RECORD is another node's, or AWS did not answer: not creating a cluster"
     return 1
   fi
-  log "no cluster was ever created: creating it"
-  local stored
+  local stored value ignore=()
+  value=$(init_record_value) || return 1
+  if [[ $value == *" restore" ]]; then
+    log "restoring the cluster from its latest snapshot"
+    etcd_restore_latest || return 1
+    ignore=(--ignore-preflight-errors=DirAvailable--var-lib-etcd)
+  else
+    log "no cluster was ever created: creating it"
+  fi
   stored=$(shared_pki_stored) || return 1
   if [ "$stored" = yes ]; then fetch_shared_pki; fi
   pin_api_endpoint
   kubeadm_config kubeadm_init_configuration | write_file "$KUBERNETES_DIR/kubeadm.yaml" 0600
-  kubeadm init --skip-token-print --config "${BOOTSTRAP_ROOT:-}$KUBERNETES_DIR/kubeadm.yaml"
+  kubeadm init --skip-token-print --config "${BOOTSTRAP_ROOT:-}$KUBERNETES_DIR/kubeadm.yaml" "${ignore[@]}"
 }
 
 
@@ -1085,6 +1233,39 @@ before_member_join() {
   upgrade_cluster
 }
 
+launch_hook_heartbeat() {
+  local id found group state
+  id=$(imds instance-id) || return 1
+  found=$(launch_hook_state "$id") || return 1
+  read -r group state <<<"$found"
+  if [ "$state" != Pending:Wait ]; then return 1; fi
+  aws autoscaling record-lifecycle-action-heartbeat --region "$REGION" --lifecycle-hook-name "$LAUNCH_HOOK" \
+    --auto-scaling-group-name "$group" --instance-id "$id"
+}
+
+during_member_join() {
+  local beats="" status=0 uptime
+  read -r uptime _ <"${BOOTSTRAP_ROOT:-}/proc/uptime"
+  if [ "${uptime%.*}" -lt "$LAUNCH_HEARTBEATS_SECONDS" ]; then
+    (
+      trap 'kill "$pause" 2>/dev/null; exit 0' TERM
+      while launch_hook_heartbeat; do
+        sleep "$LAUNCH_HEARTBEAT_SECONDS" &
+        pause=$!
+        wait "$pause"
+      done
+    ) &
+    beats=$!
+  fi
+  "$@" || status=$?
+  if [ -n "$beats" ]; then
+    kill "$beats" 2>/dev/null || true
+    wait "$beats" 2>/dev/null || true
+    if [ "$status" -eq 0 ]; then launch_hook_heartbeat || true; fi
+  fi
+  return "$status"
+}
+
 after_member_join() {
   pin_api_endpoint
 }
@@ -1099,21 +1280,57 @@ before_member_reset() {
 }
 
 leave_etcd_on_termination() {
-  local id group
+  local id group last
   until [ "$(imds autoscaling/target-lifecycle-state 2>/dev/null || true)" = Terminated ]; do
     sleep "$TERMINATION_WATCH_SECONDS"
   done
   id=$(imds instance-id)
   group=$(retry aws autoscaling describe-auto-scaling-instances --region "$REGION" --instance-ids "$id" \
     --query 'AutoScalingInstances[0].AutoScalingGroupName' --output text)
-  log "instance $id terminating: its node is drained, then its etcd member leaves"
-  wait_for_drain "$1" "$group" "$id"
-  until etcd_remove_members self; do
-    log "the etcd member has not left: keeping the instance"
-    hold_instance "$1" "$group" "$id"
-  done
+  if [ ! -e "${BOOTSTRAP_ROOT:-}$KUBERNETES_DIR/pki/etcd/ca.crt" ]; then
+    log "instance $id terminating: it never had an etcd member"
+  else
+    log "instance $id terminating: its node is drained, then its etcd member leaves"
+    wait_for_drain "$1" "$group" "$id"
+    last=$(retry last_control_plane_instance) || last=no
+    if [ "$last" = yes ]; then save_final_snapshot "$1" "$group" "$id"; fi
+    until etcd_remove_members self; do
+      log "the etcd member has not left: keeping the instance"
+      hold_instance "$1" "$group" "$id"
+    done
+  fi
   retry aws autoscaling complete-lifecycle-action --region "$REGION" --lifecycle-hook-name "$1" \
     --auto-scaling-group-name "$group" --instance-id "$id" --lifecycle-action-result CONTINUE
+}
+
+arm_etcd_leave() {
+  systemctl enable etcd-leave.service
+  systemctl start --no-block etcd-leave.service
+}
+
+last_control_plane_instance() {
+  local own found
+  own=$(imds local-ipv4) || return 1
+  found=$(etcd_control_plane_addresses) || return 1
+  # shellcheck disable=SC2086 # one word per address
+  if [ -z "$(others "$own" $found)" ]; then echo yes; else echo no; fi
+}
+
+others() {
+  local word
+  for word in "${@:2}"; do if [ "$word" != "$1" ]; then echo "$word"; fi; done
+}
+
+save_final_snapshot() {
+  local try
+  for ((try = 1; try <= FINAL_SNAPSHOT_TRIES; try++)); do
+    if systemctl start etcd-backup.service; then
+      log "saved the last member's snapshot"
+      return 0
+    fi
+    hold_instance "$@"
+  done
+  log "no final snapshot after $FINAL_SNAPSHOT_TRIES tries: the next node restores the timer's last one"
 }
 
 wait_for_drain() {
@@ -1169,59 +1386,6 @@ start_control_plane_services() {
   systemctl enable --now "${units[@]}"
 }
 
-# bootstrap/launch-hook.sh
-
-launch_hook_state() {
-  local found group state
-  found=$(aws autoscaling describe-auto-scaling-instances --region "$REGION" --instance-ids "$1" \
-    --query 'AutoScalingInstances[0].[AutoScalingGroupName,LifecycleState]' --output text) || return 1
-  read -r group state <<<"$found"
-  if [ -z "$group" ] || [ "$group" = None ]; then
-    log "instance $1 is in no Auto Scaling group yet"
-    return 1
-  fi
-  if [ "$state" = Pending ]; then
-    log "instance $1 of $group is Pending: its launch hook does not wait yet"
-    return 1
-  fi
-  echo "$group $state"
-}
-
-complete_launch_hook() {
-  local id found group state
-  id=$(imds instance-id)
-  found=$(retry launch_hook_state "$id") || return 1
-  read -r group state <<<"$found"
-  if [ "$state" != Pending:Wait ]; then
-    log "instance $id of $group is $state: no launch hook to complete"
-    return 0
-  fi
-  log "instance $id has joined: completing the launch hook $LAUNCH_HOOK of $group"
-  retry complete_launch_action "$group" "$id"
-}
-
-complete_launch_action() {
-  local err found state
-  if err=$(aws autoscaling complete-lifecycle-action --region "$REGION" --auto-scaling-group-name "$1" \
-    --lifecycle-hook-name "$LAUNCH_HOOK" --instance-id "$2" --lifecycle-action-result CONTINUE 2>&1 >/dev/null); then
-    return 0
-  fi
-  case "$err" in
-  *"No active Lifecycle Action found"*)
-    found=$(aws autoscaling describe-auto-scaling-instances --region "$REGION" --instance-ids "$2" \
-      --query 'AutoScalingInstances[0].[AutoScalingGroupName,LifecycleState]' --output text) || return 1
-    read -r _ state <<<"$found"
-    if [ -n "$state" ] && [ "$state" != Pending:Wait ]; then
-      log "instance $2 is $state: its launch hook $LAUNCH_HOOK was completed already"
-      return 0
-    fi
-    log "instance $2 is ${state:-in no state} yet Auto Scaling finds no action of the launch hook $LAUNCH_HOOK of $1"
-    ;;
-  esac
-  printf '%s\n' "$err" >&2
-  return 1
-}
-
 run_steps() {
   trap on_exit EXIT
   log "instance group $INSTANCE_GROUP ($ROLE) of $CLUSTER_NAME, config hash $BOOTSTRAP_CONFIG_HASH"
@@ -1237,6 +1401,7 @@ run_steps() {
   step encryption-config write_encryption_config
   step admin-authenticator prepare_authenticator
   step kubelet configure_kubelet
+  step etcd-leave arm_etcd_leave
   step join join_cluster
   step bootstrap-tokens retire_bootstrap_tokens
   step shared-pki share_control_plane_pki

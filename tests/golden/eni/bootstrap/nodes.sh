@@ -363,6 +363,10 @@ role_part() {
   if declare -F "$1" >/dev/null; then "$1"; fi
 }
 
+role_around() {
+  if declare -F "$1" >/dev/null; then "$@"; else "${@:2}"; fi
+}
+
 kubeadm_join() {
   wait_for_api
   role_part before_member_join
@@ -370,7 +374,7 @@ kubeadm_join() {
   credential=$(join_credential)
   write_file "$JOIN_CREDENTIAL_FILE" 0600 <<<"$credential"
   kubeadm_config kubeadm_join_configuration | write_file "$KUBERNETES_DIR/kubeadm.yaml" 0600
-  kubeadm join --config "${BOOTSTRAP_ROOT:-}$KUBERNETES_DIR/kubeadm.yaml" || status=$?
+  role_around during_member_join kubeadm join --config "${BOOTSTRAP_ROOT:-}$KUBERNETES_DIR/kubeadm.yaml" || status=$?
   rm -f "${BOOTSTRAP_ROOT:-}$JOIN_CREDENTIAL_FILE" "${BOOTSTRAP_ROOT:-}$KUBERNETES_DIR/kubeadm.yaml"
   if [ "$status" -ne 0 ]; then return "$status"; fi
   role_part after_member_join
