@@ -201,7 +201,7 @@ esac`,
 "snapshot restore "*)
   [ -s "$3" ] || { echo "Error: open $3: no such file or directory" >&2; exit 1; }
   data=""; for ((i = 4; i <= $#; i++)); do [ "\${!i}" = --data-dir ] && { j=$((i + 1)); data=\${!j}; }; done
-  [ -n "$data" ] && [ ! -e "$data" ] || { echo "Error: data-dir \"$data\" exists" >&2; exit 1; }
+  [ -n "$data" ] && [ ! -e "$data" ] || { echo "Error: data-dir $data exists" >&2; exit 1; }
   mkdir -p "$data/member/snap" && echo "\${*:4}" >>"$STANDIN_STATE/etcd-restored";;
 *) exit 1;;
 esac`,
