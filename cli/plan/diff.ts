@@ -88,6 +88,7 @@ const isAtOrBelow = (path: string, key: string): boolean =>
  */
 interface Target {
   name: string;
+  urn: string;
   find: (value: string) => { held: string; what: string } | undefined;
 }
 
@@ -103,12 +104,14 @@ function targetOf(c: ResourceChange, before: Plan): Target {
   if (typeof installerKey === "string")
     return {
       name: c.name,
+      urn: c.urn,
       find: (value) => (value.includes(installerKey) ? { held: installerKey, what: "key" } : undefined),
     };
   const id = mockId(c.type, c.name);
   const dnsName = new RegExp(`${mockDnsLabel(c.name)}\\.[a-z0-9.-]+`);
   return {
     name: c.name,
+    urn: c.urn,
     find: (value) => {
       if (value === id || value.endsWith(arnSuffix(c))) return { held: id, what: "ID" };
       const host = dnsName.exec(value)?.[0];
@@ -176,9 +179,9 @@ function cascade(changes: Map<string, ResourceChange>, before: Plan, after: Plan
       if (current && (current.op === "create" || current.op === "delete")) continue;
       const refs: Reference[] = [];
       referencePaths(scannedInputs(r), "", targets, refs);
-      // Never itself: an installer's own key input holds its key.
+      // Never itself (an installer's own key input holds its key); names repeat across types, URNs do not.
       const fresh = refs.filter(
-        (ref) => ref.target.name !== r.name && !current?.changes.some((c) => c.path === ref.path),
+        (ref) => ref.target.urn !== r.urn && !current?.changes.some((c) => c.path === ref.path),
       );
       if (fresh.length === 0) continue;
       const entry = current ?? { op: "update", urn: r.urn, type: r.type, name: r.name, changes: [], causes: [] };

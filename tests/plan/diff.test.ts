@@ -107,6 +107,12 @@ describe("plan diff", () => {
     const balancers = diff.changes.filter((c) => c.type === "aws:lb/loadBalancer:LoadBalancer");
     expect(balancers.map((c) => c.op)).to.deep.equal(["replace", "replace"]);
     expect(texts(diff).some((r) => r.startsWith("warning: The API endpoints change"))).to.equal(true);
+    // A subnet's route table association shares its name, and is replaced with it (subnetId forces it).
+    const associations = diff.changes.filter(
+      (c) => c.type === "aws:ec2/routeTableAssociation:RouteTableAssociation" && c.name.startsWith("network-private-"),
+    );
+    expect(associations.length).to.be.greaterThan(0);
+    for (const a of associations) expect([a.name, a.op]).to.deep.equal([a.name, "replace"]);
   });
 
   it("reordering zones moves no subnet, and order-only changes to set-typed inputs are no changes", async () => {
