@@ -42,8 +42,7 @@ function controlPlaneStateStatements(spec: ClusterSpec, at: AwsCoordinates): Sta
       Resource: `${bucket}/${LATEST_SNAPSHOT_KEY}`,
     },
     {
-      // ... and asks first whether it exists: S3 answers 404 for a missing key only to a caller that may
-      // list it (403 otherwise), so listing that one key (latest_snapshot_exists).
+      // ... and asks first whether it exists, by listing that one key (latest_snapshot_exists).
       Sid: "ControlPlaneStateLatestSnapshotList",
       Effect: "Allow",
       Action: ["s3:ListBucket"],

@@ -199,7 +199,8 @@ export function renderLoader(target: LoaderTarget): string {
     "set -euo pipefail",
     'export PATH="$PATH:/snap/bin" AWS_RETRY_MODE=standard AWS_MAX_ATTEMPTS=10',
     `retry="\${LOADER_RETRY_SECONDS:-${LOADER_RETRY_SECONDS}}"`,
-    'until snap install aws-cli --classic; do sleep "$retry"; done',
+    // snapd can hang on a change: each try is bounded.
+    'until timeout 300 snap install aws-cli --classic; do sleep "$retry"; done',
     "installer=$(mktemp)",
     `until aws s3 cp --region ${q(target.region)} --only-show-errors ${q(`s3://${target.bucket}/${target.key}`)} "$installer" &&`,
     `  echo ${q(target.sha256)}"  $installer" | sha256sum -c --quiet; do sleep "$retry"; done`,

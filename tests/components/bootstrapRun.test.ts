@@ -706,6 +706,49 @@ describe("control-plane bootstrap and the cluster's state, run as systemd runs i
     ]);
   });
 
+  it("the record's owner gone, but a member at another running control-plane instance answers: no init; none answers: the cluster is created again", async () => {
+    // A member still in its launch hook, in standby or terminating is no InService instance, yet a voter.
+    const gone = (aws: AwsFake) => {
+      othersRecord(aws, "terminated");
+      controlPlaneAt("10.0.12.50")(aws);
+    };
+    const answering = await boot(userDataFor(specWith({}), FIRST), NO_API, 1, { aws: gone });
+    expect(answering.service.status).to.equal(1);
+    expect(kubeadmRuns(answering.node).filter((l) => /^kubeadm (init|join) --/.test(l))).to.deep.equal([]);
+    expect(initRecord(answering.node)).to.match(/^i-0aaaaaaaaaaaaaaaa /);
+    expect(
+      lines(answering.node).some((l) =>
+        /^etcdctl --endpoints=https:\/\/10\.0\.12\.50:2379 .* endpoint status -w json$/.test(l),
+      ),
+    ).to.equal(true);
+    const silent = await boot(userDataFor(specWith({}), FIRST), { ...NO_API, STANDIN_ETCD_DOWN: "1" }, 1, {
+      aws: gone,
+    });
+    expect(silent.service.status, silent.service.stderr).to.equal(0);
+    expect(initRecord(silent.node)).to.match(new RegExp(`^${silent.node.instance.id} `));
+    expect(kubeadmRuns(silent.node).filter((l) => /^kubeadm init --/.test(l))).to.have.length(1);
+  });
+
+  it("two nodes finding the record stale: only the one that creates the succession record takes it over", async () => {
+    const succession = `${INIT_RECORD}-succession-i-0aaaaaaaaaaaaaaaa`;
+    const lost = await boot(userDataFor(specWith({}), FIRST), NO_API, 1, {
+      aws: (aws) => {
+        othersRecord(aws, "terminated");
+        aws.putParameter(succession, "i-0ccccccccccccccccc 2026-01-01T00:00:00Z", "String");
+      },
+    });
+    expect(lost.service.status).to.equal(1);
+    expect(initRecord(lost.node)).to.match(/^i-0aaaaaaaaaaaaaaaa /);
+    expect(kubeadmRuns(lost.node)).to.deep.equal([]);
+    const won = await boot(userDataFor(specWith({}), FIRST), NO_API, 1, {
+      aws: (aws) => othersRecord(aws, "terminated"),
+    });
+    expect(won.service.status, won.service.stderr).to.equal(0);
+    const value = won.node.aws.parameters.get(succession)?.value ?? "";
+    expect(value.split(" ")[0]).to.equal(won.node.instance.id);
+    expect(initRecord(won.node).split(" ")[0]).to.equal(won.node.instance.id);
+  });
+
   it("a joining control-plane node's launch hook gets heartbeats while kubeadm join runs, and once after; not past a run's bound from boot", async () => {
     zone = "us-east-1b";
     const heartbeatsAround = (node: Node) => {

@@ -79,7 +79,7 @@ describe("control-plane state IAM, simulated", () => {
       expect(await may(node, "s3:GetObject", key), key).to.equal(false);
     }
     // A node that creates the cluster again restores the latest snapshot (bootstrap/etcd.sh), and no other;
-    // it asks first whether it exists, which S3 answers 404 only to a caller that may list that key.
+    // it asks first whether it exists, listing that key alone.
     expect(await may(cp, "s3:GetObject", latest)).to.equal(true);
     expect(await may(cp, "s3:GetObject", object)).to.equal(false);
     const list = (role: typeof cp, prefix?: string) =>

@@ -184,19 +184,19 @@ function scriptModules(role: RoleKind, spec: ClusterSpec): BootstrapModule[] {
 /**
  * Every `aws <service> <command>` the modules run, as IAM actions (`get-parameter` → `GetParameter`). The CLI's
  * `s3 cp` is PutObject to an `s3://` destination and GetObject from an `s3://` source (one or the other,
- * checked here); `s3api head-object` is authorised as GetObject (S3 API Reference, HeadObject).
+ * checked here); `s3api list-objects-v2` is authorised as ListBucket (S3 API Reference, ListObjectsV2).
  */
 function awsCalls(modules: BootstrapModule[]): string[] {
   const lines = modules.flatMap((m) => moduleSource(m).split("\n"));
   const actions: string[] = [];
   for (const line of lines) {
-    for (const [, service, command] of line.matchAll(/\baws ([a-z0-9-]+) ([a-z-]+)/g)) {
+    for (const [, service, command] of line.matchAll(/\baws ([a-z0-9-]+) ([a-z0-9-]+)/g)) {
       if (service === "s3" && command === "cp") {
         const upload = /"s3:\/\/[^"]*"$/.test(line);
         const download = /"s3:\/\/[^"]*" "[^"]*"( &&)?$/.test(line);
         expect(upload !== download, `an s3 cp that uploads or downloads: ${line.trim()}`).to.equal(true);
         actions.push(upload ? "s3:PutObject" : "s3:GetObject");
-      } else if (service === "s3api" && command === "head-object") actions.push("s3:GetObject");
+      } else if (service === "s3api" && command === "list-objects-v2") actions.push("s3:ListBucket");
       else actions.push(`${service}:${command.replace(/(^|-)([a-z])/g, (_, __, c: string) => c.toUpperCase())}`);
     }
   }
@@ -277,8 +277,9 @@ describe("statement sources, one per feature", () => {
       "ssm:DeleteParameter": [[credential]],
       "iam:GetRole": [[nodeRoleArn(spec, AT)]],
       "s3:PutObject": [[`${bucket}/etcd/20260101T000000Z.db`]],
-      // The latest snapshot, restored (and first asked for, which S3 answers 404 only to a lister of its key).
+      // The latest snapshot, looked for by listing its key alone, and restored.
       "s3:GetObject": [[`${bucket}/${LATEST_SNAPSHOT_KEY}`]],
+      "s3:ListBucket": [[bucket, { "s3:prefix": LATEST_SNAPSHOT_KEY }]],
       "ec2:DescribeInstances": [["*"]],
       "autoscaling:DescribeAutoScalingInstances": [["*"]],
       "autoscaling:CompleteLifecycleAction": [group(controlPlaneGroupTags)],

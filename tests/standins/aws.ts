@@ -33,6 +33,8 @@ export interface Instance {
   lifecycleState?: string;
   /** Asks of DescribeAutoScalingInstances that still find it `Pending`, before its launch hook holds it. */
   pendingAsks?: number;
+  /** Its health in its Auto Scaling group (DescribeAutoScalingInstances' HealthStatus): HEALTHY unless set. */
+  health?: "HEALTHY" | "UNHEALTHY";
   /** RecordLifecycleActionHeartbeat calls accepted for it. */
   heartbeats: number;
   /** The launch template version it was launched from, in its group. */
@@ -341,7 +343,12 @@ export class AwsFake {
             instance.pendingAsks--;
             state = "Pending";
           }
-          return { InstanceId: instance.id, AutoScalingGroupName: instance.group, LifecycleState: state };
+          return {
+            InstanceId: instance.id,
+            AutoScalingGroupName: instance.group,
+            LifecycleState: state,
+            HealthStatus: instance.health ?? "HEALTHY",
+          };
         }),
       };
     },
@@ -429,10 +436,14 @@ export class AwsFake {
       if (!body) throw new AwsError("404", `Key "${p.Key}" does not exist`, 404);
       return { Body: body };
     },
-    // The object's metadata, or 404 (S3 API Reference, HeadObject).
-    "s3:HeadObject": (p) => {
-      if (!this.objects.has(`${p.Bucket}/${p.Key}`)) throw new AwsError("404", "Not Found", 404);
-      return { ContentLength: this.objects.get(`${p.Bucket}/${p.Key}`)!.length };
+    // The bucket's keys under the prefix, in key order; none is no Contents at all (S3 API Reference,
+    // ListObjectsV2).
+    "s3:ListObjectsV2": (p) => {
+      const keys = [...this.objects.keys()]
+        .filter((k) => k.startsWith(`${p.Bucket}/${p.Prefix ?? ""}`))
+        .map((k) => k.slice(p.Bucket.length + 1))
+        .sort();
+      return keys.length ? { Contents: keys.map((Key) => ({ Key })) } : {};
     },
     // Each object is stored whole under its key; a second upload replaces it (S3 PutObject).
     "s3:PutObject": (p) => {
@@ -590,7 +601,7 @@ const COMMANDS: Record<string, { action: string; operation: string }> = {
   },
   "cloudwatch put-metric-data": { action: "monitoring:PutMetricData", operation: "PutMetricData" },
   "s3 cp": { action: "s3:PutObject", operation: "PutObject" },
-  "s3api head-object": { action: "s3:HeadObject", operation: "HeadObject" },
+  "s3api list-objects-v2": { action: "s3:ListObjectsV2", operation: "ListObjectsV2" },
 };
 
 /** Options that take no value, and those that take several (up to the next option). */

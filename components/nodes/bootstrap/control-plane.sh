@@ -65,13 +65,16 @@ share_control_plane_pki() {
 
 # The init record (INIT_RECORD, an SSM parameter): "INSTANCE TIME [restore]", created by the one node that
 # runs kubeadm init, without --overwrite, which SSM makes atomic: of two nodes racing, one creates it and the
-# other fails. While the cluster it created may still run, no other node creates one. Once every member is
-# lost it is stale: its owner's instance is gone (terminated, or no longer known to EC2) and no other
-# control-plane instance is InService (an instance goes InService only once it has joined: launch-hook.sh).
-# The first zone's next node then takes it over (--overwrite: only that zone's one group inits, and it runs a
-# second instance only while the first is still running), marked "restore" when the cluster's latest snapshot
-# exists: kubeadm init then starts from that snapshot (kubeadm_init), so a cluster that lost every member comes
-# back with what it last saved, and one whose first node never went into service is created again.
+# other fails. While the cluster it created may still run, no other node creates one. It is stale once every
+# member is lost: its owner is not running healthy (terminated, stopped, unknown to EC2, or counted unhealthy
+# by Auto Scaling, which replaces it), and the etcd of no other running control-plane instance answers (a
+# member still in its launch hook, in standby or terminating counts). The first zone's next node then takes
+# it over: a succession record named after the stale owner, created without --overwrite, picks one node of
+# any that race; the winner overwrites the record, marked "restore" when the cluster's latest snapshot exists:
+# kubeadm init then starts from that snapshot (kubeadm_init). So a cluster that lost every member comes back
+# with what it last saved, and one whose first node never went into service is created again. A cluster with
+# a member left but no quorum is not restored over: that member's data is newer (etcd's --force-new-cluster,
+# by hand: docs/operations.md).
 
 # init_record_value: the record's value, or "none". Fails when SSM cannot say (never taken for "none": that
 # would create a second cluster).
@@ -87,7 +90,7 @@ init_record_owner() {
 # init_record_state: "none" (no record), "own" (this instance's: its bootstrap retried after a kubeadm init
 # that failed), "stale" (every member lost, above) or "held" (another instance's, whose cluster may run).
 init_record_state() {
-  local owner own ids states
+  local owner own state health addresses
   owner=$(init_record_owner) || return 1
   own=$(imds instance-id) || return 1
   case "$owner" in
@@ -96,25 +99,43 @@ init_record_state() {
     return 0
     ;;
   esac
-  # The owner's state, and the cluster's other control-plane instances that still run.
-  states=$(retry aws ec2 describe-instances --region "$REGION" --filters "Name=instance-id,Values=$owner" \
+  state=$(retry aws ec2 describe-instances --region "$REGION" --filters "Name=instance-id,Values=$owner" \
     --query 'Reservations[].Instances[].State.Name' --output text) || return 1
-  if [[ ! $states =~ ^(|shutting-down|terminated)$ ]]; then
+  health=$(retry aws autoscaling describe-auto-scaling-instances --region "$REGION" --instance-ids "$owner" \
+    --query 'AutoScalingInstances[].HealthStatus' --output text) || return 1
+  if [[ $state =~ ^(pending|running)$ ]] && [ "$health" != UNHEALTHY ]; then
     echo held
     return 0
   fi
-  ids=$(retry aws ec2 describe-instances --region "$REGION" \
-    --filters "Name=tag:$CLUSTER_TAG,Values=$CLUSTER_NAME" "Name=tag:$CONTROL_PLANE_TAG,Values=1" \
-    "Name=instance-state-name,Values=pending,running" --query 'Reservations[].Instances[].InstanceId' --output text) ||
-    return 1
-  # shellcheck disable=SC2086 # one word per instance id
-  mapfile -t ids < <(others "$own" $ids)
-  states=""
-  if [ "${#ids[@]}" -gt 0 ]; then
-    states=$(retry aws autoscaling describe-auto-scaling-instances --region "$REGION" --instance-ids "${ids[@]}" \
-      --query 'AutoScalingInstances[].LifecycleState' --output text) || return 1
-  fi
-  if [[ $states == *InService* ]]; then echo held; else echo stale; fi
+  addresses=$(etcd_control_plane_addresses) || return 1
+  # shellcheck disable=SC2046,SC2086 # one word per address
+  if etcd_answers_at $(others "$(imds local-ipv4)" $addresses); then echo held; else echo stale; fi
+}
+
+# etcd_answers_at ADDRESS...: succeeds when the etcd member at one of the addresses answers (its status, which
+# a member gives without quorum too), asked with the cluster's etcd CA; fails when none does. No member can
+# have joined before the cluster's keys were stored: then none is asked.
+etcd_answers_at() {
+  local address stored
+  if [ "$#" -eq 0 ]; then return 1; fi
+  stored=$(shared_pki_stored) || return 0
+  if [ "$stored" = no ]; then return 1; fi
+  # Unsure is "answers": never taken for a cluster gone.
+  fetch_shared_pki || return 0
+  etcd_client_certificate || return 0
+  for address in "$@"; do
+    if etcdctl_at "https://$address:$ETCD_CLIENT_PORT" endpoint status -w json >/dev/null 2>&1; then
+      log "the etcd member at $address answers: the cluster runs"
+      return 0
+    fi
+  done
+  return 1
+}
+
+# others SELF WORD...: the words that are not SELF, one a line.
+others() {
+  local word
+  for word in "${@:2}"; do if [ "$word" != "$1" ]; then echo "$word"; fi; done
 }
 
 # init_record_exists: "yes" when another instance holds the record (join_mode never inits then); "no" when
@@ -125,34 +146,49 @@ init_record_exists() {
   if [ "$state" = held ]; then echo yes; else echo no; fi
 }
 
-# claim_init_record: creates the record, takes over a stale one (marked "restore" when the latest snapshot
-# exists), or finds it this instance's own. Fails when another instance holds it.
+# claim_init_record: prints the record this node holds: it creates it, takes over a stale one (marked
+# "restore" when the latest snapshot exists), or finds it its own. Fails when another instance holds it, when
+# another node won the takeover, or when this instance is being terminated.
 claim_init_record() {
-  local state value overwrite=() snapshot
+  local state value owner succession snapshot
   state=$(init_record_state) || return 1
   value="$(imds instance-id) $(date -u +%Y-%m-%dT%H:%M:%SZ)"
   case "$state" in
-  own) return 0 ;;
+  own)
+    init_record_value
+    return
+    ;;
   held) return 1 ;;
   stale)
+    if [ "$(imds autoscaling/target-lifecycle-state 2>/dev/null || true)" = Terminated ]; then return 1; fi
+    owner=$(init_record_owner) || return 1
+    succession="$INIT_RECORD-succession-$owner"
+    if ! put_parameter String "$succession" "$value" >/dev/null; then
+      [ "$(parameter_or_none "$succession")" = "$value" ] || return 1
+    fi
     snapshot=$(latest_snapshot_exists) || return 1
     if [ "$snapshot" = yes ]; then value+=" restore"; fi
-    log "every member of the cluster is lost (the init record's owner is gone): taking the record over (latest snapshot: $snapshot)"
-    overwrite=(--overwrite)
+    log "every member of the cluster is lost (the init record's owner $owner is gone): taking the record over (latest snapshot: $snapshot)"
+    put_parameter String "$INIT_RECORD" "$value" --overwrite || return 1
+    ;;
+  none)
+    if ! put_parameter String "$INIT_RECORD" "$value"; then
+      # A creation whose answer was lost, and the CLI's retry refused as ParameterAlreadyExists.
+      [ "$(init_record_owner)" = "$(imds instance-id)" ] || return 1
+      init_record_value
+      return
+    fi
     ;;
   esac
-  if put_parameter String "$INIT_RECORD" "$value" "${overwrite[@]}"; then return 0; fi
-  # A creation whose answer was lost, and the CLI's retry refused as ParameterAlreadyExists.
-  [ "$(init_record_owner)" = "$(imds instance-id)" ]
+  echo "$value"
 }
 
 kubeadm_init() {
-  if ! claim_init_record; then
+  local stored value ignore=()
+  if ! value=$(claim_init_record); then
     log "the init record $INIT_RECORD is another node's, or AWS did not answer: not creating a cluster"
     return 1
   fi
-  local stored value ignore=()
-  value=$(init_record_value) || return 1
   if [[ $value == *" restore" ]]; then
     log "restoring the cluster from its latest snapshot"
     etcd_restore_latest || return 1
@@ -219,34 +255,47 @@ launch_hook_heartbeat() {
     --auto-scaling-group-name "$group" --instance-id "$id"
 }
 
-# during_member_join COMMAND...: runs COMMAND (kubeadm join), with a heartbeat of this instance's launch hook
-# every LAUNCH_HEARTBEAT_SECONDS while it runs and once after. kubeadm adds this node's member as a learner and
-# promotes it inside the join; were the join deadline to fall between the promotion and the hook's
-# completion, Auto Scaling would terminate a voting member, and with one control-plane node mid-refresh (two
-# voters) take quorum with it. Within LAUNCH_HEARTBEATS_SECONDS of boot only: a node whose joins keep failing
-# is still abandoned.
-during_member_join() {
-  local beats="" status=0 uptime
-  read -r uptime _ <"${BOOTSTRAP_ROOT:-}/proc/uptime"
-  if [ "${uptime%.*}" -lt "$LAUNCH_HEARTBEATS_SECONDS" ]; then
-    # The pause is a child the loop waits for, so that the loop's TERM ends it too.
-    (
-      trap 'kill "$pause" 2>/dev/null; exit 0' TERM
-      while launch_hook_heartbeat; do
-        sleep "$LAUNCH_HEARTBEAT_SECONDS" &
-        pause=$!
-        wait "$pause"
-      done
-    ) &
-    beats=$!
-  fi
+# while_heartbeating BEAT... -- COMMAND...: runs COMMAND, with BEAT (one heartbeat of a lifecycle hook) before it
+# and every LAUNCH_HEARTBEAT_SECONDS while it runs; a heartbeat that fails is tried again next time round.
+while_heartbeating() {
+  local beat=() beats status=0
+  while [ "$1" != -- ]; do
+    beat+=("$1")
+    shift
+  done
+  shift
+  "${beat[@]}" || true
+  # The pause is a child the loop waits for, so that the loop's TERM ends it too.
+  (
+    trap 'kill "$pause" 2>/dev/null; exit 0' TERM
+    while :; do
+      sleep "$LAUNCH_HEARTBEAT_SECONDS" &
+      pause=$!
+      wait "$pause"
+      "${beat[@]}" || true
+    done
+  ) &
+  beats=$!
   "$@" || status=$?
-  if [ -n "$beats" ]; then
-    kill "$beats" 2>/dev/null || true
-    wait "$beats" 2>/dev/null || true
-    if [ "$status" -eq 0 ]; then launch_hook_heartbeat || true; fi
-  fi
+  kill "$beats" 2>/dev/null || true
+  wait "$beats" 2>/dev/null || true
   return "$status"
+}
+
+# during_member_join COMMAND...: runs COMMAND (kubeadm join) while_heartbeating this instance's launch hook,
+# and one heartbeat after. kubeadm adds this node's member as a learner and promotes it inside the join; were
+# the join deadline to fall between the promotion and the hook's completion, Auto Scaling would terminate a
+# voting member, and with one control-plane node mid-refresh (two voters) take quorum with it. Within
+# LAUNCH_HEARTBEATS_SECONDS of boot only: a node whose joins keep failing is still abandoned.
+during_member_join() {
+  local uptime
+  read -r uptime _ <"${BOOTSTRAP_ROOT:-}/proc/uptime"
+  if [ "${uptime%.*}" -ge "$LAUNCH_HEARTBEATS_SECONDS" ]; then
+    "$@"
+    return
+  fi
+  while_heartbeating launch_hook_heartbeat -- "$@" || return
+  launch_hook_heartbeat || true
 }
 
 # after_member_join: the API's name pinned to this node's own API server, once the join no longer needs the
@@ -293,12 +342,17 @@ leave_etcd_on_termination() {
   else
     log "instance $id terminating: its node is drained, then its etcd member leaves"
     wait_for_drain "$1" "$group" "$id"
-    last=$(retry last_control_plane_instance) || last=no
-    if [ "$last" = yes ]; then save_final_snapshot "$1" "$group" "$id"; fi
-    until etcd_remove_members self; do
-      log "the etcd member has not left: keeping the instance"
-      hold_instance "$1" "$group" "$id"
-    done
+    # The last member has no one to leave: its snapshot is what the next node restores. Asked of the member
+    # itself: a replacement Auto Scaling launches meanwhile is no member yet.
+    last=$(retry etcd_sole_member) || last=no
+    if [ "$last" = yes ]; then
+      save_final_snapshot "$1" "$group" "$id"
+    else
+      until etcd_remove_members self; do
+        log "the etcd member has not left: keeping the instance"
+        hold_instance "$1" "$group" "$id"
+      done
+    fi
   fi
   retry aws autoscaling complete-lifecycle-action --region "$REGION" --lifecycle-hook-name "$1" \
     --auto-scaling-group-name "$group" --instance-id "$id" --lifecycle-action-result CONTINUE
@@ -311,30 +365,15 @@ arm_etcd_leave() {
   systemctl start --no-block etcd-leave.service
 }
 
-# last_control_plane_instance: "yes" when no other control-plane instance of the cluster is pending or
-# running: this member is the cluster's last.
-last_control_plane_instance() {
-  local own found
-  own=$(imds local-ipv4) || return 1
-  found=$(etcd_control_plane_addresses) || return 1
-  # shellcheck disable=SC2086 # one word per address
-  if [ -z "$(others "$own" $found)" ]; then echo yes; else echo no; fi
-}
-
-# others SELF WORD...: the words that are not SELF, one a line.
-others() {
-  local word
-  for word in "${@:2}"; do if [ "$word" != "$1" ]; then echo "$word"; fi; done
-}
-
 # save_final_snapshot HOOK GROUP ID: the last member's snapshot, through the etcd-backup unit, before its
-# instance goes: the next node restores it (kubeadm_init), so a one-node control plane terminated through
-# Auto Scaling loses only what its API took after this. FINAL_SNAPSHOT_TRIES tries, the instance held
-# meanwhile; then it goes anyway, and the next node restores the timer's last snapshot.
+# instance goes, the termination hook HOOK kept alive meanwhile (a large database takes longer than its
+# heartbeat timeout): the next node restores it (kubeadm_init), so a one-node control plane terminated through
+# Auto Scaling loses only what its API took after this. FINAL_SNAPSHOT_TRIES tries; then it goes anyway, and
+# the next node restores the timer's last snapshot.
 save_final_snapshot() {
   local try
   for ((try = 1; try <= FINAL_SNAPSHOT_TRIES; try++)); do
-    if systemctl start etcd-backup.service; then
+    if while_heartbeating termination_heartbeat "$@" -- systemctl start etcd-backup.service; then
       log "saved the last member's snapshot"
       return 0
     fi
@@ -363,9 +402,14 @@ wait_for_drain() {
 # hold_instance HOOK GROUP ID: a heartbeat of the instance's termination hook HOOK (it restarts the hook's
 # timeout), then a pause of ETCD_LEAVE_RETRY_SECONDS. A heartbeat that fails is tried again next time round.
 hold_instance() {
-  aws autoscaling record-lifecycle-action-heartbeat --region "$REGION" --lifecycle-hook-name "$1" \
-    --auto-scaling-group-name "$2" --instance-id "$3" || true
+  termination_heartbeat "$@" || true
   sleep "$ETCD_LEAVE_RETRY_SECONDS"
+}
+
+# termination_heartbeat HOOK GROUP ID: one heartbeat of the instance's termination hook HOOK.
+termination_heartbeat() {
+  aws autoscaling record-lifecycle-action-heartbeat --region "$REGION" --lifecycle-hook-name "$1" \
+    --auto-scaling-group-name "$2" --instance-id "$3"
 }
 
 # renewal_turn NOW: "yes" when the UTC day of NOW (seconds since the epoch) is this node's turn to renew its

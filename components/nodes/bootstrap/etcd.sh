@@ -184,24 +184,26 @@ etcd_backup() {
   log "uploaded etcd snapshot $key (and as $LATEST_SNAPSHOT_KEY)"
 }
 
-# latest_snapshot_exists: "yes" when the backup bucket holds LATEST_SNAPSHOT_KEY. S3 answers 404 for a missing
-# key only to a caller that may list it (the control-plane role may, for that key's prefix alone); fails on
-# any other error, which is never taken for "no": that would create the cluster again empty.
+# latest_snapshot_exists: "yes" when the backup bucket holds LATEST_SNAPSHOT_KEY, from a listing of that key
+# alone (the control-plane role may list no other prefix). Fails when S3 does not answer, which is never
+# taken for "no": that would create the cluster again empty.
 latest_snapshot_exists() {
-  local errors status=0
-  errors=$(mktemp)
-  aws s3api head-object --region "$REGION" --bucket "$BACKUP_BUCKET" --key "$LATEST_SNAPSHOT_KEY" >/dev/null 2>"$errors" ||
-    status=$?
-  if [ "$status" -eq 0 ]; then
+  local keys
+  keys=$(retry aws s3api list-objects-v2 --region "$REGION" --bucket "$BACKUP_BUCKET" --prefix "$LATEST_SNAPSHOT_KEY" \
+    --query 'Contents[].Key' --output text) || return 1
+  if [[ " $keys " == *[[:space:]]"$LATEST_SNAPSHOT_KEY"[[:space:]]* ]]; then echo yes; else echo no; fi
+}
+
+# etcd_sole_member: "yes" when this node's member is the only one its etcd lists, else "no". Fails when it
+# does not answer.
+etcd_sole_member() {
+  local list
+  list=$(etcdctl_at "https://127.0.0.1:$ETCD_CLIENT_PORT" member list -w json --hex) || return 1
+  if [ "$(etcd_json_rows '((m["ID"],) for m in data["members"])' <<<"$list" | wc -l)" -eq 1 ]; then
     echo yes
-  elif grep -q '(404)' "$errors"; then
-    echo no
-    status=0
   else
-    log "cannot tell whether $BACKUP_BUCKET holds $LATEST_SNAPSHOT_KEY: $(cat "$errors")"
+    echo no
   fi
-  rm -f "$errors"
-  return "$status"
 }
 
 # etcd_restore_latest: the latest snapshot, verified by etcdutl, restored into /var/lib/etcd as a one-member

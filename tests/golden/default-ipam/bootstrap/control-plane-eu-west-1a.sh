@@ -785,20 +785,20 @@ etcd_backup() {
 }
 
 latest_snapshot_exists() {
-  local errors status=0
-  errors=$(mktemp)
-  aws s3api head-object --region "$REGION" --bucket "$BACKUP_BUCKET" --key "$LATEST_SNAPSHOT_KEY" >/dev/null 2>"$errors" ||
-    status=$?
-  if [ "$status" -eq 0 ]; then
+  local keys
+  keys=$(retry aws s3api list-objects-v2 --region "$REGION" --bucket "$BACKUP_BUCKET" --prefix "$LATEST_SNAPSHOT_KEY" \
+    --query 'Contents[].Key' --output text) || return 1
+  if [[ " $keys " == *[[:space:]]"$LATEST_SNAPSHOT_KEY"[[:space:]]* ]]; then echo yes; else echo no; fi
+}
+
+etcd_sole_member() {
+  local list
+  list=$(etcdctl_at "https://127.0.0.1:$ETCD_CLIENT_PORT" member list -w json --hex) || return 1
+  if [ "$(etcd_json_rows '((m["ID"],) for m in data["members"])' <<<"$list" | wc -l)" -eq 1 ]; then
     echo yes
-  elif grep -q '(404)' "$errors"; then
-    echo no
-    status=0
   else
-    log "cannot tell whether $BACKUP_BUCKET holds $LATEST_SNAPSHOT_KEY: $(cat "$errors")"
+    echo no
   fi
-  rm -f "$errors"
-  return "$status"
 }
 
 etcd_restore_latest() {
@@ -1134,7 +1134,7 @@ init_record_owner() {
 }
 
 init_record_state() {
-  local owner own ids states
+  local owner own state health addresses
   owner=$(init_record_owner) || return 1
   own=$(imds instance-id) || return 1
   case "$owner" in
@@ -1143,24 +1143,38 @@ init_record_state() {
     return 0
     ;;
   esac
-  states=$(retry aws ec2 describe-instances --region "$REGION" --filters "Name=instance-id,Values=$owner" \
+  state=$(retry aws ec2 describe-instances --region "$REGION" --filters "Name=instance-id,Values=$owner" \
     --query 'Reservations[].Instances[].State.Name' --output text) || return 1
-  if [[ ! $states =~ ^(|shutting-down|terminated)$ ]]; then
+  health=$(retry aws autoscaling describe-auto-scaling-instances --region "$REGION" --instance-ids "$owner" \
+    --query 'AutoScalingInstances[].HealthStatus' --output text) || return 1
+  if [[ $state =~ ^(pending|running)$ ]] && [ "$health" != UNHEALTHY ]; then
     echo held
     return 0
   fi
-  ids=$(retry aws ec2 describe-instances --region "$REGION" \
-    --filters "Name=tag:$CLUSTER_TAG,Values=$CLUSTER_NAME" "Name=tag:$CONTROL_PLANE_TAG,Values=1" \
-    "Name=instance-state-name,Values=pending,running" --query 'Reservations[].Instances[].InstanceId' --output text) ||
-    return 1
-  # shellcheck disable=SC2086 # one word per instance id
-  mapfile -t ids < <(others "$own" $ids)
-  states=""
-  if [ "${#ids[@]}" -gt 0 ]; then
-    states=$(retry aws autoscaling describe-auto-scaling-instances --region "$REGION" --instance-ids "${ids[@]}" \
-      --query 'AutoScalingInstances[].LifecycleState' --output text) || return 1
-  fi
-  if [[ $states == *InService* ]]; then echo held; else echo stale; fi
+  addresses=$(etcd_control_plane_addresses) || return 1
+  # shellcheck disable=SC2046,SC2086 # one word per address
+  if etcd_answers_at $(others "$(imds local-ipv4)" $addresses); then echo held; else echo stale; fi
+}
+
+etcd_answers_at() {
+  local address stored
+  if [ "$#" -eq 0 ]; then return 1; fi
+  stored=$(shared_pki_stored) || return 0
+  if [ "$stored" = no ]; then return 1; fi
+  fetch_shared_pki || return 0
+  etcd_client_certificate || return 0
+  for address in "$@"; do
+    if etcdctl_at "https://$address:$ETCD_CLIENT_PORT" endpoint status -w json >/dev/null 2>&1; then
+      log "the etcd member at $address answers: the cluster runs"
+      return 0
+    fi
+  done
+  return 1
+}
+
+others() {
+  local word
+  for word in "${@:2}"; do if [ "$word" != "$1" ]; then echo "$word"; fi; done
 }
 
 init_record_exists() {
@@ -1170,30 +1184,44 @@ init_record_exists() {
 }
 
 claim_init_record() {
-  local state value overwrite=() snapshot
+  local state value owner succession snapshot
   state=$(init_record_state) || return 1
   value="$(imds instance-id) $(date -u +%Y-%m-%dT%H:%M:%SZ)"
   case "$state" in
-  own) return 0 ;;
+  own)
+    init_record_value
+    return
+    ;;
   held) return 1 ;;
   stale)
+    if [ "$(imds autoscaling/target-lifecycle-state 2>/dev/null || true)" = Terminated ]; then return 1; fi
+    owner=$(init_record_owner) || return 1
+    succession="$INIT_RECORD-succession-$owner"
+    if ! put_parameter String "$succession" "$value" >/dev/null; then
+      [ "$(parameter_or_none "$succession")" = "$value" ] || return 1
+    fi
     snapshot=$(latest_snapshot_exists) || return 1
     if [ "$snapshot" = yes ]; then value+=" restore"; fi
-    log "every member of the cluster is lost (the init record's owner is gone): taking the record over (latest snapshot: $snapshot)"
-    overwrite=(--overwrite)
+    log "every member of the cluster is lost (the init record's owner $owner is gone): taking the record over (latest snapshot: $snapshot)"
+    put_parameter String "$INIT_RECORD" "$value" --overwrite || return 1
+    ;;
+  none)
+    if ! put_parameter String "$INIT_RECORD" "$value"; then
+      [ "$(init_record_owner)" = "$(imds instance-id)" ] || return 1
+      init_record_value
+      return
+    fi
     ;;
   esac
-  if put_parameter String "$INIT_RECORD" "$value" "${overwrite[@]}"; then return 0; fi
-  [ "$(init_record_owner)" = "$(imds instance-id)" ]
+  echo "$value"
 }
 
 kubeadm_init() {
-  if ! claim_init_record; then
+  local stored value ignore=()
+  if ! value=$(claim_init_record); then
     log "the init record $INIT_RECORD is another node's, or AWS did not answer: not creating a cluster"
     return 1
   fi
-  local stored value ignore=()
-  value=$(init_record_value) || return 1
   if [[ $value == *" restore" ]]; then
     log "restoring the cluster from its latest snapshot"
     etcd_restore_latest || return 1
@@ -1240,27 +1268,39 @@ launch_hook_heartbeat() {
     --auto-scaling-group-name "$group" --instance-id "$id"
 }
 
-during_member_join() {
-  local beats="" status=0 uptime
-  read -r uptime _ <"${BOOTSTRAP_ROOT:-}/proc/uptime"
-  if [ "${uptime%.*}" -lt "$LAUNCH_HEARTBEATS_SECONDS" ]; then
-    (
-      trap 'kill "$pause" 2>/dev/null; exit 0' TERM
-      while launch_hook_heartbeat; do
-        sleep "$LAUNCH_HEARTBEAT_SECONDS" &
-        pause=$!
-        wait "$pause"
-      done
-    ) &
-    beats=$!
-  fi
+while_heartbeating() {
+  local beat=() beats status=0
+  while [ "$1" != -- ]; do
+    beat+=("$1")
+    shift
+  done
+  shift
+  "${beat[@]}" || true
+  (
+    trap 'kill "$pause" 2>/dev/null; exit 0' TERM
+    while :; do
+      sleep "$LAUNCH_HEARTBEAT_SECONDS" &
+      pause=$!
+      wait "$pause"
+      "${beat[@]}" || true
+    done
+  ) &
+  beats=$!
   "$@" || status=$?
-  if [ -n "$beats" ]; then
-    kill "$beats" 2>/dev/null || true
-    wait "$beats" 2>/dev/null || true
-    if [ "$status" -eq 0 ]; then launch_hook_heartbeat || true; fi
-  fi
+  kill "$beats" 2>/dev/null || true
+  wait "$beats" 2>/dev/null || true
   return "$status"
+}
+
+during_member_join() {
+  local uptime
+  read -r uptime _ <"${BOOTSTRAP_ROOT:-}/proc/uptime"
+  if [ "${uptime%.*}" -ge "$LAUNCH_HEARTBEATS_SECONDS" ]; then
+    "$@"
+    return
+  fi
+  while_heartbeating launch_hook_heartbeat -- "$@" || return
+  launch_hook_heartbeat || true
 }
 
 after_member_join() {
@@ -1289,12 +1329,15 @@ leave_etcd_on_termination() {
   else
     log "instance $id terminating: its node is drained, then its etcd member leaves"
     wait_for_drain "$1" "$group" "$id"
-    last=$(retry last_control_plane_instance) || last=no
-    if [ "$last" = yes ]; then save_final_snapshot "$1" "$group" "$id"; fi
-    until etcd_remove_members self; do
-      log "the etcd member has not left: keeping the instance"
-      hold_instance "$1" "$group" "$id"
-    done
+    last=$(retry etcd_sole_member) || last=no
+    if [ "$last" = yes ]; then
+      save_final_snapshot "$1" "$group" "$id"
+    else
+      until etcd_remove_members self; do
+        log "the etcd member has not left: keeping the instance"
+        hold_instance "$1" "$group" "$id"
+      done
+    fi
   fi
   retry aws autoscaling complete-lifecycle-action --region "$REGION" --lifecycle-hook-name "$1" \
     --auto-scaling-group-name "$group" --instance-id "$id" --lifecycle-action-result CONTINUE
@@ -1305,23 +1348,10 @@ arm_etcd_leave() {
   systemctl start --no-block etcd-leave.service
 }
 
-last_control_plane_instance() {
-  local own found
-  own=$(imds local-ipv4) || return 1
-  found=$(etcd_control_plane_addresses) || return 1
-  # shellcheck disable=SC2086 # one word per address
-  if [ -z "$(others "$own" $found)" ]; then echo yes; else echo no; fi
-}
-
-others() {
-  local word
-  for word in "${@:2}"; do if [ "$word" != "$1" ]; then echo "$word"; fi; done
-}
-
 save_final_snapshot() {
   local try
   for ((try = 1; try <= FINAL_SNAPSHOT_TRIES; try++)); do
-    if systemctl start etcd-backup.service; then
+    if while_heartbeating termination_heartbeat "$@" -- systemctl start etcd-backup.service; then
       log "saved the last member's snapshot"
       return 0
     fi
@@ -1344,9 +1374,13 @@ wait_for_drain() {
 }
 
 hold_instance() {
-  aws autoscaling record-lifecycle-action-heartbeat --region "$REGION" --lifecycle-hook-name "$1" \
-    --auto-scaling-group-name "$2" --instance-id "$3" || true
+  termination_heartbeat "$@" || true
   sleep "$ETCD_LEAVE_RETRY_SECONDS"
+}
+
+termination_heartbeat() {
+  aws autoscaling record-lifecycle-action-heartbeat --region "$REGION" --lifecycle-hook-name "$1" \
+    --auto-scaling-group-name "$2" --instance-id "$3"
 }
 
 renewal_turn() {
