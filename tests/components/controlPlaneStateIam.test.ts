@@ -43,6 +43,13 @@ describe("control-plane state IAM, simulated", () => {
   it("the control plane creates its own cluster's init record and stores its keys, no other parameter; workers cannot", async () => {
     expect(await may(cp, "ssm:PutParameter", record("dev.k8s.local"))).to.equal(true);
     expect(await may(cp, "ssm:GetParameter", record("dev.k8s.local"))).to.equal(true);
+    // The succession record of a stale one's takeover (bootstrap/control-plane.sh).
+    const succession = `${record("dev.k8s.local")}-succession-i-0123456789abcdef0`;
+    for (const action of ["ssm:PutParameter", "ssm:GetParameter"])
+      expect(await may(cp, action, succession), action).to.equal(true);
+    expect(await may(cp, "ssm:PutParameter", `${record("other.k8s.local")}-succession-i-0123456789abcdef0`)).to.equal(
+      false,
+    );
     expect(await may(cp, "ssm:PutParameter", record("other.k8s.local"))).to.equal(false);
     // The node that created the cluster stores the keys its kubeadm init made, and the CA's certificate: its own
     // cluster's, under those names only.
