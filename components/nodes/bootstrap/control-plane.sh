@@ -150,7 +150,7 @@ init_record_exists() {
 # "restore" when the latest snapshot exists), or finds it its own. Fails when another instance holds it, when
 # another node won the takeover, or when this instance is being terminated.
 claim_init_record() {
-  local state value owner succession snapshot
+  local state value owner succession winner snapshot
   state=$(init_record_state) || return 1
   value="$(imds instance-id) $(date -u +%Y-%m-%dT%H:%M:%SZ)"
   case "$state" in
@@ -164,7 +164,9 @@ claim_init_record() {
     owner=$(init_record_owner) || return 1
     succession="$INIT_RECORD-succession-$owner"
     if ! put_parameter String "$succession" "$value" >/dev/null; then
-      [ "$(parameter_or_none "$succession")" = "$value" ] || return 1
+      # Won before by this instance (a run that stopped after it), or by another.
+      winner=$(parameter_or_none "$succession") || return 1
+      [ "${winner%% *}" = "$(imds instance-id)" ] || return 1
     fi
     snapshot=$(latest_snapshot_exists) || return 1
     if [ "$snapshot" = yes ]; then value+=" restore"; fi

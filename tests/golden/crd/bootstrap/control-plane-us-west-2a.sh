@@ -1187,7 +1187,7 @@ init_record_exists() {
 }
 
 claim_init_record() {
-  local state value owner succession snapshot
+  local state value owner succession winner snapshot
   state=$(init_record_state) || return 1
   value="$(imds instance-id) $(date -u +%Y-%m-%dT%H:%M:%SZ)"
   case "$state" in
@@ -1201,7 +1201,8 @@ claim_init_record() {
     owner=$(init_record_owner) || return 1
     succession="$INIT_RECORD-succession-$owner"
     if ! put_parameter String "$succession" "$value" >/dev/null; then
-      [ "$(parameter_or_none "$succession")" = "$value" ] || return 1
+      winner=$(parameter_or_none "$succession") || return 1
+      [ "${winner%% *}" = "$(imds instance-id)" ] || return 1
     fi
     snapshot=$(latest_snapshot_exists) || return 1
     if [ "$snapshot" = yes ]; then value+=" restore"; fi
