@@ -102,6 +102,23 @@ function quorum(members: number, gone: number): string {
   return `Only ${staying} of ${members} members stay: etcd loses quorum, and the API stops, until new members join.`;
 }
 
+/**
+ * A control plane that becomes one member: what losing its instance unplanned will cost from now on (the
+ * config says so too, through controlPlane.acceptSingleNodeLoss).
+ */
+function singleMember(diff: PlanDiff): Risk[] {
+  const [before, after] = [controlPlaneMembers(diff.before), controlPlaneMembers(diff.after)];
+  if (after !== 1 || before === 1) return [];
+  return [
+    {
+      level: before > 1 ? "warning" : "info",
+      text:
+        "One control-plane member: an unplanned loss of its instance costs the etcd writes since the last " +
+        "snapshot (controlPlane.backupIntervalMinutes), which its replacement restores; three members lose nothing.",
+    },
+  ];
+}
+
 function dataAtRisk(diff: PlanDiff): Risk[] {
   const lost = diff.changes.filter((c) => (c.op === "replace" || c.op === "delete") && STATEFUL.has(c.type));
   if (lost.length === 0) return [];
@@ -228,6 +245,7 @@ export function assessRisks(diff: PlanDiff, options: RiskOptions = {}): Risk[] {
   return [
     ...liveClusterRisks(diff, options),
     ...zoneMoves(diff),
+    ...singleMember(diff),
     ...apiEndpointMoves(diff),
     ...nodeRisks(diff),
     ...dataAtRisk(diff),

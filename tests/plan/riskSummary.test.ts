@@ -200,6 +200,25 @@ describe("plan risks and details, for the changes users hit", () => {
     );
   });
 
+  it("scaling the control plane from three members to one says what losing its one instance costs", async () => {
+    const { summary } = await planned(
+      ...HA,
+      "--diff",
+      "--set",
+      "controlPlane.count=1",
+      "--set",
+      "controlPlane.acceptSingleNodeLoss=true",
+    );
+    expect(summary).to.contain(
+      "  WARNING: One control-plane member: an unplanned loss of its instance costs the etcd writes since the last " +
+        "snapshot (controlPlane.backupIntervalMinutes), which its replacement restores; three members lose nothing.\n",
+    );
+    // Not said again once it is one member.
+    expect((await planned("--diff", "--set", "kubernetesVersion=1.35.5")).summary).not.to.contain(
+      "One control-plane member",
+    );
+  });
+
   it("a created resource lists its inputs", async () => {
     const { out } = await run(
       "--diff",
