@@ -115,6 +115,11 @@ function withScript(content: string, lines: string[]): string {
   return JSON.stringify(document);
 }
 
+/** The script the input `input` of a resource of type `type` carries: its text, and the file --out writes. */
+export function carriedScriptOf(type: string, input: string): Pick<CarriedScript, "text" | "file"> | undefined {
+  return CARRIED_SCRIPTS.find((c) => c.type === type && c.input === input);
+}
+
 function carriedScript(r: { type: string; inputs: unknown }): [CarriedScript, string] | undefined {
   const inputs = (r.inputs ?? {}) as Record<string, unknown>;
   const carried = CARRIED_SCRIPTS.find((c) => c.type === r.type && typeof inputs[c.input] === "string");

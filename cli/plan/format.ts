@@ -1,11 +1,11 @@
 /** Text and markdown renderings of a plan and of a plan diff: the summary of risks first, then details. */
-import { decodeUserData } from "../../components/nodes/userDataEncoding";
 import type { PlanDiff, PropertyChange, ResourceChange } from "./diff";
 import { diffPolicy, POLICY_DOCUMENTS } from "./policyDiff";
 import { unifiedDiff } from "./lineDiff";
 import { assessRisks, Risk, RiskOptions } from "./risks";
 import type { Plan } from "./run";
 import { BOOTSTRAP_SCRIPT } from "./clusterFacts";
+import { carriedScriptOf } from "./artifacts";
 import { renderSummary, renderTree } from "./tree";
 
 export type Format = "text" | "markdown";
@@ -19,24 +19,15 @@ function short(value: unknown): string {
   return text.length > 160 ? `${text.slice(0, 157)}...` : text;
 }
 
-/**
- * The scripts a node runs, by the input that carries them: a launch template's user data (the loader, gzipped
- * base64 text) and a group's installer in the bootstrap bucket; with the file --out writes each to.
- */
-const SCRIPTS: Record<string, { input: string; text: (v: string) => string; file: (name: string) => string }> = {
-  [LAUNCH_TEMPLATE]: { input: "userData", text: decodeUserData, file: (name) => `userdata/${name}.txt` },
-  [BOOTSTRAP_SCRIPT]: {
-    input: "content",
-    text: (v) => v,
-    file: (name) => `bootstrap/${name.replace(/-bootstrap$/, "")}.sh`,
-  },
-};
+/** The scripts a diff shows line by line: a launch template's user data (the loader) and a group's installer. */
+const LINE_DIFFED = new Set([LAUNCH_TEMPLATE, BOOTSTRAP_SCRIPT]);
+type Script = NonNullable<ReturnType<typeof carriedScriptOf>>;
 
-const scriptOf = (resource: ResourceChange, c: PropertyChange) =>
-  SCRIPTS[resource.type]?.input === c.path ? SCRIPTS[resource.type] : undefined;
+const scriptOf = (resource: ResourceChange, c: PropertyChange): Script | undefined =>
+  LINE_DIFFED.has(resource.type) ? carriedScriptOf(resource.type, c.path) : undefined;
 
 /** A reviewer wants the lines of a script that changed where they are, not two blobs. */
-function scriptLines(script: (typeof SCRIPTS)[string], change: PropertyChange): string[] {
+function scriptLines(script: Script, change: PropertyChange): string[] {
   const text = (v: unknown) => (typeof v === "string" ? script.text(v) : "");
   return unifiedDiff(text(change.old), text(change.new));
 }
