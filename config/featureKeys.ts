@@ -22,6 +22,13 @@ export const FEATURE_KEYS = {
       "default": false,
       "description": "With `controlPlane.count: 1`, required: that the one control-plane instance's unplanned loss (a failed status check, a stop, a scheduled retirement) costs the etcd writes since the last snapshot, up to `controlPlane.backupIntervalMinutes`, and the API until its replacement has restored that snapshot (docs/operations.md). A termination through Auto Scaling saves a final snapshot first. With 3 control-plane nodes nothing is lost."
     },
+    "etcdMemberUnhealthyMinutes": {
+      "kind": "integer",
+      "default": 5,
+      "minimum": 1,
+      "maximum": 60,
+      "description": "Minutes an etcd member may not answer while its control-plane instance runs before the etcd leader removes it and has Auto Scaling replace the instance (docs/operations.md). A member whose instance is gone is removed at once. Longer than the member's restarts take (a reboot, a certificate renewal)."
+    },
     "backupIntervalMinutes": {
       "kind": "integer",
       "default": 15,

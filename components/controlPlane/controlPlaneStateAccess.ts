@@ -1,6 +1,6 @@
 /**
- * The control plane's state (the init record, etcd snapshots and the latest one's restore, members leaving
- * and departed members removed): on the control-plane role only.
+ * The control plane's state (the init record, etcd snapshots and the latest one's restore, members leaving,
+ * departed and dead members removed): on the control-plane role only.
  */
 import { CLUSTER_TAG, ROLE_TAGS } from "../../catalogs/kopsTagKeys";
 import type { ClusterSpec } from "../../config/types";
@@ -93,9 +93,9 @@ function controlPlaneStateStatements(spec: ClusterSpec, at: AwsCoordinates): Sta
     },
     parameterKeyStatement("ControlPlaneStateSharedPkiEncrypt", "kms:Encrypt", spec.clusterName, at, sharedPki),
     {
-      // A joining node finds the control-plane instances that still exist: an etcd member at no such
-      // instance's address has departed (etcd_remove_members departed), and an init record whose owner is
-      // gone may be stale. Describe calls take no resource scope.
+      // A joining node and the etcd leader find the control-plane instances that still exist: an etcd member
+      // at no such instance's address has departed (etcd_remove_members, reconcile_etcd_members), and an init
+      // record whose owner is gone may be stale. Describe calls take no resource scope.
       Sid: "ControlPlaneStateMembersDescribe",
       Effect: "Allow",
       Action: ["ec2:DescribeInstances"],
@@ -117,6 +117,20 @@ function controlPlaneStateStatements(spec: ClusterSpec, at: AwsCoordinates): Sta
       Action: ["autoscaling:CompleteLifecycleAction", "autoscaling:RecordLifecycleActionHeartbeat"],
       Resource: "*",
       // Control-plane groups only: the etcd hook is theirs.
+      Condition: {
+        StringEquals: {
+          [`aws:ResourceTag/${CLUSTER_TAG}`]: spec.clusterName,
+          [`aws:ResourceTag/${ROLE_TAGS["control-plane"]}`]: "1",
+        },
+      },
+    },
+    {
+      // The etcd leader marks the instance of a member that stopped answering unhealthy, so Auto Scaling replaces
+      // it (reconcile_etcd_members); control-plane groups only, as above.
+      Sid: "ControlPlaneStateMemberReplace",
+      Effect: "Allow",
+      Action: ["autoscaling:SetInstanceHealth"],
+      Resource: "*",
       Condition: {
         StringEquals: {
           [`aws:ResourceTag/${CLUSTER_TAG}`]: spec.clusterName,

@@ -1,5 +1,5 @@
 /**
- * The control plane's state: departed members, the termination hook, backups, the init record and the
+ * The control plane's state: departed and dead members, the termination hook, backups, the init record and the
  * restore of the latest snapshot; its keys are the backups' (`controlPlane.backup*`) and the acknowledgement
  * a one-node control plane needs (`controlPlane.acceptSingleNodeLoss`).
  */
@@ -21,6 +21,16 @@ export const controlPlaneStateFeature: Feature = {
           "`controlPlane.backupIntervalMinutes`, and the API until its replacement has restored that snapshot " +
           "(docs/operations.md). A termination through Auto Scaling saves a final snapshot first. With 3 " +
           "control-plane nodes nothing is lost.",
+      },
+      etcdMemberUnhealthyMinutes: {
+        kind: "integer",
+        default: 5,
+        minimum: 1,
+        maximum: 60,
+        description:
+          "Minutes an etcd member may not answer while its control-plane instance runs before the etcd leader " +
+          "removes it and has Auto Scaling replace the instance (docs/operations.md). A member whose instance is " +
+          "gone is removed at once. Longer than the member's restarts take (a reboot, a certificate renewal).",
       },
       backupIntervalMinutes: {
         kind: "integer",

@@ -62,6 +62,8 @@ export interface BootstrapConfig {
   /** The bucket of etcd snapshots and the minutes between them; empty and 0 for workers. */
   backupBucket: string;
   backupIntervalMinutes: number;
+  /** Minutes an etcd member may not answer at a running instance before the leader removes it; 0 for workers. */
+  etcdMemberUnhealthyMinutes: number;
   /** The SSM parameter of the cluster's Secrets encryption keys (bootstrap/encryption.sh); empty for workers. */
   encryptionKeys: string;
   /** Pod Security Admission's defaults (`podSecurity`), in the API server's admission file; empty for workers. */
@@ -98,7 +100,7 @@ export type NodeSpec = Pick<
   | "instanceMetadata"
 > & {
   networking: { cilium: Pick<ClusterSpec["networking"]["cilium"], "ipam"> };
-  controlPlane: Pick<ClusterSpec["controlPlane"], "backupIntervalMinutes">;
+  controlPlane: Pick<ClusterSpec["controlPlane"], "backupIntervalMinutes" | "etcdMemberUnhealthyMinutes">;
 };
 
 /**
@@ -155,6 +157,7 @@ export function bootstrapConfig(
     initRecord: controlPlane ? state.initRecord : "",
     backupBucket: controlPlane ? state.backupBucket : "",
     backupIntervalMinutes: controlPlane ? spec.controlPlane.backupIntervalMinutes : 0,
+    etcdMemberUnhealthyMinutes: controlPlane ? spec.controlPlane.etcdMemberUnhealthyMinutes : 0,
     encryptionKeys: controlPlane ? state.encryptionKeys : "",
     podSecurityEnforce: controlPlane ? spec.podSecurity.enforce : "",
     podSecurityWarn: controlPlane ? spec.podSecurity.warn : "",

@@ -24,6 +24,11 @@ export const KUBEADM_JOINED_MARKER = `${STATE_DIR}/kubeadm-joined`;
  * join (the control plane's services, the launch hook) runs again at the next try.
  */
 export const JOINED_MARKER = `${STATE_DIR}/joined`;
+/**
+ * The etcd leader's record of the members that do not answer: a file per member ID, holding when it was first
+ * seen not answering (reconcile_etcd_members). In /run: a reboot forgets it, and the bound starts again.
+ */
+export const ETCD_UNHEALTHY_DIR = "/run/cilium-cluster/etcd-unhealthy";
 /** Tools the bootstrap installs for itself (etcd's, copied out of the etcd image kubeadm runs). */
 export const TOOLS_DIR = "/usr/local/lib/cilium-cluster";
 /** The comment on the /etc/hosts line that pins the API's name to a control-plane node's own API server. */

@@ -2,7 +2,7 @@
  * The systemd units user data installs: the bootstrap as a service that systemd runs again until it
  * succeeds (kOps runs nodeup the same way; cloud-init runs user data once and never again), and on the
  * control plane the units that run the bootstrap's own functions later (`cilium-cluster-bootstrap
- * FUNCTION`): etcd snapshots, the member's leaving when Auto Scaling terminates the instance, the
+ * FUNCTION`): etcd snapshots, the members' reconciliation with the instances, the member's leaving when Auto Scaling terminates the instance, the
  * certificates' renewal, the workers' credentials to join and kubeadm's addons after an upgrade. Nothing touches etcd at a reboot or a stop. Pure: config in, unit files out.
  */
 import { TIMEOUTS } from "../timeouts";
@@ -32,6 +32,7 @@ const unit = (sections: Record<string, string[]>) =>
  */
 export const CONTROL_PLANE_STARTED_UNITS = [
   "etcd-backup.timer",
+  "etcd-members.timer",
   "certificate-renewal.timer",
   "node-credentials.service",
   "addon-upgrade.timer",
@@ -61,6 +62,17 @@ function controlPlaneUnits(config: BootstrapConfig): Record<string, string> {
       {
         what: `An etcd snapshot every ${config.backupIntervalMinutes} minutes`,
         schedule: ["OnBootSec=5min", `OnUnitActiveSec=${config.backupIntervalMinutes}min`, "RandomizedDelaySec=30s"],
+      },
+    ),
+    // Every minute: what the leader finds is a member list and a status per member; the others ask their own
+    // member whether it leads, and stop.
+    ...timed(
+      "etcd-members",
+      "reconcile_etcd_members",
+      "Remove etcd members whose instances are gone, or that stopped answering, when this member leads",
+      {
+        what: "Reconcile the etcd members with the control-plane instances every minute",
+        schedule: ["OnBootSec=2min", "OnUnitActiveSec=1min"],
       },
     ),
     "etcd-leave.service": unit({

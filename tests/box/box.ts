@@ -251,10 +251,28 @@ export class Box {
   }
 
   /** kubectl as the cluster's admin (the first control-plane node's admin.conf), inside the box. */
-  async kubectl(args: string[], input?: string): Promise<string> {
-    const node = this.controlPlaneNodes()[0];
-    if (!node) throw new Error("no control-plane node has an admin kubeconfig yet");
-    const { stdout } = await run(
+  /**
+   * The first control-plane node whose API server is ready (`/readyz`, as the load balancer's health check
+   * asks), else the first: one whose etcd is dead still answers TCP.
+   */
+  /**
+   * The first control-plane node whose API server is ready (`/readyz`, as the load balancer's health check
+   * asks), else the first: one whose etcd is dead still answers TCP.
+   */
+  private async apiNode(): Promise<Node | undefined> {
+    const all = this.controlPlaneNodes();
+    for (const node of all) {
+      const ready = await this.kubectlAt(node, ["get", "--raw", "/readyz", "--request-timeout=3s"]).then(
+        () => true,
+        () => false,
+      );
+      if (ready) return node;
+    }
+    return all[0];
+  }
+
+  private kubectlAt(node: Node, args: string[], input?: string): Promise<string> {
+    return run(
       "ip",
       [
         "netns",
@@ -269,8 +287,13 @@ export class Box {
         ...args,
       ],
       { input, timeoutMs: 60_000 },
-    );
-    return stdout;
+    ).then((r) => r.stdout);
+  }
+
+  async kubectl(args: string[], input?: string): Promise<string> {
+    const node = await this.apiNode();
+    if (!node) throw new Error("no control-plane node has an admin kubeconfig yet");
+    return this.kubectlAt(node, args, input);
   }
 
   /**
@@ -423,12 +446,16 @@ export class Box {
     const timer = this.reconciling;
     this.reconciling = undefined;
     if (timer) clearTimeout(timer);
-    await this.reconcile;
-    // The scenarios are over: every node killed at once, nothing of it judged any more.
-    await Promise.all([...this.nodes.values()].map((node) => node.stop(false)));
-    await this.emulator?.stop();
-    deleteNetwork(this.namespace);
-    removeCgroups(this.namespace);
-    if (process.env.BOX_KEEP !== "1") rmSync(this.dir, { recursive: true, force: true });
+    // Each step runs whatever the one before it threw: nothing the box made is left behind.
+    try {
+      await this.reconcile;
+      // The scenarios are over: every node killed at once, nothing of it judged any more.
+      await Promise.allSettled([...this.nodes.values()].map((node) => node.stop(false)));
+      await this.emulator?.stop();
+    } finally {
+      deleteNetwork(this.namespace);
+      removeCgroups(this.namespace);
+      if (process.env.BOX_KEEP !== "1") rmSync(this.dir, { recursive: true, force: true });
+    }
   }
 }

@@ -3,9 +3,13 @@
  * group per zone) and no worker, booted together from the plan's unchanged user data. The first inits; the
  * other two join kubeadm's stacked etcd as learners and are promoted. Then the etcd leader's instance is
  * terminated through Auto Scaling, and a replacement joins: etcd keeps every write the API acknowledged,
- * before the termination and during the replacement.
+ * before the termination and during the replacement. Then a member's etcd dies while its instance runs: the
+ * leader removes it and has Auto Scaling replace the instance; that replacement is killed outright once its
+ * member votes, before its launch hook completes, and its dead voter is removed before the next one joins.
  */
 import { expect } from "chai";
+import { existsSync } from "fs";
+import { join } from "path";
 import { Box, whyTheBoxCannotRun } from "./box";
 import { initialised, K8sNode, ready } from "./k8sNode";
 import { Node } from "./node";
@@ -54,7 +58,11 @@ describe("the control plane in a box: three control-plane nodes booted together,
     const reason = whyTheBoxCannotRun();
     if (reason) cannotRun(this, reason);
     const started = Date.now();
-    box = await Box.start({ stackFile: "Pulumi.dev.yaml", sets: ["controlPlane.count=3", "nodeGroups[0].minSize=0"] });
+    box = await Box.start({
+      stackFile: "Pulumi.dev.yaml",
+      // A member that stops answering at a running instance goes after a minute (the default is 5).
+      sets: ["controlPlane.count=3", "nodeGroups[0].minSize=0", "controlPlane.etcdMemberUnhealthyMinutes=1"],
+    });
     await box.applyAddons();
     process.stdout.write(
       `      the API answered ${Math.round((Date.now() - started) / 1000)}s after the box started\n`,
@@ -65,6 +73,58 @@ describe("the control plane in a box: three control-plane nodes booted together,
 
   const nodes = () => box.kubectlJson<{ items: K8sNode[] }>(["get", "nodes"]).then((l) => l.items);
   const members = (node: Node) => box.etcdctl<{ members: Member[] }>(node, ["member", "list"]).then((l) => l.members);
+
+  /** Three control-plane nodes whose members all vote (a scenario may run alone, mocha -g). */
+  const threeVoting = () =>
+    until(
+      "three voting members",
+      async () => {
+        const controlPlane = box.controlPlaneNodes();
+        if (controlPlane.length !== 3) return undefined;
+        const listed = await members(controlPlane[0]);
+        return listed.length === 3 && listed.every((m) => !m.isLearner) ? controlPlane : undefined;
+      },
+      12 * 60_000,
+      5000,
+    );
+
+  /**
+   * Writes through the API, 20 first, then one a second until `stop`; `lost` then names those the API
+   * acknowledged that are not stored. A write the API did not acknowledge (its server going, etcd electing a
+   * leader) is not counted.
+   */
+  async function writes(prefix: string) {
+    const acknowledged: { i: number; at: number }[] = [];
+    const write = async (i: number) => {
+      await box.kubectl(["create", "configmap", `${prefix}-${i}`, `--from-literal=i=${i}`]);
+      acknowledged.push({ i, at: Date.now() });
+    };
+    for (let i = 0; i < 20; i++) await write(i);
+    let writing = true;
+    const writer = (async () => {
+      for (let i = 20; writing; i++) {
+        await write(i).catch(() => undefined);
+        await new Promise((r) => setTimeout(r, 1000));
+      }
+    })();
+    return {
+      acknowledged,
+      async stop() {
+        writing = false;
+        await writer;
+      },
+      async lost() {
+        const stored = await box.kubectlJson<{ items: { metadata: { name: string }; data: { i: string } }[] }>([
+          "get",
+          "configmaps",
+          "-n",
+          "default",
+        ]);
+        const found = new Map(stored.items.map((c) => [c.metadata.name, c.data?.i]));
+        return acknowledged.filter(({ i }) => found.get(`${prefix}-${i}`) !== String(i)).map(({ i }) => i);
+      },
+    };
+  }
 
   it("the second and third join etcd as learners and are promoted: three voting members, every node Ready and initialised", async () => {
     const all = await until(
@@ -100,18 +160,7 @@ describe("the control plane in a box: three control-plane nodes booted together,
   });
 
   it("etcd keeps every acknowledged write while its leader's instance is terminated through Auto Scaling and replaced", async () => {
-    // The scenario may run alone (mocha -g): the three members first.
-    const original = await until(
-      "three voting members",
-      async () => {
-        const controlPlane = box.controlPlaneNodes();
-        if (controlPlane.length !== 3) return undefined;
-        const listed = await members(controlPlane[0]);
-        return listed.length === 3 && listed.every((m) => !m.isLearner) ? controlPlane : undefined;
-      },
-      12 * 60_000,
-      5000,
-    );
+    const original = await threeVoting();
     const statuses = await Promise.all(
       original.map((n) => box.etcdctl<EndpointStatus[]>(n, ["endpoint", "status"]).then((s) => s[0].Status)),
     );
@@ -121,20 +170,8 @@ describe("the control plane in a box: three control-plane nodes booted together,
     const promotedBefore = await Promise.all(survivors.map(promotionsBy));
 
     // Writes through the API: before the termination, then one after another until the replacement is in.
-    const acknowledged: { i: number; at: number }[] = [];
-    const write = async (i: number) => {
-      await box.kubectl(["create", "configmap", `box-write-${i}`, `--from-literal=i=${i}`]);
-      acknowledged.push({ i, at: Date.now() });
-    };
-    for (let i = 0; i < 20; i++) await write(i);
-    let writing = true;
-    const writer = (async () => {
-      for (let i = 20; writing; i++) {
-        // A write the API did not acknowledge (its server going, etcd electing a leader) is not counted.
-        await write(i).catch(() => undefined);
-        await new Promise((r) => setTimeout(r, 1000));
-      }
-    })();
+    const writer = await writes("box-write");
+    const { acknowledged } = writer;
 
     const terminated = Date.now();
     await box.terminateInstance(leader.instance.id);
@@ -189,23 +226,108 @@ describe("the control plane in a box: three control-plane nodes booted together,
         `      the leader's instance went ${gone}s after its termination; replacement ${replacement.instance.privateDnsName} Ready and voting within ${Math.round((Date.now() - replacement.bootedAt) / 1000)}s of boot\n`,
       );
     } finally {
-      writing = false;
-      await writer;
+      await writer.stop();
     }
     // The API took writes with two members, between the leader's instance going and its replacement voting.
     const during = acknowledged.filter((w) => w.at >= twoMembers.from && w.at <= twoMembers.to).length;
     expect(during, "writes acknowledged with two members").to.be.greaterThan(0);
-    const stored = await box.kubectlJson<{ items: { metadata: { name: string }; data: { i: string } }[] }>([
-      "get",
-      "configmaps",
-      "-n",
-      "default",
-    ]);
-    const found = new Map(stored.items.map((c) => [c.metadata.name, c.data?.i]));
-    const lost = acknowledged.filter(({ i }) => found.get(`box-write-${i}`) !== String(i)).map(({ i }) => i);
-    expect(lost, `acknowledged writes lost (of ${acknowledged.length})`).to.deep.equal([]);
+    expect(await writer.lost(), `acknowledged writes lost (of ${acknowledged.length})`).to.deep.equal([]);
     process.stdout.write(
       `      ${acknowledged.length} writes acknowledged, ${during} of them with two members; none lost\n`,
     );
+  });
+  it("a voter whose etcd died at a running instance is removed and the instance replaced; that replacement, killed outright once promoted, leaves no dead voter; the next joins", async () => {
+    const original = await threeVoting();
+    const [dead, ...survivors] = original;
+    const writer = await writes("box-dead-member");
+    const addressOf = (m: Member) => new URL(m.peerURLs[0]).hostname;
+    const fresh = () => [...box.nodes.values()].filter((n) => !original.includes(n));
+    let replacement: Node;
+    try {
+      // Its etcd gone (the static pod's manifest taken away; the kubelet stops it), the instance still running.
+      await dead.exec("mv /etc/kubernetes/manifests/etcd.yaml /root/etcd.yaml");
+      const stopped = Date.now();
+      await until(
+        "the dead member removed",
+        async () =>
+          (await members(survivors[0])).some((m) => addressOf(m) === dead.instance.privateIp) ? undefined : true,
+        5 * 60_000,
+        5000,
+      );
+      const removed = Math.round((Date.now() - stopped) / 1000);
+      expect((await members(survivors[0])).map(described).sort(byName), "members once it was removed").to.deep.equal(
+        survivors.map(expectedMember).sort(byName),
+      );
+      // Marked unhealthy: Auto Scaling replaces it, the replacement first.
+      const { AutoScalingInstances } = await box.aws.aws<{ AutoScalingInstances: { HealthStatus: string }[] }>([
+        "autoscaling",
+        "describe-auto-scaling-instances",
+        "--instance-ids",
+        dead.instance.id,
+      ]);
+      expect(AutoScalingInstances.map((i) => i.HealthStatus)).to.deep.equal(["UNHEALTHY"]);
+      // Its replacement's member votes while the launch hook still holds the instance: it dies there.
+      replacement = await until(
+        "a replacement whose member votes while its launch hook holds it",
+        async () => {
+          const node = fresh()[0];
+          if (!node) return undefined;
+          const member = (await members(survivors[0])).find((m) => addressOf(m) === node.instance.privateIp);
+          if (!member || member.isLearner) return undefined;
+          const state = await box.lifecycleState(node.instance.id);
+          if (state !== "Pending:Wait") throw new Error(`its member votes, and its instance is ${state} already`);
+          return node;
+        },
+        12 * 60_000,
+        500,
+      );
+      await box.aws.aws(["ec2", "terminate-instances", "--instance-ids", replacement.instance.id]);
+      const killed = Date.now();
+      // Whether a node after it has begun its join: it makes etcd's health-check client certificate just before
+      // it removes departed members itself (before_member_join).
+      const joinBegun = () =>
+        fresh().some(
+          (n) => n !== replacement && existsSync(join(n.root, "etc/kubernetes/pki/etcd/healthcheck-client.crt")),
+        );
+      const byJoin = await until(
+        "the killed replacement's member removed",
+        async () => {
+          const begun = joinBegun();
+          const listed = (await members(survivors[0])).some((m) => addressOf(m) === replacement.instance.privateIp);
+          return listed ? undefined : begun;
+        },
+        3 * 60_000,
+        2000,
+      );
+      const voterGone = Math.round((Date.now() - killed) / 1000);
+      expect(byJoin, "the next node had begun its join when the dead voter went").to.equal(false);
+      // Removed by the leader, before the next replacement's join: only the two survivors are members then.
+      expect((await members(survivors[0])).map(described).sort(byName), "members once it was removed").to.deep.equal(
+        survivors.map(expectedMember).sort(byName),
+      );
+      const next = await until(
+        "the next replacement Ready and InService, its member voting",
+        async () => {
+          const node = fresh().find((n) => n !== replacement);
+          if (!node) return undefined;
+          const k8s = (await nodes()).find((n) => n.metadata.name === node.instance.privateDnsName);
+          if (!k8s || !ready(k8s) || !initialised(k8s)) return undefined;
+          const listed = await members(survivors[0]);
+          const voting = listed.length === 3 && listed.every((m) => !m.isLearner);
+          return voting && (await box.lifecycleState(node.instance.id)) === "InService" ? node : undefined;
+        },
+        15 * 60_000,
+        5000,
+      );
+      expect((await members(next)).map(described).sort(byName), "members").to.deep.equal(
+        [...survivors, next].map(expectedMember).sort(byName),
+      );
+      process.stdout.write(
+        `      the dead member removed ${removed}s after its etcd stopped; the promoted replacement's member ${voterGone}s after its kill; the next Ready and voting within ${Math.round((Date.now() - next.bootedAt) / 1000)}s of boot\n`,
+      );
+    } finally {
+      await writer.stop();
+    }
+    expect(await writer.lost(), `acknowledged writes lost (of ${writer.acknowledged.length})`).to.deep.equal([]);
   });
 });

@@ -7,7 +7,16 @@
  * the interface's address (EC2's DHCP), /etc/hosts for the names that answer from the box, the pod network
  * (Cilium's agent cannot run here: docs/development.md), and a cgroup per node in every host hierarchy.
  */
-import { createWriteStream, existsSync, mkdirSync, readdirSync, statSync, symlinkSync, writeFileSync } from "fs";
+import {
+  createWriteStream,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "fs";
 import { spawn, ChildProcess } from "child_process";
 import { join } from "path";
 import { BRIDGE } from "./network";
@@ -49,13 +58,19 @@ export function hierarchies(): string[] {
   return readdirSync(CGROUP_ROOT).filter((h) => statSync(join(CGROUP_ROOT, h)).isDirectory());
 }
 
-/** Removes a cgroup and every cgroup below it, deepest first (a cgroup goes only once empty). */
+/**
+ * Removes a cgroup and every cgroup below it, deepest first (a cgroup goes only once empty: the processes of
+ * a killed node's PID namespace leave it a moment after its init, so each is waited for, up to 10 s).
+ */
 function removeCgroup(path: string): void {
   if (!existsSync(path)) return;
   for (const entry of readdirSync(path)) {
     const child = join(path, entry);
     if (statSync(child).isDirectory()) removeCgroup(child);
   }
+  const deadline = Date.now() + 10_000;
+  while (readFileSync(join(path, "cgroup.procs"), "utf8").trim() !== "" && Date.now() < deadline)
+    runSync("sleep", ["0.2"], { allowFailure: true });
   runSync("rmdir", [path], { allowFailure: true });
 }
 

@@ -120,6 +120,14 @@ describe("control-plane state IAM, simulated", () => {
     expect(await may(cp, "autoscaling:SetDesiredCapacity", GROUP, ours)).to.equal(false);
   });
 
+  it("marks instances of the cluster's control-plane groups unhealthy (a dead etcd member's), no other group's; workers cannot", async () => {
+    expect(await may(cp, "autoscaling:SetInstanceHealth", GROUP, controlPlaneGroup("dev.k8s.local"))).to.equal(true);
+    expect(await may(cp, "autoscaling:SetInstanceHealth", GROUP, controlPlaneGroup("other.k8s.local"))).to.equal(false);
+    // A worker group of the same cluster (no control-plane role tag).
+    expect(await may(state, "autoscaling:SetInstanceHealth", GROUP, ours)).to.equal(false);
+    expect(await may(node, "autoscaling:SetInstanceHealth", GROUP, controlPlaneGroup("dev.k8s.local"))).to.equal(false);
+  });
+
   it("counts snapshots in its cluster's CloudWatch namespace only; workers count nothing", async () => {
     const own = { "cloudwatch:namespace": "cilium-cluster/dev.k8s.local" };
     expect(await may(cp, "cloudwatch:PutMetricData", "*", own)).to.equal(true);

@@ -284,6 +284,7 @@ describe("statement sources, one per feature", () => {
       "autoscaling:DescribeAutoScalingInstances": [["*"]],
       "autoscaling:CompleteLifecycleAction": [group(controlPlaneGroupTags)],
       "autoscaling:RecordLifecycleActionHeartbeat": [group(controlPlaneGroupTags)],
+      "autoscaling:SetInstanceHealth": [group(controlPlaneGroupTags)],
       "cloudwatch:PutMetricData": [["*", { "cloudwatch:namespace": "cilium-cluster/dev.k8s.local" }]],
     };
     expect(calls).to.have.members(Object.keys(target));
@@ -493,7 +494,9 @@ describe("node operations on both instance roles", () => {
         ).to.equal(false);
       expect(await may(policy, "autoscaling:CompleteLifecycleAction", GROUP, other), role).to.equal(false);
       expect(await may(policy, "autoscaling:DescribeAutoScalingInstances", "*"), role).to.equal(true);
-      expect(await may(policy, "autoscaling:SetInstanceHealth", GROUP, own), role).to.equal(false);
+      // The etcd leader marks a control-plane instance whose member is dead unhealthy (reconcile_etcd_members);
+      // a worker marks none.
+      expect(await may(policy, "autoscaling:SetInstanceHealth", GROUP, own), role).to.equal(!role.startsWith("nodes"));
       expect(await may(policy, "autoscaling:TerminateInstanceInAutoScalingGroup", GROUP, own), role).to.equal(false);
     }
   });

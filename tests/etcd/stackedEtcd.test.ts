@@ -5,7 +5,7 @@
 // restored with the runbook's command (docs/operations.md) and nothing committed is lost.
 import { expect } from "chai";
 import { ChildProcess, spawn, spawnSync } from "child_process";
-import { chmodSync, mkdirSync, mkdtempSync, writeFileSync } from "fs";
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, writeFileSync } from "fs";
 import { tmpdir } from "os";
 import { dirname, join } from "path";
 import { stringify } from "yaml";
@@ -59,7 +59,13 @@ describe("stacked etcd as kubeadm keeps it, on etcd 3.6 and kubeadm's certificat
   const clientUrl = (m: Member) => `https://${m.address}:2379`;
   const all = () => members.map(clientUrl).join(",");
 
-  function start(m: Member, cluster: string, state: "new" | "existing", dataDir = join(dir, m.name)) {
+  function start(
+    m: Member,
+    cluster: string,
+    state: "new" | "existing",
+    dataDir = join(dir, m.name),
+    extra: string[] = [],
+  ) {
     m.process = spawn(
       binaryPath("etcd"),
       [
@@ -76,6 +82,7 @@ describe("stacked etcd as kubeadm keeps it, on etcd 3.6 and kubeadm's certificat
         `--cert-file=${pki()}/server.crt`,
         `--key-file=${pki()}/server.key`,
         "--log-level=error",
+        ...extra,
       ],
       { stdio: "ignore" },
     );
@@ -161,7 +168,8 @@ describe("stacked etcd as kubeadm keeps it, on etcd 3.6 and kubeadm's certificat
       });
       expect(r.status, r.stderr).to.equal(0);
     }
-    const spec = specWith({ controlPlane: { count: 3 } });
+    // The leader waits one minute before it removes a member that stopped answering at a running instance.
+    const spec = specWith({ controlPlane: { count: 3, etcdMemberUnhealthyMinutes: 1 } });
     const group = instanceGroups(spec).find((g) => g.role === "control-plane")!;
     script = join(dir, "cilium-cluster-bootstrap");
     writeFileSync(
@@ -185,14 +193,17 @@ describe("stacked etcd as kubeadm keeps it, on etcd 3.6 and kubeadm's certificat
     // The cluster's control-plane instances in EC2, the joining node's among them; its `aws` is the fake's CLI.
     aws = await startAws();
     for (const address of [...ADDRESSES, JOINING])
-      aws.launch({
-        id: instanceAt(address),
-        privateIp: address,
-        zone: "us-east-1a",
-        instanceType: "t3.large",
-        mac: "0a:00:00:00:00:00",
-        tags: { [CLUSTER_TAG]: spec.clusterName, [ROLE_TAGS["control-plane"]]: "1" },
-      });
+      aws.launch(
+        {
+          id: instanceAt(address),
+          privateIp: address,
+          zone: "us-east-1a",
+          instanceType: "t3.large",
+          mac: "0a:00:00:00:00:00",
+          tags: { [CLUSTER_TAG]: spec.clusterName, [ROLE_TAGS["control-plane"]]: "1" },
+        },
+        { name: `control-plane-${address}`, hooks: [] },
+      );
     writeFileSync(join(dir, "bin/aws"), `#!/bin/bash\n${aws.cliScript(instanceAt(JOINING))}\n`);
     chmodSync(join(dir, "bin/aws"), 0o755);
     const cluster = members.map((m) => `${m.name}=http://${m.address}:2380`).join(",");
@@ -259,6 +270,100 @@ describe("stacked etcd as kubeadm keeps it, on etcd 3.6 and kubeadm's certificat
     const self = await removeMembers([ADDRESSES[0], ADDRESSES[1], JOINING], "self");
     expect(self.status, self.stderr).to.equal(0);
     expect(peers()).to.deep.equal(["http://127.0.0.11:2380", "http://127.0.0.12:2380"]);
+  });
+
+  /** The client URL of the member that leads, among those running (waiting out an election). */
+  async function leaderUrl(): Promise<string> {
+    let found: string | undefined;
+    await waitFor("a leader", () => {
+      found = members
+        .filter((m) => m.process?.exitCode === null && m.process.signalCode === null)
+        .map(clientUrl)
+        .find((url) => {
+          const [status] = JSON.parse(etcdctl(url, "endpoint", "status", "-w", "json").stdout || "[{}]");
+          return status?.Status && status.Status.leader === status.Status.header.member_id;
+        });
+      return found !== undefined;
+    });
+    return found!;
+  }
+  /** reconcile_etcd_members as the etcd-members timer runs it on MEMBER's node. */
+  const reconcile = (member: string) => bootstrap(["reconcile_etcd_members"], { ETCD_LOCAL: member });
+  /** m3 back as a voting member, its data dir new, as a replacement instance at its address would join. */
+  async function rejoinThird(data: string) {
+    const m3 = members[2];
+    expect(
+      etcdctl(clientUrl(members[0]), "member", "add", m3.name, `--peer-urls=http://${m3.address}:2380`).status,
+    ).to.equal(0);
+    start(m3, members.map((m) => `${m.name}=http://${m.address}:2380`).join(","), "existing", join(dir, data));
+    await waitFor("three healthy members", () => etcdctl(all(), "endpoint", "health").status === 0);
+  }
+  const unhealthySince = () => join(root, "run/cilium-cluster/etcd-unhealthy");
+
+  it("the leader removes a voter whose etcd stopped answering at a running instance after the bound, and has Auto Scaling replace the instance", async () => {
+    await rejoinThird("m3-dead");
+    await stop(members[2]);
+    const m3 = instanceAt(members[2].address);
+    for (const instance of aws.instances.values()) instance.state = "running";
+    // Not the leader: it does nothing, not even ask EC2.
+    const leader = await leaderUrl();
+    const follower = members
+      .slice(0, 2)
+      .map(clientUrl)
+      .find((url) => url !== leader)!;
+    const calls = aws.calls.length;
+    const idle = await reconcile(follower);
+    expect(idle.status, idle.stderr).to.equal(0);
+    expect(aws.calls.length - calls, "AWS calls by a follower").to.equal(0);
+    // The leader's first look: not answering for less than the bound (a restart, a reboot): it stays.
+    const first = await reconcile(leader);
+    expect(first.status, first.stderr).to.equal(0);
+    expect(peers(), first.stderr).to.have.length(3);
+    expect(aws.instance(m3).health).to.equal(undefined);
+    // The leader's record of when it first and last found it not answering, made older: a record whose last
+    // look is long past (this node did not lead meanwhile) starts the bound again ...
+    const [recorded] = readdirSync(unhealthySince());
+    const now = () => Math.floor(Date.now() / 1000);
+    writeFileSync(join(unhealthySince(), recorded), `${now() - 600} ${now() - 400}\n`);
+    const stale = await reconcile(await leaderUrl());
+    expect(stale.status, stale.stderr).to.equal(0);
+    expect(peers(), "after a gap in its looks").to.have.length(3);
+    // ... and a minute of looks removes it: the instance first marked unhealthy, so Auto Scaling replaces it,
+    // then the member; the other instances untouched.
+    writeFileSync(join(unhealthySince(), recorded), `${now() - 61} ${now() - 5}\n`);
+    const second = await reconcile(await leaderUrl());
+    expect(second.status, second.stderr).to.equal(0);
+    expect(peers()).to.deep.equal(["http://127.0.0.11:2380", "http://127.0.0.12:2380"]);
+    expect(
+      [...aws.instances.values()].filter((i) => i.health).map((i) => [i.id, i.health]),
+      "instances marked",
+    ).to.deep.equal([[m3, "UNHEALTHY"]]);
+    expect(readdirSync(unhealthySince()), "records left").to.deep.equal([]);
+    expect(everyMemberAnswers(), "check-etcd once it left").to.equal(true);
+    expect(counted(clientUrl(members[0]))).to.equal(50);
+  });
+
+  it("the leader removes a voter whose instance is gone at once, and keeps one that still answers", async () => {
+    aws.instance(instanceAt(members[2].address)).health = undefined;
+    await rejoinThird("m3-departed");
+    const gone = instanceAt(members[2].address);
+    // Gone from EC2 while its etcd answers (EC2's listing behind): kept.
+    aws.instance(gone).state = "terminated";
+    const kept = await reconcile(await leaderUrl());
+    expect(kept.status, kept.stderr).to.equal(0);
+    expect(peers()).to.have.length(3);
+    // Its etcd gone too (the instance died before its termination hook ran): a dead voter, removed at once.
+    await stop(members[2]);
+    const marked = aws.calls.filter((c) => c.action === "autoscaling:SetInstanceHealth").length;
+    const removed = await reconcile(await leaderUrl());
+    expect(removed.status, removed.stderr).to.equal(0);
+    expect(peers()).to.deep.equal(["http://127.0.0.11:2380", "http://127.0.0.12:2380"]);
+    expect(
+      aws.calls.filter((c) => c.action === "autoscaling:SetInstanceHealth").length - marked,
+      "instances marked",
+    ).to.equal(0);
+    expect(counted(clientUrl(members[0]))).to.equal(50);
+    aws.instance(gone).state = "running";
   });
 
   it("only the leader uploads a snapshot, and the runbook's restore serves every key written before", async () => {
@@ -342,5 +447,44 @@ describe("stacked etcd as kubeadm keeps it, on etcd 3.6 and kubeadm's certificat
       encoding: "utf8",
     });
     expect(JSON.parse(status.stdout).totalSize, "the whole database").to.be.greaterThan(200 << 20);
+  });
+  it("a member left without quorum (two voters, one gone for good) is forced into a one-member cluster by the runbook, keeps every key, and takes a new member", async () => {
+    // The restored member above (m1) and a second voter, as a one-node control plane mid-refresh has.
+    const [m1, m2, m3] = members;
+    const data = join(dir, "restored");
+    expect(etcdctl(clientUrl(m1), "member", "add", m2.name, `--peer-urls=http://${m2.address}:2380`).status).to.equal(
+      0,
+    );
+    start(m2, `m1=http://${m1.address}:2380,m2=http://${m2.address}:2380`, "existing", join(dir, "m2-second"));
+    await waitFor(
+      "two healthy members",
+      () => etcdctl([m1, m2].map(clientUrl).join(","), "endpoint", "health").status === 0,
+    );
+    expect(etcdctl(clientUrl(m2), "put", "forced/before", "x").status).to.equal(0);
+    // The second dies outright: no quorum, no write.
+    await stop(m2);
+    expect(etcdctl(clientUrl(m1), "put", "forced/lost", "x", "--command-timeout=2s").status, "no quorum").to.not.equal(
+      0,
+    );
+    // The runbook: once with --force-new-cluster, then again without it.
+    await stop(m1);
+    start(m1, "", "existing", data, ["--force-new-cluster"]);
+    await waitFor("the forced member", () => etcdctl(clientUrl(m1), "endpoint", "health").status === 0);
+    await stop(m1);
+    start(m1, "", "existing", data);
+    await waitFor("the member without the flag", () => etcdctl(clientUrl(m1), "endpoint", "health").status === 0);
+    expect(peers()).to.deep.equal([`http://${m1.address}:2380`]);
+    expect(counted(clientUrl(m1)), "every counted key").to.equal(50);
+    expect(etcdctl(clientUrl(m1), "get", "forced/before", "--print-value-only").stdout.trim()).to.equal("x");
+    // A replacement joins it as a new member (kubeadm join adds it the same way).
+    expect(etcdctl(clientUrl(m1), "member", "add", m3.name, `--peer-urls=http://${m3.address}:2380`).status).to.equal(
+      0,
+    );
+    start(m3, `m1=http://${m1.address}:2380,m3=http://${m3.address}:2380`, "existing", join(dir, "m3-after-force"));
+    await waitFor(
+      "two healthy members again",
+      () => etcdctl([m1, m3].map(clientUrl).join(","), "endpoint", "health").status === 0,
+    );
+    expect(counted(clientUrl(m3))).to.equal(50);
   });
 });

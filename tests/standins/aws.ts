@@ -352,6 +352,21 @@ export class AwsFake {
         }),
       };
     },
+    // Sets an instance's health in its group; an instance in no group is a ValidationError (Auto Scaling API
+    // Reference, SetInstanceHealth). Auto Scaling then replaces an unhealthy InService instance: here the
+    // test terminates it when it needs to.
+    "autoscaling:SetInstanceHealth": (p) => {
+      const instance = this.instances.get(p.InstanceId);
+      if (!instance?.group)
+        throw new AwsError(
+          "ValidationError",
+          `Instance Id not found - No managed instance found for instance ID: ${p.InstanceId}`,
+        );
+      if (p.HealthStatus !== "Healthy" && p.HealthStatus !== "Unhealthy")
+        throw new AwsError("ValidationError", "HealthStatus must be Healthy or Unhealthy");
+      instance.health = p.HealthStatus === "Healthy" ? "HEALTHY" : "UNHEALTHY";
+      return {};
+    },
     // A heartbeat extends the wait of an instance held by that hook; like a completion, it needs an action
     // that waits (Auto Scaling API Reference, RecordLifecycleActionHeartbeat).
     "autoscaling:RecordLifecycleActionHeartbeat": (p) => {
@@ -599,13 +614,14 @@ const COMMANDS: Record<string, { action: string; operation: string }> = {
     action: "autoscaling:CompleteLifecycleAction",
     operation: "CompleteLifecycleAction",
   },
+  "autoscaling set-instance-health": { action: "autoscaling:SetInstanceHealth", operation: "SetInstanceHealth" },
   "cloudwatch put-metric-data": { action: "monitoring:PutMetricData", operation: "PutMetricData" },
   "s3 cp": { action: "s3:PutObject", operation: "PutObject" },
   "s3api list-objects-v2": { action: "s3:ListObjectsV2", operation: "ListObjectsV2" },
 };
 
 /** Options that take no value, and those that take several (up to the next option). */
-const FLAGS = ["with-decryption", "overwrite", "only-show-errors"];
+const FLAGS = ["with-decryption", "overwrite", "only-show-errors", "no-should-respect-grace-period"];
 const LISTS = ["filters", "instance-ids", "instance-types"];
 
 /** `--kebab-case` → the API's `PascalCase` parameter name. */
@@ -657,7 +673,8 @@ function cliParams({ command, options, positional }: CliCommand, cwd: string): P
           p[`MetricData.member.1.Dimensions.member.${n + 1}.Value`] = v;
         });
       else p[`MetricData.member.1.${pascal(name)}`] = values[0];
-    } else p[pascal(name)] = FLAGS.includes(name) ? "true" : values[0];
+    } else if (name.startsWith("no-")) p[pascal(name.slice(3))] = "false";
+    else p[pascal(name)] = FLAGS.includes(name) ? "true" : values[0];
   }
   if (command === "s3 cp" && positional[0]?.startsWith("s3://")) {
     const [from, to] = positional;
@@ -707,12 +724,15 @@ function search(expression: string, data: unknown): unknown {
 }
 
 /**
- * `--output text`: a list's scalars tab-separated on one line, a missing value as `None` (AWS CLI User
- * Guide, "Text output format"); the default output is JSON.
+ * `--output text`: a list's scalars tab-separated on one line, a list of lists a line each (a multiselect
+ * list's rows), a missing value as `None` (AWS CLI User Guide, "Text output format"); the default output is
+ * JSON.
  */
 function format(value: unknown, output: string | undefined): string {
   if (output !== "text") return value === undefined ? "" : `${JSON.stringify(value, null, 4)}\n`;
   const text = (v: unknown): string => (v === null || v === undefined ? "None" : String(v));
+  if (Array.isArray(value) && value.every(Array.isArray))
+    return value.map((row: unknown[]) => `${row.map(text).join("\t")}\n`).join("");
   if (Array.isArray(value)) return value.length ? `${value.map(text).join("\t")}\n` : "";
   return `${text(value)}\n`;
 }

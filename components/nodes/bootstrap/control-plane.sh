@@ -328,7 +328,7 @@ before_member_reset() {
 # ETCD_LEAVE_RETRY_SECONDS: going anyway would leave a dead voter that a two-member cluster (a one-node
 # control plane mid-refresh) cannot lose. Auto Scaling ends the wait at the hook's global timeout.
 leave_etcd_on_termination() {
-  local id group last
+  local id group last sole_tries
   # Not retry's: these loops have no bound (the instance's life, then the hook's timeout), and the others
   # send a heartbeat each time round.
   until [ "$(imds autoscaling/target-lifecycle-state 2>/dev/null || true)" = Terminated ]; do
@@ -346,7 +346,12 @@ leave_etcd_on_termination() {
     wait_for_drain "$1" "$group" "$id"
     # The last member has no one to leave: its snapshot is what the next node restores. Asked of the member
     # itself: a replacement Auto Scaling launches meanwhile is no member yet.
-    last=$(retry etcd_sole_member) || last=no
+    # While another control-plane instance runs, a few tries only: a member that does not answer cannot save
+    # a snapshot, and may have been removed as dead already (reconcile_etcd_members); with none, retry's
+    # full bound, so that a short outage of its etcd never skips the last member's snapshot.
+    sole_tries=$BOOTSTRAP_TRIES
+    if [ "$(etcd_control_plane_addresses 2>/dev/null | wc -l)" -gt 1 ]; then sole_tries=3; fi
+    last=$(BOOTSTRAP_TRIES=$sole_tries retry etcd_sole_member) || last=no
     if [ "$last" = yes ]; then
       save_final_snapshot "$1" "$group" "$id"
     else

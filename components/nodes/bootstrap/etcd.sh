@@ -93,10 +93,18 @@ for row in eval(sys.argv[1]): print(*row)' "$1"
 # instances, this one among them. Fails when EC2 does not answer: an empty answer would look like every
 # instance gone.
 etcd_control_plane_addresses() {
+  local rows
+  rows=$(etcd_control_plane_instances) || return 1
+  awk '$2 != "" && $2 != "None" { print $2 }' <<<"$rows"
+}
+
+# etcd_control_plane_instances: "ID ADDRESS", a line for each pending or running control-plane instance of the
+# cluster. Fails when EC2 does not answer.
+etcd_control_plane_instances() {
   retry aws ec2 describe-instances --region "$REGION" \
     --filters "Name=tag:$CLUSTER_TAG,Values=$CLUSTER_NAME" "Name=tag:$CONTROL_PLANE_TAG,Values=1" \
     "Name=instance-state-name,Values=pending,running" \
-    --query 'Reservations[].Instances[].PrivateIpAddress' --output text
+    --query 'Reservations[].Instances[].[InstanceId,PrivateIpAddress]' --output text
 }
 
 # etcd_remove_members departed|self: removes, through the members at the other pending and running
@@ -136,6 +144,96 @@ etcd_remove_members() {
       return 1
     fi
   fi
+}
+
+# reconcile_etcd_members: the members reconciled against the control-plane instances, as Cluster API's kubeadm
+# control plane reconciles them against its machines (reconcileEtcdMembers; the remediation of a machine whose
+# member is unhealthy), run every minute on each control-plane node (etcd-members.timer) and acting on the
+# leader only: one actor, and one that has quorum. A voting member that does not answer (its status, naming a
+# leader) is removed
+#   at once when its address is no pending or running control-plane instance's (the instance died before its
+#   termination hook could remove it: a dead voter, which with two voters would cost quorum at the next loss);
+#   when its instance runs, once it has not answered at any look for ETCD_UNHEALTHY_MINUTES (its etcd dead:
+#   kubeadm's check-etcd would refuse every join), one such member a run and none while a learner joins (as
+#   KCP remediates one machine at a time and none while one provisions): its instance is first marked
+#   Unhealthy in Auto Scaling, which replaces it, then the member is removed.
+# A member that answers is never removed here (an instance EC2 does not list yet), nor a learner (kubeadm's join
+# adds and promotes it; a join that stops removes its own, an abandoned one's goes as departed at the next
+# join). Before each removal, quorum is checked: the voters left that answer must be a majority of the voters
+# left (KCP's canSafelyRemoveEtcdMember). The record of when a member stopped answering is the leader's own
+# (ETCD_UNHEALTHY_DIR): a node that does not lead, or missed a look, forgets it. Fails when this member or AWS
+# does not answer, or etcd refuses. ETCD_LOCAL (tests only) is this node's member.
+reconcile_etcd_members() {
+  local local_endpoint="${ETCD_LOCAL:-https://127.0.0.1:$ETCD_CLIENT_PORT}" leads instances list id peer learner
+  local address instance first last now voters=0 answering=0 learners=0 removals=() replaced=no
+  local unhealthy="${BOOTSTRAP_ROOT:-}$ETCD_UNHEALTHY_DIR"
+  local -A instance_at=() listed=()
+  if ! leads=$(etcd_leads "$local_endpoint"); then
+    rm -rf "$unhealthy"
+    log "this etcd member does not answer with a leader: it cannot reconcile the members"
+    return 1
+  fi
+  if [ "$leads" = no ]; then
+    rm -rf "$unhealthy"
+    return 0
+  fi
+  instances=$(etcd_control_plane_instances) || return 1
+  while read -r instance address; do
+    if [ -n "$address" ] && [ "$address" != None ]; then instance_at[$address]=$instance; fi
+  done <<<"$instances"
+  list=$(etcdctl_at "$local_endpoint" member list -w json --hex) || return 1
+  mkdir -p "$unhealthy"
+  now=$(date +%s)
+  while read -r id peer learner; do
+    listed[$id]=1
+    if [ "$learner" = True ]; then
+      learners=$((learners + 1))
+      continue
+    fi
+    voters=$((voters + 1))
+    address=${peer#*://}
+    address=${address%:*}
+    # kubeadm's members serve clients at their address on the client port.
+    if etcd_leads "https://$address:$ETCD_CLIENT_PORT" >/dev/null 2>&1; then
+      answering=$((answering + 1))
+      rm -f "$unhealthy/$id"
+      continue
+    fi
+    instance=${instance_at[$address]:-}
+    if [ -z "$instance" ]; then
+      removals+=("$id $peer -")
+      continue
+    fi
+    # "FIRST LAST": when this leader first and last found it not answering; a gap of more than two looks
+    # (this node did not lead, or its runs failed) starts the bound again.
+    read -r first last 2>/dev/null <"$unhealthy/$id" || first=""
+    if [ -z "$first" ] || [ $((now - last)) -gt 180 ]; then first=$now; fi
+    echo "$first $now" >"$unhealthy/$id"
+    log "etcd member $id at $peer (instance $instance) has not answered for $((now - first))s"
+    if [ $((now - first)) -ge $((ETCD_UNHEALTHY_MINUTES * 60)) ]; then removals+=("$id $peer $instance"); fi
+  done < <(etcd_json_rows '((m["ID"], m["peerURLs"][0], m.get("isLearner", False)) for m in data["members"])' <<<"$list")
+  for first in "$unhealthy"/*; do
+    if [ -e "$first" ] && [ -z "${listed[${first##*/}]:-}" ]; then rm -f "$first"; fi
+  done
+  for row in "${removals[@]}"; do
+    read -r id peer instance <<<"$row"
+    if [ "$answering" -lt $(((voters - 1) / 2 + 1)) ]; then
+      log "etcd member $id at $peer does not answer, but removing it would leave $answering answering of $((voters - 1)) voters: keeping it"
+      return 1
+    fi
+    if [ "$instance" = - ]; then
+      log "etcd member $id at $peer: no control-plane instance runs there: removing it"
+    else
+      if [ "$learners" -gt 0 ] || [ "$replaced" = yes ]; then continue; fi
+      log "etcd member $id at $peer: not answering for ${ETCD_UNHEALTHY_MINUTES} minutes: marking instance $instance unhealthy, then removing the member"
+      retry aws autoscaling set-instance-health --region "$REGION" --instance-id "$instance" \
+        --health-status Unhealthy --no-should-respect-grace-period || return 1
+      replaced=yes
+    fi
+    etcdctl_at "$local_endpoint" member remove "$id" >/dev/null || return 1
+    voters=$((voters - 1))
+    rm -f "$unhealthy/$id"
+  done
 }
 
 # etcd_leads ENDPOINT: "yes" when the member at ENDPOINT leads the cluster, else "no", from `endpoint

@@ -38,6 +38,9 @@ class MotoGroups:
     def terminate(self, instance_id: str, decrement: bool) -> None:
         self._backend.terminate_instance(instance_id, should_decrement=decrement)
 
+    def launch_replacement(self, group: str) -> None:
+        self._backend.set_desired_capacity(group, self._backend.autoscaling_groups[group].desired_capacity + 1)
+
     def arn(self, group: str) -> str:
         return self._backend.autoscaling_groups[group].arn
 
@@ -61,7 +64,9 @@ def _error(message: str) -> bytes:
 
 class AutoScalingLayer:
     """WSGI: CompleteLifecycleAction, RecordLifecycleActionHeartbeat and TerminateInstanceInAutoScalingGroup
-    by the layer; DescribeAutoScalingInstances by moto with each instance's lifecycle state the layer's."""
+    by the layer; DescribeAutoScalingInstances by moto with each instance's lifecycle state the layer's (and
+    its health status in AWS's capitals);
+    SetInstanceHealth by moto, then an Unhealthy instance replaced by the layer."""
 
     def __init__(self, app: Callable[..., Any], lifecycle: Lifecycle):
         self._app = app
@@ -85,6 +90,12 @@ class AutoScalingLayer:
             start_response("200 OK", [("Content-Type", "text/xml")])
             return [answer]
         environ["wsgi.input"] = io.BytesIO(body)
+        if action == "SetInstanceHealth":
+            # moto records the health (DescribeAutoScalingInstances reports it); the layer replaces the instance.
+            answer = self._app(environ, start_response)
+            if params.get("HealthStatus") == "Unhealthy":
+                self._lifecycle.unhealthy(params.get("InstanceId", ""))
+            return answer
         if action != "DescribeAutoScalingInstances":
             return self._app(environ, start_response)
         captured: dict[str, Any] = {}
@@ -134,6 +145,10 @@ class AutoScalingLayer:
         for member in list(members):
             instance = member.find(f"{{{NAMESPACE}}}InstanceId")
             state = member.find(f"{{{NAMESPACE}}}LifecycleState")
+            health = member.find(f"{{{NAMESPACE}}}HealthStatus")
+            # moto keeps what SetInstanceHealth was told (Healthy, Unhealthy); AWS answers HEALTHY, UNHEALTHY.
+            if health is not None and health.text:
+                health.text = health.text.upper()
             if instance is None or state is None:
                 continue
             known = self._lifecycle.state(instance.text or "")

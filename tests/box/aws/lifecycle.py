@@ -13,7 +13,12 @@ lifecycle hooks", "Complete a lifecycle action", CompleteLifecycleAction, Record
   emulator sends it, autoscaling_events.py);
 - ABANDON on launch terminates the instance at once, the other hooks' actions ended (the group launches
   another); on termination both results go on to terminate it; CONTINUE from every launch hook puts it
-  InService, and only then in its group's target groups.
+  InService, and only then in its group's target groups;
+- an InService instance set Unhealthy (SetInstanceHealth; "Health checks for instances in an Auto Scaling
+  group": the group replaces an unhealthy instance) is replaced as the program's instance maintenance policy
+  says (minimum healthy 100 %, "Instance maintenance policies": Auto Scaling "first launches a new instance
+  and then waits for it to be fully ready before terminating the unhealthy instance"): its replacement
+  launches, and once one it launched since is InService, it terminates through its termination hooks.
 Not modelled: the hooks' global timeout (48 hours, or 100 heartbeat timeouts), and scale-in by a smaller
 desired capacity (the box terminates instances one by one, through TerminateInstanceInAutoScalingGroup).
 """
@@ -82,6 +87,10 @@ class Groups(Protocol):
         """Terminates the instance; the group launches a replacement unless DECREMENT."""
         ...
 
+    def launch_replacement(self, group: str) -> None:
+        """Launches one more instance into the group (its desired capacity one up)."""
+        ...
+
 
 class Lifecycle:
     """Lifecycle states and actions of every instance of the groups, by the contract above."""
@@ -98,6 +107,8 @@ class Lifecycle:
         self._lock = threading.RLock()
         self._tracked: dict[str, Tracked] = {}
         self._decrement: dict[str, bool] = {}
+        # Unhealthy instances waiting for a replacement: id → the group's instances when it was marked.
+        self._replacing: dict[str, set[str]] = {}
 
     def _start(self, instance_id: str, tracked: Tracked, transition: str, waiting: str, after: str) -> None:
         hooks = [h for h in self._groups.hooks(tracked.group) if h.transition == transition]
@@ -129,6 +140,17 @@ class Lifecycle:
                     if action.result is None and self._clock() >= action.deadline:
                         action.result = action.hook.default_result
                         self._after_result(instance_id, tracked)
+            for instance_id, before in list(self._replacing.items()):
+                tracked = self._tracked[instance_id]
+                replaced = any(
+                    i not in before and t.group == tracked.group and t.state == "InService" for i, t in self._tracked.items()
+                )
+                if tracked.state != "InService":
+                    del self._replacing[instance_id]
+                elif replaced:
+                    del self._replacing[instance_id]
+                    self._decrement[instance_id] = True
+                    self._start(instance_id, tracked, TERMINATING, "Terminating:Wait", "Terminating:Proceed")
 
     def state(self, instance_id: str) -> str | None:
         with self._lock:
@@ -184,6 +206,17 @@ class Lifecycle:
                 raise LifecycleError(f"Instance Id not found - No managed instance found for instance ID: {instance_id}")
             self._decrement[instance_id] = decrement
             self._start(instance_id, tracked, TERMINATING, "Terminating:Wait", "Terminating:Proceed")
+
+    def unhealthy(self, instance_id: str) -> None:
+        """SetInstanceHealth Unhealthy: an InService instance is replaced, its replacement InService first; one
+        in another state is left to its state."""
+        with self._lock:
+            self.sync()
+            tracked = self._tracked.get(instance_id)
+            if tracked is not None and tracked.state == "InService" and instance_id not in self._replacing:
+                self._replacing[instance_id] = set(self._tracked)
+                self._groups.launch_replacement(tracked.group)
+                self.sync()
 
     def _after_result(self, instance_id: str, tracked: Tracked) -> None:
         # ABANDON on launch ends the launch at once, whatever the other hooks' actions.

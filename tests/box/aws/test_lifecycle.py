@@ -29,6 +29,9 @@ class FakeGroups:
         self.members.pop(instance_id, None)
         self.terminated.append((instance_id, decrement))
 
+    def launch_replacement(self, group: str) -> None:
+        self.members[f"i-{len(self.members) + len(self.terminated) + 1}"] = group
+
 
 class Clock:
     def __init__(self) -> None:
@@ -55,6 +58,9 @@ class AcceptsAnything(Lifecycle):
 
     def terminate(self, instance_id: str, decrement: bool) -> None:
         self._groups.terminate(instance_id, decrement)
+
+    def unhealthy(self, instance_id: str) -> None:
+        self._groups.terminate(instance_id, False)
 
 
 @pytest.fixture(params=[Lifecycle, AcceptsAnything], ids=["layer", "accepts-anything"])
@@ -183,3 +189,17 @@ def test_each_action_is_announced_once_with_the_token_that_completes_it(subject)
     announced = [(n.instance_id, n.group, n.hook, n.transition) for n in groups.notices]
     expected = [("i-1", "nodes", "joined", LAUNCHING), ("i-1", "nodes", "drain", TERMINATING)]
     holds(real, announced == expected and groups.terminated == [("i-1", False)])
+
+
+def test_an_unhealthy_instance_in_service_terminates_once_its_replacement_is_in_service(subject):
+    lifecycle, groups, _, real = subject
+    lifecycle.unhealthy("i-1")
+    launching = lifecycle.state("i-1") == "Pending:Wait" and groups.terminated == [] and list(groups.members) == ["i-1"]
+    lifecycle.complete("nodes", "joined", "CONTINUE", instance_id="i-1")
+    lifecycle.unhealthy("i-1")
+    # Its replacement launched; it stays in service until the replacement is.
+    kept = lifecycle.state("i-1") == "InService" and lifecycle.state("i-2") == "Pending:Wait"
+    lifecycle.complete("nodes", "joined", "CONTINUE", instance_id="i-2")
+    waiting = lifecycle.state("i-1") == "Terminating:Wait" and groups.terminated == []
+    lifecycle.complete("nodes", "drain", "CONTINUE", instance_id="i-1")
+    holds(real, launching and kept and waiting and groups.terminated == [("i-1", True)])

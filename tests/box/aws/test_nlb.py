@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 import socket
 import threading
+import time
 from contextlib import contextmanager
 from typing import Iterator
 
@@ -58,9 +59,10 @@ def balancer(request: pytest.FixtureRequest) -> Iterator[tuple[type[LoadBalancer
 
 
 @contextmanager
-def running(kind: type[LoadBalancer], targets: list[str]) -> Iterator[int]:
-    """A balancer of KIND over TARGETS, serving on a port of 127.0.0.1 until the block ends."""
-    lb = kind("127.0.0.1", 0, lambda: targets)
+def running(kind: type[LoadBalancer], targets: list[str], sick: set[str] = frozenset()) -> Iterator[int]:
+    """A balancer of KIND over TARGETS, serving on a port of 127.0.0.1 until the block ends; its health check
+    fails at the targets in SICK, every 50 ms."""
+    lb = kind("127.0.0.1", 0, lambda: targets, healthy=lambda t: t not in sick, interval=0.05)
     threading.Thread(target=lb.serve, daemon=True).start()
     try:
         yield lb._server.getsockname()[1]
@@ -100,3 +102,22 @@ def test_a_target_that_refuses_connections_is_skipped(balancer):
     with running(kind, [SILENT, IN_SERVICE]) as port:
         # Round robin starts at each target in turn: every connection still reaches the one that answers.
         assert all(ask(port) == IN_SERVICE for _ in range(4)) is real
+
+
+def test_a_target_failing_its_health_check_twice_gets_no_connection_until_it_passes_twice(balancer):
+    kind, real = balancer
+    sick = {ANY}
+    with running(kind, [ANY, IN_SERVICE], sick) as port:
+        time.sleep(0.3)
+        out = all(ask(port) == IN_SERVICE for _ in range(4))
+        sick.clear()
+        time.sleep(0.3)
+        back = {ask(port) for _ in range(4)} == {ANY, IN_SERVICE}
+        assert (out and back) is real
+
+
+def test_with_every_target_unhealthy_connections_go_to_all_of_them(balancer):
+    kind, real = balancer
+    with running(kind, [IN_SERVICE], {IN_SERVICE}) as port:
+        time.sleep(0.3)
+        assert (ask(port) == IN_SERVICE) is real

@@ -23,6 +23,7 @@ readonly PATCHES_DIRECTORY='/etc/kubernetes/patches'
 readonly NODE_ROLE_FILE='/etc/cilium-cluster/node-role'
 readonly KUBEADM_JOINED_MARKER='/var/lib/cilium-cluster/kubeadm-joined'
 readonly JOINED_MARKER='/var/lib/cilium-cluster/joined'
+readonly ETCD_UNHEALTHY_DIR='/run/cilium-cluster/etcd-unhealthy'
 readonly TOOLS_DIR='/usr/local/lib/cilium-cluster'
 readonly API_PIN_MARK='cilium-cluster-own-api-server'
 readonly SNAPSHOT_PREFIX='etcd/'
@@ -30,7 +31,7 @@ readonly LATEST_SNAPSHOT_KEY='latest/etcd.db'
 readonly SNAPSHOT_METRIC_NAMESPACE_PREFIX='cilium-cluster'
 readonly SNAPSHOT_METRIC_NAME='EtcdSnapshotsUploaded'
 readonly SNAPSHOT_METRIC_DIMENSION='ClusterName'
-readonly CONTROL_PLANE_STARTED_UNITS='etcd-backup.timer certificate-renewal.timer node-credentials.service addon-upgrade.timer'
+readonly CONTROL_PLANE_STARTED_UNITS='etcd-backup.timer etcd-members.timer certificate-renewal.timer node-credentials.service addon-upgrade.timer'
 readonly SHARED_PKI_FILES='ca.key front-proxy-ca.key front-proxy-ca.crt etcd/ca.key etcd/ca.crt sa.key sa.pub ca.crt'
 readonly DRAIN_HANDLER_NAME='aws-node-termination-handler'
 readonly ADMIN_GROUP='kubeadm:cluster-admins'
@@ -59,7 +60,7 @@ NODE_CREDENTIAL_MINUTES="${NODE_CREDENTIAL_MINUTES:-60}"
 # What this node is told: the bootstrap config's fields this script reads.
 # shellcheck disable=SC2034
 {
-  BOOTSTRAP_CONFIG_HASH='klrm9tFAmSh2aCaTWLB8r/qmoSN7OpSj7mc7W6igB3Q='
+  BOOTSTRAP_CONFIG_HASH='eGf34Y1VnF0E+4zMhthyXmuiC8NX2OTqj2aufWN/s+s='
   CLUSTER_NAME='public.k8s.local'
   INSTANCE_GROUP='control-plane-eu-central-1a'
   ROLE='control-plane'
@@ -81,6 +82,7 @@ NODE_CREDENTIAL_MINUTES="${NODE_CREDENTIAL_MINUTES:-60}"
   INIT_RECORD='/cilium-cluster/public.k8s.local/control-plane/initialized-26bc335cd6b1'
   BACKUP_BUCKET='etcd-backups-public-k8s-local-000000000000-eu-central-1-204a5c'
   BACKUP_INTERVAL_MINUTES='15'
+  ETCD_UNHEALTHY_MINUTES='5'
   ENCRYPTION_KEYS_PARAMETER='/cilium-cluster/public.k8s.local/control-plane/encryption-keys-26bc335cd6b1'
 }
 
@@ -715,10 +717,16 @@ for row in eval(sys.argv[1]): print(*row)' "$1"
 }
 
 etcd_control_plane_addresses() {
+  local rows
+  rows=$(etcd_control_plane_instances) || return 1
+  awk '$2 != "" && $2 != "None" { print $2 }' <<<"$rows"
+}
+
+etcd_control_plane_instances() {
   retry aws ec2 describe-instances --region "$REGION" \
     --filters "Name=tag:$CLUSTER_TAG,Values=$CLUSTER_NAME" "Name=tag:$CONTROL_PLANE_TAG,Values=1" \
     "Name=instance-state-name,Values=pending,running" \
-    --query 'Reservations[].Instances[].PrivateIpAddress' --output text
+    --query 'Reservations[].Instances[].[InstanceId,PrivateIpAddress]' --output text
 }
 
 etcd_remove_members() {
@@ -749,6 +757,76 @@ etcd_remove_members() {
       return 1
     fi
   fi
+}
+
+reconcile_etcd_members() {
+  local local_endpoint="${ETCD_LOCAL:-https://127.0.0.1:$ETCD_CLIENT_PORT}" leads instances list id peer learner
+  local address instance first last now voters=0 answering=0 learners=0 removals=() replaced=no
+  local unhealthy="${BOOTSTRAP_ROOT:-}$ETCD_UNHEALTHY_DIR"
+  local -A instance_at=() listed=()
+  if ! leads=$(etcd_leads "$local_endpoint"); then
+    rm -rf "$unhealthy"
+    log "this etcd member does not answer with a leader: it cannot reconcile the members"
+    return 1
+  fi
+  if [ "$leads" = no ]; then
+    rm -rf "$unhealthy"
+    return 0
+  fi
+  instances=$(etcd_control_plane_instances) || return 1
+  while read -r instance address; do
+    if [ -n "$address" ] && [ "$address" != None ]; then instance_at[$address]=$instance; fi
+  done <<<"$instances"
+  list=$(etcdctl_at "$local_endpoint" member list -w json --hex) || return 1
+  mkdir -p "$unhealthy"
+  now=$(date +%s)
+  while read -r id peer learner; do
+    listed[$id]=1
+    if [ "$learner" = True ]; then
+      learners=$((learners + 1))
+      continue
+    fi
+    voters=$((voters + 1))
+    address=${peer#*://}
+    address=${address%:*}
+    if etcd_leads "https://$address:$ETCD_CLIENT_PORT" >/dev/null 2>&1; then
+      answering=$((answering + 1))
+      rm -f "$unhealthy/$id"
+      continue
+    fi
+    instance=${instance_at[$address]:-}
+    if [ -z "$instance" ]; then
+      removals+=("$id $peer -")
+      continue
+    fi
+    read -r first last 2>/dev/null <"$unhealthy/$id" || first=""
+    if [ -z "$first" ] || [ $((now - last)) -gt 180 ]; then first=$now; fi
+    echo "$first $now" >"$unhealthy/$id"
+    log "etcd member $id at $peer (instance $instance) has not answered for $((now - first))s"
+    if [ $((now - first)) -ge $((ETCD_UNHEALTHY_MINUTES * 60)) ]; then removals+=("$id $peer $instance"); fi
+  done < <(etcd_json_rows '((m["ID"], m["peerURLs"][0], m.get("isLearner", False)) for m in data["members"])' <<<"$list")
+  for first in "$unhealthy"/*; do
+    if [ -e "$first" ] && [ -z "${listed[${first##*/}]:-}" ]; then rm -f "$first"; fi
+  done
+  for row in "${removals[@]}"; do
+    read -r id peer instance <<<"$row"
+    if [ "$answering" -lt $(((voters - 1) / 2 + 1)) ]; then
+      log "etcd member $id at $peer does not answer, but removing it would leave $answering answering of $((voters - 1)) voters: keeping it"
+      return 1
+    fi
+    if [ "$instance" = - ]; then
+      log "etcd member $id at $peer: no control-plane instance runs there: removing it"
+    else
+      if [ "$learners" -gt 0 ] || [ "$replaced" = yes ]; then continue; fi
+      log "etcd member $id at $peer: not answering for ${ETCD_UNHEALTHY_MINUTES} minutes: marking instance $instance unhealthy, then removing the member"
+      retry aws autoscaling set-instance-health --region "$REGION" --instance-id "$instance" \
+        --health-status Unhealthy --no-should-respect-grace-period || return 1
+      replaced=yes
+    fi
+    etcdctl_at "$local_endpoint" member remove "$id" >/dev/null || return 1
+    voters=$((voters - 1))
+    rm -f "$unhealthy/$id"
+  done
 }
 
 etcd_leads() {
@@ -1318,7 +1396,7 @@ before_member_reset() {
 }
 
 leave_etcd_on_termination() {
-  local id group last
+  local id group last sole_tries
   until [ "$(imds autoscaling/target-lifecycle-state 2>/dev/null || true)" = Terminated ]; do
     sleep "$TERMINATION_WATCH_SECONDS"
   done
@@ -1330,7 +1408,9 @@ leave_etcd_on_termination() {
   else
     log "instance $id terminating: its node is drained, then its etcd member leaves"
     wait_for_drain "$1" "$group" "$id"
-    last=$(retry etcd_sole_member) || last=no
+    sole_tries=$BOOTSTRAP_TRIES
+    if [ "$(etcd_control_plane_addresses 2>/dev/null | wc -l)" -gt 1 ]; then sole_tries=3; fi
+    last=$(BOOTSTRAP_TRIES=$sole_tries retry etcd_sole_member) || last=no
     if [ "$last" = yes ]; then
       save_final_snapshot "$1" "$group" "$id"
     else
@@ -1491,6 +1571,31 @@ Description=An etcd snapshot every 15 minutes
 OnBootSec=5min
 OnUnitActiveSec=15min
 RandomizedDelaySec=30s
+
+[Install]
+WantedBy=timers.target
+CILIUM_CLUSTER_FILE
+install -D -m 0644 /dev/null "$root/etc/systemd/system/etcd-members.service"
+cat >"$root/etc/systemd/system/etcd-members.service" <<'CILIUM_CLUSTER_FILE'
+[Unit]
+Description=Remove etcd members whose instances are gone, or that stopped answering, when this member leads
+
+[Service]
+Type=oneshot
+Environment=PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin:/snap/bin
+Environment=AWS_RETRY_MODE=standard
+Environment=AWS_MAX_ATTEMPTS=10
+ExecStart=/usr/local/sbin/cilium-cluster-bootstrap reconcile_etcd_members
+SyslogIdentifier=cilium-cluster-reconcile-etcd-members
+CILIUM_CLUSTER_FILE
+install -D -m 0644 /dev/null "$root/etc/systemd/system/etcd-members.timer"
+cat >"$root/etc/systemd/system/etcd-members.timer" <<'CILIUM_CLUSTER_FILE'
+[Unit]
+Description=Reconcile the etcd members with the control-plane instances every minute
+
+[Timer]
+OnBootSec=2min
+OnUnitActiveSec=1min
 
 [Install]
 WantedBy=timers.target
