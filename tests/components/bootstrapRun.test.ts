@@ -423,7 +423,7 @@ describe("node bootstrap, run as cloud-init and systemd run it", function () {
     // The etcd-leave service before kubeadm (a termination from then on removes the member), the others after.
     const systemctl = calls(node, "systemctl");
     const started = systemctl.indexOf(
-      "systemctl enable --now etcd-backup.timer certificate-renewal.timer node-credentials.service addon-upgrade.timer",
+      "systemctl enable --now etcd-backup.timer etcd-members.timer certificate-renewal.timer node-credentials.service addon-upgrade.timer",
     );
     const armed = systemctl.indexOf("systemctl start --no-block etcd-leave.service");
     expect(armed).to.be.greaterThan(-1);
@@ -488,7 +488,7 @@ describe("node bootstrap, run as cloud-init and systemd run it", function () {
     expect(service.runs).to.equal(2);
     expect(calls(node, "systemctl enable --now")).to.deep.equal(
       Array(2).fill(
-        "systemctl enable --now etcd-backup.timer certificate-renewal.timer node-credentials.service addon-upgrade.timer",
+        "systemctl enable --now etcd-backup.timer etcd-members.timer certificate-renewal.timer node-credentials.service addon-upgrade.timer",
       ),
     );
     // kubeadm's own state says joined: the second run neither resets nor creates the cluster again.
@@ -1220,6 +1220,20 @@ describe("control-plane bootstrap and the cluster's state, run as systemd runs i
     expect(node.instance.heartbeats).to.be.at.least(1);
     expect(existsSync(join(node.state, "drained"))).to.equal(false);
     expect(removed(node)).to.deep.equal(["me"]);
+  });
+
+  it("a terminating member whose removal etcd answered but did not carry out is checked still listed: it keeps its instance", async () => {
+    const { node, script, args } = await terminatingMember();
+    const env = { ...node.env, STANDIN_ETCD_REMOVALS_LOST: "1", ETCD_LEAVE_RETRY_SECONDS: "0.2" };
+    await run("timeout", ["15", join(node.root, script), ...args.split(" ")], env);
+    expect(calls(node, "etcdctl").filter((l) => / member remove me$/.test(l)).length).to.be.greaterThan(1);
+    expect(
+      calls(node, "aws autoscaling complete-lifecycle-action").filter((l) =>
+        l.includes("--lifecycle-hook-name etcd-member "),
+      ),
+    ).to.deep.equal([]);
+    expect(node.instance.heartbeats, "heartbeats while it is held").to.be.greaterThan(1);
+    expect(lifecycle(node)).to.equal("Terminating:Wait");
   });
 
   it("a terminating member that cannot leave keeps its instance, with heartbeats, and never completes the hook", async () => {

@@ -22,6 +22,8 @@ const BUCKET_OBJECT = "aws:s3/bucketObjectv2:BucketObjectv2";
 const CONTROL_PLANE_UNITS = [
   "etcd-backup.service",
   "etcd-backup.timer",
+  "etcd-members.service",
+  "etcd-members.timer",
   "etcd-leave.service",
   "certificate-renewal.service",
   "certificate-renewal.timer",

@@ -5,7 +5,7 @@
 // restored with the runbook's command (docs/operations.md) and nothing committed is lost.
 import { expect } from "chai";
 import { ChildProcess, spawn, spawnSync } from "child_process";
-import { chmodSync, mkdirSync, mkdtempSync, readdirSync, writeFileSync } from "fs";
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, symlinkSync, writeFileSync } from "fs";
 import { tmpdir } from "os";
 import { dirname, join } from "path";
 import { stringify } from "yaml";
@@ -117,10 +117,17 @@ describe("stacked etcd as kubeadm keeps it, on etcd 3.6 and kubeadm's certificat
     child.stderr.on("data", (d) => (stderr += d));
     return new Promise((resolve) => child.on("close", (status) => resolve({ status, stderr })));
   }
-  /** etcd_remove_members MODE, run by the joining node, with these control-plane instances running. */
-  async function removeMembers(running: string[], mode: "departed" | "self" = "departed") {
+  /**
+   * etcd_remove_members MODE, run by the joining node, with these control-plane instances running (and those
+   * PENDING launching).
+   */
+  async function removeMembers(running: string[], mode: "departed" | "self" = "departed", pending: string[] = []) {
     for (const instance of aws.instances.values())
-      instance.state = running.includes(instance.privateIp) ? "running" : "terminated";
+      instance.state = running.includes(instance.privateIp)
+        ? "running"
+        : pending.includes(instance.privateIp)
+          ? "pending"
+          : "terminated";
     return bootstrap(["etcd_remove_members", mode], {});
   }
   /** A learner added as kubeadm join adds one, at `address`, never started (the join went no further). */
@@ -248,6 +255,10 @@ describe("stacked etcd as kubeadm keeps it, on etcd 3.6 and kubeadm's certificat
     const kept = await removeMembers([ADDRESSES[0], ADDRESSES[1], ADDRESSES[2], JOINING]);
     expect(kept.status, kept.stderr).to.equal(0);
     expect(peers()).to.have.length(3);
+    // So is one whose instance EC2 reports pending (a reboot's start, a launch).
+    const pending = await removeMembers([ADDRESSES[0], ADDRESSES[1], JOINING], "departed", [ADDRESSES[2]]);
+    expect(pending.status, pending.stderr).to.equal(0);
+    expect(peers()).to.have.length(3);
     const removed = await removeMembers([ADDRESSES[0], ADDRESSES[1], JOINING]);
     expect(removed.status, removed.stderr).to.equal(0);
     expect(peers()).to.deep.equal(["http://127.0.0.11:2380", "http://127.0.0.12:2380"]);
@@ -364,6 +375,27 @@ describe("stacked etcd as kubeadm keeps it, on etcd 3.6 and kubeadm's certificat
     ).to.equal(0);
     expect(counted(clientUrl(members[0]))).to.equal(50);
     aws.instance(gone).state = "running";
+  });
+
+  it("a snapshot etcdutl cannot read is never uploaded", async () => {
+    // etcd's own etcdctl, but the file its snapshot wrote cut short (a disk that failed the write); etcdutl
+    // is etcd's.
+    const tools = join(dir, "tools-corrupt");
+    mkdirSync(tools, { recursive: true });
+    writeFileSync(
+      join(tools, "etcdctl"),
+      [
+        "#!/bin/bash",
+        `${JSON.stringify(join(etcdToolsDir(), "etcdctl"))} "$@" || exit`,
+        'if [[ " $* " == *" snapshot save "* ]]; then truncate -s 8192 "${@: -1}"; fi',
+      ].join("\n"),
+    );
+    chmodSync(join(tools, "etcdctl"), 0o755);
+    symlinkSync(join(etcdToolsDir(), "etcdutl"), join(tools, "etcdutl"));
+    const uploads = aws.calls.filter((c) => c.action === "s3:PutObject").length;
+    const backup = await bootstrap(["etcd_backup"], { ETCD_LOCAL: await leaderUrl(), ETCD_TOOLS_DIR: tools });
+    expect(backup.status, "the backup's status").to.not.equal(0);
+    expect(aws.calls.filter((c) => c.action === "s3:PutObject").length - uploads, "snapshots uploaded").to.equal(0);
   });
 
   it("only the leader uploads a snapshot, and the runbook's restore serves every key written before", async () => {

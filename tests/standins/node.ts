@@ -181,7 +181,8 @@ const NOOP = ["apt-mark"];
 const ETCD_IMAGE_TOOLS: Record<string, string> = {
   // etcd as the cluster's members answer: STANDIN_ETCD_MEMBERS ("HEX_ID=PEER_URL ..."), in etcdctl's JSON
   // (member IDs as hex strings with --hex); no answer at all with STANDIN_ETCD_DOWN=1. A removal is kept in
-  // the state directory, so the next list no longer has the member.
+  // the state directory, so the next list no longer has the member; with STANDIN_ETCD_REMOVALS_LOST=1 a
+  // removal is answered but never takes effect.
   etcdctl: `[ "\${STANDIN_ETCD_DOWN:-0}" = 1 ] && { echo "Error: context deadline exceeded" >&2; exit 1; }
 removed=$(cat "$STANDIN_STATE/etcd-removed" 2>/dev/null | tr '\\n' ' ')
 case "$*" in
@@ -189,7 +190,7 @@ case "$*" in
   rows=(); for m in \${STANDIN_ETCD_MEMBERS:-} $(cat "$STANDIN_STATE/etcd-added" 2>/dev/null); do
     [[ " $removed " == *" \${m%%=*} "* ]] || rows+=("{\\"ID\\":\\"\${m%%=*}\\",\\"peerURLs\\":[\\"\${m#*=}\\"]}"); done
   (IFS=,; echo "{\\"header\\":{},\\"members\\":[\${rows[*]}]}");;
-*"member remove "*) echo "\${@: -1}" >>"$STANDIN_STATE/etcd-removed";;
+*"member remove "*) [ "\${STANDIN_ETCD_REMOVALS_LOST:-0}" = 1 ] || echo "\${@: -1}" >>"$STANDIN_STATE/etcd-removed";;
 *"endpoint status -w json"*) echo "[{\\"Endpoint\\":\\"https://127.0.0.1:2379\\",\\"Status\\":{\\"header\\":{\\"member_id\\":10276657743932975437},\\"leader\\":\${STANDIN_ETCD_LEADER:-10276657743932975437}}}]";;
 *"snapshot save "*) echo snapshot >"\${@: -1}";;
 *) exit 1;;
