@@ -12,11 +12,18 @@ import { ETCD_LIFECYCLE_HOOK } from "./lifecycleHooks";
 export const BOOTSTRAP_SCRIPT = "/usr/local/sbin/cilium-cluster-bootstrap";
 export const BOOTSTRAP_SERVICE = "cilium-cluster-bootstrap.service";
 
-/** The service's environment: the AWS CLI (a snap) on PATH, and the CLI's own retries of throttled calls. */
+/**
+ * The service's environment: the AWS CLI (a snap) on PATH, the CLI's own retries of throttled calls, and of
+ * its reads of the instance's credentials from instance metadata: by default one try of one second, after
+ * which a call fails "Unable to locate credentials" (botocore's metadata fetcher; a busy node's bootstrap
+ * failed so in the box, half-way through taking over the init record).
+ */
 const ENVIRONMENT = [
   "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin:/snap/bin",
   "AWS_RETRY_MODE=standard",
   "AWS_MAX_ATTEMPTS=10",
+  "AWS_METADATA_SERVICE_TIMEOUT=5",
+  "AWS_METADATA_SERVICE_NUM_ATTEMPTS=3",
 ];
 
 const unit = (sections: Record<string, string[]>) =>

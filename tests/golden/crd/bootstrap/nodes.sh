@@ -28,7 +28,7 @@ NODE_CREDENTIAL_WAIT_TRIES="${NODE_CREDENTIAL_WAIT_TRIES:-12}"
 # What this node is told: the bootstrap config's fields this script reads.
 # shellcheck disable=SC2034
 {
-  BOOTSTRAP_CONFIG_HASH='npcfCWgqIrFrGJlmfLSzJW8hqY2qqAplf8JdocshULk='
+  BOOTSTRAP_CONFIG_HASH='fGOllRaqAk5cWoSL9rQiUWyNsjfHZklNFqA0wmuELLs='
   CLUSTER_NAME='crd.example.com'
   INSTANCE_GROUP='nodes'
   ROLE='node'
@@ -533,6 +533,8 @@ TimeoutStartSec=40min
 Environment=PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin:/snap/bin
 Environment=AWS_RETRY_MODE=standard
 Environment=AWS_MAX_ATTEMPTS=10
+Environment=AWS_METADATA_SERVICE_TIMEOUT=5
+Environment=AWS_METADATA_SERVICE_NUM_ATTEMPTS=3
 SyslogIdentifier=cilium-cluster-bootstrap
 
 [Install]

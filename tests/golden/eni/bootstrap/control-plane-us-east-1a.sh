@@ -60,7 +60,7 @@ NODE_CREDENTIAL_MINUTES="${NODE_CREDENTIAL_MINUTES:-60}"
 # What this node is told: the bootstrap config's fields this script reads.
 # shellcheck disable=SC2034
 {
-  BOOTSTRAP_CONFIG_HASH='bkUYkv6t+F3bi7ntMAzAeTtf1oLqLsho2sXz5Hxgwak='
+  BOOTSTRAP_CONFIG_HASH='udLVEn8Pe4qLT7bu1uNpJN0Ve6wv7xizqorkfRygqlM='
   CLUSTER_NAME='eni.example.com'
   INSTANCE_GROUP='control-plane-us-east-1a'
   ROLE='control-plane'
@@ -1547,6 +1547,8 @@ TimeoutStartSec=40min
 Environment=PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin:/snap/bin
 Environment=AWS_RETRY_MODE=standard
 Environment=AWS_MAX_ATTEMPTS=10
+Environment=AWS_METADATA_SERVICE_TIMEOUT=5
+Environment=AWS_METADATA_SERVICE_NUM_ATTEMPTS=3
 SyslogIdentifier=cilium-cluster-bootstrap
 
 [Install]
@@ -1562,6 +1564,8 @@ Type=oneshot
 Environment=PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin:/snap/bin
 Environment=AWS_RETRY_MODE=standard
 Environment=AWS_MAX_ATTEMPTS=10
+Environment=AWS_METADATA_SERVICE_TIMEOUT=5
+Environment=AWS_METADATA_SERVICE_NUM_ATTEMPTS=3
 ExecStart=/usr/local/sbin/cilium-cluster-bootstrap etcd_backup
 SyslogIdentifier=cilium-cluster-etcd-backup
 CILIUM_CLUSTER_FILE
@@ -1588,6 +1592,8 @@ Type=oneshot
 Environment=PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin:/snap/bin
 Environment=AWS_RETRY_MODE=standard
 Environment=AWS_MAX_ATTEMPTS=10
+Environment=AWS_METADATA_SERVICE_TIMEOUT=5
+Environment=AWS_METADATA_SERVICE_NUM_ATTEMPTS=3
 ExecStart=/usr/local/sbin/cilium-cluster-bootstrap reconcile_etcd_members
 SyslogIdentifier=cilium-cluster-reconcile-etcd-members
 CILIUM_CLUSTER_FILE
@@ -1614,6 +1620,8 @@ After=kubelet.service
 Environment=PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin:/snap/bin
 Environment=AWS_RETRY_MODE=standard
 Environment=AWS_MAX_ATTEMPTS=10
+Environment=AWS_METADATA_SERVICE_TIMEOUT=5
+Environment=AWS_METADATA_SERVICE_NUM_ATTEMPTS=3
 ExecStart=/usr/local/sbin/cilium-cluster-bootstrap leave_etcd_on_termination etcd-member
 SyslogIdentifier=cilium-cluster-leave-etcd-on-termination etcd-member
 Restart=on-failure
@@ -1632,6 +1640,8 @@ Type=oneshot
 Environment=PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin:/snap/bin
 Environment=AWS_RETRY_MODE=standard
 Environment=AWS_MAX_ATTEMPTS=10
+Environment=AWS_METADATA_SERVICE_TIMEOUT=5
+Environment=AWS_METADATA_SERVICE_NUM_ATTEMPTS=3
 ExecStart=/usr/local/sbin/cilium-cluster-bootstrap renew_certificates_if_due
 SyslogIdentifier=cilium-cluster-renew-certificates-if-due
 CILIUM_CLUSTER_FILE
@@ -1658,6 +1668,8 @@ After=kubelet.service
 Environment=PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin:/snap/bin
 Environment=AWS_RETRY_MODE=standard
 Environment=AWS_MAX_ATTEMPTS=10
+Environment=AWS_METADATA_SERVICE_TIMEOUT=5
+Environment=AWS_METADATA_SERVICE_NUM_ATTEMPTS=3
 ExecStart=/usr/local/sbin/cilium-cluster-bootstrap issue_node_credentials_while_up
 SyslogIdentifier=cilium-cluster-issue-node-credentials-while-up
 Restart=always
@@ -1676,6 +1688,8 @@ Type=oneshot
 Environment=PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin:/snap/bin
 Environment=AWS_RETRY_MODE=standard
 Environment=AWS_MAX_ATTEMPTS=10
+Environment=AWS_METADATA_SERVICE_TIMEOUT=5
+Environment=AWS_METADATA_SERVICE_NUM_ATTEMPTS=3
 ExecStart=/usr/local/sbin/cilium-cluster-bootstrap upgrade_addons
 SyslogIdentifier=cilium-cluster-upgrade-addons
 CILIUM_CLUSTER_FILE

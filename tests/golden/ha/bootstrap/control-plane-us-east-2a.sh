@@ -60,7 +60,7 @@ NODE_CREDENTIAL_MINUTES="${NODE_CREDENTIAL_MINUTES:-60}"
 # What this node is told: the bootstrap config's fields this script reads.
 # shellcheck disable=SC2034
 {
-  BOOTSTRAP_CONFIG_HASH='7kmK7K6ouP0pZ8TOm/+djQv+kB062fZOyLEcLCJkPMg='
+  BOOTSTRAP_CONFIG_HASH='bwIYj4Nca/QicBv61rApOuAymuCMqIC9lOSHDjgO6B8='
   CLUSTER_NAME='ha.prod.example.com'
   INSTANCE_GROUP='control-plane-us-east-2a'
   ROLE='control-plane'
@@ -1551,6 +1551,8 @@ TimeoutStartSec=40min
 Environment=PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin:/snap/bin
 Environment=AWS_RETRY_MODE=standard
 Environment=AWS_MAX_ATTEMPTS=10
+Environment=AWS_METADATA_SERVICE_TIMEOUT=5
+Environment=AWS_METADATA_SERVICE_NUM_ATTEMPTS=3
 SyslogIdentifier=cilium-cluster-bootstrap
 
 [Install]
@@ -1566,6 +1568,8 @@ Type=oneshot
 Environment=PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin:/snap/bin
 Environment=AWS_RETRY_MODE=standard
 Environment=AWS_MAX_ATTEMPTS=10
+Environment=AWS_METADATA_SERVICE_TIMEOUT=5
+Environment=AWS_METADATA_SERVICE_NUM_ATTEMPTS=3
 ExecStart=/usr/local/sbin/cilium-cluster-bootstrap etcd_backup
 SyslogIdentifier=cilium-cluster-etcd-backup
 CILIUM_CLUSTER_FILE
@@ -1592,6 +1596,8 @@ Type=oneshot
 Environment=PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin:/snap/bin
 Environment=AWS_RETRY_MODE=standard
 Environment=AWS_MAX_ATTEMPTS=10
+Environment=AWS_METADATA_SERVICE_TIMEOUT=5
+Environment=AWS_METADATA_SERVICE_NUM_ATTEMPTS=3
 ExecStart=/usr/local/sbin/cilium-cluster-bootstrap reconcile_etcd_members
 SyslogIdentifier=cilium-cluster-reconcile-etcd-members
 CILIUM_CLUSTER_FILE
@@ -1618,6 +1624,8 @@ After=kubelet.service
 Environment=PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin:/snap/bin
 Environment=AWS_RETRY_MODE=standard
 Environment=AWS_MAX_ATTEMPTS=10
+Environment=AWS_METADATA_SERVICE_TIMEOUT=5
+Environment=AWS_METADATA_SERVICE_NUM_ATTEMPTS=3
 ExecStart=/usr/local/sbin/cilium-cluster-bootstrap leave_etcd_on_termination etcd-member
 SyslogIdentifier=cilium-cluster-leave-etcd-on-termination etcd-member
 Restart=on-failure
@@ -1636,6 +1644,8 @@ Type=oneshot
 Environment=PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin:/snap/bin
 Environment=AWS_RETRY_MODE=standard
 Environment=AWS_MAX_ATTEMPTS=10
+Environment=AWS_METADATA_SERVICE_TIMEOUT=5
+Environment=AWS_METADATA_SERVICE_NUM_ATTEMPTS=3
 ExecStart=/usr/local/sbin/cilium-cluster-bootstrap renew_certificates_if_due
 SyslogIdentifier=cilium-cluster-renew-certificates-if-due
 CILIUM_CLUSTER_FILE
@@ -1662,6 +1672,8 @@ After=kubelet.service
 Environment=PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin:/snap/bin
 Environment=AWS_RETRY_MODE=standard
 Environment=AWS_MAX_ATTEMPTS=10
+Environment=AWS_METADATA_SERVICE_TIMEOUT=5
+Environment=AWS_METADATA_SERVICE_NUM_ATTEMPTS=3
 ExecStart=/usr/local/sbin/cilium-cluster-bootstrap issue_node_credentials_while_up
 SyslogIdentifier=cilium-cluster-issue-node-credentials-while-up
 Restart=always
@@ -1680,6 +1692,8 @@ Type=oneshot
 Environment=PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin:/snap/bin
 Environment=AWS_RETRY_MODE=standard
 Environment=AWS_MAX_ATTEMPTS=10
+Environment=AWS_METADATA_SERVICE_TIMEOUT=5
+Environment=AWS_METADATA_SERVICE_NUM_ATTEMPTS=3
 ExecStart=/usr/local/sbin/cilium-cluster-bootstrap upgrade_addons
 SyslogIdentifier=cilium-cluster-upgrade-addons
 CILIUM_CLUSTER_FILE

@@ -60,7 +60,7 @@ NODE_CREDENTIAL_MINUTES="${NODE_CREDENTIAL_MINUTES:-60}"
 # What this node is told: the bootstrap config's fields this script reads.
 # shellcheck disable=SC2034
 {
-  BOOTSTRAP_CONFIG_HASH='uJiIIhj42Mu+ir6BRoa+edm6s1cCXEV9/bfkvKGME3M='
+  BOOTSTRAP_CONFIG_HASH='wVDy58xcSF//ka66JW3sPo7sMJs8rBpyGzcv9WvRQkw='
   CLUSTER_NAME='internal.k8s.local'
   INSTANCE_GROUP='control-plane-eu-west-1a'
   ROLE='control-plane'
@@ -1544,6 +1544,8 @@ TimeoutStartSec=40min
 Environment=PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin:/snap/bin
 Environment=AWS_RETRY_MODE=standard
 Environment=AWS_MAX_ATTEMPTS=10
+Environment=AWS_METADATA_SERVICE_TIMEOUT=5
+Environment=AWS_METADATA_SERVICE_NUM_ATTEMPTS=3
 SyslogIdentifier=cilium-cluster-bootstrap
 
 [Install]
@@ -1559,6 +1561,8 @@ Type=oneshot
 Environment=PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin:/snap/bin
 Environment=AWS_RETRY_MODE=standard
 Environment=AWS_MAX_ATTEMPTS=10
+Environment=AWS_METADATA_SERVICE_TIMEOUT=5
+Environment=AWS_METADATA_SERVICE_NUM_ATTEMPTS=3
 ExecStart=/usr/local/sbin/cilium-cluster-bootstrap etcd_backup
 SyslogIdentifier=cilium-cluster-etcd-backup
 CILIUM_CLUSTER_FILE
@@ -1585,6 +1589,8 @@ Type=oneshot
 Environment=PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin:/snap/bin
 Environment=AWS_RETRY_MODE=standard
 Environment=AWS_MAX_ATTEMPTS=10
+Environment=AWS_METADATA_SERVICE_TIMEOUT=5
+Environment=AWS_METADATA_SERVICE_NUM_ATTEMPTS=3
 ExecStart=/usr/local/sbin/cilium-cluster-bootstrap reconcile_etcd_members
 SyslogIdentifier=cilium-cluster-reconcile-etcd-members
 CILIUM_CLUSTER_FILE
@@ -1611,6 +1617,8 @@ After=kubelet.service
 Environment=PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin:/snap/bin
 Environment=AWS_RETRY_MODE=standard
 Environment=AWS_MAX_ATTEMPTS=10
+Environment=AWS_METADATA_SERVICE_TIMEOUT=5
+Environment=AWS_METADATA_SERVICE_NUM_ATTEMPTS=3
 ExecStart=/usr/local/sbin/cilium-cluster-bootstrap leave_etcd_on_termination etcd-member
 SyslogIdentifier=cilium-cluster-leave-etcd-on-termination etcd-member
 Restart=on-failure
@@ -1629,6 +1637,8 @@ Type=oneshot
 Environment=PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin:/snap/bin
 Environment=AWS_RETRY_MODE=standard
 Environment=AWS_MAX_ATTEMPTS=10
+Environment=AWS_METADATA_SERVICE_TIMEOUT=5
+Environment=AWS_METADATA_SERVICE_NUM_ATTEMPTS=3
 ExecStart=/usr/local/sbin/cilium-cluster-bootstrap renew_certificates_if_due
 SyslogIdentifier=cilium-cluster-renew-certificates-if-due
 CILIUM_CLUSTER_FILE
@@ -1655,6 +1665,8 @@ After=kubelet.service
 Environment=PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin:/snap/bin
 Environment=AWS_RETRY_MODE=standard
 Environment=AWS_MAX_ATTEMPTS=10
+Environment=AWS_METADATA_SERVICE_TIMEOUT=5
+Environment=AWS_METADATA_SERVICE_NUM_ATTEMPTS=3
 ExecStart=/usr/local/sbin/cilium-cluster-bootstrap issue_node_credentials_while_up
 SyslogIdentifier=cilium-cluster-issue-node-credentials-while-up
 Restart=always
@@ -1673,6 +1685,8 @@ Type=oneshot
 Environment=PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin:/snap/bin
 Environment=AWS_RETRY_MODE=standard
 Environment=AWS_MAX_ATTEMPTS=10
+Environment=AWS_METADATA_SERVICE_TIMEOUT=5
+Environment=AWS_METADATA_SERVICE_NUM_ATTEMPTS=3
 ExecStart=/usr/local/sbin/cilium-cluster-bootstrap upgrade_addons
 SyslogIdentifier=cilium-cluster-upgrade-addons
 CILIUM_CLUSTER_FILE
