@@ -250,11 +250,6 @@ export class Box {
     return [...this.nodes.values()].filter((n) => existsSync(join(n.root, "etc", "kubernetes", "admin.conf")));
   }
 
-  /** kubectl as the cluster's admin (the first control-plane node's admin.conf), inside the box. */
-  /**
-   * The first control-plane node whose API server is ready (`/readyz`, as the load balancer's health check
-   * asks), else the first: one whose etcd is dead still answers TCP.
-   */
   /**
    * The first control-plane node whose API server is ready (`/readyz`, as the load balancer's health check
    * asks), else the first: one whose etcd is dead still answers TCP.
@@ -271,6 +266,7 @@ export class Box {
     return all[0];
   }
 
+  /** kubectl with NODE's admin.conf, at NODE's own API server. */
   private kubectlAt(node: Node, args: string[], input?: string): Promise<string> {
     return run(
       "ip",
@@ -290,6 +286,7 @@ export class Box {
     ).then((r) => r.stdout);
   }
 
+  /** kubectl as the cluster's admin (a ready control-plane node's admin.conf), inside the box. */
   async kubectl(args: string[], input?: string): Promise<string> {
     const node = await this.apiNode();
     if (!node) throw new Error("no control-plane node has an admin kubeconfig yet");
