@@ -39,14 +39,14 @@ export interface BootstrapStep {
  * (join-credential); a control-plane node's join and init are kubeadm's too, it signs its own credential
  * (node-credentials), its join first removes departed etcd members (etcd), restores the latest snapshot when it
  * creates the cluster again (etcd), sends its launch hook heartbeats (launch-hook) and moves an older cluster
- * to its release (upgrade), which
- * renders kubeadm's configuration (kubeadm), and its member leaves once the node is drained (drain); the
+ * to its release (upgrade), which renders kubeadm's configuration (kubeadm) and, finishing an upgrade, retires
+ * the bootstrap tokens' approval again (node-credentials), and its member leaves once the node is drained (drain); the
  * workers' credentials, the encryption keys and the cluster's shared keys are written to SSM (parameters), the credentials
  * signed as kubeadm's configuration says (kubeadm), for instances that have no Node (drain's kubectl).
  */
 export const MODULE_DEPENDENCIES: Partial<Record<BootstrapModule, BootstrapModule[]>> = {
   "join-credential": ["kubeadm"],
-  upgrade: ["kubeadm"],
+  upgrade: ["kubeadm", "node-credentials"],
   "control-plane": ["kubeadm", "etcd", "upgrade", "drain", "node-credentials", "parameters", "launch-hook"],
   "node-credentials": ["kubeadm", "parameters", "drain"],
   encryption: ["parameters"],

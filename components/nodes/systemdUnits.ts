@@ -42,7 +42,7 @@ export const CONTROL_PLANE_STARTED_UNITS = [
   "etcd-members.timer",
   "certificate-renewal.timer",
   "node-credentials.service",
-  "addon-upgrade.timer",
+  "upgrade-finish.timer",
 ];
 
 /** The control plane's units (CONTROL_PLANE_STARTED_UNITS and the services their timers run). */
@@ -109,14 +109,15 @@ function controlPlaneUnits(config: BootstrapConfig): Record<string, string> {
       Service: [...runs("issue_node_credentials_while_up"), "Restart=always", "RestartSec=10s"],
       Install: ["WantedBy=multi-user.target"],
     }),
-    // Every 10 minutes: an upgrade's addons follow soon after its last old control-plane node has left. A
-    // check with nothing to do reads two objects from the API (bootstrap/upgrade.sh, upgrade_addons).
+    // Every 10 minutes: an upgrade's cluster-wide phases and addons follow soon after its last old
+    // control-plane node has left. A check with nothing to do reads two objects from the API
+    // (bootstrap/upgrade.sh, finish_upgrade).
     ...timed(
-      "addon-upgrade",
-      "upgrade_addons",
-      "Upgrade kubeadm's addons once every control-plane node runs this node's Kubernetes release",
+      "upgrade-finish",
+      "finish_upgrade",
+      "Finish an upgrade once every control-plane node runs this node's Kubernetes release: kubeadm's cluster-wide phases and addons",
       {
-        what: "Check kubeadm's addons every 10 minutes",
+        what: "Check for an upgrade to finish every 10 minutes",
         schedule: ["OnBootSec=10min", "OnUnitActiveSec=10min", "RandomizedDelaySec=1min"],
       },
     ),

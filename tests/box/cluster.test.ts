@@ -11,6 +11,7 @@ import { join } from "path";
 import { stringify } from "yaml";
 import { gunzipSync } from "zlib";
 import { Box, BOX_CACHE, whyTheBoxCannotRun } from "./box";
+import { failureReport } from "./failureReport";
 import type { Node as BoxNode } from "./node";
 import { initialised, K8sNode, ready } from "./k8sNode";
 import { AGENT_PRE_ALLOCATION, ciliumNode } from "./ciliumNode";
@@ -65,6 +66,9 @@ describe("the whole cluster in a box: the dev stack, one control-plane node and 
   });
 
   after(() => box?.release());
+  afterEach(function () {
+    if (this.currentTest?.state === "failed" && box) process.stdout.write(failureReport(box.dir));
+  });
 
   const nodes = () => box.kubectlJson<{ items: K8sNode[] }>(["get", "nodes"]).then((l) => l.items);
 

@@ -11,6 +11,7 @@ import { expect } from "chai";
 import { existsSync } from "fs";
 import { join } from "path";
 import { Box, whyTheBoxCannotRun } from "./box";
+import { failureReport } from "./failureReport";
 import { initialised, K8sNode, ready } from "./k8sNode";
 import { Node } from "./node";
 import { until } from "./run";
@@ -70,19 +71,34 @@ describe("the control plane in a box: three control-plane nodes booted together,
   });
 
   after(() => box?.release());
+  afterEach(function () {
+    if (this.currentTest?.state === "failed" && box) process.stdout.write(failureReport(box.dir));
+  });
 
   const nodes = () => box.kubectlJson<{ items: K8sNode[] }>(["get", "nodes"]).then((l) => l.items);
   const members = (node: Node) => box.etcdctl<{ members: Member[] }>(node, ["member", "list"]).then((l) => l.members);
 
-  /** Three control-plane nodes whose members all vote (a scenario may run alone, mocha -g). */
+  /**
+   * Three control-plane nodes in service whose members all vote, and every PodDisruptionBudget that covers
+   * pods allowing an eviction, so that a node's drain is not held by pods still starting elsewhere (a
+   * scenario may run alone, mocha -g, or after one that replaced a node).
+   */
   const threeVoting = () =>
     until(
-      "three voting members",
+      "three voting members in service, every PodDisruptionBudget that covers pods allowing an eviction",
       async () => {
         const controlPlane = box.controlPlaneNodes();
         if (controlPlane.length !== 3) return undefined;
         const listed = await members(controlPlane[0]);
-        return listed.length === 3 && listed.every((m) => !m.isLearner) ? controlPlane : undefined;
+        if (listed.length !== 3 || listed.some((m) => m.isLearner)) return undefined;
+        const states = await Promise.all(controlPlane.map((n) => box.lifecycleState(n.instance.id)));
+        if (states.some((s) => s !== "InService")) return undefined;
+        const budgets = await box.kubectlJson<{
+          items: { status?: { expectedPods?: number; disruptionsAllowed?: number } }[];
+        }>(["get", "poddisruptionbudgets", "--all-namespaces"]);
+        // A budget of an add-on whose images are not built here covers no pod, and holds no drain.
+        const holding = budgets.items.filter((b) => (b.status?.expectedPods ?? 0) > 0 && !b.status?.disruptionsAllowed);
+        return holding.length ? undefined : controlPlane;
       },
       12 * 60_000,
       5000,

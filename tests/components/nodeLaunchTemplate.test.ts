@@ -28,8 +28,8 @@ const CONTROL_PLANE_UNITS = [
   "certificate-renewal.service",
   "certificate-renewal.timer",
   "node-credentials.service",
-  "addon-upgrade.service",
-  "addon-upgrade.timer",
+  "upgrade-finish.service",
+  "upgrade-finish.timer",
 ];
 /** A group's installer: the bootstrap bucket's object its user data (the loader) fetches. */
 const userData = (plan: Plan, group: string) =>

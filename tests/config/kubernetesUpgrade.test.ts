@@ -40,8 +40,12 @@ interface Row {
   kind: "none" | "patch" | "minor";
   /** The program's verdict: undefined when it allows the change, else what its one error says. */
   refused?: RegExp;
-  /** What the node of release `to` does with a cluster at `from`. */
-  node: "none" | "upgrade" | "refuse";
+  /**
+   * What the node of release `to` does with a cluster at `from`. `back`: a downgrade the program refuses, and
+   * the one a node makes when an upgrade's first node failed (upgrade_cluster moves the cluster back while no
+   * control plane of `from` has joined): the stack's applied version is still `to` then.
+   */
+  node: "none" | "upgrade" | "back" | "refuse";
   etcd?: [string, string];
   nodesWait?: boolean;
 }
@@ -56,15 +60,16 @@ const TABLE: Row[] = [
   { from: "1.32.13", to: "1.33.13", kind: "minor", node: "upgrade", etcd: ["3.5.24", "3.5.24"], nodesWait: true },
   // etcd's patch goes down within 3.5 (kubeadm 1.32.0 pins 3.5.16): members of one minor mix.
   { from: "1.31.14", to: "1.32.0", kind: "minor", node: "upgrade", etcd: ["3.5.24", "3.5.16"], nodesWait: true },
-  // Down, a patch or a minor: never.
+  // Down, a patch or a minor: never from what the stack applied; a node moves back only a step up from it.
   {
     from: "1.35.8",
     to: "1.35.4",
     kind: "patch",
-    node: "refuse",
+    node: "back",
     refused: /never downgraded in place.*fix: .* '1\.35\.8'/,
   },
-  { from: "1.35.4", to: "1.34.12", kind: "minor", node: "refuse", refused: /never downgraded in place.*'1\.35\.4'\)$/ },
+  { from: "1.35.4", to: "1.34.12", kind: "minor", node: "back", refused: /never downgraded in place.*'1\.35\.4'\)$/ },
+  { from: "1.35.4", to: "1.33.13", kind: "minor", node: "refuse", refused: /never downgraded in place.*'1\.35\.4'\)$/ },
   // A minor skipped: the next minor's newest release first.
   {
     from: "1.34.12",

@@ -77,12 +77,14 @@ const NOT_HERE = [
 /**
  * The new node, inside the old node's network: its own hostname, and its own /etc/kubernetes (DIR's, holding
  * the CAs its bootstrap fetches), /var/lib/kubelet and /var/lib/etcd; its PATH holds kubeadm 1.35 and kubectl.
+ * /var/lib/kubelet is empty until it has joined (DIR's var-lib-kubelet then).
  */
 const NEW_NODE_SETUP = `set -e
 dir=$1 name=$2; shift 2
 hostname "$name"
 mount --bind "$dir/etc-kubernetes" /etc/kubernetes
 for d in /var/lib/kubelet /var/lib/etcd; do mkdir -p "$d"; mount -t tmpfs tmpfs "$d"; done
+if [ -d "$dir/var-lib-kubelet" ]; then mount --bind "$dir/var-lib-kubelet" /var/lib/kubelet; fi
 export PATH="$dir/bin:$PATH"
 exec "$@"`;
 
@@ -318,7 +320,7 @@ describe(`a Kubernetes upgrade, ${OLD} → ${NEW}, against a real control plane 
     expect(podImage(joined.file("kube-apiserver.yaml"))).to.equal(`registry.k8s.io/kube-apiserver:v${OLD}`);
   });
 
-  it(`the upgrade step of a ${OLD} node refuses a cluster it would downgrade; a ${NEW} node's moves the cluster to ${NEW}, keeping what it was built with`, function () {
+  it(`the upgrade step of a ${NEW} node moves the cluster to ${NEW}, keeping what it was built with; while no ${NEW} control plane has joined, a ${OLD} node's moves it back`, function () {
     // The node bumps nothing yet: no change for a node of the cluster's own release.
     const same = bootstrapFunction(OLD, "upgrade_cluster");
     expect(same.status, same.out).to.equal(0);
@@ -348,9 +350,17 @@ describe(`a Kubernetes upgrade, ${OLD} → ${NEW}, against a real control plane 
     ])
       expect(get(what).status, what.join(" ")).to.not.equal(0);
 
-    // Now the cluster is ahead of a 1.34 node: its step refuses, and changes nothing.
-    const refused = bootstrapFunction(OLD, "upgrade_cluster");
-    expect(refused.status, refused.out).to.not.equal(0);
+    // The new node then fails before it joins (no control-plane Node of 1.35 registered): the cluster is ahead
+    // of every control plane it runs, and a 1.34 node (the group's version set back) moves it back and joins.
+    const back = bootstrapFunction(OLD, "upgrade_cluster");
+    expect(back.status, back.out).to.equal(0);
+    expect(clusterConfiguration()).to.deep.include({ kubernetesVersion: `v${OLD}`, proxy: { disabled: true } });
+    expect(JSON.parse(cp.kubectl(["get", "configmap", "witness", "-o", "json"])).data).to.deep.equal({
+      written: "before-the-upgrade",
+    });
+    // The next 1.35 node moves it forward again.
+    const again = bootstrapFunction(NEW, "upgrade_cluster");
+    expect(again.status, again.out).to.equal(0);
     expect(clusterConfiguration().kubernetesVersion).to.equal(`v${NEW}`);
     // Run again, as a retried bootstrap runs it: nothing more to do.
     const version = JSON.parse(cp.kubectl(["get", "configmap", "-n", "kube-system", "kubeadm-config", "-o", "json"]))
@@ -362,7 +372,7 @@ describe(`a Kubernetes upgrade, ${OLD} → ${NEW}, against a real control plane 
     ).to.equal(version);
   });
 
-  it(`after it, kubeadm ${NEW}'s join deploys ${NEW}'s control plane and the etcd kubeadm ${NEW} pins, with the kubelet's settings kept`, function () {
+  it(`after it, kubeadm ${NEW}'s join deploys ${NEW}'s control plane and the etcd kubeadm ${NEW} pins, with the kubelet's settings kept; once it has joined, a ${OLD} node refuses the cluster`, function () {
     // The node's own kubelet patch (bootstrap/kubelet.sh writes it in ENI mode): max pods.
     cp.host.writeFile(join(newNode, "etc-kubernetes", "patches", "kubeletconfiguration+merge.yaml"), "maxPods: 33\n");
     const joined = dryRunJoin();
@@ -378,7 +388,9 @@ describe(`a Kubernetes upgrade, ${OLD} → ${NEW}, against a real control plane 
       shutdownGracePeriod: built.shutdownGracePeriod,
     });
     expect(built).to.deep.include({ cgroupDriver: "systemd" });
-    // What the joined node runs, for the addons' step: its manifests, its Node and mirror pods, its admin.conf.
+    // What the joined node runs, for the upgrade's last step: its manifests, its kubelet's flags, its Node and
+    // mirror pods, its admin.conf.
+    cp.host.writeFile(join(newNode, "var-lib-kubelet", "kubeadm-flags.env"), joined.file("kubeadm-flags.env"));
     for (const pod of STATIC_PODS)
       cp.host.writeFile(join(newNode, "etc-kubernetes", "manifests", `${pod}.yaml`), joined.file(`${pod}.yaml`));
     cp.host.must(["cp", "/etc/kubernetes/admin.conf", join(newNode, "etc-kubernetes", "admin.conf")]);
@@ -398,18 +410,32 @@ describe(`a Kubernetes upgrade, ${OLD} → ${NEW}, against a real control plane 
       NEW_NODE,
       STATIC_PODS.map((p) => joined.file(`${p}.yaml`)),
     );
+    // A control plane of 1.35 has joined: the upgrade only goes forward now. A 1.34 node refuses, and changes
+    // nothing.
+    const refused = bootstrapFunction(OLD, "upgrade_cluster");
+    expect(refused.status, refused.out).to.not.equal(0);
+    expect(clusterConfiguration().kubernetesVersion).to.equal(`v${NEW}`);
   });
 
-  it("kubeadm's addons follow only once every control-plane node runs the new release, and kube-proxy stays away", function () {
-    // The old node still runs 1.34's API server: kubeadm's addon phase leaves CoreDNS as it is.
-    const early = bootstrapFunction(NEW, "upgrade_addons");
+  it("kubeadm's cluster-wide upgrade phases and addons follow only once every control-plane node runs the new release, and kube-proxy stays away", function () {
+    // One of the RBAC rules kubeadm's bootstrap-token phase (re)writes, gone: whether that phase has run. And
+    // the bootstrap tokens' auto-approval, which a node's bootstrap deletes after the join (node-credentials.sh).
+    const getNodes = ["clusterrolebinding", "kubeadm:get-nodes"];
+    const tokensApproved = ["clusterrolebinding", "kubeadm:node-autoapprove-bootstrap"];
+    cp.kubectl(["delete", ...getNodes]);
+    cp.kubectl(["delete", ...tokensApproved, "--ignore-not-found"]);
+    // The old node still runs 1.34's API server: nothing runs.
+    const early = bootstrapFunction(NEW, "finish_upgrade");
     expect(early.status, early.out).to.equal(0);
     expect(image("deployment", "coredns")).to.equal(builtWith.coredns);
+    expect(get(getNodes).status, "the bootstrap-token phase's RBAC").to.not.equal(0);
     // The old node has left (its mirror pods go with its Node).
     for (const pod of STATIC_PODS)
       cp.kubectl(["delete", "pod", "-n", "kube-system", `${pod}-${NODE_NAME}`, "--grace-period=0", "--force"]);
-    const done = bootstrapFunction(NEW, "upgrade_addons");
+    const done = bootstrapFunction(NEW, "finish_upgrade");
     expect(done.status, done.out).to.equal(0);
+    expect(get(getNodes).status, "the bootstrap-token phase's RBAC").to.equal(0);
+    expect(get(tokensApproved).status, "the bootstrap tokens' auto-approval").to.not.equal(0);
     const coredns = cp.host
       .must([kubeadm.new, "config", "images", "list", "--kubernetes-version", `v${NEW}`])
       .split("\n")
@@ -420,12 +446,23 @@ describe(`a Kubernetes upgrade, ${OLD} → ${NEW}, against a real control plane 
       ["configmap", "-n", "kube-system", "kube-proxy"],
     ])
       expect(get(what).status, what.join(" ")).to.not.equal(0);
+    // kubeadm 1.35 wrote the kubelet configuration again, with the program's settings kept.
+    const kubelet = parse(
+      JSON.parse(cp.kubectl(["get", "configmap", "-n", "kube-system", "kubelet-config", "-o", "json"])).data.kubelet,
+    );
+    const built = parse(builtWith.kubelet.kubelet);
+    expect(kubelet).to.deep.include({
+      cgroupDriver: built.cgroupDriver,
+      shutdownGracePeriod: built.shutdownGracePeriod,
+    });
     // Current now: the next run changes nothing.
     const generation = JSON.parse(cp.kubectl(["get", "deployment", "-n", "kube-system", "coredns", "-o", "json"]))
       .metadata.generation;
-    expect(bootstrapFunction(NEW, "upgrade_addons").status).to.equal(0);
+    cp.kubectl(["delete", ...getNodes]);
+    expect(bootstrapFunction(NEW, "finish_upgrade").status).to.equal(0);
     expect(
       JSON.parse(cp.kubectl(["get", "deployment", "-n", "kube-system", "coredns", "-o", "json"])).metadata.generation,
     ).to.equal(generation);
+    expect(get(getNodes).status, "the bootstrap-token phase's RBAC").to.not.equal(0);
   });
 });

@@ -7,11 +7,16 @@
 # at theirs and just join. kubeadm upgrade apply and plan cannot run on that node: they read its Node object
 # before any phase (util/config/cluster.go, GetNodeRegistration), which does not exist before it joins.
 # kubeadm's addons follow once every control-plane node runs the new version, as kubeadm upgrades them.
+# An upgrade whose first node fails before it joins (its Node never registered, or deleted with its instance)
+# leaves the configuration at a release no control plane runs: a node of the older release moves it back.
 
 # upgrade_mode CLUSTER NODE: what a node of release NODE (X.Y.Z) does with a cluster at CLUSTER.
 #   none:    the same release: it joins;
 #   upgrade: NODE is a newer patch, or the next minor: it moves the cluster to NODE, then joins;
-#   refuse:  NODE is older (never downgrade), or more than one minor newer (kubeadm's version policy).
+#   back:    CLUSTER is one such step up from NODE: the configuration an upgrade's first node moved, which a
+#            node of the release it moved from moves back while no control-plane node runs a newer kubelet
+#            (upgrade_cluster);
+#   refuse:  NODE is older by more (never downgrade), or more than one minor newer (kubeadm's version policy).
 upgrade_mode() {
   local pattern='^([0-9]+)\.([0-9]+)\.([0-9]+)$' c n
   if [ "$#" -ne 2 ] || [[ ! $1 =~ $pattern ]]; then
@@ -26,8 +31,11 @@ upgrade_mode() {
   n=("${BASH_REMATCH[@]:1}")
   if [ "$1" = "$2" ]; then
     echo none
-  elif [ "${n[0]}" -ne "${c[0]}" ] || [ "${n[1]}" -lt "${c[1]}" ] || [ "${n[1]}" -gt $((c[1] + 1)) ] ||
-    { [ "${n[1]}" -eq "${c[1]}" ] && [ "${n[2]}" -lt "${c[2]}" ]; }; then
+  elif [ "${n[0]}" -ne "${c[0]}" ]; then
+    echo refuse
+  elif [ "${n[1]}" -lt "${c[1]}" ] || { [ "${n[1]}" -eq "${c[1]}" ] && [ "${n[2]}" -lt "${c[2]}" ]; }; then
+    if [ "${c[1]}" -le $((n[1] + 1)) ]; then echo back; else echo refuse; fi
+  elif [ "${n[1]}" -gt $((c[1] + 1)) ]; then
     echo refuse
   else
     echo upgrade
@@ -47,6 +55,17 @@ cluster_version() {
   echo "$version"
 }
 
+# newest_control_plane_kubelet KUBECONFIG: the newest kubelet release (X.Y.Z) of the cluster's control-plane
+# Nodes; nothing when there are none. A node of a release runs that release's control plane (kubeadm join), so
+# this is the newest control plane that has joined, while its Node is there (the cloud controller deletes it
+# once its instance is gone).
+newest_control_plane_kubelet() {
+  local versions
+  versions=$(retry kubectl --kubeconfig "$1" get nodes -l node-role.kubernetes.io/control-plane \
+    -o jsonpath='{range .items[*]}{.status.nodeInfo.kubeletVersion}{"\n"}{end}') || return 1
+  sed -n 's/^v//p' <<<"$versions" | sort -V | tail -n 1
+}
+
 # cluster_documents: this group's init configuration without its InitConfiguration document: the upgrade
 # signs and uploads the cluster's configuration, not this node's (whose name it has not looked up).
 cluster_documents() {
@@ -60,7 +79,7 @@ cluster_documents() {
 # credential is an admin kubeconfig kubeadm mints from the cluster CA this node holds, valid for an hour, in
 # a directory of its own: kubeadm_state takes an admin.conf in KUBERNETES_DIR for a half-done join.
 upgrade_cluster() (
-  local dir version mode
+  local dir version mode newest
   dir=$(mktemp -d)
   trap 'rm -rf "$dir"' EXIT
   install -m 0600 /dev/null "$dir/kubeadm.yaml"
@@ -73,6 +92,16 @@ upgrade_cluster() (
   none) ;;
   upgrade)
     log "the cluster runs Kubernetes $version: moving its configuration to $KUBERNETES_VERSION before joining"
+    kubeadm init phase upload-config kubeadm --config "$dir/kubeadm.yaml" --kubeconfig "$dir/admin.conf"
+    ;;
+  back)
+    newest=$(newest_control_plane_kubelet "$dir/admin.conf") || return 1
+    if [ -n "$newest" ] && [ "$newest" != "$KUBERNETES_VERSION" ] &&
+      [ "$(printf '%s\n' "$newest" "$KUBERNETES_VERSION" | sort -V | tail -n 1)" = "$newest" ]; then
+      log "the cluster runs Kubernetes $version, and a control-plane node of $newest has joined: a $KUBERNETES_VERSION node does not join it"
+      return 1
+    fi
+    log "the cluster's configuration names Kubernetes $version, which no control-plane node runs (an upgrade's first node failed): moving it back to $KUBERNETES_VERSION before joining"
     kubeadm init phase upload-config kubeadm --config "$dir/kubeadm.yaml" --kubeconfig "$dir/admin.conf"
     ;;
   *)
@@ -94,13 +123,37 @@ addons_current() {
   done <<<"$deployed"
 }
 
-# upgrade_addons (a timer): once the cluster runs this node's release, kubeadm's addon phase brings CoreDNS,
-# and kube-proxy unless the ClusterConfiguration disables it, to that release. kubeadm does so only when the
-# API server of every control-plane node runs this node's version (cmd/phases/upgrade/addons.go,
-# shouldUpgradeAddons): after an upgrade's last old node has left. Nothing runs while they are current.
-upgrade_addons() {
-  local admin="${BOOTSTRAP_ROOT:-}$KUBERNETES_DIR/admin.conf" version
+# control_plane_current: whether the API server of every control-plane node runs this node's release, as
+# kubeadm's addon phase asks it (cmd/phases/upgrade/addons.go, shouldUpgradeAddons: the kube-apiserver mirror
+# pods' images): an upgrade's last old node has left.
+control_plane_current() {
+  local admin="${BOOTSTRAP_ROOT:-}$KUBERNETES_DIR/admin.conf" images image
+  images=$(kubectl --kubeconfig "$admin" -n kube-system get pods -l component=kube-apiserver,tier=control-plane \
+    -o jsonpath='{range .items[*]}{.spec.containers[0].image}{"\n"}{end}') || return 1
+  if [ -z "$images" ]; then return 1; fi
+  while read -r image; do
+    if [ "${image##*:}" != "v$KUBERNETES_VERSION" ]; then return 1; fi
+  done <<<"$images"
+}
+
+# finish_upgrade (a timer): once the cluster and the API server of every control-plane node run this node's
+# release, and kubeadm's addons do not yet, the cluster-wide rest of `kubeadm upgrade apply` after its
+# control-plane phase, with its own phases, on this joined node: the kubelet configuration (kubelet-config,
+# as the new kubeadm reads and defaults it); the bootstrap-token and cluster-info RBAC rules, after which the
+# bootstrap tokens' auto-approval that phase writes back goes again (retire_bootstrap_tokens: nothing here
+# joins with a token); the post-upgrade tasks (release-specific; in 1.35 a flag dropped from this node's
+# kubelet environment file, which a node of the new release never had); then the addons: CoreDNS, and
+# kube-proxy unless the ClusterConfiguration disables it. The addons go last: current, they mark the rest
+# done, and nothing runs any more.
+finish_upgrade() {
+  local admin="${BOOTSTRAP_ROOT:-}$KUBERNETES_DIR/admin.conf" version phase
   version=$(cluster_version "$admin")
-  if [ "$version" != "$KUBERNETES_VERSION" ] || addons_current; then return 0; fi
+  if [ "$version" != "$KUBERNETES_VERSION" ] || addons_current || ! control_plane_current; then return 0; fi
+  log "every control-plane node runs Kubernetes $KUBERNETES_VERSION: kubeadm's cluster-wide upgrade phases, then its addons"
+  for phase in "upload-config kubelet" bootstrap-token post-upgrade; do
+    # shellcheck disable=SC2086 # a phase and its sub-phase
+    kubeadm upgrade apply phase $phase "v$KUBERNETES_VERSION" --kubeconfig "$admin" || return 1
+    if [ "$phase" = bootstrap-token ]; then retire_bootstrap_tokens || return 1; fi
+  done
   kubeadm upgrade node phase addon all --kubeconfig "$admin"
 }

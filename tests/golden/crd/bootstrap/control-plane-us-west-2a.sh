@@ -31,7 +31,7 @@ readonly LATEST_SNAPSHOT_KEY='latest/etcd.db'
 readonly SNAPSHOT_METRIC_NAMESPACE_PREFIX='cilium-cluster'
 readonly SNAPSHOT_METRIC_NAME='EtcdSnapshotsUploaded'
 readonly SNAPSHOT_METRIC_DIMENSION='ClusterName'
-readonly CONTROL_PLANE_STARTED_UNITS='etcd-backup.timer etcd-members.timer certificate-renewal.timer node-credentials.service addon-upgrade.timer'
+readonly CONTROL_PLANE_STARTED_UNITS='etcd-backup.timer etcd-members.timer certificate-renewal.timer node-credentials.service upgrade-finish.timer'
 readonly SHARED_PKI_FILES='ca.key front-proxy-ca.key front-proxy-ca.crt etcd/ca.key etcd/ca.crt sa.key sa.pub ca.crt'
 readonly DRAIN_HANDLER_NAME='aws-node-termination-handler'
 readonly ADMIN_GROUP='kubeadm:cluster-admins'
@@ -60,7 +60,7 @@ NODE_CREDENTIAL_MINUTES="${NODE_CREDENTIAL_MINUTES:-60}"
 # What this node is told: the bootstrap config's fields this script reads.
 # shellcheck disable=SC2034
 {
-  BOOTSTRAP_CONFIG_HASH='lSQf5y3buPGZPVsAwNUWTHZbd0GHxv+AZROSoOYnPU4='
+  BOOTSTRAP_CONFIG_HASH='+a6vngD2gyH89K2eUZT4PtOYCQ3waNZSZUwrT9gydA0='
   CLUSTER_NAME='crd.example.com'
   INSTANCE_GROUP='control-plane-us-west-2a'
   ROLE='control-plane'
@@ -903,87 +903,6 @@ etcd_restore_latest() {
   log "restored s3://$BACKUP_BUCKET/$LATEST_SNAPSHOT_KEY into $data"
 }
 
-# bootstrap/upgrade.sh
-
-upgrade_mode() {
-  local pattern='^([0-9]+)\.([0-9]+)\.([0-9]+)$' c n
-  if [ "$#" -ne 2 ] || [[ ! $1 =~ $pattern ]]; then
-    log "upgrade_mode: unknown input: $*"
-    return 2
-  fi
-  c=("${BASH_REMATCH[@]:1}")
-  if [[ ! $2 =~ $pattern ]]; then
-    log "upgrade_mode: unknown input: $*"
-    return 2
-  fi
-  n=("${BASH_REMATCH[@]:1}")
-  if [ "$1" = "$2" ]; then
-    echo none
-  elif [ "${n[0]}" -ne "${c[0]}" ] || [ "${n[1]}" -lt "${c[1]}" ] || [ "${n[1]}" -gt $((c[1] + 1)) ] ||
-    { [ "${n[1]}" -eq "${c[1]}" ] && [ "${n[2]}" -lt "${c[2]}" ]; }; then
-    echo refuse
-  else
-    echo upgrade
-  fi
-}
-
-cluster_version() {
-  local config version
-  config=$(retry kubectl --kubeconfig "$1" -n kube-system get configmap kubeadm-config \
-    -o jsonpath='{.data.ClusterConfiguration}') || return 1
-  version=$(sed -n 's/^kubernetesVersion: *v\{0,1\}//p' <<<"$config")
-  if [ -z "$version" ]; then
-    log "the cluster's kubeadm-config names no kubernetesVersion"
-    return 1
-  fi
-  echo "$version"
-}
-
-cluster_documents() {
-  kubeadm_init_configuration | awk 'BEGIN { RS = "---\n"; ORS = "" }
-    !/(^|\n)kind: InitConfiguration\n/ { printf "%s%s", (n++ ? "---\n" : ""), $0 }'
-}
-
-upgrade_cluster() (
-  local dir version mode
-  dir=$(mktemp -d)
-  trap 'rm -rf "$dir"' EXIT
-  install -m 0600 /dev/null "$dir/kubeadm.yaml"
-  kubeadm_config cluster_documents >"$dir/kubeadm.yaml"
-  kubeadm kubeconfig user --config "$dir/kubeadm.yaml" --client-name cilium-cluster:upgrade --org "$ADMIN_GROUP" \
-    --validity-period 1h >"$dir/admin.conf"
-  version=$(cluster_version "$dir/admin.conf")
-  mode=$(upgrade_mode "$version" "$KUBERNETES_VERSION")
-  case "$mode" in
-  none) ;;
-  upgrade)
-    log "the cluster runs Kubernetes $version: moving its configuration to $KUBERNETES_VERSION before joining"
-    kubeadm init phase upload-config kubeadm --config "$dir/kubeadm.yaml" --kubeconfig "$dir/admin.conf"
-    ;;
-  *)
-    log "the cluster runs Kubernetes $version, which a $KUBERNETES_VERSION node does not join (kubeadm upgrades one minor at a time, never down)"
-    return 1
-    ;;
-  esac
-)
-
-addons_current() {
-  local admin="${BOOTSTRAP_ROOT:-}$KUBERNETES_DIR/admin.conf" expected deployed image
-  expected=$(kubeadm config images list --kubernetes-version "v$KUBERNETES_VERSION") || return 1
-  deployed=$(kubectl --kubeconfig "$admin" -n kube-system get deployment/coredns daemonset/kube-proxy \
-    --ignore-not-found -o jsonpath='{range .items[*]}{.spec.template.spec.containers[0].image}{"\n"}{end}') || return 1
-  while read -r image; do
-    if [ -n "$image" ] && ! grep -qxF "$image" <<<"$expected"; then return 1; fi
-  done <<<"$deployed"
-}
-
-upgrade_addons() {
-  local admin="${BOOTSTRAP_ROOT:-}$KUBERNETES_DIR/admin.conf" version
-  version=$(cluster_version "$admin")
-  if [ "$version" != "$KUBERNETES_VERSION" ] || addons_current; then return 0; fi
-  kubeadm upgrade node phase addon all --kubeconfig "$admin"
-}
-
 # bootstrap/drain.sh
 
 kubectl_admin() {
@@ -1105,6 +1024,123 @@ issue_node_credentials_while_up() {
     issue_node_credentials || log "issuing node credentials failed; again in ${NODE_CREDENTIALS_INTERVAL}s"
     sleep "$NODE_CREDENTIALS_INTERVAL"
   done
+}
+
+# bootstrap/upgrade.sh
+
+upgrade_mode() {
+  local pattern='^([0-9]+)\.([0-9]+)\.([0-9]+)$' c n
+  if [ "$#" -ne 2 ] || [[ ! $1 =~ $pattern ]]; then
+    log "upgrade_mode: unknown input: $*"
+    return 2
+  fi
+  c=("${BASH_REMATCH[@]:1}")
+  if [[ ! $2 =~ $pattern ]]; then
+    log "upgrade_mode: unknown input: $*"
+    return 2
+  fi
+  n=("${BASH_REMATCH[@]:1}")
+  if [ "$1" = "$2" ]; then
+    echo none
+  elif [ "${n[0]}" -ne "${c[0]}" ]; then
+    echo refuse
+  elif [ "${n[1]}" -lt "${c[1]}" ] || { [ "${n[1]}" -eq "${c[1]}" ] && [ "${n[2]}" -lt "${c[2]}" ]; }; then
+    if [ "${c[1]}" -le $((n[1] + 1)) ]; then echo back; else echo refuse; fi
+  elif [ "${n[1]}" -gt $((c[1] + 1)) ]; then
+    echo refuse
+  else
+    echo upgrade
+  fi
+}
+
+cluster_version() {
+  local config version
+  config=$(retry kubectl --kubeconfig "$1" -n kube-system get configmap kubeadm-config \
+    -o jsonpath='{.data.ClusterConfiguration}') || return 1
+  version=$(sed -n 's/^kubernetesVersion: *v\{0,1\}//p' <<<"$config")
+  if [ -z "$version" ]; then
+    log "the cluster's kubeadm-config names no kubernetesVersion"
+    return 1
+  fi
+  echo "$version"
+}
+
+newest_control_plane_kubelet() {
+  local versions
+  versions=$(retry kubectl --kubeconfig "$1" get nodes -l node-role.kubernetes.io/control-plane \
+    -o jsonpath='{range .items[*]}{.status.nodeInfo.kubeletVersion}{"\n"}{end}') || return 1
+  sed -n 's/^v//p' <<<"$versions" | sort -V | tail -n 1
+}
+
+cluster_documents() {
+  kubeadm_init_configuration | awk 'BEGIN { RS = "---\n"; ORS = "" }
+    !/(^|\n)kind: InitConfiguration\n/ { printf "%s%s", (n++ ? "---\n" : ""), $0 }'
+}
+
+upgrade_cluster() (
+  local dir version mode newest
+  dir=$(mktemp -d)
+  trap 'rm -rf "$dir"' EXIT
+  install -m 0600 /dev/null "$dir/kubeadm.yaml"
+  kubeadm_config cluster_documents >"$dir/kubeadm.yaml"
+  kubeadm kubeconfig user --config "$dir/kubeadm.yaml" --client-name cilium-cluster:upgrade --org "$ADMIN_GROUP" \
+    --validity-period 1h >"$dir/admin.conf"
+  version=$(cluster_version "$dir/admin.conf")
+  mode=$(upgrade_mode "$version" "$KUBERNETES_VERSION")
+  case "$mode" in
+  none) ;;
+  upgrade)
+    log "the cluster runs Kubernetes $version: moving its configuration to $KUBERNETES_VERSION before joining"
+    kubeadm init phase upload-config kubeadm --config "$dir/kubeadm.yaml" --kubeconfig "$dir/admin.conf"
+    ;;
+  back)
+    newest=$(newest_control_plane_kubelet "$dir/admin.conf") || return 1
+    if [ -n "$newest" ] && [ "$newest" != "$KUBERNETES_VERSION" ] &&
+      [ "$(printf '%s\n' "$newest" "$KUBERNETES_VERSION" | sort -V | tail -n 1)" = "$newest" ]; then
+      log "the cluster runs Kubernetes $version, and a control-plane node of $newest has joined: a $KUBERNETES_VERSION node does not join it"
+      return 1
+    fi
+    log "the cluster's configuration names Kubernetes $version, which no control-plane node runs (an upgrade's first node failed): moving it back to $KUBERNETES_VERSION before joining"
+    kubeadm init phase upload-config kubeadm --config "$dir/kubeadm.yaml" --kubeconfig "$dir/admin.conf"
+    ;;
+  *)
+    log "the cluster runs Kubernetes $version, which a $KUBERNETES_VERSION node does not join (kubeadm upgrades one minor at a time, never down)"
+    return 1
+    ;;
+  esac
+)
+
+addons_current() {
+  local admin="${BOOTSTRAP_ROOT:-}$KUBERNETES_DIR/admin.conf" expected deployed image
+  expected=$(kubeadm config images list --kubernetes-version "v$KUBERNETES_VERSION") || return 1
+  deployed=$(kubectl --kubeconfig "$admin" -n kube-system get deployment/coredns daemonset/kube-proxy \
+    --ignore-not-found -o jsonpath='{range .items[*]}{.spec.template.spec.containers[0].image}{"\n"}{end}') || return 1
+  while read -r image; do
+    if [ -n "$image" ] && ! grep -qxF "$image" <<<"$expected"; then return 1; fi
+  done <<<"$deployed"
+}
+
+control_plane_current() {
+  local admin="${BOOTSTRAP_ROOT:-}$KUBERNETES_DIR/admin.conf" images image
+  images=$(kubectl --kubeconfig "$admin" -n kube-system get pods -l component=kube-apiserver,tier=control-plane \
+    -o jsonpath='{range .items[*]}{.spec.containers[0].image}{"\n"}{end}') || return 1
+  if [ -z "$images" ]; then return 1; fi
+  while read -r image; do
+    if [ "${image##*:}" != "v$KUBERNETES_VERSION" ]; then return 1; fi
+  done <<<"$images"
+}
+
+finish_upgrade() {
+  local admin="${BOOTSTRAP_ROOT:-}$KUBERNETES_DIR/admin.conf" version phase
+  version=$(cluster_version "$admin")
+  if [ "$version" != "$KUBERNETES_VERSION" ] || addons_current || ! control_plane_current; then return 0; fi
+  log "every control-plane node runs Kubernetes $KUBERNETES_VERSION: kubeadm's cluster-wide upgrade phases, then its addons"
+  for phase in "upload-config kubelet" bootstrap-token post-upgrade; do
+    # shellcheck disable=SC2086 # a phase and its sub-phase
+    kubeadm upgrade apply phase $phase "v$KUBERNETES_VERSION" --kubeconfig "$admin" || return 1
+    if [ "$phase" = bootstrap-token ]; then retire_bootstrap_tokens || return 1; fi
+  done
+  kubeadm upgrade node phase addon all --kubeconfig "$admin"
 }
 
 # bootstrap/launch-hook.sh
@@ -1678,10 +1714,10 @@ RestartSec=10s
 [Install]
 WantedBy=multi-user.target
 CILIUM_CLUSTER_FILE
-install -D -m 0644 /dev/null "$root/etc/systemd/system/addon-upgrade.service"
-cat >"$root/etc/systemd/system/addon-upgrade.service" <<'CILIUM_CLUSTER_FILE'
+install -D -m 0644 /dev/null "$root/etc/systemd/system/upgrade-finish.service"
+cat >"$root/etc/systemd/system/upgrade-finish.service" <<'CILIUM_CLUSTER_FILE'
 [Unit]
-Description=Upgrade kubeadm's addons once every control-plane node runs this node's Kubernetes release
+Description=Finish an upgrade once every control-plane node runs this node's Kubernetes release: kubeadm's cluster-wide phases and addons
 
 [Service]
 Type=oneshot
@@ -1690,13 +1726,13 @@ Environment=AWS_RETRY_MODE=standard
 Environment=AWS_MAX_ATTEMPTS=10
 Environment=AWS_METADATA_SERVICE_TIMEOUT=5
 Environment=AWS_METADATA_SERVICE_NUM_ATTEMPTS=3
-ExecStart=/usr/local/sbin/cilium-cluster-bootstrap upgrade_addons
-SyslogIdentifier=cilium-cluster-upgrade-addons
+ExecStart=/usr/local/sbin/cilium-cluster-bootstrap finish_upgrade
+SyslogIdentifier=cilium-cluster-finish-upgrade
 CILIUM_CLUSTER_FILE
-install -D -m 0644 /dev/null "$root/etc/systemd/system/addon-upgrade.timer"
-cat >"$root/etc/systemd/system/addon-upgrade.timer" <<'CILIUM_CLUSTER_FILE'
+install -D -m 0644 /dev/null "$root/etc/systemd/system/upgrade-finish.timer"
+cat >"$root/etc/systemd/system/upgrade-finish.timer" <<'CILIUM_CLUSTER_FILE'
 [Unit]
-Description=Check kubeadm's addons every 10 minutes
+Description=Check for an upgrade to finish every 10 minutes
 
 [Timer]
 OnBootSec=10min
