@@ -95,7 +95,8 @@ function controlPlaneStateStatements(spec: ClusterSpec, at: AwsCoordinates): Sta
     {
       // A joining node and the etcd leader find the control-plane instances that still exist: an etcd member
       // at no such instance's address has departed (etcd_remove_members, reconcile_etcd_members), and an init
-      // record whose owner is gone may be stale. Describe calls take no resource scope.
+      // record whose owner is gone may be stale; the kubelets' serving-certificate approver reads a node's
+      // instance (bootstrap/kubelet-serving.sh). Describe calls take no resource scope.
       Sid: "ControlPlaneStateMembersDescribe",
       Effect: "Allow",
       Action: ["ec2:DescribeInstances"],

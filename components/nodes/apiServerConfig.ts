@@ -19,7 +19,13 @@
  * Pure.
  */
 import type { PodSecurityLevel } from "../../config/types";
-import { API_SERVER_CONFIG_DIR, AUDIT_LOG_DIR, AUTHENTICATOR_WEBHOOK_FILE, ENCRYPTION_CONFIG_FILE } from "./nodeFacts";
+import {
+  API_SERVER_CONFIG_DIR,
+  AUDIT_LOG_DIR,
+  AUTHENTICATOR_WEBHOOK_FILE,
+  ENCRYPTION_CONFIG_FILE,
+  KUBERNETES_DIR,
+} from "./nodeFacts";
 
 /** The levels the PodSecurity admission plugin applies to a namespace that sets none of its own labels. */
 interface PodSecurityDefaults {
@@ -128,9 +134,16 @@ export function apiServerConfigFiles(
   };
 }
 
-/** The API server's flags for them. */
+/** The cluster CA's certificate where kubeadm writes it, in the API server's pod too (its pki mount). */
+const CLUSTER_CA_CERTIFICATE = `${KUBERNETES_DIR}/pki/ca.crt`;
+
+/**
+ * The API server's flags for them, and its check of the kubelets' serving certificates against the cluster CA,
+ * which signs them (bootstrap/kubelet-serving.sh).
+ */
 export function apiServerArgs(minor: number): Record<string, string> {
   return {
+    "kubelet-certificate-authority": CLUSTER_CA_CERTIFICATE,
     "encryption-provider-config": ENCRYPTION_CONFIG_FILE,
     "encryption-provider-config-automatic-reload": "true",
     "admission-control-config-file": ADMISSION_FILE,

@@ -18,6 +18,7 @@ export type BootstrapModule =
   | "etcd"
   | "join-credential"
   | "node-credentials"
+  | "kubelet-serving"
   | "encryption"
   | "parameters"
   | "upgrade"
@@ -40,14 +41,25 @@ export interface BootstrapStep {
  * (node-credentials), its join first removes departed etcd members (etcd), restores the latest snapshot when it
  * creates the cluster again (etcd), sends its launch hook heartbeats (launch-hook) and moves an older cluster
  * to its release (upgrade), which renders kubeadm's configuration (kubeadm) and, finishing an upgrade, retires
- * the bootstrap tokens' approval again (node-credentials), and its member leaves once the node is drained (drain); the
+ * the bootstrap tokens' approval again (node-credentials), and its member leaves once the node is drained (drain); it
+ * approves the kubelets' serving certificates with drain's kubectl (kubelet-serving); the
  * workers' credentials, the encryption keys and the cluster's shared keys are written to SSM (parameters), the credentials
  * signed as kubeadm's configuration says (kubeadm), for instances that have no Node (drain's kubectl).
  */
 export const MODULE_DEPENDENCIES: Partial<Record<BootstrapModule, BootstrapModule[]>> = {
   "join-credential": ["kubeadm"],
   upgrade: ["kubeadm", "node-credentials"],
-  "control-plane": ["kubeadm", "etcd", "upgrade", "drain", "node-credentials", "parameters", "launch-hook"],
+  "control-plane": [
+    "kubeadm",
+    "etcd",
+    "upgrade",
+    "drain",
+    "node-credentials",
+    "kubelet-serving",
+    "parameters",
+    "launch-hook",
+  ],
+  "kubelet-serving": ["drain"],
   "node-credentials": ["kubeadm", "parameters", "drain"],
   encryption: ["parameters"],
 };

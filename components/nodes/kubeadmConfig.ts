@@ -127,6 +127,9 @@ export function kubeletConfiguration(): Record<string, unknown> {
     apiVersion: "kubelet.config.k8s.io/v1beta1",
     kind: "KubeletConfiguration",
     cgroupDriver: "systemd",
+    // A serving certificate the cluster CA signs, for the node's own addresses, approved by the control plane
+    // against EC2 (bootstrap/kubelet-serving.sh); the API server checks it (apiServerConfig.ts).
+    serverTLSBootstrap: true,
     shutdownGracePeriod: `${TIMEOUTS.nodes.kubeletShutdownGracePeriodSeconds}s`,
     shutdownGracePeriodCriticalPods: `${TIMEOUTS.nodes.kubeletShutdownGracePeriodCriticalPodsSeconds}s`,
   };

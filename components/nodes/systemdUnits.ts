@@ -3,7 +3,7 @@
  * succeeds (kOps runs nodeup the same way; cloud-init runs user data once and never again), and on the
  * control plane the units that run the bootstrap's own functions later (`cilium-cluster-bootstrap
  * FUNCTION`): etcd snapshots, the members' reconciliation with the instances, the member's leaving when Auto Scaling terminates the instance, the
- * certificates' renewal, the workers' credentials to join and kubeadm's addons after an upgrade. Nothing touches etcd at a reboot or a stop. Pure: config in, unit files out.
+ * certificates' renewal, the workers' credentials to join, the kubelets' serving certificates and the end of an upgrade. Nothing touches etcd at a reboot or a stop. Pure: config in, unit files out.
  */
 import { TIMEOUTS } from "../timeouts";
 import type { BootstrapConfig } from "./bootstrapConfig";
@@ -42,6 +42,7 @@ export const CONTROL_PLANE_STARTED_UNITS = [
   "etcd-members.timer",
   "certificate-renewal.timer",
   "node-credentials.service",
+  "kubelet-serving.service",
   "upgrade-finish.timer",
 ];
 
@@ -107,6 +108,15 @@ function controlPlaneUnits(config: BootstrapConfig): Record<string, string> {
         "After=kubelet.service",
       ],
       Service: [...runs("issue_node_credentials_while_up"), "Restart=always", "RestartSec=10s"],
+      Install: ["WantedBy=multi-user.target"],
+    }),
+    // The same loop's shape: a kubelet waits for its serving certificate until the next round.
+    "kubelet-serving.service": unit({
+      Unit: [
+        "Description=Approve each kubelet's serving certificate for its own instance's names and addresses",
+        "After=kubelet.service",
+      ],
+      Service: [...runs("approve_serving_certificates_while_up"), "Restart=always", "RestartSec=10s"],
       Install: ["WantedBy=multi-user.target"],
     }),
     // Every 10 minutes: an upgrade's cluster-wide phases and addons follow soon after its last old

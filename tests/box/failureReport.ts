@@ -24,7 +24,7 @@ export function failureReport(boxDir: string): string {
         ["-D", journal, "-u", unit, "-n", String(LINES), "-o", "short-precise", "--no-pager"],
         { encoding: "utf8" },
       );
-      return `----- ${id}: ${unit}\n${r.stdout}${r.stderr}`;
+      return `----- ${id}: ${unit}\n${r.stdout ?? ""}${r.stderr ?? r.error?.message ?? ""}\n`;
     });
   });
   return sections.length ? `\n      the box's journals, for the failure above:\n${sections.join("")}\n` : "";

@@ -423,7 +423,7 @@ describe("node bootstrap, run as cloud-init and systemd run it", function () {
     // The etcd-leave service before kubeadm (a termination from then on removes the member), the others after.
     const systemctl = calls(node, "systemctl");
     const started = systemctl.indexOf(
-      "systemctl enable --now etcd-backup.timer etcd-members.timer certificate-renewal.timer node-credentials.service upgrade-finish.timer",
+      "systemctl enable --now etcd-backup.timer etcd-members.timer certificate-renewal.timer node-credentials.service kubelet-serving.service upgrade-finish.timer",
     );
     const armed = systemctl.indexOf("systemctl start --no-block etcd-leave.service");
     expect(armed).to.be.greaterThan(-1);
@@ -488,7 +488,7 @@ describe("node bootstrap, run as cloud-init and systemd run it", function () {
     expect(service.runs).to.equal(2);
     expect(calls(node, "systemctl enable --now")).to.deep.equal(
       Array(2).fill(
-        "systemctl enable --now etcd-backup.timer etcd-members.timer certificate-renewal.timer node-credentials.service upgrade-finish.timer",
+        "systemctl enable --now etcd-backup.timer etcd-members.timer certificate-renewal.timer node-credentials.service kubelet-serving.service upgrade-finish.timer",
       ),
     );
     // kubeadm's own state says joined: the second run neither resets nor creates the cluster again.

@@ -249,6 +249,7 @@ describe("statement sources, one per feature", () => {
       "upgrade",
       "drain",
       "node-credentials",
+      "kubelet-serving",
       "encryption",
       "parameters",
       "authenticator",
@@ -256,7 +257,8 @@ describe("statement sources, one per feature", () => {
     const calls = awsCalls(own);
     const bucket = `arn:aws:s3:::${backupBucketName("dev.k8s.local", AT.accountId, REGION)}`;
     // What each call acts on: the init record, the encryption keys and a worker instance's credential (and
-    // the path they are listed by), a snapshot, the terminating instance's group, the node role.
+    // the path they are listed by), a snapshot, the terminating instance's group, the node role; the
+    // instances, which the member reconciliation and the serving-certificate approver describe.
     const record =
       "arn:aws:ssm:us-east-1:000000000000:parameter/cilium-cluster/dev.k8s.local/control-plane/initialized-0123456789ab";
     const keys =

@@ -28,6 +28,7 @@ const CONTROL_PLANE_UNITS = [
   "certificate-renewal.service",
   "certificate-renewal.timer",
   "node-credentials.service",
+  "kubelet-serving.service",
   "upgrade-finish.service",
   "upgrade-finish.timer",
 ];

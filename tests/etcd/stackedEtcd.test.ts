@@ -377,6 +377,38 @@ describe("stacked etcd as kubeadm keeps it, on etcd 3.6 and kubeadm's certificat
     aws.instance(gone).state = "running";
   });
 
+  it("the leader keeps a learner that does not answer (a join under way), and replaces no running instance's member while one is there", async () => {
+    await rejoinThird("m3-behind-a-learner");
+    const third = instanceAt(members[2].address);
+    aws.instance(third).state = "running";
+    // kubeadm's join adds its learner while every voter answers (check-etcd; etcd takes it once the rejoined
+    // member has been connected a few seconds), then the third's etcd dies.
+    await waitFor("the learner added", () => addLearner("joining", JOINING).status === 0);
+    await stop(members[2]);
+    const four = [...ADDRESSES, JOINING].map((a) => `http://${a}:2380`).sort();
+    // The dead voter at a running instance, past the bound, and a learner that never answered: both kept.
+    const first = await reconcile(await leaderUrl());
+    const [recorded] = readdirSync(unhealthySince());
+    const now = () => Math.floor(Date.now() / 1000);
+    writeFileSync(join(unhealthySince(), recorded), `${now() - 61} ${now() - 5}\n`);
+    const held = await reconcile(await leaderUrl());
+    expect(held.status, held.stderr).to.equal(0);
+    expect(peers(), `members while the learner joins: ${first.stderr}${held.stderr}`).to.deep.equal(four);
+    expect(aws.instance(third).health, "the dead voter's instance").to.equal(undefined);
+    // The join gone (its node removed its own learner): the dead voter's instance is replaced, its member removed.
+    const list = JSON.parse(etcdctl(clientUrl(members[0]), "member", "list", "-w", "json", "--hex").stdout) as {
+      members: { ID: string; peerURLs: string[] }[];
+    };
+    const learner = list.members.find((m) => m.peerURLs[0] === `http://${JOINING}:2380`)!;
+    expect(etcdctl(clientUrl(members[0]), "member", "remove", learner.ID).status).to.equal(0);
+    writeFileSync(join(unhealthySince(), recorded), `${now() - 61} ${now() - 5}\n`);
+    const removed = await reconcile(await leaderUrl());
+    expect(removed.status, removed.stderr).to.equal(0);
+    expect(peers()).to.deep.equal(["http://127.0.0.11:2380", "http://127.0.0.12:2380"]);
+    expect(aws.instance(third).health).to.equal("UNHEALTHY");
+    aws.instance(third).health = undefined;
+  });
+
   it("a snapshot etcdutl cannot read is never uploaded", async () => {
     // etcd's own etcdctl, but the file its snapshot wrote cut short (a disk that failed the write); etcdutl
     // is etcd's.

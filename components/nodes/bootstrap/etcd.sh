@@ -181,7 +181,9 @@ reconcile_etcd_members() {
   while read -r instance address; do
     if [ -n "$address" ] && [ "$address" != None ]; then instance_at[$address]=$instance; fi
   done <<<"$instances"
-  list=$(etcdctl_at "$local_endpoint" member list -w json --hex) || return 1
+  # Not --hex: etcdctl 3.6 writes that JSON by hand without isLearner (ctlv3/command/printer_json.go,
+  # printMemberListWithHexJSON). The IDs come as JSON numbers, which Python reads exactly, in hex.
+  list=$(etcdctl_at "$local_endpoint" member list -w json) || return 1
   mkdir -p "$unhealthy"
   now=$(date +%s)
   while read -r id peer learner; do
@@ -211,7 +213,7 @@ reconcile_etcd_members() {
     echo "$first $now" >"$unhealthy/$id"
     log "etcd member $id at $peer (instance $instance) has not answered for $((now - first))s"
     if [ $((now - first)) -ge $((ETCD_UNHEALTHY_MINUTES * 60)) ]; then removals+=("$id $peer $instance"); fi
-  done < <(etcd_json_rows '((m["ID"], m["peerURLs"][0], m.get("isLearner", False)) for m in data["members"])' <<<"$list")
+  done < <(etcd_json_rows '((format(m["ID"], "x"), m["peerURLs"][0], m.get("isLearner", False)) for m in data["members"])' <<<"$list")
   for first in "$unhealthy"/*; do
     if [ -e "$first" ] && [ -z "${listed[${first##*/}]:-}" ]; then rm -f "$first"; fi
   done

@@ -31,7 +31,7 @@ readonly LATEST_SNAPSHOT_KEY='latest/etcd.db'
 readonly SNAPSHOT_METRIC_NAMESPACE_PREFIX='cilium-cluster'
 readonly SNAPSHOT_METRIC_NAME='EtcdSnapshotsUploaded'
 readonly SNAPSHOT_METRIC_DIMENSION='ClusterName'
-readonly CONTROL_PLANE_STARTED_UNITS='etcd-backup.timer etcd-members.timer certificate-renewal.timer node-credentials.service upgrade-finish.timer'
+readonly CONTROL_PLANE_STARTED_UNITS='etcd-backup.timer etcd-members.timer certificate-renewal.timer node-credentials.service kubelet-serving.service upgrade-finish.timer'
 readonly SHARED_PKI_FILES='ca.key front-proxy-ca.key front-proxy-ca.crt etcd/ca.key etcd/ca.crt sa.key sa.pub ca.crt'
 readonly DRAIN_HANDLER_NAME='aws-node-termination-handler'
 readonly ADMIN_GROUP='kubeadm:cluster-admins'
@@ -60,7 +60,7 @@ NODE_CREDENTIAL_MINUTES="${NODE_CREDENTIAL_MINUTES:-60}"
 # What this node is told: the bootstrap config's fields this script reads.
 # shellcheck disable=SC2034
 {
-  BOOTSTRAP_CONFIG_HASH='TCoJCUz9Y3h1cetqvDJ3KGoMR1BMo3Q6PP491o9tdEo='
+  BOOTSTRAP_CONFIG_HASH='q0bc4ucXGeWSJBUc2sMNQ2GLMk2MxV5K3MatYYZCku0='
   CLUSTER_NAME='eni.example.com'
   INSTANCE_GROUP='control-plane-us-east-1a'
   ROLE='control-plane'
@@ -117,6 +117,8 @@ apiServer:
     - api.internal.eni.example.com
     - network-api-e0243ecb.elb.us-east-1.amazonaws.com.mock
   extraArgs:
+    - name: kubelet-certificate-authority
+      value: /etc/kubernetes/pki/ca.crt
     - name: encryption-provider-config
       value: /etc/kubernetes/apiserver/encryption.yaml
     - name: encryption-provider-config-automatic-reload
@@ -160,6 +162,7 @@ networking:
 apiVersion: kubelet.config.k8s.io/v1beta1
 kind: KubeletConfiguration
 cgroupDriver: systemd
+serverTLSBootstrap: true
 shutdownGracePeriod: 60s
 shutdownGracePeriodCriticalPods: 20s
 KUBEADM_CONFIG
@@ -780,7 +783,7 @@ reconcile_etcd_members() {
   while read -r instance address; do
     if [ -n "$address" ] && [ "$address" != None ]; then instance_at[$address]=$instance; fi
   done <<<"$instances"
-  list=$(etcdctl_at "$local_endpoint" member list -w json --hex) || return 1
+  list=$(etcdctl_at "$local_endpoint" member list -w json) || return 1
   mkdir -p "$unhealthy"
   now=$(date +%s)
   while read -r id peer learner; do
@@ -807,7 +810,7 @@ reconcile_etcd_members() {
     echo "$first $now" >"$unhealthy/$id"
     log "etcd member $id at $peer (instance $instance) has not answered for $((now - first))s"
     if [ $((now - first)) -ge $((ETCD_UNHEALTHY_MINUTES * 60)) ]; then removals+=("$id $peer $instance"); fi
-  done < <(etcd_json_rows '((m["ID"], m["peerURLs"][0], m.get("isLearner", False)) for m in data["members"])' <<<"$list")
+  done < <(etcd_json_rows '((format(m["ID"], "x"), m["peerURLs"][0], m.get("isLearner", False)) for m in data["members"])' <<<"$list")
   for first in "$unhealthy"/*; do
     if [ -e "$first" ] && [ -z "${listed[${first##*/}]:-}" ]; then rm -f "$first"; fi
   done
@@ -1141,6 +1144,101 @@ finish_upgrade() {
     if [ "$phase" = bootstrap-token ]; then retire_bootstrap_tokens || return 1; fi
   done
   kubeadm upgrade node phase addon all --kubeconfig "$admin"
+}
+
+# bootstrap/kubelet-serving.sh
+
+pending_serving_requests() {
+  python3 -c 'import json, sys
+for csr in json.load(sys.stdin)["items"]:
+    if csr["spec"].get("signerName") == "kubernetes.io/kubelet-serving" and not csr.get("status", {}).get("conditions"):
+        print(json.dumps(csr))'
+}
+
+serving_verdicts() {
+  python3 -c 'import base64, ipaddress, json, re, subprocess, sys
+NODES, PREFIX = "system:nodes", "system:node:"
+USAGES = {"digital signature", "key encipherment", "server auth"}
+instances = {i["PrivateDnsName"].lower(): i for i in json.loads(sys.argv[1]) if i.get("PrivateDnsName")}
+
+def owned(instance):
+    names = {n.lower() for n in (instance.get("PrivateDnsName"), instance.get("PublicDnsName")) if n}
+    addresses = set()
+    for eni in instance.get("NetworkInterfaces", []):
+        for a in eni.get("PrivateIpAddresses", []):
+            addresses.add(ipaddress.ip_address(a["PrivateIpAddress"]))
+            if a.get("Association", {}).get("PublicIp"):
+                addresses.add(ipaddress.ip_address(a["Association"]["PublicIp"]))
+        for a in eni.get("Ipv6Addresses", []):
+            addresses.add(ipaddress.ip_address(a["Ipv6Address"]))
+    return names, addresses
+
+def why_not(spec):
+    user = spec.get("username", "")
+    if not user.startswith(PREFIX) or NODES not in spec.get("groups", []):
+        return "its requester is no node"
+    usages = set(spec.get("usages", []))
+    if "server auth" not in usages or not usages <= USAGES:
+        return "usages other than a server certificate has"
+    text = subprocess.run(["openssl", "req", "-noout", "-text", "-nameopt", "RFC2253"], capture_output=True,
+                          input=base64.b64decode(spec["request"]), check=True).stdout.decode()
+    subject = re.search(r"Subject: *(.*)", text).group(1)
+    if sorted(p.strip() for p in subject.split(",")) != sorted(["CN=" + user, "O=" + NODES]):
+        return "its subject is not its requester"
+    san = re.search(r"X509v3 Subject Alternative Name:.*\n *(.*)", text)
+    entries = [e.strip() for e in san.group(1).split(",")] if san else []
+    names = {e[len("DNS:"):].lower() for e in entries if e.startswith("DNS:")}
+    addresses = {ipaddress.ip_address(e[len("IP Address:"):]) for e in entries if e.startswith("IP Address:")}
+    if not entries or len(names) + len(addresses) != len(entries):
+        return "names other than DNS names and IP addresses, or none"
+    node = user[len(PREFIX):]
+    instance = instances.get(node)
+    if instance is None:
+        return "no running instance of this cluster is named " + node
+    own_names, own_addresses = owned(instance)
+    foreign = sorted(names - own_names) + sorted(str(a) for a in addresses - own_addresses)
+    if foreign:
+        return "not of its instance: " + " ".join(foreign)
+    return None
+
+for line in sys.stdin:
+    csr = json.loads(line)
+    try:
+        reason = why_not(csr["spec"])
+    except (KeyError, ValueError, AttributeError, subprocess.CalledProcessError):
+        reason = "its request cannot be read"
+    print(*(["approve", csr["metadata"]["name"]] if reason is None else ["deny", csr["metadata"]["name"], reason]))' "$1"
+}
+
+cluster_instances_json() {
+  aws ec2 describe-instances --region "$REGION" --output json \
+    --filters "Name=tag:$CLUSTER_TAG,Values=$CLUSTER_NAME" "Name=instance-state-name,Values=running" \
+    --query 'Reservations[].Instances[]'
+}
+
+approve_serving_certificates() {
+  local pending instances verdicts verdict name reason
+  pending=$(kubectl_admin get certificatesigningrequests -o json | pending_serving_requests) || return 1
+  if [ -z "$pending" ]; then return 0; fi
+  instances=$(cluster_instances_json) || return 1
+  verdicts=$(serving_verdicts "$instances" <<<"$pending") || return 1
+  while read -r verdict name reason; do
+    case "$verdict" in
+    approve)
+      if kubectl_admin certificate approve "$name" >/dev/null 2>&1; then log "approved $name"; fi
+      ;;
+    deny)
+      if kubectl_admin certificate deny "$name" >/dev/null 2>&1; then log "denied $name: $reason"; fi
+      ;;
+    esac
+  done <<<"$verdicts"
+}
+
+approve_serving_certificates_while_up() {
+  while true; do
+    approve_serving_certificates || log "approving kubelet serving certificates failed; again in ${NODE_CREDENTIALS_INTERVAL}s"
+    sleep "$NODE_CREDENTIALS_INTERVAL"
+  done
 }
 
 # bootstrap/launch-hook.sh
@@ -1708,6 +1806,26 @@ Environment=AWS_METADATA_SERVICE_TIMEOUT=5
 Environment=AWS_METADATA_SERVICE_NUM_ATTEMPTS=3
 ExecStart=/usr/local/sbin/cilium-cluster-bootstrap issue_node_credentials_while_up
 SyslogIdentifier=cilium-cluster-issue-node-credentials-while-up
+Restart=always
+RestartSec=10s
+
+[Install]
+WantedBy=multi-user.target
+CILIUM_CLUSTER_FILE
+install -D -m 0644 /dev/null "$root/etc/systemd/system/kubelet-serving.service"
+cat >"$root/etc/systemd/system/kubelet-serving.service" <<'CILIUM_CLUSTER_FILE'
+[Unit]
+Description=Approve each kubelet's serving certificate for its own instance's names and addresses
+After=kubelet.service
+
+[Service]
+Environment=PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin:/snap/bin
+Environment=AWS_RETRY_MODE=standard
+Environment=AWS_MAX_ATTEMPTS=10
+Environment=AWS_METADATA_SERVICE_TIMEOUT=5
+Environment=AWS_METADATA_SERVICE_NUM_ATTEMPTS=3
+ExecStart=/usr/local/sbin/cilium-cluster-bootstrap approve_serving_certificates_while_up
+SyslogIdentifier=cilium-cluster-approve-serving-certificates-while-up
 Restart=always
 RestartSec=10s
 
