@@ -209,7 +209,7 @@ describe("the whole cluster in a box: the dev stack, one control-plane node and 
     const worker = [...box.nodes.values()].find((n) => !box.controlPlaneNodes().includes(n))!;
     const { privateDnsName: name } = worker.instance;
     await worker.exec(`set -e
-d=$(mktemp -d)
+d=$(mktemp -d -p /root)
 openssl ecparam -name prime256v1 -genkey -noout -out "$d/key.pem"
 openssl req -new -key "$d/key.pem" -subj "/O=system:nodes/CN=system:node:${name}" -addext "subjectAltName=DNS:${name},IP:${controlPlane.instance.privateIp}" -out "$d/request.pem"
 kubectl --kubeconfig /etc/kubernetes/kubelet.conf create -f - <<EOF

@@ -2,7 +2,8 @@
  * The first control-plane node never goes into service: the dev stack's one control-plane node (no worker)
  * claims the init record and runs kubeadm init, then dies while its launch hook still holds it. Auto Scaling
  * launches another, which finds the record's owner gone, no member answering and no snapshot: it takes the
- * record over and creates the cluster, instead of waiting for an API that never comes.
+ * record over and creates the cluster, instead of waiting for an API that never comes; the add-ons are applied
+ * to it once its API answers, as `pulumi up` applies them.
  */
 import { expect } from "chai";
 import { Box, whyTheBoxCannotRun } from "./box";
@@ -34,7 +35,7 @@ describe("the first control-plane node in a box never goes into service: the nex
       .then((p) => p.Parameter.Value)
       .catch(() => undefined);
 
-  it("dies after its kubeadm init, before its launch hook is complete; the next takes the init record over and creates the cluster", async () => {
+  it("dies once its API server runs, before its launch hook is complete; the next takes the init record over and creates the cluster", async () => {
     // The box has no worker: its first node is the control plane's.
     const first = await until("the first node", async () => [...box.nodes.values()][0], 5 * 60_000, 1000);
     const record = await until(
@@ -64,6 +65,9 @@ describe("the first control-plane node in a box never goes into service: the nex
     expect(await box.lifecycleState(first.instance.id), "the first node's lifecycle state").to.equal("Pending:Wait");
     await box.aws.aws(["ec2", "terminate-instances", "--instance-ids", first.instance.id]);
     const killed = Date.now();
+    // pulumi up applies the add-ons (the cloud controller among them) once the API answers: the next node's.
+    await until("the first node gone", async () => (box.nodes.has(first.instance.id) ? undefined : true), 60_000, 1000);
+    await box.applyAddons();
 
     const next = await until(
       "another control-plane node Ready and initialised, InService",
