@@ -10,6 +10,7 @@ import { tmpdir } from "os";
 import { join } from "path";
 import { modulePath } from "../../components/nodes/bootstrapModuleFiles";
 import { factsHeader } from "../../components/nodes/shellHeader";
+import { cannotRun } from "../cannotRun";
 import { requireDebianTool } from "../debianTools";
 
 const SIGNER = "kubernetes.io/kubelet-serving";
@@ -36,6 +37,33 @@ function request(subject: string, sans: string): string {
     ...(sans ? ["-addext", `subjectAltName=${sans}`] : []),
   ]);
   return Buffer.from(pem).toString("base64");
+}
+
+/**
+ * A request crafted as openssl would not write it, by the cryptography package: an attribute (a challenge
+ * password) whose value reads, in openssl's text, as a subjectAltName; or a DNS name with a newline in it.
+ */
+function crafted(kind: "attribute" | "newline"): string {
+  const program = `import base64, ipaddress, sys
+from cryptography import x509
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.x509.oid import AttributeOID, NameOID
+node, kind = sys.argv[1], sys.argv[2]
+subject = x509.Name([x509.NameAttribute(NameOID.ORGANIZATION_NAME, "system:nodes"), x509.NameAttribute(NameOID.COMMON_NAME, "system:node:" + node)])
+builder = x509.CertificateSigningRequestBuilder().subject_name(subject)
+if kind == "attribute":
+    names = [x509.DNSName(node), x509.IPAddress(ipaddress.ip_address("10.96.0.1"))]
+    fake = ("x\\n        Requested Extensions:\\n            X509v3 Subject Alternative Name: \\n                DNS:" + node + ", IP Address:10.0.1.20").encode()
+    builder = builder.add_attribute(AttributeOID.CHALLENGE_PASSWORD, fake)
+else:
+    names = [x509.DNSName(node + "\\nkubernetes.default.svc"), x509.IPAddress(ipaddress.ip_address("10.0.1.20"))]
+builder = builder.add_extension(x509.SubjectAlternativeName(names), critical=False)
+request = builder.sign(ec.generate_private_key(ec.SECP256R1()), hashes.SHA256())
+print(base64.b64encode(request.public_bytes(serialization.Encoding.PEM)).decode())`;
+  const r = spawnSync("python3", ["-c", program, NODE, kind], { encoding: "utf8" });
+  expect(r.status, r.stderr).to.equal(0);
+  return r.stdout.trim();
 }
 
 interface Csr {
@@ -111,6 +139,11 @@ function verdicts(csrs: ReturnType<typeof csr>[], instances: unknown[] = INSTANC
 describe("bootstrap/kubelet-serving.sh: serving_verdicts, which kubelet serving certificates the control plane approves", function () {
   before(function () {
     requireDebianTool(this, "openssl", "openssl");
+    if (spawnSync("python3", ["-c", "import cryptography"]).status !== 0) {
+      const reason = "python3 has no cryptography package: pip install cryptography (Debian: python3-cryptography)";
+      if (process.env.CI === "true") throw new Error(`${reason} (required when CI=true)`);
+      cannotRun(this, reason);
+    }
   });
 
   it("approves a node's request for its instance's own names and addresses: private, secondary, of another ENI, public, IPv6", () => {
@@ -183,9 +216,20 @@ describe("bootstrap/kubelet-serving.sh: serving_verdicts, which kubelet serving 
     ).to.deep.equal([
       "deny client-too usages other than a server certificate has",
       "deny no-server usages other than a server certificate has",
-      "deny email names other than DNS names and IP addresses, or none",
-      "deny uri names other than DNS names and IP addresses, or none",
-      "deny no-names names other than DNS names and IP addresses, or none",
+      "deny email names other than DNS names and IP addresses",
+      "deny uri names other than DNS names and IP addresses",
+      "deny no-names extensions other than its names, or no names",
+    ]);
+  });
+
+  it("reads the request itself, not openssl's text of it: an attribute that reads as names, a newline in a name", () => {
+    const attribute = csr({ name: "attribute" });
+    attribute.spec.request = crafted("attribute");
+    const newline = csr({ name: "newline" });
+    newline.spec.request = crafted("newline");
+    expect(verdicts([attribute, newline])).to.deep.equal([
+      "deny attribute attributes other than its extensions",
+      "deny newline a DNS name no host has",
     ]);
   });
 

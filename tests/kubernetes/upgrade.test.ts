@@ -10,7 +10,7 @@ import { basename, join } from "path";
 import { parse } from "yaml";
 import { kubeadmEtcd } from "../../config/validation/kubernetesUpgrade";
 import { bootstrapConfig } from "../../components/nodes/bootstrapConfig";
-import { JOIN_CREDENTIAL_FILE } from "../../components/nodes/nodeFacts";
+import { JOIN_CREDENTIAL_FILE, UPGRADE_FINISHED_ANNOTATION } from "../../components/nodes/nodeFacts";
 import { instanceGroups } from "../../components/nodes/instanceGroups";
 import { kubeadmConfigurations } from "../../components/nodes/kubeadmConfig";
 import { renderBootstrapScript, renderUserData } from "../../components/nodes/userData";
@@ -394,6 +394,16 @@ describe(`a Kubernetes upgrade, ${OLD} → ${NEW}, against a real control plane 
     for (const pod of STATIC_PODS)
       cp.host.writeFile(join(newNode, "etc-kubernetes", "manifests", `${pod}.yaml`), joined.file(`${pod}.yaml`));
     cp.host.must(["cp", "/etc/kubernetes/admin.conf", join(newNode, "etc-kubernetes", "admin.conf")]);
+    // Mid-join, its kubelet runs the new static pods before kubeadm labels its Node: a 1.34 node already
+    // refuses the cluster.
+    postMirrorPods(
+      cp,
+      NEW_NODE,
+      STATIC_PODS.map((p) => joined.file(`${p}.yaml`)),
+    );
+    const midJoin = bootstrapFunction(OLD, "upgrade_cluster");
+    expect(midJoin.status, midJoin.out).to.not.equal(0);
+    expect(clusterConfiguration().kubernetesVersion).to.equal(`v${NEW}`);
     registerNode(
       cp,
       {
@@ -404,11 +414,6 @@ describe(`a Kubernetes upgrade, ${OLD} → ${NEW}, against a real control plane 
         labels: { "node-role.kubernetes.io/control-plane": "" },
       },
       "10.0.1.11",
-    );
-    postMirrorPods(
-      cp,
-      NEW_NODE,
-      STATIC_PODS.map((p) => joined.file(`${p}.yaml`)),
     );
     // A control plane of 1.35 has joined: the upgrade only goes forward now. A 1.34 node refuses, and changes
     // nothing.
@@ -436,6 +441,11 @@ describe(`a Kubernetes upgrade, ${OLD} → ${NEW}, against a real control plane 
     expect(done.status, done.out).to.equal(0);
     expect(get(getNodes).status, "the bootstrap-token phase's RBAC").to.equal(0);
     expect(get(tokensApproved).status, "the bootstrap tokens' auto-approval").to.not.equal(0);
+    expect(
+      JSON.parse(cp.kubectl(["get", "configmap", "-n", "kube-system", "kubeadm-config", "-o", "json"])).metadata
+        .annotations[UPGRADE_FINISHED_ANNOTATION],
+      "the upgrade's finish recorded",
+    ).to.equal(NEW);
     const coredns = cp.host
       .must([kubeadm.new, "config", "images", "list", "--kubernetes-version", `v${NEW}`])
       .split("\n")

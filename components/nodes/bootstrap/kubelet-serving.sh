@@ -8,7 +8,7 @@
 # plane approves here what EC2 says is the node's: a request by the node NAME for NAME, whose DNS names and
 # addresses all belong to the running instance EC2 names NAME in this cluster. Anything else is denied, and
 # the kubelet asks again. This is the check EKS makes of its nodes' requests. A decision, not glue: made in
-# Python, as drain.sh reads JSON, since bash cannot read a request's names; openssl decodes the request.
+# Python, as drain.sh reads JSON, since bash cannot read a request's names.
 
 # pending_serving_requests: the pending requests to kubernetes.io/kubelet-serving (no condition yet) among the
 # CertificateSigningRequests on standard input (kubectl's JSON list), one JSON object a line.
@@ -21,11 +21,19 @@ for csr in json.load(sys.stdin)["items"]:
 
 # serving_verdicts INSTANCES: for each request on standard input (pending_serving_requests' lines), "approve
 # NAME" or "deny NAME REASON", one a line. INSTANCES: the cluster's running instances as EC2 describes them (a
-# JSON list). A request that cannot be read is denied: one never holds up the others.
+# JSON list). The request is read with the cryptography package's parser (python3-cryptography), never from
+# openssl's text, which a request can shape (an attribute's value, a newline in a name). Only what the kubelet
+# asks for is approved (pkg/kubelet/certificate/kubelet.go): its subject, the extension request alone, a
+# subjectAltName of DNS names and IP addresses, a valid signature. A request that cannot be read is denied:
+# one never holds up the others.
 serving_verdicts() {
-  python3 -c 'import base64, ipaddress, json, re, subprocess, sys
+  python3 -c 'import base64, ipaddress, json, re, sys
+from cryptography import x509
+from cryptography.x509.oid import ExtensionOID, NameOID
 NODES, PREFIX = "system:nodes", "system:node:"
 USAGES = {"digital signature", "key encipherment", "server auth"}
+EXTENSION_REQUEST = "1.2.840.113549.1.9.14"
+HOST_NAME = re.compile(r"[a-z0-9]([a-z0-9.-]*[a-z0-9])?")
 instances = {i["PrivateDnsName"].lower(): i for i in json.loads(sys.argv[1]) if i.get("PrivateDnsName")}
 
 def owned(instance):
@@ -47,23 +55,30 @@ def why_not(spec):
     usages = set(spec.get("usages", []))
     if "server auth" not in usages or not usages <= USAGES:
         return "usages other than a server certificate has"
-    text = subprocess.run(["openssl", "req", "-noout", "-text", "-nameopt", "RFC2253"], capture_output=True,
-                          input=base64.b64decode(spec["request"]), check=True).stdout.decode()
-    subject = re.search(r"Subject: *(.*)", text).group(1)
-    if sorted(p.strip() for p in subject.split(",")) != sorted(["CN=" + user, "O=" + NODES]):
+    request = x509.load_pem_x509_csr(base64.b64decode(spec["request"]))
+    if not request.is_signature_valid:
+        return "its signature is not valid"
+    subject = sorted((a.oid.dotted_string, a.value) for a in request.subject)
+    if subject != sorted([(NameOID.COMMON_NAME.dotted_string, user), (NameOID.ORGANIZATION_NAME.dotted_string, NODES)]):
         return "its subject is not its requester"
-    san = re.search(r"X509v3 Subject Alternative Name:.*\n *(.*)", text)
-    entries = [e.strip() for e in san.group(1).split(",")] if san else []
-    names = {e[len("DNS:"):].lower() for e in entries if e.startswith("DNS:")}
-    addresses = {ipaddress.ip_address(e[len("IP Address:"):]) for e in entries if e.startswith("IP Address:")}
+    if any(a.oid.dotted_string != EXTENSION_REQUEST for a in request.attributes):
+        return "attributes other than its extensions"
+    extensions = list(request.extensions)
+    if [e.oid for e in extensions] != [ExtensionOID.SUBJECT_ALTERNATIVE_NAME]:
+        return "extensions other than its names, or no names"
+    entries = list(extensions[0].value)
+    names = [e.value.lower() for e in entries if isinstance(e, x509.DNSName)]
+    addresses = {e.value for e in entries if isinstance(e, x509.IPAddress)}
     if not entries or len(names) + len(addresses) != len(entries):
-        return "names other than DNS names and IP addresses, or none"
+        return "names other than DNS names and IP addresses"
+    if not all(HOST_NAME.fullmatch(n) for n in names):
+        return "a DNS name no host has"
     node = user[len(PREFIX):]
     instance = instances.get(node)
     if instance is None:
         return "no running instance of this cluster is named " + node
     own_names, own_addresses = owned(instance)
-    foreign = sorted(names - own_names) + sorted(str(a) for a in addresses - own_addresses)
+    foreign = sorted(set(names) - own_names) + sorted(str(a) for a in addresses - own_addresses)
     if foreign:
         return "not of its instance: " + " ".join(foreign)
     return None
@@ -72,7 +87,7 @@ for line in sys.stdin:
     csr = json.loads(line)
     try:
         reason = why_not(csr["spec"])
-    except (KeyError, ValueError, AttributeError, subprocess.CalledProcessError):
+    except Exception:  # any request the parser refuses, whatever it raises
         reason = "its request cannot be read"
     print(*(["approve", csr["metadata"]["name"]] if reason is None else ["deny", csr["metadata"]["name"], reason]))' "$1"
 }

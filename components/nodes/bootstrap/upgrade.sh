@@ -55,15 +55,18 @@ cluster_version() {
   echo "$version"
 }
 
-# newest_control_plane_kubelet KUBECONFIG: the newest kubelet release (X.Y.Z) of the cluster's control-plane
-# Nodes; nothing when there are none. A node of a release runs that release's control plane (kubeadm join), so
-# this is the newest control plane that has joined, while its Node is there (the cloud controller deletes it
-# once its instance is gone).
-newest_control_plane_kubelet() {
-  local versions
-  versions=$(retry kubectl --kubeconfig "$1" get nodes -l node-role.kubernetes.io/control-plane \
+# newest_control_plane KUBECONFIG: the newest release (X.Y.Z) a control plane of the cluster runs: its
+# control-plane Nodes' kubelets, and its API servers' mirror pods, which a joining node's kubelet posts once it
+# runs the static pods its join wrote, before kubeadm labels its Node (kubeadm join: control-plane-prepare,
+# kubelet-start, etcd-join, then mark-control-plane). Nothing when there is none. The cloud controller deletes
+# a dead node's Node, and its mirror pods with it, once its instance is gone.
+newest_control_plane() {
+  local kubelets images
+  kubelets=$(retry kubectl --kubeconfig "$1" get nodes -l node-role.kubernetes.io/control-plane \
     -o jsonpath='{range .items[*]}{.status.nodeInfo.kubeletVersion}{"\n"}{end}') || return 1
-  sed -n 's/^v//p' <<<"$versions" | sort -V | tail -n 1
+  images=$(retry kubectl --kubeconfig "$1" -n kube-system get pods -l component=kube-apiserver,tier=control-plane \
+    -o jsonpath='{range .items[*]}{.spec.containers[0].image}{"\n"}{end}') || return 1
+  { sed -n 's/^v//p' <<<"$kubelets"; sed -n 's/.*:v\([0-9][0-9.]*\)$/\1/p' <<<"$images"; } | sort -V | tail -n 1
 }
 
 # cluster_documents: this group's init configuration without its InitConfiguration document: the upgrade
@@ -95,10 +98,10 @@ upgrade_cluster() (
     kubeadm init phase upload-config kubeadm --config "$dir/kubeadm.yaml" --kubeconfig "$dir/admin.conf"
     ;;
   back)
-    newest=$(newest_control_plane_kubelet "$dir/admin.conf") || return 1
+    newest=$(newest_control_plane "$dir/admin.conf") || return 1
     if [ -n "$newest" ] && [ "$newest" != "$KUBERNETES_VERSION" ] &&
       [ "$(printf '%s\n' "$newest" "$KUBERNETES_VERSION" | sort -V | tail -n 1)" = "$newest" ]; then
-      log "the cluster runs Kubernetes $version, and a control-plane node of $newest has joined: a $KUBERNETES_VERSION node does not join it"
+      log "the cluster runs Kubernetes $version, and a control plane of $newest runs: a $KUBERNETES_VERSION node does not join it"
       return 1
     fi
     log "the cluster's configuration names Kubernetes $version, which no control-plane node runs (an upgrade's first node failed): moving it back to $KUBERNETES_VERSION before joining"
@@ -110,18 +113,6 @@ upgrade_cluster() (
     ;;
   esac
 )
-
-# addons_current: whether the images of kubeadm's addons (CoreDNS, and kube-proxy where it runs) are those
-# kubeadm deploys for this node's release. Not when it cannot tell: kubeadm's own phase then decides.
-addons_current() {
-  local admin="${BOOTSTRAP_ROOT:-}$KUBERNETES_DIR/admin.conf" expected deployed image
-  expected=$(kubeadm config images list --kubernetes-version "v$KUBERNETES_VERSION") || return 1
-  deployed=$(kubectl --kubeconfig "$admin" -n kube-system get deployment/coredns daemonset/kube-proxy \
-    --ignore-not-found -o jsonpath='{range .items[*]}{.spec.template.spec.containers[0].image}{"\n"}{end}') || return 1
-  while read -r image; do
-    if [ -n "$image" ] && ! grep -qxF "$image" <<<"$expected"; then return 1; fi
-  done <<<"$deployed"
-}
 
 # control_plane_current: whether the API server of every control-plane node runs this node's release, as
 # kubeadm's addon phase asks it (cmd/phases/upgrade/addons.go, shouldUpgradeAddons: the kube-apiserver mirror
@@ -137,23 +128,32 @@ control_plane_current() {
 }
 
 # finish_upgrade (a timer): once the cluster and the API server of every control-plane node run this node's
-# release, and kubeadm's addons do not yet, the cluster-wide rest of `kubeadm upgrade apply` after its
-# control-plane phase, with its own phases, on this joined node: the kubelet configuration (kubelet-config,
-# as the new kubeadm reads and defaults it); the bootstrap-token and cluster-info RBAC rules, after which the
-# bootstrap tokens' auto-approval that phase writes back goes again (retire_bootstrap_tokens: nothing here
-# joins with a token); the post-upgrade tasks (release-specific; in 1.35 a flag dropped from this node's
-# kubelet environment file, which a node of the new release never had); then the addons: CoreDNS, and
-# kube-proxy unless the ClusterConfiguration disables it. The addons go last: current, they mark the rest
-# done, and nothing runs any more.
+# release, and the cluster's kubeadm-config does not say this release's upgrade finished (its annotation
+# UPGRADE_FINISHED_ANNOTATION), the cluster-wide rest of `kubeadm upgrade apply` after its control-plane phase,
+# with its own phases, on this joined node: the kubelet configuration (kubelet-config, as the new kubeadm reads
+# and defaults it); the bootstrap-token and cluster-info RBAC rules, after which the bootstrap tokens'
+# auto-approval that phase writes back goes again (retire_bootstrap_tokens: nothing here joins with a token);
+# the post-upgrade tasks (release-specific; in 1.35 a flag dropped from this node's kubelet environment file,
+# which a node of the new release never had); the addons: CoreDNS, and kube-proxy unless the
+# ClusterConfiguration disables it. Then the annotation, and nothing runs until the next release. A new
+# cluster's first run finds nothing to change. Each phase is kubeadm's idempotent create-or-update: a run
+# that stops half-way is run again whole.
 finish_upgrade() {
-  local admin="${BOOTSTRAP_ROOT:-}$KUBERNETES_DIR/admin.conf" version phase
+  local admin="${BOOTSTRAP_ROOT:-}$KUBERNETES_DIR/admin.conf" version finished phase
   version=$(cluster_version "$admin")
-  if [ "$version" != "$KUBERNETES_VERSION" ] || addons_current || ! control_plane_current; then return 0; fi
-  log "every control-plane node runs Kubernetes $KUBERNETES_VERSION: kubeadm's cluster-wide upgrade phases, then its addons"
+  finished=$(kubectl --kubeconfig "$admin" -n kube-system get configmap kubeadm-config -o json |
+    python3 -c 'import json, sys; print(json.load(sys.stdin)["metadata"].get("annotations", {}).get(sys.argv[1], ""))' \
+      "$UPGRADE_FINISHED_ANNOTATION") || return 1
+  if [ "$version" != "$KUBERNETES_VERSION" ] || [ "$finished" = "$KUBERNETES_VERSION" ] || ! control_plane_current; then
+    return 0
+  fi
+  log "every control-plane node runs Kubernetes $KUBERNETES_VERSION: kubeadm's cluster-wide upgrade phases and its addons"
   for phase in "upload-config kubelet" bootstrap-token post-upgrade; do
     # shellcheck disable=SC2086 # a phase and its sub-phase
     kubeadm upgrade apply phase $phase "v$KUBERNETES_VERSION" --kubeconfig "$admin" || return 1
     if [ "$phase" = bootstrap-token ]; then retire_bootstrap_tokens || return 1; fi
   done
-  kubeadm upgrade node phase addon all --kubeconfig "$admin"
+  kubeadm upgrade node phase addon all --kubeconfig "$admin" || return 1
+  kubectl --kubeconfig "$admin" -n kube-system annotate configmap kubeadm-config --overwrite \
+    "$UPGRADE_FINISHED_ANNOTATION=$KUBERNETES_VERSION" >/dev/null
 }

@@ -224,7 +224,7 @@ install_packages() {
   export DEBIAN_FRONTEND=noninteractive
   dpkg_configure_pending
   apt_get update
-  apt_get install -y apt-transport-https ca-certificates curl gpg containerd "${preflight[@]}"
+  apt_get install -y apt-transport-https ca-certificates curl gpg containerd python3-cryptography "${preflight[@]}"
   mkdir -p "${BOOTSTRAP_ROOT:-}/etc/apt/keyrings"
   key=$(retry curl -fsSL --max-time 30 "https://pkgs.k8s.io/core:/stable:/v$minor/deb/Release.key")
   gpg --dearmor --yes -o "${BOOTSTRAP_ROOT:-}/etc/apt/keyrings/kubernetes.gpg" <<<"$key"

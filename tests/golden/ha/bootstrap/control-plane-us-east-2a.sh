@@ -24,6 +24,7 @@ readonly NODE_ROLE_FILE='/etc/cilium-cluster/node-role'
 readonly KUBEADM_JOINED_MARKER='/var/lib/cilium-cluster/kubeadm-joined'
 readonly JOINED_MARKER='/var/lib/cilium-cluster/joined'
 readonly ETCD_UNHEALTHY_DIR='/run/cilium-cluster/etcd-unhealthy'
+readonly UPGRADE_FINISHED_ANNOTATION='cilium-cluster/upgrade-finished'
 readonly TOOLS_DIR='/usr/local/lib/cilium-cluster'
 readonly API_PIN_MARK='cilium-cluster-own-api-server'
 readonly SNAPSHOT_PREFIX='etcd/'
@@ -355,7 +356,7 @@ install_packages() {
   export DEBIAN_FRONTEND=noninteractive
   dpkg_configure_pending
   apt_get update
-  apt_get install -y apt-transport-https ca-certificates curl gpg containerd "${preflight[@]}"
+  apt_get install -y apt-transport-https ca-certificates curl gpg containerd python3-cryptography "${preflight[@]}"
   mkdir -p "${BOOTSTRAP_ROOT:-}/etc/apt/keyrings"
   key=$(retry curl -fsSL --max-time 30 "https://pkgs.k8s.io/core:/stable:/v$minor/deb/Release.key")
   gpg --dearmor --yes -o "${BOOTSTRAP_ROOT:-}/etc/apt/keyrings/kubernetes.gpg" <<<"$key"
@@ -1072,11 +1073,13 @@ cluster_version() {
   echo "$version"
 }
 
-newest_control_plane_kubelet() {
-  local versions
-  versions=$(retry kubectl --kubeconfig "$1" get nodes -l node-role.kubernetes.io/control-plane \
+newest_control_plane() {
+  local kubelets images
+  kubelets=$(retry kubectl --kubeconfig "$1" get nodes -l node-role.kubernetes.io/control-plane \
     -o jsonpath='{range .items[*]}{.status.nodeInfo.kubeletVersion}{"\n"}{end}') || return 1
-  sed -n 's/^v//p' <<<"$versions" | sort -V | tail -n 1
+  images=$(retry kubectl --kubeconfig "$1" -n kube-system get pods -l component=kube-apiserver,tier=control-plane \
+    -o jsonpath='{range .items[*]}{.spec.containers[0].image}{"\n"}{end}') || return 1
+  { sed -n 's/^v//p' <<<"$kubelets"; sed -n 's/.*:v\([0-9][0-9.]*\)$/\1/p' <<<"$images"; } | sort -V | tail -n 1
 }
 
 cluster_documents() {
@@ -1101,10 +1104,10 @@ upgrade_cluster() (
     kubeadm init phase upload-config kubeadm --config "$dir/kubeadm.yaml" --kubeconfig "$dir/admin.conf"
     ;;
   back)
-    newest=$(newest_control_plane_kubelet "$dir/admin.conf") || return 1
+    newest=$(newest_control_plane "$dir/admin.conf") || return 1
     if [ -n "$newest" ] && [ "$newest" != "$KUBERNETES_VERSION" ] &&
       [ "$(printf '%s\n' "$newest" "$KUBERNETES_VERSION" | sort -V | tail -n 1)" = "$newest" ]; then
-      log "the cluster runs Kubernetes $version, and a control-plane node of $newest has joined: a $KUBERNETES_VERSION node does not join it"
+      log "the cluster runs Kubernetes $version, and a control plane of $newest runs: a $KUBERNETES_VERSION node does not join it"
       return 1
     fi
     log "the cluster's configuration names Kubernetes $version, which no control-plane node runs (an upgrade's first node failed): moving it back to $KUBERNETES_VERSION before joining"
@@ -1117,16 +1120,6 @@ upgrade_cluster() (
   esac
 )
 
-addons_current() {
-  local admin="${BOOTSTRAP_ROOT:-}$KUBERNETES_DIR/admin.conf" expected deployed image
-  expected=$(kubeadm config images list --kubernetes-version "v$KUBERNETES_VERSION") || return 1
-  deployed=$(kubectl --kubeconfig "$admin" -n kube-system get deployment/coredns daemonset/kube-proxy \
-    --ignore-not-found -o jsonpath='{range .items[*]}{.spec.template.spec.containers[0].image}{"\n"}{end}') || return 1
-  while read -r image; do
-    if [ -n "$image" ] && ! grep -qxF "$image" <<<"$expected"; then return 1; fi
-  done <<<"$deployed"
-}
-
 control_plane_current() {
   local admin="${BOOTSTRAP_ROOT:-}$KUBERNETES_DIR/admin.conf" images image
   images=$(kubectl --kubeconfig "$admin" -n kube-system get pods -l component=kube-apiserver,tier=control-plane \
@@ -1138,16 +1131,23 @@ control_plane_current() {
 }
 
 finish_upgrade() {
-  local admin="${BOOTSTRAP_ROOT:-}$KUBERNETES_DIR/admin.conf" version phase
+  local admin="${BOOTSTRAP_ROOT:-}$KUBERNETES_DIR/admin.conf" version finished phase
   version=$(cluster_version "$admin")
-  if [ "$version" != "$KUBERNETES_VERSION" ] || addons_current || ! control_plane_current; then return 0; fi
-  log "every control-plane node runs Kubernetes $KUBERNETES_VERSION: kubeadm's cluster-wide upgrade phases, then its addons"
+  finished=$(kubectl --kubeconfig "$admin" -n kube-system get configmap kubeadm-config -o json |
+    python3 -c 'import json, sys; print(json.load(sys.stdin)["metadata"].get("annotations", {}).get(sys.argv[1], ""))' \
+      "$UPGRADE_FINISHED_ANNOTATION") || return 1
+  if [ "$version" != "$KUBERNETES_VERSION" ] || [ "$finished" = "$KUBERNETES_VERSION" ] || ! control_plane_current; then
+    return 0
+  fi
+  log "every control-plane node runs Kubernetes $KUBERNETES_VERSION: kubeadm's cluster-wide upgrade phases and its addons"
   for phase in "upload-config kubelet" bootstrap-token post-upgrade; do
     # shellcheck disable=SC2086 # a phase and its sub-phase
     kubeadm upgrade apply phase $phase "v$KUBERNETES_VERSION" --kubeconfig "$admin" || return 1
     if [ "$phase" = bootstrap-token ]; then retire_bootstrap_tokens || return 1; fi
   done
-  kubeadm upgrade node phase addon all --kubeconfig "$admin"
+  kubeadm upgrade node phase addon all --kubeconfig "$admin" || return 1
+  kubectl --kubeconfig "$admin" -n kube-system annotate configmap kubeadm-config --overwrite \
+    "$UPGRADE_FINISHED_ANNOTATION=$KUBERNETES_VERSION" >/dev/null
 }
 
 # bootstrap/kubelet-serving.sh
@@ -1160,9 +1160,13 @@ for csr in json.load(sys.stdin)["items"]:
 }
 
 serving_verdicts() {
-  python3 -c 'import base64, ipaddress, json, re, subprocess, sys
+  python3 -c 'import base64, ipaddress, json, re, sys
+from cryptography import x509
+from cryptography.x509.oid import ExtensionOID, NameOID
 NODES, PREFIX = "system:nodes", "system:node:"
 USAGES = {"digital signature", "key encipherment", "server auth"}
+EXTENSION_REQUEST = "1.2.840.113549.1.9.14"
+HOST_NAME = re.compile(r"[a-z0-9]([a-z0-9.-]*[a-z0-9])?")
 instances = {i["PrivateDnsName"].lower(): i for i in json.loads(sys.argv[1]) if i.get("PrivateDnsName")}
 
 def owned(instance):
@@ -1184,23 +1188,30 @@ def why_not(spec):
     usages = set(spec.get("usages", []))
     if "server auth" not in usages or not usages <= USAGES:
         return "usages other than a server certificate has"
-    text = subprocess.run(["openssl", "req", "-noout", "-text", "-nameopt", "RFC2253"], capture_output=True,
-                          input=base64.b64decode(spec["request"]), check=True).stdout.decode()
-    subject = re.search(r"Subject: *(.*)", text).group(1)
-    if sorted(p.strip() for p in subject.split(",")) != sorted(["CN=" + user, "O=" + NODES]):
+    request = x509.load_pem_x509_csr(base64.b64decode(spec["request"]))
+    if not request.is_signature_valid:
+        return "its signature is not valid"
+    subject = sorted((a.oid.dotted_string, a.value) for a in request.subject)
+    if subject != sorted([(NameOID.COMMON_NAME.dotted_string, user), (NameOID.ORGANIZATION_NAME.dotted_string, NODES)]):
         return "its subject is not its requester"
-    san = re.search(r"X509v3 Subject Alternative Name:.*\n *(.*)", text)
-    entries = [e.strip() for e in san.group(1).split(",")] if san else []
-    names = {e[len("DNS:"):].lower() for e in entries if e.startswith("DNS:")}
-    addresses = {ipaddress.ip_address(e[len("IP Address:"):]) for e in entries if e.startswith("IP Address:")}
+    if any(a.oid.dotted_string != EXTENSION_REQUEST for a in request.attributes):
+        return "attributes other than its extensions"
+    extensions = list(request.extensions)
+    if [e.oid for e in extensions] != [ExtensionOID.SUBJECT_ALTERNATIVE_NAME]:
+        return "extensions other than its names, or no names"
+    entries = list(extensions[0].value)
+    names = [e.value.lower() for e in entries if isinstance(e, x509.DNSName)]
+    addresses = {e.value for e in entries if isinstance(e, x509.IPAddress)}
     if not entries or len(names) + len(addresses) != len(entries):
-        return "names other than DNS names and IP addresses, or none"
+        return "names other than DNS names and IP addresses"
+    if not all(HOST_NAME.fullmatch(n) for n in names):
+        return "a DNS name no host has"
     node = user[len(PREFIX):]
     instance = instances.get(node)
     if instance is None:
         return "no running instance of this cluster is named " + node
     own_names, own_addresses = owned(instance)
-    foreign = sorted(names - own_names) + sorted(str(a) for a in addresses - own_addresses)
+    foreign = sorted(set(names) - own_names) + sorted(str(a) for a in addresses - own_addresses)
     if foreign:
         return "not of its instance: " + " ".join(foreign)
     return None
@@ -1209,7 +1220,7 @@ for line in sys.stdin:
     csr = json.loads(line)
     try:
         reason = why_not(csr["spec"])
-    except (KeyError, ValueError, AttributeError, subprocess.CalledProcessError):
+    except Exception:  # any request the parser refuses, whatever it raises
         reason = "its request cannot be read"
     print(*(["approve", csr["metadata"]["name"]] if reason is None else ["deny", csr["metadata"]["name"], reason]))' "$1"
 }
