@@ -120,7 +120,7 @@ function controlPlaneUnits(config: BootstrapConfig): Record<string, string> {
       Install: ["WantedBy=multi-user.target"],
     }),
     // Every 10 minutes: an upgrade's cluster-wide phases and addons follow soon after its last old
-    // control-plane node has left. A check with nothing to do reads two objects from the API
+    // control-plane node has left. A check with nothing to do reads the cluster's kubeadm-config
     // (bootstrap/upgrade.sh, finish_upgrade).
     ...timed(
       "upgrade-finish",

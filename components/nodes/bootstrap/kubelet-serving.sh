@@ -7,8 +7,9 @@
 # leaves it to the cluster: "Kubelet serving certificates" in its certificate management docs). The control
 # plane approves here what EC2 says is the node's: a request by the node NAME for NAME, whose DNS names and
 # addresses all belong to the running instance EC2 names NAME in this cluster. Anything else is denied, and
-# the kubelet asks again. This is the check EKS makes of its nodes' requests. A decision, not glue: made in
-# Python, as drain.sh reads JSON, since bash cannot read a request's names.
+# the kubelet asks again. (postfinance's kubelet-csr-approver checks names against DNS and IP prefixes; the
+# instance is the stronger witness here.) A decision, not glue: made in Python, as drain.sh reads JSON, since
+# bash cannot read a request.
 
 # pending_serving_requests: the pending requests to kubernetes.io/kubelet-serving (no condition yet) among the
 # CertificateSigningRequests on standard input (kubectl's JSON list), one JSON object a line.
@@ -101,7 +102,7 @@ cluster_instances_json() {
 
 # approve_serving_certificates: one round: the pending kubelet-serving requests approved or denied. EC2 is
 # asked only when one is pending. Two control-plane nodes may decide the same request: the second's call
-# fails, and the first's stands.
+# repeats the first's verdict or fails, and the first's stands.
 approve_serving_certificates() {
   local pending instances verdicts verdict name reason
   pending=$(kubectl_admin get certificatesigningrequests -o json | pending_serving_requests) || return 1

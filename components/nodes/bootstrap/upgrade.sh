@@ -14,7 +14,7 @@
 #   none:    the same release: it joins;
 #   upgrade: NODE is a newer patch, or the next minor: it moves the cluster to NODE, then joins;
 #   back:    CLUSTER is one such step up from NODE: the configuration an upgrade's first node moved, which a
-#            node of the release it moved from moves back while no control-plane node runs a newer kubelet
+#            node of the release it moved from moves back while no control plane of a newer release runs
 #            (upgrade_cluster);
 #   refuse:  NODE is older by more (never downgrade), or more than one minor newer (kubeadm's version policy).
 upgrade_mode() {
@@ -136,8 +136,8 @@ control_plane_current() {
 # the post-upgrade tasks (release-specific; in 1.35 a flag dropped from this node's kubelet environment file,
 # which a node of the new release never had); the addons: CoreDNS, and kube-proxy unless the
 # ClusterConfiguration disables it. Then the annotation, and nothing runs until the next release. A new
-# cluster's first run finds nothing to change. Each phase is kubeadm's idempotent create-or-update: a run
-# that stops half-way is run again whole.
+# cluster's first run leaves it as it was, and records its release. Each phase is kubeadm's idempotent
+# create-or-update: a run that stops half-way is run again whole.
 finish_upgrade() {
   local admin="${BOOTSTRAP_ROOT:-}$KUBERNETES_DIR/admin.conf" version finished phase
   version=$(cluster_version "$admin")
