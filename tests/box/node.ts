@@ -60,7 +60,8 @@ export function hierarchies(): string[] {
 
 /**
  * Removes a cgroup and every cgroup below it, deepest first (a cgroup goes only once empty: the processes of
- * a killed node's PID namespace leave it a moment after its init, so each is waited for, up to 10 s).
+ * a killed node's PID namespace leave it a moment after its init, so each is waited for, up to 10 s, and
+ * what stays is killed by process id).
  */
 function removeCgroup(path: string): void {
   if (!existsSync(path)) return;
@@ -68,13 +69,33 @@ function removeCgroup(path: string): void {
     const child = join(path, entry);
     if (statSync(child).isDirectory()) removeCgroup(child);
   }
+  const procs = () => readFileSync(join(path, "cgroup.procs"), "utf8").split("\n").filter(Boolean);
   const deadline = Date.now() + 10_000;
-  while (readFileSync(join(path, "cgroup.procs"), "utf8").trim() !== "" && Date.now() < deadline)
+  while (procs().length && Date.now() < deadline) {
+    for (const pid of procs()) runSync("kill", ["-KILL", pid], { allowFailure: true });
     runSync("sleep", ["0.2"], { allowFailure: true });
+  }
   runSync("rmdir", [path], { allowFailure: true });
 }
 
+/** Every frozen cgroup below PATH in the freezer hierarchy, thawed. */
+function thaw(path: string): void {
+  if (!existsSync(path)) return;
+  const state = join(path, "freezer.state");
+  if (existsSync(state) && readFileSync(state, "utf8").trim() !== "THAWED") writeFileSync(state, "THAWED");
+  for (const entry of readdirSync(path)) {
+    const child = join(path, entry);
+    if (statSync(child).isDirectory()) thaw(child);
+  }
+}
+
+/**
+ * The box's cgroups below RELATIVE, in every hierarchy, what is left in them killed by process id. A node
+ * killed while runc set a container up leaves that container's cgroup frozen, its `runc init` asleep there
+ * for good: thawed first, since a frozen process takes no signal.
+ */
 export function removeCgroups(relative: string): void {
+  thaw(join(CGROUP_ROOT, "freezer", relative));
   for (const h of hierarchies()) removeCgroup(join(CGROUP_ROOT, h, relative));
 }
 
