@@ -60,8 +60,9 @@ describe("the whole cluster in a box: the dev stack, one control-plane node and 
   });
 
   after(() => box?.release());
-  afterEach(function () {
-    if (this.currentTest?.state === "failed" && box) process.stdout.write(failureReport(box.dir));
+  afterEach(async function () {
+    if (this.currentTest?.state === "failed" && box)
+      process.stdout.write(await failureReport(box.dir, (args) => box.kubectl(args)));
   });
 
   const nodes = () => box.kubectlJson<{ items: K8sNode[] }>(["get", "nodes"]).then((l) => l.items);

@@ -1,9 +1,9 @@
 /**
  * The control plane in a box: the dev stack with three control-plane nodes (`controlPlane.count=3`, one
  * group per zone) and no worker, booted together from the plan's unchanged user data. The first inits; the
- * other two join kubeadm's stacked etcd as learners and are promoted. Then the etcd leader's instance is
- * terminated through Auto Scaling, and a replacement joins: etcd keeps every write the API acknowledged,
- * before the termination and during the replacement. Then a member's etcd dies while its instance runs: the
+ * other two join kubeadm's stacked etcd as learners and are promoted. Then each of the three, the etcd
+ * leader first, is terminated through Auto Scaling in turn, and a replacement joins: etcd keeps every write
+ * the API acknowledged, before the terminations and during the replacements. Then a member's etcd dies while its instance runs: the
  * leader removes it and has Auto Scaling replace the instance; that replacement is killed outright once its
  * member votes, before its launch hook completes, and its dead voter is gone when the next one has joined.
  */
@@ -51,7 +51,7 @@ async function promotionsBy(node: Node): Promise<number> {
   return Number(line[1]);
 }
 
-describe("the control plane in a box: three control-plane nodes booted together, the etcd leader's replaced", function () {
+describe("the control plane in a box: three control-plane nodes booted together, each replaced in turn", function () {
   this.timeout(30 * 60_000);
   let box: Box;
 
@@ -71,8 +71,9 @@ describe("the control plane in a box: three control-plane nodes booted together,
   });
 
   after(() => box?.release());
-  afterEach(function () {
-    if (this.currentTest?.state === "failed" && box) process.stdout.write(failureReport(box.dir));
+  afterEach(async function () {
+    if (this.currentTest?.state === "failed" && box)
+      process.stdout.write(await failureReport(box.dir, (args) => box.kubectl(args)));
   });
 
   const nodes = () => box.kubectlJson<{ items: K8sNode[] }>(["get", "nodes"]).then((l) => l.items);
@@ -175,77 +176,91 @@ describe("the control plane in a box: three control-plane nodes booted together,
     }
   });
 
-  it("etcd keeps every acknowledged write while its leader's instance is terminated through Auto Scaling and replaced", async () => {
+  /**
+   * TARGET, one of three voting CURRENT nodes, terminated through Auto Scaling: its instance goes once its
+   * member has left (the etcd hook holds it until then, and no longer), the other two serve alone, then a
+   * replacement joins as a learner, is promoted by one of them and votes. Returns the replacement, with the
+   * span during which two members served.
+   */
+  async function replaceThroughAutoScaling(target: Node, current: Node[]) {
+    const survivors = current.filter((n) => n !== target);
+    const promotedBefore = await Promise.all(survivors.map(promotionsBy));
+    const terminated = Date.now();
+    await box.terminateInstance(target.instance.id);
+    const leaveTimeout = TIMEOUTS.etcd.leaveHeartbeatSeconds;
+    await until(
+      `${target.instance.privateDnsName}'s instance to go`,
+      async () => (box.nodes.has(target.instance.id) ? undefined : true),
+      leaveTimeout * 1000,
+    );
+    const gone = Math.round((Date.now() - terminated) / 1000);
+    expect(gone, "seconds until its instance went").to.be.lessThan(leaveTimeout / 2);
+    const twoMembersFrom = Date.now();
+    expect((await members(survivors[0])).map(described).sort(byName), "members once it went").to.deep.equal(
+      survivors.map(expectedMember).sort(byName),
+    );
+    const replacement = await until(
+      "a replacement control-plane node Ready and initialised, its member voting",
+      async () => {
+        const fresh = box.controlPlaneNodes().find((n) => !current.includes(n));
+        if (!fresh) return undefined;
+        const k8s = (await nodes()).find((n) => n.metadata.name === fresh.instance.privateDnsName);
+        const itsOwn = k8s?.spec.providerID === `aws:///${fresh.instance.zone}/${fresh.instance.id}`;
+        if (!k8s || !ready(k8s) || !initialised(k8s) || !itsOwn) return undefined;
+        const voting = (await members(survivors[0])).every((m) => !m.isLearner);
+        return voting && (await box.lifecycleState(fresh.instance.id)) === "InService" ? fresh : undefined;
+      },
+      15 * 60_000,
+      5000,
+    );
+    const twoMembersTo = Date.now();
+    expect((await members(replacement)).map(described).sort(byName), "members").to.deep.equal(
+      [...survivors, replacement].map(expectedMember).sort(byName),
+    );
+    // The replacement joined as a learner too, promoted by one of the two that stayed.
+    const promotedAfter = await Promise.all(survivors.map(promotionsBy));
+    expect(promotedAfter.reduce((a, b) => a + b, 0) - promotedBefore.reduce((a, b) => a + b, 0)).to.equal(1);
+    // The cloud controller deleted the terminated instance's Node.
+    await until(
+      `${target.instance.privateDnsName}'s Node to be deleted`,
+      async () => ((await nodes()).some((n) => n.metadata.name === target.instance.privateDnsName) ? undefined : true),
+      5 * 60_000,
+      5000,
+    );
+    process.stdout.write(
+      `      ${target.instance.privateDnsName}'s instance went ${gone}s after its termination; replacement ${replacement.instance.privateDnsName} Ready and voting within ${Math.round((Date.now() - replacement.bootedAt) / 1000)}s of boot\n`,
+    );
+    return { replacement, twoMembers: { from: twoMembersFrom, to: twoMembersTo } };
+  }
+
+  it("etcd keeps every acknowledged write while each of its three nodes, the leader first, is terminated through Auto Scaling and replaced in turn", async () => {
     const original = await threeVoting();
     const statuses = await Promise.all(
       original.map((n) => box.etcdctl<EndpointStatus[]>(n, ["endpoint", "status"]).then((s) => s[0].Status)),
     );
     const leader = original[statuses.findIndex((s) => s.header.member_id === s.leader)];
     expect(leader, "the etcd leader's node").to.not.equal(undefined);
-    const survivors = original.filter((n) => n !== leader);
-    const promotedBefore = await Promise.all(survivors.map(promotionsBy));
 
-    // Writes through the API: before the termination, then one after another until the replacement is in.
+    // Writes through the API: before the first termination, then one after another until the last
+    // replacement is in.
     const writer = await writes("box-write");
     const { acknowledged } = writer;
-
-    const terminated = Date.now();
-    await box.terminateInstance(leader.instance.id);
-    // While two members served: from the leader's instance going to its replacement voting.
-    const twoMembers = { from: Infinity, to: -Infinity };
+    // While two members served: from each instance going to its replacement voting.
+    const twoMembers: { from: number; to: number }[] = [];
     try {
-      // The etcd hook holds the instance until its member has left (etcd-leave, after the drain), and no
-      // longer: its instance goes well before the hook's timeout would let it go anyway.
-      const leaveTimeout = TIMEOUTS.etcd.leaveHeartbeatSeconds;
-      await until(
-        "the leader's instance to go",
-        async () => (box.nodes.has(leader.instance.id) ? undefined : true),
-        leaveTimeout * 1000,
-      );
-      const gone = Math.round((Date.now() - terminated) / 1000);
-      expect(gone, "seconds until the leader's instance went").to.be.lessThan(leaveTimeout / 2);
-      twoMembers.from = Date.now();
-      expect((await members(survivors[0])).map(described).sort(byName), "members once it went").to.deep.equal(
-        survivors.map(expectedMember).sort(byName),
-      );
-      const replacement = await until(
-        "a replacement control-plane node Ready and initialised, its member voting",
-        async () => {
-          const fresh = box.controlPlaneNodes().find((n) => !original.includes(n));
-          if (!fresh) return undefined;
-          const k8s = (await nodes()).find((n) => n.metadata.name === fresh.instance.privateDnsName);
-          const itsOwn = k8s?.spec.providerID === `aws:///${fresh.instance.zone}/${fresh.instance.id}`;
-          if (!k8s || !ready(k8s) || !initialised(k8s) || !itsOwn) return undefined;
-          const voting = (await members(survivors[0])).every((m) => !m.isLearner);
-          return voting && (await box.lifecycleState(fresh.instance.id)) === "InService" ? fresh : undefined;
-        },
-        15 * 60_000,
-        5000,
-      );
-      twoMembers.to = Date.now();
-      const current = [...survivors, replacement];
-      expect((await members(replacement)).map(described).sort(byName), "members").to.deep.equal(
-        current.map(expectedMember).sort(byName),
-      );
-      // The replacement joined as a learner too, promoted by one of the two that stayed.
-      const promotedAfter = await Promise.all(survivors.map(promotionsBy));
-      expect(promotedAfter.reduce((a, b) => a + b, 0) - promotedBefore.reduce((a, b) => a + b, 0)).to.equal(1);
-      // The cloud controller deleted the terminated instance's Node.
-      await until(
-        "the leader's Node to be deleted",
-        async () =>
-          (await nodes()).some((n) => n.metadata.name === leader.instance.privateDnsName) ? undefined : true,
-        5 * 60_000,
-        5000,
-      );
-      process.stdout.write(
-        `      the leader's instance went ${gone}s after its termination; replacement ${replacement.instance.privateDnsName} Ready and voting within ${Math.round((Date.now() - replacement.bootedAt) / 1000)}s of boot\n`,
-      );
+      let current = original;
+      for (const target of [leader, ...original.filter((n) => n !== leader)]) {
+        // Each round starts as the first did: three voting, in service, no budget holding a drain.
+        if (target !== leader) current = await threeVoting();
+        const round = await replaceThroughAutoScaling(target, current);
+        twoMembers.push(round.twoMembers);
+        current = [...current.filter((n) => n !== target), round.replacement];
+      }
     } finally {
       await writer.stop();
     }
-    // The API took writes with two members, between the leader's instance going and its replacement voting.
-    const during = acknowledged.filter((w) => w.at >= twoMembers.from && w.at <= twoMembers.to).length;
+    // The API took writes with two members, between an instance going and its replacement voting.
+    const during = acknowledged.filter((w) => twoMembers.some(({ from, to }) => w.at >= from && w.at <= to)).length;
     expect(during, "writes acknowledged with two members").to.be.greaterThan(0);
     expect(await writer.lost(), `acknowledged writes lost (of ${acknowledged.length})`).to.deep.equal([]);
     process.stdout.write(

@@ -25,8 +25,9 @@ describe("the first control-plane node in a box never goes into service: the nex
   });
 
   after(() => box?.release());
-  afterEach(function () {
-    if (this.currentTest?.state === "failed" && box) process.stdout.write(failureReport(box.dir));
+  afterEach(async function () {
+    if (this.currentTest?.state === "failed" && box)
+      process.stdout.write(await failureReport(box.dir, (args) => box.kubectl(args)));
   });
 
   const parameter = (name: string) =>

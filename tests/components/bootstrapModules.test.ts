@@ -548,20 +548,25 @@ esac
   });
   const replicaSetPod = pod("coredns-x", { ownerReferences: [{ kind: "ReplicaSet", name: "coredns-6d" }] });
 
-  it("node_drained: yes once the Node is cordoned with only what a drain leaves on it, or gone", () => {
+  it("node_drained: yes once the Node is cordoned with only what a drain leaves on it, or gone; else what holds it", () => {
     const table: [string, object | undefined, object[], string][] = [
       ["gone", undefined, [], "yes"],
       ["cordoned, empty", cordoned, [], "yes"],
       ["cordoned, DaemonSet, mirror and handler pods", cordoned, [daemonSetPod, mirror, handler], "yes"],
-      ["schedulable, empty", { metadata: cordoned.metadata, spec: {} }, [], "no"],
-      ["cordoned, a ReplicaSet's pod", cordoned, [daemonSetPod, replicaSetPod], "no"],
+      ["schedulable, empty", { metadata: cordoned.metadata, spec: {} }, [], "no: not cordoned"],
+      ["cordoned, a ReplicaSet's pod", cordoned, [daemonSetPod, replicaSetPod], "no: kube-system/coredns-x"],
       [
         "cordoned, a pod being deleted",
         cordoned,
         [{ ...replicaSetPod, metadata: { ...replicaSetPod.metadata, deletionTimestamp: "2026-01-01T00:00:00Z" } }],
-        "no",
+        "no: kube-system/coredns-x",
       ],
-      ["cordoned, a bare pod", cordoned, [pod("debug")], "no"],
+      [
+        "cordoned, two bare pods",
+        cordoned,
+        [pod("debug-b"), mirror, pod("debug-a")],
+        "no: kube-system/debug-a kube-system/debug-b",
+      ],
     ];
     for (const [what, node, pods, drained] of table)
       expect(nodeDrained(node, pods), what).to.deep.equal({ out: drained, status: 0 });

@@ -641,10 +641,15 @@ test -s /etc/kubernetes/bootstrap-kubelet.conf`,
             pods(cp).some((p) => p.spec.nodeName === NODE_NAME && handlerPod(p)),
             "the handler on it",
           ).to.equal(true);
-          expect(nodeDrained(cp, NODE_NAME), "schedulable").to.equal("no");
+          expect(nodeDrained(cp, NODE_NAME), "schedulable").to.equal("no: not cordoned");
           cp.kubectl(["cordon", NODE_NAME]);
           try {
-            expect(nodeDrained(cp, NODE_NAME), "cordoned, pods left").to.equal("no");
+            expect(nodeDrained(cp, NODE_NAME), "cordoned, pods left").to.equal(
+              `no: ${evicted()
+                .map((p) => `${p.metadata.namespace}/${p.metadata.name}`)
+                .sort()
+                .join(" ")}`,
+            );
             for (const p of evicted())
               cp.kubectl(["delete", "pod", "-n", p.metadata.namespace, p.metadata.name, "--force", "--grace-period=0"]);
             await waitFor("the evicted pods gone", () => evicted().length === 0, 30_000);

@@ -392,11 +392,15 @@ save_final_snapshot() {
 # wait_for_drain HOOK GROUP ID: waits until the termination handler has drained this node (drain.sh), the
 # instance held in HOOK meanwhile, at most DRAIN_WAIT_SECONDS: the drain hook's own wait, after which Auto
 # Scaling goes on without the drain and the member leaves anyway. An API that does not answer is a drain
-# not seen yet.
+# not seen yet. What holds the drain is logged each time it changes: the journal says why a member waits.
 wait_for_drain() {
-  local node drained deadline=$((SECONDS + DRAIN_WAIT_SECONDS))
+  local node drained seen="" deadline=$((SECONDS + DRAIN_WAIT_SECONDS))
   node=$(node_name)
-  until drained=$(node_drained "$node") && [ "$drained" = yes ]; do
+  until drained=$(node_drained "$node" || echo "no: its API does not answer") && [ "$drained" = yes ]; do
+    if [ "$drained" != "$seen" ]; then
+      log "node $node is not drained yet (${drained#no: })"
+      seen=$drained
+    fi
     if [ "$SECONDS" -ge "$deadline" ]; then
       log "node $node is not drained after ${DRAIN_WAIT_SECONDS}s: its etcd member leaves anyway"
       return 0

@@ -10,8 +10,9 @@ kubectl_admin() {
 
 # node_drained NODE: "yes" once the Node NODE is gone, or cordoned with no pod left on it that a drain
 # evicts (kubectl drain leaves DaemonSets' pods and static pods' mirrors) but the termination handler's own
-# (app.kubernetes.io/name DRAIN_HANDLER_NAME), which never evicts itself; else "no". A pod that is being
-# deleted is still there. Fails when the API does not answer.
+# (app.kubernetes.io/name DRAIN_HANDLER_NAME), which never evicts itself; else "no: " and what holds it
+# (not cordoned, or the pods left, namespace/name). A pod that is being deleted is still there. Fails when the
+# API does not answer.
 node_drained() {
   local node pods
   node=$(kubectl_admin get node "$1" --ignore-not-found -o json) || return 1
@@ -27,6 +28,11 @@ def stays(pod):
     return (any(o.get("kind") == "DaemonSet" for o in meta.get("ownerReferences", []))
             or "kubernetes.io/config.mirror" in meta.get("annotations", {})
             or meta.get("labels", {}).get("app.kubernetes.io/name") == sys.argv[1])
-cordoned = node.get("spec", {}).get("unschedulable", False)
-print("yes" if cordoned and all(stays(p) for p in pods) else "no")' "$DRAIN_HANDLER_NAME" "$node" <<<"$pods"
+held = sorted("{}/{}".format(p["metadata"].get("namespace", ""), p["metadata"]["name"]) for p in pods if not stays(p))
+if not node.get("spec", {}).get("unschedulable", False):
+    print("no: not cordoned")
+elif held:
+    print("no: " + " ".join(held))
+else:
+    print("yes")' "$DRAIN_HANDLER_NAME" "$node" <<<"$pods"
 }

@@ -932,8 +932,13 @@ def stays(pod):
     return (any(o.get("kind") == "DaemonSet" for o in meta.get("ownerReferences", []))
             or "kubernetes.io/config.mirror" in meta.get("annotations", {})
             or meta.get("labels", {}).get("app.kubernetes.io/name") == sys.argv[1])
-cordoned = node.get("spec", {}).get("unschedulable", False)
-print("yes" if cordoned and all(stays(p) for p in pods) else "no")' "$DRAIN_HANDLER_NAME" "$node" <<<"$pods"
+held = sorted("{}/{}".format(p["metadata"].get("namespace", ""), p["metadata"]["name"]) for p in pods if not stays(p))
+if not node.get("spec", {}).get("unschedulable", False):
+    print("no: not cordoned")
+elif held:
+    print("no: " + " ".join(held))
+else:
+    print("yes")' "$DRAIN_HANDLER_NAME" "$node" <<<"$pods"
 }
 
 # bootstrap/node-credentials.sh
@@ -1594,9 +1599,13 @@ save_final_snapshot() {
 }
 
 wait_for_drain() {
-  local node drained deadline=$((SECONDS + DRAIN_WAIT_SECONDS))
+  local node drained seen="" deadline=$((SECONDS + DRAIN_WAIT_SECONDS))
   node=$(node_name)
-  until drained=$(node_drained "$node") && [ "$drained" = yes ]; do
+  until drained=$(node_drained "$node" || echo "no: its API does not answer") && [ "$drained" = yes ]; do
+    if [ "$drained" != "$seen" ]; then
+      log "node $node is not drained yet (${drained#no: })"
+      seen=$drained
+    fi
     if [ "$SECONDS" -ge "$deadline" ]; then
       log "node $node is not drained after ${DRAIN_WAIT_SECONDS}s: its etcd member leaves anyway"
       return 0
