@@ -8,7 +8,9 @@
  * - the IAM path the roles, policies and instance profiles were created at: the path in `controlPlaneRoleArn`;
  * - the VPC's CIDR: `vpcCidr`;
  * - the cluster CA's certificate, which the first control-plane node made: `apiCaCertificate`
- *   (components/controlPlane/clusterCaCertificate.ts), for a preview's Kubernetes provider.
+ *   (components/controlPlane/clusterCaCertificate.ts), for a preview's Kubernetes provider;
+ * - the other settings fixed once deployed (config/validation/fixedOnceDeployed.ts): `fixedSettings`, their
+ *   values by config path.
  * A stack not yet deployed has no outputs: nothing applied.
  *
  * Why the stack's own state and not an SSM parameter the program writes and reads with an invoke: it needs no
@@ -27,6 +29,8 @@ export const CONTROL_PLANE_ROLE_OUTPUT = "controlPlaneRoleArn";
 export const VPC_CIDR_OUTPUT = "vpcCidr";
 /** The stack output that records the cluster CA's certificate. */
 export const CA_CERTIFICATE_OUTPUT = "apiCaCertificate";
+/** The stack output that records the other settings fixed once deployed, by config path. */
+export const FIXED_SETTINGS_OUTPUT = "fixedSettings";
 
 /** The fully qualified name of the stack this program runs as (`organization/project/stack`). */
 export const ownStackName = (): string => `${pulumi.getOrganization()}/${pulumi.getProject()}/${pulumi.getStack()}`;
@@ -44,17 +48,28 @@ export function iamPathOf(arn: string): string | undefined {
 /** What the stack's last successful update applied; nothing before its first. */
 export async function appliedState(): Promise<AppliedState> {
   const self = new pulumi.StackReference("applied-state", { name: ownStackName() });
+  const read = async (name: string) => {
+    const details = await self.getOutputDetails(name);
+    return details.value ?? details.secretValue;
+  };
   const [version, roleArn, cidr, caCertificate] = await Promise.all(
     [APPLIED_VERSION_OUTPUT, CONTROL_PLANE_ROLE_OUTPUT, VPC_CIDR_OUTPUT, CA_CERTIFICATE_OUTPUT].map(async (name) => {
-      const details = await self.getOutputDetails(name);
-      const value = details.value ?? details.secretValue;
+      const value = await read(name);
       return typeof value === "string" ? value : undefined;
     }),
   );
+  const fixed = await read(FIXED_SETTINGS_OUTPUT);
   return {
     kubernetesVersion: version,
     iamPath: roleArn === undefined ? undefined : iamPathOf(roleArn),
     networkCidr: cidr,
     caCertificate,
+    fixedSettings: fixedSettingsOf(fixed),
   };
+}
+
+/** The `fixedSettings` output's string values, by config path; nothing for a stack that has none. */
+export function fixedSettingsOf(output: unknown): Record<string, string> | undefined {
+  if (typeof output !== "object" || output === null) return undefined;
+  return Object.fromEntries(Object.entries(output).filter((e): e is [string, string] => typeof e[1] === "string"));
 }

@@ -34,8 +34,10 @@ import {
   APPLIED_VERSION_OUTPUT,
   CA_CERTIFICATE_OUTPUT,
   CONTROL_PLANE_ROLE_OUTPUT,
+  FIXED_SETTINGS_OUTPUT,
   VPC_CIDR_OUTPUT,
 } from "./appliedStateOutputs";
+import { recordedFixedSettings } from "../config/validation/fixedOnceDeployed";
 import { kubernetesUpgrade, nodesRollAfterControlPlane } from "../config/validation/kubernetesUpgrade";
 import { backupBucketArn } from "./controlPlane/backupBucket";
 
@@ -60,6 +62,7 @@ export class Cluster extends pulumi.ComponentResource {
   readonly region: ClusterOutputs["region"];
   readonly vpcId: ClusterOutputs["vpcId"];
   readonly vpcCidr: ClusterOutputs["vpcCidr"];
+  readonly fixedSettings: ClusterOutputs["fixedSettings"];
   readonly subnetIds: ClusterOutputs["subnetIds"];
   readonly securityGroupIds: ClusterOutputs["securityGroupIds"];
   readonly apiEndpoint: ClusterOutputs["apiEndpoint"];
@@ -94,6 +97,7 @@ export class Cluster extends pulumi.ComponentResource {
     this.region = outputs.region;
     this.vpcId = outputs.vpcId;
     this.vpcCidr = outputs.vpcCidr;
+    this.fixedSettings = outputs.fixedSettings;
     this.subnetIds = outputs.subnetIds;
     this.securityGroupIds = outputs.securityGroupIds;
     this.apiEndpoint = outputs.apiEndpoint;
@@ -260,6 +264,8 @@ function declareCluster(spec: ClusterSpec, applied: AppliedState, parent: Cluste
     vpcId: network.vpcId,
     // What the next update holds network.cidr to (components/appliedStateOutputs.ts).
     [VPC_CIDR_OUTPUT]: spec.network.cidr,
+    // ... and the other settings fixed once deployed.
+    [FIXED_SETTINGS_OUTPUT]: recordedFixedSettings(spec),
     subnetIds: network.subnetIds,
     securityGroupIds: network.securityGroupIds,
     apiEndpoint: pulumi.interpolate`https://${network.apiEndpoint}:${API_LISTENER}`,

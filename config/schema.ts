@@ -82,9 +82,7 @@ export const CONFIG_SCHEMA = {
       cidr: {
         kind: "string",
         default: "10.0.0.0/16",
-        description:
-          "IPv4 CIDR of the VPC; subnets are carved out of it per zone. Fixed once the stack is deployed: another " +
-          "CIDR is a new VPC, and EC2 refuses to delete the subnets and security groups the running cluster uses.",
+        description: "IPv4 CIDR of the VPC; subnets are carved out of it per zone.",
         rules: [
           "a canonical IPv4 CIDR with a prefix between /16 and /24",
           "large enough for the subnet plan of the topology and zone count",
@@ -372,10 +370,7 @@ export const CONFIG_SCHEMA = {
       path: {
         kind: "string",
         default: "/",
-        description:
-          "IAM path of the roles, their policies and instance profiles. Fixed once the stack is deployed: IAM names " +
-          "are unique in the account whatever the path, so each would be deleted before it is created at another " +
-          "one, taking the running nodes' AWS credentials with it.",
+        description: "IAM path of the roles, their policies and instance profiles.",
         rules: [
           "`/`, or `/` + segments + `/`, at most 512 characters",
           "on a deployed stack, the path its roles are at",

@@ -51,6 +51,9 @@ const CORE: Readonly<Record<string, AnyField>> = {
     description:
       "Turns off masquerading of pod traffic to destinations outside the cluster behind the node's IP. " +
       "Required in ENI mode, where pod addresses are routable in the VPC.",
+    rules: [
+      "must be `true` when `ipam` is `eni`, and may be `true` only then (the VPC routes no other pod addresses, so pods would reach nothing outside the cluster)",
+    ],
   },
   tunnel: {
     kind: "string",

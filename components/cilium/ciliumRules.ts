@@ -43,6 +43,13 @@ export function validateCilium(spec: ClusterSpec, path = "networking.cilium"): F
     }
   }
 
+  if (!eniMode(cilium) && cilium.disableMasquerade) {
+    // The other modes' pods have addresses the VPC does not route (a tunnel carries them between nodes):
+    // their traffic leaves the cluster only behind their node's address.
+    const detail =
+      'pod addresses are routable in the VPC only with ipam "eni": with masquerade disabled, pods reach nothing outside the cluster';
+    errors.push(withSuggestion(forbidden(child(path, "disableMasquerade"), detail), "false"));
+  }
   if (!eniMode(cilium) && cilium.tunnel === "disabled") {
     const detail = 'native routing needs ipam "eni" on AWS: the VPC does not route pod addresses from other IPAM modes';
     errors.push(withSuggestion(forbidden(child(path, "tunnel"), detail), "vxlan"));

@@ -1,6 +1,7 @@
 /** Renders docs/cluster-config.md: every config key with its type, default, allowed values and rules. */
 import { CONFIG_TREE } from "../../config/schema";
 import type { AnyField } from "../../config/schemaTypes";
+import { FIXED_SETTINGS } from "../../config/validation/fixedOnceDeployed";
 import { defaultValue } from "./documentedDefaults";
 
 interface Row {
@@ -87,6 +88,9 @@ function section({ path, field }: Row, example: Example): string {
     lines.push(`- Items: ${field.minItems ?? 0} to ${field.maxItems ?? "any number"}`);
   }
   for (const rule of field.rules ?? []) lines.push(`- Rule: ${rule}`);
+  const fixed = FIXED_SETTINGS.find((f) => f.field === path);
+  if (fixed)
+    lines.push(`- Fixed once the stack is deployed: ${fixed.reason}; a cluster with another value is a new stack`);
   const set = setLine(path, field, example);
   if (set) lines.push(`- Set: \`${set}\``);
   return lines.join("\n");

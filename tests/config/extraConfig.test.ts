@@ -33,7 +33,8 @@ const VARIATIONS: Record<string, [Raw, Raw]> = {
   "eni-tags": [{}, { cloudLabels: { team: "sre" } }],
   "routing-mode": [{ networking: { cilium: { tunnel: "disabled" } } }, crd({ tunnel: "vxlan" })],
   "tunnel-protocol": [crd({ tunnel: "vxlan" }), crd({ tunnel: "geneve" })],
-  "enable-ipv4-masquerade": [crd({}), crd({ disableMasquerade: true })],
+  // Masquerade may be off only in ENI mode (ciliumRules.ts): the base is.
+  "enable-ipv4-masquerade": [crd({}), {}],
   "kube-proxy-replacement": [{}, { networking: { cilium: { enableNodePort: true } }, kubeProxy: { enabled: false } }],
   "cluster-name": [{}, { clusterName: "other.k8s.local" }],
 };

@@ -47,14 +47,20 @@ const cases: RuleCase[] = [
   },
   {
     rule: "ipam value",
-    ok: { networking: { cilium: { ipam: "crd" } } },
-    bad: { networking: { cilium: { ipam: "ENI" } } },
+    ok: { networking: { cilium: { ipam: "crd", disableMasquerade: false } } },
+    bad: { networking: { cilium: { ipam: "ENI", disableMasquerade: false } } },
     expected: ["Unsupported value::networking.cilium.ipam"],
   },
   {
     rule: "eni needs masquerade disabled",
     ok: {},
     bad: { networking: { cilium: { disableMasquerade: false } } },
+    expected: ["Forbidden::networking.cilium.disableMasquerade"],
+  },
+  {
+    rule: "masquerade may be disabled only in ENI mode: the VPC routes no other pod addresses",
+    ok: nonEni,
+    bad: merge(nonEni, { networking: { cilium: { disableMasquerade: true } } }),
     expected: ["Forbidden::networking.cilium.disableMasquerade"],
   },
   {
