@@ -56,8 +56,9 @@ function kubernetesSkew(diff: PlanDiff): Risk[] {
       level: "warning",
       text:
         `Kubernetes is upgraded, ${from} → ${to}${etcdMoves}: ${controlPlane}${then}; how each group rolls, and ` +
-        "whether its pods are drained, is below. Once the first new control-plane node has moved the cluster, the " +
-        "upgrade only goes forward: new nodes of an older version refuse to join.",
+        "whether its pods are drained, is below. Once a control plane of the new release runs, the upgrade only " +
+        "goes forward: new nodes of an older version refuse to join. Should the first new control-plane node " +
+        "fail before that, setting the version back moves the cluster back (docs/operations.md, upgrades).",
     },
   ];
 }

@@ -31,6 +31,8 @@ export const JOINED_MARKER = `${STATE_DIR}/joined`;
 export const ETCD_UNHEALTHY_DIR = "/run/cilium-cluster/etcd-unhealthy";
 /** The annotation of the cluster's kubeadm-config naming the release whose upgrade is finished (upgrade.sh). */
 export const UPGRADE_FINISHED_ANNOTATION = "cilium-cluster/upgrade-finished";
+/** The annotation of the cluster's kubeadm-config: when an upgrade's node moved it, seconds since the epoch (upgrade.sh). */
+export const UPGRADE_MOVED_ANNOTATION = "cilium-cluster/upgrade-moved";
 /** Tools the bootstrap installs for itself (etcd's, copied out of the etcd image kubeadm runs). */
 export const TOOLS_DIR = "/usr/local/lib/cilium-cluster";
 /** The comment on the /etc/hosts line that pins the API's name to a control-plane node's own API server. */

@@ -18,6 +18,7 @@ import {
   ENCRYPTION_CONFIG_FILE,
   ETCD_UNHEALTHY_DIR,
   UPGRADE_FINISHED_ANNOTATION,
+  UPGRADE_MOVED_ANNOTATION,
   JOINED_MARKER,
   JOIN_CREDENTIAL_FILE,
   KUBEADM_JOINED_MARKER,
@@ -89,6 +90,7 @@ export const SHELL_FACTS: Readonly<Record<string, string | number>> = {
   JOINED_MARKER,
   ETCD_UNHEALTHY_DIR,
   UPGRADE_FINISHED_ANNOTATION,
+  UPGRADE_MOVED_ANNOTATION,
   TOOLS_DIR,
   API_PIN_MARK,
   SNAPSHOT_PREFIX,
@@ -128,6 +130,10 @@ export const SHELL_DEFAULTS: Readonly<Record<string, number>> = {
   LAUNCH_HEARTBEATS_SECONDS: TIMEOUTS.nodes.bootstrapRunMinutes * 60,
   FINAL_SNAPSHOT_TRIES: WAITS.finalSnapshotTries,
   DRAIN_WAIT_SECONDS: TIMEOUTS.drain.hookHeartbeatSeconds,
+  // A control-plane node that moved the cluster has joined, or its launch hook has abandoned it, within its
+  // heartbeats' window and one join deadline after it: only then may an older node move the cluster back.
+  MOVE_BACK_AFTER_SECONDS:
+    TIMEOUTS.nodes.bootstrapRunMinutes * 60 + TIMEOUTS.nodes.joinDeadlineSeconds["control-plane"],
   NODE_CREDENTIALS_INTERVAL: WAITS.nodeCredentialsIntervalSeconds,
   NODE_CREDENTIAL_MINUTES: WAITS.nodeCredentialMinutes,
   NODE_CREDENTIAL_WAIT_TRIES: WAITS.nodeCredentialWaitTries,

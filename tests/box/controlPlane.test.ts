@@ -259,9 +259,13 @@ describe("the control plane in a box: three control-plane nodes booted together,
     } finally {
       await writer.stop();
     }
-    // The API took writes with two members, between an instance going and its replacement voting.
-    const during = acknowledged.filter((w) => twoMembers.some(({ from, to }) => w.at >= from && w.at <= to)).length;
-    expect(during, "writes acknowledged with two members").to.be.greaterThan(0);
+    // The API took writes with two members, between each instance going and its replacement voting.
+    const within = ({ from, to }: { from: number; to: number }) =>
+      acknowledged.filter((w) => w.at >= from && w.at <= to).length;
+    expect(twoMembers.map(within), "writes acknowledged with two members, each replacement").to.satisfy(
+      (counts: number[]) => counts.length === 3 && counts.every((n) => n > 0),
+    );
+    const during = twoMembers.map(within).reduce((a, b) => a + b, 0);
     expect(await writer.lost(), `acknowledged writes lost (of ${acknowledged.length})`).to.deep.equal([]);
     process.stdout.write(
       `      ${acknowledged.length} writes acknowledged, ${during} of them with two members; none lost\n`,

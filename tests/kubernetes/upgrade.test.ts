@@ -10,7 +10,11 @@ import { basename, join } from "path";
 import { parse } from "yaml";
 import { kubeadmEtcd } from "../../config/validation/kubernetesUpgrade";
 import { bootstrapConfig } from "../../components/nodes/bootstrapConfig";
-import { JOIN_CREDENTIAL_FILE, UPGRADE_FINISHED_ANNOTATION } from "../../components/nodes/nodeFacts";
+import {
+  JOIN_CREDENTIAL_FILE,
+  UPGRADE_FINISHED_ANNOTATION,
+  UPGRADE_MOVED_ANNOTATION,
+} from "../../components/nodes/nodeFacts";
 import { instanceGroups } from "../../components/nodes/instanceGroups";
 import { kubeadmConfigurations } from "../../components/nodes/kubeadmConfig";
 import { renderBootstrapScript, renderUserData } from "../../components/nodes/userData";
@@ -125,11 +129,11 @@ describe(`a Kubernetes upgrade, ${OLD} → ${NEW}, against a real control plane 
     return { status: r.status, out: `${r.stdout}${r.stderr}` };
   };
   /** A function of the rendered bootstrap script of a control-plane node at VERSION, run on the new node. */
-  const bootstrapFunction = (version: string, fn: string): Run => {
+  const bootstrapFunction = (version: string, fn: string, env: Record<string, string> = {}): Run => {
     cp.host.writeFile(join(newNode, `bootstrap-${version}`), controlPlaneGroup(version).script, "0700");
     const bin = join(newNode, "bin");
     cp.host.must(["ln", "-sf", version === NEW ? kubeadm.new : kubeadm.old, join(bin, "kubeadm")]);
-    return onNewNode(["bash", join(newNode, `bootstrap-${version}`), fn]);
+    return onNewNode(["bash", join(newNode, `bootstrap-${version}`), fn], env);
   };
   const clusterConfiguration = () =>
     parse(
@@ -350,9 +354,21 @@ describe(`a Kubernetes upgrade, ${OLD} → ${NEW}, against a real control plane 
     ])
       expect(get(what).status, what.join(" ")).to.not.equal(0);
 
-    // The new node then fails before it joins (no control-plane Node of 1.35 registered): the cluster is ahead
-    // of every control plane it runs, and a 1.34 node (the group's version set back) moves it back and joins.
-    const back = bootstrapFunction(OLD, "upgrade_cluster");
+    // The move is stamped: until its node has joined or been abandoned, it may still be joining (its mirror
+    // pods appear minutes after the move), and a 1.34 node booting meanwhile leaves the cluster as it is.
+    const moved = Number(
+      JSON.parse(cp.kubectl(["get", "configmap", "-n", "kube-system", "kubeadm-config", "-o", "json"])).metadata
+        .annotations?.[UPGRADE_MOVED_ANNOTATION],
+    );
+    expect(Math.abs(Date.now() / 1000 - moved), "seconds since the move's stamp").to.be.lessThan(120);
+    const early = bootstrapFunction(OLD, "upgrade_cluster");
+    expect(early.status, early.out).to.not.equal(0);
+    expect(clusterConfiguration().kubernetesVersion).to.equal(`v${NEW}`);
+
+    // The new node then fails before it joins (no control-plane Node of 1.35 registered): once it can no
+    // longer be joining (here at once), the cluster is ahead of every control plane it runs, and a 1.34 node
+    // (the group's version set back) moves it back and joins.
+    const back = bootstrapFunction(OLD, "upgrade_cluster", { MOVE_BACK_AFTER_SECONDS: "0" });
     expect(back.status, back.out).to.equal(0);
     expect(clusterConfiguration()).to.deep.include({ kubernetesVersion: `v${OLD}`, proxy: { disabled: true } });
     expect(JSON.parse(cp.kubectl(["get", "configmap", "witness", "-o", "json"])).data).to.deep.equal({
@@ -401,7 +417,8 @@ describe(`a Kubernetes upgrade, ${OLD} → ${NEW}, against a real control plane 
       NEW_NODE,
       STATIC_PODS.map((p) => joined.file(`${p}.yaml`)),
     );
-    const midJoin = bootstrapFunction(OLD, "upgrade_cluster");
+    // The move's stamp aside (MOVE_BACK_AFTER_SECONDS=0): its mirror pods alone hold the 1.34 node off.
+    const midJoin = bootstrapFunction(OLD, "upgrade_cluster", { MOVE_BACK_AFTER_SECONDS: "0" });
     expect(midJoin.status, midJoin.out).to.not.equal(0);
     expect(clusterConfiguration().kubernetesVersion).to.equal(`v${NEW}`);
     registerNode(
@@ -417,7 +434,7 @@ describe(`a Kubernetes upgrade, ${OLD} → ${NEW}, against a real control plane 
     );
     // A control plane of 1.35 has joined: the upgrade only goes forward now. A 1.34 node refuses, and changes
     // nothing.
-    const refused = bootstrapFunction(OLD, "upgrade_cluster");
+    const refused = bootstrapFunction(OLD, "upgrade_cluster", { MOVE_BACK_AFTER_SECONDS: "0" });
     expect(refused.status, refused.out).to.not.equal(0);
     expect(clusterConfiguration().kubernetesVersion).to.equal(`v${NEW}`);
   });

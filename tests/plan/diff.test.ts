@@ -197,8 +197,9 @@ describe("plan diff", () => {
         "control-plane group(s) control-plane-us-east-1a are replaced one after another, the first new node moving " +
         "the cluster's kubeadm configuration to 1.35.5 before it joins; node group(s) nodes roll onto kubelet " +
         "1.35.5 meanwhile (a patch release runs with the API servers of its minor); how each group rolls, and " +
-        "whether its pods are drained, is below. Once the first new control-plane node has moved the cluster, the " +
-        "upgrade only goes forward: new nodes of an older version refuse to join.",
+        "whether its pods are drained, is below. Once a control plane of the new release runs, the upgrade only " +
+        "goes forward: new nodes of an older version refuse to join. Should the first new control-plane node " +
+        "fail before that, setting the version back moves the cluster back (docs/operations.md, upgrades).",
     );
     expect(texts(diffPlans(dev, await planWith()))).not.to.satisfy((t: string[]) =>
       t.some((r) => r.includes("upgraded")),

@@ -8,7 +8,8 @@
 # before any phase (util/config/cluster.go, GetNodeRegistration), which does not exist before it joins.
 # kubeadm's addons follow once every control-plane node runs the new version, as kubeadm upgrades them.
 # An upgrade whose first node fails before it joins (its Node never registered, or deleted with its instance)
-# leaves the configuration at a release no control plane runs: a node of the older release moves it back.
+# leaves the configuration at a release no control plane runs: a node of the older release moves it back,
+# once that node can no longer be joining (UPGRADE_MOVED_ANNOTATION, MOVE_BACK_AFTER_SECONDS).
 
 # upgrade_mode CLUSTER NODE: what a node of release NODE (X.Y.Z) does with a cluster at CLUSTER.
 #   none:    the same release: it joins;
@@ -69,6 +70,22 @@ newest_control_plane() {
   { sed -n 's/^v//p' <<<"$kubelets"; sed -n 's/.*:v\([0-9][0-9.]*\)$/\1/p' <<<"$images"; } | sort -V | tail -n 1
 }
 
+# kubeadm_config_annotation KUBECONFIG NAME: the annotation NAME of the cluster's kubeadm-config, or nothing.
+kubeadm_config_annotation() {
+  kubectl --kubeconfig "$1" -n kube-system get configmap kubeadm-config -o json |
+    python3 -c 'import json, sys; print(json.load(sys.stdin)["metadata"].get("annotations", {}).get(sys.argv[1], ""))' "$2"
+}
+
+# moved_recently KUBECONFIG: succeeds while the node of a newer release that moved the cluster (its
+# UPGRADE_MOVED_ANNOTATION, set after the move) may still be joining: its mirror pods, which
+# newest_control_plane reads, appear only once its kubelet runs the static pods its join wrote, minutes after
+# the move. Within MOVE_BACK_AFTER_SECONDS it has joined, or its launch hook has abandoned it.
+moved_recently() {
+  local moved
+  moved=$(kubeadm_config_annotation "$1" "$UPGRADE_MOVED_ANNOTATION") || return 0
+  [[ $moved =~ ^[0-9]+$ ]] && [ $(($(date +%s) - moved)) -lt "$MOVE_BACK_AFTER_SECONDS" ]
+}
+
 # cluster_documents: this group's init configuration without its InitConfiguration document: the upgrade
 # signs and uploads the cluster's configuration, not this node's (whose name it has not looked up).
 cluster_documents() {
@@ -96,12 +113,20 @@ upgrade_cluster() (
   upgrade)
     log "the cluster runs Kubernetes $version: moving its configuration to $KUBERNETES_VERSION before joining"
     kubeadm init phase upload-config kubeadm --config "$dir/kubeadm.yaml" --kubeconfig "$dir/admin.conf"
+    # After the move, which writes the ConfigMap whole: a node that moves it and never joins holds the older
+    # release's nodes off for MOVE_BACK_AFTER_SECONDS, no longer.
+    kubectl --kubeconfig "$dir/admin.conf" -n kube-system annotate configmap kubeadm-config --overwrite \
+      "$UPGRADE_MOVED_ANNOTATION=$(date +%s)" >/dev/null
     ;;
   back)
     newest=$(newest_control_plane "$dir/admin.conf") || return 1
     if [ -n "$newest" ] && [ "$newest" != "$KUBERNETES_VERSION" ] &&
       [ "$(printf '%s\n' "$newest" "$KUBERNETES_VERSION" | sort -V | tail -n 1)" = "$newest" ]; then
       log "the cluster runs Kubernetes $version, and a control plane of $newest runs: a $KUBERNETES_VERSION node does not join it"
+      return 1
+    fi
+    if moved_recently "$dir/admin.conf"; then
+      log "the cluster's configuration names Kubernetes $version, which the node that moved it may still be joining: not moving it back yet"
       return 1
     fi
     log "the cluster's configuration names Kubernetes $version, which no control-plane node runs (an upgrade's first node failed): moving it back to $KUBERNETES_VERSION before joining"
@@ -141,9 +166,7 @@ control_plane_current() {
 finish_upgrade() {
   local admin="${BOOTSTRAP_ROOT:-}$KUBERNETES_DIR/admin.conf" version finished phase
   version=$(cluster_version "$admin")
-  finished=$(kubectl --kubeconfig "$admin" -n kube-system get configmap kubeadm-config -o json |
-    python3 -c 'import json, sys; print(json.load(sys.stdin)["metadata"].get("annotations", {}).get(sys.argv[1], ""))' \
-      "$UPGRADE_FINISHED_ANNOTATION") || return 1
+  finished=$(kubeadm_config_annotation "$admin" "$UPGRADE_FINISHED_ANNOTATION") || return 1
   if [ "$version" != "$KUBERNETES_VERSION" ] || [ "$finished" = "$KUBERNETES_VERSION" ] || ! control_plane_current; then
     return 0
   fi

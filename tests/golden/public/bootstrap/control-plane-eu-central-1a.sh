@@ -25,6 +25,7 @@ readonly KUBEADM_JOINED_MARKER='/var/lib/cilium-cluster/kubeadm-joined'
 readonly JOINED_MARKER='/var/lib/cilium-cluster/joined'
 readonly ETCD_UNHEALTHY_DIR='/run/cilium-cluster/etcd-unhealthy'
 readonly UPGRADE_FINISHED_ANNOTATION='cilium-cluster/upgrade-finished'
+readonly UPGRADE_MOVED_ANNOTATION='cilium-cluster/upgrade-moved'
 readonly TOOLS_DIR='/usr/local/lib/cilium-cluster'
 readonly API_PIN_MARK='cilium-cluster-own-api-server'
 readonly SNAPSHOT_PREFIX='etcd/'
@@ -55,6 +56,7 @@ LAUNCH_HEARTBEAT_SECONDS="${LAUNCH_HEARTBEAT_SECONDS:-60}"
 LAUNCH_HEARTBEATS_SECONDS="${LAUNCH_HEARTBEATS_SECONDS:-2400}"
 FINAL_SNAPSHOT_TRIES="${FINAL_SNAPSHOT_TRIES:-3}"
 DRAIN_WAIT_SECONDS="${DRAIN_WAIT_SECONDS:-300}"
+MOVE_BACK_AFTER_SECONDS="${MOVE_BACK_AFTER_SECONDS:-3600}"
 NODE_CREDENTIALS_INTERVAL="${NODE_CREDENTIALS_INTERVAL:-10}"
 NODE_CREDENTIAL_MINUTES="${NODE_CREDENTIAL_MINUTES:-60}"
 
@@ -1080,6 +1082,17 @@ newest_control_plane() {
   { sed -n 's/^v//p' <<<"$kubelets"; sed -n 's/.*:v\([0-9][0-9.]*\)$/\1/p' <<<"$images"; } | sort -V | tail -n 1
 }
 
+kubeadm_config_annotation() {
+  kubectl --kubeconfig "$1" -n kube-system get configmap kubeadm-config -o json |
+    python3 -c 'import json, sys; print(json.load(sys.stdin)["metadata"].get("annotations", {}).get(sys.argv[1], ""))' "$2"
+}
+
+moved_recently() {
+  local moved
+  moved=$(kubeadm_config_annotation "$1" "$UPGRADE_MOVED_ANNOTATION") || return 0
+  [[ $moved =~ ^[0-9]+$ ]] && [ $(($(date +%s) - moved)) -lt "$MOVE_BACK_AFTER_SECONDS" ]
+}
+
 cluster_documents() {
   kubeadm_init_configuration | awk 'BEGIN { RS = "---\n"; ORS = "" }
     !/(^|\n)kind: InitConfiguration\n/ { printf "%s%s", (n++ ? "---\n" : ""), $0 }'
@@ -1100,12 +1113,18 @@ upgrade_cluster() (
   upgrade)
     log "the cluster runs Kubernetes $version: moving its configuration to $KUBERNETES_VERSION before joining"
     kubeadm init phase upload-config kubeadm --config "$dir/kubeadm.yaml" --kubeconfig "$dir/admin.conf"
+    kubectl --kubeconfig "$dir/admin.conf" -n kube-system annotate configmap kubeadm-config --overwrite \
+      "$UPGRADE_MOVED_ANNOTATION=$(date +%s)" >/dev/null
     ;;
   back)
     newest=$(newest_control_plane "$dir/admin.conf") || return 1
     if [ -n "$newest" ] && [ "$newest" != "$KUBERNETES_VERSION" ] &&
       [ "$(printf '%s\n' "$newest" "$KUBERNETES_VERSION" | sort -V | tail -n 1)" = "$newest" ]; then
       log "the cluster runs Kubernetes $version, and a control plane of $newest runs: a $KUBERNETES_VERSION node does not join it"
+      return 1
+    fi
+    if moved_recently "$dir/admin.conf"; then
+      log "the cluster's configuration names Kubernetes $version, which the node that moved it may still be joining: not moving it back yet"
       return 1
     fi
     log "the cluster's configuration names Kubernetes $version, which no control-plane node runs (an upgrade's first node failed): moving it back to $KUBERNETES_VERSION before joining"
@@ -1131,9 +1150,7 @@ control_plane_current() {
 finish_upgrade() {
   local admin="${BOOTSTRAP_ROOT:-}$KUBERNETES_DIR/admin.conf" version finished phase
   version=$(cluster_version "$admin")
-  finished=$(kubectl --kubeconfig "$admin" -n kube-system get configmap kubeadm-config -o json |
-    python3 -c 'import json, sys; print(json.load(sys.stdin)["metadata"].get("annotations", {}).get(sys.argv[1], ""))' \
-      "$UPGRADE_FINISHED_ANNOTATION") || return 1
+  finished=$(kubeadm_config_annotation "$admin" "$UPGRADE_FINISHED_ANNOTATION") || return 1
   if [ "$version" != "$KUBERNETES_VERSION" ] || [ "$finished" = "$KUBERNETES_VERSION" ] || ! control_plane_current; then
     return 0
   fi
