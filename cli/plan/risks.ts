@@ -20,6 +20,7 @@ import { nodeRisks } from "./nodeRisks";
 import { allowedActions, POLICY_DOCUMENTS } from "./policyDiff";
 import type { Plan } from "./run";
 import { deleteFirstReplacements, deletesFirst } from "./deleteFirst";
+import { apiAccessRuleName } from "../../components/network/securityRules";
 
 export interface Risk {
   /** `error`: the change must not be applied as it is. */
@@ -235,6 +236,34 @@ function iamChanges(diff: PlanDiff): Risk[] {
   });
 }
 
+const INGRESS_RULE = "aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule";
+
+/**
+ * An `api.access` of 0.0.0.0/0 added: the API's load balancer then takes connections from any address on the
+ * internet, and only authentication stands before the API server. Allowed (it must be written out), never
+ * silent.
+ */
+function apiOpened(diff: PlanDiff): Risk[] {
+  const after = byUrn(diff.after);
+  const open = apiAccessRuleName("0.0.0.0/0");
+  const opened = diff.changes.some(
+    (c) =>
+      c.type === INGRESS_RULE &&
+      c.op === "create" &&
+      (inputsOf(after.get(c.urn)).tags as Record<string, string> | undefined)?.Name === open,
+  );
+  if (!opened) return [];
+  return [
+    {
+      level: "warning",
+      text:
+        "The Kubernetes API is opened to the whole internet (api.access 0.0.0.0/0): its load balancer takes " +
+        "connections from any address, and only authentication stands before the API server. List the " +
+        "addresses that need it instead, where you can.",
+    },
+  ];
+}
+
 export function assessRisks(diff: PlanDiff, options: RiskOptions = {}): Risk[] {
   const replaced = diff.changes.filter((c) => c.op === "replace");
   const perType = new Map<string, number>();
@@ -247,6 +276,7 @@ export function assessRisks(diff: PlanDiff, options: RiskOptions = {}): Risk[] {
     ...zoneMoves(diff),
     ...singleMember(diff),
     ...apiEndpointMoves(diff),
+    ...apiOpened(diff),
     ...nodeRisks(diff),
     ...dataAtRisk(diff),
     ...deleteFirstReplacements(diff),

@@ -123,6 +123,13 @@ describe("plan diff", () => {
     expect(diff.changes.map((c) => `${c.op} ${c.name}`)).to.deep.equal([]);
   });
 
+  it("opening the API to the whole internet is said; another address added is not", async () => {
+    const open = texts(diffPlans(dev, await planWith({ "api.access[1]": "0.0.0.0/0" })));
+    expect(open.filter((t) => t.includes("whole internet"))).to.have.length(1);
+    const narrow = texts(diffPlans(dev, await planWith({ "api.access[1]": "198.51.100.0/24" })));
+    expect(narrow.filter((t) => t.includes("whole internet"))).to.deep.equal([]);
+  });
+
   it("removing the control plane's zone says the control plane moves", async () => {
     const edited = configWith();
     (edited["cilium-cluster:network"] as { availabilityZones: string[] }).availabilityZones = [
