@@ -6,6 +6,7 @@
  */
 import { CILIUM_LINES, newestRelease } from "../../catalogs/ciliumVersions";
 import { APPLIED_VERSION_OUTPUT } from "../../components/appliedStateOutputs";
+import { CILIUM_IPAM_MODE } from "../../components/cilium/configMap";
 import {
   kubernetesUpgrade,
   nodesRollAfterControlPlane,
@@ -81,10 +82,15 @@ function ciliumSkew(diff: PlanDiff): Risk[] {
   ];
 }
 
+/** The config's `networking.cilium.ipam` value of a cilium-config IPAM mode (`kubernetes` is `""`). */
+const configIpam = (mode: string): string | undefined =>
+  Object.entries(CILIUM_IPAM_MODE).find(([, m]) => m === mode)?.[0];
+
 /** docs/cilium.md, "What not to do": pods keep the addresses of the old mode, which new agents cannot route. */
 function ipamSwitch(diff: PlanDiff): Risk[] {
   const [from, to] = [ciliumOf(diff.before).ipam, ciliumOf(diff.after).ipam];
   if (!from || !to || from === to) return [];
+  const kept = configIpam(from);
   return [
     {
       level: "warning",
@@ -92,7 +98,11 @@ function ipamSwitch(diff: PlanDiff): Risk[] {
         `Cilium's IPAM mode changes, ${from} → ${to}: Cilium does not support changing IPAM on a live cluster ` +
         "(pods keep the addresses of the old mode, and the new agents cannot route to them). Do it only on a " +
         "cluster you can drain or rebuild, or create a new stack in the new mode and move workloads " +
-        `(docs/cilium.md); to keep the mode: pulumi config set --path networking.cilium.ipam ${from}.`,
+        "(docs/cilium.md)" +
+        (kept === undefined
+          ? "."
+          : `; to keep the mode: pulumi config set --path networking.cilium.ipam '${kept}', with the settings ` +
+            "that mode needs (docs/cluster-config.md)."),
     },
   ];
 }

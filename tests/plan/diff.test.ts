@@ -130,6 +130,13 @@ describe("plan diff", () => {
     expect(narrow.filter((t) => t.includes("whole internet"))).to.deep.equal([]);
   });
 
+  it("an IPAM switch from the default mode says how to keep it with the config's value, not cilium-config's", async () => {
+    const before = await planWith(NON_ENI);
+    const switched = texts(diffPlans(before, await planWith({ ...NON_ENI, "networking.cilium.ipam": "crd" })));
+    const warning = switched.find((t) => t.includes("IPAM mode changes, kubernetes → crd"))!;
+    expect(warning).to.contain("to keep the mode: pulumi config set --path networking.cilium.ipam ''");
+  });
+
   it("removing the control plane's zone says the control plane moves", async () => {
     const edited = configWith();
     (edited["cilium-cluster:network"] as { availabilityZones: string[] }).availabilityZones = [

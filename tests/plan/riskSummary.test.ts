@@ -97,7 +97,10 @@ describe("plan risks and details, for the changes users hit", () => {
     expect(summary).to.contain(
       "  WARNING: Cilium's IPAM mode changes, eni → crd: Cilium does not support changing IPAM on a live cluster",
     );
-    expect(summary).to.contain("to keep the mode: pulumi config set --path networking.cilium.ipam eni.\n");
+    expect(summary).to.contain(
+      "to keep the mode: pulumi config set --path networking.cilium.ipam 'eni', with the settings that mode " +
+        "needs (docs/cluster-config.md).\n",
+    );
   });
 
   it("an IPAM switch is seen in the apply document too, when the control plane applies the add-ons", async () => {
