@@ -48,7 +48,10 @@ export function validateCilium(spec: ClusterSpec, path = "networking.cilium"): F
     // their traffic leaves the cluster only behind their node's address.
     const detail =
       'pod addresses are routable in the VPC only with ipam "eni": with masquerade disabled, pods reach nothing outside the cluster';
-    errors.push(withSuggestion(forbidden(child(path, "disableMasquerade"), detail), "false"));
+    errors.push({
+      ...withSuggestion(forbidden(child(path, "disableMasquerade"), detail), "false"),
+      reads: [child(path, "ipam")],
+    });
   }
   if (!eniMode(cilium) && cilium.tunnel === "disabled") {
     const detail = 'native routing needs ipam "eni" on AWS: the VPC does not route pod addresses from other IPAM modes';

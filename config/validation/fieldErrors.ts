@@ -23,6 +23,8 @@ export interface FieldError {
   suggested?: { value: string; at?: string };
   /** For `Too many`: the entries whose removal fixes it, in the order to remove them. */
   excess?: readonly string[];
+  /** Other keys whose values the rule read: an error of theirs (their value replaced by its default) drops it. */
+  reads?: readonly string[];
 }
 
 /** A path segment: object keys that are plain identifiers join with `.`, others use `["key"]`. */

@@ -93,13 +93,19 @@ const EXAMPLE_ACCESS = "203.0.113.7/32";
 function validateApiAccess(spec: ClusterSpec): FieldError[] {
   const { access, loadBalancer } = spec.api;
   if (access.length === 0) {
-    const why =
-      loadBalancer === "public"
-        ? "the public API load balancer admits no one by default: add your own address (0.0.0.0/0 admits the whole internet and must be written out)"
-        : spec.addons.applyFrom === "deployer"
-          ? "addons.applyFrom: deployer applies the add-ons through the API from the machine running pulumi up: add its address"
-          : undefined;
-    return why ? [withSuggestion(required("api.access", why), EXAMPLE_ACCESS, "api.access[0]")] : [];
+    if (loadBalancer === "public") {
+      const why =
+        "the public API load balancer admits no one by default: add your own address (0.0.0.0/0 admits the whole internet and must be written out)";
+      return [withSuggestion(required("api.access", why), EXAMPLE_ACCESS, "api.access[0]")];
+    }
+    // An internal load balancer is out of the deploying machine's reach unless it is in the VPC's network:
+    // the fix that works wherever it runs is the control plane applying the add-ons itself.
+    if (spec.addons.applyFrom === "deployer") {
+      const why =
+        "addons.applyFrom: deployer applies the add-ons through the internal API load balancer from the machine running pulumi up: let the control plane apply them, or add that machine's address if it reaches the VPC";
+      return [withSuggestion(required("api.access", why), "controlPlane", "addons.applyFrom")];
+    }
+    return [];
   }
   const errors: FieldError[] = [];
   const seen = new Set<string>();

@@ -46,6 +46,8 @@ export function validateConfigWith(
   ];
   // A value that failed its type check was replaced by its default; rules about that branch would
   // report on a value the user never wrote.
-  const fresh = semantic.filter((e) => !structure.errors.some((s) => related(s.field, e.field)));
+  const fresh = semantic.filter(
+    (e) => !structure.errors.some((s) => [e.field, ...(e.reads ?? [])].some((f) => related(s.field, f))),
+  );
   return { spec, errors: [...structure.errors, ...fresh] };
 }

@@ -100,6 +100,11 @@ const BROKEN: Record<string, (config: StackConfig) => void> = {
   "a control-plane count that is neither 1 nor 3": (c) => setPath(c, "controlPlane.count", "2"),
   "Cilium's NodePort beside kube-proxy": (c) => setPath(c, "networking.cilium.enableNodePort", "true"),
   "ENI IPAM with masquerading": (c) => setPath(c, "networking.cilium.disableMasquerade", "false"),
+  "masquerade disabled outside ENI mode": (c) => setPath(c, "networking.cilium.ipam", ""),
+  "no api.access for an internal API the deploying machine applies the add-ons through": (c) => {
+    setPath(c, "api.loadBalancer", "internal");
+    removePath(c, "api.access");
+  },
   "a Cilium version without its v": (c) => setPath(c, "networking.cilium.version", "1.20.2"),
 };
 
@@ -143,6 +148,10 @@ describe("fix hints, each applied as printed", () => {
     expect(hints(BROKEN["an extraConfig key the program manages"])).to.deep.equal([
       "pulumi config rm --path 'networking.cilium.extraConfig.ipam'",
     ]);
+    // An internal API is out of the deploying machine's reach unless it is in the VPC's network.
+    expect(
+      hints(BROKEN["no api.access for an internal API the deploying machine applies the add-ons through"]),
+    ).to.deep.equal(["pulumi config set --path 'addons.applyFrom' 'controlPlane'"]);
     expect(hints(BROKEN["no zones"])).to.deep.equal([
       "pulumi config set --path 'network.availabilityZones[0]' <value>",
     ]);
