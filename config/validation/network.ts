@@ -57,7 +57,13 @@ export function validateNetwork(spec: ClusterSpec): FieldError[] {
   const { network } = spec;
   const eni = eniMode(spec.networking.cilium);
 
-  const vpc = checkCidr(errors, "network.cidr", network.cidr, VPC_PREFIX.largest, VPC_PREFIX.smallest);
+  const vpcErrors: FieldError[] = [];
+  const vpc = checkCidr(vpcErrors, "network.cidr", network.cidr, VPC_PREFIX.largest, VPC_PREFIX.smallest);
+  // A VPC out of range is set to one that also holds the subnet plan and, in ENI mode, the pods: the
+  // nearest allowed prefix alone may be refused next by those rules.
+  const parsed = parseCidr(network.cidr);
+  const holding = parsed && !vpc ? fittingVpc(spec, parsed) : undefined;
+  errors.push(...vpcErrors.map((e) => (holding && e.suggested ? withSuggestion(e, holding) : e)));
   const pods = checkCidr(errors, "network.podCIDR", network.podCIDR, 8, 24);
   const services = checkCidr(errors, "network.serviceCIDR", network.serviceCIDR, 12, 24);
   if (vpc && pods && !eni && overlaps(vpc, pods)) {
@@ -237,6 +243,19 @@ function validatePlan(spec: ClusterSpec, vpc: Cidr): FieldError[] {
   );
   const fewer = fittingMaxSize(spec);
   return [fewer ? withSuggestion(e, String(fewer.maxSize), child(index("nodeGroups", fewer.group), "maxSize")) : e];
+}
+
+/**
+ * The longest allowed prefix of CIDR's address whose VPC holds the subnet plan and, in ENI mode, every
+ * zone's nodes and pods; none when no allowed VPC does.
+ */
+function fittingVpc(spec: ClusterSpec, cidr: Cidr): string | undefined {
+  for (let prefix = Math.min(cidr.prefix, VPC_PREFIX.smallest); prefix >= VPC_PREFIX.largest; prefix--) {
+    const candidate = withPrefix(cidr, prefix);
+    if ("error" in planSubnets(candidate, spec.network.availabilityZones, spec.topology)) continue;
+    if (!eniMode(spec.networking.cilium) || eniShortfall(spec, candidate).length === 0) return candidate;
+  }
+  return undefined;
 }
 
 /** The largest maxSize of the node group with the most nodes at which every zone's pods fit, if one does. */

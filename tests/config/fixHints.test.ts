@@ -101,6 +101,8 @@ const BROKEN: Record<string, (config: StackConfig) => void> = {
   "Cilium's NodePort beside kube-proxy": (c) => setPath(c, "networking.cilium.enableNodePort", "true"),
   "ENI IPAM with masquerading": (c) => setPath(c, "networking.cilium.disableMasquerade", "false"),
   "masquerade disabled outside ENI mode": (c) => setPath(c, "networking.cilium.ipam", ""),
+  // The nearest allowed prefix, /24, would hold neither the subnet plan nor ENI mode's pods.
+  "a VPC smaller than a /24": (c) => setPath(c, "network.cidr", "10.0.0.0/26"),
   "no api.access for an internal API the deploying machine applies the add-ons through": (c) => {
     setPath(c, "api.loadBalancer", "internal");
     removePath(c, "api.access");
