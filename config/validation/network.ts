@@ -163,11 +163,12 @@ function validateZones(spec: ClusterSpec): FieldError[] {
     const path = index("network.availabilityZones", i);
     if (seen.has(zone)) errors.push(mustRemove(invalid(path, zone, "duplicate zone")));
     else if (!inRegion(zone)) errors.push(replace(notInRegion(path, zone)));
-    else if (region && !recorded.includes(zone) && !uncatalogedZones.includes(zone)) {
-      errors.push(unrecordedZone(region, path, zone, recorded, acknowledgement, replace));
-    } else if (zoneSlot(zone) < 0) {
+    // Before the catalog: acknowledging a zone that has no subnet slot would only trade one error for this.
+    else if (zoneSlot(zone) < 0) {
       const slots = `zones ending in a to ${ZONE_LETTERS.slice(-1)} are supported`;
       errors.push(replace(invalid(path, zone, `has no subnet slot: ${slots}`)));
+    } else if (region && !recorded.includes(zone) && !uncatalogedZones.includes(zone)) {
+      errors.push(unrecordedZone(region, path, zone, recorded, acknowledgement, replace));
     }
     seen.add(zone);
   });

@@ -103,6 +103,11 @@ const BROKEN: Record<string, (config: StackConfig) => void> = {
   "masquerade disabled outside ENI mode": (c) => setPath(c, "networking.cilium.ipam", ""),
   // The nearest allowed prefix, /24, would hold neither the subnet plan nor ENI mode's pods.
   "a VPC smaller than a /24": (c) => setPath(c, "network.cidr", "10.0.0.0/26"),
+  // Acknowledged as a zone the catalog does not know yet, it would still have no subnet slot.
+  "a zone past the subnet slots, in a region the catalog has no zones of": (c) => {
+    c["aws:region"] = "us-iso-east-1";
+    c["cilium-cluster:network"] = { availabilityZones: ["us-iso-east-1a", "us-iso-east-1z"] };
+  },
   "no api.access for an internal API the deploying machine applies the add-ons through": (c) => {
     setPath(c, "api.loadBalancer", "internal");
     removePath(c, "api.access");
