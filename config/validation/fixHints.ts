@@ -42,9 +42,12 @@ const looksCoerced = (v: unknown) => typeof v === "number" || typeof v === "bool
 /** What `pulumi config set --path` turns into a boolean or a number. */
 const looksCoercible = (text: string) => /^(true|false|-?(0|[1-9]\d*))$/.test(text);
 
+/** A key of another namespace (`aws:region`), set without `--path`; a `:` inside a path's key is not one. */
+const namespacedKey = (path: string): boolean => /^[^.[\]":]+:[^.[\]"]+$/.test(path);
+
 /** `pulumi config set --path` of a known value; a string the CLI would coerce keeps its type with `--type string`. */
 function setSuggested(path: string, value: string): string {
-  if (path.includes(":")) return `pulumi config set ${path} ${quote(value)}`;
+  if (namespacedKey(path)) return `pulumi config set ${path} ${quote(value)}`;
   const type = fieldAt(path)?.kind === "string" && looksCoercible(value) ? " --type string" : "";
   return `pulumi config set --path ${quote(path)}${type} ${quote(value)}`;
 }
@@ -56,7 +59,7 @@ export function fixCommand(e: FieldError): string {
     const set = setSuggested(e.suggested.at ?? e.field, e.suggested.value);
     return e.remove ? `pulumi config rm --path ${quote(e.field)} && ${set}` : set;
   }
-  if (e.field.includes(":")) return `pulumi config set ${e.field} <value>`;
+  if (namespacedKey(e.field)) return `pulumi config set ${e.field} <value>`;
   const path = quote(e.field);
   if (e.remove) return `pulumi config rm --path ${path}`;
   // One value allowed (`cloudProvider: aws`): the fix is that value, with nothing left to fill in.

@@ -52,6 +52,7 @@ const BROKEN: Record<string, (config: StackConfig) => void> = {
   "a cloud label the CLI made a number": (c) => setPath(c, "cloudLabels.costCenter", "1234"),
   "an extraConfig value the CLI made a boolean": (c) => setPath(c, "networking.cilium.extraConfig.debug", "true"),
   "a tag the program sets itself": (c) => setPath(c, "cloudLabels.KubernetesCluster", "other"),
+  "a tag key AWS reserves": (c) => setPath(c, 'cloudLabels["aws:team"]', "platform"),
   "an extraConfig key the program manages": (c) => setPath(c, "networking.cilium.extraConfig.ipam", "kubernetes"),
   "an unknown key": (c) => setPath(c, "networking.cilium.ipma", "eni"),
   "no zones": (c) => removePath(c, "network.availabilityZones"),
