@@ -289,6 +289,7 @@ export const CONFIG_SCHEMA = {
           default: 4,
           minimum: 1,
           maximum: 1000,
+          atLeast: "minSize",
           description: "Largest number of nodes in the group.",
         },
         rootVolumeSize: rootVolumeSize(128),

@@ -25,6 +25,8 @@ export interface IntegerField extends FieldCommon {
   default?: number;
   minimum?: number;
   maximum?: number;
+  /** A sibling key this one must not fall below (`maxSize` of `minSize`): an out-of-range fix goes no lower. */
+  atLeast?: string;
 }
 
 /**

@@ -52,14 +52,17 @@ function checkFields(raw: Raw, fields: Record<string, AnyField>, path: string, e
     }
   }
   for (const [key, field] of Object.entries(fields)) {
-    const value = checkValue(raw[key], field, child(path, key), errors);
+    const value = checkValue(raw[key], field, child(path, key), errors, raw);
     if (value !== undefined) clean[key] = value;
   }
   return clean;
 }
 
-/** Returns the value when it is well-typed (objects and arrays cleaned recursively), else undefined. */
-function checkValue(value: unknown, field: AnyField, path: string, errors: FieldError[]): unknown {
+/**
+ * Returns the value when it is well-typed (objects and arrays cleaned recursively), else undefined. `siblings`:
+ * the object the value is a key of, which an integer's `atLeast` reads.
+ */
+function checkValue(value: unknown, field: AnyField, path: string, errors: FieldError[], siblings: Raw = {}): unknown {
   if ((value === undefined || value === null) && field.kind === "object") {
     // An absent object still has to report the required keys below it.
     return checkFields({}, field.fields, path, errors);
@@ -91,7 +94,13 @@ function checkValue(value: unknown, field: AnyField, path: string, errors: Field
       ) {
         const e = invalid(path, value, `must be between ${field.minimum ?? "-∞"} and ${field.maximum ?? "∞"}`);
         const nearest = Math.min(Math.max(value, field.minimum ?? value), field.maximum ?? value);
-        errors.push(withSuggestion(e, String(nearest)));
+        // No lower than the sibling it must not fall below, where that one is itself in range.
+        const floor = field.atLeast === undefined ? undefined : siblings[field.atLeast];
+        const fitting =
+          typeof floor === "number" && Number.isInteger(floor) && floor > nearest && floor <= (field.maximum ?? floor)
+            ? floor
+            : nearest;
+        errors.push(withSuggestion(e, String(fitting)));
         return undefined;
       }
       return value;

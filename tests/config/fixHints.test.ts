@@ -104,6 +104,8 @@ const BROKEN: Record<string, (config: StackConfig) => void> = {
   "masquerade disabled outside ENI mode": (c) => setPath(c, "networking.cilium.ipam", ""),
   // The nearest allowed prefix, /24, would hold neither the subnet plan nor ENI mode's pods.
   "a VPC smaller than a /24": (c) => setPath(c, "network.cidr", "10.0.0.0/26"),
+  // The range's floor, 1, would fall below the group's minSize of 2.
+  "a node group whose maxSize is 0": (c) => setPath(c, "nodeGroups[0].maxSize", "0"),
   // Acknowledged as a zone the catalog does not know yet, it would still have no subnet slot.
   "a zone past the subnet slots, in a region the catalog has no zones of": (c) => {
     c["aws:region"] = "us-iso-east-1";
