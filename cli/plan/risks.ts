@@ -264,6 +264,32 @@ function apiOpened(diff: PlanDiff): Risk[] {
   ];
 }
 
+const EIP = "aws:ec2/eip:Eip";
+
+/**
+ * NAT gateways' Elastic IPs released or allocated (network.natGateways, the topology, a zone): the addresses
+ * the nodes' traffic leaves the VPC from change, and what outside the VPC allows them by address (a
+ * partner's firewall, a database's allowlist) must follow.
+ */
+function egressAddresses(diff: PlanDiff): Risk[] {
+  const eips = diff.changes.filter((c) => c.type === EIP && c.op !== "update");
+  if (eips.length === 0) return [];
+  const named = (...ops: ResourceChange["op"][]) => eips.filter((c) => ops.includes(c.op)).map((c) => c.name);
+  const parts: [string, string[]][] = [
+    ["released", named("delete", "replace")],
+    ["allocated", named("create", "replace")],
+  ];
+  const said = parts.filter(([, names]) => names.length > 0).map(([what, names]) => `${what} (${quoteList(names)})`);
+  return [
+    {
+      level: "warning",
+      text:
+        `The nodes' egress addresses change: NAT gateway Elastic IPs ${said.join(", ")}. ` +
+        "Allowlists outside the VPC that name the old addresses must follow.",
+    },
+  ];
+}
+
 export function assessRisks(diff: PlanDiff, options: RiskOptions = {}): Risk[] {
   const replaced = diff.changes.filter((c) => c.op === "replace");
   const perType = new Map<string, number>();
@@ -277,6 +303,7 @@ export function assessRisks(diff: PlanDiff, options: RiskOptions = {}): Risk[] {
     ...singleMember(diff),
     ...apiEndpointMoves(diff),
     ...apiOpened(diff),
+    ...egressAddresses(diff),
     ...nodeRisks(diff),
     ...dataAtRisk(diff),
     ...deleteFirstReplacements(diff),

@@ -137,6 +137,15 @@ describe("plan diff", () => {
     expect(warning).to.contain("to keep the mode: pulumi config set --path networking.cilium.ipam ''");
   });
 
+  it("NAT gateways per zone to a single one: the egress addresses released are said", async () => {
+    const single = texts(diffPlans(dev, await planWith({ "network.natGateways": "single" })));
+    expect(single.filter((t) => t.includes("egress addresses change"))).to.deep.equal([
+      "warning: The nodes' egress addresses change: NAT gateway Elastic IPs released (network-nat-us-east-1b, " +
+        "network-nat-us-east-1c). Allowlists outside the VPC that name the old addresses must follow.",
+    ]);
+    expect(texts(diffPlans(dev, await planWith())).filter((t) => t.includes("egress"))).to.deep.equal([]);
+  });
+
   it("removing the control plane's zone says the control plane moves", async () => {
     const edited = configWith();
     (edited["cilium-cluster:network"] as { availabilityZones: string[] }).availabilityZones = [
