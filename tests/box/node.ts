@@ -59,9 +59,9 @@ export function hierarchies(): string[] {
 }
 
 /**
- * Removes a cgroup and every cgroup below it, deepest first (a cgroup goes only once empty: the processes of
- * a killed node's PID namespace leave it a moment after its init, so each is waited for, up to 10 s, and
- * what stays is killed by process id).
+ * Removes a cgroup and every cgroup below it, deepest first (a cgroup goes only once empty: what is left in
+ * it, a killed node's processes leaving a moment after its init, is killed by process id every 0.2 s until
+ * it is empty, up to 10 s).
  */
 function removeCgroup(path: string): void {
   if (!existsSync(path)) return;
