@@ -14,10 +14,11 @@ import { Plan, PlannedResource, runPlan } from "./run";
 import { secretPaths, secretsMessage } from "./secrets";
 import {
   projectDefaults,
+  overDefaults,
   removePath,
   setJsonPath,
   setPath,
-  stackConfigOver,
+  stackFileConfig,
   StackConfig,
   UsageError,
 } from "./stackConfig";
@@ -178,11 +179,12 @@ export function parseArgs(argv: readonly string[]): Options {
   return options;
 }
 
-function applyEdits(config: StackConfig, edits: readonly Edit[], defaults: StackConfig): StackConfig {
-  const edited = structuredClone(config);
+/** The edits applied to a stack file's own values, as the CLI applies them (stackConfig.ts). */
+function applyEdits(own: StackConfig, edits: readonly Edit[]): StackConfig {
+  const edited = structuredClone(own);
   for (const { flag, arg } of edits) {
     const at = arg.indexOf("=");
-    if (flag === "--rm") removePath(edited, arg, defaults);
+    if (flag === "--rm") removePath(edited, arg);
     else if (flag === "--set-json") setJsonPath(edited, arg.slice(0, at), arg.slice(at + 1));
     else setPath(edited, arg.slice(0, at), arg.slice(at + 1));
   }
@@ -275,17 +277,18 @@ function checkOutRoot(dir: string): void {
 
 /** `defaults`: Pulumi.yaml's config defaults (projectDefaults), read once for every stack planned. */
 function prepare(source: StackSource, options: Options, several: boolean, defaults: StackConfig): StackRun {
-  const stored = stackConfigOver(defaults, source.file);
+  const own = stackFileConfig(source.file);
   // A `secure:` value the offline plan cannot decrypt may be stood in for by an edit of the same path.
-  const secrets = secretPaths(stored);
-  const config = applyEdits(
-    stored,
+  const secrets = secretPaths(overDefaults(defaults, own));
+  const readable = applyEdits(
+    own,
     options.edits.filter((edit) => edit.flag !== "--rm" && secrets.includes(edit.arg.slice(0, edit.arg.indexOf("=")))),
-    defaults,
   );
+  const config = overDefaults(defaults, readable);
   const unread = secretPaths(config);
   if (unread.length > 0) throw new UsageError(secretsMessage(source.label, unread));
-  const run: StackRun = { source, config, edited: applyEdits(config, options.edits, defaults) };
+  const edited = overDefaults(defaults, applyEdits(readable, options.edits));
+  const run: StackRun = { source, config, edited };
   if (options.out) {
     run.out = several ? join(resolve(options.out), stackKey(source)) : resolve(options.out);
     checkOutDir(run.out);

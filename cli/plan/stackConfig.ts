@@ -1,6 +1,9 @@
 /**
  * Stack config the way the Pulumi CLI assembles it: the stack file's values, project defaults from
- * Pulumi.yaml for keys the stack leaves out, and `pulumi config set --path` edits on top.
+ * Pulumi.yaml for keys the stack leaves out, and `pulumi config set --path` edits, which change the stack
+ * file's values alone (pulumi/pulumi pkg/cmd/pulumi/config/config_set.go: `ps.Config.Set(key, v, path)` on
+ * the stack's own config, then saved): `nodeGroups[0].minSize` set on a stack that leaves nodeGroups to
+ * its default makes the stack's nodeGroups `[{minSize: ...}]`, which then replaces the default whole.
  */
 import { readFileSync } from "fs";
 import { parse } from "yaml";
@@ -38,13 +41,20 @@ export function loadStackConfig(projectFile: string, stackFile: string): StackCo
 
 /** A stack file's `config:` values over the project's defaults (projectDefaults), which stay as they are. */
 export function stackConfigOver(defaults: StackConfig, stackFile: string): StackConfig {
-  const config = structuredClone(defaults);
-  const stack = readYaml(stackFile);
-  const values = stack.config ?? {};
+  return overDefaults(defaults, stackFileConfig(stackFile));
+}
+
+/** A stack file's own `config:` values, by full key: what `pulumi config set` and `rm` edit. */
+export function stackFileConfig(stackFile: string): StackConfig {
+  const values = readYaml(stackFile).config ?? {};
   if (typeof values !== "object" || Array.isArray(values))
     throw new UsageError(`${stackFile}: config must be a mapping`);
-  for (const [key, value] of Object.entries(values as Record<string, unknown>)) config[fullKey(key)] = value;
-  return config;
+  return Object.fromEntries(Object.entries(values as Record<string, unknown>).map(([k, v]) => [fullKey(k), v]));
+}
+
+/** A stack's own values over the project's defaults, key by key: a stack value replaces the default whole. */
+export function overDefaults(defaults: StackConfig, values: StackConfig): StackConfig {
+  return { ...structuredClone(defaults), ...structuredClone(values) };
 }
 
 /** Pulumi.yaml's config defaults: what a key the stack leaves out (or removes) is. */
@@ -170,17 +180,17 @@ function assign(config: StackConfig, segments: readonly Segment[], value: unknow
 }
 
 /**
- * Applies `pulumi config rm --path PATH`: a list item is spliced out, a key deleted; a top-level key falls
- * back to its Pulumi.yaml default. A path that is not set is a usage error: the edit would change nothing.
+ * Applies `pulumi config rm --path PATH` to a stack file's values: a list item is spliced out, a key
+ * deleted; a top-level key deleted falls back to its Pulumi.yaml default (overDefaults). A path that is not
+ * set is a usage error: the edit would change nothing.
  */
-export function removePath(config: StackConfig, path: string, defaults: StackConfig = {}): void {
+export function removePath(config: StackConfig, path: string): void {
   const [key, ...rest] = parseConfigPath(path);
   const name = fullKey(key as string);
   const missing = () => new UsageError(`--rm ${path}: the stack config has no ${path}`);
   if (!(name in config)) throw missing();
   if (rest.length === 0) {
-    if (name in defaults) config[name] = structuredClone(defaults[name]);
-    else delete config[name];
+    delete config[name];
     return;
   }
   let parent = config[name] as Record<string | number, unknown> | undefined;

@@ -40,6 +40,15 @@ describe("npm run plan", () => {
     expect(out.match(/─ cilium-cluster:nodes:NodeLaunchTemplate/g)).to.have.length(5);
   });
 
+  it("--set edits the stack file's own values, as the CLI does: a path below a key the stack leaves to Pulumi.yaml's default replaces it whole", async () => {
+    // Pulumi.crd.yaml sets no nodeGroups: pulumi config set --path writes nodeGroups: [{minSize: 3}] into it.
+    const crd = join(PROJECT_DIR, "examples", "Pulumi.crd.yaml");
+    expect(readFileSync(crd, "utf8")).not.to.contain("nodeGroups");
+    const { code, err } = await run("--config-file", crd, "--set", "nodeGroups[0].minSize=3");
+    expect(code).to.equal(1);
+    expect(err).to.contain("nodeGroups[0].name: Required value");
+  });
+
   it("--set-json sets a value typed as written, where --set coerces as the CLI does", async () => {
     const coerced = await run("--set", "cloudLabels.costCenter=1234");
     expect(coerced.code).to.equal(1);

@@ -5,12 +5,14 @@ import { tmpdir } from "os";
 import { join } from "path";
 import {
   loadStackConfig,
+  overDefaults,
   parseConfigPath,
   projectDefaults,
   removePath,
   setJsonPath,
   setPath,
   stackConfigOver,
+  stackFileConfig,
   toRuntimeConfig,
   UsageError,
 } from "../../cli/plan/stackConfig";
@@ -87,19 +89,32 @@ describe("stack config", () => {
   });
 
   it("removes a path as pulumi config rm --path does: a list item spliced, a top-level key back to its default", () => {
-    const config: Record<string, unknown> = {
+    const own: Record<string, unknown> = {
       "cilium-cluster:kubernetesVersion": "1.33.5",
       "cilium-cluster:clusterName": "a.k8s.local",
       "cilium-cluster:nodeGroups": [{ name: "a" }, { name: "b" }, { name: "c" }],
     };
     const defaults = { "cilium-cluster:kubernetesVersion": "1.35.4" };
-    removePath(config, "kubernetesVersion", defaults);
-    removePath(config, "clusterName", defaults);
-    removePath(config, "nodeGroups[1]", defaults);
-    expect(config).to.deep.equal({
+    removePath(own, "kubernetesVersion");
+    removePath(own, "clusterName");
+    removePath(own, "nodeGroups[1]");
+    expect(overDefaults(defaults, own)).to.deep.equal({
       "cilium-cluster:kubernetesVersion": "1.35.4",
       "cilium-cluster:nodeGroups": [{ name: "a" }, { name: "c" }],
     });
-    expect(() => removePath(config, "nodeGroups[5]", defaults)).to.throw(UsageError, "has no nodeGroups[5]");
+    expect(() => removePath(own, "nodeGroups[5]")).to.throw(UsageError, "has no nodeGroups[5]");
+  });
+
+  // pulumi/pulumi pkg/cmd/pulumi/config/config_set.go: `ps.Config.Set(key, v, path)` edits the stack file's
+  // own config (ProjectStack.Config), never Pulumi.yaml's defaults, which apply key by key to what it lacks.
+  it("edits the stack file's own values, as pulumi config set --path does: a path below a defaulted key replaces the default whole", () => {
+    const { project, stack } = projectAndStack(
+      "name: p\nconfig:\n  nodeGroups:\n    type: array\n    default:\n      - name: nodes\n        minSize: 2\n",
+      "config:\n  aws:region: us-east-1\n",
+    );
+    const own = stackFileConfig(stack);
+    setPath(own, "nodeGroups[0].minSize", "3");
+    expect(own).to.deep.equal({ "aws:region": "us-east-1", "cilium-cluster:nodeGroups": [{ minSize: 3 }] });
+    expect(overDefaults(projectDefaults(project), own)["cilium-cluster:nodeGroups"]).to.deep.equal([{ minSize: 3 }]);
   });
 });
