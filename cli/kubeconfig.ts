@@ -7,13 +7,13 @@
  * cluster, API, CA certificate, role and region default to the stack's outputs.
  */
 import { AssumeRoleCommand, GetCallerIdentityCommand, STSClient } from "@aws-sdk/client-sts";
-import { execFileSync } from "child_process";
 import { readFileSync, writeFileSync } from "fs";
 import { resolve } from "path";
 import { parseArgs } from "util";
 import { clusterToken } from "../components/adminAccess/clusterToken";
 import { adminCredentialArgs, EXEC_CREDENTIAL_API, renderKubeconfig } from "../components/adminAccess/kubeconfigRender";
 import { sessionName } from "../components/adminAccess/sessionName";
+import { readStackOutputs } from "./stackOutputs";
 
 const USAGE = `usage: npm run kubeconfig -- [--out kubeconfig] [--exec] [--cluster NAME] [--server URL] [--ca-file PEM]
        [--role-arn ARN] [--region REGION] [--profile PROFILE]
@@ -47,9 +47,7 @@ if (values.help) {
 }
 
 /** The stack's outputs, read only for what the options leave out. */
-function stackOutputs(): Record<string, string> {
-  return JSON.parse(execFileSync("pulumi", ["stack", "output", "--json"], { encoding: "utf8" }));
-}
+const stackOutputs = () => readStackOutputs() as Record<string, string>;
 
 /** The DNS suffix of a partition's regional endpoints (the partitions' endpoints.json); the role's ARN names it. */
 const DNS_SUFFIX: Record<string, string> = {

@@ -71,6 +71,7 @@ export class Cluster extends pulumi.ComponentResource {
   readonly nodeRoleArn: ClusterOutputs["nodeRoleArn"];
   readonly adminRoleArn: ClusterOutputs["adminRoleArn"];
   readonly backupBucket: ClusterOutputs["backupBucket"];
+  readonly restoreRequest: ClusterOutputs["restoreRequest"];
   readonly autoScalingGroups: ClusterOutputs["autoScalingGroups"];
   readonly ciliumConfigChecksum: ClusterOutputs["ciliumConfigChecksum"];
   readonly ciliumClusterName: ClusterOutputs["ciliumClusterName"];
@@ -106,6 +107,7 @@ export class Cluster extends pulumi.ComponentResource {
     this.nodeRoleArn = outputs.nodeRoleArn;
     this.adminRoleArn = outputs.adminRoleArn;
     this.backupBucket = outputs.backupBucket;
+    this.restoreRequest = outputs.restoreRequest;
     this.autoScalingGroups = outputs.autoScalingGroups;
     this.ciliumConfigChecksum = outputs.ciliumConfigChecksum;
     this.ciliumClusterName = outputs.ciliumClusterName;
@@ -274,6 +276,8 @@ function declareCluster(spec: ClusterSpec, applied: AppliedState, parent: Cluste
     nodeRoleArn: nodeRole.roleArn,
     // Where the etcd snapshots are, for a restore (docs/operations.md).
     backupBucket: controlPlaneState.backupBucket,
+    // Where `npm run restore-snapshot` names the snapshot to restore (cli/restoreSnapshot.ts).
+    restoreRequest: controlPlaneState.restoreRequest,
     // A control-plane group's name once its member is replaced: the outputs, and so pulumi up, end after the
     // last group's wait too, which nothing else follows.
     autoScalingGroups: Object.fromEntries(

@@ -162,6 +162,17 @@ export const TIMEOUTS = {
     /** The most one request to the API server may take before the check counts it unanswered. */
     requestSeconds: 15,
   },
+  /** `npm run restore-snapshot` (cli/restore/). */
+  restoreSnapshot: {
+    /**
+     * How long it waits for one control-plane instance to go once terminated: its termination hook holds it
+     * while its node drains and its member leaves, heartbeats extending it, the last one saving a final
+     * snapshot (bootstrap/control-plane.sh).
+     */
+    instanceGoneSeconds: 30 * 60,
+    /** Between two looks at the control-plane groups. */
+    pollSeconds: 10,
+  },
   /** Add-ons applied by the control plane (`addons.applyFrom: controlPlane`, components/k8s). */
   addons: {
     /** `pulumi up` waits this long for a new association to succeed (delivery.ts). */

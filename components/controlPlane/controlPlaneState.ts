@@ -12,6 +12,7 @@ import {
   CLUSTER_CA_PARAMETER,
   ENCRYPTION_KEYS_PARAMETER,
   INIT_RECORD_PARAMETER,
+  RESTORE_REQUEST_SUFFIX,
   SHARED_PKI_PARAMETER,
 } from "../nodes/controlPlaneNames";
 import { parameterPrefix } from "../nodes/secretPaths";
@@ -30,6 +31,8 @@ export interface ControlPlaneStateArgs {
 export class ControlPlaneState extends pulumi.ComponentResource {
   /** The init record's SSM parameter name. */
   readonly initRecord: pulumi.Output<string>;
+  /** Where `npm run restore-snapshot` names the snapshot to restore (a parameter no one declares). */
+  readonly restoreRequest: pulumi.Output<string>;
   /** The bucket of etcd snapshots. */
   readonly backupBucket: pulumi.Output<string>;
   /**
@@ -53,6 +56,7 @@ export class ControlPlaneState extends pulumi.ComponentResource {
     const clusterId = new RandomId(`${name}-cluster-id`, { byteLength: 6 }, parent);
     const prefix = parameterPrefix(spec.clusterName, "control-plane");
     this.initRecord = pulumi.interpolate`${prefix}${INIT_RECORD_PARAMETER}-${clusterId.hex}`;
+    this.restoreRequest = pulumi.interpolate`${this.initRecord}${RESTORE_REQUEST_SUFFIX}`;
     this.encryptionKeys = pulumi.interpolate`${prefix}${ENCRYPTION_KEYS_PARAMETER}-${clusterId.hex}`;
     this.sharedPki = pulumi.interpolate`${prefix}${SHARED_PKI_PARAMETER}-${clusterId.hex}/`;
     const nodePrefix = parameterPrefix(spec.clusterName, "node");
@@ -61,6 +65,7 @@ export class ControlPlaneState extends pulumi.ComponentResource {
     declareBackupAlarm(name, spec, this);
     this.registerOutputs({
       initRecord: this.initRecord,
+      restoreRequest: this.restoreRequest,
       backupBucket: this.backupBucket,
       encryptionKeys: this.encryptionKeys,
       sharedPki: this.sharedPki,

@@ -1,5 +1,5 @@
 /**
- * The control plane's state (the init record, etcd snapshots and the latest one's restore, members leaving,
+ * The control plane's state (the init record, etcd snapshots and their restore, members leaving,
  * departed and dead members removed): on the control-plane role only.
  */
 import { CLUSTER_TAG, ROLE_TAGS } from "../../catalogs/kopsTagKeys";
@@ -9,6 +9,7 @@ import {
   ENCRYPTION_KEYS_PARAMETER,
   INIT_RECORD_PARAMETER,
   LATEST_SNAPSHOT_KEY,
+  RESTORE_REQUEST_SUFFIX,
   SHARED_PKI_PARAMETER,
   SNAPSHOT_PREFIX,
 } from "../nodes/controlPlaneNames";
@@ -24,6 +25,7 @@ function controlPlaneStateStatements(spec: ClusterSpec, at: AwsCoordinates): Sta
   const encryptionKeys = `${ssm}${parameterPrefix(spec.clusterName, "control-plane")}${ENCRYPTION_KEYS_PARAMETER}-*`;
   const sharedPki = `${ssm}${parameterPrefix(spec.clusterName, "control-plane")}${SHARED_PKI_PARAMETER}-*`;
   const clusterCa = `${ssm}${parameterPrefix(spec.clusterName, "node")}${CLUSTER_CA_PARAMETER}-*`;
+  const initRecords = `${ssm}${parameterPrefix(spec.clusterName, "control-plane")}${INIT_RECORD_PARAMETER}-*`;
   return [
     {
       // The etcd-backup timer uploads snapshots (named by time, and again under the fixed key). Nothing on
@@ -34,12 +36,13 @@ function controlPlaneStateStatements(spec: ClusterSpec, at: AwsCoordinates): Sta
       Resource: [`${bucket}/${SNAPSHOT_PREFIX}*`, `${bucket}/${LATEST_SNAPSHOT_KEY}`],
     },
     {
-      // A node that creates the cluster again once every member is lost restores the latest snapshot
-      // (etcd_restore_latest), and no other: a control-plane node holds the same data in its etcd anyway.
-      Sid: "ControlPlaneStateLatestSnapshotRead",
+      // A node that creates the cluster again once every member is lost restores the latest snapshot, or the
+      // one a restore request names, one of the timer's (etcd_restore): a control-plane node holds the same
+      // data in its etcd anyway.
+      Sid: "ControlPlaneStateSnapshotRead",
       Effect: "Allow",
       Action: ["s3:GetObject"],
-      Resource: `${bucket}/${LATEST_SNAPSHOT_KEY}`,
+      Resource: [`${bucket}/${LATEST_SNAPSHOT_KEY}`, `${bucket}/${SNAPSHOT_PREFIX}*`],
     },
     {
       // ... and asks first whether it exists, by listing that one key (latest_snapshot_exists).
@@ -64,7 +67,15 @@ function controlPlaneStateStatements(spec: ClusterSpec, at: AwsCoordinates): Sta
       Sid: "ControlPlaneStateInitRecordCreate",
       Effect: "Allow",
       Action: ["ssm:PutParameter"],
-      Resource: `${ssm}${parameterPrefix(spec.clusterName, "control-plane")}${INIT_RECORD_PARAMETER}-*`,
+      Resource: initRecords,
+    },
+    {
+      // The node that takes the init record over to restore the snapshot a restore request names deletes the
+      // request once the record names it (kubeadm_init): a later loss of every member restores the latest.
+      Sid: "ControlPlaneStateRestoreRequestDelete",
+      Effect: "Allow",
+      Action: ["ssm:DeleteParameter"],
+      Resource: `${initRecords}${RESTORE_REQUEST_SUFFIX}`,
     },
     {
       // The first control-plane node creates the Secrets encryption keys (without overwrite), and a key

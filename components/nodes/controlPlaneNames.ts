@@ -1,5 +1,11 @@
 /** The init record's name below the control plane's SSM prefix, before the cluster's id (bootstrap/control-plane.sh). */
 export const INIT_RECORD_PARAMETER = "initialized";
+/**
+ * What `npm run restore-snapshot` names the snapshot a control plane that lost every member restores instead
+ * of the latest one with: the init record's name and this suffix (cli/restoreSnapshot). The node that takes
+ * the record over reads it, records the key in the record, and deletes it (bootstrap/control-plane.sh).
+ */
+export const RESTORE_REQUEST_SUFFIX = "-restore";
 /** The Secrets encryption keys' name below the control plane's SSM prefix, before the cluster's id (bootstrap/encryption.sh). */
 export const ENCRYPTION_KEYS_PARAMETER = "encryption-keys";
 /**
@@ -37,6 +43,8 @@ export const SNAPSHOT_METRIC = {
 
 /** Where snapshots go in the bucket, named by time (`etcd/<UTC yyyymmddThhmmssZ>.db`); only the control plane writes there. */
 export const SNAPSHOT_PREFIX = "etcd/";
+/** The keys of those snapshots, which a restore request may name (an extended regular expression, bash's too). */
+export const SNAPSHOT_KEY_PATTERN = `^${SNAPSHOT_PREFIX}[0-9]{8}T[0-9]{6}Z[.]db$`;
 
 /**
  * The newest snapshot again, under a fixed key (etcd-backup.sh's etcd_latest_key): each upload replaces its

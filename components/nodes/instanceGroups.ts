@@ -21,6 +21,13 @@ export interface InstanceGroup {
   maxHealthyPercentage: number;
 }
 
+/**
+ * A control-plane group's sizes: one member; the second instance is the replacement an instance refresh
+ * launches first: it joins etcd before the old node leaves (its termination hook), so the member count never
+ * drops. `npm run restore-snapshot` sets them back after it has emptied the groups.
+ */
+export const CONTROL_PLANE_GROUP_SIZE = { minSize: 1, maxSize: 2, desiredCapacity: 1 } as const;
+
 export function instanceGroups(spec: ClusterSpec): InstanceGroup[] {
   const zones = spec.network.availabilityZones;
   const controlPlane = zones.slice(0, spec.controlPlane.count).map((zone): InstanceGroup => ({
@@ -30,11 +37,7 @@ export function instanceGroups(spec: ClusterSpec): InstanceGroup[] {
     instanceType: spec.controlPlane.instanceType,
     imageId: spec.controlPlane.imageId,
     rootVolumeSize: spec.controlPlane.rootVolumeSize,
-    // One member; the second instance is the replacement an instance refresh launches first: it joins
-    // etcd before the old node leaves (its termination hook), so the member count never drops.
-    minSize: 1,
-    maxSize: 2,
-    desiredCapacity: 1,
+    ...CONTROL_PLANE_GROUP_SIZE,
     minHealthyPercentage: 100,
     maxHealthyPercentage: 200,
   }));

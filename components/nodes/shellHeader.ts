@@ -28,7 +28,14 @@ import {
   TOOLS_DIR,
 } from "./nodeFacts";
 import { shellQuote } from "./shell";
-import { LATEST_SNAPSHOT_KEY, SHARED_PKI_FILES, SNAPSHOT_METRIC, SNAPSHOT_PREFIX } from "./controlPlaneNames";
+import {
+  LATEST_SNAPSHOT_KEY,
+  RESTORE_REQUEST_SUFFIX,
+  SHARED_PKI_FILES,
+  SNAPSHOT_KEY_PATTERN,
+  SNAPSHOT_METRIC,
+  SNAPSHOT_PREFIX,
+} from "./controlPlaneNames";
 import { CONTROL_PLANE_STARTED_UNITS } from "./systemdUnits";
 import {
   AUTHENTICATOR_ADDRESS,
@@ -94,7 +101,9 @@ export const SHELL_FACTS: Readonly<Record<string, string | number>> = {
   TOOLS_DIR,
   API_PIN_MARK,
   SNAPSHOT_PREFIX,
+  SNAPSHOT_KEY_PATTERN,
   LATEST_SNAPSHOT_KEY,
+  RESTORE_REQUEST_SUFFIX,
   SNAPSHOT_METRIC_NAMESPACE_PREFIX: SNAPSHOT_METRIC.namespacePrefix,
   SNAPSHOT_METRIC_NAME: SNAPSHOT_METRIC.name,
   SNAPSHOT_METRIC_DIMENSION: SNAPSHOT_METRIC.dimension,

@@ -300,13 +300,14 @@ export class Box {
   async onTheNetwork(
     command: string[],
     env: Record<string, string> = {},
+    timeoutMs = 120_000,
   ): Promise<{ status: number; stdout: string; stderr: string }> {
     const vars = Object.entries(env).map(([k, v]) => `${k}=${v}`);
     return new Promise((resolve) =>
       execFile(
         "ip",
         ["netns", "exec", this.namespace, "env", ...vars, ...command],
-        { timeout: 120_000, encoding: "utf8" },
+        { timeout: timeoutMs, encoding: "utf8" },
         (error, stdout, stderr) => {
           const code = (error as { code?: unknown } | null)?.code;
           resolve({ status: error ? (typeof code === "number" ? code : -1) : 0, stdout, stderr });

@@ -19,6 +19,7 @@ import { AGENT_PRE_ALLOCATION, ciliumNode } from "./ciliumNode";
 import { run, until } from "./run";
 import { cannotRun } from "../cannotRun";
 import { ADMIN_GROUP, JOIN_CREDENTIAL_FILE, KUBERNETES_DIR } from "../../components/nodes/nodeFacts";
+import { RESTORE_REQUEST_SUFFIX } from "../../components/nodes/controlPlaneNames";
 import { instanceCredentialPrefix, secretsKeyAlias } from "../../components/nodes/secretPaths";
 import { adminRoleName } from "../../components/adminAccess/adminRoleFacts";
 import { AwsCredentials, clusterToken } from "../../components/adminAccess/clusterToken";
@@ -740,6 +741,111 @@ rm -rf "$d"`);
     );
     process.stdout.write(
       `      the control-plane instance went ${gone}s after its termination; replacement ${replacement.instance.privateDnsName} restored and Ready within ${Math.round((Date.now() - replacement.bootedAt) / 1000)}s of boot\n`,
+    );
+  });
+
+  it("npm run restore-snapshot restores an older snapshot: what was written before it is there, what was written after is not, the state before saved; the worker Ready again", async () => {
+    const [old] = box.controlPlaneNodes();
+    const worker = [...box.nodes.values()].find((n) => !box.controlPlaneNodes().includes(n))!;
+    const bucket = String(box.planned("aws:s3/bucket:Bucket")[0].inputs.bucket);
+    const snapshotKeys = async () =>
+      (
+        (await box.aws.aws<{ Contents?: { Key: string }[] } | undefined>([
+          "s3api",
+          "list-objects-v2",
+          "--bucket",
+          bucket,
+          "--prefix",
+          "etcd/",
+        ])) ?? {}
+      ).Contents?.map((c) => c.Key) ?? [];
+    // A, the snapshot the timer's service takes, then B.
+    await box.kubectl(["create", "configmap", "box-before-snapshot"]);
+    const before = new Set(await snapshotKeys());
+    await old.exec("systemctl start etcd-backup.service", 120_000);
+    const [chosen] = (await snapshotKeys()).filter((k) => !before.has(k));
+    expect(chosen, "the snapshot the backup service took").to.match(/^etcd\/\d{8}T\d{6}Z\.db$/);
+    await box.kubectl(["create", "configmap", "box-after-snapshot"]);
+    const taken = new Set(await snapshotKeys());
+
+    // The stack's outputs, as the plan declares them (pulumi stack output --json on a deployed stack).
+    const outputs = join(box.dir, "outputs.json");
+    const request = `${headerOf(old, "INIT_RECORD")!}${RESTORE_REQUEST_SUFFIX}`;
+    writeFileSync(
+      outputs,
+      JSON.stringify({
+        clusterName: "dev.k8s.local",
+        region: "us-east-1",
+        backupBucket: bucket,
+        restoreRequest: request,
+      }),
+    );
+    const started = Date.now();
+    const restored = await box.onTheNetwork(
+      [process.execPath, join(__dirname, "..", "..", "bin", "cli", "restoreSnapshot.js")].concat([
+        ...["--snapshot", chosen, "--outputs", outputs, "--yes"],
+      ]),
+      {
+        AWS_ACCESS_KEY_ID: "box",
+        AWS_SECRET_ACCESS_KEY: "box",
+        AWS_ENDPOINT_URL: EMULATOR_ENDPOINT,
+        NODE_NO_WARNINGS: "1",
+      },
+      TIMEOUTS.restoreSnapshot.instanceGoneSeconds * 1000,
+    );
+    expect(restored.status, `${restored.stdout}${restored.stderr}`).to.equal(0);
+    const commandSeconds = Math.round((Date.now() - started) / 1000);
+    expect(box.nodes.has(old.instance.id), "the old control-plane instance").to.equal(false);
+
+    const replacement = await until(
+      "a replacement control-plane node Ready and initialised, InService",
+      async () => {
+        const fresh = box.controlPlaneNodes().find((n) => n !== old);
+        if (!fresh) return undefined;
+        const k8s = (await nodes()).find((n) => n.metadata.name === fresh.instance.privateDnsName);
+        if (!k8s || !ready(k8s) || !initialised(k8s)) return undefined;
+        return (await box.lifecycleState(fresh.instance.id)) === "InService" ? fresh : undefined;
+      },
+      12 * 60_000,
+      5000,
+    );
+    // It took the record over and restored the requested snapshot, which the record names; the request is gone.
+    const record = await box.aws.aws<{ Parameter: { Value: string } }>([
+      "ssm",
+      "get-parameter",
+      "--name",
+      headerOf(replacement, "INIT_RECORD")!,
+    ]);
+    expect(record.Parameter.Value).to.match(new RegExp(`^${replacement.instance.id} \\S+ restore ${chosen}$`));
+    const left = await box.aws.aws(["ssm", "get-parameter", "--name", request]).then(
+      () => "there",
+      (error: Error) => (error.message.includes("ParameterNotFound") ? "gone" : error.message),
+    );
+    expect(left, "the restore request").to.equal("gone");
+    const configMaps = (
+      await box.kubectlJson<{ items: { metadata: { name: string } }[] }>(["get", "configmaps"])
+    ).items.map((c) => c.metadata.name);
+    expect(configMaps).to.include("box-before-snapshot");
+    expect(configMaps).not.to.include("box-after-snapshot");
+    // The state before the restore: the old member's final snapshot, with B in it (etcd keeps keys in the clear).
+    const finals = (await snapshotKeys()).filter((k) => !taken.has(k));
+    expect(finals, "snapshots saved while the command ran").to.have.length.greaterThan(0);
+    const file = join(box.dir, "final.db");
+    await box.aws.aws(["s3", "cp", "--only-show-errors", `s3://${bucket}/${finals.sort().at(-1)}`, file]);
+    expect(readFileSync(file).includes("/registry/configmaps/default/box-after-snapshot")).to.equal(true);
+    await until(
+      "the worker Ready, the old control-plane Node deleted",
+      async () => {
+        const all = await nodes();
+        const again = all.find((n) => n.metadata.name === worker.instance.privateDnsName);
+        const stale = all.some((n) => n.metadata.name === old.instance.privateDnsName);
+        return again && ready(again) && !stale ? true : undefined;
+      },
+      5 * 60_000,
+      5000,
+    );
+    process.stdout.write(
+      `      the command took ${commandSeconds}s; replacement ${replacement.instance.privateDnsName} restored ${chosen} and Ready within ${Math.round((Date.now() - replacement.bootedAt) / 1000)}s of boot\n`,
     );
   });
 });

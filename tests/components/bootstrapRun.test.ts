@@ -16,7 +16,11 @@ import type { ClusterSpec } from "../../config/types";
 import { requireDebianTool } from "../debianTools";
 import { specWith } from "../fixtures";
 import { KUBEADM_PKI_PATH } from "../standins/pki";
-import { LATEST_SNAPSHOT_KEY, SHARED_PKI_FILES } from "../../components/nodes/controlPlaneNames";
+import {
+  LATEST_SNAPSHOT_KEY,
+  RESTORE_REQUEST_SUFFIX,
+  SHARED_PKI_FILES,
+} from "../../components/nodes/controlPlaneNames";
 import { AwsFake, startAws } from "../standins/aws";
 import {
   credentialParameter,
@@ -704,6 +708,43 @@ describe("control-plane bootstrap and the cluster's state, run as systemd runs i
     expect(node.aws.calls.filter((c) => c.action === "s3:GetObject").map((c) => c.params.Key)).to.deep.equal([
       LATEST_SNAPSHOT_KEY,
     ]);
+  });
+
+  it("every member lost, with a restore request (npm run restore-snapshot): the init zone's next node restores the snapshot it names, records it, and deletes the request", async () => {
+    const older = "etcd/20260101T000000Z.db";
+    const { node, service } = await boot(userDataFor(specWith({}), FIRST), NO_API, 1, {
+      clusterKeysStored: true,
+      aws: (aws) => {
+        othersRecord(aws, "terminated");
+        aws.objects.set(`etcd-backups-test/${LATEST_SNAPSHOT_KEY}`, Buffer.from("newer"));
+        aws.objects.set(`etcd-backups-test/${older}`, Buffer.from("older"));
+        aws.putParameter(`${INIT_RECORD}${RESTORE_REQUEST_SUFFIX}`, older, "String");
+      },
+    });
+    expect(service.status, service.stderr).to.equal(0);
+    // A retried run restores the same snapshot: the record names it once the request is gone.
+    expect(initRecord(node)).to.match(new RegExp(`^${node.instance.id} \\S+ restore ${older}$`));
+    expect(node.aws.parameters.has(`${INIT_RECORD}${RESTORE_REQUEST_SUFFIX}`)).to.equal(false);
+    expect(node.aws.calls.filter((c) => c.action === "s3:GetObject").map((c) => c.params.Key)).to.deep.equal([older]);
+    expect(readFileSync(join(node.state, "etcd-restored"), "utf8").trim().split("\n")).to.have.length(1);
+    const inits = kubeadmRuns(node).filter((l) => l.startsWith("kubeadm init"));
+    expect(inits).to.have.length(1);
+    expect(inits[0]).to.contain("--ignore-preflight-errors=DirAvailable--var-lib-etcd");
+  });
+
+  it("a restore request that names no snapshot of the timer's: the node restores nothing and creates no cluster", async () => {
+    const { node, service } = await boot(userDataFor(specWith({}), FIRST), NO_API, 1, {
+      clusterKeysStored: true,
+      aws: (aws) => {
+        othersRecord(aws, "terminated");
+        aws.objects.set(`etcd-backups-test/${LATEST_SNAPSHOT_KEY}`, Buffer.from("newer"));
+        aws.putParameter(`${INIT_RECORD}${RESTORE_REQUEST_SUFFIX}`, "latest/../other.db", "String");
+      },
+    });
+    expect(service.status).to.equal(1);
+    expect(initRecord(node)).to.match(/^i-0aaaaaaaaaaaaaaaa /);
+    expect(node.aws.calls.filter((c) => c.action === "s3:GetObject")).to.deep.equal([]);
+    expect(kubeadmRuns(node).filter((l) => l.startsWith("kubeadm init"))).to.deep.equal([]);
   });
 
   it("the record's owner gone, but a member at another running control-plane instance answers: no init; none answers: the cluster is created again", async () => {

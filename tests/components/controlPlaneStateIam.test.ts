@@ -1,5 +1,5 @@
 // The control plane's state in IAM, simulated: only the control-plane role may create the init record,
-// upload etcd snapshots (and read back the latest one only), find the cluster's instances and complete the termination hook
+// upload etcd snapshots (and read them back, to restore), find the cluster's instances and complete the termination hook
 // of the cluster's groups; it touches no volume and no DNS record.
 import { expect } from "chai";
 import { attachedPolicies, may } from "../iamSimulator";
@@ -9,7 +9,7 @@ import { controlPlaneState } from "../../components/controlPlane/controlPlaneSta
 import { backupBucketName } from "../../components/controlPlane/backupBucket";
 import { validateConfig } from "../../components/clusterConfigValidation";
 import { baseConfig, REGION } from "../fixtures";
-import { LATEST_SNAPSHOT_KEY } from "../../components/nodes/controlPlaneNames";
+import { LATEST_SNAPSHOT_KEY, RESTORE_REQUEST_SUFFIX } from "../../components/nodes/controlPlaneNames";
 
 const AT: AwsCoordinates = { partition: "aws", region: REGION, accountId: "000000000000" };
 const spec = validateConfig(baseConfig(), REGION).spec;
@@ -69,11 +69,24 @@ describe("control-plane state IAM, simulated", () => {
     expect(await may(cp, "ssm:DeleteParameter", record("dev.k8s.local")), "the record is never deleted").to.equal(
       false,
     );
+    // The node that restores the snapshot a restore request names deletes the request (kubeadm_init): its own
+    // cluster's only. Workers neither read nor delete it.
+    const request = `${record("dev.k8s.local")}${RESTORE_REQUEST_SUFFIX}`;
+    for (const action of ["ssm:GetParameter", "ssm:DeleteParameter"]) {
+      expect(await may(cp, action, request), action).to.equal(true);
+      expect(await may(node, action, request), action).to.equal(false);
+    }
+    expect(await may(cp, "ssm:DeleteParameter", `${record("other.k8s.local")}${RESTORE_REQUEST_SUFFIX}`)).to.equal(
+      false,
+    );
+    expect(await may(cp, "ssm:DeleteParameter", `${record("dev.k8s.local")}-succession-i-0123456789abcdef0`)).to.equal(
+      false,
+    );
     expect(await may(node, "ssm:PutParameter", record("dev.k8s.local"))).to.equal(false);
     expect(await may(node, "ssm:GetParameter", record("dev.k8s.local"))).to.equal(false);
   });
 
-  it("only the control plane uploads snapshots, under the bucket's snapshot prefix and fixed key, and reads the latest only", async () => {
+  it("only the control plane uploads snapshots, under the bucket's snapshot prefix and fixed key, and reads them back", async () => {
     const bucket = backupBucketName("dev.k8s.local", AT.accountId, REGION);
     const object = `arn:aws:s3:::${bucket}/etcd/20260101T000000Z.db`;
     const latest = `arn:aws:s3:::${bucket}/${LATEST_SNAPSHOT_KEY}`;
@@ -85,10 +98,12 @@ describe("control-plane state IAM, simulated", () => {
       expect(await may(node, "s3:PutObject", key), key).to.equal(false);
       expect(await may(node, "s3:GetObject", key), key).to.equal(false);
     }
-    // A node that creates the cluster again restores the latest snapshot (bootstrap/etcd.sh), and no other;
-    // it asks first whether it exists, listing that key alone.
+    // A node that creates the cluster again restores the latest snapshot, or the one a restore request names
+    // (bootstrap/etcd.sh), and reads nothing else of the bucket; it asks first whether the latest exists,
+    // listing that key alone.
     expect(await may(cp, "s3:GetObject", latest)).to.equal(true);
-    expect(await may(cp, "s3:GetObject", object)).to.equal(false);
+    expect(await may(cp, "s3:GetObject", object)).to.equal(true);
+    expect(await may(cp, "s3:GetObject", `arn:aws:s3:::${bucket}/elsewhere/x`)).to.equal(false);
     const list = (role: typeof cp, prefix?: string) =>
       may(role, "s3:ListBucket", `arn:aws:s3:::${bucket}`, prefix === undefined ? {} : { "s3:prefix": prefix });
     expect(await list(cp, LATEST_SNAPSHOT_KEY)).to.equal(true);

@@ -293,6 +293,11 @@ export class AwsFake {
       this.putParameter(p.Name, p.Value, type, p.KeyId);
       return { Version: this.parameters.get(p.Name)!.version, Tier: "Standard" };
     },
+    // DeleteParameter of a missing name fails with ParameterNotFound (SSM API Reference, DeleteParameter).
+    "ssm:DeleteParameter": (p) => {
+      if (!this.parameters.delete(p.Name)) throw new AwsError("ParameterNotFound", "");
+      return {};
+    },
     // Filters are ANDed, a filter's values ORed; `tag:KEY` matches a tag's value (EC2 API Reference,
     // DescribeInstances).
     "ec2:DescribeInstances": (p) => {
@@ -600,6 +605,7 @@ export class AwsFake {
 const COMMANDS: Record<string, { action: string; operation: string }> = {
   "ssm get-parameter": { action: "ssm:GetParameter", operation: "GetParameter" },
   "ssm put-parameter": { action: "ssm:PutParameter", operation: "PutParameter" },
+  "ssm delete-parameter": { action: "ssm:DeleteParameter", operation: "DeleteParameter" },
   "ec2 describe-instances": { action: "ec2:DescribeInstances", operation: "DescribeInstances" },
   "ec2 describe-instance-types": { action: "ec2:DescribeInstanceTypes", operation: "DescribeInstanceTypes" },
   "autoscaling describe-auto-scaling-instances": {

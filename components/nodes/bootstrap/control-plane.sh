@@ -63,16 +63,18 @@ share_control_plane_pki() {
   log "stored the cluster's keys in $SHARED_PKI_PARAMETERS"
 }
 
-# The init record (INIT_RECORD, an SSM parameter): "INSTANCE TIME [restore]", created by the one node that
+# The init record (INIT_RECORD, an SSM parameter): "INSTANCE TIME [restore [KEY]]", created by the one node that
 # runs kubeadm init, without --overwrite, which SSM makes atomic: of two nodes racing, one creates it and the
 # other fails. While the cluster it created may still run, no other node creates one. It is stale once every
 # member is lost: its owner is not running healthy (terminated, stopped, unknown to EC2, or counted unhealthy
 # by Auto Scaling, which replaces it), and the etcd of no other running control-plane instance answers (a
 # member still in its launch hook, in standby or terminating counts). The first zone's next node then takes
 # it over: a succession record named after the stale owner, created without --overwrite, picks one node of
-# any that race; the winner overwrites the record, marked "restore" when the cluster's latest snapshot exists:
-# kubeadm init then starts from that snapshot (kubeadm_init). So a cluster that lost every member comes back
-# with what it last saved, and one whose first node never went into service is created again. A cluster with
+# any that race; the winner overwrites the record, marked "restore" when the cluster's latest snapshot exists,
+# or "restore KEY" when a restore request (INIT_RECORD RESTORE_REQUEST_SUFFIX, which `npm run restore-snapshot`
+# writes once every control-plane instance is gone) names an older one: kubeadm init then starts from that
+# snapshot (kubeadm_init). So a cluster that lost every member comes back with what it last saved, or with the
+# snapshot its operator chose, and one whose first node never went into service is created again. A cluster with
 # a member left but no quorum is not restored over: that member's data is newer (etcd's --force-new-cluster,
 # by hand: docs/operations.md).
 
@@ -147,10 +149,12 @@ init_record_exists() {
 }
 
 # claim_init_record: prints the record this node holds: it creates it, takes over a stale one (marked
-# "restore" when the latest snapshot exists), or finds it its own. Fails when another instance holds it, when
-# another node won the takeover, or when this instance is being terminated.
+# "restore" when the latest snapshot exists, "restore KEY" when a restore request names one), or finds it its
+# own. Fails when another instance holds it, when another node won the takeover, when a restore request names
+# no snapshot of the timer's (restoring anything else would be a guess), or when this instance is being
+# terminated.
 claim_init_record() {
-  local state value owner succession winner snapshot
+  local state value owner succession winner snapshot request
   state=$(init_record_state) || return 1
   value="$(imds instance-id) $(date -u +%Y-%m-%dT%H:%M:%SZ)"
   case "$state" in
@@ -168,9 +172,19 @@ claim_init_record() {
       winner=$(parameter_or_none "$succession") || return 1
       [ "${winner%% *}" = "$(imds instance-id)" ] || return 1
     fi
-    snapshot=$(latest_snapshot_exists) || return 1
-    if [ "$snapshot" = yes ]; then value+=" restore"; fi
-    log "every member of the cluster is lost (the init record's owner $owner is gone): taking the record over (latest snapshot: $snapshot)"
+    request=$(parameter_or_none "$INIT_RECORD$RESTORE_REQUEST_SUFFIX") || return 1
+    if [ "$request" != none ]; then
+      if ! [[ $request =~ $SNAPSHOT_KEY_PATTERN ]]; then
+        log "the restore request $INIT_RECORD$RESTORE_REQUEST_SUFFIX names $request, not a snapshot of the backup timer's"
+        return 1
+      fi
+      snapshot=$request
+      value+=" restore $request"
+    else
+      snapshot=$(latest_snapshot_exists) || return 1
+      if [ "$snapshot" = yes ]; then value+=" restore"; fi
+    fi
+    log "every member of the cluster is lost (the init record's owner $owner is gone): taking the record over (snapshot: $snapshot)"
     put_parameter String "$INIT_RECORD" "$value" --overwrite || return 1
     ;;
   none)
@@ -186,14 +200,18 @@ claim_init_record() {
 }
 
 kubeadm_init() {
-  local stored value ignore=()
+  local stored value key ignore=()
   if ! value=$(claim_init_record); then
     log "the init record $INIT_RECORD is another node's, or AWS did not answer: not creating a cluster"
     return 1
   fi
-  if [[ $value == *" restore" ]]; then
-    log "restoring the cluster from its latest snapshot"
-    etcd_restore_latest || return 1
+  if [[ $value =~ \ restore(\ (.+))?$ ]]; then
+    key=${BASH_REMATCH[2]:-$LATEST_SNAPSHOT_KEY}
+    # The record names the requested snapshot now: the request goes, or the next loss of every member would
+    # restore it again.
+    if [ "$key" != "$LATEST_SNAPSHOT_KEY" ]; then delete_parameter "$INIT_RECORD$RESTORE_REQUEST_SUFFIX" || return 1; fi
+    log "restoring the cluster from its snapshot $key"
+    etcd_restore "$key" || return 1
     # kubeadm init's preflight wants an empty /var/lib/etcd; etcd starts from the restored one.
     ignore=(--ignore-preflight-errors=DirAvailable--var-lib-etcd)
   else

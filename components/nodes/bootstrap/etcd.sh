@@ -3,7 +3,7 @@
 # promoted) and waits for etcd to be healthy with it; `kubeadm reset` removes it. What kubeadm leaves to the
 # caller is here: members whose instances are gone leave before a join (kubeadm's check-etcd phase needs
 # every voting member to answer), the leader's snapshots go to the backup bucket, and a cluster that lost
-# every member starts again from the latest one (etcd_restore_latest).
+# every member starts again from a snapshot (etcd_restore).
 
 # etcd's own tools are those of the etcd image kubeadm runs (registry.k8s.io/etcd holds etcdctl and etcdutl
 # in /usr/local/bin), copied out of it: the tools always match the member they talk to.
@@ -306,17 +306,18 @@ etcd_sole_member() {
   fi
 }
 
-# etcd_restore_latest: the latest snapshot, verified by etcdutl, restored into /var/lib/etcd as a one-member
-# cluster of this node (named after its Node, at its private address, as kubeadm init's manifest names it), for
-# kubeadm init to start etcd on. --bump-revision and --mark-compacted are etcd's recovery procedure for
-# Kubernetes: every watcher of the API sees a revision above any it saw, and lists again.
-etcd_restore_latest() {
-  local dir tools name ip status=0 data="${BOOTSTRAP_ROOT:-}/var/lib/etcd"
+# etcd_restore KEY: the backup bucket's snapshot KEY (the latest, or one a restore request named), verified by
+# etcdutl, restored into /var/lib/etcd as a one-member cluster of this node (named after its Node, at its
+# private address, as kubeadm init's manifest names it), for kubeadm init to start etcd on. --bump-revision
+# and --mark-compacted are etcd's recovery procedure for Kubernetes: every watcher of the API sees a revision
+# above any it saw, and lists again.
+etcd_restore() {
+  local key=$1 dir tools name ip status=0 data="${BOOTSTRAP_ROOT:-}/var/lib/etcd"
   tools=$(etcd_tools_dir) || return 1
   name=$(node_name) || return 1
   ip=$(imds local-ipv4) || return 1
   dir=$(mktemp -d)
-  retry aws s3 cp --region "$REGION" --only-show-errors "s3://$BACKUP_BUCKET/$LATEST_SNAPSHOT_KEY" "$dir/snapshot.db" &&
+  retry aws s3 cp --region "$REGION" --only-show-errors "s3://$BACKUP_BUCKET/$key" "$dir/snapshot.db" &&
     "$tools/etcdutl" snapshot status "$dir/snapshot.db" -w json >/dev/null &&
     rm -rf "$data" &&
     "$tools/etcdutl" snapshot restore "$dir/snapshot.db" --data-dir "$data" --name "$name" \
@@ -324,9 +325,9 @@ etcd_restore_latest() {
       --bump-revision 1000000000 --mark-compacted >/dev/null || status=$?
   rm -rf "$dir"
   if [ "$status" -ne 0 ]; then
-    log "cannot restore s3://$BACKUP_BUCKET/$LATEST_SNAPSHOT_KEY"
+    log "cannot restore s3://$BACKUP_BUCKET/$key"
     rm -rf "$data"
     return "$status"
   fi
-  log "restored s3://$BACKUP_BUCKET/$LATEST_SNAPSHOT_KEY into $data"
+  log "restored s3://$BACKUP_BUCKET/$key into $data"
 }

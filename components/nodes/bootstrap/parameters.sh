@@ -22,6 +22,18 @@ parameter_or_none() {
   return "$status"
 }
 
+# delete_parameter NAME: the parameter NAME deleted; one that does not exist counts as deleted (a run that
+# deleted it and stopped before it went on). Fails, saying why, when SSM refuses or does not answer.
+delete_parameter() {
+  local errors status=0
+  errors=$(mktemp)
+  aws ssm delete-parameter --region "$REGION" --name "$1" 2>"$errors" || status=$?
+  if [ "$status" -ne 0 ] && grep -q ParameterNotFound "$errors"; then status=0; fi
+  if [ "$status" -ne 0 ]; then log "cannot delete $1: $(cat "$errors")"; fi
+  rm -f "$errors"
+  return "$status"
+}
+
 # put_parameter TYPE NAME VALUE [ARGS...]: VALUE to the parameter NAME, a String or a SecureString under the
 # cluster's key (SECRETS_KEY), ARGS added (--overwrite). VALUE goes through a file only root reads (the AWS
 # CLI's file://), never a command line, which every user of the node could read in ps (a function's arguments

@@ -38,6 +38,10 @@ class MotoGroups:
     def terminate(self, instance_id: str, decrement: bool) -> None:
         self._backend.terminate_instance(instance_id, should_decrement=decrement)
 
+    def sizes(self, group: str) -> tuple[int, int]:
+        found = self._backend.autoscaling_groups[group]
+        return found.min_size, found.desired_capacity
+
     def launch_replacement(self, group: str) -> None:
         self._backend.set_desired_capacity(group, self._backend.autoscaling_groups[group].desired_capacity + 1)
 

@@ -19,6 +19,10 @@ lifecycle hooks", "Complete a lifecycle action", CompleteLifecycleAction, Record
   says (minimum healthy 100 %, "Instance maintenance policies": Auto Scaling "first launches a new instance
   and then waits for it to be fully ready before terminating the unhealthy instance"): its replacement
   launches, and once one it launched since is InService, it terminates through its termination hooks.
+- TerminateInstanceInAutoScalingGroup with ShouldDecrementDesiredCapacity is refused while the desired
+  capacity equals the minimum size (ValidationError "Currently, desiredSize equals minSize (N). Terminating
+  instance without replacement will violate group's min size constraint. ...", as AWS answers it:
+  aws/aws-cli#47, hashicorp/nomad-autoscaler#1290).
 Not modelled: the hooks' global timeout (48 hours, or 100 heartbeat timeouts), and scale-in by a smaller
 desired capacity (the box terminates instances one by one, through TerminateInstanceInAutoScalingGroup).
 """
@@ -85,6 +89,10 @@ class Groups(Protocol):
 
     def terminate(self, instance_id: str, decrement: bool) -> None:
         """Terminates the instance; the group launches a replacement unless DECREMENT."""
+        ...
+
+    def sizes(self, group: str) -> tuple[int, int]:
+        """The group's minimum size and desired capacity."""
         ...
 
     def launch_replacement(self, group: str) -> None:
@@ -204,6 +212,13 @@ class Lifecycle:
             tracked = self._tracked.get(instance_id)
             if tracked is None or tracked.state in ("Terminated",) or tracked.state.startswith("Terminating"):
                 raise LifecycleError(f"Instance Id not found - No managed instance found for instance ID: {instance_id}")
+            minimum, desired = self._groups.sizes(tracked.group)
+            if decrement and desired <= minimum:
+                raise LifecycleError(
+                    f"Currently, desiredSize equals minSize ({minimum}). Terminating instance without replacement will "
+                    "violate group's min size constraint. Either set shouldDecrementDesiredCapacity flag to false or "
+                    "lower group's min size."
+                )
             self._decrement[instance_id] = decrement
             self._start(instance_id, tracked, TERMINATING, "Terminating:Wait", "Terminating:Proceed")
 

@@ -12,6 +12,7 @@ from lifecycle import LAUNCHING, TERMINATING, Hook, Lifecycle, LifecycleError, N
 class FakeGroups:
     def __init__(self) -> None:
         self.members = {"i-1": "nodes"}
+        self.minimum = 0
         self.terminated: list[tuple[str, bool]] = []
         self.notices: list[Notice] = []
         self.group_hooks = [
@@ -31,6 +32,9 @@ class FakeGroups:
 
     def launch_replacement(self, group: str) -> None:
         self.members[f"i-{len(self.members) + len(self.terminated) + 1}"] = group
+
+    def sizes(self, group: str) -> tuple[int, int]:
+        return self.minimum, len(self.members)
 
 
 class Clock:
@@ -203,3 +207,17 @@ def test_an_unhealthy_instance_in_service_terminates_once_its_replacement_is_in_
     waiting = lifecycle.state("i-1") == "Terminating:Wait" and groups.terminated == []
     lifecycle.complete("nodes", "drain", "CONTINUE", instance_id="i-1")
     holds(real, launching and kept and waiting and groups.terminated == [("i-1", True)])
+
+
+def test_a_decrement_below_the_minimum_size_is_refused(subject):
+    lifecycle, groups, _, real = subject
+    lifecycle.complete("nodes", "joined", "CONTINUE", instance_id="i-1")
+    groups.minimum = 1
+    try:
+        lifecycle.terminate("i-1", decrement=True)
+        refused = False
+    except LifecycleError as error:
+        refused = "desiredSize equals minSize (1)" in str(error)
+    # Without the decrement the group replaces it: allowed.
+    lifecycle.terminate("i-1", decrement=False)
+    holds(real, refused and lifecycle.state("i-1") == "Terminating:Wait")

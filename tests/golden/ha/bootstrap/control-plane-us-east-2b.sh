@@ -29,7 +29,9 @@ readonly UPGRADE_MOVED_ANNOTATION='cilium-cluster/upgrade-moved'
 readonly TOOLS_DIR='/usr/local/lib/cilium-cluster'
 readonly API_PIN_MARK='cilium-cluster-own-api-server'
 readonly SNAPSHOT_PREFIX='etcd/'
+readonly SNAPSHOT_KEY_PATTERN='^etcd/[0-9]{8}T[0-9]{6}Z[.]db$'
 readonly LATEST_SNAPSHOT_KEY='latest/etcd.db'
+readonly RESTORE_REQUEST_SUFFIX='-restore'
 readonly SNAPSHOT_METRIC_NAMESPACE_PREFIX='cilium-cluster'
 readonly SNAPSHOT_METRIC_NAME='EtcdSnapshotsUploaded'
 readonly SNAPSHOT_METRIC_DIMENSION='ClusterName'
@@ -393,6 +395,16 @@ parameter_or_none() {
   else
     log "cannot read $name: $(cat "$errors")"
   fi
+  rm -f "$errors"
+  return "$status"
+}
+
+delete_parameter() {
+  local errors status=0
+  errors=$(mktemp)
+  aws ssm delete-parameter --region "$REGION" --name "$1" 2>"$errors" || status=$?
+  if [ "$status" -ne 0 ] && grep -q ParameterNotFound "$errors"; then status=0; fi
+  if [ "$status" -ne 0 ]; then log "cannot delete $1: $(cat "$errors")"; fi
   rm -f "$errors"
   return "$status"
 }
@@ -892,13 +904,13 @@ etcd_sole_member() {
   fi
 }
 
-etcd_restore_latest() {
-  local dir tools name ip status=0 data="${BOOTSTRAP_ROOT:-}/var/lib/etcd"
+etcd_restore() {
+  local key=$1 dir tools name ip status=0 data="${BOOTSTRAP_ROOT:-}/var/lib/etcd"
   tools=$(etcd_tools_dir) || return 1
   name=$(node_name) || return 1
   ip=$(imds local-ipv4) || return 1
   dir=$(mktemp -d)
-  retry aws s3 cp --region "$REGION" --only-show-errors "s3://$BACKUP_BUCKET/$LATEST_SNAPSHOT_KEY" "$dir/snapshot.db" &&
+  retry aws s3 cp --region "$REGION" --only-show-errors "s3://$BACKUP_BUCKET/$key" "$dir/snapshot.db" &&
     "$tools/etcdutl" snapshot status "$dir/snapshot.db" -w json >/dev/null &&
     rm -rf "$data" &&
     "$tools/etcdutl" snapshot restore "$dir/snapshot.db" --data-dir "$data" --name "$name" \
@@ -906,11 +918,11 @@ etcd_restore_latest() {
       --bump-revision 1000000000 --mark-compacted >/dev/null || status=$?
   rm -rf "$dir"
   if [ "$status" -ne 0 ]; then
-    log "cannot restore s3://$BACKUP_BUCKET/$LATEST_SNAPSHOT_KEY"
+    log "cannot restore s3://$BACKUP_BUCKET/$key"
     rm -rf "$data"
     return "$status"
   fi
-  log "restored s3://$BACKUP_BUCKET/$LATEST_SNAPSHOT_KEY into $data"
+  log "restored s3://$BACKUP_BUCKET/$key into $data"
 }
 
 # bootstrap/drain.sh
@@ -1436,7 +1448,7 @@ init_record_exists() {
 }
 
 claim_init_record() {
-  local state value owner succession winner snapshot
+  local state value owner succession winner snapshot request
   state=$(init_record_state) || return 1
   value="$(imds instance-id) $(date -u +%Y-%m-%dT%H:%M:%SZ)"
   case "$state" in
@@ -1453,9 +1465,19 @@ claim_init_record() {
       winner=$(parameter_or_none "$succession") || return 1
       [ "${winner%% *}" = "$(imds instance-id)" ] || return 1
     fi
-    snapshot=$(latest_snapshot_exists) || return 1
-    if [ "$snapshot" = yes ]; then value+=" restore"; fi
-    log "every member of the cluster is lost (the init record's owner $owner is gone): taking the record over (latest snapshot: $snapshot)"
+    request=$(parameter_or_none "$INIT_RECORD$RESTORE_REQUEST_SUFFIX") || return 1
+    if [ "$request" != none ]; then
+      if ! [[ $request =~ $SNAPSHOT_KEY_PATTERN ]]; then
+        log "the restore request $INIT_RECORD$RESTORE_REQUEST_SUFFIX names $request, not a snapshot of the backup timer's"
+        return 1
+      fi
+      snapshot=$request
+      value+=" restore $request"
+    else
+      snapshot=$(latest_snapshot_exists) || return 1
+      if [ "$snapshot" = yes ]; then value+=" restore"; fi
+    fi
+    log "every member of the cluster is lost (the init record's owner $owner is gone): taking the record over (snapshot: $snapshot)"
     put_parameter String "$INIT_RECORD" "$value" --overwrite || return 1
     ;;
   none)
@@ -1470,14 +1492,16 @@ claim_init_record() {
 }
 
 kubeadm_init() {
-  local stored value ignore=()
+  local stored value key ignore=()
   if ! value=$(claim_init_record); then
     log "the init record $INIT_RECORD is another node's, or AWS did not answer: not creating a cluster"
     return 1
   fi
-  if [[ $value == *" restore" ]]; then
-    log "restoring the cluster from its latest snapshot"
-    etcd_restore_latest || return 1
+  if [[ $value =~ \ restore(\ (.+))?$ ]]; then
+    key=${BASH_REMATCH[2]:-$LATEST_SNAPSHOT_KEY}
+    if [ "$key" != "$LATEST_SNAPSHOT_KEY" ]; then delete_parameter "$INIT_RECORD$RESTORE_REQUEST_SUFFIX" || return 1; fi
+    log "restoring the cluster from its snapshot $key"
+    etcd_restore "$key" || return 1
     ignore=(--ignore-preflight-errors=DirAvailable--var-lib-etcd)
   else
     log "no cluster was ever created: creating it"
