@@ -91,7 +91,7 @@ export class Cluster extends pulumi.ComponentResource {
     const applied = args.applied ?? {};
     // Throws a ConfigValidationError naming every problem, before the component is registered.
     // The cluster runs where the stack's default AWS provider declares its resources.
-    const spec = clusterSpec(args.config, new pulumi.Config("aws").get("region"), applied);
+    const spec = clusterSpec(args.config, new pulumi.Config("aws").get("region"), applied, pulumi.runtime.allConfig());
     super("cilium-cluster:index:Cluster", name, {}, opts);
     const outputs = declareCluster(spec, applied, this);
     this.clusterName = outputs.clusterName;

@@ -10,6 +10,8 @@
  * proxies) are refused, naming the key: a profile can hold each of them.
  */
 import type { AssumeRoleCommandInput, STSClientConfig } from "@aws-sdk/client-sts";
+import { formatFieldError } from "../config/validation/fieldErrors";
+import { durationSeconds, stackAwsErrors } from "../config/validation/stackAwsConfig";
 
 type Credentials = NonNullable<STSClientConfig["credentials"]>;
 
@@ -21,27 +23,6 @@ export interface StackAws {
   /** How the calls authenticate, for error messages. */
   description: string;
 }
-
-/** pulumi-aws config keys (`aws:<key>`) that change the caller or the endpoint, which the program does not honour. */
-const REFUSED = [
-  "accessKey",
-  "secretKey",
-  "token",
-  "assumeRoleWithWebIdentity",
-  "sharedConfigFiles",
-  "sharedCredentialsFiles",
-  "endpoints",
-  "customCaBundle",
-  "stsRegion",
-  "ec2MetadataServiceEndpoint",
-  "ec2MetadataServiceEndpointMode",
-  "httpProxy",
-  "httpsProxy",
-  "noProxy",
-  "insecure",
-  "useFipsEndpoint",
-  "useDualstackEndpoint",
-];
 
 /** An item of `aws:assumeRoles`, as pulumi-aws takes it. */
 interface AssumeRole {
@@ -56,29 +37,13 @@ interface AssumeRole {
   transitiveTagKeys?: string[];
 }
 
-const DURATION_UNITS: Record<string, number> = { ns: 1e-9, us: 1e-6, µs: 1e-6, ms: 1e-3, s: 1, m: 60, h: 3600 };
-
-/** A Go duration (`1h`, `15m`, `1h30m`), as pulumi-aws reads `duration`, in whole seconds. */
-export function durationSeconds(text: string): number | undefined {
-  if (!/^(\d+(\.\d+)?(ns|us|µs|ms|s|m|h))+$/.test(text)) return undefined;
-  const parts = [...text.matchAll(/(\d+(?:\.\d+)?)(ns|us|µs|ms|s|m|h)/g)];
-  return Math.floor(parts.reduce((sum, [, n, unit]) => sum + Number(n) * DURATION_UNITS[unit], 0));
-}
-
-function assumeRoleInput(role: AssumeRole, path: string): AssumeRoleCommandInput {
-  if (typeof role !== "object" || role === null || typeof role.roleArn !== "string" || !role.roleArn)
-    throw new Error(`${path}.roleArn is required: the ARN of the role to assume`);
-  let DurationSeconds: number | undefined;
-  if (role.duration !== undefined) {
-    DurationSeconds = durationSeconds(role.duration);
-    if (DurationSeconds === undefined)
-      throw new Error(`${path}.duration: ${JSON.stringify(role.duration)} is not a duration such as 1h or 15m`);
-  }
+/** A role of `aws:assumeRoles`, which stackAwsErrors found well formed. */
+function assumeRoleInput(role: AssumeRole): AssumeRoleCommandInput {
   return {
     RoleArn: role.roleArn,
     RoleSessionName: role.sessionName || `cilium-cluster-${Date.now()}`,
     ExternalId: role.externalId,
-    DurationSeconds,
+    DurationSeconds: role.duration === undefined ? undefined : durationSeconds(role.duration),
     Policy: role.policy,
     PolicyArns: role.policyArns?.map((arn) => ({ arn })),
     SourceIdentity: role.sourceIdentity,
@@ -111,28 +76,13 @@ function assumed(input: AssumeRoleCommandInput, region: string, profile: string 
 
 /** The SDK configuration of the stack, from Pulumi's flat config (`aws:region`, ...); throws on what it cannot honour. */
 export function stackAws(all: Record<string, string>): StackAws {
-  const refused = REFUSED.filter((key) => all[`aws:${key}`] !== undefined);
-  if (refused.length > 0)
-    throw new Error(
-      `${refused.map((k) => `aws:${k}`).join(", ")} ${refused.length > 1 ? "are" : "is"} set, which the program's own ` +
-        "AWS calls (pulumi up's control-plane member wait) do not honour: they use aws:region, aws:profile and " +
-        "aws:assumeRoles. Put the setting in an AWS profile (~/.aws/config, ~/.aws/credentials) and set aws:profile.",
-    );
+  const errors = stackAwsErrors(all);
+  if (errors.length > 0) throw new Error(errors.map(formatFieldError).join("; "));
   const region = all["aws:region"];
   if (!region) throw new Error("aws:region is required: the AWS region of the stack");
   const profile = all["aws:profile"] || undefined;
-  let roles: AssumeRole[] = [];
-  const rolesText = all["aws:assumeRoles"];
-  if (rolesText !== undefined) {
-    try {
-      roles = JSON.parse(rolesText) as AssumeRole[];
-    } catch {
-      throw new Error(`aws:assumeRoles must be a list of roles ({roleArn, ...}), not ${rolesText}`);
-    }
-    if (!Array.isArray(roles))
-      throw new Error(`aws:assumeRoles must be a list of roles ({roleArn, ...}), not ${rolesText}`);
-  }
-  const inputs = roles.map((role, i) => assumeRoleInput(role, `aws:assumeRoles[${i}]`));
+  const roles = JSON.parse(all["aws:assumeRoles"] ?? "[]") as AssumeRole[];
+  const inputs = roles.map(assumeRoleInput);
   const credentials = inputs.reduce<Credentials | undefined>(
     (outer, input) => assumed(input, region, profile, outer),
     undefined,

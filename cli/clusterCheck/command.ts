@@ -10,7 +10,7 @@ import { readRawConfig } from "../../config/read";
 import { formatReport } from "../../config/validation/report";
 import { validateConfig } from "../../components/clusterConfigValidation";
 import { waitUntil } from "../../components/poll";
-import { durationSeconds } from "../../components/stackAws";
+import { durationSeconds } from "../../config/validation/stackAwsConfig";
 import { TIMEOUTS } from "../../components/timeouts";
 import { PROJECT_DIR } from "../plan/examples";
 import { loadStackConfig, toRuntimeConfig, UsageError } from "../plan/stackConfig";

@@ -57,9 +57,10 @@ export function fixCommand(e: FieldError): string {
   if (e.suggested) {
     // A key that must go while a value is known: the key is misspelt, and its value moves to the one meant.
     const set = setSuggested(e.suggested.at ?? e.field, e.suggested.value);
-    return e.remove ? `pulumi config rm --path ${quote(e.field)} && ${set}` : set;
+    const rm = namespacedKey(e.field) ? `pulumi config rm ${e.field}` : `pulumi config rm --path ${quote(e.field)}`;
+    return e.remove ? `${rm} && ${set}` : set;
   }
-  if (namespacedKey(e.field)) return `pulumi config set ${e.field} <value>`;
+  if (namespacedKey(e.field)) return e.remove ? `pulumi config rm ${e.field}` : `pulumi config set ${e.field} <value>`;
   const path = quote(e.field);
   if (e.remove) return `pulumi config rm --path ${path}`;
   // One value allowed (`cloudProvider: aws`): the fix is that value, with nothing left to fill in.

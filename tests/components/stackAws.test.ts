@@ -2,6 +2,8 @@
 // it does not (the calls themselves, against the AWS fake: refreshWait.test.ts).
 import { expect } from "chai";
 import { stackAws } from "../../components/stackAws";
+import { stackAwsErrors } from "../../config/validation/stackAwsConfig";
+import { formatWithFix } from "../../config/validation/report";
 
 const REGION = { "aws:region": "us-east-1" };
 
@@ -25,24 +27,24 @@ describe("the stack's AWS config", () => {
     );
   });
 
-  it("refuses, naming them, the keys that would make it call as someone else or elsewhere", () => {
-    expect(() => stackAws({ ...REGION, "aws:accessKey": "AKIA", "aws:secretKey": "s" })).to.throw(
-      /^aws:accessKey, aws:secretKey are set, which the program's own AWS calls .* do not honour: they use aws:region, aws:profile and aws:assumeRoles\. Put the setting in an AWS profile/,
-    );
-    expect(() => stackAws({ ...REGION, "aws:endpoints": "[]" })).to.throw(/^aws:endpoints is set, /);
-  });
-
-  it("says what is wrong with a region or a role", () => {
+  it("refuses, every one at once with its fix, the keys that would make it call as someone else or elsewhere, and roles it cannot assume", () => {
+    const errors = stackAwsErrors({
+      ...REGION,
+      "aws:accessKey": "AKIA",
+      "aws:endpoints": "[]",
+      "aws:assumeRoles": '[{"sessionName":"s"},{"roleArn":"arn:aws:iam::1:role/a","duration":"1 hour"}]',
+    });
+    expect(errors.map(formatWithFix)).to.deep.equal([
+      "aws:accessKey: Forbidden: the program's own AWS calls during pulumi up (the control-plane member wait) use aws:region, aws:profile and aws:assumeRoles only: put this setting in an AWS profile (~/.aws/config, ~/.aws/credentials) and set aws:profile to it (fix: pulumi config rm aws:accessKey)",
+      "aws:endpoints: Forbidden: the program's own AWS calls during pulumi up (the control-plane member wait) use aws:region, aws:profile and aws:assumeRoles only: put this setting in an AWS profile (~/.aws/config, ~/.aws/credentials) and set aws:profile to it (fix: pulumi config rm aws:endpoints)",
+      "aws:assumeRoles[0].roleArn: Required value: the ARN of the role to assume (fix: pulumi config set --path 'aws:assumeRoles[0].roleArn' <value>)",
+      `aws:assumeRoles[1].duration: Invalid value: "1 hour": a duration such as 1h or 15m (fix: pulumi config set --path 'aws:assumeRoles[1].duration' <value>)`,
+    ]);
+    expect(stackAwsErrors({ ...REGION, "aws:assumeRoles": '{"roleArn":"x"}' }).map((e) => e.field)).to.deep.equal([
+      "aws:assumeRoles",
+    ]);
+    // The calls never start with them.
+    expect(() => stackAws({ ...REGION, "aws:accessKey": "AKIA" })).to.throw(/^aws:accessKey: Forbidden/);
     expect(() => stackAws({})).to.throw("aws:region is required");
-    expect(() => stackAws({ ...REGION, "aws:assumeRoles": "arn:aws:iam::1:role/a" })).to.throw(
-      "aws:assumeRoles must be a list of roles ({roleArn, ...}), not arn:aws:iam::1:role/a",
-    );
-    expect(() => stackAws({ ...REGION, "aws:assumeRoles": '{"roleArn":"x"}' })).to.throw(/must be a list of roles/);
-    expect(() => stackAws({ ...REGION, "aws:assumeRoles": '[{"sessionName":"s"}]' })).to.throw(
-      "aws:assumeRoles[0].roleArn is required: the ARN of the role to assume",
-    );
-    expect(() =>
-      stackAws({ ...REGION, "aws:assumeRoles": '[{"roleArn":"arn:aws:iam::1:role/a","duration":"1 hour"}]' }),
-    ).to.throw('aws:assumeRoles[0].duration: "1 hour" is not a duration such as 1h or 15m');
   });
 });

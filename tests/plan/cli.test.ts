@@ -264,6 +264,39 @@ describe("npm run plan", () => {
     expect(err).to.contain('controlPlane.count: Unsupported value: 2: supported values: "1", "3"');
   });
 
+  it("refuses aws: keys the program's own AWS calls cannot honour as config errors with their fix, not a failed plan", async () => {
+    const { code, err } = await run("--set", "aws:accessKey=AKIAEXAMPLE", "--set", "controlPlane.count=2");
+    expect(code).to.equal(1);
+    expect(err).to.contain("aws:accessKey: Forbidden: ");
+    expect(err).to.contain("(fix: pulumi config rm aws:accessKey)");
+    expect(err).to.contain("controlPlane.count: Unsupported value: 2");
+    expect(err).not.to.match(/^\s+at /m);
+  });
+
+  it("names a key under a misspelt namespace as such, with the fix that moves it, instead of the key it meant as missing", async () => {
+    const file = join(scratch(), "Pulumi.typo.yaml");
+    const dev = readFileSync(join(PROJECT_DIR, "Pulumi.dev.yaml"), "utf8");
+    writeFileSync(file, dev.replace("cilium-cluster:clusterName:", "cilium-clustr:clusterName:"));
+    const { code, err } = await run("--config-file", file);
+    expect(code).to.equal(1);
+    expect(err).to.contain("Invalid cluster configuration (1 error):");
+    expect(err).to.contain(
+      "(fix: pulumi config rm cilium-clustr:clusterName && pulumi config set cilium-cluster:clusterName 'dev.k8s.local')",
+    );
+    // The fix, applied: the plan runs.
+    const fixed = await run(
+      ...[
+        "--config-file",
+        file,
+        "--rm",
+        "cilium-clustr:clusterName",
+        "--set",
+        "cilium-cluster:clusterName=dev.k8s.local",
+      ],
+    );
+    expect(fixed.code, fixed.err).to.equal(0);
+  });
+
   for (const [argv, message] of [
     [["--bogus"], "unknown argument --bogus"],
     [["--set", "novalue"], "--set takes PATH=VALUE"],
