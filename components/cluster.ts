@@ -189,6 +189,7 @@ function declareCluster(spec: ClusterSpec, applied: AppliedState, parent: Cluste
         state: controlPlane
           ? {
               initRecord: controlPlaneState.initRecord,
+              restoreRequest: controlPlaneState.restoreRequest,
               backupBucket: controlPlaneState.backupBucket,
               encryptionKeys: controlPlaneState.encryptionKeys,
               sharedPki: controlPlaneState.sharedPki,

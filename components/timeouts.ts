@@ -170,7 +170,7 @@ export const TIMEOUTS = {
      * snapshot (bootstrap/control-plane.sh).
      */
     instanceGoneSeconds: 30 * 60,
-    /** Between two looks at the control-plane groups. */
+    /** Between two looks at the control-plane groups and the request. */
     pollSeconds: 10,
   },
   /** Add-ons applied by the control plane (`addons.applyFrom: controlPlane`, components/k8s). */

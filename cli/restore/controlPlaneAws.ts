@@ -6,13 +6,12 @@
 import {
   AutoScalingClient,
   AutoScalingGroup,
-  DescribeAutoScalingInstancesCommand,
   paginateDescribeAutoScalingGroups,
   TerminateInstanceInAutoScalingGroupCommand,
   UpdateAutoScalingGroupCommand,
 } from "@aws-sdk/client-auto-scaling";
 import { HeadObjectCommand, S3Client } from "@aws-sdk/client-s3";
-import { PutParameterCommand, SSMClient } from "@aws-sdk/client-ssm";
+import { GetParameterCommand, PutParameterCommand, SSMClient } from "@aws-sdk/client-ssm";
 import { CLUSTER_TAG, ROLE_TAGS } from "../../catalogs/kopsTagKeys";
 import { ControlPlaneGroup, RestoreAws, RestoreError } from "./restoreProcedure";
 
@@ -28,10 +27,12 @@ export function controlPlaneAws(region: string, profile?: string): RestoreAws {
         return { bytes: head.ContentLength ?? 0, modified: head.LastModified };
       } catch (error) {
         if ((error as Error).name === "NotFound") return undefined;
+        // Without s3:ListBucket, S3 answers a missing key with 403 too.
         if ((error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode === 403)
           throw new RestoreError(
-            `cannot read s3://${bucket}/${key}: only the restore principals (controlPlane.backupRestorePrincipals) ` +
-              "may read a snapshot; run as one (--profile)",
+            `s3://${bucket}/${key} does not exist, or the caller may not read it: only the restore principals ` +
+              "(controlPlane.backupRestorePrincipals) may read a snapshot; run as one (--profile), with " +
+              "s3:ListBucket on the bucket to tell a missing key from a refusal",
           );
         throw error;
       }
@@ -44,25 +45,12 @@ export function controlPlaneAws(region: string, profile?: string): RestoreAws {
       ];
       for await (const page of paginateDescribeAutoScalingGroups({ client: autoScaling }, { Filters: filters }))
         groups.push(...(page.AutoScalingGroups ?? []));
-      const ids = groups.flatMap((g) => (g.Instances ?? []).map((i) => i.InstanceId!));
-      // The lifecycle state as Auto Scaling holds the instance (a terminating one waits in its hook).
-      const states = new Map<string, string>();
-      for (let i = 0; i < ids.length; i += 50) {
-        const { AutoScalingInstances } = await autoScaling.send(
-          new DescribeAutoScalingInstancesCommand({ InstanceIds: ids.slice(i, i + 50) }),
-        );
-        for (const instance of AutoScalingInstances ?? [])
-          states.set(instance.InstanceId!, instance.LifecycleState ?? "");
-      }
       return groups.map((g): ControlPlaneGroup => ({
         name: g.AutoScalingGroupName!,
         minSize: g.MinSize ?? 0,
         desiredCapacity: g.DesiredCapacity ?? 0,
-        instances: Object.fromEntries(
-          (g.Instances ?? [])
-            .filter((i) => states.has(i.InstanceId!))
-            .map((i) => [i.InstanceId!, states.get(i.InstanceId!)!]),
-        ),
+        // Each instance the group holds, whatever its state (a terminating one waits in its hook).
+        instances: Object.fromEntries((g.Instances ?? []).map((i) => [i.InstanceId!, i.LifecycleState ?? ""])),
       }));
     },
     async setSizes(group, sizes) {
@@ -81,6 +69,14 @@ export function controlPlaneAws(region: string, profile?: string): RestoreAws {
           ShouldDecrementDesiredCapacity: true,
         }),
       );
+    },
+    async request(name) {
+      try {
+        return (await ssm.send(new GetParameterCommand({ Name: name }))).Parameter?.Value;
+      } catch (error) {
+        if ((error as Error).name === "ParameterNotFound") return undefined;
+        throw error;
+      }
     },
     async putRequest(name, key) {
       await ssm.send(new PutParameterCommand({ Name: name, Value: key, Type: "String", Overwrite: true }));

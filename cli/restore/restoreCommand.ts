@@ -20,14 +20,18 @@ the control plane still runs, its state before the restore is saved first, as th
 It checks the snapshot exists, then terminates every control-plane instance through Auto Scaling, one at a
 time (each node drains and its etcd member leaves; the last saves a final snapshot), with the groups'
 minimum size at 0 so none is replaced. Once none is left it writes the restore request (the stack output
-restoreRequest) and gives the groups their sizes back: the first zone's new node restores the snapshot and
-the others join it; workers reconnect on their own. The API is down from the last member's going until that
-node is ready. Run again, it goes on where it stopped. Follow it with npm run validate-cluster -- --wait 30m.
+restoreRequest) and gives the groups their sizes back: the first zone's new node restores the snapshot,
+runs the cluster on it and deletes the request, which the command waits for; the others join it, and
+workers reconnect on their own. The API is down from the last member's going until that node is ready. A
+run that stopped (AWS refused a call, a wait ran out) goes on when run again with the same snapshot; once
+it has said the cluster runs on it, running it again restores it again. Follow it with npm run
+validate-cluster -- --wait 30m.
 
-Run it as a restore principal (controlPlane.backupRestorePrincipals): only they may read a snapshot. It also
-calls autoscaling:DescribeAutoScalingGroups, DescribeAutoScalingInstances, UpdateAutoScalingGroup and
-TerminateInstanceInAutoScalingGroup on the cluster's control-plane groups, and ssm:PutParameter on the
-request. Do not run pulumi up meanwhile: it would give the groups their sizes back early.
+Run it as a restore principal (controlPlane.backupRestorePrincipals): only they may read a snapshot
+(s3:GetObject, and s3:ListBucket to tell a missing key from a refusal). It also calls
+autoscaling:DescribeAutoScalingGroups, UpdateAutoScalingGroup and TerminateInstanceInAutoScalingGroup on the
+cluster's control-plane groups, and ssm:GetParameter and PutParameter on the request. Do not run pulumi up
+--refresh meanwhile: it would give the groups their sizes back early.
 
   --snapshot KEY     the snapshot's key in the backup bucket
   --yes              go on; without it, the command says what it would do and changes nothing
@@ -36,9 +40,9 @@ request. Do not run pulumi up meanwhile: it would give the groups their sizes ba
   --profile PROFILE  the AWS profile to call with (default: the AWS SDK's default chain)
   --help             this text
 
-Exit codes: 0 restoring (the control plane's new nodes are starting); 1 nothing was changed without --yes,
-or AWS refused a call or an instance did not go in time (run it again); 2 bad usage, a snapshot that does not
-exist, or stack outputs that cannot be read.
+Exit codes: 0 the cluster runs on the snapshot, or without --yes, nothing was changed; 1 AWS refused a call
+or a wait ran out (run it again); 2 bad usage, a snapshot that does not exist or cannot be read, or stack
+outputs that cannot be read.
 `;
 
 export interface Io {
@@ -139,17 +143,21 @@ export async function main(
     io.err(`restore-snapshot: ${(error as Error).message}\n`);
     return error instanceof RestoreError ? 2 : 1;
   }
-  const { snapshot, groups } = found;
+  const { snapshot, groups, pending } = found;
   const instances = groups.flatMap((g) => Object.keys(g.instances));
   io.out(
     `Restoring ${target.clusterName} from s3://${target.bucket}/${target.key} (${snapshot.bytes} bytes` +
       `${snapshot.modified ? `, written ${snapshot.modified.toISOString()}` : ""}): every object written after it is lost.\n` +
-      `Control-plane groups: ${groups.map((g) => g.name).join(", ")}; instances to terminate: ${instances.join(", ") || "none"}.\n`,
+      `Control-plane groups: ${groups.map((g) => g.name).join(", ")}; instances: ${instances.join(", ") || "none"}.\n` +
+      (pending === target.key
+        ? "Its restore request is written already: the groups get their sizes back, and the restore is waited for.\n"
+        : `${pending ? `A restore request for ${pending} is pending: this one replaces it. ` : ""}` +
+          "Every instance above is terminated.\n"),
   );
   if (!options.yes) {
     const again = ["npm", "run", "restore-snapshot", "--", ...options.argv, "--yes"].map(shellWord).join(" ");
     io.out(`Nothing was changed. To go on:\n  ${again}\n`);
-    return 1;
+    return 0;
   }
   try {
     await restore(aws, target, (line) => io.out(`${line}\n`), timing);
@@ -160,7 +168,7 @@ export async function main(
     return 1;
   }
   io.out(
-    `The control plane is starting again from ${target.key}: the first zone's new node restores it.\n` +
+    `The control plane runs on ${target.key}; its other nodes and the workers join it.\n` +
       `Follow it with: npm run validate-cluster -- --wait 30m\n`,
   );
   return 0;

@@ -12,7 +12,7 @@ import {
   CLUSTER_CA_PARAMETER,
   ENCRYPTION_KEYS_PARAMETER,
   INIT_RECORD_PARAMETER,
-  RESTORE_REQUEST_SUFFIX,
+  RESTORE_REQUEST_PARAMETER,
   SHARED_PKI_PARAMETER,
 } from "../nodes/controlPlaneNames";
 import { parameterPrefix } from "../nodes/secretPaths";
@@ -56,7 +56,7 @@ export class ControlPlaneState extends pulumi.ComponentResource {
     const clusterId = new RandomId(`${name}-cluster-id`, { byteLength: 6 }, parent);
     const prefix = parameterPrefix(spec.clusterName, "control-plane");
     this.initRecord = pulumi.interpolate`${prefix}${INIT_RECORD_PARAMETER}-${clusterId.hex}`;
-    this.restoreRequest = pulumi.interpolate`${this.initRecord}${RESTORE_REQUEST_SUFFIX}`;
+    this.restoreRequest = pulumi.interpolate`${prefix}${RESTORE_REQUEST_PARAMETER}-${clusterId.hex}`;
     this.encryptionKeys = pulumi.interpolate`${prefix}${ENCRYPTION_KEYS_PARAMETER}-${clusterId.hex}`;
     this.sharedPki = pulumi.interpolate`${prefix}${SHARED_PKI_PARAMETER}-${clusterId.hex}/`;
     const nodePrefix = parameterPrefix(spec.clusterName, "node");

@@ -9,7 +9,7 @@ import {
   ENCRYPTION_KEYS_PARAMETER,
   INIT_RECORD_PARAMETER,
   LATEST_SNAPSHOT_KEY,
-  RESTORE_REQUEST_SUFFIX,
+  RESTORE_REQUEST_PARAMETER,
   SHARED_PKI_PARAMETER,
   SNAPSHOT_PREFIX,
 } from "../nodes/controlPlaneNames";
@@ -71,11 +71,11 @@ function controlPlaneStateStatements(spec: ClusterSpec, at: AwsCoordinates): Sta
     },
     {
       // The node that takes the init record over to restore the snapshot a restore request names deletes the
-      // request once the record names it (kubeadm_init): a later loss of every member restores the latest.
+      // request once the cluster runs on it (kubeadm_init): a later loss of every member restores the latest.
       Sid: "ControlPlaneStateRestoreRequestDelete",
       Effect: "Allow",
       Action: ["ssm:DeleteParameter"],
-      Resource: `${initRecords}${RESTORE_REQUEST_SUFFIX}`,
+      Resource: `${ssm}${parameterPrefix(spec.clusterName, "control-plane")}${RESTORE_REQUEST_PARAMETER}-*`,
     },
     {
       // The first control-plane node creates the Secrets encryption keys (without overwrite), and a key

@@ -59,6 +59,8 @@ export interface BootstrapConfig {
   kubeProxy: boolean;
   /** The SSM parameter that records the cluster was created; empty for workers. */
   initRecord: string;
+  /** The SSM parameter that names a snapshot to restore (`npm run restore-snapshot`); empty for workers. */
+  restoreRequest: string;
   /** The bucket of etcd snapshots and the minutes between them; empty and 0 for workers. */
   backupBucket: string;
   backupIntervalMinutes: number;
@@ -109,6 +111,7 @@ export type NodeSpec = Pick<
  */
 export interface ControlPlaneStateNames {
   initRecord: string;
+  restoreRequest: string;
   backupBucket: string;
   encryptionKeys: string;
   sharedPki: string;
@@ -121,6 +124,7 @@ export function bootstrapConfig(
   api: ApiEndpoints,
   state: ControlPlaneStateNames = {
     initRecord: "",
+    restoreRequest: "",
     backupBucket: "",
     encryptionKeys: "",
     sharedPki: "",
@@ -155,6 +159,7 @@ export function bootstrapConfig(
     serviceCIDR: spec.network.serviceCIDR,
     kubeProxy: spec.kubeProxy.enabled,
     initRecord: controlPlane ? state.initRecord : "",
+    restoreRequest: controlPlane ? state.restoreRequest : "",
     backupBucket: controlPlane ? state.backupBucket : "",
     backupIntervalMinutes: controlPlane ? spec.controlPlane.backupIntervalMinutes : 0,
     etcdMemberUnhealthyMinutes: controlPlane ? spec.controlPlane.etcdMemberUnhealthyMinutes : 0,

@@ -1,11 +1,12 @@
 /** The init record's name below the control plane's SSM prefix, before the cluster's id (bootstrap/control-plane.sh). */
 export const INIT_RECORD_PARAMETER = "initialized";
 /**
- * What `npm run restore-snapshot` names the snapshot a control plane that lost every member restores instead
- * of the latest one with: the init record's name and this suffix (cli/restoreSnapshot). The node that takes
- * the record over reads it, records the key in the record, and deletes it (bootstrap/control-plane.sh).
+ * The restore request's name below the control plane's SSM prefix, before the cluster's id: where `npm run
+ * restore-snapshot` names the snapshot a control plane that lost every member restores instead of the latest.
+ * The node that takes the init record over reads it, and deletes it once the cluster runs on that snapshot
+ * (bootstrap/control-plane.sh). Not below the init record's name, which every control-plane node may write.
  */
-export const RESTORE_REQUEST_SUFFIX = "-restore";
+export const RESTORE_REQUEST_PARAMETER = "restore-request";
 /** The Secrets encryption keys' name below the control plane's SSM prefix, before the cluster's id (bootstrap/encryption.sh). */
 export const ENCRYPTION_KEYS_PARAMETER = "encryption-keys";
 /**

@@ -31,6 +31,7 @@ export interface NodeLaunchTemplateArgs {
   /** The names of the control plane's state (ControlPlaneState) and its admin role, for control-plane groups. */
   state?: {
     initRecord: pulumi.Input<string>;
+    restoreRequest: pulumi.Input<string>;
     backupBucket: pulumi.Input<string>;
     encryptionKeys: pulumi.Input<string>;
     sharedPki: pulumi.Input<string>;

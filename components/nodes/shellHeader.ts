@@ -30,7 +30,6 @@ import {
 import { shellQuote } from "./shell";
 import {
   LATEST_SNAPSHOT_KEY,
-  RESTORE_REQUEST_SUFFIX,
   SHARED_PKI_FILES,
   SNAPSHOT_KEY_PATTERN,
   SNAPSHOT_METRIC,
@@ -71,6 +70,7 @@ export const SHELL_VARIABLES: { [K in keyof BootstrapConfig]-?: string } = {
   serviceCIDR: "SERVICE_CIDR",
   kubeProxy: "KUBE_PROXY",
   initRecord: "INIT_RECORD",
+  restoreRequest: "RESTORE_REQUEST",
   backupBucket: "BACKUP_BUCKET",
   backupIntervalMinutes: "BACKUP_INTERVAL_MINUTES",
   etcdMemberUnhealthyMinutes: "ETCD_UNHEALTHY_MINUTES",
@@ -103,7 +103,6 @@ export const SHELL_FACTS: Readonly<Record<string, string | number>> = {
   SNAPSHOT_PREFIX,
   SNAPSHOT_KEY_PATTERN,
   LATEST_SNAPSHOT_KEY,
-  RESTORE_REQUEST_SUFFIX,
   SNAPSHOT_METRIC_NAMESPACE_PREFIX: SNAPSHOT_METRIC.namespacePrefix,
   SNAPSHOT_METRIC_NAME: SNAPSHOT_METRIC.name,
   SNAPSHOT_METRIC_DIMENSION: SNAPSHOT_METRIC.dimension,

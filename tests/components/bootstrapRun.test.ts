@@ -16,11 +16,7 @@ import type { ClusterSpec } from "../../config/types";
 import { requireDebianTool } from "../debianTools";
 import { specWith } from "../fixtures";
 import { KUBEADM_PKI_PATH } from "../standins/pki";
-import {
-  LATEST_SNAPSHOT_KEY,
-  RESTORE_REQUEST_SUFFIX,
-  SHARED_PKI_FILES,
-} from "../../components/nodes/controlPlaneNames";
+import { LATEST_SNAPSHOT_KEY, SHARED_PKI_FILES } from "../../components/nodes/controlPlaneNames";
 import { AwsFake, startAws } from "../standins/aws";
 import {
   credentialParameter,
@@ -46,6 +42,8 @@ let secrets: { dir: string };
 
 /** The init record this test's control-plane nodes are told. */
 const INIT_RECORD = "/cilium-cluster/dev.k8s.local/control-plane/initialized-test";
+/** Where npm run restore-snapshot names a snapshot for them. */
+const RESTORE_REQUEST = "/cilium-cluster/dev.k8s.local/control-plane/restore-request-test";
 
 const userDataFor = (spec: ClusterSpec, group: string) =>
   renderUserData(
@@ -55,6 +53,7 @@ const userDataFor = (spec: ClusterSpec, group: string) =>
       { internal: "api.example.test", public: "api.example.com", caParameter: "/cluster-ca" },
       {
         initRecord: INIT_RECORD,
+        restoreRequest: RESTORE_REQUEST,
         backupBucket: "etcd-backups-test",
         encryptionKeys: "/encryption-keys",
         sharedPki: "/pki/",
@@ -710,7 +709,7 @@ describe("control-plane bootstrap and the cluster's state, run as systemd runs i
     ]);
   });
 
-  it("every member lost, with a restore request (npm run restore-snapshot): the init zone's next node restores the snapshot it names, records it, and deletes the request", async () => {
+  it("every member lost, with a restore request (npm run restore-snapshot): the init zone's next node restores the snapshot it names, records it, and deletes the request once the cluster runs on it", async () => {
     const older = "etcd/20260101T000000Z.db";
     const { node, service } = await boot(userDataFor(specWith({}), FIRST), NO_API, 1, {
       clusterKeysStored: true,
@@ -718,18 +717,46 @@ describe("control-plane bootstrap and the cluster's state, run as systemd runs i
         othersRecord(aws, "terminated");
         aws.objects.set(`etcd-backups-test/${LATEST_SNAPSHOT_KEY}`, Buffer.from("newer"));
         aws.objects.set(`etcd-backups-test/${older}`, Buffer.from("older"));
-        aws.putParameter(`${INIT_RECORD}${RESTORE_REQUEST_SUFFIX}`, older, "String");
+        aws.putParameter(RESTORE_REQUEST, older, "String");
       },
     });
     expect(service.status, service.stderr).to.equal(0);
-    // A retried run restores the same snapshot: the record names it once the request is gone.
     expect(initRecord(node)).to.match(new RegExp(`^${node.instance.id} \\S+ restore ${older}$`));
-    expect(node.aws.parameters.has(`${INIT_RECORD}${RESTORE_REQUEST_SUFFIX}`)).to.equal(false);
+    expect(node.aws.parameters.has(RESTORE_REQUEST)).to.equal(false);
     expect(node.aws.calls.filter((c) => c.action === "s3:GetObject").map((c) => c.params.Key)).to.deep.equal([older]);
     expect(readFileSync(join(node.state, "etcd-restored"), "utf8").trim().split("\n")).to.have.length(1);
     const inits = kubeadmRuns(node).filter((l) => l.startsWith("kubeadm init"));
     expect(inits).to.have.length(1);
     expect(inits[0]).to.contain("--ignore-preflight-errors=DirAvailable--var-lib-etcd");
+  });
+
+  it("a restore request whose snapshot cannot be restored, or whose kubeadm init stops half-way: the node fails, and leaves the request for the next", async () => {
+    const older = "etcd/20260101T000000Z.db";
+    const failing = (restorable: boolean) => (aws: AwsFake) => {
+      othersRecord(aws, "terminated");
+      aws.objects.set(`etcd-backups-test/${LATEST_SNAPSHOT_KEY}`, Buffer.from("newer"));
+      if (restorable) aws.objects.set(`etcd-backups-test/${older}`, Buffer.from("older"));
+      aws.putParameter(RESTORE_REQUEST, older, "String");
+    };
+    const missing = await boot(userDataFor(specWith({}), FIRST), NO_API, 1, {
+      clusterKeysStored: true,
+      aws: failing(false),
+    });
+    const halfWay = await boot(userDataFor(specWith({}), FIRST), { ...NO_API, STANDIN_KUBEADM_FAILURES: "1" }, 1, {
+      clusterKeysStored: true,
+      aws: failing(true),
+    });
+    for (const { node, service } of [missing, halfWay]) {
+      expect(service.status).to.equal(1);
+      expect(initRecord(node)).to.match(new RegExp(`^${node.instance.id} \\S+ restore ${older}$`));
+      expect(node.aws.parameters.get(RESTORE_REQUEST)?.value).to.equal(older);
+      // Never the latest instead of the snapshot asked for.
+      expect(node.aws.calls.filter((c) => c.action === "s3:GetObject").map((c) => c.params.Key)).not.to.include(
+        LATEST_SNAPSHOT_KEY,
+      );
+    }
+    expect(kubeadmRuns(missing.node).filter((l) => l.startsWith("kubeadm init"))).to.deep.equal([]);
+    expect(kubeadmRuns(halfWay.node).filter((l) => l.startsWith("kubeadm init"))).to.have.length(1);
   });
 
   it("a restore request that names no snapshot of the timer's: the node restores nothing and creates no cluster", async () => {
@@ -738,11 +765,13 @@ describe("control-plane bootstrap and the cluster's state, run as systemd runs i
       aws: (aws) => {
         othersRecord(aws, "terminated");
         aws.objects.set(`etcd-backups-test/${LATEST_SNAPSHOT_KEY}`, Buffer.from("newer"));
-        aws.putParameter(`${INIT_RECORD}${RESTORE_REQUEST_SUFFIX}`, "latest/../other.db", "String");
+        aws.putParameter(RESTORE_REQUEST, "latest/../other.db", "String");
       },
     });
     expect(service.status).to.equal(1);
     expect(initRecord(node)).to.match(/^i-0aaaaaaaaaaaaaaaa /);
+    // Nor does it hold the succession, which no node after it could take once the request is mended.
+    expect([...node.aws.parameters.keys()].filter((name) => name.includes("-succession-"))).to.deep.equal([]);
     expect(node.aws.calls.filter((c) => c.action === "s3:GetObject")).to.deep.equal([]);
     expect(kubeadmRuns(node).filter((l) => l.startsWith("kubeadm init"))).to.deep.equal([]);
   });

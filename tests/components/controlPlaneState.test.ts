@@ -36,6 +36,7 @@ const configOf = (role: string) =>
     { internal: "api.internal.dev.k8s.local", public: "api.dev.k8s.local", caParameter: "/cluster-ca" },
     {
       initRecord: "/cilium-cluster/dev.k8s.local/control-plane/initialized-0123456789ab",
+      restoreRequest: "/cilium-cluster/dev.k8s.local/control-plane/restore-request-0123456789ab",
       backupBucket: "backups",
       encryptionKeys: "/encryption-keys",
       sharedPki: "/pki/",

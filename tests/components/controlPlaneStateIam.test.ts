@@ -9,7 +9,7 @@ import { controlPlaneState } from "../../components/controlPlane/controlPlaneSta
 import { backupBucketName } from "../../components/controlPlane/backupBucket";
 import { validateConfig } from "../../components/clusterConfigValidation";
 import { baseConfig, REGION } from "../fixtures";
-import { LATEST_SNAPSHOT_KEY, RESTORE_REQUEST_SUFFIX } from "../../components/nodes/controlPlaneNames";
+import { LATEST_SNAPSHOT_KEY } from "../../components/nodes/controlPlaneNames";
 
 const AT: AwsCoordinates = { partition: "aws", region: REGION, accountId: "000000000000" };
 const spec = validateConfig(baseConfig(), REGION).spec;
@@ -70,15 +70,15 @@ describe("control-plane state IAM, simulated", () => {
       false,
     );
     // The node that restores the snapshot a restore request names deletes the request (kubeadm_init): its own
-    // cluster's only. Workers neither read nor delete it.
-    const request = `${record("dev.k8s.local")}${RESTORE_REQUEST_SUFFIX}`;
+    // cluster's only, and writes none (npm run restore-snapshot does). Workers neither read nor delete it.
+    const request = (cluster: string) =>
+      `arn:aws:ssm:us-east-1:000000000000:parameter/cilium-cluster/${cluster}/control-plane/restore-request-0123456789ab`;
     for (const action of ["ssm:GetParameter", "ssm:DeleteParameter"]) {
-      expect(await may(cp, action, request), action).to.equal(true);
-      expect(await may(node, action, request), action).to.equal(false);
+      expect(await may(cp, action, request("dev.k8s.local")), action).to.equal(true);
+      expect(await may(node, action, request("dev.k8s.local")), action).to.equal(false);
     }
-    expect(await may(cp, "ssm:DeleteParameter", `${record("other.k8s.local")}${RESTORE_REQUEST_SUFFIX}`)).to.equal(
-      false,
-    );
+    expect(await may(cp, "ssm:PutParameter", request("dev.k8s.local")), "a node schedules no restore").to.equal(false);
+    expect(await may(cp, "ssm:DeleteParameter", request("other.k8s.local"))).to.equal(false);
     expect(await may(cp, "ssm:DeleteParameter", `${record("dev.k8s.local")}-succession-i-0123456789abcdef0`)).to.equal(
       false,
     );

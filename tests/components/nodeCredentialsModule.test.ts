@@ -113,6 +113,7 @@ describe("bootstrap/node-credentials.sh", () => {
       { internal: "api.internal.test", public: "api.test", caParameter: "/cluster-ca" },
       {
         initRecord: "/record",
+        restoreRequest: "/restore",
         backupBucket: "backups",
         encryptionKeys: "/encryption-keys",
         sharedPki: "/pki/",

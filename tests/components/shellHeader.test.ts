@@ -16,6 +16,7 @@ const configOf = (role: BootstrapConfig["role"]) =>
     { internal: "api.internal.test", public: "api.test", caParameter: "/cluster-ca" },
     {
       initRecord: "/record",
+      restoreRequest: "/restore",
       backupBucket: "backups",
       encryptionKeys: "/encryption-keys",
       sharedPki: "/pki/",

@@ -188,6 +188,7 @@ describe("stacked etcd as kubeadm keeps it, on etcd 3.6 and kubeadm's certificat
           { internal: "api.internal.test", public: "api.test", caParameter: "/cluster-ca" },
           {
             initRecord: "/record",
+            restoreRequest: "/restore",
             backupBucket: "b",
             encryptionKeys: "/k",
             sharedPki: "/pki/",

@@ -48,6 +48,7 @@ function controlPlaneGroup(version: string) {
   const group = instanceGroups(spec).find((g) => g.role === "control-plane")!;
   const config = bootstrapConfig(spec, group, API, {
     initRecord: "/init-record",
+    restoreRequest: "/restore",
     backupBucket: "backups",
     encryptionKeys: "/encryption-keys",
     sharedPki: "/pki/",

@@ -127,6 +127,7 @@ describe("lifecycle hooks as resources", function () {
       apiTargetGroupArns: [],
       state: {
         initRecord: "/record",
+        restoreRequest: "/restore",
         backupBucket: "bucket",
         encryptionKeys: "/keys",
         sharedPki: "/pki/",

@@ -1,6 +1,7 @@
 // `npm run restore-snapshot`'s steps against a stand-in of Auto Scaling that keeps what the API reference
 // says of them (TerminateInstanceInAutoScalingGroup refuses a decrement below the minimum size; a group
-// launches instances up to its desired capacity; a terminating instance waits in its hook before it goes).
+// launches instances up to its desired capacity; a terminating instance waits in its hook before it goes),
+// and of the first zone's new node, which deletes the restore request once the cluster runs on its snapshot.
 // The box (tests/box/cluster.test.ts) runs the command against the emulator and real nodes.
 import { expect } from "chai";
 import { mkdtempSync, rmSync, writeFileSync } from "fs";
@@ -14,20 +15,23 @@ const OUTPUTS = {
   clusterName: "dev.k8s.local",
   region: "us-east-1",
   backupBucket: "etcd-backups-dev",
-  restoreRequest: "/cilium-cluster/dev.k8s.local/control-plane/initialized-0123456789ab-restore",
+  restoreRequest: "/cilium-cluster/dev.k8s.local/control-plane/restore-request-0123456789ab",
 };
 
-/** Auto Scaling's control-plane groups and the bucket, with every call and what held at each write. */
+/** Auto Scaling's control-plane groups, the bucket and the request, with every call and what held at each write. */
 class AutoScalingStandIn implements RestoreAws {
   readonly events: string[] = [];
   groups: { name: string; minSize: number; desiredCapacity: number; instances: Map<string, number> }[];
-  request: string | undefined;
+  requested: string | undefined;
   private launched = 0;
+  private restoring = 0;
   /** Calls to refuse once, by event. */
   failOnce = new Set<string>();
   /** Polls a terminating instance waits in its hook before it goes; Infinity: never. */
   hookPolls = 2;
-  objects = new Set([KEY]);
+  /** Looks at the request a launched node takes to restore the snapshot and delete it; Infinity: never. */
+  restorePolls = 2;
+  objects = new Map([[KEY, 4096]]);
 
   constructor(zones: string[]) {
     this.groups = zones.map((z) => ({
@@ -49,17 +53,22 @@ class AutoScalingStandIn implements RestoreAws {
 
   snapshot(bucket: string, key: string) {
     this.events.push(`head ${bucket}/${key}`);
-    return Promise.resolve(this.objects.has(key) ? { bytes: 4096, modified: new Date(0) } : undefined);
+    const bytes = this.objects.get(key);
+    return Promise.resolve(bytes === undefined ? undefined : { bytes, modified: new Date(0) });
   }
 
-  controlPlaneGroups(): Promise<ControlPlaneGroup[]> {
+  /** Time passes: a terminating instance goes once its hook is done; a group launches up to its desired capacity. */
+  private sync() {
     for (const g of this.groups) {
-      // A terminating instance goes once its hook is done; a group launches up to its desired capacity.
       for (const [id, polls] of g.instances)
         if (polls >= this.hookPolls) g.instances.delete(id);
         else if (polls >= 0) g.instances.set(id, polls + 1);
       while (g.instances.size < g.desiredCapacity) g.instances.set(`i-new-${++this.launched}`, -1);
     }
+  }
+
+  controlPlaneGroups(): Promise<ControlPlaneGroup[]> {
+    this.sync();
     return Promise.resolve(
       this.groups.map((g) => ({
         name: g.name,
@@ -92,11 +101,23 @@ class AutoScalingStandIn implements RestoreAws {
     return Promise.resolve();
   }
 
+  request(name: string) {
+    expect(name).to.equal(OUTPUTS.restoreRequest);
+    this.sync();
+    // The first zone's new node (launched once the groups have their sizes back) restores, then deletes it.
+    const launched = this.groups.some((g) => [...g.instances.keys()].some((id) => id.startsWith("i-new-")));
+    if (this.requested && launched && ++this.restoring > this.restorePolls) {
+      this.events.push(`restored ${this.requested}`);
+      this.requested = undefined;
+    }
+    return Promise.resolve(this.requested);
+  }
+
   putRequest(name: string, key: string) {
     const left = this.groups.reduce((n, g) => n + g.instances.size, 0);
     this.record(`request ${key} (${left} instances)`);
     expect(name).to.equal(OUTPUTS.restoreRequest);
-    this.request = key;
+    this.requested = key;
     return Promise.resolve();
   }
 }
@@ -115,6 +136,7 @@ describe("npm run restore-snapshot", () => {
   let clock = 0;
   const timing = {
     instanceGoneMs: 60_000,
+    restoredMs: 120_000,
     pollMs: 10_000,
     now: () => clock,
     sleep: (ms: number) => Promise.resolve(void (clock += ms)),
@@ -125,11 +147,13 @@ describe("npm run restore-snapshot", () => {
     const code = await main(args, { out: (t) => out.push(t), err: (t) => err.push(t) }, () => aws, timing);
     return { code, out: out.join(""), err: err.join("") };
   }
+  const restoring = ["--snapshot", KEY, "--outputs", "OUTPUTS", "--yes"];
+  const args = () => restoring.map((a) => (a === "OUTPUTS" ? outputsFile : a));
   const writes = (aws: AutoScalingStandIn) => aws.events.filter((e) => !e.startsWith("head "));
 
-  it("empties the control-plane groups one instance at a time, then writes the request, then gives the groups their sizes back", async () => {
+  it("empties the control-plane groups one instance at a time, writes the request, gives the groups their sizes back, and waits for the restore", async () => {
     const aws = new AutoScalingStandIn(["a", "b", "c"]);
-    const result = await run(aws, ["--snapshot", KEY, "--outputs", outputsFile, "--yes"]);
+    const result = await run(aws, args());
     expect(result.code, result.err).to.equal(0);
     expect(writes(aws)).to.deep.equal([
       "sizes control-plane-a 0/-",
@@ -142,48 +166,88 @@ describe("npm run restore-snapshot", () => {
       "sizes control-plane-a 1/1",
       "sizes control-plane-b 1/1",
       "sizes control-plane-c 1/1",
+      `restored ${KEY}`,
     ]);
-    expect(aws.request).to.equal(KEY);
-    // The groups launch the instances that restore it.
-    const groups = await aws.controlPlaneGroups();
-    expect(groups.map((g) => Object.keys(g.instances).length)).to.deep.equal([1, 1, 1]);
+    expect(result.out).to.contain(`The control plane runs on ${KEY}`);
   });
 
-  it("run again after it stopped half-way, it goes on where it stopped", async () => {
+  it("run again after it stopped before the request, it goes on where it stopped", async () => {
     const aws = new AutoScalingStandIn(["a", "b"]);
     aws.failOnce.add("terminate i-b (0 terminating)");
-    const first = await run(aws, ["--snapshot", KEY, "--outputs", outputsFile, "--yes"]);
+    const first = await run(aws, args());
     expect(first.code).to.equal(1);
     expect(first.err).to.contain("Run the same command again");
     // Stopped with i-a gone and i-b running: no request, and no group launched a replacement.
-    expect(aws.request).to.equal(undefined);
+    expect(aws.requested).to.equal(undefined);
     expect((await aws.controlPlaneGroups()).map((g) => Object.keys(g.instances))).to.deep.equal([[], ["i-b"]]);
-    const second = await run(aws, ["--snapshot", KEY, "--outputs", outputsFile, "--yes"]);
+    const second = await run(aws, args());
     expect(second.code, second.err).to.equal(0);
     expect(writes(aws).slice(3)).to.deep.equal([
       "terminate i-b (0 terminating)",
       `request ${KEY} (0 instances)`,
       "sizes control-plane-a 1/1",
       "sizes control-plane-b 1/1",
+      `restored ${KEY}`,
+    ]);
+  });
+
+  it("run again after the request was written, it terminates nothing: the new nodes are restoring", async () => {
+    const aws = new AutoScalingStandIn(["a", "b"]);
+    aws.failOnce.add("sizes control-plane-b 1/1");
+    aws.restorePolls = 4;
+    const first = await run(aws, args());
+    expect(first.code).to.equal(1);
+    const second = await run(aws, args());
+    expect(second.code, second.err).to.equal(0);
+    expect(second.out).to.contain("Its restore request is written already");
+    expect(writes(aws).filter((e) => e.startsWith("terminate i-new"))).to.deep.equal([]);
+    expect(writes(aws).slice(-3)).to.deep.equal([
+      "sizes control-plane-a 1/1",
+      "sizes control-plane-b 1/1",
+      `restored ${KEY}`,
+    ]);
+  });
+
+  it("an instance already terminating is waited for, not terminated again", async () => {
+    const aws = new AutoScalingStandIn(["a", "b"]);
+    aws.groups[1].minSize = 0;
+    await aws.terminate("i-b");
+    const result = await run(aws, args());
+    expect(result.code, result.err).to.equal(0);
+    expect(writes(aws).filter((e) => e.startsWith("terminate "))).to.deep.equal([
+      "terminate i-b (0 terminating)",
+      "terminate i-a (0 terminating)",
     ]);
   });
 
   it("an instance that does not go in time: no request, the groups left empty, the person told to run it again", async () => {
     const aws = new AutoScalingStandIn(["a"]);
     aws.hookPolls = Infinity;
-    const result = await run(aws, ["--snapshot", KEY, "--outputs", outputsFile, "--yes"]);
+    const result = await run(aws, args());
     expect(result.code).to.equal(1);
     expect(result.err).to.match(/i-a to go: not done after 60s\nRun the same command again/);
-    expect(aws.request).to.equal(undefined);
+    expect(aws.requested).to.equal(undefined);
     expect(aws.groups[0].minSize).to.equal(0);
+  });
+
+  it("a restore that does not happen in time (the snapshot cannot be restored): exit 1, the request kept", async () => {
+    const aws = new AutoScalingStandIn(["a"]);
+    aws.restorePolls = Infinity;
+    const result = await run(aws, args());
+    expect(result.code).to.equal(1);
+    expect(result.err).to.contain(
+      `the restore of ${KEY} (${OUTPUTS.restoreRequest} deleted by the node that restored it)`,
+    );
+    expect(aws.requested).to.equal(KEY);
   });
 
   it("without --yes: says what it would do, changes nothing, and prints the command that goes on", async () => {
     const aws = new AutoScalingStandIn(["a"]);
     const result = await run(aws, ["--snapshot", KEY, "--outputs", outputsFile]);
-    expect(result.code).to.equal(1);
+    expect(result.code).to.equal(0);
     expect(writes(aws)).to.deep.equal([]);
-    expect(result.out).to.contain("instances to terminate: i-a");
+    expect(result.out).to.contain("instances: i-a");
+    expect(result.out).to.contain("Nothing was changed");
     expect(result.out).to.contain(`npm run restore-snapshot -- --snapshot ${KEY} --outputs ${outputsFile} --yes`);
   });
 
@@ -204,13 +268,17 @@ describe("npm run restore-snapshot", () => {
     expect(aws.events).to.deep.equal([]);
   });
 
-  it("a snapshot that does not exist, or outputs without the restore request: refused, nothing changed", async () => {
+  it("a snapshot that does not exist or is empty, or outputs without the restore request: refused, nothing changed", async () => {
     const aws = new AutoScalingStandIn(["a"]);
     const missing = await run(aws, ["--snapshot", "etcd/20250101T000000Z.db", "--outputs", outputsFile, "--yes"]);
     expect(missing.code).to.equal(2);
     expect(missing.err).to.contain(`aws s3 ls s3://${OUTPUTS.backupBucket}/etcd/`);
+    aws.objects.set("etcd/20250101T000000Z.db", 0);
+    const empty = await run(aws, ["--snapshot", "etcd/20250101T000000Z.db", "--outputs", outputsFile, "--yes"]);
+    expect(empty.code).to.equal(2);
+    expect(empty.err).to.contain("is empty: not a snapshot");
     writeFileSync(outputsFile, JSON.stringify({ ...OUTPUTS, restoreRequest: undefined }));
-    const noRequest = await run(aws, ["--snapshot", KEY, "--outputs", outputsFile, "--yes"]);
+    const noRequest = await run(aws, args());
     expect(noRequest.code).to.equal(2);
     expect(noRequest.err).to.contain("the stack outputs have no restoreRequest");
     expect(writes(aws)).to.deep.equal([]);

@@ -71,9 +71,9 @@ share_control_plane_pki() {
 # member still in its launch hook, in standby or terminating counts). The first zone's next node then takes
 # it over: a succession record named after the stale owner, created without --overwrite, picks one node of
 # any that race; the winner overwrites the record, marked "restore" when the cluster's latest snapshot exists,
-# or "restore KEY" when a restore request (INIT_RECORD RESTORE_REQUEST_SUFFIX, which `npm run restore-snapshot`
-# writes once every control-plane instance is gone) names an older one: kubeadm init then starts from that
-# snapshot (kubeadm_init). So a cluster that lost every member comes back with what it last saved, or with the
+# or "restore KEY" when a restore request (RESTORE_REQUEST, which `npm run restore-snapshot` writes once every
+# control-plane instance is gone) names an older one: kubeadm init then starts from that snapshot (kubeadm_init),
+# and the request goes once the cluster runs on it. So a cluster that lost every member comes back with what it last saved, or with the
 # snapshot its operator chose, and one whose first node never went into service is created again. A cluster with
 # a member left but no quorum is not restored over: that member's data is newer (etcd's --force-new-cluster,
 # by hand: docs/operations.md).
@@ -166,18 +166,20 @@ claim_init_record() {
   stale)
     if [ "$(imds autoscaling/target-lifecycle-state 2>/dev/null || true)" = Terminated ]; then return 1; fi
     owner=$(init_record_owner) || return 1
+    # Read before the succession is won: a node that refuses the request must not hold the succession, which
+    # no node after it could take.
+    request=$(parameter_or_none "$RESTORE_REQUEST") || return 1
+    if [ "$request" != none ] && ! [[ $request =~ $SNAPSHOT_KEY_PATTERN ]]; then
+      log "the restore request $RESTORE_REQUEST names $request, not a snapshot of the backup timer's"
+      return 1
+    fi
     succession="$INIT_RECORD-succession-$owner"
     if ! put_parameter String "$succession" "$value" >/dev/null; then
       # Won before by this instance (a run that stopped after it), or by another.
       winner=$(parameter_or_none "$succession") || return 1
       [ "${winner%% *}" = "$(imds instance-id)" ] || return 1
     fi
-    request=$(parameter_or_none "$INIT_RECORD$RESTORE_REQUEST_SUFFIX") || return 1
     if [ "$request" != none ]; then
-      if ! [[ $request =~ $SNAPSHOT_KEY_PATTERN ]]; then
-        log "the restore request $INIT_RECORD$RESTORE_REQUEST_SUFFIX names $request, not a snapshot of the backup timer's"
-        return 1
-      fi
       snapshot=$request
       value+=" restore $request"
     else
@@ -200,16 +202,13 @@ claim_init_record() {
 }
 
 kubeadm_init() {
-  local stored value key ignore=()
+  local stored value key="" ignore=()
   if ! value=$(claim_init_record); then
     log "the init record $INIT_RECORD is another node's, or AWS did not answer: not creating a cluster"
     return 1
   fi
   if [[ $value =~ \ restore(\ (.+))?$ ]]; then
     key=${BASH_REMATCH[2]:-$LATEST_SNAPSHOT_KEY}
-    # The record names the requested snapshot now: the request goes, or the next loss of every member would
-    # restore it again.
-    if [ "$key" != "$LATEST_SNAPSHOT_KEY" ]; then delete_parameter "$INIT_RECORD$RESTORE_REQUEST_SUFFIX" || return 1; fi
     log "restoring the cluster from its snapshot $key"
     etcd_restore "$key" || return 1
     # kubeadm init's preflight wants an empty /var/lib/etcd; etcd starts from the restored one.
@@ -225,7 +224,14 @@ kubeadm_init() {
   kubeadm_config kubeadm_init_configuration | write_file "$KUBERNETES_DIR/kubeadm.yaml" 0600
   # The bootstrap token kubeadm makes is never used, and goes in the next step (retire_bootstrap_tokens):
   # kept out of the journal too.
-  kubeadm init --skip-token-print --config "${BOOTSTRAP_ROOT:-}$KUBERNETES_DIR/kubeadm.yaml" "${ignore[@]}"
+  kubeadm init --skip-token-print --config "${BOOTSTRAP_ROOT:-}$KUBERNETES_DIR/kubeadm.yaml" "${ignore[@]}" || return 1
+  # The requested snapshot's request goes only once the cluster runs on it: a node that fails before leaves it
+  # for the next, which restores the same snapshot; kept after, the next loss of every member would restore it
+  # again.
+  if [ -n "$key" ] && [ "$key" != "$LATEST_SNAPSHOT_KEY" ]; then
+    retry delete_parameter "$RESTORE_REQUEST" || return 1
+    log "the cluster runs on $key: its restore request is deleted"
+  fi
 }
 
 # The API's name (API_ENDPOINT, kubeadm's controlPlaneEndpoint) is an alias of the API load balancer, which

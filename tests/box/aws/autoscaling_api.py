@@ -68,8 +68,8 @@ def _error(message: str) -> bytes:
 
 class AutoScalingLayer:
     """WSGI: CompleteLifecycleAction, RecordLifecycleActionHeartbeat and TerminateInstanceInAutoScalingGroup
-    by the layer; DescribeAutoScalingInstances by moto with each instance's lifecycle state the layer's (and
-    its health status in AWS's capitals);
+    by the layer; DescribeAutoScalingInstances and DescribeAutoScalingGroups by moto with each instance's
+    lifecycle state the layer's (and, for DescribeAutoScalingInstances, its health status in AWS's capitals);
     SetInstanceHealth by moto, then an Unhealthy instance replaced by the layer."""
 
     def __init__(self, app: Callable[..., Any], lifecycle: Lifecycle):
@@ -100,7 +100,7 @@ class AutoScalingLayer:
             if params.get("HealthStatus") == "Unhealthy":
                 self._lifecycle.unhealthy(params.get("InstanceId", ""))
             return answer
-        if action != "DescribeAutoScalingInstances":
+        if action not in ("DescribeAutoScalingInstances", "DescribeAutoScalingGroups"):
             return self._app(environ, start_response)
         captured: dict[str, Any] = {}
 
@@ -109,7 +109,8 @@ class AutoScalingLayer:
             return lambda _data: None
 
         moto_body = b"".join(self._app(environ, capture))
-        rewritten = self._with_states(moto_body) if captured["status"].startswith("200") else moto_body
+        capitals = action == "DescribeAutoScalingInstances"
+        rewritten = self._with_states(moto_body, capitals) if captured["status"].startswith("200") else moto_body
         headers = [(k, v) for k, v in captured["headers"] if k.lower() != "content-length"]
         start_response(captured["status"], headers + [("Content-Length", str(len(rewritten)))])
         return [rewritten]
@@ -142,7 +143,7 @@ class AutoScalingLayer:
             )
         return None
 
-    def _with_states(self, body: bytes) -> bytes:
+    def _with_states(self, body: bytes, capitals: bool) -> bytes:
         ElementTree.register_namespace("", NAMESPACE)
         root = ElementTree.fromstring(body)
         members = root.iter(f"{{{NAMESPACE}}}member")
@@ -150,8 +151,9 @@ class AutoScalingLayer:
             instance = member.find(f"{{{NAMESPACE}}}InstanceId")
             state = member.find(f"{{{NAMESPACE}}}LifecycleState")
             health = member.find(f"{{{NAMESPACE}}}HealthStatus")
-            # moto keeps what SetInstanceHealth was told (Healthy, Unhealthy); AWS answers HEALTHY, UNHEALTHY.
-            if health is not None and health.text:
+            # moto keeps what SetInstanceHealth was told (Healthy, Unhealthy); DescribeAutoScalingInstances
+            # answers HEALTHY, UNHEALTHY, DescribeAutoScalingGroups as told (the API reference's Instance type).
+            if capitals and health is not None and health.text:
                 health.text = health.text.upper()
             if instance is None or state is None:
                 continue

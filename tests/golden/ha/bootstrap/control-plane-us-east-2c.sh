@@ -31,7 +31,6 @@ readonly API_PIN_MARK='cilium-cluster-own-api-server'
 readonly SNAPSHOT_PREFIX='etcd/'
 readonly SNAPSHOT_KEY_PATTERN='^etcd/[0-9]{8}T[0-9]{6}Z[.]db$'
 readonly LATEST_SNAPSHOT_KEY='latest/etcd.db'
-readonly RESTORE_REQUEST_SUFFIX='-restore'
 readonly SNAPSHOT_METRIC_NAMESPACE_PREFIX='cilium-cluster'
 readonly SNAPSHOT_METRIC_NAME='EtcdSnapshotsUploaded'
 readonly SNAPSHOT_METRIC_DIMENSION='ClusterName'
@@ -65,7 +64,7 @@ NODE_CREDENTIAL_MINUTES="${NODE_CREDENTIAL_MINUTES:-60}"
 # What this node is told: the bootstrap config's fields this script reads.
 # shellcheck disable=SC2034
 {
-  BOOTSTRAP_CONFIG_HASH='wTCmYOjF8YdSBjyLoJnZPyqRucfCMVjaLYDiJvQOKHk='
+  BOOTSTRAP_CONFIG_HASH='d2+bUUk/JTxbK2BLHxTwsPtTntjokTlWCKC94AdG5CQ='
   CLUSTER_NAME='ha.prod.example.com'
   INSTANCE_GROUP='control-plane-us-east-2c'
   ROLE='control-plane'
@@ -85,6 +84,7 @@ NODE_CREDENTIAL_MINUTES="${NODE_CREDENTIAL_MINUTES:-60}"
   LAUNCH_HOOK='cilium-cluster-joined'
   UNMANAGED_SECONDARY_ENIS='true'
   INIT_RECORD='/cilium-cluster/ha.prod.example.com/control-plane/initialized-26bc335cd6b1'
+  RESTORE_REQUEST='/cilium-cluster/ha.prod.example.com/control-plane/restore-request-26bc335cd6b1'
   BACKUP_BUCKET='etcd-backups-ha-prod-example-com-000000000000-us-east-2-d80a73'
   BACKUP_INTERVAL_MINUTES='15'
   ETCD_UNHEALTHY_MINUTES='5'
@@ -1460,17 +1460,17 @@ claim_init_record() {
   stale)
     if [ "$(imds autoscaling/target-lifecycle-state 2>/dev/null || true)" = Terminated ]; then return 1; fi
     owner=$(init_record_owner) || return 1
+    request=$(parameter_or_none "$RESTORE_REQUEST") || return 1
+    if [ "$request" != none ] && ! [[ $request =~ $SNAPSHOT_KEY_PATTERN ]]; then
+      log "the restore request $RESTORE_REQUEST names $request, not a snapshot of the backup timer's"
+      return 1
+    fi
     succession="$INIT_RECORD-succession-$owner"
     if ! put_parameter String "$succession" "$value" >/dev/null; then
       winner=$(parameter_or_none "$succession") || return 1
       [ "${winner%% *}" = "$(imds instance-id)" ] || return 1
     fi
-    request=$(parameter_or_none "$INIT_RECORD$RESTORE_REQUEST_SUFFIX") || return 1
     if [ "$request" != none ]; then
-      if ! [[ $request =~ $SNAPSHOT_KEY_PATTERN ]]; then
-        log "the restore request $INIT_RECORD$RESTORE_REQUEST_SUFFIX names $request, not a snapshot of the backup timer's"
-        return 1
-      fi
       snapshot=$request
       value+=" restore $request"
     else
@@ -1492,14 +1492,13 @@ claim_init_record() {
 }
 
 kubeadm_init() {
-  local stored value key ignore=()
+  local stored value key="" ignore=()
   if ! value=$(claim_init_record); then
     log "the init record $INIT_RECORD is another node's, or AWS did not answer: not creating a cluster"
     return 1
   fi
   if [[ $value =~ \ restore(\ (.+))?$ ]]; then
     key=${BASH_REMATCH[2]:-$LATEST_SNAPSHOT_KEY}
-    if [ "$key" != "$LATEST_SNAPSHOT_KEY" ]; then delete_parameter "$INIT_RECORD$RESTORE_REQUEST_SUFFIX" || return 1; fi
     log "restoring the cluster from its snapshot $key"
     etcd_restore "$key" || return 1
     ignore=(--ignore-preflight-errors=DirAvailable--var-lib-etcd)
@@ -1510,7 +1509,11 @@ kubeadm_init() {
   if [ "$stored" = yes ]; then fetch_shared_pki; fi
   pin_api_endpoint
   kubeadm_config kubeadm_init_configuration | write_file "$KUBERNETES_DIR/kubeadm.yaml" 0600
-  kubeadm init --skip-token-print --config "${BOOTSTRAP_ROOT:-}$KUBERNETES_DIR/kubeadm.yaml" "${ignore[@]}"
+  kubeadm init --skip-token-print --config "${BOOTSTRAP_ROOT:-}$KUBERNETES_DIR/kubeadm.yaml" "${ignore[@]}" || return 1
+  if [ -n "$key" ] && [ "$key" != "$LATEST_SNAPSHOT_KEY" ]; then
+    retry delete_parameter "$RESTORE_REQUEST" || return 1
+    log "the cluster runs on $key: its restore request is deleted"
+  fi
 }
 
 
