@@ -7,6 +7,7 @@
  * cluster, API, CA certificate, role and region default to the stack's outputs.
  */
 import { AssumeRoleCommand, GetCallerIdentityCommand, STSClient } from "@aws-sdk/client-sts";
+import { fromCaller } from "./callerPath";
 import { readFileSync, writeFileSync } from "fs";
 import { resolve } from "path";
 import { parseArgs } from "util";
@@ -70,10 +71,12 @@ async function main(): Promise<void> {
   const roleArn = values["role-arn"] ?? outputs.adminRoleArn;
   if (!values.exec) {
     const server = values.server ?? outputs.apiEndpoint;
-    const caCertPem = values["ca-file"] ? readFileSync(values["ca-file"], "utf8") : outputs.apiCaCertificate;
+    const caCertPem = values["ca-file"]
+      ? readFileSync(fromCaller(values["ca-file"]), "utf8")
+      : outputs.apiCaCertificate;
     const args = adminCredentialArgs({ clusterName, region, roleArn, profile: values.profile });
     const exec = { command: process.execPath, args: [resolve(__dirname, "kubeconfig.js"), ...args] };
-    writeFileSync(values.out, renderKubeconfig({ clusterName, server, caCertPem, exec }), { mode: 0o600 });
+    writeFileSync(fromCaller(values.out), renderKubeconfig({ clusterName, server, caCertPem, exec }), { mode: 0o600 });
     process.stderr.write(`${values.out}: cluster-admin through ${roleArn}, 15-minute tokens made as needed\n`);
     return;
   }

@@ -3,6 +3,7 @@
  * or `--stack NAME`), or read from a file that command wrote, on a machine without the CLI or the backend.
  */
 import { execFileSync } from "child_process";
+import { fromCaller } from "./callerPath";
 import { readFileSync } from "fs";
 
 export interface OutputsSource {
@@ -14,7 +15,7 @@ export interface OutputsSource {
 export function readStackOutputs(source: OutputsSource = {}): Record<string, unknown> {
   if (source.file !== undefined) {
     try {
-      return JSON.parse(readFileSync(source.file, "utf8")) as Record<string, unknown>;
+      return JSON.parse(readFileSync(fromCaller(source.file), "utf8")) as Record<string, unknown>;
     } catch (error) {
       throw new Error(`cannot read the stack outputs in ${source.file}: ${(error as Error).message}`, {
         cause: error,

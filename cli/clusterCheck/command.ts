@@ -4,7 +4,8 @@
  * Auto Scaling groups through the stack's AWS config, and prints the verdict. Exit codes (HELP lists them).
  */
 import { KubeConfig } from "@kubernetes/client-node";
-import { join, resolve } from "path";
+import { fromCaller } from "../callerPath";
+import { join } from "path";
 import { parseArgs } from "util";
 import { readRawConfig } from "../../config/read";
 import { formatReport } from "../../config/validation/report";
@@ -101,7 +102,7 @@ function parseCommandLine(argv: readonly string[]): Options {
   }
   const common = { help: values.help, instanceGroups, kubeconfig: values.kubeconfig, waitSeconds };
   const configFile = values["config-file"];
-  if (configFile !== undefined) return { ...common, stackFile: resolve(configFile), stackLabel: configFile };
+  if (configFile !== undefined) return { ...common, stackFile: fromCaller(configFile), stackLabel: configFile };
   const stack = values.stack ?? (values.help ? "" : selectedStackName());
   return { ...common, stackFile: join(PROJECT_DIR, `Pulumi.${stack}.yaml`), stackLabel: `Pulumi.${stack}.yaml` };
 }
@@ -147,7 +148,7 @@ const groupsSection = (expected: Expectations, aws: AwsGroups, unlisted = "") =>
   }`;
 
 async function validate(options: Options, expected: Expectations, config: Record<string, string>, io: Io) {
-  const kc = loadKubeconfig(options.kubeconfig);
+  const kc = loadKubeconfig(fromCaller(options.kubeconfig));
   const server = kc.getCurrentCluster()!.server;
   io.out(`Validating cluster ${expected.clusterName} (${options.stackLabel}, ${server})\n\n`);
   let last: { verdict: Verdict; aws: AwsGroups } | undefined;

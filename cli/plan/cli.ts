@@ -4,7 +4,8 @@
  * 3 the plan failed (cli/plan.ts).
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "fs";
-import { basename, dirname, join, resolve } from "path";
+import { fromCaller } from "../callerPath";
+import { basename, dirname, join } from "path";
 import { formatReport } from "../../config/validation/report";
 import { planFiles, resourcesFromFiles } from "./artifacts";
 import { diffPlans } from "./diff";
@@ -109,7 +110,7 @@ function fromConfigFile(path: string): StackSource {
   const stack = basename(path)
     .replace(/^Pulumi\./, "")
     .replace(/\.ya?ml$/, "");
-  return { file: resolve(path), stack, label: path };
+  return { file: fromCaller(path), stack, label: path };
 }
 
 /** With several stacks, the directory of a stack's plan under --out and --against. */
@@ -290,11 +291,11 @@ function prepare(source: StackSource, options: Options, several: boolean, defaul
   const edited = overDefaults(defaults, applyEdits(readable, options.edits));
   const run: StackRun = { source, config, edited };
   if (options.out) {
-    run.out = several ? join(resolve(options.out), stackKey(source)) : resolve(options.out);
+    run.out = several ? join(fromCaller(options.out), stackKey(source)) : fromCaller(options.out);
     checkOutDir(run.out);
   }
   if (options.against) {
-    run.against = several ? join(resolve(options.against), stackKey(source)) : resolve(options.against);
+    run.against = several ? join(fromCaller(options.against), stackKey(source)) : fromCaller(options.against);
     // Alone, a missing plan is a mistake; among several, the stack is new since those plans were made.
     if (!several || existsSync(join(run.against, "resources.json"))) run.baseline = readPlan(run.against, source.stack);
   }
@@ -351,8 +352,8 @@ export async function main(argv: readonly string[], io: Io): Promise<number> {
       return 0;
     }
     const several = options.stacks.length > 1;
-    if (several && options.out) checkOutRoot(resolve(options.out));
-    if (several && options.against && !existsSync(resolve(options.against)))
+    if (several && options.out) checkOutRoot(fromCaller(options.out));
+    if (several && options.against && !existsSync(fromCaller(options.against)))
       throw new UsageError(`--against ${options.against}: no such directory`);
     const defaults = projectDefaults(join(PROJECT_DIR, "Pulumi.yaml"));
     runs = options.stacks.map((source) => prepare(source, options, several, defaults));

@@ -34,6 +34,19 @@ describe("npm run plan", () => {
     expect(out).not.to.match(/NatGateway/);
   });
 
+  it("--config-file takes a relative path from where npm run was typed (INIT_CWD), not the package's directory", async () => {
+    const before = process.env.INIT_CWD;
+    process.env.INIT_CWD = join(PROJECT_DIR, "examples");
+    try {
+      const { code, out, err } = await run("--config-file", "Pulumi.public.yaml");
+      expect(code, err).to.equal(0);
+      expect(out).to.match(/cilium-cluster-public/);
+    } finally {
+      if (before === undefined) delete process.env.INIT_CWD;
+      else process.env.INIT_CWD = before;
+    }
+  });
+
   it("--set applies pulumi config set --path edits with the CLI's coercion", async () => {
     const { code, out } = await run("--set", "controlPlane.count=3", "--set", "nodeGroups[1].name=gpu");
     expect(code).to.equal(0);
