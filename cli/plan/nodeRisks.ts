@@ -1,6 +1,8 @@
 /**
- * What a diff does to running nodes, from the resource graph: a group whose launch template or subnets
- * change rolls by instance refresh; a group deleted or replaced has its instances terminated. Each says
+ * What a diff does to running nodes, from the resource graph: a group whose launch template changes, or whose
+ * subnets are replaced, rolls by instance refresh; a group whose zones change moves instances between them
+ * (no refresh starts for that); a group whose maximum size drops below what it runs terminates the excess; a
+ * group deleted or replaced has its instances terminated. Each says
  * whether the instances are drained, from the group's termination hooks (components/nodes/lifecycleHooks.ts):
  * in the drain hook aws-node-termination-handler drains the node, respecting PodDisruptionBudgets; in the
  * etcd hook a control-plane instance waits until its member has left; a group without the drain hook has
@@ -9,6 +11,7 @@
 import { DRAIN_LIFECYCLE_HOOK, ETCD_LIFECYCLE_HOOK } from "../../components/nodes/lifecycleHooks";
 import { INSTANCE_GROUP_TAG } from "../../catalogs/kopsTagKeys";
 import { ASG, groupOf, inputsOf, isControlPlane, LAUNCH_TEMPLATE, terminationHooks } from "./clusterFacts";
+import { deletesFirst } from "./deleteFirst";
 import type { PlanDiff, ResourceChange } from "./diff";
 import type { Risk } from "./risks";
 import type { Plan, PlannedResource } from "./run";
@@ -65,10 +68,12 @@ function terminations(diff: PlanDiff): Risk[] {
     .filter((c) => c.type === ASG && (c.op === "delete" || c.op === "replace"))
     .map((c) => {
       const asg = before.get(c.urn)!;
-      const how =
-        c.op === "delete"
-          ? "is deleted"
-          : `is replaced (${quoteList(replacingPaths(c))}): a new group launches new nodes, then the old one is deleted`;
+      // A group the program names is deleted before its replacement exists (deleteFirst.ts): none of its
+      // nodes run in between.
+      const order = deletesFirst(asg)
+        ? "the old one is deleted first, then the new one launches new nodes"
+        : "a new group launches new nodes, then the old one is deleted";
+      const how = c.op === "delete" ? "is deleted" : `is replaced (${quoteList(replacingPaths(c))}): ${order}`;
       return {
         level: "warning",
         text:
@@ -91,12 +96,30 @@ function creations(diff: PlanDiff): Risk[] {
     });
 }
 
+/**
+ * The instances an instance refresh keeps in service, as AWS counts them (RefreshPreferences in the Auto
+ * Scaling API reference): MinHealthyPercentage of the desired capacity, rounded up; "100 percent limits the
+ * rate of replacement to one instance at a time", so at least one is replaced at a time, and while
+ * MaxHealthyPercentage is 100 none is launched before one terminates. A group that pins no desired capacity
+ * (node groups, left to autoscalers) is counted at its minimum size.
+ */
+function inService(asg: PlannedResource): string {
+  const { instanceRefresh, minSize, desiredCapacity } = inputsOf(asg);
+  const preferences = (instanceRefresh as { preferences?: Record<string, unknown> } | undefined)?.preferences;
+  const min = preferences?.minHealthyPercentage;
+  const max = (preferences?.maxHealthyPercentage as number | undefined) ?? 100;
+  const size = (desiredCapacity ?? minSize) as number | undefined;
+  if (typeof min !== "number" || typeof size !== "number") return "";
+  const of = desiredCapacity === undefined ? `${size} (its minimum size; more if scaled up)` : String(size);
+  if (max > 100 && min === 100)
+    return `, launching each replacement before its instance terminates: all ${of} instance(s) stay in service`;
+  const kept = Math.ceil((size * min) / 100);
+  return `, keeping ${max > 100 ? kept : Math.min(kept, Math.max(size - 1, 0))} of ${of} instance(s) in service`;
+}
+
 /** How an instance refresh replaces a group's nodes, from its preferences and termination hooks. */
 function howRolled(plan: Plan, asg: PlannedResource): string {
-  const preferences = (inputsOf(asg).instanceRefresh as { preferences?: Record<string, unknown> } | undefined)
-    ?.preferences;
-  const kept = preferences?.minHealthyPercentage;
-  return `instance refresh replaces its nodes${kept === undefined ? "" : `, keeping ${String(kept)} % in service`}; ${howTerminated(plan, asg)}`;
+  return `instance refresh replaces its nodes${inService(asg)}; ${howTerminated(plan, asg)}`;
 }
 
 /** Groups kept whose nodes are replaced by instance refresh: a new launch template version, or new subnets. */
@@ -111,8 +134,6 @@ function rolls(diff: PlanDiff): Risk[] {
     if (c.type !== ASG || c.op !== "update") continue;
     const subnets = c.causes.filter((name) => diff.changes.some((s) => s.type === SUBNET && s.name === name));
     if (subnets.length) add(groupOf(c), `its subnets are replaced (${quoteList(subnets)})`);
-    if (c.changes.some((p) => p.path.startsWith("vpcZoneIdentifiers") && !p.cause))
-      add(groupOf(c), "its subnets change (instances in a zone it leaves are replaced)");
   }
   // A group that is itself deleted or replaced is reported as terminated, not as rolling.
   const kept = [...reasons].filter(([group]) => {
@@ -128,8 +149,67 @@ function rolls(diff: PlanDiff): Risk[] {
   });
 }
 
+/**
+ * Groups kept whose zones change (vpcZoneIdentifiers alone): no instance refresh starts (it starts on a launch
+ * template or mixed-instances change), but Auto Scaling terminates the instances in a zone the group leaves
+ * and rebalances across the zones it spans, launching in the new ones before terminating elsewhere (the user
+ * guide's "Rebalancing activities").
+ */
+function zoneMoves(diff: PlanDiff): Risk[] {
+  const after = new Map(diff.after.resources.map((r) => [r.urn, r]));
+  return diff.changes
+    .filter(
+      (c) =>
+        c.type === ASG &&
+        c.op === "update" &&
+        c.changes.some((p) => p.path.startsWith("vpcZoneIdentifiers") && !p.cause),
+    )
+    .map((c) => {
+      const asg = after.get(c.urn)!;
+      return {
+        level: "warning",
+        text:
+          `Nodes move between zones: ${groupLabel(asg)}: its subnets change; no instance refresh starts for that: ` +
+          "Auto Scaling terminates its instances in a zone it leaves, and rebalances across the zones it spans, " +
+          `launching in the new ones before terminating elsewhere; ${howTerminated(diff.after, asg)}.`,
+      };
+    });
+}
+
+/**
+ * Groups kept whose maximum size drops: "if the new MaxSize is smaller than the current size of the group,
+ * there is an implicit call to SetDesiredCapacity to set the size of the group to the new value of MaxSize"
+ * (UpdateAutoScalingGroup, Auto Scaling API reference), which terminates the excess.
+ */
+function shrinks(diff: PlanDiff): Risk[] {
+  const before = new Map(diff.before.resources.map((r) => [r.urn, r]));
+  const after = new Map(diff.after.resources.map((r) => [r.urn, r]));
+  return diff.changes
+    .filter((c) => c.type === ASG && c.op === "update" && c.changes.some((p) => p.path === "maxSize"))
+    .flatMap((c) => {
+      const [was, now] = [inputsOf(before.get(c.urn)!), inputsOf(after.get(c.urn)!)];
+      const [from, to] = [was.maxSize as number, now.maxSize as number];
+      if (!(to < from)) return [];
+      const desired = was.desiredCapacity as number | undefined;
+      if (desired !== undefined && desired <= to) return [];
+      const asg = after.get(c.urn)!;
+      const excess =
+        desired === undefined
+          ? `terminating the instances above ${to} if it runs more`
+          : `terminating ${desired - to} of its ${desired} instance(s)`;
+      return [
+        {
+          level: "warning",
+          text:
+            `Nodes may be terminated: ${groupLabel(asg)}: its maximum size goes from ${from} to ${to}: Auto Scaling ` +
+            `lowers its desired capacity to ${to}, ${excess}; ${howTerminated(diff.after, asg)}.`,
+        },
+      ];
+    });
+}
+
 export function nodeRisks(diff: PlanDiff): Risk[] {
-  const risks = [...terminations(diff), ...rolls(diff), ...creations(diff)];
+  const risks = [...terminations(diff), ...rolls(diff), ...zoneMoves(diff), ...shrinks(diff), ...creations(diff)];
   if (risks.length > 0) return risks;
-  return [{ level: "info", text: "Nodes will not roll: no launch template or subnet changes." }];
+  return [{ level: "info", text: "Nodes will not roll: no launch template, subnet, zone or size change." }];
 }

@@ -126,7 +126,7 @@ describe("npm run plan", () => {
 
   it("--diff says plainly when nodes do not roll", async () => {
     const { out } = await run("--diff", "--set", "api.access[0]=203.0.113.0/24");
-    expect(out).to.contain("Nodes will not roll: no launch template or subnet changes.");
+    expect(out).to.contain("Nodes will not roll: no launch template, subnet, zone or size change.");
   });
 
   it("--against diffs the plan with an earlier --out, as CI does with the base branch", async () => {

@@ -22,7 +22,8 @@ describe("plan diff", () => {
     expect(risks).to.include(
       "warning: Nodes will roll: group nodes: its subnets are replaced (network-private-us-east-1a, " +
         "network-private-us-east-1b, network-private-us-east-1c); launch template changes (vpcSecurityGroupIds[0]): " +
-        "instance refresh replaces its nodes, keeping 90 % in service; each waits in termination hook nth-drain " +
+        "instance refresh replaces its nodes, keeping 1 of 2 (its minimum size; more if scaled up) instance(s) in " +
+        "service; each waits in termination hook nth-drain " +
         "(up to 300 s) while aws-node-termination-handler drains its node, respecting PodDisruptionBudgets; a pod " +
         "not evicted by then ends with the instance.",
     );
@@ -52,7 +53,54 @@ describe("plan diff", () => {
     expect(risks[0]).to.match(
       /^warning: Zone us-east-1b is removed: its subnets \(network-private-us-east-1b, network-utility-us-east-1b\) are deleted/,
     );
-    expect(risks.some((r) => r.includes("Nodes will roll: group nodes: its subnets change"))).to.equal(true);
+    expect(risks).to.include(
+      "warning: Nodes move between zones: group nodes: its subnets change; no instance refresh starts for that: " +
+        "Auto Scaling terminates its instances in a zone it leaves, and rebalances across the zones it spans, " +
+        "launching in the new ones before terminating elsewhere; each waits in termination hook nth-drain (up to " +
+        "300 s) while aws-node-termination-handler drains its node, respecting PodDisruptionBudgets; a pod not " +
+        "evicted by then ends with the instance.",
+    );
+    expect(risks.some((r) => r.startsWith("warning: Nodes will roll: group nodes:"))).to.equal(false);
+  });
+
+  it("adding a zone: no instance refresh starts, instances are rebalanced across the zones, as Auto Scaling does", async () => {
+    const edited = configWith();
+    (edited["cilium-cluster:network"] as { availabilityZones: string[] }).availabilityZones.push("us-east-1d");
+    const risks = texts(diffPlans(dev, await planWith({}, edited)));
+    expect(
+      risks.some((r) => r.startsWith("warning: Nodes move between zones: group nodes: its subnets change")),
+    ).to.equal(true);
+    expect(risks.some((r) => r.startsWith("warning: Nodes will roll: group nodes:"))).to.equal(false);
+  });
+
+  it("a maximum size below what the group may run: Auto Scaling lowers the desired capacity, terminating the excess", async () => {
+    const risks = texts(diffPlans(dev, await planWith({ "nodeGroups[0].maxSize": "3" })));
+    expect(risks[0]).to.match(
+      /^warning: Nodes may be terminated: group nodes: its maximum size goes from 4 to 3: Auto Scaling lowers its desired capacity to 3, terminating the instances above 3 if it runs more; each waits in termination hook nth-drain/,
+    );
+    expect(risks.join("\n")).not.to.contain("Nodes will not roll");
+    // A larger maximum terminates nothing.
+    expect(texts(diffPlans(dev, await planWith({ "nodeGroups[0].maxSize": "6" })))).to.include(
+      "info: Nodes will not roll: no launch template, subnet, zone or size change.",
+    );
+  });
+
+  it("a group the program names is replaced by deleting it first: no new group runs beside it", async () => {
+    const renamed: Plan = {
+      ...dev,
+      resources: dev.resources.map((r) =>
+        r.name === "nodes-group"
+          ? { ...r, inputs: { ...(r.inputs as Record<string, unknown>), name: "nodes-2.dev.k8s.local" } }
+          : r,
+      ),
+    };
+    const risks = texts(diffPlans(dev, renamed));
+    expect(
+      risks.some((r) =>
+        r.includes("group nodes is replaced (name): the old one is deleted first, then the new one launches new nodes"),
+      ),
+    ).to.equal(true);
+    expect(risks.join("\n")).not.to.contain("a new group launches new nodes, then the old one is deleted");
   });
 
   it("removing a zone replaces both API network load balancers and says the API endpoints change", async () => {

@@ -82,7 +82,8 @@ describe("plan risks and details, for the changes users hit", () => {
     );
     expect(summary).to.contain(
       "  WARNING: Nodes will roll: control-plane group control-plane-us-east-1a: launch template changes (userData): " +
-        "instance refresh replaces its nodes, keeping 100 % in service; each waits in termination hook nth-drain " +
+        "instance refresh replaces its nodes, launching each replacement before its instance terminates: all 1 " +
+        "instance(s) stay in service; each waits in termination hook nth-drain " +
         `(up to ${DRAIN_WAIT} s) while aws-node-termination-handler drains its node, respecting PodDisruptionBudgets; ` +
         "each waits in termination hook etcd-member (up to 300 s) until its node is drained and its etcd member has " +
         "left; a pod not evicted by then ends with the instance.\n",
