@@ -27,6 +27,7 @@ import { controlPlaneMemberReplaced } from "./controlPlane/refreshWait";
 import { clusterCaCertificate } from "./controlPlane/clusterCaCertificate";
 import { afterWaits } from "./deployWait";
 import { stackAws } from "./stackAws";
+import { noUpgradePathNotice } from "../config/validation/kubernetesUpgrade";
 import { clusterSpec } from "./clusterSpec";
 import type { ClusterConfig, ClusterSpec } from "../config/types";
 import type { AppliedState } from "../config/appliedState";
@@ -93,6 +94,8 @@ export class Cluster extends pulumi.ComponentResource {
     // The cluster runs where the stack's default AWS provider declares its resources.
     const spec = clusterSpec(args.config, new pulumi.Config("aws").get("region"), applied, pulumi.runtime.allConfig());
     super("cilium-cluster:index:Cluster", name, {}, opts);
+    const noUpgradePath = noUpgradePathNotice(applied.kubernetesVersion, spec.kubernetesVersion);
+    if (noUpgradePath) void pulumi.log.warn(noUpgradePath, this);
     const outputs = declareCluster(spec, applied, this);
     this.clusterName = outputs.clusterName;
     this.region = outputs.region;

@@ -131,3 +131,31 @@ export function upgradeErrors(
  */
 export const nodesRollAfterControlPlane = (upgrade: KubernetesUpgrade | undefined): boolean =>
   upgrade !== undefined && !kubeletMayRunWith(upgrade.to, upgrade.from);
+
+/**
+ * Said when a new cluster (nothing applied yet) is created at a release from which the next minor can never
+ * be reached in place, even from the newest recorded patch of its minor (etcd's upgrade floor beyond every
+ * kubeadm pin of that minor): once created, only a new cluster moves it on. Created at the next minor's
+ * newest patch instead, it could be. `undefined` when there is a path, or nothing to say.
+ */
+export function noUpgradePathNotice(
+  applied: string | undefined,
+  version: string,
+  pins: readonly EtcdPin[] = KUBEADM_ETCD_PINS,
+): string | undefined {
+  const own = parseSemver(version);
+  if (applied !== undefined || !own) return undefined;
+  const next = `${own.major}.${own.minor + 1}`;
+  const target = newestPatch(next)?.version;
+  if (!target) return undefined;
+  const newestOwn = newestPatch(minorOf(version))?.version ?? version;
+  const from = compareVersions(newestOwn, version) > 0 ? newestOwn : version;
+  const refused = upgradeErrors(from, target, pins);
+  // Refused with a step of its minor to go through first is a path; refused with "keep it" is none.
+  if (refused.length === 0 || refused[0].suggested?.value !== from) return undefined;
+  return (
+    `kubernetesVersion ${version}: a cluster created at ${minorOf(version)} can never be upgraded in place to ` +
+    `${next}: from ${from}, the newest ${minorOf(version)} release recorded, ${refused[0].detail}. Created at ` +
+    `${target} instead, it could be: pulumi config set kubernetesVersion ${target}`
+  );
+}

@@ -15,6 +15,7 @@ import {
   kubeletMayRunWith,
   kubernetesUpgrade,
   nodesRollAfterControlPlane,
+  noUpgradePathNotice,
   upgradeErrors,
 } from "../../config/validation/kubernetesUpgrade";
 import { formatWithFix } from "../../config/validation/report";
@@ -134,6 +135,21 @@ describe("Kubernetes upgrades: the version-skew rules", () => {
       /go to 1\.33\.20 first \(kubeadm 1\.33\.20 pins etcd 3\.5\.26\).*'1\.33\.20'\)$/,
     );
     expect(upgradeErrors("1.33.20", "1.34.12", pins)).to.deep.equal([]);
+  });
+
+  it("a new cluster at a release that can never reach the next minor in place is told so, with the release that could", () => {
+    // kubeadm 1.33's newest pin is etcd 3.5.24, and etcd 3.6 needs every member at 3.5.26 first.
+    expect(noUpgradePathNotice(undefined, "1.33.5")).to.match(
+      /^kubernetesVersion 1\.33\.5: a cluster created at 1\.33 can never be upgraded in place to 1\.34: from 1\.33\.13, .*pulumi config set kubernetesVersion 1\.34\.\d+$/,
+    );
+    // A release of the minor that pins what etcd needs is a path: nothing to say.
+    const pins = [...KUBEADM_ETCD_PINS, { kubernetes: "1.33.13", etcd: "3.5.26" }].sort((a, b) =>
+      compareVersions(a.kubernetes, b.kubernetes),
+    );
+    expect(noUpgradePathNotice(undefined, "1.33.5", pins)).to.equal(undefined);
+    expect(noUpgradePathNotice(undefined, "1.35.4")).to.equal(undefined);
+    // A deployed cluster is held to the upgrade rules instead.
+    expect(noUpgradePathNotice("1.33.5", "1.33.5")).to.equal(undefined);
   });
 
   it("kubelets: never newer than the API server by a minor, at most three minors older", () => {
