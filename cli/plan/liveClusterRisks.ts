@@ -1,7 +1,7 @@
 /**
  * Changes the engines that run the cluster refuse, or do not support, on a running cluster: kubeadm's
  * version skew and etcd's upgrade floor (and the order of an upgrade they allow), Cilium's one-minor-at-a-time
- * upgrades and fixed IPAM mode, and a cluster rename (kOps refuses one: it is a new cluster). Each compares a
+ * upgrades (and what the one minor it allows asks) and fixed IPAM mode, and a cluster rename (kOps refuses one: it is a new cluster). Each compares a
  * fact of the base plan with the same fact of the new one.
  */
 import { CILIUM_LINES, newestRelease } from "../../catalogs/ciliumVersions";
@@ -82,6 +82,36 @@ function ciliumSkew(diff: PlanDiff): Risk[] {
   ];
 }
 
+/**
+ * A Cilium minor change its upgrade guide allows (one minor up or back): "the only tested rollback and upgrade
+ * path is between consecutive minor releases", upgrading from the newest patch of the current line after
+ * reading the new line's upgrade notes. When the Kubernetes version moves in the same update (an unset
+ * networking.cilium.version follows it), how to take one at a time.
+ */
+function ciliumMinorMove(diff: PlanDiff): Risk[] {
+  const [from, to] = [ciliumOf(diff.before).version, ciliumOf(diff.after).version];
+  if (!from || !to || to[0] !== from[0] || to[1] === from[1] || Math.abs(to[1] - from[1]) > 1) return [];
+  const [was, now] = [`v${from.join(".")}`, `v${to.join(".")}`];
+  const line = CILIUM_LINES.find((l) => l.line === `${from[0]}.${from[1]}`);
+  const newest = line ? newestRelease(line).version : undefined;
+  const move =
+    to[1] > from[1]
+      ? `Cilium moves up a minor, ${was} → ${now}: the agents and the operator roll onto it; Cilium's upgrade ` +
+        `guide asks that its ${to[0]}.${to[1]} upgrade notes be read first` +
+        (newest && newest !== was
+          ? `, and that ${from[0]}.${from[1]} be at its newest patch before (${newest}: pulumi config set --path networking.cilium.version ${newest}, pulumi up, then on)`
+          : "")
+      : `Cilium goes back a minor, ${was} → ${now}: a rollback its upgrade guide supports between consecutive ` +
+        "minors; the agents and the operator roll back onto it";
+  const [k8sFrom, k8sTo] = [kubernetesVersion(diff.before), kubernetesVersion(diff.after)];
+  const together =
+    k8sFrom && k8sTo && k8sFrom !== k8sTo
+      ? `; it moves in the same update as Kubernetes ${k8sFrom} → ${k8sTo}: to take one at a time, hold Cilium: ` +
+        `pulumi config set --path networking.cilium.version ${was}`
+      : "";
+  return [{ level: "warning", text: `${move}${together}.` }];
+}
+
 /** The config's `networking.cilium.ipam` value of a cilium-config IPAM mode (`kubernetes` is `""`). */
 const configIpam = (mode: string): string | undefined =>
   Object.entries(CILIUM_IPAM_MODE).find(([, m]) => m === mode)?.[0];
@@ -136,5 +166,6 @@ export const liveClusterRisks = (diff: PlanDiff, options: RiskOptions): Risk[] =
   ...clusterRename(diff, options),
   ...kubernetesSkew(diff),
   ...ciliumSkew(diff),
+  ...ciliumMinorMove(diff),
   ...ipamSwitch(diff),
 ];

@@ -103,6 +103,24 @@ describe("plan diff", () => {
     expect(risks.join("\n")).not.to.contain("a new group launches new nodes, then the old one is deleted");
   });
 
+  it("a Cilium minor that moves with the Kubernetes version is said, with how to take one at a time; a minor back is said too", async () => {
+    // networking.cilium.version unset: it follows kubernetesVersion.
+    const unpinned = configWith();
+    delete (unpinned["cilium-cluster:networking"] as { cilium: { version?: string } }).cilium.version;
+    const older = await planWith({ kubernetesVersion: "1.31.14" }, unpinned);
+    const risks = texts(diffPlans(older, await planWith({ kubernetesVersion: "1.32.13" }, unpinned)));
+    expect(risks).to.include(
+      "warning: Cilium moves up a minor, v1.18.14 → v1.19.8: the agents and the operator roll onto it; Cilium's " +
+        "upgrade guide asks that its 1.19 upgrade notes be read first; it moves in the same update as Kubernetes " +
+        "1.31.14 → 1.32.13: to take one at a time, hold Cilium: pulumi config set --path networking.cilium.version v1.18.14.",
+    );
+    const back = texts(diffPlans(dev, await planWith({ "networking.cilium.version": "v1.19.8" })));
+    expect(back).to.include(
+      "warning: Cilium goes back a minor, v1.20.2 → v1.19.8: a rollback its upgrade guide supports between " +
+        "consecutive minors; the agents and the operator roll back onto it.",
+    );
+  });
+
   it("removing a zone replaces both API network load balancers and says the API endpoints change", async () => {
     const edited = configWith();
     (edited["cilium-cluster:network"] as { availabilityZones: string[] }).availabilityZones = [
