@@ -1,63 +1,31 @@
 /**
- * ENI limits of common EC2 instance types (maximum network interfaces, IPv4 addresses per interface), and
- * the max-pods rule for ENI mode (kOps's, less the addresses Cilium reserves). Nodes compute the same rule at boot from `ec2:DescribeInstanceTypes`;
- * this table only serves the offline subnet-capacity check, which assumes 110 pods for a type it lacks.
+ * EC2 instance types' facts (catalogs/recorded/instanceTypeFactsRecord.ts, from EC2's DescribeInstanceTypes),
+ * and the max-pods rule for ENI mode (kOps's, less the addresses Cilium reserves). Nodes compute the same rule
+ * at boot from `ec2:DescribeInstanceTypes`; the record serves validation offline (a control plane kubeadm
+ * refuses, a type that runs only on Dedicated Hosts, the subnet-capacity check), which assumes 110 pods for a
+ * type it lacks.
  */
-const ENI_LIMITS: Record<string, [enis: number, ipv4PerEni: number]> = {
-  "t3.micro": [2, 2],
-  "t3.small": [3, 4],
-  "t3.medium": [3, 6],
-  "t3.large": [3, 12],
-  "t3.xlarge": [4, 15],
-  "t3.2xlarge": [4, 15],
-  "t3a.medium": [3, 6],
-  "t3a.large": [3, 12],
-  "t3a.xlarge": [4, 15],
-  "t3a.2xlarge": [4, 15],
-  "t4g.medium": [3, 6],
-  "t4g.large": [3, 12],
-  "t4g.xlarge": [4, 15],
-  "t4g.2xlarge": [4, 15],
-  "m5.large": [3, 10],
-  "m5.xlarge": [4, 15],
-  "m5.2xlarge": [4, 15],
-  "m5.4xlarge": [8, 30],
-  "m5.8xlarge": [8, 30],
-  "m6i.large": [3, 10],
-  "m6i.xlarge": [4, 15],
-  "m6i.2xlarge": [4, 15],
-  "m6i.4xlarge": [8, 30],
-  "m6i.8xlarge": [8, 30],
-  "m7i.large": [3, 10],
-  "m7i.xlarge": [4, 15],
-  "m7i.2xlarge": [4, 15],
-  "m7i.4xlarge": [8, 30],
-  "m7i.8xlarge": [8, 30],
-  "m6g.large": [3, 10],
-  "m6g.xlarge": [4, 15],
-  "m6g.2xlarge": [4, 15],
-  "m6g.4xlarge": [8, 30],
-  "m7g.large": [3, 10],
-  "m7g.xlarge": [4, 15],
-  "m7g.2xlarge": [4, 15],
-  "m7g.4xlarge": [8, 30],
-  "c5.large": [3, 10],
-  "c5.xlarge": [4, 15],
-  "c5.2xlarge": [4, 15],
-  "c5.4xlarge": [8, 30],
-  "c6i.large": [3, 10],
-  "c6i.xlarge": [4, 15],
-  "c6i.2xlarge": [4, 15],
-  "c6i.4xlarge": [8, 30],
-  "r5.large": [3, 10],
-  "r5.xlarge": [4, 15],
-  "r5.2xlarge": [4, 15],
-  "r5.4xlarge": [8, 30],
-  "r6i.large": [3, 10],
-  "r6i.xlarge": [4, 15],
-  "r6i.2xlarge": [4, 15],
-  "r6i.4xlarge": [8, 30],
-};
+import { INSTANCE_TYPE_FACTS } from "./recorded/instanceTypeFactsRecord";
+
+/** One type: vCPUs, memory (MiB), network interfaces, IPv4 addresses per interface, on Dedicated Hosts only. */
+export type InstanceTypeFact = readonly [
+  vcpus: number,
+  memoryMiB: number,
+  enis: number,
+  ipv4PerEni: number,
+  hostOnly: 0 | 1,
+];
+
+/** What EC2 reports of an instance type, or undefined for one the record lacks. */
+export function instanceTypeFacts(instanceType: string) {
+  const fact = INSTANCE_TYPE_FACTS[instanceType];
+  if (!fact) return undefined;
+  const [vcpus, memoryMiB, enis, ipv4PerEni, hostOnly] = fact;
+  return { vcpus, memoryMiB, enis, ipv4PerEni, dedicatedHostsOnly: hostOnly === 1 };
+}
+
+/** Every recorded type's name. */
+export const recordedInstanceTypes = (): string[] => Object.keys(INSTANCE_TYPE_FACTS);
 
 /** Max pods when nothing about the instance type is known: the kubelet's default. */
 export const DEFAULT_MAX_PODS = 110;
@@ -87,8 +55,8 @@ export function maxPodsForEni(enis: number, ipv4PerEni: number, hostNetwork: num
 
 /** Max pods of an instance type in ENI mode, or 110 when the type is not in the table. */
 export function eniMaxPods(instanceType: string, hostNetwork: number): number {
-  const limits = ENI_LIMITS[instanceType];
-  return limits ? maxPodsForEni(limits[0], limits[1], hostNetwork) : DEFAULT_MAX_PODS;
+  const facts = instanceTypeFacts(instanceType);
+  return facts ? maxPodsForEni(facts.enis, facts.ipv4PerEni, hostNetwork) : DEFAULT_MAX_PODS;
 }
 
 /**
@@ -110,12 +78,12 @@ export const MAX_IPV4_PER_ENI = 50;
  */
 export function eniSubnetAddressesPerNode(instanceType: string, hostNetwork: number): number {
   const demand = eniMaxPods(instanceType, hostNetwork) - hostNetwork + CILIUM_RESERVED_IPS + CILIUM_ENI_PRE_ALLOCATE;
-  const limits = ENI_LIMITS[instanceType];
-  if (!limits) {
+  const facts = instanceTypeFacts(instanceType);
+  if (!facts) {
     const perEni = MAX_IPV4_PER_ENI - 1;
     return demand + Math.max(Math.ceil(DEFAULT_MAX_PODS / perEni), Math.ceil(demand / perEni));
   }
-  const [enis, ipv4PerEni] = limits;
+  const { enis, ipv4PerEni } = facts;
   const pool = Math.min(demand, enis * (ipv4PerEni - 1));
   return pool + Math.ceil(pool / (ipv4PerEni - 1));
 }

@@ -237,6 +237,8 @@ export const CONFIG_SCHEMA = {
         description: "EC2 instance type of control-plane nodes.",
         rules: [
           "an EC2 instance type AWS offers, such as `t3.medium` or `m7i.large` (`@pulumi/aws`'s `ec2.InstanceType` list)",
+          "at least 2 vCPUs and 1700 MB of memory, as EC2 describes the type (kubeadm's preflight for a control-plane node)",
+          "not a type that runs only on Dedicated Hosts (EC2 Mac instances)",
         ],
       },
       count: {
@@ -274,7 +276,11 @@ export const CONFIG_SCHEMA = {
           kind: "string",
           default: "t3.large",
           description: "EC2 instance type of the group's nodes.",
-          rules: ["an EC2 instance type AWS offers (`@pulumi/aws`'s `ec2.InstanceType` list)"],
+          rules: [
+            "an EC2 instance type AWS offers (`@pulumi/aws`'s `ec2.InstanceType` list)",
+            "not a type that runs only on Dedicated Hosts (EC2 Mac instances)",
+            "in ENI mode, one whose ENIs hold more pods than the cluster's own on each node, so workloads get addresses",
+          ],
         },
         minSize: {
           kind: "integer",

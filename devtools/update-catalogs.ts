@@ -1,8 +1,10 @@
 /**
  * `npm run update-catalogs`: records what validation checks against that changes upstream: the Kubernetes
- * releases (from the Go module proxy) and the option names of each shipped Cilium line (from the chart in
- * tests/oracles/cilium-charts and the release's flag reference on the Go module proxy). Needs the network;
- * tests never run it, but check the Cilium record against the charts.
+ * releases (from the Go module proxy), the option names of each shipped Cilium line (from the chart in
+ * tests/oracles/cilium-charts and the release's flag reference on the Go module proxy), and EC2 instance
+ * types' facts (EC2's DescribeInstanceTypes, as the emulator's moto records it). Needs the network and the
+ * box's Python packages (pip install -r tests/box/aws/requirements.txt); tests never run it, but check the
+ * Cilium record against the charts.
  */
 import { writeFileSync } from "fs";
 import { join } from "path";
@@ -10,6 +12,7 @@ import { format, resolveConfig } from "prettier";
 import { CILIUM_LINES } from "../catalogs/ciliumVersions";
 import { chartConfigKeys, releaseFlags } from "./catalogSources/ciliumOptionsSource";
 import { fetchKubernetesReleases } from "./catalogSources/kubernetesReleasesSource";
+import { describedInstanceTypes } from "./catalogSources/instanceTypesSource";
 
 const root = join(__dirname, "..");
 
@@ -66,9 +69,33 @@ async function recordCiliumOptions(): Promise<void> {
   console.log(`recorded ${options.length} Cilium options`);
 }
 
+async function recordInstanceTypes(): Promise<void> {
+  const { facts, source } = describedInstanceTypes();
+  const types = Object.keys(facts).sort();
+  await writeRecord("instanceTypeFactsRecord.ts", [
+    `// Written by \`npm run update-catalogs\` from EC2's DescribeInstanceTypes (${source}).`,
+    'import type { InstanceTypeFact } from "../instanceTypes";',
+    "",
+    "export const INSTANCE_TYPE_FACTS: Readonly<Record<string, InstanceTypeFact>> = {",
+    ...types.map((t) => `  "${t}": [${facts[t].join(", ")}],`),
+    "};",
+  ]);
+  console.log(`recorded ${types.length} instance types`);
+}
+
+const RECORDS: Record<string, () => Promise<void>> = {
+  kubernetes: recordKubernetesReleases,
+  cilium: recordCiliumOptions,
+  "instance-types": recordInstanceTypes,
+};
+
+/** Every record, or those named (`npm run update-catalogs -- instance-types`). */
 async function main(): Promise<void> {
-  await recordKubernetesReleases();
-  await recordCiliumOptions();
+  const named = process.argv.slice(2);
+  const unknown = named.filter((n) => !(n in RECORDS));
+  if (unknown.length > 0)
+    throw new Error(`no record ${unknown.join(", ")}: the records are ${Object.keys(RECORDS).join(", ")}`);
+  for (const name of named.length > 0 ? named : Object.keys(RECORDS)) await RECORDS[name]();
 }
 
 main().catch((err: unknown) => {

@@ -59,6 +59,10 @@ const BROKEN: Record<string, (config: StackConfig) => void> = {
   "too many zones": (c) =>
     "abcdefgh".split("").forEach((l, i) => setPath(c, `network.availabilityZones[${i}]`, `us-east-1${l}`)),
   "a made-up instance type": (c) => setPath(c, "nodeGroups[0].instanceType", "t3.mega"),
+  "a control plane kubeadm refuses": (c) => setPath(c, "controlPlane.instanceType", "t3.micro"),
+  "an instance type on Dedicated Hosts only": (c) => setPath(c, "nodeGroups[0].instanceType", "mac2.metal"),
+  "an ENI-mode worker whose ENIs hold only the cluster's own pods": (c) =>
+    setPath(c, "nodeGroups[0].instanceType", "t3.micro"),
   "no region": (c) => removePath(c, "aws:region"),
   "a string where a list goes": (c) => setPath(c, "api.access", "0.0.0.0/0"),
   "a string where a map goes": (c) => {
