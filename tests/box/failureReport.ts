@@ -36,21 +36,22 @@ const CLUSTER_VIEWS = [
   ],
 ];
 
+/** A unit's journal on a node of the box, its last lines; kept once the node has stopped. */
+export function unitJournal(boxDir: string, instanceId: string, unit: string): string {
+  const journal = join(boxDir, "nodes", instanceId, "upper", "var", "log", "journal");
+  if (!existsSync(journal)) return "";
+  const r = spawnSync(
+    "journalctl",
+    ["-D", journal, "-u", unit, "-n", String(LINES), "-o", "short-precise", "--no-pager"],
+    { encoding: "utf8" },
+  );
+  return `----- ${instanceId}: ${unit}\n${r.stdout ?? ""}${r.stderr ?? r.error?.message ?? ""}\n`;
+}
+
 function journals(boxDir: string, units: string[]): string[] {
   const nodes = join(boxDir, "nodes");
   if (!existsSync(nodes)) return [];
-  return readdirSync(nodes).flatMap((id) => {
-    const journal = join(nodes, id, "upper", "var", "log", "journal");
-    if (!existsSync(journal)) return [];
-    return units.map((unit) => {
-      const r = spawnSync(
-        "journalctl",
-        ["-D", journal, "-u", unit, "-n", String(LINES), "-o", "short-precise", "--no-pager"],
-        { encoding: "utf8" },
-      );
-      return `----- ${id}: ${unit}\n${r.stdout ?? ""}${r.stderr ?? r.error?.message ?? ""}\n`;
-    });
-  });
+  return readdirSync(nodes).flatMap((id) => units.map((unit) => unitJournal(boxDir, id, unit)).filter(Boolean));
 }
 
 /** The end of the emulator's log: the tracebacks of answers that failed (tests/box/aws/emulator.py). */
