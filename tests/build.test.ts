@@ -104,7 +104,7 @@ describe("the compiled program (npm run build)", function () {
   describe("a project whose sources were edited after the build", () => {
     const root = join(scratch, "project");
     // The program's sources, and the plan's.
-    const SOURCES = ["index.ts", "config", "catalogs", "components", "cli/plan"];
+    const SOURCES = ["index.ts", "config", "catalogs", "components", "cli/plan", "cli/callerPath.ts"];
     before(() => {
       for (const path of [...SOURCES, "cli/plan.ts", "tsconfig.json", "Pulumi.yaml", "Pulumi.dev.yaml", "package.json"])
         cpSync(join(PROJECT_DIR, path), join(root, path), { recursive: true });

@@ -145,7 +145,7 @@ describe("npm run validate-cluster -- instancegroups", function () {
         /not listed: no AWS credentials with the stack's AWS config \(region us-east-1, profile nobody\)/,
       ],
       [{ "aws:profile": "stranger" }, /not listed: .*profile stranger\): InvalidClientTokenId/],
-      [{ "aws:accessKey": "AKIA" }, /not listed: aws:accessKey is set/],
+      [{ "aws:accessKey": "AKIA" }, /not listed: aws:accessKey: Forbidden: /],
     ];
     for (const [config, message] of cases) {
       const r = await run("instancegroups", "--config-file", stackFile(config));

@@ -103,7 +103,11 @@ export const validConfig: fc.Arbitrary<Raw> = fc
       api: { loadBalancer: c.loadBalancer, access: c.access },
       // One control-plane node is valid only with its loss accepted.
       controlPlane: c.controlPlaneHa ? { count: 3 } : { count: 1, acceptSingleNodeLoss: true },
-      nodeGroups: c.groups.map((name, i) => ({ name, minSize: c.sizes[i][0], maxSize: c.sizes[i][0] + c.sizes[i][1] })),
+      // The first group keeps a node: with every group at 0 no workload would run (validation refuses it).
+      nodeGroups: c.groups.map((name, i) => {
+        const minSize = i === 0 ? Math.max(1, c.sizes[i][0]) : c.sizes[i][0];
+        return { name, minSize, maxSize: minSize + c.sizes[i][1] };
+      }),
       cloudLabels: c.labels,
     } as Raw;
     // A feature's case sets every key it needs (its own rules' too), over what was drawn above.
