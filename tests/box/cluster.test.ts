@@ -66,6 +66,22 @@ describe("the whole cluster in a box: the dev stack, one control-plane node and 
   });
 
   const nodes = () => box.kubectlJson<{ items: K8sNode[] }>(["get", "nodes"]).then((l) => l.items);
+  /**
+   * The worker, which kept its credentials (the same CA), Ready again through a restored control plane's API
+   * server, and the old control-plane instance's Node deleted by the cloud controller.
+   */
+  const workerBackWithout = (worker: BoxNode, old: BoxNode) =>
+    until(
+      "the worker Ready, the old control-plane Node deleted",
+      async () => {
+        const all = await nodes();
+        const again = all.find((n) => n.metadata.name === worker.instance.privateDnsName);
+        const stale = all.some((n) => n.metadata.name === old.instance.privateDnsName);
+        return again && ready(again) && !stale ? true : undefined;
+      },
+      5 * 60_000,
+      5000,
+    );
 
   it("applies every add-on of the plan but those whose images are not built here", () => {
     // The Cilium agent and the add-ons whose images are not built here; everything else is applied.
@@ -725,19 +741,7 @@ rm -rf "$d"`);
     expect(stored.items.map((c) => c.metadata.name).filter((n) => n.startsWith("box-restore-"))).to.have.members(
       written,
     );
-    // The worker, which kept its credentials (the same CA), is Ready again through the new API server; the
-    // cloud controller deletes the old instance's Node.
-    await until(
-      "the worker Ready, the old control-plane Node deleted",
-      async () => {
-        const all = await nodes();
-        const again = all.find((n) => n.metadata.name === worker.instance.privateDnsName);
-        const stale = all.some((n) => n.metadata.name === old.instance.privateDnsName);
-        return again && ready(again) && !stale ? true : undefined;
-      },
-      5 * 60_000,
-      5000,
-    );
+    await workerBackWithout(worker, old);
     process.stdout.write(
       `      the control-plane instance went ${gone}s after its termination; replacement ${replacement.instance.privateDnsName} restored and Ready within ${Math.round((Date.now() - replacement.bootedAt) / 1000)}s of boot\n`,
     );
@@ -844,17 +848,7 @@ rm -rf "$d"`);
     const file = join(box.dir, "final.db");
     await box.aws.aws(["s3", "cp", "--only-show-errors", `s3://${bucket}/${finals.sort().at(-1)}`, file]);
     expect(readFileSync(file).includes("/registry/configmaps/default/box-after-snapshot")).to.equal(true);
-    await until(
-      "the worker Ready, the old control-plane Node deleted",
-      async () => {
-        const all = await nodes();
-        const again = all.find((n) => n.metadata.name === worker.instance.privateDnsName);
-        const stale = all.some((n) => n.metadata.name === old.instance.privateDnsName);
-        return again && ready(again) && !stale ? true : undefined;
-      },
-      5 * 60_000,
-      5000,
-    );
+    await workerBackWithout(worker, old);
     process.stdout.write(
       `      the command took ${commandSeconds}s, the old instance gone after ${goneSeconds}s; replacement ${replacement.instance.privateDnsName} restored ${chosen} and Ready within ${Math.round((Date.now() - replacement.bootedAt) / 1000)}s of boot\n`,
     );
