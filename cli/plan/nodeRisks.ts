@@ -109,7 +109,8 @@ function inService(asg: PlannedResource): string {
   const min = preferences?.minHealthyPercentage;
   const max = (preferences?.maxHealthyPercentage as number | undefined) ?? 100;
   const size = (desiredCapacity ?? minSize) as number | undefined;
-  if (typeof min !== "number" || typeof size !== "number") return "";
+  // A group at 0 (its minimum, not pinned) has nothing to keep in service, until scaled up.
+  if (typeof min !== "number" || typeof size !== "number" || size === 0) return "";
   const of = desiredCapacity === undefined ? `${size} (its minimum size; more if scaled up)` : String(size);
   if (max > 100 && min === 100)
     return `, launching each replacement before its instance terminates: all ${of} instance(s) stay in service`;
