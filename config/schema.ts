@@ -261,11 +261,7 @@ export const CONFIG_SCHEMA = {
     // One group named `nodes`; every other key of it comes from the item defaults below.
     default: [{ name: "nodes" }],
     description: "Worker instance groups, each an Auto Scaling group spread over the zones.",
-    rules: [
-      "one to twenty groups",
-      "names unique",
-      "at least one group with minSize 1 or more: nothing scales a group up from 0, and workloads do not run on the control plane",
-    ],
+    rules: ["one to twenty groups", "names unique"],
     items: {
       kind: "object",
       description: "A worker instance group.",

@@ -145,22 +145,5 @@ export function validateInstanceGroups(spec: ClusterSpec): FieldError[] {
       errors.push(withSuggestion(e, String(group.maxSize)));
     }
   });
-  errors.push(...workersKept(spec));
   return errors;
-}
-
-/**
- * At least one node group keeps a node running: nothing in the cluster scales a group up from 0 (no cluster
- * autoscaler is installed), and the control plane's taint keeps workloads off it, so with every group at
- * minSize 0 no workload would ever schedule. The fix sets a group that may grow to 1.
- */
-function workersKept(spec: ClusterSpec): FieldError[] {
-  if (spec.nodeGroups.length === 0 || spec.nodeGroups.some((g) => g.minSize >= 1)) return [];
-  const widest = spec.nodeGroups.reduce((best, g, i) => (g.maxSize > spec.nodeGroups[best].maxSize ? i : best), 0);
-  const group = spec.nodeGroups[widest];
-  const detail =
-    "every node group has minSize 0, and nothing scales one up (no cluster autoscaler is installed): no workload " +
-    "would ever schedule (the control plane's taint keeps them off it)";
-  const field = child(index("nodeGroups", widest), group.maxSize >= 1 ? "minSize" : "maxSize");
-  return [withSuggestion(invalid(field, group.maxSize >= 1 ? group.minSize : group.maxSize, detail), "1")];
 }

@@ -60,7 +60,6 @@ const BROKEN: Record<string, (config: StackConfig) => void> = {
     "abcdefgh".split("").forEach((l, i) => setPath(c, `network.availabilityZones[${i}]`, `us-east-1${l}`)),
   "a made-up instance type": (c) => setPath(c, "nodeGroups[0].instanceType", "t3.mega"),
   "a control plane kubeadm refuses": (c) => setPath(c, "controlPlane.instanceType", "t3.micro"),
-  "no node group that keeps a node": (c) => setPath(c, "nodeGroups[0].minSize", "0"),
   "an instance type on Dedicated Hosts only": (c) => setPath(c, "nodeGroups[0].instanceType", "mac2.metal"),
   "an ENI-mode worker whose ENIs hold only the cluster's own pods": (c) =>
     setPath(c, "nodeGroups[0].instanceType", "t3.micro"),

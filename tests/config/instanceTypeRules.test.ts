@@ -75,29 +75,4 @@ describe("instance types EC2 describes", () => {
       podNetworkDaemonSets({ addons: { ebsCsiDriver: { enabled: true } } } as never),
     );
   });
-
-  it("at least one node group keeps a node: with every group at minSize 0 no workload would schedule", () => {
-    const { errors } = validateConfig(
-      merge(baseConfig(), {
-        nodeGroups: [
-          { name: "spot", minSize: 0, maxSize: 3 },
-          { name: "gpu", minSize: 0, maxSize: 5 },
-        ],
-      }),
-      REGION,
-    );
-    expect(errors.map(formatWithFix)).to.deep.equal([
-      "nodeGroups[1].minSize: Invalid value: 0: every node group has minSize 0, and nothing scales one up (no cluster " +
-        "autoscaler is installed): no workload would ever schedule (the control plane's taint keeps them off it) " +
-        "(fix: pulumi config set --path 'nodeGroups[1].minSize' '1')",
-    ]);
-    expect(
-      errorsOf({
-        nodeGroups: [
-          { name: "a", minSize: 0, maxSize: 3 },
-          { name: "b", minSize: 1, maxSize: 2 },
-        ],
-      }),
-    ).to.deep.equal([]);
-  });
 });
