@@ -630,6 +630,10 @@ rm -rf "$d"`);
     // The hook's event reaches the handler's queue through the plan's EventBridge rule; the handler cordons
     // the worker's Node and evicts its pods (the echo Deployment's, bound to it), then completes the action.
     const name = worker.instance.privateDnsName;
+    // Seen cordoned once is enough to go on with: on a busy machine the handler may finish the drain, the
+    // instance go and the cloud controller delete the Node between two looks (the hook's early end, checked
+    // below, is the handler's, which completes it only once the drain is done).
+    let cordoned: K8sNode | undefined;
     const drained = await until(
       "the worker's Node cordoned and its pods evicted by the termination handler",
       async () => {
@@ -639,10 +643,11 @@ rm -rf "$d"`);
           "--field-selector",
           `metadata.name=${name}`,
         ]);
-        if (listed.items.length === 0) return "the Node went before it was seen drained";
+        if (listed.items.length === 0) return cordoned ?? "the Node went before it was seen cordoned";
+        if (listed.items[0].spec.unschedulable) cordoned = listed.items[0];
         const pods = await echoPods(`spec.nodeName=${name}`);
         const evicted = pods.items.every((p) => p.metadata.deletionTimestamp);
-        return listed.items[0].spec.unschedulable && evicted ? listed.items[0] : undefined;
+        return cordoned && evicted ? cordoned : undefined;
       },
       timeout / 2,
       1000,
