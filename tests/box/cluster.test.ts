@@ -675,19 +675,20 @@ rm -rf "$d"`);
       5 * 60_000,
       5000,
     );
+    // InService once its bootstrap completes the launch hook, its last step: after the Node is Ready.
     const replacement = await until(
-      "a replacement worker Ready and initialised",
+      "a replacement worker Ready and initialised, InService",
       async () => {
         const fresh = [...box.nodes.values()].find((n) => n !== worker && !box.controlPlaneNodes().includes(n));
         if (!fresh) return undefined;
         const k8s = (await nodes()).find((n) => n.metadata.name === fresh.instance.privateDnsName);
         const itsOwn = k8s?.spec.providerID === `aws:///${fresh.instance.zone}/${fresh.instance.id}`;
-        return k8s && ready(k8s) && initialised(k8s) && itsOwn ? fresh : undefined;
+        if (!k8s || !ready(k8s) || !initialised(k8s) || !itsOwn) return undefined;
+        return (await box.lifecycleState(fresh.instance.id)) === "InService" ? fresh : undefined;
       },
       6 * 60_000,
       5000,
     );
-    expect(await box.lifecycleState(replacement.instance.id)).to.equal("InService");
     process.stdout.write(
       `      replacement ${replacement.instance.privateDnsName}: Ready and initialised within ${Math.round((Date.now() - replacement.bootedAt) / 1000)}s of boot\n`,
     );
