@@ -7,7 +7,6 @@
  * cluster, API, CA certificate, role and region default to the stack's outputs.
  */
 import { AssumeRoleCommand, GetCallerIdentityCommand, STSClient } from "@aws-sdk/client-sts";
-import { fromCaller } from "./callerPath";
 import { readFileSync, writeFileSync } from "fs";
 import { resolve } from "path";
 import { parseArgs } from "util";
@@ -15,6 +14,7 @@ import { clusterToken } from "../components/adminAccess/clusterToken";
 import { adminCredentialArgs, EXEC_CREDENTIAL_API, renderKubeconfig } from "../components/adminAccess/kubeconfigRender";
 import { sessionName } from "../components/adminAccess/sessionName";
 import { readStackOutputs } from "./stackOutputs";
+import { fromCaller } from "./callerPath";
 
 const USAGE = `usage: npm run kubeconfig -- [--out kubeconfig] [--exec] [--cluster NAME] [--server URL] [--ca-file PEM]
        [--role-arn ARN] [--region REGION] [--profile PROFILE]

@@ -3,8 +3,8 @@
  * or `--stack NAME`), or read from a file that command wrote, on a machine without the CLI or the backend.
  */
 import { execFileSync } from "child_process";
-import { fromCaller } from "./callerPath";
 import { readFileSync } from "fs";
+import { fromCaller } from "./callerPath";
 
 export interface OutputsSource {
   stack?: string;

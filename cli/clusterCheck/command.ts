@@ -4,7 +4,6 @@
  * Auto Scaling groups through the stack's AWS config, and prints the verdict. Exit codes (HELP lists them).
  */
 import { KubeConfig } from "@kubernetes/client-node";
-import { fromCaller } from "../callerPath";
 import { join } from "path";
 import { parseArgs } from "util";
 import { readRawConfig } from "../../config/read";
@@ -23,6 +22,7 @@ import { readCluster } from "./readCluster";
 import { errorCount, instanceGroupsTable, verdictText } from "./tables";
 import { selectedStack } from "./selectedStack";
 import { judge, Verdict } from "./verdict";
+import { fromCaller } from "../callerPath";
 
 export const USAGE = `usage: npm run validate-cluster -- [--kubeconfig FILE] [--stack NAME | --config-file PATH] [--wait DURATION]
        npm run validate-cluster -- instancegroups [--stack NAME | --config-file PATH]`;

@@ -4,7 +4,6 @@
  * 3 the plan failed (cli/plan.ts).
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "fs";
-import { fromCaller } from "../callerPath";
 import { basename, dirname, join } from "path";
 import { formatReport } from "../../config/validation/report";
 import { planFiles, resourcesFromFiles } from "./artifacts";
@@ -23,6 +22,7 @@ import {
   StackConfig,
   UsageError,
 } from "./stackConfig";
+import { fromCaller } from "../callerPath";
 
 export const USAGE =
   "usage: npm run plan -- [--stack NAME | --config-file PATH]... " +
